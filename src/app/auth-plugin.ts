@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import type { AuthKind, Principal } from '../domain/principal.js';
+import { parseStoragePath } from '../domain/storage-path.js';
+import type { AuthService } from '../services/auth.js';
+import type { PathTokenService } from '../services/path-token-service.js';
+import { rawStoragePath } from './request-url.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is asking; set by the auth hook on routes that declare `config.auth`. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Credential kinds the route accepts; absent = public route. */
+    auth?: readonly AuthKind[];
+  }
+}
+
+/**
+ * One hook resolves the principal, once per request, before the body is
+ * read (so an unauthenticated upload is refused before any byte is stored),
+ * and refuses the request unless the route accepts that kind of credential.
+ * Routes then only check ownership; handlers never parse auth headers.
+ */
+export function installAuth(app: FastifyInstance, deps: { auth: AuthService; pathTokens: PathTokenService }): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const accepted = request.routeOptions.config.auth;
+    if (!accepted) return;
+    const principal = await resolvePrincipal(request, accepted, deps);
+    if (!principal || !accepted.includes(principal.kind)) {
+      throw new AppError('unauthorized', 'A valid access token is required.');
+    }
+    request.principal = principal;
+  });
+}
+
+/** `Bearer <token>` or, as older clients send it, the bare token. */
+export function accessTokenFrom(header: string): string {
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? (m[1] as string) : header.trim();
+}
+
+async function resolvePrincipal(
+  request: FastifyRequest,
+  accepted: readonly AuthKind[],
+  deps: { auth: AuthService; pathTokens: PathTokenService },
+): Promise<Principal | undefined> {
+  const header = request.headers.authorization;
+  // An Authorization header is decisive: a bad one is not rescued by a ?token=.
+  if (header !== undefined) return deps.auth.authenticate(accessTokenFrom(header));
+  if (!accepted.includes('pathToken') || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
+  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  const raw = rawStoragePath(request.url);
+  if (typeof token !== 'string' || raw === undefined) return undefined;
+  let key;
+  try {
+    key = parseStoragePath(raw).key;
+  } catch {
+    return undefined;
+  }
+  return deps.pathTokens.verify(token, key);
+}

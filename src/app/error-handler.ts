@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
+
+/**
+ * The one place where failures become HTTP answers. Status comes only from
+ * the ERRORS table; the body is `{error, message}`; unknown errors become a
+ * 500 `internal` whose cause is logged with the request id and never sent.
+ */
+export function toAppError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  const fe = err as Partial<FastifyError> & { code?: string };
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('too_large', 'The request body is too large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'The request body must be JSON (Content-Type: application/json).');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('invalid_path', 'The URL is not valid.');
+  }
+  // Errors Node's parser or Fastify mark as client errors keep their class, never their raw message.
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  const byStatus: Record<number, ErrorCode> = { 400: 'bad_request', 404: 'not_found', 405: 'method_not_allowed', 413: 'too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited', 503: 'unavailable' };
+  const code = byStatus[status];
+  if (code) return new AppError(code, defaultMessage(code), { cause: err });
+  return new AppError('internal', 'Something went wrong on the server; the error has been logged.', { cause: err });
+}
+
+function defaultMessage(code: ErrorCode): string {
+  switch (code) {
+    case 'not_found': return 'Nothing exists at this address.';
+    case 'too_large': return 'The request body is too large.';
+    case 'method_not_allowed': return 'This method is not allowed here.';
+    case 'unavailable': return 'The server is not available right now; try again shortly.';
+    default: return 'The request is malformed.';
+  }
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const e = toAppError(err);
+  if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
+  else request.log.info({ code: e.code }, e.message);
+  reply.code(e.status).headers(e.headers);
+  if (request.method === 'HEAD') return reply.send();
+  return reply.type('application/json; charset=utf-8').send({ error: e.code, message: e.message });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('not_found', defaultMessage('not_found'))));
+}

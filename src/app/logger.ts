@@ -1,0 +1,22 @@
+import { pino, type Logger } from 'pino';
+import { redactUrl } from './request-url.js';
+
+/**
+ * The process logger. Request logs carry a redacted URL (path-token query
+ * values) and no headers; body fields with secrets are censored wherever
+ * they would appear.
+ */
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  const options = {
+    level,
+    redact: {
+      paths: ['password', 'refresh_token', 'access_token', 'token', '*.password', '*.refresh_token', '*.access_token', '*.token', 'req.headers.authorization', 'headers.authorization'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  };
+  return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
+}

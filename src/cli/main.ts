@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { UsageError, loadConfig, processEnv } from '../config/load.js';
+import type { Config } from '../config/options.js';
+import { isAppError } from '../domain/errors.js';
+import { parseCommandArgs, type ExtraOption } from './args.js';
+import { MAIN_HELP, commandHelp } from './help.js';
+import { runServe } from './serve.js';
+import { runUserCommand, USER_COMMANDS } from './user.js';
+
+/** Exit codes of CONTRACT "Command line". */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** Entry point of bin/file-cloud.js. Sets process.exitCode; serve keeps running until a signal. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const debug = argv.includes('--debug') || /^(1|true|yes|on)$/i.test(processEnv().FILE_CLOUD_DEBUG ?? '');
+  try {
+    process.exitCode = await dispatch(argv);
+  } catch (e) {
+    process.exitCode = report(e, debug);
+  }
+}
+
+async function dispatch(argv: readonly string[]): Promise<number> {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  // Flags that take a value may precede the command word (`--data-dir d user list`): find the command by name.
+  const command = ['serve', 'user'].find((c) => words.includes(c));
+  if (!command) {
+    if (argv.includes('--version')) return print(version());
+    if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) return print(MAIN_HELP);
+    throw new UsageError(words[0] ? `unknown command "${words[0]}" (try --help)` : 'no command given (try --help)');
+  }
+  if (command === 'serve') {
+    const args = parseCommandArgs(argv, ['global', 'serve'], []);
+    if (args.values.help) return print(commandHelp('file-cloud serve [options]', 'Runs the server. On a data directory without users it creates "admin" and prints its password once.', ['global', 'serve']));
+    expectWords(args.positionals, ['serve']);
+    return runServe(config(args.values, ['global', 'serve']));
+  }
+  const sub = words[words.indexOf('user') + 1];
+  const spec = sub ? USER_COMMANDS[sub as keyof typeof USER_COMMANDS] : undefined;
+  if (!spec) {
+    if (argv.includes('--help')) return print(userHelp());
+    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd or list');
+  }
+  const args = parseCommandArgs(argv, ['global'], spec.options);
+  if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global'], spec.options));
+  const rest = args.positionals.slice(args.positionals.indexOf(sub as string) + 1);
+  if (args.positionals.indexOf('user') !== 0 || rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
+  return runUserCommand(sub as keyof typeof USER_COMMANDS, rest[0], args.values, config(args.values, ['global']));
+}
+
+function config(values: Record<string, string | boolean | undefined>, scopes: readonly ('global' | 'serve')[]): Config {
+  return loadConfig(values, processEnv(), scopes);
+}
+
+function expectWords(positionals: string[], expected: string[]): void {
+  if (positionals.join(' ') !== expected.join(' ')) throw new UsageError(`unexpected argument "${positionals.find((p, i) => p !== expected[i])}"`);
+}
+
+function userHelp(): string {
+  const lines = Object.values(USER_COMMANDS).map((c) => `  file-cloud ${c.usage.padEnd(58)}${c.summary}`);
+  return ['Usage:', ...lines, '', 'Add --help after a command for its options.', ''].join('\n');
+}
+
+function print(text: string): number {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  return EXIT.ok;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function report(e: unknown, debug: boolean): number {
+  if (e instanceof UsageError) {
+    process.stderr.write(`file-cloud: ${e.message}\n`);
+    return EXIT.usage;
+  }
+  const message = isAppError(e) ? e.message : e instanceof Error ? e.message : String(e);
+  process.stderr.write(`file-cloud: ${message}\n`);
+  if (debug && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+  return EXIT.failure;
+}
+
+export type { ExtraOption };

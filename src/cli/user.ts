@@ -1,0 +1,58 @@
+import { UsageError } from '../config/load.js';
+import type { Config } from '../config/options.js';
+import { systemClock } from '../lib/clock.js';
+import { openDataDir } from '../main.js';
+import { createPasswordHasher } from '../services/passwords.js';
+import { createUserService } from '../services/users.js';
+import type { ExtraOption } from './args.js';
+import { passwordFromStdin, passwordFromTerminal } from './password-input.js';
+
+const PASSWORD_OPTIONS: ExtraOption[] = [
+  { flag: '--password', type: 'string', value: 'PW', description: 'The password (visible in the process list; prefer --password-stdin).' },
+  { flag: '--password-stdin', type: 'boolean', description: 'Read the password from standard input.' },
+];
+
+export const USER_COMMANDS = {
+  add: { usage: 'user add NAME [--password PW | --password-stdin] [--admin]', summary: 'Creates a user and their storage folder.', arity: 1, options: [...PASSWORD_OPTIONS, { flag: '--admin', type: 'boolean', description: 'Make the user an administrator.' }] },
+  remove: { usage: 'user remove NAME [--delete-files]', summary: 'Removes a user; their sessions and path tokens stop working at once.', arity: 1, options: [{ flag: '--delete-files', type: 'boolean', description: "Also delete the user's files (otherwise they stay in the data directory)." }] },
+  passwd: { usage: 'user passwd NAME [--password PW | --password-stdin]', summary: "Sets a password; revokes all of that user's sessions and path tokens.", arity: 1, options: PASSWORD_OPTIONS },
+  list: { usage: 'user list', summary: 'Lists users.', arity: 0, options: [] },
+} satisfies Record<string, { usage: string; summary: string; arity: number; options: ExtraOption[] }>;
+
+async function password(values: Record<string, unknown>, confirm: boolean): Promise<string> {
+  if (typeof values.password === 'string' && values['password-stdin']) throw new UsageError('use either --password or --password-stdin, not both');
+  if (typeof values.password === 'string') return values.password;
+  if (values['password-stdin']) return passwordFromStdin();
+  return passwordFromTerminal('Password: ', confirm);
+}
+
+/** Runs one user command against the data directory; safe beside a running server (SQLite WAL). */
+export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: string | undefined, values: Record<string, unknown>, config: Config): Promise<number> {
+  // Ask for the password before touching the data directory, so a usage error changes nothing.
+  const pw = command === 'add' || command === 'passwd' ? await password(values, true) : undefined;
+  const { store, backend } = await openDataDir(config, false);
+  const users = createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock });
+  try {
+    switch (command) {
+      case 'add':
+        await users.add(name as string, pw as string, values.admin === true);
+        process.stderr.write(`Created user "${name}"${values.admin === true ? ' (administrator)' : ''}.\n`);
+        break;
+      case 'remove':
+        await users.remove(name as string, values['delete-files'] === true);
+        process.stderr.write(`Removed user "${name}"${values['delete-files'] === true ? ' and their files' : '; their files stay in the data directory'}.\n`);
+        break;
+      case 'passwd':
+        await users.setPassword(name as string, pw as string);
+        process.stderr.write(`Changed the password of "${name}"; their sessions and path tokens are revoked.\n`);
+        break;
+      case 'list':
+        for (const u of await users.list()) process.stdout.write(`${u.username}${u.isAdmin ? '\tadmin' : ''}\n`);
+        break;
+    }
+  } finally {
+    await backend.close();
+    await store.close();
+  }
+  return 0;
+}

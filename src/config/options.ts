@@ -1,0 +1,93 @@
+/**
+ * The one table of File Cloud's options. Every option has a flag and an
+ * environment variable (flags win); nothing else in the program reads
+ * process.env. The README's configuration table is checked against this
+ * table by src/config/options.test.ts.
+ */
+export type OptionScope = 'global' | 'serve';
+
+export type OptionSpec<T> = {
+  readonly key: string;
+  readonly flag: string;
+  readonly env: string;
+  readonly scope: OptionScope;
+  /** Boolean options are flags without a value. */
+  readonly type: 'string' | 'boolean';
+  readonly default: T;
+  readonly parse: (raw: string) => T;
+  readonly description: string;
+  /** Never logged in clear. */
+  readonly secret?: boolean;
+  /** Shown in docs as the default when the value itself is computed. */
+  readonly defaultLabel?: string;
+};
+
+export class OptionValueError extends Error {}
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new OptionValueError(`expected a whole number, got "${raw}"`);
+    const n = Number(raw.trim());
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new OptionValueError(`expected a number from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+}
+
+export function parseBoolean(raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  throw new OptionValueError(`expected true or false, got "${raw}"`);
+}
+
+/** Bytes with an optional binary unit: 1048576, 512K, 100M, 2G, 1T; "unlimited" or 0 means no limit. */
+export function parseSize(raw: string): number {
+  const v = raw.trim().toLowerCase();
+  if (v === 'unlimited' || v === '0') return Infinity;
+  const m = /^(\d+)\s*([kmgt]?)i?b?$/.exec(v);
+  if (!m) throw new OptionValueError(`expected a size such as 1048576, 500M or 2G, got "${raw}"`);
+  const mult = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 }[m[2] as '' | 'k' | 'm' | 'g' | 't'];
+  const n = Number(m[1]) * mult;
+  if (!Number.isSafeInteger(n)) throw new OptionValueError(`size too large: "${raw}"`);
+  return n;
+}
+
+function host(raw: string): string {
+  const v = raw.trim();
+  if (v === '' || /\s/.test(v)) throw new OptionValueError(`expected a host name or address, got "${raw}"`);
+  return v;
+}
+
+function nonEmpty(raw: string): string {
+  if (raw.trim() === '') throw new OptionValueError('expected a value');
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+function logLevel(raw: string): (typeof LOG_LEVELS)[number] {
+  const v = raw.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new OptionValueError(`expected one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return v as (typeof LOG_LEVELS)[number];
+}
+
+const DAY = 86400;
+
+export const OPTIONS = {
+  dataDir: { key: 'dataDir', flag: '--data-dir', env: 'FILE_CLOUD_DATA_DIR', scope: 'global', type: 'string', default: './data', parse: nonEmpty, description: 'Data directory: storage/, file-cloud.db, secret, tmp/.' },
+  debug: { key: 'debug', flag: '--debug', env: 'FILE_CLOUD_DEBUG', scope: 'global', type: 'boolean', default: false, parse: parseBoolean, description: 'Print stack traces of command-line failures.' },
+  host: { key: 'host', flag: '--host', env: 'FILE_CLOUD_HOST', scope: 'serve', type: 'string', default: '127.0.0.1', parse: host, description: 'Address to listen on (0.0.0.0 for every interface).' },
+  port: { key: 'port', flag: '--port', env: 'FILE_CLOUD_PORT', scope: 'serve', type: 'string', default: 8000, parse: integer(0, 65535), description: 'TCP port to listen on (0 picks a free one).' },
+  dev: { key: 'dev', flag: '--dev', env: 'FILE_CLOUD_DEV', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Development mode: lifts the login throttle.' },
+  accessTokenTtl: { key: 'accessTokenTtl', flag: '--access-token-ttl', env: 'FILE_CLOUD_ACCESS_TOKEN_TTL', scope: 'serve', type: 'string', default: 3600, parse: integer(1, 365 * DAY), description: 'Access-token lifetime in seconds (valid_for_seconds).' },
+  refreshTokenTtl: { key: 'refreshTokenTtl', flag: '--refresh-token-ttl', env: 'FILE_CLOUD_REFRESH_TOKEN_TTL', scope: 'serve', type: 'string', default: 30 * DAY, parse: integer(1, 10 * 365 * DAY), description: 'Seconds of inactivity after which a refresh token expires.' },
+  pathTokenTtl: { key: 'pathTokenTtl', flag: '--path-token-ttl', env: 'FILE_CLOUD_PATH_TOKEN_TTL', scope: 'serve', type: 'string', default: DAY, parse: integer(1, 10 * 365 * DAY), description: 'Default and maximum path-token lifetime in seconds.' },
+  loginRateLimit: { key: 'loginRateLimit', flag: '--login-rate-limit', env: 'FILE_CLOUD_LOGIN_RATE_LIMIT', scope: 'serve', type: 'string', default: 10, parse: integer(1, 1_000_000), description: 'Login attempts per minute per client address (lifted by --dev).' },
+  maxUploadSize: { key: 'maxUploadSize', flag: '--max-upload-size', env: 'FILE_CLOUD_MAX_UPLOAD_SIZE', scope: 'serve', type: 'string', default: Infinity, defaultLabel: 'unlimited', parse: parseSize, description: 'Largest accepted file in bytes (suffixes K, M, G, T); larger uploads get 413.' },
+  trustProxy: { key: 'trustProxy', flag: '--trust-proxy', env: 'FILE_CLOUD_TRUST_PROXY', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Take the client address from the nearest proxy\'s X-Forwarded-For entry.' },
+  logLevel: { key: 'logLevel', flag: '--log-level', env: 'FILE_CLOUD_LOG_LEVEL', scope: 'serve', type: 'string', default: 'info', parse: logLevel, description: 'Log level: fatal, error, warn, info, debug, trace or silent.' },
+  adminPassword: { key: 'adminPassword', flag: '--admin-password', env: 'FILE_CLOUD_ADMIN_PASSWORD', scope: 'serve', type: 'string', default: '', defaultLabel: 'random, printed once', parse: nonEmpty, secret: true, description: 'Password for the first-run admin user (used only when no user exists).' },
+} as const satisfies Record<string, OptionSpec<unknown>>;
+
+export type OptionKey = keyof typeof OPTIONS;
+type ValueOf<K extends OptionKey> = ReturnType<(typeof OPTIONS)[K]['parse']>;
+export type Config = { readonly [K in OptionKey]: ValueOf<K> };

@@ -1,0 +1,49 @@
+/**
+ * The one error type of File Cloud. Every failure a client may see is an
+ * AppError; its code alone chooses the HTTP status (see ERRORS), and the one
+ * error handler in src/app/error-handler.ts turns it into the contract's
+ * `{ "error": code, "message": sentence }` body.
+ */
+export const ERRORS = {
+  bad_request: 400,
+  invalid_path: 400,
+  invalid_name: 400,
+  invalid_json: 400,
+  unknown_action: 400,
+  into_itself: 400,
+  invalid_credentials: 401,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  already_exists: 409,
+  not_a_directory: 409,
+  is_a_directory: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  range_not_satisfiable: 416,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+  disk_full: 507,
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class AppError extends Error {
+  readonly status: number;
+  /** Extra response headers, e.g. Retry-After on 429 or Content-Range on 416. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    opts: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'AppError';
+    this.status = ERRORS[code];
+    this.headers = opts.headers ?? {};
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

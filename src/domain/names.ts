@@ -1,0 +1,60 @@
+/**
+ * Pure rules for names: usernames, file and folder names, and the
+ * `name (1).ext` suffixes that keep a taken name from being overwritten.
+ */
+
+/** 1–64 characters of ASCII letters, digits, `.`, `_`, `-`; not starting with `.`. */
+const USERNAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+
+export function isValidUsername(name: string): boolean {
+  return USERNAME.test(name);
+}
+
+/** Longest name, in UTF-8 bytes, that common Linux file systems accept. */
+export const MAX_NAME_BYTES = 255;
+
+/**
+ * Why a file or folder name is refused, or undefined when it is fine.
+ * Any name a file system accepts works except `/`, NUL, `.`, `..`; backslash
+ * is refused too, because Windows clients treat it as a separator.
+ */
+export function nameProblem(name: string): string | undefined {
+  if (name.length === 0) return 'a name cannot be empty';
+  if (name === '.' || name === '..') return `"${name}" is not a valid name`;
+  if (name.includes('/')) return 'a name cannot contain "/"';
+  if (name.includes('\\')) return 'a name cannot contain a backslash';
+  if (name.includes('\0')) return 'a name cannot contain a NUL character';
+  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) return `a name can be at most ${MAX_NAME_BYTES} bytes long`;
+  if (!isWellFormed(name)) return 'a name must be valid Unicode';
+  return undefined;
+}
+
+export function isValidName(name: string): boolean {
+  return nameProblem(name) === undefined;
+}
+
+// String.prototype.isWellFormed exists from Node 20 on; lone surrogates cannot be stored as UTF-8.
+function isWellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/**
+ * The n-th alternative for a taken name, as desktop file managers make it:
+ * `report.pdf` → `report (1).pdf`; only the last extension stays at the end
+ * (`archive.tar.gz` → `archive.tar (1).gz`); dot-files keep their leading dot
+ * (`.env` → `.env (1)`). n = 0 is the name itself. Never returns an invalid
+ * name: when the suffix would make the name too long, the stem is shortened.
+ */
+export function collisionName(name: string, n: number): string {
+  if (n === 0) return name;
+  const dot = name.lastIndexOf('.');
+  const hasExt = dot > 0 && dot < name.length - 1;
+  const stem = hasExt ? name.slice(0, dot) : name;
+  const ext = hasExt ? name.slice(dot) : '';
+  const suffix = ` (${n})`;
+  let s = stem;
+  while (s.length > 0 && Buffer.byteLength(s + suffix + ext, 'utf8') > MAX_NAME_BYTES) {
+    s = Array.from(s).slice(0, -1).join('');
+  }
+  return s + suffix + ext;
+}

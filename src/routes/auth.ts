@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import type { LoginThrottle } from '../app/login-throttle.js';
+import type { Clock } from '../lib/clock.js';
+import type { AuthService } from '../services/auth.js';
+import { objectBody, requiredString } from './body.js';
+
+/** Login, refresh and logout: seed §4.1, §4.2, §5; CONTRACT "Authentication". */
+export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; throttle: LoginThrottle | undefined; clock: Clock }): void {
+  const bodyLimit = 64 * 1024;
+
+  app.post('/auth/login', { bodyLimit }, async (request, reply) => {
+    // Throttle before anything else, malformed attempts included: the limit is on requests (seed §4.1).
+    const wait = deps.throttle?.hit(request.ip, deps.clock.now()) ?? 0;
+    if (wait > 0) {
+      throw new AppError('rate_limited', `Too many login attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+    }
+    const body = objectBody(request.body);
+    const username = requiredString(body, 'username');
+    const password = requiredString(body, 'password');
+    reply.header('cache-control', 'no-store');
+    return deps.auth.login(username, password);
+  });
+
+  app.post('/auth/refresh', { bodyLimit }, async (request, reply) => {
+    const body = objectBody(request.body);
+    const tokens = await deps.auth.refresh(requiredString(body, 'username'), requiredString(body, 'refresh_token'));
+    reply.header('cache-control', 'no-store');
+    return tokens;
+  });
+
+  app.post('/auth/logout', { bodyLimit }, async (request, reply) => {
+    const body = objectBody(request.body);
+    await deps.auth.logout(requiredString(body, 'username'), requiredString(body, 'refresh_token'));
+    return reply.code(204).send();
+  });
+}

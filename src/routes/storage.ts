@@ -1,0 +1,164 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
+import { rawStoragePath } from '../app/request-url.js';
+import { isNotModified } from '../http/conditional.js';
+import { contentDisposition } from '../http/content-disposition.js';
+import { contentTypeFor } from '../http/mime.js';
+import { lastSegment, multipartFiles } from '../http/multipart.js';
+import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
+import type { Entry } from '../storage/backend.js';
+import type { FilesService, UploadPart } from '../services/files.js';
+import type { PathTokenService } from '../services/path-token-service.js';
+import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
+import { readJsonBody } from './json-body.js';
+
+const JSON_LIMIT = 64 * 1024;
+
+/**
+ * /storage/<user>/<...path>: seed §4.3–4.7, CONTRACT "Storage paths" to
+ * "Path tokens". Handlers parse the path, check ownership, call one files
+ * service method, and set the HTTP headers.
+ */
+export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService }): Promise<void> {
+  const { files } = deps;
+
+  // PUT bodies are users' bytes and must stream untouched whatever their type
+  // (a raw upload of a .json file is not JSON to parse); only POST is parsed.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (request, payload, done) => {
+    if (request.method !== 'POST') return done(null, undefined);
+    readJsonBody(payload, JSON_LIMIT).then((v) => done(null, v), (e: Error) => done(e));
+  });
+
+  // Every storage answer, errors included: an uploaded HTML or SVG file must never run script in our origin.
+  scope.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('content-security-policy', 'sandbox');
+  });
+
+  const target = (request: FastifyRequest): ParsedStoragePath => {
+    const raw = rawStoragePath(request.url);
+    if (raw === undefined) throw new AppError('not_found', 'Nothing exists at this address.');
+    const parsed = parseStoragePath(raw);
+    files.authorize(request.principal, parsed.key, request.method);
+    return parsed;
+  };
+
+  const read = { config: { auth: ['user', 'pathToken'] as const }, exposeHeadRoute: false };
+  const write = { config: { auth: ['user'] as const } };
+
+  scope.get('/storage/*', read, async (request, reply) => serve(request, reply, target(request), true));
+  scope.head('/storage/*', read, async (request, reply) => serve(request, reply, target(request), false));
+
+  async function serve(request: FastifyRequest, reply: FastifyReply, { key, trailingSlash }: ParsedStoragePath, withBody: boolean) {
+    const entry = await files.stat(key);
+    if (!entry.isFile) {
+      reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
+      if (!withBody) return reply.send();
+      const entries = await files.list(key);
+      return { entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) };
+    }
+    // A trailing slash addresses a folder; there is none here.
+    if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
+    const query = request.query as Record<string, unknown>;
+    fileHeaders(reply, entry, query.download === '1' || query.download === 'true');
+    if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
+    const range = parseRange(typeof request.headers.range === 'string' ? request.headers.range : undefined, entry.size);
+    if (range.kind === 'unsatisfiable') {
+      throw new AppError('range_not_satisfiable', 'The requested range is outside the file.', { headers: { 'content-range': unsatisfiedRange(entry.size) } });
+    }
+    if (!withBody) {
+      reply.header('content-length', String(entry.size));
+      return reply.code(200).send();
+    }
+    let opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
+    if (opened.entry.etag !== entry.etag) {
+      // Replaced between stat and open: serve the new version whole rather than a range of it.
+      opened.stream.destroy();
+      opened = await files.read(key);
+      fileHeaders(reply, opened.entry, query.download === '1' || query.download === 'true');
+      reply.header('content-length', String(opened.entry.size));
+      return reply.code(200).send(opened.stream);
+    }
+    if (range.kind === 'range') {
+      reply.header('content-range', contentRange(range.start, range.end, entry.size));
+      reply.header('content-length', String(range.end - range.start + 1));
+      return reply.code(206).send(opened.stream);
+    }
+    reply.header('content-length', String(entry.size));
+    return reply.code(200).send(opened.stream);
+  }
+
+  scope.put('/storage/*', write, async (request, reply) => {
+    const { key, trailingSlash } = target(request);
+    const query = request.query as Record<string, unknown>;
+    const overwrite = query.overwrite === 'true' || query.overwrite === '1';
+    const contentType = request.headers['content-type'] ?? '';
+    let written: string[];
+    if (/^multipart\/form-data\b/i.test(contentType)) {
+      written = await files.writeParts(key, uploadParts(request), { overwrite });
+    } else {
+      if (trailingSlash || isRoot(key)) {
+        const existing = await files.stat(key).catch(() => undefined);
+        if (existing && !existing.isFile) throw new AppError('is_a_directory', 'A folder is at this path; send multipart/form-data to upload into it.');
+        throw new AppError('invalid_path', 'A file path cannot end with "/".');
+      }
+      const declared = Number(request.headers['content-length']);
+      if (files.maxUploadBytes !== undefined && declared > files.maxUploadBytes) {
+        reply.header('connection', 'close');
+        throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
+      }
+      written = [await files.writeFile(key, request.raw)];
+    }
+    return reply.code(201).send({ files_written: written });
+  });
+
+  function uploadParts(request: FastifyRequest): AsyncIterable<UploadPart> {
+    const parts = multipartFiles(request.raw, request.headers, { maxFileBytes: files.maxUploadBytes });
+    return (async function* () {
+      for await (const part of parts) yield { filename: lastSegment(part.filename), stream: part.stream };
+    })();
+  }
+
+  scope.delete('/storage/*', write, async (request, reply) => {
+    await files.delete(target(request).key);
+    return reply.code(204).send();
+  });
+
+  scope.post('/storage/*', write, async (request, reply) => {
+    const { key } = target(request);
+    const body = objectBody(request.body);
+    const action = body.action;
+    if (action === undefined) throw new AppError('unknown_action', 'The field "action" is required: MakePathToken, CreateFolder or Move.');
+    switch (action) {
+      case 'MakePathToken': {
+        await files.stat(key);
+        const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'));
+        reply.header('x-expires-at', new Date(expiresAt * 1000).toISOString()).header('cache-control', 'no-store');
+        return { token };
+      }
+      case 'CreateFolder':
+        await files.createFolder(key);
+        return reply.code(201).send();
+      case 'Move': {
+        const newPath = requiredString(body, 'new_path').replace(/^\//, '');
+        const dest = parseDecodedStoragePath(newPath.includes('/') ? newPath : `${newPath}/`).key;
+        if (dest.user !== key.user) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+        await files.move(key, dest, optionalBoolean(body, 'overwrite') ?? false);
+        return reply.code(204).send();
+      }
+      default:
+        throw new AppError('unknown_action', `Unknown action ${JSON.stringify(action).slice(0, 60)}: use MakePathToken, CreateFolder or Move.`);
+    }
+  });
+}
+
+function fileHeaders(reply: FastifyReply, entry: Entry, download: boolean): void {
+  reply.header('content-type', contentTypeFor(entry.name));
+  reply.header('etag', entry.etag);
+  reply.header('last-modified', entry.modified.toUTCString());
+  reply.header('accept-ranges', 'bytes');
+  reply.header('cache-control', 'private, no-cache');
+  if (download) reply.header('content-disposition', contentDisposition(entry.name));
+}

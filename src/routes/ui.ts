@@ -1,0 +1,54 @@
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { contentTypeFor } from '../http/mime.js';
+import { rawPath } from '../app/request-url.js';
+
+/** URL prefixes that belong to the API; the web UI never answers under them. */
+const API_PREFIXES = ['/auth/', '/api/', '/storage/', '/is_file_cloud'];
+
+/** Content-Security-Policy of the app shell: only our own code, never framed. */
+export const UI_CSP = [
+  "default-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "frame-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The web UI: `dist/web/index.html` for `/` and every other page path (the
+ * app routes in the browser), hashed files under /assets/ cached for a year.
+ * The shell itself is never cached, so a new version is picked up at once.
+ */
+export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | undefined }): Promise<void> {
+  const indexFile = deps.webRoot ? join(deps.webRoot, 'index.html') : undefined;
+  // The shell is ours and small (a few hundred bytes); read once, not per request.
+  const shell = indexFile ? await readFile(indexFile, 'utf8').catch(() => undefined) : undefined;
+
+  app.get('/assets/:name', async (request, reply) => {
+    const { name } = request.params as { name: string };
+    if (!deps.webRoot || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new AppError('not_found', 'No such asset.');
+    const file = join(deps.webRoot, 'assets', name);
+    const st = await stat(file).catch(() => undefined);
+    if (!st?.isFile()) throw new AppError('not_found', 'No such asset.');
+    reply.header('content-type', contentTypeFor(name)).header('content-length', String(st.size));
+    reply.header('cache-control', 'public, max-age=31536000, immutable');
+    return reply.send(createReadStream(file));
+  });
+
+  app.get('/*', async (request, reply) => {
+    const path = rawPath(request.url);
+    if (API_PREFIXES.some((p) => path.startsWith(p) || path === p.replace(/\/$/, ''))) throw new AppError('not_found', 'Nothing exists at this address.');
+    reply.header('content-security-policy', UI_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache');
+    reply.type('text/html; charset=utf-8');
+    if (shell) return reply.send(shell);
+    return reply.send('<!doctype html><meta charset="utf-8"><title>File Cloud</title><p>The web UI is not built. Run <code>npm run build</code>; the API works meanwhile.</p>');
+  });
+}

@@ -1,0 +1,93 @@
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import type { Clock } from '../lib/clock.js';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { QueueFullError } from '../lib/semaphore.js';
+import type { MetadataStore } from '../store/types.js';
+import type { PasswordHasher } from './passwords.js';
+
+/** The token set of seed §2.1. */
+export type TokenSet = { access_token: string; refresh_token: string; valid_for_seconds: number };
+
+/**
+ * Tokens are opaque random strings with distinct prefixes, stored only as
+ * SHA-256 hashes in distinct tables, so one kind can never pass for another:
+ * access tokens 256 bits (`fca_`), refresh tokens 256 bits (`fcr_`).
+ */
+const ACCESS_PREFIX = 'fca_';
+const REFRESH_PREFIX = 'fcr_';
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+export function createAuthService(deps: {
+  store: MetadataStore;
+  hasher: PasswordHasher;
+  clock: Clock;
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+}) {
+  const { store, hasher, clock } = deps;
+  const accessMs = deps.accessTokenTtl * 1000;
+  const refreshMs = deps.refreshTokenTtl * 1000;
+  const invalidCredentials = () => new AppError('invalid_credentials', 'The username or password is wrong.');
+  const invalidRefresh = () => new AppError('unauthorized', 'The refresh token is invalid, expired or revoked; log in again.');
+
+  async function issueAccessToken(sessionId: string, now: number): Promise<string> {
+    const token = randomToken(ACCESS_PREFIX, 32);
+    await store.sessions.addAccessToken({ tokenHash: sha256Hex(token), sessionId, expiresAt: now + accessMs });
+    return token;
+  }
+
+  async function findSession(username: string, refreshToken: string) {
+    if (!refreshToken.startsWith(REFRESH_PREFIX)) return undefined;
+    const now = clock.now();
+    const session = await store.sessions.findByRefreshHash(sha256Hex(refreshToken), now);
+    const user = session && (await store.users.getByName(username));
+    // A refresh token presented with another user's name is refused like a wrong one.
+    if (!session || !user || user.id !== session.userId) return undefined;
+    return { session, now };
+  }
+
+  return {
+    async login(username: string, password: string): Promise<TokenSet> {
+      const user = await store.users.getByName(username);
+      let ok: boolean;
+      try {
+        // Unknown users are checked against a dummy hash: the same work, so timing does not reveal who exists.
+        ok = await hasher.verify(password, user?.passwordHash ?? (await hasher.dummyHash));
+      } catch (e) {
+        if (e instanceof QueueFullError) throw new AppError('unavailable', 'The server is busy checking other logins; try again in a moment.', { headers: { 'retry-after': '1' } });
+        throw e;
+      }
+      if (!user || !ok) throw invalidCredentials();
+      const now = clock.now();
+      const refreshToken = randomToken(REFRESH_PREFIX, 32);
+      const session = await store.sessions.create({ userId: user.id, refreshHash: sha256Hex(refreshToken), now, expiresAt: now + refreshMs });
+      return { access_token: await issueAccessToken(session.id, now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
+    },
+
+    async refresh(username: string, refreshToken: string): Promise<TokenSet> {
+      const found = await findSession(username, refreshToken);
+      if (!found) throw invalidRefresh();
+      await store.sessions.touch(found.session.id, found.now, found.now + refreshMs);
+      return { access_token: await issueAccessToken(found.session.id, found.now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
+    },
+
+    async logout(username: string, refreshToken: string): Promise<void> {
+      const found = await findSession(username, refreshToken);
+      if (!found) throw invalidRefresh();
+      await store.sessions.delete(found.session.id);
+    },
+
+    /** The principal behind an access token, or undefined for any token that is not a live access token. */
+    async authenticate(accessToken: string): Promise<Principal | undefined> {
+      if (!accessToken.startsWith(ACCESS_PREFIX) || accessToken.length > 128) return undefined;
+      const found = await store.sessions.findAccess(sha256Hex(accessToken), clock.now());
+      if (!found) return undefined;
+      return { kind: 'user', userId: found.user.id, username: found.user.username, isAdmin: found.user.isAdmin, sessionId: found.session.id };
+    },
+
+    /** Removes expired sessions and tokens; run periodically. */
+    sweep: () => store.sessions.deleteExpired(clock.now()),
+  };
+}

@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makePathToken, verifyPathToken, type PathTokenClaims } from './path-tokens.js';
+
+const secret = Buffer.alloc(32, 7);
+const claims: PathTokenClaims = { owner: 'alice', keyId: 'alice/photos/cat.jpg', expiresAt: 2_000, authEpoch: 'epoch-1' };
+const token = makePathToken(secret, claims);
+const expected = { owner: claims.owner, keyId: claims.keyId, authEpoch: claims.authEpoch };
+
+test('path token verification table', () => {
+  const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+  const rows: [string, string, Partial<typeof expected>, number, string][] = [
+    ['valid', token, {}, 1_000, 'ok'],
+    ['expired exactly at expiry', token, {}, 2_000, 'expired'],
+    ['expired later', token, {}, 9_999, 'expired'],
+    ['tampered signature', flip(token, token.length - 1), {}, 1_000, 'bad_signature'],
+    ['tampered expiry', token.replace('.2000.', '.9000.'), {}, 1_000, 'bad_signature'],
+    ['other path', token, { keyId: 'alice/photos/dog.jpg' }, 1_000, 'bad_signature'],
+    ['parent folder', token, { keyId: 'alice/photos' }, 1_000, 'bad_signature'],
+    ['other owner', token, { owner: 'bob', keyId: 'bob/photos/cat.jpg' }, 1_000, 'bad_signature'],
+    ['old epoch (password changed)', token, { authEpoch: 'epoch-2' }, 1_000, 'bad_signature'],
+    ['other secret', makePathToken(Buffer.alloc(32, 8), claims), {}, 1_000, 'bad_signature'],
+    ['empty', '', {}, 1_000, 'malformed'],
+    ['access token', 'fca_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', {}, 1_000, 'malformed'],
+    ['missing mac', 'fcp1.2000.', {}, 1_000, 'malformed'],
+    ['wrong version', token.replace('fcp1', 'fcp2'), {}, 1_000, 'malformed'],
+    ['non-numeric expiry', token.replace('.2000.', '.2e3.'), {}, 1_000, 'malformed'],
+    ['trailing data', `${token}x`, {}, 1_000, 'malformed'],
+  ];
+  for (const [name, tok, change, now, result] of rows) {
+    assert.equal(verifyPathToken(secret, tok, { ...expected, ...change }, now), result, name);
+  }
+});
+
+test('fields cannot be shifted into each other', () => {
+  // owner "alice" + keyId "x/y" must not verify as owner "alice\0x" etc.: NUL never occurs in names, and the MAC covers all fields.
+  const a = makePathToken(secret, { owner: 'al', keyId: 'ice/x', expiresAt: 5, authEpoch: 'e' });
+  assert.equal(verifyPathToken(secret, a, { owner: 'ali', keyId: 'ce/x', authEpoch: 'e' }, 1), 'bad_signature');
+});
+
+test('a token is short enough for a URL and URL-safe', () => {
+  assert.match(token, /^fcp1\.\d+\.[A-Za-z0-9_-]{43}$/);
+});

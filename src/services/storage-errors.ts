@@ -1,0 +1,30 @@
+import { AppError, type ErrorCode } from '../domain/errors.js';
+import { isStorageError, type StorageErrorCode } from '../storage/backend.js';
+
+const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
+  not_found: ['not_found', 'No file or folder exists at this path.'],
+  already_exists: ['already_exists', 'Something already exists at this path.'],
+  not_a_directory: ['not_a_directory', 'A file is in the way where a folder is needed.'],
+  is_a_directory: ['is_a_directory', 'A folder is at this path, where a file is needed.'],
+  into_itself: ['into_itself', 'A folder cannot be moved into itself.'],
+  too_large: ['too_large', 'The upload is larger than this server accepts.'],
+  no_space: ['disk_full', 'The server has no space left for this upload.'],
+  invalid_path: ['invalid_path', 'This path leads outside your storage.'],
+  aborted: ['bad_request', 'The upload was interrupted before it was complete.'],
+};
+
+/** Storage errors become the contract's errors in this one table; anything else passes through (→ 500). */
+export function fromStorageError(e: unknown, messages: Partial<Record<StorageErrorCode, string>> = {}): unknown {
+  if (!isStorageError(e)) return e;
+  const [code, message] = MAP[e.code];
+  return new AppError(code, messages[e.code] ?? message, { cause: e });
+}
+
+/** Runs a backend call, translating its storage errors. */
+export async function storageCall<T>(fn: () => Promise<T>, messages?: Partial<Record<StorageErrorCode, string>>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw fromStorageError(e, messages);
+  }
+}

@@ -1,0 +1,133 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StoreConflictError, type MetadataStore } from './types.js';
+
+/**
+ * The metadata store conformance suite. Every MetadataStore implementation
+ * (SQLite now, PostgreSQL later) runs exactly these tests.
+ */
+export function runStoreConformance(name: string, open: () => Promise<{ store: MetadataStore; cleanup(): Promise<void> }>): void {
+  const withStore = (title: string, fn: (store: MetadataStore) => Promise<void>) =>
+    test(`${name}: ${title}`, async () => {
+      const { store, cleanup } = await open();
+      try {
+        await fn(store);
+      } finally {
+        await store.close();
+        await cleanup();
+      }
+    });
+
+  const NOW = 1_700_000_000_000;
+  const newUser = (store: MetadataStore, username = 'alice', isAdmin = false) =>
+    store.users.create({ username, passwordHash: 'scrypt$x', isAdmin, authEpoch: 'e1', now: NOW });
+
+  withStore('creates a user and finds it by name', async (store) => {
+    const u = await newUser(store, 'alice', true);
+    const found = await store.users.getByName('alice');
+    assert.deepEqual(found, u);
+    assert.equal(found?.isAdmin, true);
+    assert.equal(found?.createdAt, NOW);
+    assert.equal(await store.users.getByName('bob'), undefined);
+  });
+
+  withStore('refuses a second user with the same name', async (store) => {
+    await newUser(store);
+    await assert.rejects(newUser(store), StoreConflictError);
+    assert.equal(await store.users.count(), 1);
+  });
+
+  withStore('user names are case-sensitive', async (store) => {
+    await newUser(store, 'alice');
+    await newUser(store, 'Alice');
+    assert.equal(await store.users.count(), 2);
+  });
+
+  withStore('lists users by name', async (store) => {
+    await newUser(store, 'carol');
+    await newUser(store, 'alice');
+    await newUser(store, 'bob');
+    assert.deepEqual((await store.users.list()).map((u) => u.username), ['alice', 'bob', 'carol']);
+  });
+
+  withStore('setPassword changes hash and epoch and ends every session of that user only', async (store) => {
+    const a = await newUser(store, 'alice');
+    const b = await newUser(store, 'bob');
+    const sa = await store.sessions.create({ userId: a.id, refreshHash: 'ra', now: NOW, expiresAt: NOW + 1000 });
+    await store.sessions.addAccessToken({ tokenHash: 'aa', sessionId: sa.id, expiresAt: NOW + 1000 });
+    const sb = await store.sessions.create({ userId: b.id, refreshHash: 'rb', now: NOW, expiresAt: NOW + 1000 });
+    await store.sessions.addAccessToken({ tokenHash: 'ab', sessionId: sb.id, expiresAt: NOW + 1000 });
+    assert.equal(await store.users.setPassword('alice', 'scrypt$y', 'e2'), true);
+    const after = await store.users.getByName('alice');
+    assert.equal(after?.passwordHash, 'scrypt$y');
+    assert.equal(after?.authEpoch, 'e2');
+    assert.equal(await store.sessions.findByRefreshHash('ra', NOW), undefined);
+    assert.equal(await store.sessions.findAccess('aa', NOW), undefined);
+    assert.ok(await store.sessions.findAccess('ab', NOW));
+    assert.equal(await store.users.setPassword('nobody', 'h', 'e'), false);
+  });
+
+  withStore('deleting a user ends their sessions and access tokens', async (store) => {
+    const a = await newUser(store);
+    const s = await store.sessions.create({ userId: a.id, refreshHash: 'r', now: NOW, expiresAt: NOW + 1000 });
+    await store.sessions.addAccessToken({ tokenHash: 'a', sessionId: s.id, expiresAt: NOW + 1000 });
+    assert.equal(await store.users.delete('alice'), true);
+    assert.equal(await store.users.getByName('alice'), undefined);
+    assert.equal(await store.sessions.findByRefreshHash('r', NOW), undefined);
+    assert.equal(await store.sessions.findAccess('a', NOW), undefined);
+    assert.equal(await store.users.delete('alice'), false);
+  });
+
+  withStore('finds a live session by refresh hash and not an expired one', async (store) => {
+    const a = await newUser(store);
+    const s = await store.sessions.create({ userId: a.id, refreshHash: 'r', now: NOW, expiresAt: NOW + 1000 });
+    assert.deepEqual(await store.sessions.findByRefreshHash('r', NOW + 999), s);
+    assert.equal(await store.sessions.findByRefreshHash('r', NOW + 1000), undefined);
+    assert.equal(await store.sessions.findByRefreshHash('other', NOW), undefined);
+  });
+
+  withStore('touch slides the session expiry forward', async (store) => {
+    const a = await newUser(store);
+    const s = await store.sessions.create({ userId: a.id, refreshHash: 'r', now: NOW, expiresAt: NOW + 1000 });
+    await store.sessions.touch(s.id, NOW + 900, NOW + 1900);
+    const t = await store.sessions.findByRefreshHash('r', NOW + 1500);
+    assert.equal(t?.lastUsedAt, NOW + 900);
+    assert.equal(t?.expiresAt, NOW + 1900);
+  });
+
+  withStore('findAccess returns session and user for a live token only', async (store) => {
+    const a = await newUser(store, 'alice', true);
+    const s = await store.sessions.create({ userId: a.id, refreshHash: 'r', now: NOW, expiresAt: NOW + 10_000 });
+    await store.sessions.addAccessToken({ tokenHash: 'a1', sessionId: s.id, expiresAt: NOW + 100 });
+    const found = await store.sessions.findAccess('a1', NOW + 99);
+    assert.equal(found?.user.username, 'alice');
+    assert.equal(found?.user.isAdmin, true);
+    assert.equal(found?.session.id, s.id);
+    assert.equal(await store.sessions.findAccess('a1', NOW + 100), undefined);
+    assert.equal(await store.sessions.findAccess('r', NOW), undefined, 'a refresh hash is not an access token');
+  });
+
+  withStore('deleting a session revokes its access tokens and leaves others', async (store) => {
+    const a = await newUser(store);
+    const s1 = await store.sessions.create({ userId: a.id, refreshHash: 'r1', now: NOW, expiresAt: NOW + 1000 });
+    const s2 = await store.sessions.create({ userId: a.id, refreshHash: 'r2', now: NOW, expiresAt: NOW + 1000 });
+    await store.sessions.addAccessToken({ tokenHash: 'a1', sessionId: s1.id, expiresAt: NOW + 1000 });
+    await store.sessions.addAccessToken({ tokenHash: 'a2', sessionId: s2.id, expiresAt: NOW + 1000 });
+    await store.sessions.delete(s1.id);
+    assert.equal(await store.sessions.findAccess('a1', NOW), undefined);
+    assert.equal(await store.sessions.findByRefreshHash('r1', NOW), undefined);
+    assert.ok(await store.sessions.findAccess('a2', NOW));
+  });
+
+  withStore('deleteExpired removes expired sessions, their tokens and expired tokens only', async (store) => {
+    const a = await newUser(store);
+    const old = await store.sessions.create({ userId: a.id, refreshHash: 'old', now: NOW, expiresAt: NOW + 10 });
+    const live = await store.sessions.create({ userId: a.id, refreshHash: 'live', now: NOW, expiresAt: NOW + 1000 });
+    await store.sessions.addAccessToken({ tokenHash: 'in-old', sessionId: old.id, expiresAt: NOW + 500 });
+    await store.sessions.addAccessToken({ tokenHash: 'expired', sessionId: live.id, expiresAt: NOW + 10 });
+    await store.sessions.addAccessToken({ tokenHash: 'fresh', sessionId: live.id, expiresAt: NOW + 500 });
+    assert.equal(await store.sessions.deleteExpired(NOW + 20), 3);
+    assert.ok(await store.sessions.findAccess('fresh', NOW + 20));
+    assert.ok(await store.sessions.findByRefreshHash('live', NOW + 20));
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * Table shapes for Kysely. Dialect-neutral on purpose: text ids made by the
+ * application, booleans as 0/1 integers, times as bigint milliseconds (the
+ * pg driver returns int8 as a string, so repositories read them with Number()).
+ */
+export interface Database {
+  users: {
+    id: string;
+    username: string;
+    password_hash: string;
+    is_admin: number;
+    auth_epoch: string;
+    created_at: number | string | bigint;
+  };
+  sessions: {
+    id: string;
+    user_id: string;
+    refresh_hash: string;
+    created_at: number | string | bigint;
+    last_used_at: number | string | bigint;
+    expires_at: number | string | bigint;
+  };
+  access_tokens: {
+    token_hash: string;
+    session_id: string;
+    expires_at: number | string | bigint;
+  };
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from './schema.js';
+import type { Session, SessionRepo } from './types.js';
+import { toUser } from './users-repo.js';
+
+function toSession(r: Selectable<Database['sessions']>): Session {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    createdAt: Number(r.created_at),
+    lastUsedAt: Number(r.last_used_at),
+    expiresAt: Number(r.expires_at),
+  };
+}
+
+export function createSessionRepo(db: Kysely<Database>): SessionRepo {
+  return {
+    async create(s) {
+      const row = { id: randomUUID(), user_id: s.userId, refresh_hash: s.refreshHash, created_at: s.now, last_used_at: s.now, expires_at: s.expiresAt };
+      await db.insertInto('sessions').values(row).execute();
+      return toSession(row);
+    },
+
+    async findByRefreshHash(refreshHash, now) {
+      const r = await db.selectFrom('sessions').selectAll().where('refresh_hash', '=', refreshHash).where('expires_at', '>', now).executeTakeFirst();
+      return r ? toSession(r) : undefined;
+    },
+
+    async touch(sessionId, now, expiresAt) {
+      await db.updateTable('sessions').set({ last_used_at: now, expires_at: expiresAt }).where('id', '=', sessionId).execute();
+    },
+
+    async addAccessToken(a) {
+      await db.insertInto('access_tokens').values({ token_hash: a.tokenHash, session_id: a.sessionId, expires_at: a.expiresAt }).execute();
+    },
+
+    async findAccess(tokenHash, now) {
+      const r = await db
+        .selectFrom('access_tokens as a')
+        .innerJoin('sessions as s', 's.id', 'a.session_id')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select([
+          's.id as s_id', 's.user_id as s_user_id', 's.created_at as s_created_at', 's.last_used_at as s_last_used_at', 's.expires_at as s_expires_at',
+          'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at',
+        ])
+        .where('a.token_hash', '=', tokenHash)
+        .where('a.expires_at', '>', now)
+        .executeTakeFirst();
+      if (!r) return undefined;
+      return {
+        session: toSession({ id: r.s_id, user_id: r.s_user_id, refresh_hash: '', created_at: r.s_created_at, last_used_at: r.s_last_used_at, expires_at: r.s_expires_at }),
+        user: toUser(r),
+      };
+    },
+
+    async delete(sessionId) {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('access_tokens').where('session_id', '=', sessionId).execute();
+        await trx.deleteFrom('sessions').where('id', '=', sessionId).execute();
+      });
+    },
+
+    async deleteExpired(now) {
+      return db.transaction().execute(async (trx) => {
+        const expiredSessions = trx.selectFrom('sessions').select('id').where('expires_at', '<=', now);
+        const a = await trx.deleteFrom('access_tokens').where((eb) => eb.or([eb('expires_at', '<=', now), eb('session_id', 'in', expiredSessions)])).executeTakeFirst();
+        const s = await trx.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+        return Number(a.numDeletedRows) + Number(s.numDeletedRows);
+      });
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(process.cwd());
+export const BIN = join(REPO_ROOT, 'bin', 'file-cloud.js');
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
+
+export type ServerProcess = {
+  readonly url: string;
+  readonly dataDir: string;
+  readonly adminPassword: string;
+  readonly proc: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): { stdout: string; stderr: string };
+  /** Sends a signal (default SIGTERM) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Stops the server and removes its data dir unless kept. */
+  dispose(): Promise<void>;
+};
+
+/**
+ * Spawns the real binary (`node bin/file-cloud.js serve`) on a free port
+ * with a temporary data dir (or the one given), and resolves once it
+ * prints its listening line.
+ */
+export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean } = {}): Promise<ServerProcess> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'fc-proc-')));
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not start in 20 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 20_000);
+    const check = () => {
+      const m = /File Cloud listening on (http:\/\/\S+)/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1] as string);
+      }
+    };
+    proc.stdout?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rej(new Error(`server exited with ${code} before listening\nstdout: ${stdout}\nstderr: ${stderr}`));
+    });
+  });
+
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+    return exited;
+  };
+  return {
+    url,
+    dataDir,
+    adminPassword: opts.env?.FILE_CLOUD_ADMIN_PASSWORD ?? ADMIN_PASSWORD,
+    proc,
+    output: () => ({ stdout, stderr }),
+    stop,
+    async dispose() {
+      await stop();
+      if (!opts.keepDataDir && !opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the CLI to completion and returns its exit code and output. */
+export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    const proc = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    proc.stdin.end(opts.input ?? '');
+    proc.once('exit', (code) => res({ code, stdout, stderr }));
+  });
+}

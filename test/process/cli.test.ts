@@ -1,0 +1,223 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, startServer } from '../helpers/server.js';
+import { bearer, login, postJson } from '../helpers/client.js';
+
+const tempDir = () => mkdtemp(join(tmpdir(), 'fc-cli-'));
+
+test('user add, list, passwd and remove work with --data-dir before or after the command words', async () => {
+  const dir = await tempDir();
+  try {
+    let r = await runCli(['--data-dir', dir, 'user', 'add', 'alice', '--password', 'alice-password']);
+    assert.equal(r.code, 0, r.stderr);
+    r = await runCli(['user', 'add', 'bob', '--admin', '--password-stdin', '--data-dir', dir], { input: 'bob-password\n' });
+    assert.equal(r.code, 0, r.stderr);
+    r = await runCli(['user', '--data-dir', dir, 'list']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'alice\nbob\tadmin\n');
+    r = await runCli(['user', 'list'], { env: { FILE_CLOUD_DATA_DIR: dir } });
+    assert.equal(r.stdout, 'alice\nbob\tadmin\n', 'FILE_CLOUD_DATA_DIR is honoured');
+    r = await runCli(['user', 'passwd', 'alice', '--password', 'new-password', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    r = await runCli(['user', 'remove', 'bob', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await runCli(['user', 'list', '--data-dir', dir])).stdout, 'alice\n');
+    // The data directory holds exactly the contract's entries (the db may have WAL companions).
+    const entries = (await readdir(dir)).filter((n) => !/^file-cloud\.db-(wal|shm)$/.test(n)).sort();
+    assert.deepEqual(entries, ['file-cloud.db', 'storage', 'tmp']);
+    assert.ok((await stat(join(dir, 'storage', 'alice'))).isDirectory(), 'user add creates the storage root');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('user remove --delete-files deletes the storage folder; without it the files stay', async () => {
+  const dir = await tempDir();
+  try {
+    await runCli(['user', 'add', 'alice', '--password', 'alice-password', '--data-dir', dir]);
+    await runCli(['user', 'add', 'bob', '--password', 'bob-password', '--data-dir', dir]);
+    assert.equal((await runCli(['user', 'remove', 'alice', '--delete-files', '--data-dir', dir])).code, 0);
+    assert.equal((await runCli(['user', 'remove', 'bob', '--data-dir', dir])).code, 0);
+    await assert.rejects(stat(join(dir, 'storage', 'alice')));
+    assert.ok((await stat(join(dir, 'storage', 'bob'))).isDirectory());
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('exit codes: 2 for usage errors, 1 for runtime failures, one line on stderr without a stack', async () => {
+  const dir = await tempDir();
+  try {
+    const cases: [string[], number, RegExp][] = [
+      [['frobnicate'], 2, /unknown command/],
+      [[], 0, /Usage/],
+      [['user'], 2, /user needs a command/],
+      [['user', 'add'], 2, /usage: file-cloud user add/],
+      [['user', 'add', 'x', 'y', '--password', 'long-enough'], 2, /usage/],
+      [['user', 'list', '--bogus'], 2, /unknown option/i],
+      [['serve', '--port', 'eighty'], 2, /invalid value for --port/],
+      [['serve', '--port', '70000'], 2, /invalid value for --port/],
+      [['serve', '--max-upload-size', 'lots'], 2, /invalid value for --max-upload-size/],
+      [['user', 'add', 'carol', '--password', 'x', '--password-stdin'], 2, /either --password or --password-stdin/],
+      [['user', 'add', 'carol'], 2, /no terminal/],
+      [['user', 'add', '.hidden', '--password', 'long-enough'], 1, /Invalid username/],
+      [['user', 'add', 'carol', '--password', 'short'], 1, /at least 8 characters/],
+      [['user', 'remove', 'nobody'], 1, /no user "nobody"/],
+      [['user', 'passwd', 'nobody', '--password', 'long-enough'], 1, /no user "nobody"/],
+    ];
+    for (const [args, code, message] of cases) {
+      const r = await runCli([...args, '--data-dir', dir]);
+      assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+      const out = code === 0 ? r.stdout : r.stderr;
+      assert.match(out, message, args.join(' '));
+      if (code !== 0) {
+        assert.equal(r.stderr.trim().split('\n').length, 1, `one line for ${args.join(' ')}: ${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /\n\s+at /);
+      }
+    }
+    const env = await runCli(['serve', '--data-dir', dir], { env: { FILE_CLOUD_PORT: 'x' } });
+    assert.equal(env.code, 2);
+    assert.match(env.stderr, /invalid value for FILE_CLOUD_PORT/);
+    assert.equal((await runCli(['user', 'add', 'dave', '--password', 'long-enough', '--data-dir', dir])).code, 0);
+    const dup = await runCli(['user', 'add', 'dave', '--password', 'long-enough', '--data-dir', dir]);
+    assert.equal(dup.code, 1);
+    assert.match(dup.stderr, /already exists/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('--help works on every command and lists its options', async () => {
+  for (const args of [['--help'], ['serve', '--help'], ['user', '--help'], ['user', 'add', '--help'], ['user', 'remove', '--help'], ['user', 'passwd', '--help'], ['user', 'list', '--help']]) {
+    const r = await runCli(args);
+    assert.equal(r.code, 0, args.join(' '));
+    assert.match(r.stdout, /Usage/, args.join(' '));
+  }
+  const serve = await runCli(['serve', '--help']);
+  for (const flag of ['--host', '--port', '--dev', '--access-token-ttl', '--refresh-token-ttl', '--path-token-ttl', '--login-rate-limit', '--max-upload-size', '--trust-proxy', '--data-dir']) {
+    assert.ok(serve.stdout.includes(flag), `serve --help mentions ${flag}`);
+  }
+  assert.match((await runCli(['--version'])).stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+test('first run creates admin with a random password, printed once', async () => {
+  const server = await startServer({ env: { FILE_CLOUD_ADMIN_PASSWORD: '' } });
+  try {
+    const m = /First run: created user "admin"[^\n]*\n\n\s+(\S+)\n/.exec(server.output().stdout);
+    assert.ok(m, server.output().stdout);
+    const password = m[1] as string;
+    assert.ok(password.length >= 20);
+    await login(server.url, 'admin', password);
+    const st = await stat(join(server.dataDir, 'secret'));
+    assert.equal(st.mode & 0o777, 0o600, 'data/secret is mode 0600');
+    await server.stop();
+    const again = await startServer({ dataDir: server.dataDir, env: { FILE_CLOUD_ADMIN_PASSWORD: '' } });
+    assert.doesNotMatch(again.output().stdout, /First run/);
+    await login(again.url, 'admin', password);
+    await again.dispose();
+  } finally {
+    await server.stop();
+    await rm(server.dataDir, { recursive: true, force: true });
+  }
+});
+
+test('sessions survive a restart', async () => {
+  const server = await startServer();
+  try {
+    const tokens = await login(server.url, 'admin', server.adminPassword);
+    assert.equal(await server.stop(), 0, 'SIGTERM exits 0');
+    const again = await startServer({ dataDir: server.dataDir });
+    try {
+      assert.equal((await fetch(`${again.url}/api/stats`, { method: 'HEAD', headers: bearer(tokens.access_token) })).status, 200);
+      assert.equal((await postJson(`${again.url}/auth/refresh`, { username: 'admin', refresh_token: tokens.refresh_token })).status, 200);
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await rm(server.dataDir, { recursive: true, force: true });
+  }
+});
+
+test('user commands work while the server runs, and passwd and remove revoke within 5 s', async () => {
+  const server = await startServer();
+  try {
+    const cli = (...args: string[]) => runCli([...args, '--data-dir', server.dataDir]);
+    assert.equal((await cli('user', 'add', 'alice', '--password', 'alice-password')).code, 0);
+    const tokens = await login(server.url, 'alice', 'alice-password');
+    const stats = () => fetch(`${server.url}/api/stats`, { method: 'HEAD', headers: bearer(tokens.access_token) }).then((r) => r.status);
+    assert.equal(await stats(), 200);
+    const put = await fetch(`${server.url}/storage/alice/a.txt`, { method: 'PUT', headers: bearer(tokens.access_token), body: 'hello' });
+    assert.equal(put.status, 201);
+    const { token: pathToken } = (await (await postJson(`${server.url}/storage/alice/a.txt`, { action: 'MakePathToken' }, bearer(tokens.access_token))).json()) as { token: string };
+    assert.equal((await fetch(`${server.url}/storage/alice/a.txt?token=${pathToken}`)).status, 200);
+
+    assert.equal((await cli('user', 'passwd', 'alice', '--password', 'changed-password')).code, 0);
+    const deadline = Date.now() + 5000;
+    while ((await stats()) !== 401) {
+      assert.ok(Date.now() < deadline, 'access token still valid 5 s after user passwd');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await fetch(`${server.url}/storage/alice/a.txt?token=${pathToken}`)).status, 401, 'path token revoked by passwd');
+    assert.equal((await postJson(`${server.url}/auth/refresh`, { username: 'alice', refresh_token: tokens.refresh_token })).status, 401);
+
+    const fresh = await login(server.url, 'alice', 'changed-password');
+    assert.equal((await cli('user', 'remove', 'alice')).code, 0);
+    assert.equal((await fetch(`${server.url}/api/stats`, { method: 'HEAD', headers: bearer(fresh.access_token) })).status, 401, 'user remove revokes at once');
+  } finally {
+    await server.dispose();
+  }
+});
+
+test('the login throttle of the real binary: 11th attempt 429, lifted by --dev', async () => {
+  const server = await startServer();
+  try {
+    for (let i = 0; i < 10; i++) assert.equal((await postJson(`${server.url}/auth/login`, { username: 'admin', password: 'wrong-password' })).status, 401);
+    const res = await postJson(`${server.url}/auth/login`, { username: 'admin', password: 'wrong-password' });
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+  } finally {
+    await server.dispose();
+  }
+  const dev = await startServer({ args: ['--dev'] });
+  try {
+    for (let i = 0; i < 12; i++) assert.equal((await postJson(`${dev.url}/auth/login`, { username: 'admin', password: 'wrong-password' })).status, 401);
+  } finally {
+    await dev.dispose();
+  }
+});
+
+test('unknown user and wrong password take about the same time with the real password hash', async () => {
+  const server = await startServer({ args: ['--dev'] });
+  try {
+    const time = async (username: string) => {
+      const t0 = performance.now();
+      await postJson(`${server.url}/auth/login`, { username, password: 'wrong-password' });
+      return performance.now() - t0;
+    };
+    await time('admin');
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      known.push(await time('admin'));
+      unknown.push(await time('nobody-here'));
+    }
+    const [k, u] = [median(known), median(unknown)];
+    // Both run one full scrypt (~100+ ms); a missing dummy hash would make unknown users ~100x faster.
+    assert.ok(u > k * 0.5 && u < k * 2, `known ${k.toFixed(0)} ms, unknown ${u.toFixed(0)} ms`);
+  } finally {
+    await server.dispose();
+  }
+});
+
+test('SIGINT also shuts down cleanly with exit code 0', async () => {
+  const server = await startServer();
+  try {
+    assert.equal(await server.stop('SIGINT'), 0);
+  } finally {
+    await server.dispose();
+  }
+});
