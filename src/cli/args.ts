@@ -11,6 +11,18 @@ export type ParsedArgs = {
 };
 
 /**
+ * The command words of argv (`serve`, `user add alice`…), found by a lenient
+ * pass that knows which options take a value, so `user --data-dir d list`
+ * is not mistaken for the command `user d`.
+ */
+export function commandWords(argv: readonly string[], extra: readonly ExtraOption[]): string[] {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const spec of Object.values(OPTIONS)) options[spec.flag.slice(2)] = { type: spec.type };
+  for (const o of extra) options[o.flag.slice(2)] = { type: o.type };
+  return parseArgs({ args: [...argv], options, allowPositionals: true, strict: false }).positionals;
+}
+
+/**
  * Parses argv for one command: the config options of `scopes` plus the
  * command's own `extra` options, anywhere among the command words (so
  * `--data-dir` works before or after them). Unknown options → UsageError.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError, loadConfig, processEnv } from '../config/load.js';
 import type { Config } from '../config/options.js';
 import { isAppError } from '../domain/errors.js';
-import { parseCommandArgs, type ExtraOption } from './args.js';
+import { commandWords, parseCommandArgs, type ExtraOption } from './args.js';
 import { MAIN_HELP, commandHelp } from './help.js';
 import { runServe } from './serve.js';
 import { runUserCommand, USER_COMMANDS } from './user.js';
@@ -21,13 +21,12 @@ export async function main(argv: readonly string[]): Promise<void> {
 }
 
 async function dispatch(argv: readonly string[]): Promise<number> {
-  const words = argv.filter((a) => !a.startsWith('-'));
-  // Flags that take a value may precede the command word (`--data-dir d user list`): find the command by name.
-  const command = ['serve', 'user'].find((c) => words.includes(c));
-  if (!command) {
-    if (argv.includes('--version')) return print(version());
+  const words = commandWords(argv, Object.values(USER_COMMANDS).flatMap((c) => c.options));
+  const command = words[0];
+  if (command === undefined) {
     if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) return print(MAIN_HELP);
-    throw new UsageError(words[0] ? `unknown command "${words[0]}" (try --help)` : 'no command given (try --help)');
+    if (argv.includes('--version')) return print(version());
+    throw new UsageError('no command given (try --help)');
   }
   if (command === 'serve') {
     const args = parseCommandArgs(argv, ['global', 'serve'], []);
@@ -35,16 +34,17 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     expectWords(args.positionals, ['serve']);
     return runServe(config(args.values, ['global', 'serve']));
   }
-  const sub = words[words.indexOf('user') + 1];
-  const spec = sub ? USER_COMMANDS[sub as keyof typeof USER_COMMANDS] : undefined;
+  if (command !== 'user') throw new UsageError(`unknown command "${command}" (try --help)`);
+  const sub = words[1];
+  const spec = sub !== undefined && Object.hasOwn(USER_COMMANDS, sub) ? USER_COMMANDS[sub as keyof typeof USER_COMMANDS] : undefined;
   if (!spec) {
     if (argv.includes('--help')) return print(userHelp());
     throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd or list');
   }
   const args = parseCommandArgs(argv, ['global'], spec.options);
   if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global'], spec.options));
-  const rest = args.positionals.slice(args.positionals.indexOf(sub as string) + 1);
-  if (args.positionals.indexOf('user') !== 0 || rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
+  const rest = args.positionals.slice(2);
+  if (rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
   return runUserCommand(sub as keyof typeof USER_COMMANDS, rest[0], args.values, config(args.values, ['global']));
 }
 

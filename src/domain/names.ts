@@ -48,10 +48,11 @@ function isWellFormed(s: string): boolean {
 export function collisionName(name: string, n: number): string {
   if (n === 0) return name;
   const dot = name.lastIndexOf('.');
-  const hasExt = dot > 0 && dot < name.length - 1;
+  const suffix = ` (${n})`;
+  // An extension too long to keep beside the suffix is treated as part of the stem.
+  const hasExt = dot > 0 && dot < name.length - 1 && Buffer.byteLength(name.slice(dot) + suffix, 'utf8') < MAX_NAME_BYTES;
   const stem = hasExt ? name.slice(0, dot) : name;
   const ext = hasExt ? name.slice(dot) : '';
-  const suffix = ` (${n})`;
   let s = stem;
   while (s.length > 0 && Buffer.byteLength(s + suffix + ext, 'utf8') > MAX_NAME_BYTES) {
     s = Array.from(s).slice(0, -1).join('');

@@ -5,23 +5,42 @@ import { AppError } from '../domain/errors.js';
  * Reads a small JSON body from a stream, refusing more than `limit` bytes
  * (413) and anything that is not JSON (400). For scopes that cannot use
  * Fastify's JSON parser because the same URLs also take raw uploads.
+ *
+ * On overflow the rest is discarded rather than the socket destroyed, so the
+ * client still receives its 413; `Connection: close` ends the exchange.
  */
-export async function readJsonBody(stream: Readable, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      stream.destroy();
-      throw new AppError('too_large', `The request body is larger than ${limit} bytes.`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AppError('invalid_json', 'The request body is not valid JSON.');
-  }
+export function readJsonBody(stream: Readable, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      cleanup();
+      stream.resume();
+      reject(new AppError('too_large', `The request body is larger than ${limit} bytes.`, { headers: { connection: 'close' } }));
+    };
+    const onEnd = () => {
+      cleanup();
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return resolve(undefined);
+      try {
+        resolve(JSON.parse(text) as unknown);
+      } catch {
+        reject(new AppError('invalid_json', 'The request body is not valid JSON.'));
+      }
+    };
+    const onError = () => {
+      cleanup();
+      reject(new AppError('bad_request', 'The request body could not be read.'));
+    };
+    const cleanup = () => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+  });
 }

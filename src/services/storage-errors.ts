@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode } from '../domain/errors.js';
+import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
 import { isStorageError, type StorageErrorCode } from '../storage/backend.js';
 
 const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
@@ -16,6 +16,8 @@ const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
 /** Storage errors become the contract's errors in this one table; anything else passes through (→ 500). */
 export function fromStorageError(e: unknown, messages: Partial<Record<StorageErrorCode, string>> = {}): unknown {
   if (!isStorageError(e)) return e;
+  // A body stream that failed with our own error (the multipart adaptor's 400/413) keeps that error.
+  if (e.code === 'aborted' && isAppError(e.cause)) return e.cause;
   const [code, message] = MAP[e.code];
   return new AppError(code, messages[e.code] ?? message, { cause: e });
 }

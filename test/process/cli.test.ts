@@ -53,7 +53,7 @@ test('exit codes: 2 for usage errors, 1 for runtime failures, one line on stderr
   try {
     const cases: [string[], number, RegExp][] = [
       [['frobnicate'], 2, /unknown command/],
-      [[], 0, /Usage/],
+      [[], 2, /no command given/],
       [['user'], 2, /user needs a command/],
       [['user', 'add'], 2, /usage: file-cloud user add/],
       [['user', 'add', 'x', 'y', '--password', 'long-enough'], 2, /usage/],
@@ -101,6 +101,9 @@ test('--help works on every command and lists its options', async () => {
     assert.ok(serve.stdout.includes(flag), `serve --help mentions ${flag}`);
   }
   assert.match((await runCli(['--version'])).stdout, /^\d+\.\d+\.\d+\n$/);
+  const bare = await runCli([]);
+  assert.equal(bare.code, 0);
+  assert.match(bare.stdout, /Usage: file-cloud <command>/);
 });
 
 test('first run creates admin with a random password, printed once', async () => {

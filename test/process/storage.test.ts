@@ -21,7 +21,7 @@ async function waitFor(cond: () => Promise<boolean>, ms: number, what: string) {
 
 /** Starts a raw PUT that sends `sendBytes` of a declared `totalBytes` body, then calls `then`. */
 function partialUpload(server: ServerProcess, token: string, path: string, totalBytes: number, sendBytes: number): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise<void>((resolve) => {
     const url = new URL(`${server.url}${path}`);
     const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'PUT', headers: { ...bearer(token), 'content-length': String(totalBytes) } });
     req.on('error', () => {});

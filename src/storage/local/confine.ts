@@ -1,0 +1,185 @@
+/**
+ * Physical confinement of the local backend: nothing outside
+ * `<storageDir>/<user>/` is ever read, listed, written, moved or deleted.
+ *
+ * Keys are already checked lexically (parseStoragePath: no `.`/`..`, no `/`
+ * inside a segment), so the only way out is a symbolic link that someone
+ * with disk access planted inside a user's folder — to /etc, to another
+ * user's folder, to `../other/file`. The API itself never creates links.
+ *
+ * Decision: a symbolic link is followed only when its real target (realpath)
+ * stays inside the real path of the same user's root, compared segment by
+ * segment (`path.relative`, not a bare `startsWith`, so `storage/al` never
+ * admits `storage/alice`). A link that leads outside, dangles or loops
+ * behaves as if nothing were there: reads get `not_found` and listings omit
+ * it; a write, mkdir or move destination *through* such a link as a parent
+ * gets `invalid_path`. Its own name still exists in the folder, so the
+ * operations that act on names do what they do to any taken name: a `fail`
+ * write or a no-overwrite move is `already_exists`, a `rename` write picks
+ * the next free name, a `replace` write or an overwrite move replaces the
+ * link itself — never what it points to.
+ *
+ * Mutations act on names, never through a final link: delete unlinks a link
+ * (even one to a folder), move moves the link, `rm -r` never follows links.
+ *
+ * How: the path is resolved one segment at a time from the real user root;
+ * every link met is resolved with realpath and checked, and its real path
+ * replaces it, so the physical path an operation finally touches contains no
+ * link at all. Files are opened with O_NOFOLLOW.
+ *
+ * Known limit (a race, documented rather than closed): someone with disk
+ * access who swaps a checked folder for a link between our check and the
+ * system call could redirect that one call. Node has no openat()/O_BENEATH
+ * to close it; the threat model is links planted in advance. Hard links
+ * made on disk cannot be told apart from the user's own files.
+ */
+import type { BigIntStats } from 'node:fs';
+import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { isValidUsername, nameProblem } from '../../domain/names.js';
+import type { StorageKey } from '../../domain/storage-path.js';
+import { StorageError } from '../backend.js';
+import { errnoOf, fromErrno } from './errno.js';
+
+/** `p` is `root` or lies below it, by whole path segments. Both must be real, absolute paths. */
+export function isWithin(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+/** Refuses a key no parser should have made: the backend does not trust its callers blindly. */
+export function checkKey(key: StorageKey): void {
+  if (!isValidUsername(key.user) || key.segments.some((s) => nameProblem(s) !== undefined)) {
+    throw new StorageError('invalid_path', 'The key is not a valid storage path.');
+  }
+}
+
+/** What is at one name inside a folder, with links resolved under the rule above. */
+export type Node = {
+  /**
+   * `missing`: nothing; `escaping`: a link leading outside the root, dangling or looping;
+   * `other`: a socket, FIFO or device (never served, treated as nothing).
+   */
+  readonly kind: 'missing' | 'escaping' | 'file' | 'dir' | 'other';
+  /** The name itself (a link's own path): what delete and move act on. */
+  readonly path: string;
+  /** Where reads go: `path` itself, or a link's real, checked target. */
+  readonly target: string;
+  readonly link: boolean;
+  /** Of the target, for file/dir/other. */
+  readonly stats?: BigIntStats;
+};
+
+const kindOf = (s: BigIntStats): Node['kind'] => (s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other');
+
+/** Inspects `<dir>/<name>`; `dir` must be a real, checked path inside `root`. */
+export async function inspect(root: string, dir: string, name: string): Promise<Node> {
+  const path = join(dir, name);
+  let own: BigIntStats;
+  try {
+    own = await lstat(path, { bigint: true });
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') return { kind: 'missing', path, target: path, link: false };
+    throw fromErrno(e, 'Inspecting an entry failed');
+  }
+  if (!own.isSymbolicLink()) return { kind: kindOf(own), path, target: path, link: false, stats: own };
+  let target: string;
+  let stats: BigIntStats;
+  try {
+    target = await realpath(path);
+    if (!isWithin(root, target)) return { kind: 'escaping', path, target: path, link: true };
+    stats = await stat(target, { bigint: true });
+  } catch (e) {
+    // Dangling or looping: where it would lead cannot be proven to be inside.
+    const errno = errnoOf(e);
+    if (errno === 'ENOENT' || errno === 'ELOOP' || errno === 'ENOTDIR') return { kind: 'escaping', path, target: path, link: true };
+    throw fromErrno(e, 'Resolving a symbolic link failed');
+  }
+  return { kind: kindOf(stats), path, target, link: true, stats };
+}
+
+/** The user root as a node (a link there is the administrator's choice, so it is followed). */
+export async function inspectRoot(root: string): Promise<Node> {
+  const stats = await stat(root, { bigint: true });
+  return { kind: kindOf(stats), path: root, target: root, link: false, stats };
+}
+
+/** Path of a user's root inside storageDir (not resolved). */
+export const userRootPath = (storageDir: string, user: string): string => join(storageDir, user);
+
+/** Real path of a user's root, or undefined when it does not exist. */
+export async function realRoot(storageDir: string, user: string): Promise<string | undefined> {
+  try {
+    return await realpath(userRootPath(storageDir, user));
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') return undefined;
+    throw fromErrno(e, 'Opening the user root failed');
+  }
+}
+
+/** Real path of a user's root, created first when missing (storageDir must exist). */
+export async function ensureRoot(storageDir: string, user: string): Promise<string> {
+  const existing = await realRoot(storageDir, user);
+  if (existing !== undefined) return existing;
+  try {
+    await mkdir(userRootPath(storageDir, user));
+  } catch (e) {
+    if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Creating the user root failed');
+  }
+  return realpath(userRootPath(storageDir, user));
+}
+
+export type WalkOptions = {
+  /** A missing folder on the way: `fail` → not_found; `create` → made. */
+  readonly missing: 'fail' | 'create';
+  /** The code for a folder on the way that is a link leading outside. */
+  readonly escape: 'not_found' | 'invalid_path';
+};
+
+/**
+ * Resolves folder segments below the real root to a real, checked folder
+ * path with no link in it. A file on the way → `not_a_directory`.
+ */
+export async function walkDirs(root: string, segments: readonly string[], opts: WalkOptions): Promise<string> {
+  let dir = root;
+  for (const name of segments) {
+    let node = await inspect(root, dir, name);
+    if (node.kind === 'missing' && opts.missing === 'create') {
+      try {
+        await mkdir(node.path);
+      } catch (e) {
+        // EEXIST: a concurrent request made it (or something else) first; look again.
+        if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Creating a folder failed');
+      }
+      node = await inspect(root, dir, name);
+    }
+    switch (node.kind) {
+      case 'dir':
+        dir = node.target;
+        break;
+      case 'missing':
+        throw new StorageError('not_found', 'A folder on the path does not exist.');
+      case 'escaping':
+        throw new StorageError(opts.escape, 'A folder on the path is a link that leads outside the user root.');
+      default:
+        throw new StorageError('not_a_directory', 'A file is in the way where a folder is needed.');
+    }
+  }
+  return dir;
+}
+
+/**
+ * The deepest existing folder on the way to `segments`, and the segments
+ * below it that do not exist yet (nothing is created).
+ */
+export async function deepestExisting(root: string, segments: readonly string[], escape: WalkOptions['escape']): Promise<{ dir: string; missing: readonly string[] }> {
+  let dir = root;
+  for (let i = 0; i < segments.length; i++) {
+    const node = await inspect(root, dir, segments[i] as string);
+    if (node.kind === 'missing') return { dir, missing: segments.slice(i) };
+    if (node.kind === 'escaping') throw new StorageError(escape, 'A folder on the path is a link that leads outside the user root.');
+    if (node.kind !== 'dir') throw new StorageError('not_a_directory', 'A file is in the way where a folder is needed.');
+    dir = node.target;
+  }
+  return { dir, missing: [] };
+}

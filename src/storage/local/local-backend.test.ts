@@ -1,0 +1,327 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { test } from 'node:test';
+import type { StorageKey } from '../../domain/storage-path.js';
+import { StorageError, isStorageError, type StorageBackend } from '../backend.js';
+import { bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../conformance.js';
+import { isWithin } from './confine.js';
+import { fromErrno } from './errno.js';
+import { createLocalBackend } from './local-backend.js';
+
+async function fresh(): Promise<{ base: string; storageDir: string; tmpDir: string; backend: StorageBackend }> {
+  const base = await mkdtemp(join(tmpdir(), 'fc-local-'));
+  const storageDir = join(base, 'storage');
+  const tmpDir = join(base, 'tmp');
+  return { base, storageDir, tmpDir, backend: createLocalBackend({ storageDir, tmpDir }) };
+}
+
+runBackendConformance('local', async () => {
+  const { base, tmpDir, backend } = await fresh();
+  return { backend, cleanup: () => rm(base, { recursive: true, force: true }), staging: () => readdir(tmpDir) };
+});
+
+/**
+ * A data dir where someone with disk access planted links of every kind in
+ * alice's folder. `outside/` stands for /etc and the like; bob and `al` are
+ * other users (`al` is a prefix of `alice`).
+ */
+async function planted() {
+  const env = await fresh();
+  const { base, storageDir } = env;
+  await env.backend.init();
+  const alice = join(storageDir, 'alice');
+  await mkdir(join(base, 'outside', 'dir'), { recursive: true });
+  await writeFile(join(base, 'outside', 'secret.txt'), 'secret');
+  await mkdir(join(storageDir, 'bob'), { recursive: true });
+  await writeFile(join(storageDir, 'bob', 'b.txt'), 'bob');
+  await mkdir(join(storageDir, 'al'), { recursive: true });
+  await mkdir(join(alice, 'real'), { recursive: true });
+  await writeFile(join(alice, 'real', 'own.txt'), 'own');
+  const leaving: Record<string, string> = {
+    etc: '/etc',
+    passwd: '/etc/passwd',
+    'outside-dir': join(base, 'outside'),
+    'outside-file': '../../outside/secret.txt',
+    'bob-dir': '../bob',
+    'bob-file': '../bob/b.txt',
+    storage: '..',
+    up: '../..',
+    hop: 'outside-file', // an inside link to a leaving link
+    dangling: 'nowhere',
+    loop1: 'loop2',
+    loop2: 'loop1',
+  };
+  for (const [name, target] of Object.entries(leaving)) await symlink(target, join(alice, name));
+  await symlink('real', join(alice, 'inner-dir'));
+  await symlink('real/own.txt', join(alice, 'inner-file'));
+  await symlink(join(alice, 'real'), join(alice, 'abs-inner'));
+  await symlink('..', join(alice, 'real', 'parent'));
+  await symlink('../alice/real/own.txt', join(storageDir, 'al', 'alice-file'));
+  const outsideState = async () => [await readdir(join(base, 'outside')), await readFile(join(base, 'outside', 'secret.txt'), 'utf8'), await readdir(join(storageDir, 'bob'))];
+  const before = await outsideState();
+  const untouched = async () => assert.deepEqual(await outsideState(), before, 'nothing outside alice/ may change');
+  return { ...env, alice, leaving: Object.keys(leaving), untouched, cleanup: () => rm(base, { recursive: true, force: true }) };
+}
+
+const withPlanted = (title: string, fn: (p: Awaited<ReturnType<typeof planted>>) => Promise<void>) =>
+  test(`local confinement: ${title}`, async () => {
+    const p = await planted();
+    try {
+      await fn(p);
+      await p.untouched();
+    } finally {
+      await p.cleanup();
+    }
+  });
+
+withPlanted('a link leading outside is invisible to stat, read and list', async ({ backend: b, leaving }) => {
+  for (const name of leaving) {
+    assert.equal(await b.stat(keyOf(name)), undefined, name);
+    await rejectsCode(b.read(keyOf(name)), 'not_found');
+    await rejectsCode(b.list(keyOf(name)), 'not_found');
+  }
+  assert.deepEqual((await b.list(keyOf(''))).map((e) => e.name).sort(), ['abs-inner', 'inner-dir', 'inner-file', 'real']);
+});
+
+withPlanted('paths through a leaving link are not_found for reads', async ({ backend: b }) => {
+  for (const path of ['etc/passwd', 'outside-dir/secret.txt', 'bob-dir/b.txt', 'storage/bob/b.txt', 'up/outside/secret.txt', 'hop/x']) {
+    assert.equal(await b.stat(keyOf(path)), undefined, path);
+    await rejectsCode(b.read(keyOf(path)), 'not_found');
+  }
+  await rejectsCode(b.list(keyOf('storage/bob')), 'not_found');
+});
+
+withPlanted('writes through a leaving link are invalid_path and create nothing outside', async ({ backend: b }) => {
+  for (const path of ['outside-dir/new.txt', 'bob-dir/new.txt', 'storage/bob/new.txt', 'up/outside/dir/new.txt', 'dangling/new.txt']) {
+    for (const ifExists of ['fail', 'replace', 'rename'] as const) {
+      await rejectsCode(b.write(keyOf(path), bodyOf('x'), { ifExists }), 'invalid_path');
+    }
+    await rejectsCode(b.mkdir(keyOf(`${path}-dir`), { parents: true, existOk: true }), 'invalid_path');
+  }
+  await rejectsCode(b.write(keyOf('bob-file'), bodyOf('x'), { ifExists: 'fail' }), 'already_exists');
+  await b.write(keyOf('mine.txt'), bodyOf('m'), { ifExists: 'fail' });
+  await rejectsCode(b.move(keyOf('mine.txt'), keyOf('bob-dir/stolen.txt'), { overwrite: true }), 'invalid_path');
+  await rejectsCode(b.mkdir(keyOf('outside-dir'), { parents: false, existOk: true }), 'invalid_path');
+});
+
+withPlanted('delete and move of a leaving link are not_found and keep its target', async ({ backend: b }) => {
+  for (const name of ['outside-dir', 'outside-file', 'bob-dir', 'storage', 'etc']) {
+    await rejectsCode(b.delete(keyOf(name), { recursive: true }), 'not_found');
+    await rejectsCode(b.move(keyOf(name), keyOf(`moved-${name}`), { overwrite: true }), 'not_found');
+  }
+  await rejectsCode(b.delete(keyOf('bob-dir/b.txt'), { recursive: false }), 'not_found');
+  await rejectsCode(b.move(keyOf('storage/bob'), keyOf('mine'), { overwrite: false }), 'not_found');
+});
+
+withPlanted('deleting a folder that holds leaving links removes the links, never their targets', async ({ backend: b, alice, base }) => {
+  await mkdir(join(alice, 'box'));
+  await symlink(join(base, 'outside'), join(alice, 'box', 'out'));
+  await symlink('../../bob', join(alice, 'box', 'bob'));
+  await b.delete(keyOf('box'), { recursive: true });
+  assert.equal(await b.stat(keyOf('box')), undefined);
+});
+
+withPlanted('write with replace over a leaving link replaces the link, not its target', async ({ backend: b }) => {
+  await b.write(keyOf('outside-file'), bodyOf('mine'), { ifExists: 'replace' });
+  assert.equal((await readAll((await b.read(keyOf('outside-file'))).stream)).toString(), 'mine');
+  assert.equal((await b.write(keyOf('bob-file'), bodyOf('r'), { ifExists: 'rename' })).name, 'bob-file (1)');
+});
+
+withPlanted('moving a folder with overwrite onto a leaving link replaces only the link', async ({ backend: b }) => {
+  await b.mkdir(keyOf('src'), { parents: false, existOk: false });
+  await b.move(keyOf('src'), keyOf('bob-dir'), { overwrite: true });
+  assert.equal((await b.stat(keyOf('bob-dir')))?.isFile, false);
+  assert.deepEqual(await b.list(keyOf('bob-dir')), []);
+});
+
+withPlanted('links that stay inside the root are followed', async ({ backend: b, alice }) => {
+  assert.equal((await b.stat(keyOf('inner-dir')))?.isFile, false);
+  assert.deepEqual((await b.list(keyOf('inner-dir'))).map((e) => e.name).sort(), ['own.txt', 'parent']);
+  assert.equal((await readAll((await b.read(keyOf('inner-file'))).stream)).toString(), 'own');
+  assert.equal((await readAll((await b.read(keyOf('abs-inner/parent/real/own.txt'))).stream)).toString(), 'own');
+  await b.write(keyOf('inner-dir/new.txt'), bodyOf('via link'), { ifExists: 'fail' });
+  assert.equal(await readFile(join(alice, 'real', 'new.txt'), 'utf8'), 'via link');
+});
+
+withPlanted('a link in one user\'s folder never reaches a user whose name it prefixes', async ({ backend: b }) => {
+  assert.equal(await b.stat(keyOf('alice-file', 'al')), undefined);
+  await rejectsCode(b.read(keyOf('alice-file', 'al')), 'not_found');
+  assert.deepEqual(await b.list(keyOf('', 'al')), []);
+});
+
+withPlanted('deleting an inside link removes the link, not the folder it points to', async ({ backend: b }) => {
+  await b.delete(keyOf('inner-dir'), { recursive: true });
+  assert.equal(await b.stat(keyOf('inner-dir')), undefined);
+  assert.equal((await b.stat(keyOf('real/own.txt')))?.size, 3);
+});
+
+withPlanted('moving a folder into itself through an inside link is into_itself and creates nothing', async ({ backend: b }) => {
+  await rejectsCode(b.move(keyOf('real'), keyOf('inner-dir/sub/deeper'), { overwrite: false }), 'into_itself');
+  assert.equal(await b.stat(keyOf('real/sub')), undefined);
+  await rejectsCode(b.move(keyOf('real/own.txt'), keyOf('inner-dir/own.txt'), { overwrite: true }), 'into_itself');
+  assert.equal((await b.stat(keyOf('real/own.txt')))?.size, 3);
+});
+
+test('local confinement: a user root that is itself a link (the administrator\'s choice) is followed', async () => {
+  const { base, storageDir, backend: b } = await fresh();
+  try {
+    await b.init();
+    await mkdir(join(base, 'elsewhere', 'carol'), { recursive: true });
+    await symlink(join(base, 'elsewhere', 'carol'), join(storageDir, 'carol'));
+    await b.write(keyOf('x/f.txt', 'carol'), bodyOf('c'), { ifExists: 'fail' });
+    assert.equal(await readFile(join(base, 'elsewhere', 'carol', 'x', 'f.txt'), 'utf8'), 'c');
+    assert.deepEqual((await b.list(keyOf('', 'carol'))).map((e) => e.name), ['x']);
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local: keys no parser could make are refused with invalid_path', async () => {
+  const { base, backend: b } = await fresh();
+  try {
+    await b.init();
+    const bad: StorageKey[] = [
+      { user: '..', segments: [] },
+      { user: '', segments: ['x'] },
+      { user: 'alice', segments: ['..', 'bob'] },
+      { user: 'alice', segments: ['a/b'] },
+      { user: 'alice', segments: ['.'] },
+      { user: 'alice', segments: [''] },
+      { user: 'al/../bob', segments: [] },
+    ];
+    for (const key of bad) {
+      await rejectsCode(b.stat(key), 'invalid_path');
+      await rejectsCode(b.write(key, bodyOf('x'), { ifExists: 'replace' }), 'invalid_path');
+      await rejectsCode(b.delete(key, { recursive: true }), 'invalid_path');
+      await rejectsCode(b.move(keyOf('x'), key, { overwrite: true }), 'invalid_path');
+    }
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local: isWithin compares whole path segments', () => {
+  const cases: [string, string, boolean][] = [
+    ['/s/al', '/s/al', true],
+    ['/s/al', '/s/al/x', true],
+    ['/s/al', '/s/al/..x', true],
+    ['/s/al', '/s/alice', false],
+    ['/s/al', '/s/alice/x', false],
+    ['/s/al', '/s', false],
+    ['/s/al', '/s/al/../bob', false],
+    ['/s/al', '/etc/passwd', false],
+  ];
+  for (const [root, p, want] of cases) assert.equal(isWithin(root, p), want, `${p} within ${root}`);
+});
+
+test('local: errno codes map to storage error codes in one table', () => {
+  const sys = (code: string) => Object.assign(new Error(code), { code });
+  const cases: [string, string | undefined][] = [
+    ['ENOENT', 'not_found'],
+    ['EEXIST', 'already_exists'],
+    ['ENOTEMPTY', 'already_exists'],
+    ['ENOTDIR', 'not_a_directory'],
+    ['EISDIR', 'is_a_directory'],
+    ['ENOSPC', 'no_space'],
+    ['EDQUOT', 'no_space'],
+    ['EFBIG', 'too_large'],
+    ['ELOOP', 'invalid_path'],
+    ['ENAMETOOLONG', 'invalid_path'],
+    ['EACCES', undefined],
+    ['EIO', undefined],
+  ];
+  for (const [errno, code] of cases) {
+    const e = sys(errno);
+    const mapped = fromErrno(e, 'op');
+    if (code === undefined) assert.equal(mapped, e, `${errno} stays an internal error`);
+    else assert.ok(isStorageError(mapped, code as StorageError['code']) && mapped.cause === e, errno);
+  }
+  const own = new StorageError('aborted', 'x');
+  assert.equal(fromErrno(own, 'op'), own);
+  assert.equal(fromErrno('not an error', 'op'), 'not an error');
+});
+
+test('local staging: init creates the storage and staging folders', async () => {
+  const { base, storageDir, tmpDir, backend } = await fresh();
+  try {
+    await backend.init();
+    assert.deepEqual([await readdir(storageDir), await readdir(tmpDir)], [[], []]);
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local staging: init removes staging left by a crash and keeps users\' files', async () => {
+  const { base, storageDir, tmpDir, backend } = await fresh();
+  try {
+    await mkdir(join(tmpDir, 'aside-x', 'deep'), { recursive: true });
+    await writeFile(join(tmpDir, 'upload-1'), 'half');
+    await writeFile(join(tmpDir, 'aside-x', 'deep', 'f'), 'f');
+    await mkdir(join(storageDir, 'alice'), { recursive: true });
+    await writeFile(join(storageDir, 'alice', 'keep.txt'), 'keep');
+    await backend.init();
+    assert.deepEqual(await readdir(tmpDir), []);
+    assert.equal(await readFile(join(storageDir, 'alice', 'keep.txt'), 'utf8'), 'keep');
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local staging: an upload lives in tmpDir until complete and only then gets its name', async () => {
+  const { base, storageDir, tmpDir, backend: b } = await fresh();
+  try {
+    await b.init();
+    const body = new Readable({ read() {} });
+    body.push('first half, ');
+    const writing = b.write(keyOf('new/up.txt'), body, { ifExists: 'fail' });
+    for (let i = 0; i < 200 && (await readdir(tmpDir)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await readdir(tmpDir)).length, 1, 'one staging file');
+    assert.deepEqual(await readdir(storageDir), [], 'nothing (not even the parents) in storage yet');
+    body.push('second half');
+    body.push(null);
+    assert.equal((await writing).size, 23);
+    assert.equal(await readFile(join(storageDir, 'alice', 'new', 'up.txt'), 'utf8'), 'first half, second half');
+    assert.deepEqual(await readdir(tmpDir), []);
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local staging: an aborted upload creates no parent folders', async () => {
+  const { base, storageDir, tmpDir, backend: b } = await fresh();
+  try {
+    await b.init();
+    await b.mkdir(keyOf(''), { parents: false, existOk: false });
+    const ac = new AbortController();
+    const body = new Readable({ read() {} });
+    body.push('some');
+    setTimeout(() => ac.abort(), 20);
+    await rejectsCode(b.write(keyOf('a/b/c.txt'), body, { ifExists: 'fail', signal: ac.signal }), 'aborted');
+    assert.deepEqual([await readdir(join(storageDir, 'alice')), await readdir(tmpDir)], [[], []]);
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local: a FIFO planted on disk is neither listed nor opened', async (t) => {
+  const { base, storageDir, backend: b } = await fresh();
+  try {
+    await b.init();
+    await mkdir(join(storageDir, 'alice'));
+    try {
+      execFileSync('mkfifo', [join(storageDir, 'alice', 'pipe')]);
+    } catch {
+      t.skip('mkfifo is not available on this system');
+      return;
+    }
+    assert.deepEqual(await b.list(keyOf('')), []);
+    assert.equal(await b.stat(keyOf('pipe')), undefined);
+    await rejectsCode(b.read(keyOf('pipe')), 'not_found');
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,152 @@
+import { link, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isRoot, isSameOrInside, keyName, type StorageKey } from '../../domain/storage-path.js';
+import { isStorageError, StorageError } from '../backend.js';
+import { deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
+import { errnoOf, fromErrno, fsCall } from './errno.js';
+import { discard, stagingPath } from './staging.js';
+import type { Dirs } from './write.js';
+
+const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
+const taken = (why = 'Something already exists at this path.') => new StorageError('already_exists', why);
+/** A real folder, not a link to one: the only kind whose contents move with it. */
+const isRealDir = (n: Node) => n.kind === 'dir' && !n.link;
+
+/**
+ * The existing entry a delete or move acts on: parents resolved (links
+ * followed only inside the root), the last name not followed. Whatever
+ * makes it unreachable — a missing or non-folder parent, a leaving link —
+ * is `not_found`, as for a read.
+ */
+async function locateExisting(root: string, key: StorageKey): Promise<Node> {
+  let dir: string;
+  try {
+    dir = await walkDirs(root, key.segments.slice(0, -1), { missing: 'fail', escape: 'not_found' });
+  } catch (e) {
+    if (isStorageError(e, 'not_a_directory')) throw notFound();
+    throw e;
+  }
+  const node = await inspect(root, dir, keyName(key));
+  if (node.kind !== 'file' && node.kind !== 'dir') throw notFound();
+  return node;
+}
+
+export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: boolean; existOk: boolean }): Promise<void> {
+  if (isRoot(key)) {
+    if (opts.parents) await fsCall('Creating the storage folder failed', () => mkdir(dirs.storageDir, { recursive: true }));
+    try {
+      await mkdir(userRootPath(dirs.storageDir, key.user));
+      return;
+    } catch (e) {
+      if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Creating the user root failed');
+    }
+    const root = await realRoot(dirs.storageDir, key.user);
+    if (opts.existOk && root !== undefined && (await inspectRoot(root)).kind === 'dir') return;
+    throw taken();
+  }
+  const root = opts.parents ? await ensureRoot(dirs.storageDir, key.user) : await realRoot(dirs.storageDir, key.user);
+  if (root === undefined) throw notFound();
+  const dir = await walkDirs(root, key.segments.slice(0, -1), { missing: opts.parents ? 'create' : 'fail', escape: 'invalid_path' });
+  try {
+    await mkdir(join(dir, keyName(key)));
+    return;
+  } catch (e) {
+    if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Creating the folder failed');
+  }
+  const node = await inspect(root, dir, keyName(key));
+  if (opts.existOk && node.kind === 'dir') return;
+  // existOk means "use it as the folder": a leaving link cannot be that.
+  if (opts.existOk && node.kind === 'escaping') throw new StorageError('invalid_path', 'A link that leads outside the user root is at this path.');
+  throw taken();
+}
+
+export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive: boolean }): Promise<void> {
+  const root = await realRoot(dirs.storageDir, key.user);
+  if (root === undefined) throw notFound();
+  // The root is acted on by its own path: a link there (the administrator's
+  // choice of where a user's files live) is removed, its target kept.
+  const node: Node = isRoot(key) ? { ...(await inspectRoot(root)), path: userRootPath(dirs.storageDir, key.user), link: false } : await locateExisting(root, key);
+  if (!isRealDir(node)) {
+    await fsCall('Deleting the file failed', () => unlink(node.path));
+  } else if (opts.recursive) {
+    await discard(dirs.tmpDir, node.path);
+  } else {
+    // ENOTEMPTY → already_exists: the folder still holds something.
+    await fsCall('Deleting the folder failed', () => rmdir(node.path));
+  }
+}
+
+export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
+  if (from.user !== to.user) throw new StorageError('invalid_path', 'A move cannot leave the user root.');
+  if (isSameOrInside(to, from)) throw new StorageError('into_itself', 'A folder cannot be moved into itself.');
+  if (isRoot(to)) throw taken('The user root always exists and cannot be replaced.');
+  const root = await realRoot(dirs.storageDir, from.user);
+  if (root === undefined) throw notFound();
+  const src = await locateExisting(root, from);
+  const parents = to.segments.slice(0, -1);
+  // Keys can differ and still meet on disk through a link that stays inside:
+  // check physically too, before any destination parent is created.
+  const existing = await deepestExisting(root, parents, 'invalid_path');
+  const into = () => new StorageError('into_itself', 'A folder cannot be moved into itself.');
+  if (isRealDir(src) && isWithin(src.path, existing.dir)) throw into();
+  const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
+  const dst = await inspect(root, dir, keyName(to));
+  if (dst.path === src.path) throw into();
+  if (dst.kind === 'missing' && (await claimFree(src, dst.path))) return;
+  if (!opts.overwrite) throw taken();
+  const current = await inspect(root, dir, keyName(to));
+  if (isWithin(current.path, src.path)) throw taken('The destination holds the source and cannot be replaced by it.');
+  await replace(dirs.tmpDir, src, current);
+}
+
+/**
+ * Moves src to a free name; false when the name turned out to be taken.
+ * A file moves by link(2) + unlink, which never replaces. Folders (and
+ * links) cannot be hard-linked and Node has no rename without replace
+ * (renameat2 RENAME_NOREPLACE), so they are renamed after the caller's
+ * check. The race left: an *empty* folder created at the destination in
+ * between is silently replaced; anything else there makes rename fail.
+ */
+async function claimFree(src: Node, dstPath: string): Promise<boolean> {
+  try {
+    if (src.kind === 'file' && !src.link) {
+      await link(src.path, dstPath);
+      // ENOENT: a concurrent delete took the old name first; the file is moved either way.
+      await unlink(src.path).catch((e: unknown) => {
+        if (errnoOf(e) !== 'ENOENT') throw e;
+      });
+    } else {
+      await rename(src.path, dstPath);
+    }
+    return true;
+  } catch (e) {
+    const errno = errnoOf(e);
+    if (errno === 'EEXIST' || errno === 'ENOTEMPTY' || errno === 'ENOTDIR' || errno === 'EISDIR') return false;
+    if (errno === 'EINVAL') throw new StorageError('into_itself', 'A folder cannot be moved into itself.', { cause: e });
+    throw fromErrno(e, 'Moving failed');
+  }
+}
+
+/**
+ * Replaces dst by src. Between files (or links) one rename(2) does it
+ * atomically. Otherwise rename(2) cannot (folder over file, anything over a
+ * folder): dst is first renamed aside into tmpDir, then src into place, then
+ * the aside copy deleted — at no moment is the data of both gone, and if the
+ * second step fails the first is undone.
+ */
+async function replace(tmpDir: string, src: Node, dst: Node): Promise<void> {
+  if (!isRealDir(src) && !isRealDir(dst)) {
+    await fsCall('Moving failed', () => rename(src.path, dst.path));
+    return;
+  }
+  const aside = stagingPath(tmpDir, 'aside');
+  await fsCall('Moving the destination aside failed', () => rename(dst.path, aside));
+  try {
+    await rename(src.path, dst.path);
+  } catch (e) {
+    await rename(aside, dst.path).catch(() => undefined);
+    throw fromErrno(e, 'Moving failed');
+  }
+  // Done for the user; a leftover in tmpDir is removed by init().
+  await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+}

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errnoOf, fromErrno } from './errno.js';
+
+/**
+ * data/tmp holds only our own short-lived files: upload staging and entries
+ * moved aside before they are deleted. Random names so that concurrent
+ * requests (and processes) never share one.
+ */
+export const stagingPath = (tmpDir: string, kind: 'upload' | 'aside'): string => join(tmpDir, `${kind}-${randomUUID()}`);
+
+/** Creates the directories and removes whatever a crash left in tmpDir. */
+export async function prepareDirs(storageDir: string, tmpDir: string): Promise<void> {
+  await mkdir(storageDir, { recursive: true });
+  await mkdir(tmpDir, { recursive: true });
+  for (const name of await readdir(tmpDir)) {
+    await rm(join(tmpDir, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes a file or folder tree so that it disappears from its folder at
+ * once: renamed into tmpDir first (atomic, same file system), then deleted
+ * there, where a crash halfway leaves nothing a user can see and init()
+ * finishes the job. `rm` removes links, never what they point to.
+ */
+export async function discard(tmpDir: string, path: string): Promise<void> {
+  const aside = stagingPath(tmpDir, 'aside');
+  try {
+    await rename(path, aside);
+  } catch (e) {
+    // Another file system (an unusual data dir layout): delete in place.
+    if (errnoOf(e) !== 'EXDEV') throw fromErrno(e, 'Deleting failed');
+    await rm(path, { recursive: true, force: true });
+    return;
+  }
+  // The entry is already gone from the user's folder; a leftover in tmpDir
+  // is harmless and init() removes it, so a failure here is not the caller's.
+  await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+}

@@ -1,0 +1,129 @@
+import type { BigIntStats } from 'node:fs';
+import { link, lstat, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { collisionName } from '../../domain/names.js';
+import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
+import { isStorageError, StorageError, type Entry, type WriteOptions } from '../backend.js';
+import { deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
+import { entryFromStats } from './entry.js';
+import { errnoOf, fromErrno } from './errno.js';
+import { stagingPath } from './staging.js';
+
+export type Dirs = { readonly storageDir: string; readonly tmpDir: string };
+
+/** How many `name (n).ext` to try before giving up; far beyond any real folder. */
+const MAX_COLLISIONS = 10_000;
+
+/**
+ * Stage, then commit: the body streams into a fresh file in tmpDir, is
+ * fsynced, and only then gets its name in the user's folder, by rename(2)
+ * (atomic replace) or link(2) (claims a name only if it is free, so
+ * concurrent writers can never overwrite each other). The `finally` removes
+ * the staging name whatever happened; after a successful link the file lives
+ * on under its final name.
+ *
+ * The body is read but not destroyed on a limit or a disk failure: we stop
+ * reading and leave the stream to its owner (an HTTP request must survive to
+ * carry the 413 answer). Only an abort destroys it: its owner gave up on it.
+ */
+export async function writeFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions): Promise<Entry> {
+  if (isRoot(key)) throw new StorageError('is_a_directory', 'The user root is a folder.');
+  const parents = key.segments.slice(0, -1);
+  // Fail fast on a path that can never be written (a file or a leaving link
+  // on the way) before receiving a possibly large body; nothing is created yet.
+  const probeRoot = await realRoot(dirs.storageDir, key.user);
+  if (probeRoot !== undefined) await deepestExisting(probeRoot, parents, 'invalid_path');
+
+  const staging = stagingPath(dirs.tmpDir, 'upload');
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(staging, 'wx').catch((e: unknown) => {
+      throw fromErrno(e, 'Creating the staging file failed');
+    });
+    const stats = await receive(handle, staging, body, opts);
+    // Parents are created only now, so an aborted upload leaves no empty folders.
+    const root = await ensureRoot(dirs.storageDir, key.user);
+    const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
+    const name = await commit(root, staging, dir, keyName(key), opts.ifExists);
+    // The staging file's stats describe the committed inode: rename and link keep it.
+    return entryFromStats(name, stats);
+  } finally {
+    await handle?.close().catch(() => undefined);
+    await rm(staging, { force: true });
+  }
+}
+
+/**
+ * Streams body into the open staging file (the stream owns and closes the
+ * handle, fsyncing first), counting bytes; returns the staged file's stats.
+ */
+async function receive(handle: FileHandle, staging: string, body: Readable, opts: WriteOptions): Promise<BigIntStats> {
+  const { maxBytes: max, signal } = opts;
+  let received = 0;
+  let writeError: unknown;
+  // flush: fsync before close, so the file is durable before it gets a name
+  // and a crash never leaves a named, torn file.
+  const out = handle.createWriteStream({ flush: true });
+  out.on('error', (e) => (writeError = e));
+  // The caller gave up on the body: end it, which also ends a read waiting on it.
+  const onAbort = () => body.destroy();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (signal?.aborted) {
+      onAbort();
+      throw new Error('aborted before it started');
+    }
+    await pipeline(
+      body.iterator({ destroyOnReturn: false }),
+      async function* limit(source: AsyncIterable<Buffer | string>) {
+        for await (const chunk of source) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+          received += bytes.length;
+          if (max !== undefined && received > max) throw new StorageError('too_large', `The body is larger than ${max} bytes.`);
+          yield bytes;
+        }
+      },
+      out,
+    );
+    if (signal?.aborted) throw new Error('aborted while finishing');
+  } catch (e) {
+    out.destroy();
+    if (isStorageError(e)) throw e;
+    if (writeError !== undefined) throw fromErrno(writeError, 'Writing the staging file failed');
+    // The signal fired, or the body failed or ended early: the upload is incomplete.
+    throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  return lstat(staging, { bigint: true });
+}
+
+/** Gives the staged file its name in `dir`; returns the name it got. */
+async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists']): Promise<string> {
+  const folderThere = async (n: string) => (await inspect(root, dir, n)).kind === 'dir';
+  const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
+  if (mode === 'replace') {
+    if (await folderThere(name)) throw isDir();
+    try {
+      await rename(staging, join(dir, name));
+    } catch (e) {
+      // A folder appeared meanwhile (EISDIR), or the name is a folder reached by a link.
+      throw errnoOf(e) === 'EISDIR' ? isDir() : fromErrno(e, 'Committing the upload failed');
+    }
+    return name;
+  }
+  const attempts = mode === 'fail' ? 1 : MAX_COLLISIONS;
+  for (let n = 0; n < attempts; n++) {
+    const candidate = collisionName(name, n);
+    try {
+      await link(staging, join(dir, candidate));
+      return candidate;
+    } catch (e) {
+      if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Committing the upload failed');
+      if (mode === 'fail') throw (await folderThere(candidate)) ? isDir() : new StorageError('already_exists', 'Something already exists at this path.');
+    }
+  }
+  throw new StorageError('already_exists', `No free name for "${name}" after ${MAX_COLLISIONS} attempts.`);
+}
