@@ -23,8 +23,8 @@ export function toAppError(err: unknown): AppError {
   }
   // Errors Node's parser or Fastify mark as client errors keep their class, never their raw message.
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
-  const byStatus: Record<number, ErrorCode> = { 400: 'bad_request', 404: 'not_found', 405: 'method_not_allowed', 413: 'too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited', 503: 'unavailable' };
-  const code = byStatus[status];
+  const byStatus: Record<number, ErrorCode> = { 404: 'not_found', 413: 'too_large', 416: 'range_not_satisfiable', 429: 'rate_limited', 503: 'unavailable' };
+  const code = byStatus[status] ?? (status >= 400 && status < 500 ? 'bad_request' : undefined);
   if (code) return new AppError(code, defaultMessage(code), { cause: err });
   return new AppError('internal', 'Something went wrong on the server; the error has been logged.', { cause: err });
 }
@@ -33,7 +33,6 @@ function defaultMessage(code: ErrorCode): string {
   switch (code) {
     case 'not_found': return 'Nothing exists at this address.';
     case 'too_large': return 'The request body is too large.';
-    case 'method_not_allowed': return 'This method is not allowed here.';
     case 'unavailable': return 'The server is not available right now; try again shortly.';
     default: return 'The request is malformed.';
   }

@@ -41,7 +41,7 @@ export type TestApp = {
  * The real application (buildApp) on a real port with a real SQLite file
  * and real disk, in a temporary data dir, in this process.
  */
-export async function startApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock } = {}): Promise<TestApp> {
+export async function startApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-app-'));
   const config = loadConfig({ dataDir, logLevel: 'silent', dev: true, ...opts.flags }, {});
   const { store, backend, paths } = await openDataDir(config, true);
@@ -49,7 +49,7 @@ export async function startApp(opts: { flags?: Record<string, string | boolean>;
   const hasher = testHasher();
   const clock = opts.clock ?? systemClock;
   const users = createUserService({ store, backend, hasher, clock });
-  const app = await buildApp(config, { store, backend, secret, hasher, clock, logger: createLogger('silent') });
+  const app = await buildApp(config, { store, backend, secret, hasher, clock, logger: opts.logTo ? createLogger('info', opts.logTo) : createLogger('silent') });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

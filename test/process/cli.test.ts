@@ -224,3 +224,46 @@ test('SIGINT also shuts down cleanly with exit code 0', async () => {
     await server.dispose();
   }
 });
+
+test('SIGTERM lets an upload in flight finish before exiting 0', async () => {
+  const server = await startServer();
+  try {
+    const { access_token } = await login(server.url, 'admin', server.adminPassword);
+    const total = 8 * 1024 * 1024;
+    let sent = 0;
+    let signalled = false;
+    const body = new ReadableStream({
+      async pull(c) {
+        if (sent >= total) return c.close();
+        if (sent >= total / 2 && !signalled) {
+          signalled = true;
+          server.proc.kill('SIGTERM');
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        sent += 64 * 1024;
+        c.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const res = await fetch(`${server.url}/storage/admin/inflight.bin`, { method: 'PUT', headers: { ...bearer(access_token), 'content-length': String(total) }, body, duplex: 'half' } as RequestInit);
+    assert.equal(res.status, 201);
+    assert.equal(await server.stop(), 0);
+    assert.equal((await stat(join(server.dataDir, 'storage', 'admin', 'inflight.bin'))).size, total);
+  } finally {
+    await server.dispose();
+  }
+});
+
+test('the effective configuration is logged at startup with secrets redacted', async () => {
+  const server = await startServer({ env: { FILE_CLOUD_LOG_LEVEL: 'info', FILE_CLOUD_ADMIN_PASSWORD: 'very-secret-admin-pw' } });
+  try {
+    const { stdout } = server.output();
+    const line = stdout.split('\n').find((l) => l.includes('effective configuration'));
+    assert.ok(line, stdout);
+    const config = (JSON.parse(line) as { config: Record<string, unknown> }).config;
+    assert.equal(config.adminPassword, '[redacted]');
+    assert.equal(config.port, 0);
+    assert.ok(!stdout.includes('very-secret-admin-pw'));
+  } finally {
+    await server.dispose();
+  }
+});

@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Fastify from 'fastify';
+import { AppError, ERRORS } from '../domain/errors.js';
+import { installErrorHandling, toAppError } from './error-handler.js';
+
+test('an unexpected error becomes 500 internal without its message or stack', async () => {
+  const app = Fastify({ logger: false });
+  installErrorHandling(app);
+  app.get('/boom', async () => {
+    throw new Error('database password is hunter2 at /srv/secret/path.ts:42');
+  });
+  app.get('/typed', async () => {
+    throw new AppError('already_exists', 'Taken.', { headers: { 'x-extra': '1' } });
+  });
+  try {
+    const boom = await app.inject('/boom');
+    assert.equal(boom.statusCode, 500);
+    const body = boom.json() as { error: string; message: string };
+    assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
+    assert.equal(body.error, 'internal');
+    assert.ok(!boom.body.includes('hunter2') && !boom.body.includes('secret/path'));
+    const typed = await app.inject('/typed');
+    assert.equal(typed.statusCode, 409);
+    assert.equal(typed.headers['x-extra'], '1');
+    assert.deepEqual(typed.json(), { error: 'already_exists', message: 'Taken.' });
+    const head = await app.inject({ method: 'HEAD', url: '/typed' });
+    assert.equal(head.statusCode, 409);
+    assert.equal(head.body, '');
+  } finally {
+    await app.close();
+  }
+});
+
+test('every error code maps to its status through the one table', () => {
+  for (const [code, status] of Object.entries(ERRORS)) {
+    assert.equal(new AppError(code as keyof typeof ERRORS, 'x').status, status, code);
+  }
+  const rows: [unknown, string, number][] = [
+    [Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 }), 'invalid_json', 400],
+    [Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }), 'too_large', 413],
+    [Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), 'bad_request', 400],
+    [Object.assign(new Error('raw internal detail'), { statusCode: 400 }), 'bad_request', 400],
+    ['a thrown string', 'internal', 500],
+  ];
+  for (const [err, code, status] of rows) {
+    const e = toAppError(err);
+    assert.equal(e.code, code);
+    assert.equal(e.status, status);
+    assert.ok(!e.message.includes('raw internal detail'));
+  }
+});
+
+test('the error codes documented in docs/api.md are exactly the table', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const doc = await readFile('docs/api.md', 'utf8');
+  const section = doc.slice(doc.indexOf('### Errors'), doc.indexOf('## Authentication'));
+  const documented = new Set([...section.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]));
+  for (const code of Object.keys(ERRORS)) assert.ok(documented.has(code), `docs/api.md documents ${code}`);
+  for (const code of documented) assert.ok(code !== undefined && (code === 'error' || code === 'message' || code in ERRORS), `docs/api.md mentions unknown code ${code}`);
+});
