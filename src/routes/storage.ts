@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
 import { rawStoragePath } from '../app/request-url.js';
-import { isNotModified } from '../http/conditional.js';
+import { ifRangeMatches, isNotModified } from '../http/conditional.js';
 import { contentDisposition } from '../http/content-disposition.js';
 import { contentTypeFor } from '../http/mime.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
@@ -64,7 +64,10 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     const query = request.query as Record<string, unknown>;
     fileHeaders(reply, entry, query.download === '1' || query.download === 'true');
     if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
-    const range = parseRange(typeof request.headers.range === 'string' ? request.headers.range : undefined, entry.size);
+    // If-Range: a client resuming an older version gets the whole current file instead of a spliced one.
+    const ifRange = request.headers['if-range'];
+    const rangeHeader = ifRangeMatches(typeof ifRange === 'string' ? ifRange : undefined, entry.etag, entry.modified) ? request.headers.range : undefined;
+    const range = parseRange(rangeHeader, entry.size);
     if (range.kind === 'unsatisfiable') {
       throw new AppError('range_not_satisfiable', 'The requested range is outside the file.', { headers: { 'content-range': unsatisfiedRange(entry.size) } });
     }

@@ -98,6 +98,16 @@ test('a single Range gives 206 and the bytes; a range outside the file gives 416
   }
 });
 
+test('If-Range with the current ETag keeps the range; with an old one the whole file is sent', async () => {
+  const etag = (await fetch(`${t.url}/storage/alice/a.txt`, { method: 'HEAD', headers: auth })).headers.get('etag') as string;
+  const current = await fetch(`${t.url}/storage/alice/a.txt`, { headers: { ...auth, range: 'bytes=0-4', 'if-range': etag } });
+  assert.equal(current.status, 206);
+  assert.equal(await current.text(), 'hello');
+  const stale = await fetch(`${t.url}/storage/alice/a.txt`, { headers: { ...auth, range: 'bytes=0-4', 'if-range': '"an-older-version"' } });
+  assert.equal(stale.status, 200);
+  assert.equal(await stale.text(), 'hello world');
+});
+
 test('If-None-Match and If-Modified-Since give 304', async () => {
   const first = await fetch(`${t.url}/storage/alice/a.txt`, { headers: auth });
   const etag = first.headers.get('etag') as string;
