@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, isStorageError, type StorageBackend } from '../backend.js';
-import { bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../conformance.js';
+import { bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../conformance/index.js';
 import { isWithin } from './confine.js';
 import { fromErrno } from './errno.js';
 import { createLocalBackend } from './local-backend.js';

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { parseDecodedStoragePath, type StorageKey } from '../../domain/storage-path.js';
+import { isStorageError, type StorageBackend, type StorageErrorCode } from '../backend.js';
+
+/** What a backend's test file hands the suite for each test. */
+export type BackendUnderTest = {
+  readonly backend: StorageBackend;
+  cleanup(): Promise<void>;
+  /** Names left in the staging area, for backends that have one; lets the suite prove aborts leave nothing. */
+  staging?(): Promise<string[]>;
+};
+
+/** A key from a plain path below the user (`a/b.txt`, `` for the root); only the parser makes keys. */
+export const keyOf = (path: string, user = 'alice'): StorageKey => parseDecodedStoragePath(`${user}/${path}`).key;
+
+export const bodyOf = (data: string | Buffer): Readable => Readable.from([Buffer.from(data)]);
+
+/** A body that yields `chunks` pieces, one per macrotask, so concurrent writers really interleave. */
+export function slowBody(data: Buffer, chunks = 16): Readable {
+  const size = Math.ceil(data.length / chunks);
+  return Readable.from(
+    (async function* () {
+      for (let i = 0; i < data.length; i += size) {
+        await new Promise((r) => setTimeout(r, 1));
+        yield data.subarray(i, i + size);
+      }
+    })(),
+  );
+}
+
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of stream) parts.push(Buffer.from(c as Buffer));
+  return Buffer.concat(parts);
+}
+
+export const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+export async function rejectsCode(p: Promise<unknown>, code: StorageErrorCode): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(isStorageError(e), `expected StorageError "${code}", got ${String(e)}`);
+    assert.equal(e.code, code);
+    return true;
+  });
+}
+
+/** One backend under test, initialised, with a user root for `alice`. */
+export type Ctx = BackendUnderTest & { b: StorageBackend };
+/** Registers one conformance test. `root: false` skips creating alice's root first. */
+export type It = (title: string, fn: (c: Ctx) => Promise<void>, opts?: { root?: boolean }) => void;
+
+export const put = (b: StorageBackend, path: string, data: string | Buffer, ifExists: 'fail' | 'replace' | 'rename' = 'fail') =>
+  b.write(keyOf(path), bodyOf(data), { ifExists });
+export const text = async (b: StorageBackend, path: string) => (await readAll((await b.read(keyOf(path))).stream)).toString();
+export const names = async (b: StorageBackend, path: string) => (await b.list(keyOf(path))).map((e) => e.name).sort();
+export const stagingIsEmpty = async (c: Ctx) => {
+  if (c.staging) assert.deepEqual(await c.staging(), [], 'staging area must be empty');
+};
