@@ -84,3 +84,18 @@ export function runCli(args: string[], opts: { env?: Record<string, string>; inp
     proc.once('exit', (code) => res({ code, stdout, stderr }));
   });
 }
+
+/**
+ * Runs `fn` against a fresh server process with the admin logged in, and
+ * always disposes of the server (and its data dir) afterwards.
+ */
+export async function withServer<T>(fn: (server: ServerProcess, adminToken: string) => Promise<T>, opts: Parameters<typeof startServer>[0] = {}): Promise<T> {
+  const server = await startServer(opts);
+  try {
+    const res = await fetch(`${server.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: server.adminPassword }) });
+    const { access_token } = (await res.json()) as { access_token: string };
+    return await fn(server, access_token);
+  } finally {
+    await server.dispose();
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Helpers for the web UI's browser tests: Debian's Chromium driven by
+ * playwright-core (nothing downloads a browser), a real server from the
+ * shared harness, seeding a user's files straight on disk, and screenshots.
+ * Test code runs under the root tsconfig (no DOM types): page-side code is
+ * passed as strings or typed loosely.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { REPO_ROOT, startServer, type ServerProcess } from '../helpers/server.js';
+
+export { startServer, type ServerProcess };
+
+export const CHROMIUM = process.env.FILE_CLOUD_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-output', 'screenshots');
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/** Why browser tests cannot run here, or undefined when they can. In CI a missing browser is a failure, not a skip. */
+export function missingBrowser(): string | undefined {
+  if (existsSync(CHROMIUM)) return undefined;
+  const why = `Chromium not found at ${CHROMIUM} (install Debian's package: apt-get install chromium)`;
+  if (process.env.CI) throw new Error(why);
+  return why;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A fresh context (no cookies, no localStorage) with a page that fails the test on uncaught page errors. */
+export async function newPage(browser: Browser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: opts.viewport ?? DESKTOP, colorScheme: opts.colorScheme ?? 'light', acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page, errors };
+}
+
+/** Signs in through the login form and waits for the file list (or the empty state). */
+export async function signIn(page: Page, server: ServerProcess, path = '/'): Promise<void> {
+  await page.goto(server.url + path);
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/browse\//);
+  await waitForFolder(page);
+}
+
+/** Waits until the current folder has loaded: rows, the empty state, or an error state. */
+export async function waitForFolder(page: Page): Promise<void> {
+  await page.locator('.file-grid, .empty-state').first().waitFor();
+}
+
+/** A row of the file list by its exact name. */
+export const row = (page: Page, name: string) => page.locator(`.file-grid [role="row"][data-name="${name.replace(/["\\]/g, '\\$&')}"]`);
+
+/** Names shown in the list, in order (only the rendered rows: the list is virtualized). */
+export async function shownNames(page: Page): Promise<string[]> {
+  return page.locator('.file-grid [role="row"][data-name]').evaluateAll((els) => (els as unknown as { dataset: { name: string }; style: { transform: string } }[])
+    .map((e) => ({ name: e.dataset.name, y: Number(/translateY\((\d+)/.exec(e.style.transform)?.[1] ?? 0) }))
+    .sort((a, b) => a.y - b.y)
+    .map((e) => e.name));
+}
+
+/** Writes files into the user's storage on disk (the local backend keeps plain files): `{ 'a/b.txt': 'text' }`. */
+export async function seed(server: ServerProcess, files: Record<string, string | Buffer>, user = 'admin'): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(server.dataDir, 'storage', user, ...path.split('/'));
+    if (path.endsWith('/')) await mkdir(full, { recursive: true });
+    else {
+      await mkdir(dirname(full), { recursive: true });
+      await writeFile(full, content);
+    }
+  }
+}
+
+/** Saves a screenshot under test-output/screenshots/. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/** The same view in light and dark, desktop (1280 px) and phone (390 px) width; restores desktop light. */
+export async function screenshotAll(page: Page, name: string, settle?: () => Promise<void>): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const [label, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize(size);
+      await settle?.();
+      await page.waitForTimeout(120);
+      await screenshot(page, `${name}-${label}-${scheme}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(DESKTOP);
+}
+
+/** A small valid PNG (solid colour, RGB), made here so no binary fixture is needed. */
+export function makePng(width: number, height: number, rgb: [number, number, number]): Buffer {
+  const raw = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const o = y * (width * 3 + 1);
+    raw[o] = 0;
+    for (let x = 0; x < width; x++) {
+      // A diagonal stripe, so the image is not just a flat colour.
+      const stripe = Math.abs(x - y) < width / 8;
+      raw[o + 1 + x * 3] = stripe ? 255 : rgb[0];
+      raw[o + 2 + x * 3] = stripe ? 255 : rgb[1];
+      raw[o + 3 + x * 3] = stripe ? 255 : rgb[2];
+    }
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // colour type RGB
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return ~c >>> 0;
+}
+
+/** Throttles the page's uploads (Chrome DevTools network emulation), so progress can be watched. */
+export async function throttleUploads(page: Page, bytesPerSecond: number): Promise<() => Promise<void>> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  return async () => {
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.detach();
+  };
+}

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, seed, shownNames, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+
+const skip = missingBrowser();
+
+describe('web UI: browsing and changing files', { skip }, () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+  const disk = (p: string) => join(server.dataDir, 'storage', 'admin', ...p.split('/'));
+
+  before(async () => {
+    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    await seed(server, {
+      'Projects/Website/index.html': '<h1>hi</h1>',
+      'Projects/Website/style.css': 'body{}',
+      'Projects/plan.md': '# Plan\n\n- **ship** it\n- test `it`\n',
+      'Photos/beach.png': makePng(320, 200, [40, 120, 200]),
+      'Photos/forest.png': makePng(200, 320, [30, 140, 70]),
+      'Archive/': '',
+      'Music/': '',
+      'a #odd name?%.txt': 'odd',
+      'budget 2024.csv': 'a,b\n1,2\n',
+      'big-video.mp4': Buffer.alloc(3 * 1024 * 1024),
+      'readme.md': '# Hello\n\nThis is *File Cloud*.\n',
+      'zeta.txt': 'z',
+      'alpha.txt': 'a'.repeat(5000),
+    });
+    ({ context, page, errors } = await newPage(browser));
+    await signIn(page, server);
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.dispose();
+  });
+
+  test('the root lists folders first, sorted by name, with readable sizes', async () => {
+    assert.deepEqual(await shownNames(page), ['Archive', 'Music', 'Photos', 'Projects', 'a #odd name?%.txt', 'alpha.txt', 'big-video.mp4', 'budget 2024.csv', 'readme.md', 'zeta.txt']);
+    assert.equal(await row(page, 'big-video.mp4').locator('.cell.size').innerText(), '3 MB');
+    assert.equal(await row(page, 'alpha.txt').locator('.cell.size').innerText(), '4.9 KB');
+    assert.equal(await row(page, 'Archive').locator('.cell.size').innerText(), '—');
+    await screenshotAll(page, 'browse');
+  });
+
+  test('sorting by size and by name descending keeps folders first', async () => {
+    await page.getByRole('button', { name: 'Size' }).click();
+    const bySize = await shownNames(page);
+    assert.deepEqual(bySize.slice(4), ['zeta.txt', 'a #odd name?%.txt', 'budget 2024.csv', 'readme.md', 'alpha.txt', 'big-video.mp4']);
+    assert.equal(await page.locator('[role="columnheader"][aria-sort="ascending"]').innerText(), 'Size');
+    await page.getByRole('button', { name: 'Name' }).click();
+    await page.getByRole('button', { name: 'Name' }).click();
+    const desc = await shownNames(page);
+    assert.deepEqual(desc.slice(0, 4), ['Projects', 'Photos', 'Music', 'Archive']);
+    assert.equal(desc[4], 'zeta.txt');
+    await page.getByRole('button', { name: 'Name' }).click();
+  });
+
+  test('browse into folders; the URL follows; deep link, reload, back and forward work', async () => {
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.waitForURL(/\/browse\/Projects\/$/);
+    await page.getByRole('link', { name: 'Website' }).click();
+    await page.waitForURL(/\/browse\/Projects\/Website\/$/);
+    await row(page, 'index.html').waitFor();
+    assert.equal(await page.locator('nav[aria-label="Breadcrumb"] [aria-current="page"]').innerText(), 'Website');
+    assert.equal(await page.title(), 'Website · File Cloud');
+
+    await page.reload();
+    await row(page, 'style.css').waitFor();
+
+    await page.goBack();
+    await page.waitForURL(/\/browse\/Projects\/$/);
+    await row(page, 'plan.md').waitFor();
+    await page.goForward();
+    await row(page, 'index.html').waitFor();
+
+    // Breadcrumb back to the root.
+    await page.locator('nav[aria-label="Breadcrumb"]').getByRole('link', { name: 'My files' }).click();
+    await page.waitForURL(/\/browse\/$/);
+    await row(page, 'Projects').waitFor();
+
+    // A deep link to a name that needs percent-encoding, in a fresh tab of the same session.
+    const tab = await context.newPage();
+    await tab.goto(`${server.url}/browse/Projects/Website/`);
+    await row(tab, 'index.html').waitFor();
+    await tab.close();
+  });
+
+  test('a missing folder shows a not-found state; an empty folder says so', async () => {
+    await page.goto(`${server.url}/browse/No%20such%20folder/`);
+    await page.getByRole('heading', { name: 'This folder does not exist' }).waitFor();
+    await page.getByRole('link', { name: 'Go to My files' }).click();
+    await row(page, 'Archive').waitFor();
+    await page.getByRole('link', { name: 'Archive' }).click();
+    await page.getByRole('heading', { name: 'This folder is empty' }).waitFor();
+    await screenshotAll(page, 'empty-folder');
+    await page.goBack();
+    await waitForFolder(page);
+    await row(page, 'Archive').waitFor();
+  });
+
+  test('new folder', async () => {
+    await page.getByRole('button', { name: 'New folder' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New folder' });
+    await dialog.getByLabel('Folder name').fill('Music');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByText('already here').waitFor();
+    await dialog.getByLabel('Folder name').fill('Reports 2025');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await row(page, 'Reports 2025').waitFor();
+    assert.ok(existsSync(disk('Reports 2025')));
+  });
+
+  test('rename with F2 and with the menu', async () => {
+    await row(page, 'zeta.txt').click();
+    await page.keyboard.press('F2');
+    const dialog = page.getByRole('dialog', { name: 'Rename “zeta.txt”' });
+    // The stem is selected, so typing replaces the name but keeps the extension.
+    await page.keyboard.type('omega');
+    assert.equal(await dialog.getByLabel('New name').inputValue(), 'omega.txt');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await row(page, 'omega.txt').waitFor();
+    assert.equal(await readFile(disk('omega.txt'), 'utf8'), 'z');
+    assert.ok(!existsSync(disk('zeta.txt')));
+
+    await row(page, 'budget 2024.csv').getByRole('button', { name: 'Actions for budget 2024.csv' }).click();
+    await page.getByRole('menuitem', { name: 'Rename' }).click();
+    const d2 = page.getByRole('dialog', { name: /Rename/ });
+    await d2.getByLabel('New name').fill('budget 2025.csv');
+    await d2.getByRole('button', { name: 'Rename' }).click();
+    await row(page, 'budget 2025.csv').waitFor();
+  });
+
+  test('move a file and a folder with the destination picker', async () => {
+    await row(page, 'omega.txt').locator('input[type="checkbox"]').check();
+    await row(page, 'Music').locator('input[type="checkbox"]').check();
+    assert.equal(await page.locator('.selection-count').innerText(), '2 selected');
+    await page.getByRole('toolbar', { name: 'Selection actions' }).getByRole('button', { name: 'Move' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Move 2 items' });
+    // Music cannot go into itself.
+    assert.equal(await dialog.getByRole('button', { name: 'Music' }).isDisabled(), true);
+    assert.equal(await dialog.getByRole('button', { name: 'Move here' }).isDisabled(), true);
+    await dialog.getByRole('button', { name: 'Projects' }).click();
+    await dialog.getByRole('button', { name: 'Website' }).click();
+    await dialog.getByRole('button', { name: 'Move here' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Moved 2 items to “Website”.').waitFor();
+    await row(page, 'omega.txt').waitFor({ state: 'detached' });
+    assert.ok(existsSync(disk('Projects/Website/omega.txt')));
+    assert.ok(existsSync(disk('Projects/Website/Music')));
+  });
+
+  test('delete asks first, says folders go with their contents and there is no trash', async () => {
+    await row(page, 'Projects').click();
+    await page.keyboard.press('Delete');
+    const dialog = page.getByRole('dialog', { name: 'Delete “Projects”?' });
+    await dialog.getByText('This folder and everything in it will be deleted.').waitFor();
+    await dialog.getByText('There is no trash: this cannot be undone.').waitFor();
+    await screenshotAll(page, 'delete-confirm');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.ok(existsSync(disk('Projects')), 'cancel deletes nothing');
+
+    // Multi-select with Shift+click, then delete both.
+    await row(page, 'alpha.txt').click();
+    await row(page, 'big-video.mp4').click({ modifiers: ['Shift'] });
+    assert.equal(await page.locator('.selection-count').innerText(), '2 selected');
+    await page.getByRole('toolbar', { name: 'Selection actions' }).getByRole('button', { name: 'Delete' }).click();
+    const d2 = page.getByRole('dialog', { name: 'Delete 2 items?' });
+    await d2.getByRole('button', { name: 'Delete' }).click();
+    await d2.waitFor({ state: 'detached' });
+    await row(page, 'alpha.txt').waitFor({ state: 'detached' });
+    assert.ok(!existsSync(disk('alpha.txt')));
+    assert.ok(!existsSync(disk('big-video.mp4')));
+  });
+
+  test('keyboard: arrows move, Enter opens, Backspace goes up, Escape clears', async () => {
+    await row(page, 'Archive').click();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate('document.activeElement.dataset.name'), 'Photos');
+    assert.equal(await row(page, 'Photos').getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/browse\/Photos\/$/);
+    await row(page, 'beach.png').waitFor();
+    await page.locator('.file-grid [role="row"][tabindex="0"]').focus();
+    await page.keyboard.press('Backspace');
+    await page.waitForURL(/\/browse\/$/);
+    // Coming back up focuses the folder we came from.
+    await page.waitForFunction('document.activeElement && document.activeElement.dataset && document.activeElement.dataset.name === "Photos"');
+    await page.keyboard.press('Control+a');
+    assert.match(await page.locator('.selection-count').innerText(), /^\d+ selected$/);
+    await page.keyboard.press('Escape');
+    assert.equal(await page.locator('.selection-count').count(), 0);
+    assert.deepEqual(errors, []);
+  });
+});
