@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, screenshotAll, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, screenshotAll, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 
@@ -25,7 +28,7 @@ describe('web UI: signing in and out', { skip }, () => {
     await screenshotAll(page, 'login');
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password', { exact: true }).fill('not-the-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const alert = page.locator('.login-card [role="alert"]');
     await alert.filter({ hasText: 'Wrong username or password' }).waitFor();
     assert.doesNotMatch(await alert.innerText(), /[{}]|invalid_credentials/);
@@ -41,7 +44,7 @@ describe('web UI: signing in and out', { skip }, () => {
     await page.route('**/auth/login', (route) => route.abort('connectionrefused'));
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.locator('.login-card [role="alert"]').filter({ hasText: 'Cannot reach the server' }).waitFor();
     await context.close();
   });
@@ -50,7 +53,7 @@ describe('web UI: signing in and out', { skip }, () => {
     const { context, page, errors } = await newPage(browser);
     await signIn(page, server);
     assert.match(page.url(), /\/browse\/$/);
-    await page.getByRole('link', { name: 'Documents' }).waitFor();
+    await page.getByRole('link', { name: 'Documents', exact: true }).waitFor();
 
     const stored = (await page.evaluate('JSON.stringify(Object.assign({}, localStorage))')) as string;
     const values = JSON.parse(stored) as Record<string, string>;
@@ -62,9 +65,9 @@ describe('web UI: signing in and out', { skip }, () => {
 
     // Reload: still signed in, without the password.
     await page.reload();
-    await page.getByRole('link', { name: 'Documents' }).waitFor();
+    await page.getByRole('link', { name: 'Documents', exact: true }).waitFor();
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(/\/login/);
     assert.equal(await page.evaluate('localStorage.getItem("file-cloud.session")'), null);
     const refresh = await fetch(`${server.url}/auth/refresh`, {
@@ -79,10 +82,27 @@ describe('web UI: signing in and out', { skip }, () => {
     await page.waitForURL(/\/login\?next=/);
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(/\/browse\/Documents\/$/);
-    await page.getByRole('button', { name: 'notes.txt' }).waitFor();
+    await page.getByRole('button', { name: 'notes.txt', exact: true }).waitFor();
     assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a session revoked elsewhere sends the user to sign in, and back to the folder afterwards', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, server, '/browse/Documents/');
+    const session = JSON.parse((await page.evaluate('localStorage.getItem("file-cloud.session")')) as string) as { refresh_token: string };
+    // Sign out from another device: the refresh token and its access tokens stop working at once.
+    const res = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', refresh_token: session.refresh_token }) });
+    assert.equal(res.status, 204);
+    await page.locator('nav[aria-label="Breadcrumb"]').getByRole('link', { name: 'My files', exact: true }).click();
+    await page.waitForURL(/\/login\?next=/);
+    await page.getByText('Your session has ended. Sign in again.').waitFor();
+    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(/\/browse\/$/);
+    await page.getByRole('link', { name: 'Documents', exact: true }).waitFor();
     await context.close();
   });
 });
@@ -105,12 +125,12 @@ describe('web UI: login throttle', { skip }, () => {
     for (let i = 0; i < 3; i++) {
       await page.getByLabel('Username').fill('admin');
       await page.getByLabel('Password', { exact: true }).fill('wrong-password');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await alert.filter({ hasText: /Wrong username|Too many/ }).waitFor();
       if ((await alert.innerText()).includes('Too many')) break;
     }
     await alert.filter({ hasText: /Too many sign-in attempts\. Try again in \d+ (seconds?|minutes?)\./ }).waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Sign in' }).isDisabled(), true);
+    assert.equal(await page.getByRole('button', { name: 'Sign in', exact: true }).isDisabled(), true);
     await context.close();
   });
 });
@@ -137,9 +157,9 @@ describe('web UI: token refresh', { skip }, () => {
       else if (r.status() === 401) refused.push(r.url());
     });
     await page.waitForTimeout(8000);
-    await page.getByRole('link', { name: 'Inbox' }).click();
-    await page.getByRole('button', { name: 'today.txt' }).waitFor();
-    await page.getByRole('link', { name: 'Later' }).waitFor();
+    await page.getByRole('link', { name: 'Inbox', exact: true }).click();
+    await page.getByRole('button', { name: 'today.txt', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Later', exact: true }).waitFor();
     assert.match(page.url(), /\/browse\/Inbox\/$/);
     assert.ok(refreshes.length >= 1, 'the access token was refreshed');
     assert.ok(refreshes.every((s) => s === 200), `refreshes succeeded: ${refreshes.join(',')}`);
@@ -147,7 +167,33 @@ describe('web UI: token refresh', { skip }, () => {
 
     // A reload starts with no access token in memory: the refresh token gets one.
     await page.reload();
-    await page.getByRole('button', { name: 'today.txt' }).waitFor();
+    await page.getByRole('button', { name: 'today.txt', exact: true }).waitFor();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('uploads that outlast the access token finish, and later files get a fresh token', async () => {
+    const { context, page, errors } = await newPage(browser);
+    await signIn(page, server, '/browse/Inbox/');
+    const refused: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 401) refused.push(r.url());
+    });
+    const local = await mkdtemp(join(tmpdir(), 'fc-web-refresh-'));
+    const files = ['a', 'b', 'c', 'd'].map((n) => join(local, `${n}.bin`));
+    for (const f of files) await writeFile(f, Buffer.alloc(1024 * 1024, 1));
+    // 4 MB at 512 KB/s, three at a time: about 8 s, longer than one 5 s token.
+    const unthrottle = await throttleUploads(page, 512 * 1024);
+    const started = Date.now();
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Upload files', exact: true }).click()]);
+    await chooser.setFiles(files);
+    await page.getByRole('region', { name: 'Uploads' }).getByText('4 uploads complete').waitFor({ timeout: 30_000 });
+    const took = Date.now() - started;
+    await unthrottle();
+    await rm(local, { recursive: true, force: true });
+    assert.ok(took > 5000, `the uploads took longer than one token lifetime (${took} ms)`);
+    assert.deepEqual(refused, []);
+    for (const n of ['a', 'b', 'c', 'd']) assert.equal((await stat(join(server.dataDir, 'storage', 'admin', 'Inbox', `${n}.bin`))).size, 1024 * 1024);
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -152,3 +152,12 @@ export async function throttleUploads(page: Page, bytesPerSecond: number): Promi
     await cdp.detach();
   };
 }
+
+/**
+ * The little of the page's globals that predicates use, for `globalThis as
+ * unknown as PageGlobal` (the root tsconfig has no DOM lib). Predicates passed
+ * to waitForFunction must be self-contained functions, not strings: the app's
+ * Content-Security-Policy forbids eval, which polled string predicates need.
+ */
+type PageElement = { dataset?: Record<string, string | undefined>; value?: string; complete?: boolean; naturalWidth?: number };
+export type PageGlobal = { document: { activeElement: PageElement | null; querySelector(selector: string): PageElement | null } };

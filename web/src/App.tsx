@@ -1,0 +1,54 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { ApiClient } from './api/client';
+import { segmentsFromBrowsePath } from './api/paths';
+import { StorageApi } from './api/storage';
+import { Browser } from './components/Browser';
+import { LoginPage } from './components/LoginPage';
+import { ToastProvider } from './components/Toasts';
+import { navigate, useLocation } from './lib/router';
+
+/** Routes: /login, and /browse/<percent-encoded path>/ for the signed-in user's folders. */
+export function App({ client }: { client: ApiClient }) {
+  const pathname = useLocation();
+  const [user, setUser] = useState<string | null>(client.username);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  useEffect(
+    () =>
+      client.onSessionEnd((why) => {
+        setUser(null);
+        setNotice(why === 'expired' ? 'Your session has ended. Sign in again.' : null);
+        const back = location.pathname.startsWith('/browse') && why === 'expired' ? `?next=${encodeURIComponent(location.pathname)}` : '';
+        navigate(`/login${back}`, { replace: true });
+      }),
+    [client],
+  );
+
+  const storage = useMemo(() => (user ? new StorageApi(client, user) : null), [client, user]);
+  const segments = useMemo(() => segmentsFromBrowsePath(pathname), [pathname]);
+
+  // Redirects are effects so that history entries stay right.
+  const redirect = !storage ? (pathname === '/login' ? null : `/login${segments ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments ? null : '/browse/';
+  useEffect(() => {
+    if (redirect) navigate(redirect, { replace: true });
+  }, [redirect]);
+
+  return (
+    <ToastProvider>
+      {!storage ? (
+        <LoginPage
+          client={client}
+          notice={notice}
+          onSignedIn={() => {
+            setNotice(null);
+            setUser(client.username);
+            const next = new URLSearchParams(location.search).get('next');
+            navigate(next && next.startsWith('/browse/') ? next : '/browse/', { replace: true });
+          }}
+        />
+      ) : segments ? (
+        <Browser key={storage.user} storage={storage} segments={segments} />
+      ) : null}
+    </ToastProvider>
+  );
+}

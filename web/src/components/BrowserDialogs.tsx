@@ -1,0 +1,119 @@
+import { ApiError } from '../api/errors';
+import type { Segments } from '../api/paths';
+import type { Entry, StorageApi } from '../api/storage';
+import { stemLength } from '../lib/file-kind';
+import { plural } from '../lib/format';
+import { runAll } from './actions';
+import { DeleteDialog } from './DeleteDialog';
+import { MoveDialog } from './MoveDialog';
+import { NameDialog } from './NameDialog';
+import { PreviewDialog } from './PreviewDialog';
+import { ShareDialog } from './ShareDialog';
+import { ShortcutsDialog } from './ShortcutsDialog';
+import { useNotify } from './Toasts';
+
+export type DialogState =
+  | { kind: 'new-folder' }
+  | { kind: 'rename'; entry: Entry }
+  | { kind: 'move'; entries: Entry[] }
+  | { kind: 'delete'; entries: Entry[] }
+  | { kind: 'share'; path: string[] }
+  | { kind: 'preview'; entry: Entry }
+  | { kind: 'shortcuts' };
+
+type Props = {
+  dialog: DialogState;
+  setDialog: (d: DialogState | null) => void;
+  storage: StorageApi;
+  segments: Segments;
+  sorted: readonly Entry[];
+  /** Reload the folder, then focus and select `name` (or just the list). */
+  afterChange: (name?: string) => void;
+  download: (entries: Entry[]) => void;
+  onFocusName: (name: string) => void;
+};
+
+/** The dialog open over the file manager, wired to the storage calls it makes. */
+export function BrowserDialogs({ dialog, setDialog, storage, segments, sorted, afterChange, download, onFocusName }: Props) {
+  const notify = useNotify();
+  const close = () => setDialog(null);
+  const existing = (name: string) => sorted.some((e) => e.name === name);
+  return (
+    <>
+  {dialog?.kind === 'new-folder' ? (
+    <NameDialog
+      title="New folder"
+      label="Folder name"
+      submitLabel="Create"
+      initial=""
+      taken={existing}
+      onSubmit={async (name) => {
+        await storage.createFolder([...segments, name]);
+        afterChange(name);
+      }}
+      onClose={close}
+    />
+  ) : null}
+  {dialog?.kind === 'rename' ? (
+    <NameDialog
+      title={`Rename “${dialog.entry.name}”`}
+      label="New name"
+      submitLabel="Rename"
+      initial={dialog.entry.name}
+      selectLength={stemLength(dialog.entry.name, dialog.entry.is_file)}
+      taken={existing}
+      onSubmit={async (name) => {
+        await storage.move([...segments, dialog.entry.name], [...segments, name]);
+        afterChange(name);
+        notify(`Renamed to “${name}”.`);
+      }}
+      onClose={close}
+    />
+  ) : null}
+  {dialog?.kind === 'move' ? (
+    <MoveDialog
+      storage={storage}
+      from={segments}
+      entries={dialog.entries}
+      onMove={async (to) => {
+        const { failed, message } = await runAll(dialog.entries, (e) => storage.move([...segments, e.name], [...to, e.name]));
+        afterChange();
+        if (failed.length === dialog.entries.length) throw new ApiError(0, 'move_failed', message);
+        notify(failed.length ? `Moved ${dialog.entries.length - failed.length}; not moved: ${failed.join(', ')}. ${message}` : `Moved ${plural(dialog.entries.length, 'item')} to “${to[to.length - 1] ?? 'My files'}”.`, failed.length ? 'error' : 'info');
+      }}
+      onClose={close}
+    />
+  ) : null}
+  {dialog?.kind === 'delete' ? (
+    <DeleteDialog
+      entries={dialog.entries}
+      onConfirm={async () => {
+        const { failed, message } = await runAll(dialog.entries, (e) => storage.remove([...segments, e.name]));
+        afterChange();
+        const n = dialog.entries.length - failed.length;
+        if (failed.length) notify(`Could not delete ${failed.join(', ')}. ${message}`, 'error');
+        if (n) notify(`Deleted ${dialog.entries.length === 1 ? `“${dialog.entries[0]?.name}”` : plural(n, 'item')}.`);
+      }}
+      onClose={close}
+    />
+  ) : null}
+  {dialog?.kind === 'share' ? <ShareDialog storage={storage} path={dialog.path} onClose={close} /> : null}
+  {dialog?.kind === 'preview' ? (
+    <PreviewDialog
+      storage={storage}
+      folder={segments}
+      entry={dialog.entry}
+      siblings={sorted.filter((e) => e.is_file)}
+      onNavigate={(entry) => {
+        onFocusName(entry.name);
+        setDialog({ kind: 'preview', entry });
+      }}
+      onDownload={(entry) => download([entry])}
+      onShare={(entry) => setDialog({ kind: 'share', path: [...segments, entry.name] })}
+      onClose={close}
+    />
+  ) : null}
+  {dialog?.kind === 'shortcuts' ? <ShortcutsDialog onClose={close} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,52 @@
+import { useEffect, useRef, useState } from 'react';
+import type { Entry } from '../api/storage';
+import { plural } from '../lib/format';
+import { Dialog } from './Dialog';
+
+/** Confirms a delete and says plainly what it means: folders go with their contents, and there is no trash. */
+export function DeleteDialog({ entries, onConfirm, onClose }: { entries: readonly Entry[]; onConfirm: () => Promise<void>; onClose: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancelRef.current?.focus(), []);
+  const folders = entries.filter((e) => !e.is_file).length;
+  const only = entries.length === 1 ? entries[0] : undefined;
+  const title = only ? `Delete “${only.name}”?` : `Delete ${plural(entries.length, 'item')}?`;
+  return (
+    <Dialog title={title} onClose={onClose} describedBy="delete-warning">
+      <div className="stack">
+        <p id="delete-warning" className="warning-text">
+          {folders > 0
+            ? only
+              ? 'This folder and everything in it will be deleted. '
+              : `${plural(folders, 'folder')} will be deleted with everything in them. `
+            : ''}
+          There is no trash: this cannot be undone.
+        </p>
+        {!only ? (
+          <ul className="delete-list">
+            {entries.slice(0, 6).map((e) => (
+              <li key={e.name}>{e.name}{e.is_file ? '' : '/'}</li>
+            ))}
+            {entries.length > 6 ? <li className="muted">and {plural(entries.length - 6, 'more item')}</li> : null}
+          </ul>
+        ) : null}
+        <div className="dialog-actions">
+          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="button danger"
+            disabled={busy}
+            onClick={() => {
+              setBusy(true);
+              onConfirm().finally(onClose);
+            }}
+          >
+            {busy ? 'Deleting…' : 'Delete'}
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}

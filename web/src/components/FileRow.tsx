@@ -1,0 +1,120 @@
+import { memo, type MouseEvent } from 'react';
+import type { Entry } from '../api/storage';
+import { formatDate, formatExactDate, formatSize } from '../lib/format';
+import { kindOf } from '../lib/file-kind';
+import { onLinkClick } from '../lib/router';
+import type { SelectMode, Sort } from './FileList';
+import { Icon, KindIcon } from './icons';
+
+const PHONE_SORTS: { label: string; sort: Sort }[] = [
+  { label: 'Name (A–Z)', sort: { key: 'name', dir: 'asc' } },
+  { label: 'Name (Z–A)', sort: { key: 'name', dir: 'desc' } },
+  { label: 'Newest first', sort: { key: 'modified', dir: 'desc' } },
+  { label: 'Oldest first', sort: { key: 'modified', dir: 'asc' } },
+  { label: 'Largest first', sort: { key: 'size', dir: 'desc' } },
+  { label: 'Smallest first', sort: { key: 'size', dir: 'asc' } },
+];
+
+/** On a phone the Size and Modified columns are hidden; this picks the order instead. */
+export function PhoneSort({ sort, onSetSort }: { sort: Sort; onSetSort: (s: Sort) => void }) {
+  const i = PHONE_SORTS.findIndex((o) => o.sort.key === sort.key && o.sort.dir === sort.dir);
+  return (
+    <div className="cell phone-sort">
+      <select aria-label="Sort by" value={i} onChange={(e) => onSetSort(PHONE_SORTS[Number(e.target.value)]?.sort ?? sort)}>
+        {PHONE_SORTS.map((o, n) => (
+          <option key={o.label} value={n}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export type RowProps = {
+  entry: Entry;
+  index: number;
+  top: number;
+  height: number;
+  selected: boolean;
+  tabStop: boolean;
+  href: string | undefined;
+  onSelect: (name: string, mode: SelectMode) => void;
+  onOpen: (entry: Entry) => void;
+  onMenu: (entry: Entry, at: { x: number; y: number }) => void;
+  onFocusRow: (name: string) => void;
+};
+
+export const Row = memo(function Row({ entry, index, top, height, selected, tabStop, href, onSelect, onOpen, onMenu, onFocusRow }: RowProps) {
+  const kind = kindOf(entry.name, entry.is_file);
+  const onClick = (e: MouseEvent) => {
+    if ((e.target as HTMLElement).closest('a, button, input')) return;
+    onSelect(entry.name, e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : 'only');
+  };
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-index={index}
+      data-name={entry.name}
+      tabIndex={tabStop ? 0 : -1}
+      className={`row${selected ? ' selected' : ''}`}
+      style={{ transform: `translateY(${top}px)`, height }}
+      onClick={onClick}
+      onDoubleClick={(e) => {
+        if (!(e.target as HTMLElement).closest('a, button, input')) onOpen(entry);
+      }}
+      onFocus={(e) => {
+        if (e.target === e.currentTarget) onFocusRow(entry.name);
+      }}
+      onContextMenu={(e) => {
+        e.preventDefault();
+        onMenu(entry, { x: e.clientX, y: e.clientY });
+      }}
+    >
+      <div role="gridcell" className="cell check">
+        <input type="checkbox" tabIndex={-1} aria-label={`Select ${entry.name}`} checked={selected} onChange={() => onSelect(entry.name, 'toggle')} />
+      </div>
+      <div role="gridcell" className="cell name">
+        <KindIcon kind={kind} />
+        <span className="name-text">
+          {href ? (
+            <a href={href} tabIndex={-1} className="entry-link" onClick={(e) => onLinkClick(e, href)}>
+              {entry.name}
+            </a>
+          ) : (
+            <button type="button" tabIndex={-1} className="entry-link" onClick={() => onOpen(entry)}>
+              {entry.name}
+            </button>
+          )}
+          <span className="meta-line muted">
+            {entry.is_file ? `${formatSize(entry.size)} · ` : ''}
+            {formatDate(entry.modified)}
+          </span>
+        </span>
+      </div>
+      <div role="gridcell" className="cell size muted">
+        {entry.is_file ? formatSize(entry.size) : '—'}
+      </div>
+      <div role="gridcell" className="cell modified muted" title={formatExactDate(entry.modified)}>
+        {formatDate(entry.modified)}
+      </div>
+      <div role="gridcell" className="cell actions">
+        <button
+          type="button"
+          tabIndex={-1}
+          className="icon-button"
+          aria-label={`Actions for ${entry.name}`}
+          aria-haspopup="menu"
+          onClick={(e) => {
+            const r = e.currentTarget.getBoundingClientRect();
+            onMenu(entry, { x: r.right, y: r.bottom });
+          }}
+        >
+          <Icon name="more" />
+        </button>
+      </div>
+    </div>
+  );
+});

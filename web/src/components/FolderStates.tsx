@@ -1,0 +1,58 @@
+import type { ApiError } from '../api/errors';
+import { onLinkClick } from '../lib/router';
+import { Icon, KindIcon } from './icons';
+
+/** Placeholder rows while a folder loads, the same size as real rows (no shift when they arrive). */
+export function Skeleton() {
+  return (
+    <div className="skeleton" role="status" aria-label="Loading folder">
+      {Array.from({ length: 8 }, (_, i) => (
+        <div key={i} className="skeleton-row">
+          <span className="skeleton-icon" />
+          <span className="skeleton-bar" style={{ width: `${30 + ((i * 37) % 45)}%` }} />
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function EmptyState({ onUpload, onNewFolder }: { onUpload: () => void; onNewFolder: () => void }) {
+  return (
+    <div className="empty-state">
+      <KindIcon kind="folder" size={56} />
+      <h2>This folder is empty</h2>
+      <p className="muted">Drop files or folders here, or use the buttons.</p>
+      <div className="empty-actions">
+        <button type="button" className="button primary" onClick={onUpload}>
+          <Icon name="upload" size={18} /> Upload files
+        </button>
+        <button type="button" className="button" onClick={onNewFolder}>
+          <Icon name="folderPlus" size={18} /> New folder
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function ErrorState({ error, notFound, onRetry }: { error: ApiError; notFound: boolean; onRetry: () => void }) {
+  return (
+    <div className="empty-state" role="alert">
+      <span className="kind-icon kind-error">
+        <Icon name="alert" size={56} />
+      </span>
+      <h2>{notFound ? 'This folder does not exist' : 'This folder could not be loaded'}</h2>
+      <p className="muted">{notFound ? 'It may have been moved, renamed or deleted.' : error.message}</p>
+      <div className="empty-actions">
+        {notFound ? (
+          <a className="button primary" href="/browse/" onClick={(e) => onLinkClick(e, '/browse/')}>
+            <Icon name="home" size={18} /> Go to My files
+          </a>
+        ) : (
+          <button type="button" className="button primary" onClick={onRetry}>
+            <Icon name="retry" size={18} /> Try again
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+import { useEffect, useState } from 'react';
+import { messageOf } from '../api/errors';
+import { isInside, sameSegments, type Segments } from '../api/paths';
+import type { Entry, StorageApi } from '../api/storage';
+import { plural } from '../lib/format';
+import { Dialog } from './Dialog';
+import { Icon, KindIcon } from './icons';
+
+/** Picks a destination folder by walking the folder tree, then moves the items there. */
+export function MoveDialog(props: { storage: StorageApi; from: Segments; entries: readonly Entry[]; onMove: (to: Segments) => Promise<void>; onClose: () => void }) {
+  const { storage, from, entries } = props;
+  const [at, setAt] = useState<string[]>([...from]);
+  const [folders, setFolders] = useState<Entry[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const ctrl = new AbortController();
+    setFolders(null);
+    setError(null);
+    storage.list(at, ctrl.signal).then(
+      (list) => setFolders(list.filter((e) => !e.is_file).sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }))),
+      (e: unknown) => {
+        if (!ctrl.signal.aborted) setError(messageOf(e));
+      },
+    );
+    return () => ctrl.abort();
+  }, [storage, at]);
+
+  // A folder cannot go into itself or below itself.
+  const movedFolders = entries.filter((e) => !e.is_file).map((e) => [...from, e.name]);
+  const blocked = (path: Segments) => movedFolders.some((f) => isInside(path, f));
+  const here = sameSegments(at, from);
+  const cannot = here ? 'They are already in this folder.' : blocked(at) ? 'A folder cannot be moved into itself.' : null;
+  const what = entries.length === 1 ? `“${entries[0]?.name}”` : plural(entries.length, 'item');
+
+  async function move() {
+    setBusy(true);
+    setError(null);
+    try {
+      await props.onMove(at);
+      props.onClose();
+    } catch (e) {
+      setError(messageOf(e));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog title={`Move ${what}`} onClose={props.onClose} wide>
+      <div className="stack">
+        <nav className="picker-path" aria-label="Destination">
+          <button type="button" className="crumb" onClick={() => setAt([])} aria-current={at.length === 0 ? 'location' : undefined}>
+            <Icon name="home" size={16} /> My files
+          </button>
+          {at.map((name, i) => (
+            <span key={i} className="picker-crumb">
+              <Icon name="chevronRight" size={14} className="crumb-sep" />
+              <button type="button" className="crumb" onClick={() => setAt(at.slice(0, i + 1))} aria-current={i === at.length - 1 ? 'location' : undefined}>
+                {name}
+              </button>
+            </span>
+          ))}
+        </nav>
+        <ul className="picker-list" aria-label="Folders" aria-busy={folders === null}>
+          {at.length > 0 ? (
+            <li>
+              <button type="button" className="picker-item" onClick={() => setAt(at.slice(0, -1))}>
+                <Icon name="chevronLeft" size={18} /> Up one level
+              </button>
+            </li>
+          ) : null}
+          {folders === null && !error ? <li className="muted picker-note">Loading…</li> : null}
+          {folders?.length === 0 ? <li className="muted picker-note">No folders here.</li> : null}
+          {folders?.map((f) => {
+            const path = [...at, f.name];
+            const off = blocked(path);
+            return (
+              <li key={f.name}>
+                <button type="button" className="picker-item" disabled={off} onClick={() => setAt(path)} title={off ? 'A folder cannot be moved into itself' : `Open ${f.name}`}>
+                  <KindIcon kind="folder" size={20} />
+                  <span className="picker-name">{f.name}</span>
+                  <Icon name="chevronRight" size={16} />
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+        <div className="dialog-actions">
+          <span className="muted picker-hint">{cannot ?? `Move to ${at.length ? `“${at[at.length - 1]}”` : 'My files'}`}</span>
+          <button type="button" className="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="button" className="button primary" disabled={busy || cannot !== null} onClick={move}>
+            {busy ? 'Moving…' : 'Move here'}
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}

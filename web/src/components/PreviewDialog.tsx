@@ -1,0 +1,162 @@
+import { useEffect, useState } from 'react';
+import { ApiError, messageOf } from '../api/errors';
+import type { Segments } from '../api/paths';
+import type { Entry, StorageApi } from '../api/storage';
+import { extensionOf, kindOf } from '../lib/file-kind';
+import { formatDate, formatSize } from '../lib/format';
+import { renderMarkdown } from '../lib/markdown';
+import { Dialog } from './Dialog';
+import { Icon, KindIcon } from './icons';
+
+/** Text previews read at most this much (a Range request), so a 2 GB log does not come down. */
+export const TEXT_PREVIEW_BYTES = 512 * 1024;
+const PREVIEW_TOKEN_SECONDS = 3600;
+
+/** A path token for previews: an hour, or the server's own limit if that is shorter. */
+async function previewToken(storage: StorageApi, path: Segments): Promise<string> {
+  try {
+    return (await storage.makeToken(path, PREVIEW_TOKEN_SECONDS)).token;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 400) return (await storage.makeToken(path)).token;
+    throw e;
+  }
+}
+
+type Props = {
+  storage: StorageApi;
+  folder: Segments;
+  entry: Entry;
+  /** Files of the folder in list order, for previous / next. */
+  siblings: readonly Entry[];
+  onNavigate: (entry: Entry) => void;
+  onDownload: (entry: Entry) => void;
+  onShare: (entry: Entry) => void;
+  onClose: () => void;
+};
+
+/**
+ * Previews images, video, audio, PDF (through path-token URLs, so the browser
+ * loads them itself) and text, Markdown and code (size-capped); anything else
+ * offers a download.
+ */
+export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, onDownload, onShare, onClose }: Props) {
+  const kind = kindOf(entry.name, true);
+  const [src, setSrc] = useState<string | null>(null);
+  const [text, setText] = useState<{ text: string; truncated: boolean } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const index = siblings.findIndex((s) => s.name === entry.name);
+  const prev = index > 0 ? siblings[index - 1] : undefined;
+  const next = index >= 0 && index < siblings.length - 1 ? siblings[index + 1] : undefined;
+
+  useEffect(() => {
+    const ctrl = new AbortController();
+    const path = [...folder, entry.name];
+    setSrc(null);
+    setText(null);
+    setError(null);
+    const fail = (e: unknown) => !ctrl.signal.aborted && setError(messageOf(e));
+    if (kind === 'text') {
+      previewToken(storage, path)
+        .then((token) => storage.readText(storage.tokenUrl(path, token), TEXT_PREVIEW_BYTES, ctrl.signal))
+        .then((t) => !ctrl.signal.aborted && setText(t), fail);
+    } else if (kind === 'image' || kind === 'video' || kind === 'audio' || kind === 'pdf') {
+      previewToken(storage, path).then((token) => !ctrl.signal.aborted && setSrc(storage.tokenUrl(path, token)), fail);
+    }
+    return () => ctrl.abort();
+  }, [storage, folder, entry.name, kind]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (t.closest('video, audio, input, select, textarea')) return;
+      if (e.key === 'ArrowLeft' && prev) onNavigate(prev);
+      if (e.key === 'ArrowRight' && next) onNavigate(next);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [prev, next, onNavigate]);
+
+  const header = (
+    <div className="preview-actions">
+      <button type="button" className="icon-button" aria-label="Previous file" disabled={!prev} onClick={() => prev && onNavigate(prev)}>
+        <Icon name="chevronLeft" />
+      </button>
+      <button type="button" className="icon-button" aria-label="Next file" disabled={!next} onClick={() => next && onNavigate(next)}>
+        <Icon name="chevronRight" />
+      </button>
+      <button type="button" className="icon-button" aria-label="Copy link" title="Copy link" onClick={() => onShare(entry)}>
+        <Icon name="link" />
+      </button>
+      <button type="button" className="icon-button" aria-label="Download" title="Download" onClick={() => onDownload(entry)}>
+        <Icon name="download" />
+      </button>
+    </div>
+  );
+
+  let body;
+  if (error) body = <PreviewMessage entry={entry} text={error} onDownload={onDownload} error />;
+  else if (kind === 'image') body = src ? <img className="preview-media" src={src} alt={entry.name} /> : <Loading />;
+  else if (kind === 'video') body = src ? <video className="preview-media" src={src} controls autoPlay={false} preload="metadata" /> : <Loading />;
+  else if (kind === 'audio') body = src ? <audio className="preview-audio" src={src} controls preload="metadata" /> : <Loading />;
+  else if (kind === 'pdf')
+    body = src ? (
+      <div className="preview-pdf">
+        <iframe title={entry.name} src={src} />
+        <p className="muted small">
+          If the document does not show, <a href={src} target="_blank" rel="noopener noreferrer">open it in a new tab</a> or download it.
+        </p>
+      </div>
+    ) : (
+      <Loading />
+    );
+  else if (kind === 'text')
+    body = text ? (
+      <div className="preview-text-wrap">
+        {text.truncated ? <p className="preview-note">Showing the first {formatSize(TEXT_PREVIEW_BYTES)} of {formatSize(entry.size)}. Download the file to see all of it.</p> : null}
+        {['md', 'markdown'].includes(extensionOf(entry.name)) ? <div className="markdown">{renderMarkdown(text.text)}</div> : <pre className="preview-text">{text.text}</pre>}
+      </div>
+    ) : (
+      <Loading />
+    );
+  else body = <PreviewMessage entry={entry} text="There is no preview for this kind of file." onDownload={onDownload} />;
+
+  return (
+    <Dialog
+      title={
+        <span className="preview-title">
+          <KindIcon kind={kind} size={20} />
+          <span className="preview-name">{entry.name}</span>
+          <span className="muted small preview-meta">
+            {formatSize(entry.size)} · {formatDate(entry.modified)}
+          </span>
+        </span>
+      }
+      headerExtra={header}
+      onClose={onClose}
+      className="preview-dialog"
+      wide
+    >
+      <div className={`preview-body preview-kind-${kind}`}>{body}</div>
+    </Dialog>
+  );
+}
+
+function Loading() {
+  return (
+    <div className="preview-loading" role="status">
+      <span className="spinner" aria-hidden="true" /> Loading preview…
+    </div>
+  );
+}
+
+function PreviewMessage({ entry, text, onDownload, error }: { entry: Entry; text: string; onDownload: (e: Entry) => void; error?: boolean }) {
+  return (
+    <div className="preview-message">
+      <KindIcon kind={kindOf(entry.name, true)} size={48} />
+      <p className={error ? 'error-text' : undefined}>{text}</p>
+      <button type="button" className="button primary" onClick={() => onDownload(entry)}>
+        <Icon name="download" size={18} /> Download {formatSize(entry.size)}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { Entry } from '../api/storage';
+import { Icon, type IconName } from './icons';
+
+export type MenuAction = 'open' | 'download' | 'share' | 'rename' | 'move' | 'delete';
+
+const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; danger?: boolean }[] = [
+  { action: 'open', label: 'Open', icon: 'open' },
+  { action: 'download', label: 'Download', icon: 'download', fileOnly: true },
+  { action: 'share', label: 'Copy link', icon: 'link', fileOnly: true },
+  { action: 'rename', label: 'Rename', icon: 'pencil' },
+  { action: 'move', label: 'Move', icon: 'move' },
+  { action: 'delete', label: 'Delete', icon: 'trash', danger: true },
+];
+
+/** The actions menu of one entry (⋯ button, right click, Shift+F10): arrow keys move, Escape closes. */
+export function RowMenu({ entry, at, onAction, onClose }: { entry: Entry; at: { x: number; y: number }; onAction: (a: MenuAction) => void; onClose: () => void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [pos, setPos] = useState({ left: at.x, top: at.y });
+  const items = ITEMS.filter((i) => !i.fileOnly || entry.is_file);
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const r = el.getBoundingClientRect();
+    setPos({ left: Math.max(8, Math.min(at.x - r.width, innerWidth - r.width - 8)), top: Math.max(8, Math.min(at.y, innerHeight - r.height - 8)) });
+    el.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
+  }, [at]);
+
+  useEffect(() => {
+    const close = (e: Event) => {
+      if (!ref.current?.contains(e.target as Node)) onClose();
+    };
+    window.addEventListener('pointerdown', close, true);
+    window.addEventListener('resize', onClose);
+    return () => {
+      window.removeEventListener('pointerdown', close, true);
+      window.removeEventListener('resize', onClose);
+    };
+  }, [onClose]);
+
+  function onKeyDown(e: KeyboardEvent) {
+    const buttons = Array.from(ref.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? []);
+    const i = buttons.indexOf(document.activeElement as HTMLElement);
+    const go = (n: number) => {
+      e.preventDefault();
+      buttons[(n + buttons.length) % buttons.length]?.focus();
+    };
+    if (e.key === 'ArrowDown') go(i + 1);
+    else if (e.key === 'ArrowUp') go(i - 1);
+    else if (e.key === 'Home') go(0);
+    else if (e.key === 'End') go(buttons.length - 1);
+    else if (e.key === 'Escape' || e.key === 'Tab') {
+      e.preventDefault();
+      e.stopPropagation();
+      onClose();
+    }
+  }
+
+  return (
+    <div ref={ref} className="menu" role="menu" aria-label={`Actions for ${entry.name}`} style={{ left: pos.left, top: pos.top }} onKeyDown={onKeyDown}>
+      {items.map((item) => (
+        <button
+          key={item.action}
+          type="button"
+          role="menuitem"
+          tabIndex={-1}
+          className={`menu-item${item.danger ? ' danger-text' : ''}`}
+          onClick={() => {
+            onClose();
+            onAction(item.action);
+          }}
+        >
+          <Icon name={item.icon} size={18} />
+          {item.label}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+import { useEffect, useRef } from 'react';
+import { browseUrl, type Segments } from '../api/paths';
+import { onLinkClick } from '../lib/router';
+import { Icon } from './icons';
+
+/** Breadcrumbs from "My files" to the current folder; the last one is the page itself. */
+export function Breadcrumbs({ segments }: { segments: Segments }) {
+  const ref = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    // On a narrow screen the trail scrolls sideways; keep the current folder in view.
+    const el = ref.current;
+    if (el) el.scrollLeft = el.scrollWidth;
+  }, [segments]);
+  const crumbs = [{ name: 'My files', path: [] as string[] }, ...segments.map((name, i) => ({ name, path: segments.slice(0, i + 1) }))];
+  return (
+    <nav aria-label="Breadcrumb" className="breadcrumbs">
+      <ol ref={ref}>
+        {crumbs.map((c, i) => {
+          const last = i === crumbs.length - 1;
+          const href = browseUrl(c.path);
+          return (
+            <li key={href}>
+              {i > 0 ? <Icon name="chevronRight" size={16} className="crumb-sep" /> : null}
+              {last ? (
+                <span aria-current="page" className="crumb current" title={c.name}>
+                  {i === 0 ? <Icon name="home" size={18} /> : null}
+                  <span className="crumb-text">{c.name}</span>
+                </span>
+              ) : (
+                <a href={href} className="crumb" title={c.name} onClick={(e) => onLinkClick(e, href)}>
+                  {i === 0 ? <Icon name="home" size={18} /> : null}
+                  <span className="crumb-text">{c.name}</span>
+                </a>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </nav>
+  );
+}
+
+type Actions = {
+  count: number;
+  single: { is_file: boolean } | null;
+  anyFile: boolean;
+  onDownload: () => void;
+  onShare: () => void;
+  onRename: () => void;
+  onMove: () => void;
+  onDelete: () => void;
+  onClear: () => void;
+};
+
+/** What can be done with the selection; replaces the folder actions while something is selected. */
+export function SelectionBar(a: Actions) {
+  return (
+    <div className="selection-bar" role="toolbar" aria-label="Selection actions">
+      <button type="button" className="icon-button" aria-label="Clear selection" onClick={a.onClear}>
+        <Icon name="close" />
+      </button>
+      <span className="selection-count" aria-live="polite">
+        {a.count.toLocaleString()} selected
+      </span>
+      <span className="spacer" />
+      <ToolButton icon="download" label="Download" onClick={a.onDownload} disabled={!a.anyFile} />
+      {a.single?.is_file ? <ToolButton icon="link" label="Copy link" onClick={a.onShare} /> : null}
+      {a.single ? <ToolButton icon="pencil" label="Rename" onClick={a.onRename} /> : null}
+      <ToolButton icon="move" label="Move" onClick={a.onMove} />
+      <ToolButton icon="trash" label="Delete" onClick={a.onDelete} danger />
+    </div>
+  );
+}
+
+export function ToolButton(props: { icon: Parameters<typeof Icon>[0]['name']; label: string; onClick: () => void; disabled?: boolean; danger?: boolean; primary?: boolean; title?: string }) {
+  return (
+    <button
+      type="button"
+      className={`button tool${props.primary ? ' primary' : ''}${props.danger ? ' danger-text' : ''}`}
+      onClick={props.onClick}
+      disabled={props.disabled}
+      aria-label={props.label}
+      title={props.title ?? props.label}
+    >
+      <Icon name={props.icon} size={18} />
+      <span className="tool-label">{props.label}</span>
+    </button>
+  );
+}

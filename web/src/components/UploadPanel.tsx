@@ -1,0 +1,130 @@
+import { useState } from 'react';
+import { formatSize, formatSpeed, plural } from '../lib/format';
+import { kindOf } from '../lib/file-kind';
+import { Icon, KindIcon } from './icons';
+import type { UploadItem, UploadSummary } from './useUploads';
+
+type Props = {
+  items: readonly UploadItem[];
+  summary: UploadSummary;
+  onCancel: (id: number) => void;
+  onCancelAll: () => void;
+  onRetry: (id: number) => void;
+  onClose: () => void;
+};
+
+/** Rows shown at most: a 5,000-file folder upload must not repaint 5,000 rows a frame. */
+const MAX_ROWS = 150;
+
+/** In-flight and failed first, then the rest in order, capped. */
+function visibleRows(items: readonly UploadItem[]): { rows: readonly UploadItem[]; hidden: number } {
+  if (items.length <= MAX_ROWS) return { rows: items, hidden: 0 };
+  const first = items.filter((i) => i.status === 'uploading' || i.status === 'error');
+  const rest = items.filter((i) => i.status !== 'uploading' && i.status !== 'error');
+  const rows = [...first, ...rest].slice(0, MAX_ROWS);
+  return { rows, hidden: items.length - rows.length };
+}
+
+/** The floating upload panel: total progress and speed, and each file with its own bar, final name or error. */
+export function UploadPanel({ items, summary, onCancel, onCancelAll, onRetry, onClose }: Props) {
+  const [collapsed, setCollapsed] = useState(false);
+  if (items.length === 0) return null;
+  const pct = summary.bytes > 0 ? Math.floor((summary.loaded / summary.bytes) * 100) : summary.active ? 0 : 100;
+  const running = summary.active > 0;
+  const title = running
+    ? `Uploading ${plural(summary.active, 'file')}`
+    : summary.failed
+      ? `${plural(summary.done, 'upload')} complete, ${summary.failed} failed`
+      : `${plural(summary.done, 'upload')} complete`;
+
+  return (
+    <section className="upload-panel" aria-label="Uploads" data-state={running ? 'running' : 'idle'}>
+      <header className="upload-head">
+        <div className="upload-title">
+          <strong>{title}</strong>
+          <span className="muted upload-stats" aria-live="off">
+            {running ? `${pct}% · ${formatSize(summary.loaded)} of ${formatSize(summary.bytes)}${summary.speed > 0 ? ` · ${formatSpeed(summary.speed)}` : ''}` : `${formatSize(summary.bytes)} in total`}
+          </span>
+        </div>
+        {running ? (
+          <button type="button" className="button small ghost" onClick={onCancelAll}>
+            Cancel all
+          </button>
+        ) : null}
+        <button type="button" className="icon-button" aria-label={collapsed ? 'Show upload list' : 'Hide upload list'} aria-expanded={!collapsed} onClick={() => setCollapsed((c) => !c)}>
+          <Icon name={collapsed ? 'chevronUp' : 'chevronDown'} />
+        </button>
+        {!running ? (
+          <button type="button" className="icon-button" aria-label="Close uploads" onClick={onClose}>
+            <Icon name="close" />
+          </button>
+        ) : null}
+      </header>
+      <div className="progress total" role="progressbar" aria-label="Total upload progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+        <div style={{ width: `${pct}%` }} />
+      </div>
+      {collapsed ? null : (
+        <ul className="upload-list">
+          {visibleRows(items).rows.map((item) => (
+            <UploadRow key={item.id} item={item} onCancel={onCancel} onRetry={onRetry} />
+          ))}
+          {visibleRows(items).hidden > 0 ? <li className="muted upload-more">and {plural(visibleRows(items).hidden, 'more file')}</li> : null}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function UploadRow({ item, onCancel, onRetry }: { item: UploadItem; onCancel: (id: number) => void; onRetry: (id: number) => void }) {
+  const size = item.file.size;
+  const pct = item.status === 'done' ? 100 : size > 0 ? Math.floor((item.loaded / size) * 100) : 0;
+  const where = item.folder.length ? item.folder.join(' / ') : 'My files';
+  const renamed = item.status === 'done' && item.finalName && item.finalName !== item.file.name;
+  let status: string;
+  switch (item.status) {
+    case 'queued':
+      status = `Waiting · ${formatSize(size)}`;
+      break;
+    case 'uploading':
+      status = `${pct}% of ${formatSize(size)}`;
+      break;
+    case 'done':
+      status = renamed ? `Saved as “${item.finalName}” (the name was taken)` : `Uploaded · ${formatSize(size)}`;
+      break;
+    case 'cancelled':
+      status = 'Cancelled';
+      break;
+    default:
+      status = item.error ?? 'Failed';
+  }
+  return (
+    <li className={`upload-item status-${item.status}`} data-name={item.file.name}>
+      <KindIcon kind={kindOf(item.file.name, true)} size={20} />
+      <div className="upload-main">
+        <div className="upload-name" title={`${where} / ${item.file.name}`}>
+          {item.file.name}
+          <span className="muted upload-where"> in {where}</span>
+        </div>
+        {item.status === 'uploading' || item.status === 'queued' ? (
+          <div className="progress" role="progressbar" aria-label={`Progress of ${item.file.name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+            <div style={{ width: `${pct}%` }} />
+          </div>
+        ) : null}
+        <div className={`upload-status${item.status === 'error' ? ' error-text' : ''}${renamed ? ' renamed' : ''}`}>{status}</div>
+      </div>
+      {item.status === 'uploading' || item.status === 'queued' ? (
+        <button type="button" className="icon-button small" aria-label={`Cancel upload of ${item.file.name}`} onClick={() => onCancel(item.id)}>
+          <Icon name="close" size={16} />
+        </button>
+      ) : item.status === 'error' || item.status === 'cancelled' ? (
+        <button type="button" className="icon-button small" aria-label={`Retry upload of ${item.file.name}`} onClick={() => onRetry(item.id)}>
+          <Icon name="retry" size={16} />
+        </button>
+      ) : item.status === 'done' ? (
+        <span className="done-mark" aria-hidden="true">
+          <Icon name="check" size={18} />
+        </span>
+      ) : null}
+    </li>
+  );
+}

@@ -1,0 +1,80 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ApiError } from '../api/errors';
+import type { Segments } from '../api/paths';
+import type { Entry, StorageApi } from '../api/storage';
+import type { Sort, SortKey } from './FileList';
+
+export type ListingState = { status: 'loading' } | { status: 'ready'; entries: Entry[]; loadedIn: number } | { status: 'error'; error: ApiError };
+
+const SORT_KEY = 'file-cloud.sort';
+
+function loadSort(): Sort {
+  try {
+    const v = JSON.parse(localStorage.getItem(SORT_KEY) ?? '') as Partial<Sort>;
+    if ((v.key === 'name' || v.key === 'size' || v.key === 'modified') && (v.dir === 'asc' || v.dir === 'desc')) return { key: v.key, dir: v.dir };
+  } catch {
+    // No saved sort yet.
+  }
+  return { key: 'name', dir: 'asc' };
+}
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+/** Folders first, then by the chosen column; name breaks ties. */
+export function sortEntries(entries: readonly Entry[], sort: Sort): Entry[] {
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  const byName = (a: Entry, b: Entry) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return [...entries].sort((a, b) => {
+    if (a.is_file !== b.is_file) return a.is_file ? 1 : -1;
+    let c = 0;
+    if (sort.key === 'size') c = a.is_file ? a.size - b.size : 0;
+    else if (sort.key === 'modified') c = Date.parse(a.modified) - Date.parse(b.modified);
+    return sign * (c || byName(a, b));
+  });
+}
+
+/** Loads the folder at `segments` (again on reload()), and keeps it sorted. */
+export function useListing(storage: StorageApi, segments: Segments) {
+  const [state, setState] = useState<ListingState>({ status: 'loading' });
+  const [sort, setSort] = useState<Sort>(loadSort);
+  const [version, setVersion] = useState(0);
+  const shown = useRef<string>('');
+  const key = segments.join('\0');
+
+  useEffect(() => {
+    const ctrl = new AbortController();
+    // A new folder shows the loading state; a reload of the same one keeps the rows until the answer.
+    if (shown.current !== key) setState({ status: 'loading' });
+    shown.current = key;
+    const started = performance.now();
+    storage.list(segments, ctrl.signal).then(
+      (entries) => {
+        if (!ctrl.signal.aborted) setState({ status: 'ready', entries, loadedIn: performance.now() - started });
+      },
+      (e: unknown) => {
+        if (ctrl.signal.aborted) return;
+        setState({ status: 'error', error: e instanceof ApiError ? e : new ApiError(0, 'unknown', 'Could not load this folder.') });
+      },
+    );
+    return () => ctrl.abort();
+    // segments is keyed by its content (key), not by identity.
+  }, [storage, key, version]);
+
+  const sorted = useMemo(() => (state.status === 'ready' ? sortEntries(state.entries, sort) : []), [state, sort]);
+
+  const toggleSort = useCallback((k: SortKey) => {
+    setSort((s) => {
+      const next: Sort = s.key === k ? { key: k, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key: k, dir: k === 'modified' ? 'desc' : 'asc' };
+      localStorage.setItem(SORT_KEY, JSON.stringify(next));
+      return next;
+    });
+  }, []);
+
+  const setSortTo = useCallback((next: Sort) => {
+    localStorage.setItem(SORT_KEY, JSON.stringify(next));
+    setSort(next);
+  }, []);
+
+  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  return { state, sorted, sort, toggleSort, setSortTo, reload };
+}

@@ -1,0 +1,49 @@
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+
+/** 1234567 → "1.2 MB" (powers of 1024, as file managers show). */
+export function formatSize(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v >= 100 ? Math.round(v) : v.toFixed(1).replace(/\.0$/, '')} ${UNITS[i]}`;
+}
+
+export const formatSpeed = (bytesPerSecond: number): string => `${formatSize(Math.round(bytesPerSecond))}/s`;
+
+const timeFmt = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
+const dayFmt = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+const fullDayFmt = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+const exactFmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' });
+
+/** Today → "14:05", this year → "Mar 3", older → "Mar 3, 2021". */
+export function formatDate(iso: string, now = new Date()): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  if (d.toDateString() === now.toDateString()) return timeFmt.format(d);
+  if (d.getFullYear() === now.getFullYear()) return dayFmt.format(d);
+  return fullDayFmt.format(d);
+}
+
+export function formatExactDate(iso: string | Date): string {
+  const d = typeof iso === 'string' ? new Date(iso) : iso;
+  return Number.isNaN(d.getTime()) ? '' : exactFmt.format(d);
+}
+
+/** 3700 s → "1 hour", 86400 → "24 hours", 7 days → "7 days". */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 90) return s === 1 ? '1 second' : `${s} seconds`;
+  const m = Math.round(s / 60);
+  if (m < 90) return m === 1 ? '1 minute' : `${m} minutes`;
+  const h = Math.round(s / 3600);
+  if (h <= 48) return h === 1 ? '1 hour' : `${h} hours`;
+  const d = Math.round(s / 86400);
+  return `${d} days`;
+}
+
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString()} ${n === 1 ? one : many}`;

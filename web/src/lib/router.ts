@@ -1,0 +1,36 @@
+import { useEffect, useSyncExternalStore } from 'react';
+
+/** A tiny history router: the app has two kinds of page, /login and /browse/<path>/. */
+const subscribers = new Set<() => void>();
+const notify = () => subscribers.forEach((s) => s());
+window.addEventListener('popstate', notify);
+
+export function navigate(to: string, opts: { replace?: boolean } = {}): void {
+  if (to === location.pathname + location.search) return;
+  if (opts.replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  notify();
+}
+
+const subscribe = (cb: () => void) => {
+  subscribers.add(cb);
+  return () => subscribers.delete(cb);
+};
+
+export function useLocation(): string {
+  return useSyncExternalStore(subscribe, () => location.pathname);
+}
+
+/** Sets document.title for as long as a view is shown. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = title ? `${title} · File Cloud` : 'File Cloud';
+  }, [title]);
+}
+
+/** For <a href> links that the app handles itself: plain left clicks route in place; others (new tab) go to the browser. */
+export function onLinkClick(e: { button: number; metaKey: boolean; ctrlKey: boolean; shiftKey: boolean; altKey: boolean; preventDefault(): void }, to: string): void {
+  if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  navigate(to);
+}
