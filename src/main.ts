@@ -79,5 +79,5 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await store.close();
       }
     })());
-  return { app, url: `http://${host}:${port}`, firstAdmin, close };
+  return { app, url: `http://${host}:${port}${config.basePath}`, firstAdmin, close };
 }

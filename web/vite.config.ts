@@ -8,7 +8,8 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url));
 // assets go under dist/web/assets/ (cached for a year by the server).
 export default defineConfig({
   root: webRoot,
-  base: '/',
+  // Relative asset URLs: the server rewrites them to <base-path>/assets/ in the shell (src/routes/ui.ts).
+  base: './',
   plugins: [react()],
   publicDir: false,
   build: {

@@ -23,17 +23,26 @@ declare module 'fastify' {
  * and refuses the request unless the route accepts that kind of credential.
  * Routes then only check ownership; handlers never parse auth headers.
  */
-export function installAuth(app: FastifyInstance, deps: { auth: AuthService; pathTokens: PathTokenService }): void {
+export function installAuth(app: FastifyInstance, deps: { auth: AuthService; pathTokens: PathTokenService; basePath?: string }): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const accepted = request.routeOptions.config.auth;
     if (!accepted) return;
+    // Node keeps only the first of repeated Authorization headers, and a proxy in front may keep
+    // another: refuse the ambiguity rather than authenticate a request two parties read differently.
+    if (headerCount(request.raw.rawHeaders, 'authorization') > 1) throw new AppError('bad_request', 'Send at most one Authorization header.');
     const principal = await resolvePrincipal(request, accepted, deps);
     if (!principal || !accepted.includes(principal.kind)) {
       throw new AppError('unauthorized', 'A valid access token is required.');
     }
     request.principal = principal;
   });
+}
+
+function headerCount(rawHeaders: readonly string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) n++;
+  return n;
 }
 
 /** `Bearer <token>` or, as older clients send it, the bare token. */
@@ -45,14 +54,14 @@ export function accessTokenFrom(header: string): string {
 async function resolvePrincipal(
   request: FastifyRequest,
   accepted: readonly AuthKind[],
-  deps: { auth: AuthService; pathTokens: PathTokenService },
+  deps: { auth: AuthService; pathTokens: PathTokenService; basePath?: string },
 ): Promise<Principal | undefined> {
   const header = request.headers.authorization;
   // An Authorization header is decisive: a bad one is not rescued by a ?token=.
   if (header !== undefined) return deps.auth.authenticate(accessTokenFrom(header));
   if (!accepted.includes('pathToken') || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
   const token = (request.query as Record<string, unknown> | undefined)?.token;
-  const raw = rawStoragePath(request.url);
+  const raw = rawStoragePath(request.url, deps.basePath);
   if (typeof token !== 'string' || raw === undefined) return undefined;
   let key;
   try {

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -10,10 +11,15 @@ import { createFilesService } from '../services/files.js';
 import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
 import { createPathTokenService } from '../services/path-token-service.js';
 import { authRoutes } from '../routes/auth.js';
+import { bannerRoutes } from '../routes/banner.js';
 import { metaRoutes } from '../routes/meta.js';
 import { storageRoutes } from '../routes/storage.js';
 import { uiRoutes } from '../routes/ui.js';
 import { installAuth } from './auth-plugin.js';
+import { installCors } from './cors.js';
+import { createMetrics } from '../ops/metrics.js';
+import { AppError } from '../domain/errors.js';
+import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
 import { installErrorHandling, sendError } from './error-handler.js';
 import { LoginThrottle } from './login-throttle.js';
 
@@ -41,10 +47,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // to X-Forwarded-For; entries further left are client-supplied and forgeable.
     trustProxy: config.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     bodyLimit: 64 * 1024,
-    // Uploads may take long; slow or stalled clients are bounded by the socket timeouts below.
+    // Uploads may take long, so no limit on a whole request; a stalled client is cut off by the
+    // idle timeout instead, and slow headers by headersTimeout (HTTP_LIMITS, docs/security.md).
     requestTimeout: 0,
-    connectionTimeout: 0,
+    connectionTimeout: HTTP_LIMITS.idleTimeoutMs,
     keepAliveTimeout: 72_000,
+    // requireHostHeader off: Node would answer a missing Host with a bare 400; the hook below gives the contract body.
+    http: { maxHeaderSize: HTTP_LIMITS.maxHeaderSize, headersTimeout: HTTP_LIMITS.headersTimeoutMs, requireHostHeader: false },
+    clientErrorHandler,
     routerOptions: { maxParamLength: 8192 },
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   });
@@ -56,17 +66,35 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const throttle = config.dev ? undefined : new LoginThrottle(config.loginRateLimit);
 
   installErrorHandling(app);
-  installAuth(app, { auth, pathTokens });
+  app.addHook('onRequest', async (request) => {
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new AppError('bad_request', 'The Host header is required.');
+  });
+  const metrics = config.metrics ? createMetrics({ basePath: config.basePath }) : undefined;
+  metrics?.install(app);
+  // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
+  installCors(app, config.corsOrigin);
+  installAuth(app, { auth, pathTokens, basePath: config.basePath });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     // Path tokens travel in URLs: never hand them to another site as a Referer.
     reply.header('referrer-policy', 'no-referrer');
   });
 
-  authRoutes(app, { auth, throttle, clock });
-  metaRoutes(app, { startedAt: performance.now(), now: () => performance.now() });
-  await app.register(async (scope) => storageRoutes(scope, { files, pathTokens }));
-  await uiRoutes(app, { webRoot: deps.webRoot });
+  // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.
+  const basePath = config.basePath;
+  await app.register(
+    async (base) => {
+      authRoutes(base, { auth, throttle, clock });
+      metaRoutes(base, { startedAt: performance.now(), now: () => performance.now() });
+      bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
+      metrics?.route(base);
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, basePath }));
+      await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
+    },
+    { prefix: basePath },
+  );
+  if (basePath) app.get(basePath, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
 
   const sweep = setInterval(() => {
     auth.sweep().catch((err: unknown) => app.log.warn({ err }, 'session sweep failed'));

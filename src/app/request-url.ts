@@ -6,10 +6,14 @@ export function rawPath(url: string): string {
 
 export const STORAGE_PREFIX = '/storage/';
 
-/** The raw path below `/storage/`, or undefined when the URL is not under it. */
-export function rawStoragePath(url: string): string | undefined {
+/**
+ * The raw path below `<basePath>/storage/`, or undefined when the URL is not
+ * under it. `basePath` is the --base-path prefix ("" or e.g. "/files").
+ */
+export function rawStoragePath(url: string, basePath = ''): string | undefined {
   const p = rawPath(url);
-  return p.startsWith(STORAGE_PREFIX) ? p.slice(STORAGE_PREFIX.length) : undefined;
+  const prefix = basePath + STORAGE_PREFIX;
+  return p.startsWith(prefix) ? p.slice(prefix.length) : undefined;
 }
 
 /** The URL with the value of every `token` query parameter replaced, for logs. */

@@ -70,6 +70,71 @@ function logLevel(raw: string): (typeof LOG_LEVELS)[number] {
   return v as (typeof LOG_LEVELS)[number];
 }
 
+/** A URL path prefix such as /files: leading slash, no trailing slash; "/" or "" means none (stored as ""). */
+export function parseBasePath(raw: string): string {
+  const v = raw.trim().replace(/\/+$/, '');
+  if (v === '') return '';
+  if (!v.startsWith('/') || !/^(\/[A-Za-z0-9._~-]+)+$/.test(v) || v.split('/').some((s) => s === '.' || s === '..')) {
+    throw new OptionValueError(`expected a path such as /files (letters, digits, . _ ~ - between slashes), got "${raw}"`);
+  }
+  return v;
+}
+
+/** The external http(s) address of the base path, without a trailing slash, query or fragment. */
+export function parsePublicUrl(raw: string): string {
+  const v = raw.trim();
+  if (v === '') return '';
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new OptionValueError(`expected an http:// or https:// URL, got "${raw}"`);
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password) {
+    throw new OptionValueError(`expected an http:// or https:// URL without query, fragment or credentials, got "${raw}"`);
+  }
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Comma-separated origins (scheme://host[:port]) or "*"; empty = no cross-origin access. */
+export function parseCorsOrigins(raw: string): readonly string[] {
+  const parts = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (parts.includes('*')) {
+    if (parts.length > 1) throw new OptionValueError('"*" cannot be combined with other origins');
+    return Object.freeze(['*']);
+  }
+  const out = parts.map((p) => {
+    let u: URL;
+    try {
+      u = new URL(p);
+    } catch {
+      throw new OptionValueError(`expected origins such as https://app.example.com, got "${p}"`);
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== p.replace(/\/$/, '')) throw new OptionValueError(`expected an origin (scheme://host[:port], no path), got "${p}"`);
+    return u.origin;
+  });
+  return Object.freeze(out);
+}
+
+const LOG_FORMATS = ['json', 'pretty'] as const;
+function logFormat(raw: string): (typeof LOG_FORMATS)[number] {
+  const v = raw.trim().toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(v)) throw new OptionValueError(`expected json or pretty, got "${raw}"`);
+  return v as (typeof LOG_FORMATS)[number];
+}
+
+function otlpEndpoint(raw: string): string {
+  const v = raw.trim();
+  if (v === '') return '';
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new OptionValueError(`expected an http:// or https:// URL, got "${raw}"`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
 const DAY = 86400;
 
 export const OPTIONS = {
@@ -85,6 +150,12 @@ export const OPTIONS = {
   maxUploadSize: { key: 'maxUploadSize', flag: '--max-upload-size', env: 'FILE_CLOUD_MAX_UPLOAD_SIZE', scope: 'serve', type: 'string', default: Infinity, defaultLabel: 'unlimited', parse: parseSize, description: 'Largest accepted file in bytes (suffixes K, M, G, T); larger uploads get 413.' },
   trustProxy: { key: 'trustProxy', flag: '--trust-proxy', env: 'FILE_CLOUD_TRUST_PROXY', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Take the client address from the nearest proxy\'s X-Forwarded-For entry.' },
   logLevel: { key: 'logLevel', flag: '--log-level', env: 'FILE_CLOUD_LOG_LEVEL', scope: 'serve', type: 'string', default: 'info', parse: logLevel, description: 'Log level: fatal, error, warn, info, debug, trace or silent.' },
+  logFormat: { key: 'logFormat', flag: '--log-format', env: 'FILE_CLOUD_LOG_FORMAT', scope: 'serve', type: 'string', default: 'json', parse: logFormat, description: 'Log format: json (one JSON object a line) or pretty (readable lines for a terminal).' },
+  basePath: { key: 'basePath', flag: '--base-path', env: 'FILE_CLOUD_BASE_PATH', scope: 'serve', type: 'string', default: '', defaultLabel: '/ (none)', parse: parseBasePath, description: 'URL path prefix to serve everything under, e.g. /files behind a reverse proxy.' },
+  publicUrl: { key: 'publicUrl', flag: '--public-url', env: 'FILE_CLOUD_PUBLIC_URL', scope: 'serve', type: 'string', default: '', defaultLabel: 'the address in the browser', parse: parsePublicUrl, description: 'External address of the base path (e.g. https://example.com/files), used in share links.' },
+  corsOrigin: { key: 'corsOrigin', flag: '--cors-origin', env: 'FILE_CLOUD_CORS_ORIGIN', scope: 'serve', type: 'string', default: Object.freeze([]) as readonly string[], defaultLabel: 'none', parse: parseCorsOrigins, description: 'Origins allowed to call the API from a browser: comma-separated, or * for any.' },
+  metrics: { key: 'metrics', flag: '--metrics', env: 'FILE_CLOUD_METRICS', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Serve Prometheus metrics at <base>/metrics (protect it: see docs/operations.md).' },
+  otlpEndpoint: { key: 'otlpEndpoint', flag: '--otlp-endpoint', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', scope: 'serve', type: 'string', default: '', defaultLabel: 'unset (tracing off)', parse: otlpEndpoint, description: 'OpenTelemetry OTLP/HTTP endpoint; when set, traces are sent to <endpoint>/v1/traces.' },
   adminPassword: { key: 'adminPassword', flag: '--admin-password', env: 'FILE_CLOUD_ADMIN_PASSWORD', scope: 'serve', type: 'string', default: '', defaultLabel: 'random, printed once', parse: nonEmpty, secret: true, description: 'Password for the first-run admin user (used only when no user exists).' },
 } as const satisfies Record<string, OptionSpec<unknown>>;
 

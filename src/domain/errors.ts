@@ -20,6 +20,7 @@ export const ERRORS = {
   too_large: 413,
   range_not_satisfiable: 416,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   unavailable: 503,
   disk_full: 507,

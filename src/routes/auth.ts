@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { LoginThrottle } from '../app/login-throttle.js';
 import type { Clock } from '../lib/clock.js';
@@ -9,12 +9,17 @@ import { objectBody, requiredString } from './body.js';
 export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; throttle: LoginThrottle | undefined; clock: Clock }): void {
   const bodyLimit = 64 * 1024;
 
-  app.post('/auth/login', { bodyLimit }, async (request, reply) => {
-    // Throttle before anything else, malformed attempts included: the limit is on requests (seed §4.1).
+  // Throttle before anything else, at onRequest: before the body is read or parsed, so
+  // malformed and oversized attempts count too and a throttled body is never read. The
+  // limit is on requests (seed §4.1).
+  const throttle = async (request: FastifyRequest) => {
     const wait = deps.throttle?.hit(request.ip, deps.clock.now()) ?? 0;
     if (wait > 0) {
       throw new AppError('rate_limited', `Too many login attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
     }
+  };
+
+  app.post('/auth/login', { bodyLimit, onRequest: throttle }, async (request, reply) => {
     const body = objectBody(request.body);
     const username = requiredString(body, 'username');
     const password = requiredString(body, 'password');

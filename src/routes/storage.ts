@@ -20,7 +20,7 @@ const JSON_LIMIT = 64 * 1024;
  * "Path tokens". Handlers parse the path, check ownership, call one files
  * service method, and set the HTTP headers.
  */
-export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService }): Promise<void> {
+export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService; basePath?: string }): Promise<void> {
   const { files } = deps;
 
   // PUT bodies are users' bytes and must stream untouched whatever their type
@@ -38,7 +38,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
   });
 
   const target = (request: FastifyRequest): ParsedStoragePath => {
-    const raw = rawStoragePath(request.url);
+    const raw = rawStoragePath(request.url, deps.basePath);
     if (raw === undefined) throw new AppError('not_found', 'Nothing exists at this address.');
     const parsed = parseStoragePath(raw);
     files.authorize(request.principal, parsed.key, request.method);

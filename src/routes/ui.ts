@@ -7,7 +7,20 @@ import { contentTypeFor } from '../http/mime.js';
 import { rawPath } from '../app/request-url.js';
 
 /** URL prefixes that belong to the API; the web UI never answers under them. */
-const API_PREFIXES = ['/auth/', '/api/', '/storage/', '/is_file_cloud'];
+const API_PREFIXES = ['/auth/', '/api/', '/storage/', '/is_file_cloud', '/banner/', '/metrics'];
+
+const escapeAttr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The built shell adapted to where it is served: Vite builds with relative
+ * asset URLs (`./assets/…`), which would break on deep page paths, so they
+ * become `<base>/assets/…`; and the client learns the base path and the
+ * public URL from two meta tags (no <base href>: the CSP keeps base-uri 'none').
+ */
+export function adaptShell(html: string, opts: { basePath: string; publicUrl: string }): string {
+  const meta = `<meta name="file-cloud-base" content="${escapeAttr(opts.basePath)}" />` + (opts.publicUrl ? `<meta name="file-cloud-public-url" content="${escapeAttr(opts.publicUrl)}" />` : '');
+  return html.replace(/(["'(])\.?\/assets\//g, `$1${opts.basePath}/assets/`).replace('</head>', `${meta}</head>`);
+}
 
 /** Content-Security-Policy of the app shell: only our own code, never framed. */
 export const UI_CSP = [
@@ -27,10 +40,12 @@ export const UI_CSP = [
  * app routes in the browser), hashed files under /assets/ cached for a year.
  * The shell itself is never cached, so a new version is picked up at once.
  */
-export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | undefined }): Promise<void> {
+export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | undefined; basePath?: string; publicUrl?: string }): Promise<void> {
+  const basePath = deps.basePath ?? '';
   const indexFile = deps.webRoot ? join(deps.webRoot, 'index.html') : undefined;
   // The shell is ours and small (a few hundred bytes); read once, not per request.
-  const shell = indexFile ? await readFile(indexFile, 'utf8').catch(() => undefined) : undefined;
+  const built = indexFile ? await readFile(indexFile, 'utf8').catch(() => undefined) : undefined;
+  const shell = built === undefined ? undefined : adaptShell(built, { basePath, publicUrl: deps.publicUrl ?? '' });
 
   app.get('/assets/:name', async (request, reply) => {
     const { name } = request.params as { name: string };
@@ -44,7 +59,7 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
   });
 
   app.get('/*', async (request, reply) => {
-    const path = rawPath(request.url);
+    const path = rawPath(request.url).slice(basePath.length);
     if (API_PREFIXES.some((p) => path.startsWith(p) || path === p.replace(/\/$/, ''))) throw new AppError('not_found', 'Nothing exists at this address.');
     reply.header('content-security-policy', UI_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache');
     reply.type('text/html; charset=utf-8');

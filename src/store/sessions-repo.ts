@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { createQueryId, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { Session, SessionRepo } from './types.js';
 import { toUser } from './users-repo.js';
@@ -14,7 +14,27 @@ function toSession(r: Selectable<Database['sessions']>): Session {
   };
 }
 
+/** Stand-ins swapped for the real values in the compiled access-token query. */
+const HASH_MARK = '\u0000token_hash';
+const NOW_MARK = -8_000_000_000_000_001;
+
 export function createSessionRepo(db: Kysely<Database>): SessionRepo {
+  // Every authenticated request runs this lookup; building and compiling it
+  // with Kysely cost more than SQLite's indexed read, so it is compiled once
+  // and run with each request's own parameters (the same SQL, the same checks).
+  const findAccessQuery = db
+    .selectFrom('access_tokens as a')
+    .innerJoin('sessions as s', 's.id', 'a.session_id')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select([
+      's.id as s_id', 's.user_id as s_user_id', 's.created_at as s_created_at', 's.last_used_at as s_last_used_at', 's.expires_at as s_expires_at',
+      'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at',
+    ])
+    .where('a.token_hash', '=', HASH_MARK)
+    .where('a.expires_at', '>', NOW_MARK)
+    .compile();
+  if (findAccessQuery.parameters.filter((p) => p === HASH_MARK || p === NOW_MARK).length !== 2) throw new Error('findAccess: unexpected compiled parameters');
+
   return {
     async create(s) {
       const row = { id: randomUUID(), user_id: s.userId, refresh_hash: s.refreshHash, created_at: s.now, last_used_at: s.now, expires_at: s.expiresAt };
@@ -36,17 +56,9 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
     },
 
     async findAccess(tokenHash, now) {
-      const r = await db
-        .selectFrom('access_tokens as a')
-        .innerJoin('sessions as s', 's.id', 'a.session_id')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .select([
-          's.id as s_id', 's.user_id as s_user_id', 's.created_at as s_created_at', 's.last_used_at as s_last_used_at', 's.expires_at as s_expires_at',
-          'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at',
-        ])
-        .where('a.token_hash', '=', tokenHash)
-        .where('a.expires_at', '>', now)
-        .executeTakeFirst();
+      const parameters = findAccessQuery.parameters.map((p) => (p === HASH_MARK ? tokenHash : p === NOW_MARK ? now : p));
+      const query: typeof findAccessQuery = { ...findAccessQuery, parameters, queryId: createQueryId() };
+      const r = (await db.executeQuery(query)).rows[0];
       if (!r) return undefined;
       return {
         session: toSession({ id: r.s_id, user_id: r.s_user_id, refresh_hash: '', created_at: r.s_created_at, last_used_at: r.s_last_used_at, expires_at: r.s_expires_at }),

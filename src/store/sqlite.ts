@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
@@ -7,6 +7,39 @@ import { createUserRepo } from './users-repo.js';
 import { createSessionRepo } from './sessions-repo.js';
 
 export class StoreOpenError extends Error {}
+
+/** How many distinct SQL texts keep their prepared statement. */
+const STATEMENT_CACHE_SIZE = 200;
+
+/**
+ * Kysely's SQLite driver prepares every query anew, and better-sqlite3's
+ * prepare (parse + plan) costs more than running the indexed lookup each
+ * request makes to check its access token. This keeps the prepared
+ * statement of each SQL text (bounded, least recently used out) and runs it
+ * with each query's own parameters: it caches plans, never results, so
+ * every query still reads the database (a token revoked from the CLI stops
+ * working at once). SQLite re-prepares a statement itself after a schema
+ * change. The driver runs one query at a time (it holds a connection
+ * mutex), so a shared statement is never in use twice; we do not stream
+ * results (Kysely's stream() would keep a statement busy).
+ */
+export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = db.prepare(sql);
+        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
 
 /**
  * Opens (creating if needed) the SQLite metadata store and migrates it.
@@ -22,10 +55,18 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     sqlite.pragma('foreign_keys = ON');
     // Reading the schema surfaces a file that is not a database before any migration runs.
     sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+    // A damaged page would otherwise surface only later, as 500s on the logins that touch it.
+    const check = sqlite.pragma('quick_check(1)', { simple: true });
+    if (check !== 'ok') throw Object.assign(new Error(`the file is damaged (${String(check).replace(/\s+/g, ' ').trim()}); restore it from a backup`), { code: 'SQLITE_CORRUPT' });
+    // Another process holding the write lock (an open transaction) would otherwise surface only
+    // later, as failing logins; take and release it now, waiting busy_timeout like any writer.
+    sqlite.exec('BEGIN IMMEDIATE; ROLLBACK');
   } catch (e) {
-    throw new StoreOpenError(`cannot open the database ${file}: ${(e as Error).message}`, { cause: e });
+    const code = (e as { code?: string }).code;
+    const why = code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? 'it is locked by another process (an open sqlite3 transaction or another program)' : (e as Error).message;
+    throw new StoreOpenError(`cannot open the database ${file}: ${why}`, { cause: e });
   }
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   try {
     await migrateToLatest(db as Kysely<unknown>);
   } catch (e) {

@@ -23,7 +23,10 @@ import { login, type Tokens } from './client.js';
 export const testHasher = (): PasswordHasher => createPasswordHasher({ params: { N: 2 ** 10, r: 8, p: 1 } });
 
 export type TestApp = {
+  /** Where the app answers: the origin plus --base-path when one is set. */
   readonly url: string;
+  /** scheme://host:port only. */
+  readonly origin: string;
   readonly app: FastifyInstance;
   readonly dataDir: string;
   readonly paths: ReturnType<typeof dataPaths>;
@@ -41,7 +44,7 @@ export type TestApp = {
  * The real application (buildApp) on a real port with a real SQLite file
  * and real disk, in a temporary data dir, in this process.
  */
-export async function startApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream } = {}): Promise<TestApp> {
+export async function startApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; webRoot?: string } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-app-'));
   const config = loadConfig({ dataDir, logLevel: 'silent', dev: true, ...opts.flags }, {});
   const { store, backend, paths } = await openDataDir(config, true);
@@ -49,12 +52,14 @@ export async function startApp(opts: { flags?: Record<string, string | boolean>;
   const hasher = testHasher();
   const clock = opts.clock ?? systemClock;
   const users = createUserService({ store, backend, hasher, clock });
-  const app = await buildApp(config, { store, backend, secret, hasher, clock, logger: opts.logTo ? createLogger('info', opts.logTo) : createLogger('silent') });
+  const app = await buildApp(config, { store, backend, secret, hasher, clock, logger: opts.logTo ? createLogger('info', opts.logTo) : createLogger('silent'), webRoot: opts.webRoot });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const url = `${origin}${config.basePath}`;
   const t: TestApp = {
     url,
+    origin,
     app,
     dataDir,
     paths,

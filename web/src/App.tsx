@@ -6,6 +6,7 @@ import { Browser } from './components/Browser';
 import { LoginPage } from './components/LoginPage';
 import { ToastProvider } from './components/Toasts';
 import { navigate, useLocation } from './lib/router';
+import { stripBase } from './lib/base';
 
 /** Routes: /login, and /browse/<percent-encoded path>/ for the signed-in user's folders. */
 export function App({ client }: { client: ApiClient }) {
@@ -18,7 +19,8 @@ export function App({ client }: { client: ApiClient }) {
       client.onSessionEnd((why) => {
         setUser(null);
         setNotice(why === 'expired' ? 'Your session has ended. Sign in again.' : null);
-        const back = location.pathname.startsWith('/browse') && why === 'expired' ? `?next=${encodeURIComponent(location.pathname)}` : '';
+        const here = stripBase(location.pathname);
+        const back = here.startsWith('/browse') && why === 'expired' ? `?next=${encodeURIComponent(here)}` : '';
         navigate(`/login${back}`, { replace: true });
       }),
     [client],

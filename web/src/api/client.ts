@@ -1,4 +1,5 @@
 import { ApiError, errorFromResponse, networkError } from './errors';
+import { withBase } from '../lib/base';
 
 /**
  * The session of the signed-in user. Only the username and the refresh token
@@ -82,7 +83,7 @@ export class ApiClient {
   }
 
   async login(username: string, password: string): Promise<void> {
-    const res = await postJson('/auth/login', { username, password });
+    const res = await postJson(withBase('/auth/login'), { username, password });
     if (!res.ok) throw await failure(res);
     const set = (await res.json()) as TokenSet;
     this.session = { username, refresh_token: set.refresh_token };
@@ -95,7 +96,7 @@ export class ApiClient {
     const s = this.session;
     this.forget();
     if (s) {
-      const res = await postJson('/auth/logout', { username: s.username, refresh_token: s.refresh_token }).catch(() => undefined);
+      const res = await postJson(withBase('/auth/logout'), { username: s.username, refresh_token: s.refresh_token }).catch(() => undefined);
       if (res && !res.ok && res.status !== 401) throw await failure(res);
     }
     this.emit('signed_out');
@@ -126,7 +127,7 @@ export class ApiClient {
   private async doRefresh(): Promise<Access> {
     const s = this.session;
     if (!s) throw new ApiError(401, 'unauthorized', 'You are signed out. Sign in to continue.');
-    const res = await postJson('/auth/refresh', { username: s.username, refresh_token: s.refresh_token });
+    const res = await postJson(withBase('/auth/refresh'), { username: s.username, refresh_token: s.refresh_token });
     if (res.status === 401 || res.status === 400) {
       // The session was revoked or expired: nothing will work until the user signs in again.
       this.forget();

@@ -1,3 +1,5 @@
+import { withBase } from '../lib/base';
+
 /**
  * Paths inside a user's storage are arrays of decoded segments; URLs are
  * built by percent-encoding each segment on its own, so names with `/`-free
@@ -7,11 +9,11 @@ export type Segments = readonly string[];
 
 export const encodeSegments = (segments: Segments): string => segments.map(encodeURIComponent).join('/');
 
-/** `/storage/<user>/<path>` for a file, with a trailing slash for a folder (the root always has one). */
+/** `<base>/storage/<user>/<path>` for a file, with a trailing slash for a folder (the root always has one). */
 export function storageUrl(user: string, segments: Segments, folder: boolean): string {
   const path = encodeSegments(segments);
-  if (segments.length === 0) return `/storage/${encodeURIComponent(user)}/`;
-  return `/storage/${encodeURIComponent(user)}/${path}${folder ? '/' : ''}`;
+  if (segments.length === 0) return withBase(`/storage/${encodeURIComponent(user)}/`);
+  return withBase(`/storage/${encodeURIComponent(user)}/${path}${folder ? '/' : ''}`);
 }
 
 /** The `new_path` of a Move: `/<user>/<path>` (no /storage prefix), decoded. */

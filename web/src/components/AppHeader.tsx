@@ -4,6 +4,7 @@ import type { StorageApi } from '../api/storage';
 import { onLinkClick } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
+import { withBase } from '../lib/base';
 
 /** The top bar: brand (home), shortcuts, who is signed in, sign out. */
 export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onShortcuts: () => void }) {
@@ -11,7 +12,7 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
   const [busy, setBusy] = useState(false);
   return (
     <header className="app-header">
-      <a href="/browse/" className="brand" onClick={(e) => onLinkClick(e, '/browse/')}>
+      <a href={withBase('/browse/')} className="brand" onClick={(e) => onLinkClick(e, '/browse/')}>
         <Logo size={28} />
         <span>File Cloud</span>
       </a>

@@ -17,10 +17,12 @@ import { useListing } from './useListing';
 import { useUploads } from './useUploads';
 import { startDownloads } from './actions';
 import { BrowserDialogs, type DialogState } from './BrowserDialogs';
+import { Banner, useBanner } from './Banner';
 
 /** The file manager: one folder of the signed-in user, with everything that can be done to it. */
 export function Browser({ storage, segments }: { storage: StorageApi; segments: Segments }) {
   const notify = useNotify();
+  const banner = useBanner('page', storage.client, segments.join('/'));
   const { state, sorted, sort, toggleSort, setSortTo, reload } = useListing(storage, segments);
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const [focused, setFocused] = useState<string | null>(null);
@@ -215,6 +217,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
       }}
       onDrop={onDrop}
     >
+      <Banner kind="page" text={banner} />
       <AppHeader storage={storage} onShortcuts={() => setDialog({ kind: 'shortcuts' })} />
       <main className="browser" aria-busy={state.status === 'loading'}>
         <div className="toolbar">

@@ -5,6 +5,7 @@ import { kindOf } from '../lib/file-kind';
 import { onLinkClick } from '../lib/router';
 import type { SelectMode, Sort } from './FileList';
 import { Icon, KindIcon } from './icons';
+import { withBase } from '../lib/base';
 
 const PHONE_SORTS: { label: string; sort: Sort }[] = [
   { label: 'Name (A–Z)', sort: { key: 'name', dir: 'asc' } },
@@ -80,7 +81,7 @@ export const Row = memo(function Row({ entry, index, top, height, selected, tabS
         <KindIcon kind={kind} />
         <span className="name-text">
           {href ? (
-            <a href={href} tabIndex={-1} className="entry-link" onClick={(e) => onLinkClick(e, href)}>
+            <a href={withBase(href)} tabIndex={-1} className="entry-link" onClick={(e) => onLinkClick(e, href)}>
               {entry.name}
             </a>
           ) : (

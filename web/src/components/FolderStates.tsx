@@ -1,6 +1,7 @@
 import type { ApiError } from '../api/errors';
 import { onLinkClick } from '../lib/router';
 import { Icon, KindIcon } from './icons';
+import { withBase } from '../lib/base';
 
 /** Placeholder rows while a folder loads, the same size as real rows (no shift when they arrive). */
 export function Skeleton() {
@@ -44,7 +45,7 @@ export function ErrorState({ error, notFound, onRetry }: { error: ApiError; notF
       <p className="muted">{notFound ? 'It may have been moved, renamed or deleted.' : error.message}</p>
       <div className="empty-actions">
         {notFound ? (
-          <a className="button primary" href="/browse/" onClick={(e) => onLinkClick(e, '/browse/')}>
+          <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
             <Icon name="home" size={18} /> Go to My files
           </a>
         ) : (

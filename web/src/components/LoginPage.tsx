@@ -3,10 +3,12 @@ import type { ApiClient } from '../api/client';
 import { ApiError, formatWait, messageOf } from '../api/errors';
 import { useTitle } from '../lib/router';
 import { Icon, Logo } from './icons';
+import { Banner, useBanner } from './Banner';
 
 /** Sign in. Wrong password, throttling (with a live countdown) and an unreachable server each get their own sentence. */
 export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; notice: string | null; onSignedIn: () => void }) {
   useTitle('Sign in');
+  const banner = useBanner('login');
   const [username, setUsername] = useState(client.username ?? client.lastUsername ?? '');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -59,6 +61,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
 
   return (
     <main className="login-page">
+      <Banner kind="login" text={banner} />
       <form className="login-card" onSubmit={submit} noValidate aria-labelledby="login-title">
         <div className="login-brand">
           <Logo size={40} />

@@ -5,6 +5,7 @@ import type { StorageApi } from '../api/storage';
 import { formatDuration, formatExactDate } from '../lib/format';
 import { Dialog } from './Dialog';
 import { Icon } from './icons';
+import { publicUrlOf } from '../lib/base';
 
 const LIFETIMES: { label: string; seconds: number | undefined }[] = [
   { label: 'As long as the server allows', seconds: undefined },
@@ -51,7 +52,7 @@ export function ShareDialog({ storage, path, onClose }: { storage: StorageApi; p
     storage.makeToken(path, LIFETIMES[choice]?.seconds).then(
       async ({ token, expiresAt }) => {
         if (!live) return;
-        const url = `${location.origin}${storage.tokenUrl(path, token)}`;
+        const url = publicUrlOf(storage.tokenUrl(path, token));
         setLink({ url, expiresAt });
         setCopied((await copyText(url)) ? 'yes' : 'no');
       },

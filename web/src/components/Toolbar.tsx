@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { browseUrl, type Segments } from '../api/paths';
 import { onLinkClick } from '../lib/router';
 import { Icon } from './icons';
+import { withBase } from '../lib/base';
 
 /** Breadcrumbs from "My files" to the current folder; the last one is the page itself. */
 export function Breadcrumbs({ segments }: { segments: Segments }) {
@@ -27,7 +28,7 @@ export function Breadcrumbs({ segments }: { segments: Segments }) {
                   <span className="crumb-text">{c.name}</span>
                 </span>
               ) : (
-                <a href={href} className="crumb" title={c.name} onClick={(e) => onLinkClick(e, href)}>
+                <a href={withBase(href)} className="crumb" title={c.name} onClick={(e) => onLinkClick(e, href)}>
                   {i === 0 ? <Icon name="home" size={18} /> : null}
                   <span className="crumb-text">{c.name}</span>
                 </a>

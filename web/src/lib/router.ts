@@ -1,14 +1,16 @@
 import { useEffect, useSyncExternalStore } from 'react';
+import { stripBase, withBase } from './base';
 
 /** A tiny history router: the app has two kinds of page, /login and /browse/<path>/. */
 const subscribers = new Set<() => void>();
 const notify = () => subscribers.forEach((s) => s());
 window.addEventListener('popstate', notify);
 
+/** Goes to an app path (`/browse/…`, without the base path). */
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
-  if (to === location.pathname + location.search) return;
-  if (opts.replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
+  if (to === stripBase(location.pathname) + location.search) return;
+  if (opts.replace) history.replaceState(null, '', withBase(to));
+  else history.pushState(null, '', withBase(to));
   notify();
 }
 
@@ -18,7 +20,7 @@ const subscribe = (cb: () => void) => {
 };
 
 export function useLocation(): string {
-  return useSyncExternalStore(subscribe, () => location.pathname);
+  return useSyncExternalStore(subscribe, () => stripBase(location.pathname));
 }
 
 /** Sets document.title for as long as a view is shown. */

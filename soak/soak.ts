@@ -1,0 +1,284 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The soak: the real binary on loopback, driven by a mixed workload (small
+ * GETs, ranged GETs, listings, uploads, token checks, refreshes) over
+ * `concurrency` keep-alive connections for a bounded time. Reports requests/s,
+ * p50/p99, errors and the server's RSS over time, then checks that every
+ * uploaded file is intact. Passes with zero 5xx, zero socket errors, no
+ * unexpected status, no corrupt file, and RSS flat after warm-up.
+ */
+export type SoakOptions = {
+  readonly durationMs: number;
+  readonly concurrency?: number;
+  readonly reportEveryMs?: number;
+  readonly log?: (line: string) => void;
+};
+
+export type Interval = { t: number; requests: number; rps: number; p50: number; p99: number; errors: number; rssMiB: number };
+export type SoakReport = {
+  ok: boolean;
+  failures: string[];
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  status5xx: number;
+  socketErrors: number;
+  unexpected: number;
+  intervals: Interval[];
+  rssAfterWarmupMiB: number;
+  rssEndMiB: number;
+  filesUploaded: number;
+  filesChecked: number;
+  filesCorrupt: number;
+};
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = join(REPO, 'bin', 'file-cloud.js');
+const USERS = ['soak0', 'soak1', 'soak2', 'soak3'];
+const PASSWORD = 'soak-password-long';
+
+type Res = { status: number; body: Buffer };
+type User = { name: string; access: string; refresh: string; files: string[] };
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const pct = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number));
+const round = (n: number) => Math.round(n * 10) / 10;
+
+function rssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function startServer(dataDir: string): Promise<{ proc: ChildProcess; url: string }> {
+  const env = { ...process.env, FILE_CLOUD_ADMIN_PASSWORD: PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn' };
+  for (const u of USERS) {
+    const r = spawnSync(process.execPath, [BIN, 'user', 'add', u, '--password', PASSWORD, '--data-dir', dataDir], { env });
+    if (r.status !== 0) throw new Error(`user add ${u}: ${r.stderr}`);
+  }
+  // Loopback only, whatever the environment says.
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`server did not start: ${out}`)), 20_000);
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /File Cloud listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1] as string);
+      }
+    });
+    proc.once('exit', (code) => fail(new Error(`server exited with ${code}: ${out}`)));
+  });
+  proc.stdout?.resume();
+  return { proc, url };
+}
+
+export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'fc-soak-'));
+  let server: { proc: ChildProcess; url: string };
+  try {
+    server = await startServer(dataDir);
+  } catch (e) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  try {
+    return await drive(server.proc, server.url, dataDir, opts);
+  } finally {
+    if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function drive(proc: ChildProcess, url: string, dataDir: string, opts: SoakOptions): Promise<SoakReport> {
+  const concurrency = opts.concurrency ?? 64;
+  const reportEvery = opts.reportEveryMs ?? Math.max(2000, Math.min(10_000, opts.durationMs / 10));
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const { hostname, port } = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const failures: string[] = [];
+  let status5xx = 0;
+  let socketErrors = 0;
+  let unexpected = 0;
+  const expectedSha = new Map<string, string>();
+
+  const send = (method: string, path: string, headers: Record<string, string> = {}, body?: Buffer): Promise<Res> =>
+    new Promise((ok, fail) => {
+      const req = request({ host: hostname, port, method, path, agent, headers: body ? { ...headers, 'content-length': String(body.length) } : headers, timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', fail);
+      });
+      req.on('timeout', () => req.destroy(new Error('request timed out')));
+      req.on('error', fail);
+      req.end(body);
+    });
+
+  const users: User[] = [];
+  for (const name of USERS) {
+    const r = await send('POST', '/auth/login', { 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ username: name, password: PASSWORD })));
+    if (r.status !== 200) throw new Error(`login ${name}: ${r.status} ${r.body}`);
+    const t = JSON.parse(r.body.toString()) as { access_token: string; refresh_token: string };
+    users.push({ name, access: t.access_token, refresh: t.refresh_token, files: [] });
+  }
+  const upload = async (u: User, folder: string, size: number): Promise<Res> => {
+    const data = randomBytes(size);
+    const path = `${folder}/f-${randomBytes(6).toString('hex')}.bin`;
+    const res = await send('PUT', `/storage/${u.name}/${path}`, { authorization: `Bearer ${u.access}`, 'content-type': 'application/octet-stream' }, data);
+    if (res.status === 201) {
+      expectedSha.set(`${u.name}/${path}`, sha(data));
+      u.files.push(path);
+    }
+    return res;
+  };
+  for (const u of users) for (let i = 0; i < 20; i++) await upload(u, `seed/d${i % 4}`, 1024 + Math.floor(Math.random() * 63 * 1024));
+
+  let latencies: number[] = [];
+  let all: number[] = [];
+  let intervalErrors = 0;
+  let total = 0;
+  let stop = false;
+  const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)] as T;
+
+  async function one(): Promise<void> {
+    const u = pick(users);
+    const auth = { authorization: `Bearer ${u.access}` };
+    const r = Math.random();
+    let res: Res;
+    let want = 200;
+    let file: string | undefined;
+    const started = performance.now();
+    if (r < 0.35) {
+      file = pick(u.files);
+      res = await send('GET', `/storage/${u.name}/${file}`, auth);
+    } else if (r < 0.42) {
+      res = await send('GET', `/storage/${u.name}/${pick(u.files)}`, { ...auth, range: 'bytes=0-99' });
+      want = 206;
+    } else if (r < 0.57) {
+      res = await send('GET', `/storage/${u.name}/seed/d${Math.floor(Math.random() * 4)}/`, auth);
+    } else if (r < 0.72) {
+      res = await upload(u, `up/${Math.floor(Math.random() * 8)}`, 1 + Math.floor(Math.random() ** 3 * 256 * 1024));
+      want = 201;
+    } else if (r < 0.95) {
+      res = await send('HEAD', '/api/stats', auth);
+    } else {
+      res = await send('POST', '/auth/refresh', { 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ username: u.name, refresh_token: u.refresh })));
+      if (res.status === 200) u.access = (JSON.parse(res.body.toString()) as { access_token: string }).access_token;
+    }
+    latencies.push(performance.now() - started);
+    total++;
+    if (res.status >= 500) status5xx++;
+    if (res.status !== want) {
+      unexpected++;
+      intervalErrors++;
+      if (failures.length < 20) failures.push(`unexpected ${res.status} (wanted ${want}): ${res.body.toString().slice(0, 200)}`);
+    } else if (file && sha(res.body) !== expectedSha.get(`${u.name}/${file}`)) {
+      failures.push(`download of ${u.name}/${file} differs from its upload`);
+    }
+  }
+
+  async function worker(): Promise<void> {
+    while (!stop) {
+      try {
+        await one();
+      } catch (e) {
+        socketErrors++;
+        intervalErrors++;
+        if (failures.length < 20) failures.push(`socket error: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  const started = performance.now();
+  const intervals: Interval[] = [];
+  log(`soak: ${Math.round(opts.durationMs / 1000)} s, ${concurrency} connections, server pid ${proc.pid} at ${url}`);
+  const ticker = setInterval(() => {
+    const sorted = latencies.sort((a, b) => a - b);
+    all = all.concat(sorted);
+    const iv: Interval = { t: Math.round((performance.now() - started) / 1000), requests: sorted.length, rps: Math.round(sorted.length / (reportEvery / 1000)), p50: round(pct(sorted, 50)), p99: round(pct(sorted, 99)), errors: intervalErrors, rssMiB: rssMiB(proc.pid as number) };
+    intervals.push(iv);
+    log(`t=${iv.t}s rps=${iv.rps} p50=${iv.p50}ms p99=${iv.p99}ms errors=${iv.errors} rss=${iv.rssMiB}MiB`);
+    latencies = [];
+    intervalErrors = 0;
+  }, reportEvery);
+  const workers = Array.from({ length: concurrency }, worker);
+  await new Promise((r) => setTimeout(r, opts.durationMs));
+  stop = true;
+  await Promise.all(workers);
+  clearInterval(ticker);
+  const elapsed = (performance.now() - started) / 1000;
+  all = all.concat(latencies).sort((a, b) => a - b);
+
+  // Every file the server acknowledged, read back whole.
+  let filesChecked = 0;
+  let filesCorrupt = 0;
+  const queue = [...expectedSha.entries()];
+  const byName = new Map(users.map((u) => [u.name, u]));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let next = queue.pop(); next; next = queue.pop()) {
+        const [path, digest] = next;
+        const u = byName.get(path.split('/')[0] as string) as User;
+        const res = await send('GET', `/storage/${path}`, { authorization: `Bearer ${u.access}` }).catch(() => ({ status: 0, body: Buffer.alloc(0) }));
+        filesChecked++;
+        if (res.status !== 200 || sha(res.body) !== digest) {
+          filesCorrupt++;
+          if (failures.length < 40) failures.push(`file ${path} is not intact (${res.status})`);
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  proc.kill('SIGTERM');
+  const code = await new Promise<number | null>((r) => proc.once('exit', r));
+  void dataDir;
+
+  // Memory: the median RSS of the samples right after warm-up (a quarter of the run) against the last ones.
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const warm = Math.max(1, Math.floor(intervals.length / 4));
+  const rssAfterWarmupMiB = median(intervals.slice(warm, warm + 3).map((i) => i.rssMiB));
+  const rssEndMiB = median(intervals.slice(-3).map((i) => i.rssMiB));
+  const allowance = Math.max(32, rssAfterWarmupMiB * 0.25);
+  if (rssEndMiB - rssAfterWarmupMiB > allowance) failures.push(`RSS grew from ${rssAfterWarmupMiB} MiB after warm-up to ${rssEndMiB} MiB (allowed ${round(allowance)} MiB)`);
+  if (code !== 0) failures.push(`the server exited with ${code} on SIGTERM`);
+  if (status5xx > 0) failures.push(`${status5xx} answers were 5xx`);
+  if (socketErrors > 0) failures.push(`${socketErrors} socket errors`);
+  if (total === 0) failures.push('no request completed');
+
+  const report: SoakReport = {
+    ok: failures.length === 0,
+    failures,
+    requests: total,
+    rps: Math.round(total / elapsed),
+    p50: round(pct(all, 50)),
+    p99: round(pct(all, 99)),
+    status5xx,
+    socketErrors,
+    unexpected,
+    intervals,
+    rssAfterWarmupMiB,
+    rssEndMiB,
+    filesUploaded: expectedSha.size,
+    filesChecked,
+    filesCorrupt,
+  };
+  log(`soak: ${report.requests} requests, ${report.rps}/s, p50 ${report.p50} ms, p99 ${report.p99} ms, 5xx ${status5xx}, socket errors ${socketErrors}, unexpected ${unexpected}; RSS ${rssAfterWarmupMiB} → ${rssEndMiB} MiB; ${filesChecked} files checked, ${filesCorrupt} not intact: ${report.ok ? 'PASS' : 'FAIL'}`);
+  for (const f of failures) log(`  ${f}`);
+  return report;
+}

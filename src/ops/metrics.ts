@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Prometheus metrics (--metrics). Labels are the route *pattern*
+ * (`/storage/*`, `/auth/login`, `unmatched`), the method and the status,
+ * never a raw URL: user paths and tokens must not become label values
+ * (unbounded cardinality, and they are private). One registry per app, so
+ * tests can build several apps in one process.
+ */
+export type Metrics = { readonly registry: Registry; install(app: FastifyInstance): void; route(scope: FastifyInstance): void };
+
+const WATCHED = Symbol('fc.metrics');
+type Watched = { [WATCHED]?: { start: bigint } };
+
+export function createMetrics(opts: { basePath: string }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'file_cloud_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'file_cloud_http_request_duration_seconds',
+    help: 'Time from request received to response finished, by method, route pattern and status.',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const bytesIn = new Counter({ name: 'file_cloud_http_received_bytes_total', help: 'Bytes read from clients (request line, headers and bodies).', labelNames: ['route'], registers: [registry] });
+  const bytesOut = new Counter({ name: 'file_cloud_http_sent_bytes_total', help: 'Bytes written to clients (status line, headers and bodies).', labelNames: ['route'], registers: [registry] });
+  const uploads = new Gauge({ name: 'file_cloud_uploads_in_flight', help: 'Uploads (PUT to storage) currently being received.', registers: [registry] });
+  const loginFailures = new Counter({ name: 'file_cloud_login_failures_total', help: 'Logins refused for a wrong username or password.', registers: [registry] });
+  const loginThrottled = new Counter({ name: 'file_cloud_login_throttled_total', help: 'Login attempts refused by the per-address throttle (429).', registers: [registry] });
+
+  const routeOf = (request: FastifyRequest): string => {
+    const url = request.routeOptions.url;
+    if (url === undefined) return 'unmatched';
+    return opts.basePath && url.startsWith(opts.basePath) ? url.slice(opts.basePath.length) || '/' : url;
+  };
+
+  const seen = new WeakMap<object, { read: number; written: number }>();
+  return {
+    registry,
+    install(app) {
+      app.addHook('onRequest', async (request) => {
+        (request as Watched)[WATCHED] = { start: process.hrtime.bigint() };
+        if (request.method === 'PUT' && routeOf(request) === '/storage/*') {
+          uploads.inc();
+          // 'close' fires however the exchange ends (answered, aborted, reset), so the gauge never leaks.
+          request.raw.once('close', () => uploads.dec());
+        }
+      });
+      app.addHook('onResponse', async (request, reply) => {
+        const w = (request as Watched)[WATCHED];
+        if (!w) return;
+        const route = routeOf(request);
+        const labels = { method: request.method, route, status: String(reply.statusCode) };
+        requests.inc(labels);
+        duration.observe(labels, Number(process.hrtime.bigint() - w.start) / 1e9);
+        // Per-socket deltas since the previous exchange on the connection: HTTP/1.1 carries one
+        // exchange at a time, and a body may be read ahead before onRequest runs.
+        const socket = request.raw.socket;
+        const last = seen.get(socket) ?? { read: 0, written: 0 };
+        bytesIn.inc({ route }, Math.max(0, socket.bytesRead - last.read));
+        bytesOut.inc({ route }, Math.max(0, socket.bytesWritten - last.written));
+        seen.set(socket, { read: socket.bytesRead, written: socket.bytesWritten });
+        if (route === '/auth/login' && request.method === 'POST') {
+          if (reply.statusCode === 401) loginFailures.inc();
+          else if (reply.statusCode === 429) loginThrottled.inc();
+        }
+      });
+    },
+    route(scope) {
+      scope.get('/metrics', async (_request, reply) => {
+        reply.header('cache-control', 'no-store').type(registry.contentType);
+        return registry.metrics();
+      });
+    },
+  };
+}

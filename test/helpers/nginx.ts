@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
+
+/** The nginx binary, or undefined when it is not installed. */
+export function nginxBinary(): string | undefined {
+  return CANDIDATES.find((p) => existsSync(p));
+}
+
+/**
+ * Why a test needing nginx should be skipped, or undefined to run it. In CI
+ * (the CI variable set) a missing nginx is a failure, never a silent skip.
+ */
+export function nginxSkipReason(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (nginxBinary()) return undefined;
+  if (env.CI) throw new Error('nginx is required in CI (apt-get install -y nginx) but is not installed');
+  return 'nginx is not installed (apt-get install -y nginx); this test runs in CI';
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export type Nginx = { readonly url: string; readonly dir: string; readonly proc: ChildProcess; errors(): Promise<string>; stop(): Promise<void> };
+
+/**
+ * The reverse-proxy block docs/operations.md recommends, for File Cloud at
+ * `location` on `backend` (host:port). Kept here so the test proves the
+ * documented configuration.
+ */
+export function fileCloudLocation(location: string, backend: string): string {
+  return `
+    location ${location} {
+      proxy_pass http://${backend};
+      proxy_http_version 1.1;
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_set_header Connection "";
+      client_max_body_size 0;
+      proxy_request_buffering off;
+      proxy_buffering off;
+      proxy_read_timeout 1h;
+      proxy_send_timeout 1h;
+    }`;
+}
+
+/** Runs a private nginx (own config, temp dir, 127.0.0.1 port, foreground) in front of File Cloud. */
+export async function startNginx(opts: { location: string; backend: string }): Promise<Nginx> {
+  const bin = nginxBinary();
+  if (!bin) throw new Error('nginx is not installed');
+  const dir = await mkdtemp(join(tmpdir(), 'fc-nginx-'));
+  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi', 'logs']) await mkdir(join(dir, d));
+  const port = await freePort();
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const conf = `
+${root ? 'user root;' : ''}
+worker_processes 1;
+daemon off;
+master_process on;
+pid ${dir}/nginx.pid;
+error_log ${dir}/logs/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  server {
+    listen 127.0.0.1:${port};
+    server_name localhost;
+${fileCloudLocation(opts.location, opts.backend)}
+  }
+}
+`;
+  await writeFile(join(dir, 'nginx.conf'), conf);
+  const proc = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'logs', 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const errors = async () => stderr + (await readFile(join(dir, 'logs', 'error.log'), 'utf8').catch(() => ''));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`nginx exited: ${await errors()}`);
+    const ok = await fetch(`${url}/nginx-ready-probe`).then(() => true, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`nginx did not start: ${await errors()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    dir,
+    proc,
+    errors,
+    async stop() {
+      // Stopped by its own pid (the master we spawned), never by name.
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGQUIT');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
