@@ -71,6 +71,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new AppError('bad_request', 'The Host header is required.');
   });
   const metrics = config.metrics ? createMetrics({ basePath: config.basePath }) : undefined;
+  if (config.otlpEndpoint) {
+    // Loaded only when configured: without an endpoint no OpenTelemetry code is imported.
+    const { startTracing } = await import('../ops/tracing.js');
+    const tracing = await startTracing({ endpoint: config.otlpEndpoint, basePath: config.basePath });
+    tracing.install(app);
+    app.addHook('onClose', async () => tracing.shutdown().catch((err: unknown) => app.log.warn({ err }, 'trace export at shutdown failed')));
+  }
   metrics?.install(app);
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);

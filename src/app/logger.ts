@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { prettyDestination } from './pretty-log.js';
 import { redactUrl } from './request-url.js';
 
 /**
@@ -6,7 +7,7 @@ import { redactUrl } from './request-url.js';
  * values) and no headers; body fields with secrets are censored wherever
  * they would appear.
  */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(level: string, destination?: NodeJS.WritableStream, format: 'json' | 'pretty' = 'json'): Logger {
   const options = {
     level,
     redact: {
@@ -18,5 +19,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   };
+  if (format === 'pretty') return pino(options, prettyDestination(destination ?? process.stdout) as unknown as pino.DestinationStream);
   return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
 }

@@ -4,7 +4,7 @@ import { startServer } from '../main.js';
 
 /** `serve`: runs until SIGTERM or SIGINT, then shuts down gracefully and exits 0. */
 export async function runServe(config: Config): Promise<number> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   // Handlers go in before anything is announced: a supervisor that signals as
   // soon as it reads the listening line must not hit the default action (kill).
   const signalled = new Promise<string>((resolve) => {
@@ -25,6 +25,7 @@ export async function runServe(config: Config): Promise<number> {
     process.stdout.write(`\nFirst run: created user "${server.firstAdmin.username}" ${how}:\n\n    ${server.firstAdmin.generated ? server.firstAdmin.password : '(not shown)'}\n\nChange it with: file-cloud user passwd ${server.firstAdmin.username}\n\n`);
   }
   process.stdout.write(`File Cloud listening on ${server.url}\n`);
+  if (config.publicUrl) process.stdout.write(`Public address (used in share links): ${config.publicUrl}/\n`);
 
   logger.info({ signal: await signalled }, 'shutting down');
   try {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,29 +37,22 @@ export async function freePort(): Promise<number> {
 export type Nginx = { readonly url: string; readonly dir: string; readonly proc: ChildProcess; errors(): Promise<string>; stop(): Promise<void> };
 
 /**
- * The reverse-proxy block docs/operations.md recommends, for File Cloud at
- * `location` on `backend` (host:port). Kept here so the test proves the
- * documented configuration.
+ * The `location` blocks of the nginx configuration in docs/operations.md,
+ * taken from the document itself (so the test proves what users copy), with
+ * the backend address replaced.
  */
-export function fileCloudLocation(location: string, backend: string): string {
-  return `
-    location ${location} {
-      proxy_pass http://${backend};
-      proxy_http_version 1.1;
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      proxy_set_header Connection "";
-      client_max_body_size 0;
-      proxy_request_buffering off;
-      proxy_buffering off;
-      proxy_read_timeout 1h;
-      proxy_send_timeout 1h;
-    }`;
+export function fileCloudLocation(backend: string): string {
+  const doc = readFileSync(join(process.cwd(), 'docs', 'operations.md'), 'utf8');
+  const block = /```nginx\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error('docs/operations.md has no nginx block');
+  const start = block.indexOf('    location');
+  const end = block.lastIndexOf('}', block.lastIndexOf('}') - 1);
+  if (start === -1 || end === -1) throw new Error('the nginx block in docs/operations.md has no location');
+  return block.slice(start, end + 1).replaceAll('127.0.0.1:8000', backend);
 }
 
 /** Runs a private nginx (own config, temp dir, 127.0.0.1 port, foreground) in front of File Cloud. */
-export async function startNginx(opts: { location: string; backend: string }): Promise<Nginx> {
+export async function startNginx(opts: { backend: string }): Promise<Nginx> {
   const bin = nginxBinary();
   if (!bin) throw new Error('nginx is not installed');
   const dir = await mkdtemp(join(tmpdir(), 'fc-nginx-'));
@@ -84,7 +77,7 @@ http {
   server {
     listen 127.0.0.1:${port};
     server_name localhost;
-${fileCloudLocation(opts.location, opts.backend)}
+${fileCloudLocation(opts.backend)}
   }
 }
 `;

@@ -7,10 +7,12 @@ import { join } from 'node:path';
 import { startServer } from '../helpers/server.js';
 import { bearer, postJson } from '../helpers/client.js';
 import { multipartBody } from '../helpers/multipart.js';
+import { caddyBinary, startCaddy } from '../helpers/caddy.js';
 import { nginxSkipReason, startNginx } from '../helpers/nginx.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const skip = nginxSkipReason(process.env);
+const caddySkip = caddyBinary() ? undefined : 'caddy is not installed (apt-get install -y caddy)';
 
 /** A login attempt from a chosen loopback address (Linux routes all of 127/8 to lo), optionally with a forged X-Forwarded-For. */
 function loginFrom(base: string, localAddress: string, forged?: string): Promise<number> {
@@ -29,10 +31,19 @@ function loginFrom(base: string, localAddress: string, forged?: string): Promise
   });
 }
 
-test('File Cloud behind a real nginx at /files/: UI, login, upload, download, path-token link, client address', { skip, timeout: 120_000 }, async () => {
-  const server = await startServer({ args: ['--base-path', '/files', '--trust-proxy', '--login-rate-limit', '3'] });
+type Proxy = { url: string; errors(): Promise<string>; stop(): Promise<void> };
+
+/** The whole scenario through `proxy` (started in front of the server's host:port) at /files/. */
+async function throughProxy(startProxy: (backend: string) => Promise<Proxy>): Promise<void> {
+  const server = await startServer({ args: ['--base-path', '/files', '--trust-proxy', '--login-rate-limit', '3', '--metrics'] });
   const backend = new URL(server.url).host;
-  const nginx = await startNginx({ location: '/files/', backend });
+  let nginx: Proxy;
+  try {
+    nginx = await startProxy(backend);
+  } catch (e) {
+    await server.dispose();
+    throw e;
+  }
   const base = `${nginx.url}/files`;
   try {
     // The web UI through the proxy, with its assets under the prefix.
@@ -78,8 +89,9 @@ test('File Cloud behind a real nginx at /files/: UI, login, upload, download, pa
     assert.match(shared.headers.get('content-disposition') ?? '', /attachment/);
     assert.equal((await fetch(`${base}/storage/admin/big%20file.bin?token=${encodeURIComponent(pathToken)}`)).status, 401, 'the token is bound to its path');
 
-    // Outside the base path nginx answers itself; the app never sees it.
-    assert.equal((await fetch(`${nginx.url}/storage/admin/`, { headers: bearer(token) })).status, 404);
+    // Outside the base path the proxy answers itself; the app never sees it.
+    const outside = await fetch(`${nginx.url}/storage/admin/`, { headers: bearer(token) });
+    assert.doesNotMatch(await outside.text(), /entries|big file/, 'File Cloud is not reachable outside /files/');
 
     // --trust-proxy: the throttle sees each client's own address (appended by nginx), so
     // client A is throttled, client B is not, and A cannot escape by forging X-Forwarded-For.
@@ -87,10 +99,26 @@ test('File Cloud behind a real nginx at /files/: UI, login, upload, download, pa
     assert.equal(await loginFrom(base, '127.0.0.2'), 429, 'client A is throttled after 3 attempts');
     assert.equal(await loginFrom(base, '127.0.0.2', '203.0.113.9'), 429, 'a forged X-Forwarded-For does not reset the count');
     assert.equal(await loginFrom(base, '127.0.0.3'), 401, 'client B, behind the same proxy, is not throttled');
+
+    // The documented proxy rule keeps metrics private; Prometheus scrapes the backend directly.
+    assert.equal((await fetch(`${base}/metrics`)).status, 404, 'metrics are not reachable through the proxy');
+    assert.equal((await fetch(`${server.url}/metrics`)).status, 200, 'metrics are served on the backend address');
+    // Without a trailing slash the prefix still leads to the app.
+    const bare = await fetch(base, { redirect: 'manual' });
+    assert.ok([301, 308].includes(bare.status), `bare prefix redirects: ${bare.status}`);
+    assert.match(bare.headers.get('location') ?? '', /\/files\/$/);
   } catch (e) {
-    throw new Error(`${(e as Error).message}\nnginx: ${await nginx.errors()}\nserver: ${server.output().stderr}`, { cause: e });
+    throw new Error(`${(e as Error).message}\nproxy: ${await nginx.errors()}\nserver: ${server.output().stderr}`, { cause: e });
   } finally {
     await nginx.stop();
     await server.dispose();
   }
-});
+}
+
+test('File Cloud behind a real nginx at /files/: UI, login, upload, download, path-token link, client address', { skip, timeout: 120_000 }, () =>
+  throughProxy((backend) => startNginx({ backend })),
+);
+
+test('File Cloud behind Caddy at /files/ with the documented Caddyfile: the same scenario', { skip: caddySkip, timeout: 120_000 }, () =>
+  throughProxy((backend) => startCaddy({ backend })),
+);
