@@ -57,6 +57,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clientErrorHandler,
     routerOptions: { maxParamLength: 8192 },
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+    // One log line per request (below) instead of Fastify's two: logging was over half the
+    // CPU of a small GET (docs/performance.md).
+    disableRequestLogging: true,
   });
 
   const hasher = deps.hasher ?? createPasswordHasher();
@@ -66,6 +69,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const throttle = config.dev ? undefined : new LoginThrottle(config.loginRateLimit);
 
   installErrorHandling(app);
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  });
   app.addHook('onRequest', async (request) => {
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new AppError('bad_request', 'The Host header is required.');
