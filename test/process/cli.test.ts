@@ -167,8 +167,14 @@ test('user commands work while the server runs, and passwd and remove revoke wit
     assert.equal((await postJson(`${server.url}/auth/refresh`, { username: 'alice', refresh_token: tokens.refresh_token })).status, 401);
 
     const fresh = await login(server.url, 'alice', 'changed-password');
+    const { token: freshPathToken } = (await (await postJson(`${server.url}/storage/alice/a.txt`, { action: 'MakePathToken' }, bearer(fresh.access_token))).json()) as { token: string };
+    assert.equal((await fetch(`${server.url}/storage/alice/a.txt?token=${freshPathToken}`)).status, 200);
     assert.equal((await cli('user', 'remove', 'alice')).code, 0);
     assert.equal((await fetch(`${server.url}/api/stats`, { method: 'HEAD', headers: bearer(fresh.access_token) })).status, 401, 'user remove revokes at once');
+    assert.equal((await fetch(`${server.url}/storage/alice/a.txt?token=${freshPathToken}`)).status, 401, 'path tokens stop working when the owner is removed');
+    // A new user of the same name does not inherit the old path tokens (a new auth epoch).
+    assert.equal((await cli('user', 'add', 'alice', '--password', 'another-password')).code, 0);
+    assert.equal((await fetch(`${server.url}/storage/alice/a.txt?token=${freshPathToken}`)).status, 401, 'a re-created user does not revive old path tokens');
   } finally {
     await server.dispose();
   }
