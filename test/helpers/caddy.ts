@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopChild, waitUntilServing } from './child-server.js';
 import { freePort } from './nginx.js';
 
 const CANDIDATES = ['/usr/bin/caddy', '/usr/local/bin/caddy'];
@@ -38,23 +39,12 @@ export async function startCaddy(opts: { backend: string }): Promise<{ url: stri
   proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const errors = async () => stderr + (await readFile(join(dir, 'Caddyfile'), 'utf8').catch(() => ''));
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`caddy exited: ${await errors()}`);
-    if (await fetch(`${url}/caddy-ready-probe`).then(() => true, () => false)) break;
-    if (Date.now() > deadline) throw new Error(`caddy did not start: ${await errors()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntilServing(proc, `${url}/caddy-ready-probe`, 'caddy', errors, 15_000);
   return {
     url,
     proc,
     errors,
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-      await rm(dir, { recursive: true, force: true });
-    },
+    // Stopped by its own pid (the process we spawned), never by name.
+    stop: () => stopChild(proc, exited, 'SIGTERM', dir),
   };
 }

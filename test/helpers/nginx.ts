@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopChild, waitUntilServing } from './child-server.js';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
 
@@ -88,26 +89,13 @@ ${fileCloudLocation(opts.backend)}
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const errors = async () => stderr + (await readFile(join(dir, 'logs', 'error.log'), 'utf8').catch(() => ''));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`nginx exited: ${await errors()}`);
-    const ok = await fetch(`${url}/nginx-ready-probe`).then(() => true, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`nginx did not start: ${await errors()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntilServing(proc, `${url}/nginx-ready-probe`, 'nginx', errors, 10_000);
   return {
     url,
     dir,
     proc,
     errors,
-    async stop() {
-      // Stopped by its own pid (the master we spawned), never by name.
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGQUIT');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-      await rm(dir, { recursive: true, force: true });
-    },
+    // Stopped by its own pid (the process we spawned), never by name.
+    stop: () => stopChild(proc, exited, 'SIGQUIT', dir),
   };
 }
