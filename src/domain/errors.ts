@@ -22,7 +22,9 @@ export const ERRORS = {
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,
+  storage_failed: 502,
   unavailable: 503,
+  storage_unavailable: 503,
   disk_full: 507,
 } as const;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { collisionName, isValidName, isValidUsername, MAX_NAME_BYTES, nameProblem } from './names.js';
+import { collisionName, compareCodePoints, isValidName, isValidUsername, MAX_NAME_BYTES, nameProblem } from './names.js';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -108,4 +108,33 @@ test('collisionName shortens long names so the result stays a valid name', () =>
   const shortened = collisionName('x'.repeat(251) + '.txt', 1);
   assert.ok(shortened.endsWith(' (1).txt'), 'a short extension is kept');
   assert.equal(bytes(shortened), MAX_NAME_BYTES);
+});
+
+test('compareCodePoints orders by code point, also beyond the Basic Multilingual Plane', () => {
+  const sign = (n: number) => Math.sign(n);
+  const rows: [string, string, number][] = [
+    ['a', 'b', -1],
+    ['b', 'a', 1],
+    ['a', 'a', 0],
+    ['a', 'ab', -1],
+    ['Z', 'a', -1],
+    ['é', 'z', 1],
+    ['\uffff', '😀', -1], // U+FFFF < U+1F600, though UTF-16 units say 0xFFFF > 0xD83D
+    ['😀', '\ue000', 1],
+    ['😀', '\ud7ff', 1],
+    ['😀', '😁', -1],
+    ['x😀', 'x\uffee', 1],
+    ['', 'a', -1],
+  ];
+  for (const [a, b, want] of rows) assert.equal(sign(compareCodePoints(a, b)), want, `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+});
+
+test('compareCodePoints agrees with the byte order of UTF-8 (which is code-point order) on random names', () => {
+  const pool = ['a', 'Z', 'é', '\ud7ff', '\ue000', '\uffff', '😀', '𝄞', '中', ' ', '~'];
+  for (let i = 0; i < 2000; i++) {
+    const pick = () => Array.from({ length: 1 + (i % 4) }, () => pool[Math.floor(Math.random() * pool.length)]).join('');
+    const a = pick();
+    const b = pick();
+    assert.equal(Math.sign(compareCodePoints(a, b)), Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))), `${a} vs ${b}`);
+  }
 });

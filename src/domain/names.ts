@@ -59,3 +59,25 @@ export function collisionName(name: string, n: number): string {
   }
   return s + suffix + ext;
 }
+
+/**
+ * Orders strings by Unicode code point, as the contract's listings require.
+ * JavaScript's `<` compares UTF-16 code units, which puts a name beyond the
+ * Basic Multilingual Plane (a surrogate pair, 0xD800–0xDFFF) before names in
+ * U+E000–U+FFFF; code points put it after. Only when both names hold such a
+ * unit can the two orders differ, so plain `<` stays the fast path.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // At the first difference: a surrogate (part of a code point ≥ U+10000) is above every BMP unit ≥ U+E000.
+    const hx = x >= 0xd800 && x <= 0xdfff;
+    const hy = y >= 0xd800 && y <= 0xdfff;
+    if (hx !== hy && (hx ? y : x) >= 0xe000) return hx ? 1 : -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}

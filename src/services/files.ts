@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
-import { nameProblem } from '../domain/names.js';
+import { compareCodePoints, nameProblem } from '../domain/names.js';
 import type { Principal } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyChild, keyId, type StorageKey } from '../domain/storage-path.js';
-import type { ByteRange, Entry, StorageBackend } from '../storage/backend.js';
+import { listAll, type ByteRange, type Entry, type StorageBackend } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 
 export type FilesService = ReturnType<typeof createFilesService>;
@@ -11,7 +11,7 @@ export type FilesService = ReturnType<typeof createFilesService>;
 /** Folders first, then names in code-point order (CONTRACT "GET / HEAD"). */
 export function compareEntries(a: Entry, b: Entry): number {
   if (a.isFile !== b.isFile) return a.isFile ? 1 : -1;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareCodePoints(a.name, b.name);
 }
 
 /** A file part of a multipart upload, consumed in order. */
@@ -52,7 +52,7 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
     },
 
     async list(key: StorageKey): Promise<Entry[]> {
-      const entries = await storageCall(() => backend.list(key));
+      const entries = await storageCall(() => listAll(backend, key));
       return entries.sort(compareEntries);
     },
 

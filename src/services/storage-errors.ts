@@ -11,6 +11,8 @@ const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
   no_space: ['disk_full', 'The server has no space left for this upload.'],
   invalid_path: ['invalid_path', 'This path leads outside your storage.'],
   aborted: ['bad_request', 'The upload was interrupted before it was complete.'],
+  unavailable: ['storage_unavailable', 'The storage service cannot be reached; try again shortly.'],
+  failed: ['storage_failed', 'The storage service failed to carry out the request; try again shortly.'],
 };
 
 /** Storage errors become the contract's errors in this one table; anything else passes through (→ 500). */

@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { StorageKey } from '../domain/storage-path.js';
+import type { StorageEvents } from './events.js';
 
 /**
- * The storage seam: bytes and folders of every user, addressed only by
- * validated StorageKeys. Implementations: local disk (src/storage/local/),
- * later S3. Every implementation must pass src/storage/conformance.ts.
+ * The storage seam, second edition: bytes and folders of every user,
+ * addressed only by validated StorageKeys. Implementations: local disk
+ * (src/storage/local/) and S3-compatible object storage (src/storage/s3/).
+ * Every implementation passes src/storage/conformance/.
  *
  * Failures a caller can act on are StorageErrors with one of these codes;
  * anything else is an internal error.
@@ -18,7 +20,9 @@ export type StorageErrorCode =
   | 'too_large' // the body exceeded maxBytes
   | 'no_space' // the disk or quota is full
   | 'invalid_path' // the key would leave the user's root (e.g. through a symbolic link)
-  | 'aborted'; // the caller's AbortSignal fired or the body stream failed
+  | 'aborted' // the caller's AbortSignal fired or the body stream failed
+  | 'unavailable' // the storage service cannot be reached (connection refused, timeout)
+  | 'failed'; // the storage service answered with an error of its own (an S3 5xx)
 
 export class StorageError extends Error {
   constructor(
@@ -44,8 +48,13 @@ export type Entry = {
   readonly etag: string;
 };
 
+/** An entry found by walk: `path` is its segments below the folder walked. */
+export type WalkEntry = { readonly path: readonly string[]; readonly entry: Entry };
+
 /** Inclusive byte range, already validated against the file's size. */
 export type ByteRange = { readonly start: number; readonly end: number };
+
+export type IfExists = 'fail' | 'replace' | 'rename';
 
 export type WriteOptions = {
   /**
@@ -56,30 +65,73 @@ export type WriteOptions = {
    * - `rename`: keep the existing entry and claim the first free `collisionName(name, n)`,
    *   race-free against concurrent writers.
    */
-  readonly ifExists: 'fail' | 'replace' | 'rename';
+  readonly ifExists: IfExists;
   /** More bytes than this → `too_large`, and nothing is left behind. */
   readonly maxBytes?: number;
+  /** The body's length when the client declared it: lets a backend size its parts. */
+  readonly sizeHint?: number;
   readonly signal?: AbortSignal;
 };
 
-export interface StorageBackend {
-  readonly capabilities: {
-    /** `write` with `replace` is atomic for concurrent readers. */
-    readonly atomicReplace: boolean;
-    /** Folders are emulated (object stores) rather than real. */
-    readonly emulatedDirs: boolean;
-    /** `move` happens without copying bytes. */
-    readonly serverSideMove: boolean;
-  };
+/**
+ * Bytes received and durable but not yet visible: exactly one of commit or
+ * discard must follow. A crash before either leaves staging that the
+ * backend's init/sweep removes, never a partial file.
+ */
+export interface StagedFile {
+  readonly size: number;
+  /** Makes the file visible at its key under the WriteOptions' rule; returns the entry written. */
+  commit(): Promise<Entry>;
+  /** Drops the staged bytes. Safe to call after a failed commit. */
+  discard(): Promise<void>;
+}
 
-  /** Prepares the backend and removes staging left by a crash. Called once at startup. */
+export type Capabilities = {
+  /** `write` with `replace` is atomic for concurrent readers. */
+  readonly atomicReplace: boolean;
+  /** Folders are emulated from key prefixes and markers (object stores) rather than real. */
+  readonly emulatedDirs: boolean;
+  /** A file moves without its bytes passing through File Cloud. */
+  readonly serverSideMove: boolean;
+  /**
+   * A folder moves in one atomic step. When false, a folder move is a
+   * journaled job: readers may see it in progress, and a crash halfway is
+   * finished by `sweep` or `init`, never left half done without a record.
+   */
+  readonly atomicFolderMove: boolean;
+};
+
+export interface StorageBackend {
+  readonly capabilities: Capabilities;
+
+  /** Every mutation is reported here after it happened (usage, search and thumbnails subscribe). */
+  readonly events: StorageEvents;
+
+  /** Prepares the backend and removes or finishes what a crash left. Called once at startup. */
   init(): Promise<void>;
+
+  /**
+   * Background upkeep, safe to run on any node at any time: removes staging
+   * left by dead writers (older than `staleMs` without progress) and finishes
+   * interrupted journaled work.
+   */
+  sweep(opts: { staleMs: number }): Promise<void>;
 
   /** The entry at key, or undefined when nothing is there. The root of a user is a folder. */
   stat(key: StorageKey): Promise<Entry | undefined>;
 
-  /** The entries of a folder, unsorted. `not_found` / `not_a_directory`. */
-  list(dir: StorageKey): Promise<Entry[]>;
+  /**
+   * The entries of a folder in pages, unsorted, so a folder of any size never
+   * sits in memory whole. Errors (`not_found` / `not_a_directory`) surface on
+   * the first page.
+   */
+  list(dir: StorageKey): AsyncIterable<Entry[]>;
+
+  /**
+   * Every file and folder below dir, each folder before its contents, links
+   * never followed. For zips, search indexing and usage.
+   */
+  walk(dir: StorageKey): AsyncIterable<WalkEntry>;
 
   /**
    * Opens a file for reading. The entry describes exactly the bytes the stream
@@ -88,10 +140,17 @@ export interface StorageBackend {
   read(key: StorageKey, range?: ByteRange): Promise<{ stream: Readable; entry: Entry }>;
 
   /**
-   * Streams body into a file at key, creating missing parent folders. Bytes are
-   * staged and committed only when complete: a failure, abort or limit leaves
-   * neither a partial file nor staging garbage. Returns the entry written (its
-   * name differs from the key's with `rename`).
+   * Receives body for key without making it visible. Checks that can be
+   * made before the bytes arrive (a file in the parent path, `fail` onto a
+   * taken name) may fail here early.
+   */
+  stage(key: StorageKey, body: Readable, opts: WriteOptions): Promise<StagedFile>;
+
+  /**
+   * stage + commit: streams body into a file at key, creating missing parent
+   * folders. A failure, abort or limit leaves neither a partial file nor
+   * staging garbage. Returns the entry written (its name differs from the
+   * key's with `rename`).
    */
   write(key: StorageKey, body: Readable, opts: WriteOptions): Promise<Entry>;
 
@@ -113,6 +172,27 @@ export interface StorageBackend {
    */
   move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void>;
 
+  /** Copies a file or a folder with its contents; the same rules as move, the source stays. */
+  copy(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void>;
+
   /** Releases resources (open handles, clients). */
   close(): Promise<void>;
+}
+
+/** All entries of a folder in one array: for small folders and tests; big listings should stream the pages. */
+export async function listAll(backend: StorageBackend, dir: StorageKey): Promise<Entry[]> {
+  const all: Entry[] = [];
+  for await (const page of backend.list(dir)) all.push(...page);
+  return all;
+}
+
+/** write in terms of stage and commit, for backends with nothing faster. */
+export async function stageAndCommit(backend: Pick<StorageBackend, 'stage'>, key: StorageKey, body: Readable, opts: WriteOptions): Promise<Entry> {
+  const staged = await backend.stage(key, body, opts);
+  try {
+    return await staged.commit();
+  } catch (e) {
+    await staged.discard().catch(() => undefined);
+    throw e;
+  }
 }

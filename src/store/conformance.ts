@@ -130,4 +130,40 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.ok(await store.sessions.findAccess('fresh', NOW + 20));
     assert.ok(await store.sessions.findByRefreshHash('live', NOW + 20));
   });
+
+  withStore('a lease has one holder until it expires or is released', async (store) => {
+    assert.equal(await store.leases.acquire('n', 'a', NOW, NOW + 1000), true);
+    assert.equal(await store.leases.acquire('n', 'b', NOW + 500, NOW + 1500), false, 'held by a');
+    assert.equal(await store.leases.acquire('n', 'a', NOW + 500, NOW + 1500), true, 'the holder may take it again');
+    assert.equal(await store.leases.renew('n', 'b', NOW + 9000), false, 'only the holder renews');
+    assert.equal(await store.leases.renew('n', 'a', NOW + 2000), true);
+    assert.equal(await store.leases.acquire('n', 'b', NOW + 1999, NOW + 3000), false, 'renewed until NOW + 2000');
+    assert.equal(await store.leases.acquire('n', 'b', NOW + 2000, NOW + 3000), true, 'expired: taken over');
+    assert.equal(await store.leases.renew('n', 'a', NOW + 9000), false, 'a lost it');
+    await store.leases.release('n', 'a');
+    assert.equal(await store.leases.acquire('n', 'c', NOW + 2100, NOW + 3000), false, 'release by a non-holder changes nothing');
+    await store.leases.release('n', 'b');
+    assert.equal(await store.leases.acquire('n', 'c', NOW + 2100, NOW + 3000), true);
+    assert.equal(await store.leases.acquire('other', 'b', NOW, NOW + 10), true, 'names are independent');
+  });
+
+  withStore('concurrent acquires of one lease: exactly one wins', async (store) => {
+    const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => store.leases.acquire('race', `o${i}`, NOW, NOW + 1000)));
+    assert.equal(wins.filter(Boolean).length, 1);
+  });
+
+  withStore('journal records are written, updated, listed by age and deleted', async (store) => {
+    await store.journal.put({ id: 'j1', kind: 'move', data: '{"step":1}', now: NOW });
+    await store.journal.put({ id: 'j2', kind: 'move', data: '{}', now: NOW + 10 });
+    await store.journal.put({ id: 'j3', kind: 'upload', data: '{}', now: NOW });
+    assert.deepEqual((await store.journal.list('move', NOW + 100, 10)).map((r) => r.id), ['j1', 'j2']);
+    assert.deepEqual((await store.journal.list('move', NOW + 5, 10)).map((r) => r.id), ['j1']);
+    assert.equal(await store.journal.update('j1', '{"step":2}', NOW + 20), true);
+    assert.deepEqual((await store.journal.list('move', NOW + 15, 10)).map((r) => r.id), ['j2'], 'an update makes it fresh');
+    const j1 = await store.journal.get('j1');
+    assert.deepEqual(j1, { id: 'j1', kind: 'move', data: '{"step":2}', createdAt: NOW, updatedAt: NOW + 20 });
+    await store.journal.delete('j1');
+    assert.equal(await store.journal.get('j1'), undefined);
+    assert.equal(await store.journal.update('j1', '{}', NOW), false);
+  });
 }

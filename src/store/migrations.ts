@@ -38,6 +38,28 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('access_tokens_expires_at').on('access_tokens').column('expires_at').execute();
     },
   },
+  '0002_leases_journal': {
+    async up(db: Kysely<unknown>) {
+      // Named leases: a lock that expires by itself when its holder dies (S3 name claims, folder moves).
+      await db.schema
+        .createTable('leases')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      // Intent records of multi-step storage work (folder moves, multipart uploads), so a crash
+      // halfway is finished or undone by whoever finds the record.
+      await db.schema
+        .createTable('journal')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('journal_kind_updated').on('journal').columns(['kind', 'updated_at']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

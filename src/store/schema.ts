@@ -25,4 +25,16 @@ export interface Database {
     session_id: string;
     expires_at: number | string | bigint;
   };
+  leases: {
+    name: string;
+    owner: string;
+    expires_at: number | string | bigint;
+  };
+  journal: {
+    id: string;
+    kind: string;
+    data: string;
+    created_at: number | string | bigint;
+    updated_at: number | string | bigint;
+  };
 }

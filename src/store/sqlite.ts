@@ -5,6 +5,8 @@ import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
 import { createUserRepo } from './users-repo.js';
 import { createSessionRepo } from './sessions-repo.js';
+import { createLeaseRepo } from './leases-repo.js';
+import { createJournalRepo } from './journal-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -76,6 +78,8 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
   return {
     users: createUserRepo(db),
     sessions: createSessionRepo(db),
+    leases: createLeaseRepo(db),
+    journal: createJournalRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -51,8 +51,36 @@ export interface SessionRepo {
   deleteExpired(now: number): Promise<number>;
 }
 
+/**
+ * Named leases: mutual exclusion across processes and nodes that ends by
+ * itself when the holder stops renewing (it crashed). Times are epoch ms.
+ */
+export interface LeaseRepo {
+  /** Takes `name` for `owner` until `expiresAt` if it is free or expired (or already `owner`'s); false when another holds it. */
+  acquire(name: string, owner: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Extends a lease `owner` still holds; false when it was lost (expired and taken). */
+  renew(name: string, owner: string, expiresAt: number): Promise<boolean>;
+  /** Frees the lease if `owner` holds it. */
+  release(name: string, owner: string): Promise<void>;
+}
+
+export type JournalRecord = { readonly id: string; readonly kind: string; readonly data: string; readonly createdAt: number; readonly updatedAt: number };
+
+/** Intent records of multi-step work, written before the first step and deleted after the last. */
+export interface JournalRepo {
+  put(r: { id: string; kind: string; data: string; now: number }): Promise<void>;
+  /** Replaces the data (the next step) and the update time; false when the record is gone. */
+  update(id: string, data: string, now: number): Promise<boolean>;
+  get(id: string): Promise<JournalRecord | undefined>;
+  /** Records of a kind last updated before `updatedBefore`, oldest first. */
+  list(kind: string, updatedBefore: number, limit: number): Promise<JournalRecord[]>;
+  delete(id: string): Promise<void>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
+  readonly leases: LeaseRepo;
+  readonly journal: JournalRepo;
   close(): Promise<void>;
 }

@@ -164,8 +164,4 @@ export function changeTests(it: It): void {
     assert.ok(failed && isStorageError(failed.reason, 'already_exists'));
     assert.equal((await names(b, '')).length, 2, 'no file is lost');
   });
-
-  it('close resolves', async ({ b }) => {
-    await b.close();
-  });
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { changeTests } from './changes.js';
 import { readTests } from './reads.js';
+import { seamTests } from './seam.js';
 import { keyOf, type BackendUnderTest, type It } from './support.js';
 import { writeTests } from './writes.js';
 
@@ -8,7 +9,7 @@ export { bodyOf, keyOf, readAll, rejectsCode, sha256, slowBody, type BackendUnde
 
 /**
  * The storage backend conformance suite. Every StorageBackend implementation
- * (local disk now, S3 later) runs exactly these tests; a backend is done when
+ * (local disk, S3) runs exactly these tests; a backend is done when
  * it passes them all.
  */
 export function runBackendConformance(name: string, makeBackend: () => Promise<BackendUnderTest>): void {
@@ -27,4 +28,5 @@ export function runBackendConformance(name: string, makeBackend: () => Promise<B
   readTests(it);
   writeTests(it);
   changeTests(it);
+  seamTests(it);
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { parseDecodedStoragePath, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, type StorageBackend, type StorageErrorCode } from '../backend.js';
+import { isStorageError, listAll, type StorageBackend, type StorageErrorCode } from '../backend.js';
 
 /** What a backend's test file hands the suite for each test. */
 export type BackendUnderTest = {
@@ -54,7 +54,7 @@ export type It = (title: string, fn: (c: Ctx) => Promise<void>, opts?: { root?: 
 export const put = (b: StorageBackend, path: string, data: string | Buffer, ifExists: 'fail' | 'replace' | 'rename' = 'fail') =>
   b.write(keyOf(path), bodyOf(data), { ifExists });
 export const text = async (b: StorageBackend, path: string) => (await readAll((await b.read(keyOf(path))).stream)).toString();
-export const names = async (b: StorageBackend, path: string) => (await b.list(keyOf(path))).map((e) => e.name).sort();
+export const names = async (b: StorageBackend, path: string) => (await listAll(b, keyOf(path))).map((e) => e.name).sort();
 export const stagingIsEmpty = async (c: Ctx) => {
   if (c.staging) assert.deepEqual(await c.staging(), [], 'staging area must be empty');
 };

@@ -1,14 +1,15 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, StorageError, type ByteRange, type Entry, type StorageBackend } from '../backend.js';
+import { isRoot, keyChild, keyName, type StorageKey } from '../../domain/storage-path.js';
+import { isStorageError, listAll, stageAndCommit, StorageError, type ByteRange, type Entry, type StorageBackend, type WalkEntry } from '../backend.js';
+import { createEventHub } from '../events.js';
 import { checkKey, inspect, inspectRoot, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry } from './mutate.js';
-import { prepareDirs } from './staging.js';
-import { writeFile, type Dirs } from './write.js';
+import { prepareDirs, sweepStaging } from './staging.js';
+import { stageFile, type Dirs } from './write.js';
 
 /**
  * How many entries of one folder list() inspects before it lets other
@@ -37,6 +38,7 @@ const READ_CHUNK = 512 * 1024;
  * Confinement rules: see confine.ts. Staging and commit: see write.ts.
  */
 export function createLocalBackend(dirs: Dirs): StorageBackend {
+  const events = createEventHub();
   /** The node at key with every link checked, or undefined when nothing usable is there. */
   async function find(key: StorageKey): Promise<(Node & { root: string }) | undefined> {
     const root = await realRoot(dirs.storageDir, key.user);
@@ -60,10 +62,70 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
       return fn(key, ...rest);
     };
 
-  return {
-    capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true },
+  /** The folder at key, its entries in pages of LIST_BATCH. */
+  async function* listPages(key: StorageKey): AsyncGenerator<Entry[]> {
+    checkKey(key);
+    const node = await find(key);
+    if (!node) throw new StorageError('not_found', 'No folder exists at this path.');
+    if (node.kind !== 'dir') throw new StorageError('not_a_directory', 'A file is at this path, where a folder is needed.');
+    let names: string[];
+    try {
+      names = await readdir(node.target);
+    } catch (e) {
+      throw fromErrno(e, 'Listing the folder failed');
+    }
+    for (let i = 0; i < names.length; i += LIST_BATCH) {
+      const page: Entry[] = [];
+      for (const name of names.slice(i, i + LIST_BATCH)) {
+        const child = await inspect(node.root, node.target, name);
+        // Leaving links, special files and entries deleted meanwhile are not shown.
+        if ((child.kind === 'file' || child.kind === 'dir') && child.stats) page.push(entryFromStats(name, child.stats));
+      }
+      yield page;
+      // inspect's calls are synchronous (confine.ts): let other requests run between pages.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Depth first, each folder before its contents; links are never followed (nor listed). */
+  async function* walk(dir: StorageKey, prefix: readonly string[]): AsyncGenerator<WalkEntry> {
+    const node = await find(dir);
+    if (!node || node.kind !== 'dir') return;
+    for await (const page of listPages(dir)) {
+      for (const entry of page) {
+        const child = await inspect(node.root, node.target, entry.name);
+        if (child.link) continue;
+        const path = [...prefix, entry.name];
+        yield { path, entry };
+        if (!entry.isFile) yield* walk(keyChild(dir, entry.name), path);
+      }
+    }
+  }
+
+  /** Bytes of the file or of every file below the folder at key (0 when nothing is there). */
+  async function sizeOf(key: StorageKey): Promise<{ isFile: boolean; size: number } | undefined> {
+    const entry = await backend.stat(key);
+    if (!entry) return undefined;
+    if (entry.isFile) return { isFile: true, size: entry.size };
+    let size = 0;
+    for await (const w of walk(key, [])) if (w.entry.isFile) size += w.entry.size;
+    return { isFile: false, size };
+  }
+
+  const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) =>
+    stageFile(dirs, key, body, opts, (c) =>
+      events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize }),
+    ),
+  );
+
+  const backend: StorageBackend = {
+    capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },
+
+    events,
 
     init: () => prepareDirs(dirs.storageDir, dirs.tmpDir),
+
+    sweep: ({ staleMs }) => sweepStaging(dirs.tmpDir, staleMs),
 
     stat: checked(async (key) => {
       try {
@@ -76,26 +138,9 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
       }
     }),
 
-    list: checked(async (key) => {
-      const node = await find(key);
-      if (!node) throw new StorageError('not_found', 'No folder exists at this path.');
-      if (node.kind !== 'dir') throw new StorageError('not_a_directory', 'A file is at this path, where a folder is needed.');
-      let names: string[];
-      try {
-        names = await readdir(node.target);
-      } catch (e) {
-        throw fromErrno(e, 'Listing the folder failed');
-      }
-      const entries: Entry[] = [];
-      for (let i = 0; i < names.length; i++) {
-        if (i > 0 && i % LIST_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-        const name = names[i] as string;
-        const child = await inspect(node.root, node.target, name);
-        // Leaving links, special files and entries deleted meanwhile are not shown.
-        if ((child.kind === 'file' || child.kind === 'dir') && child.stats) entries.push(entryFromStats(name, child.stats));
-      }
-      return entries;
-    }),
+    list: (key) => listPages(key),
+
+    walk: (key) => walk(key, []),
 
     read: checked(async (key, range?: ByteRange) => {
       const node = await find(key);
@@ -138,18 +183,64 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
       }
     }),
 
-    write: checked((key, body, opts) => writeFile(dirs, key, body, opts)),
+    stage,
 
-    mkdir: checked((key, opts) => makeDir(dirs, key, opts)),
+    write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
 
-    delete: checked((key, opts) => deleteEntry(dirs, key, opts)),
+    mkdir: checked(async (key, opts) => {
+      const existed = opts.existOk && (await backend.stat(key).catch(() => undefined)) !== undefined;
+      await makeDir(dirs, key, opts);
+      if (!existed && !isRoot(key)) events.emit({ type: 'created', key, isFile: false, size: 0 });
+    }),
+
+    delete: checked(async (key, opts) => {
+      const gone = await sizeOf(key);
+      await deleteEntry(dirs, key, opts);
+      events.emit({ type: 'deleted', key, isFile: gone?.isFile ?? true, size: gone?.size ?? 0 });
+    }),
 
     move: async (from, to, opts) => {
       checkKey(from);
       checkKey(to);
-      return moveEntry(dirs, from, to, opts);
+      const source = await backend.stat(from);
+      const replaced = opts.overwrite ? await sizeOf(to) : undefined;
+      await moveEntry(dirs, from, to, opts);
+      events.emit({ type: 'moved', from, to, isFile: source?.isFile ?? true, replacedSize: replaced?.size ?? 0 });
+    },
+
+    copy: async (from, to, opts) => {
+      checkKey(from);
+      checkKey(to);
+      await copyTree(backend, from, to, opts);
     },
 
     close: async () => undefined,
   };
+  return backend;
+}
+
+/**
+ * Copies through the seam itself (read → write), so every file copied is
+ * staged and committed like an upload and reported as created. A folder
+ * copy is not atomic: its files appear one by one.
+ */
+export async function copyTree(backend: StorageBackend, from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
+  const source = await backend.stat(from);
+  if (!source) throw new StorageError('not_found', 'No file or folder exists at this path.');
+  if (to.user === from.user && to.segments.length >= from.segments.length && from.segments.every((s, i) => to.segments[i] === s)) {
+    throw new StorageError('into_itself', 'A folder cannot be copied into itself.');
+  }
+  const target = await backend.stat(to);
+  if (target) {
+    if (!opts.overwrite) throw new StorageError('already_exists', 'Something already exists at this path.');
+    if (!(source.isFile && target.isFile)) await backend.delete(to, { recursive: true });
+  }
+  if (source.isFile) {
+    const { stream } = await backend.read(from);
+    await backend.write(to, stream, { ifExists: 'replace' });
+    return;
+  }
+  await backend.mkdir(to, { parents: true, existOk: false });
+  const children = await listAll(backend, from);
+  for (const child of children) await copyTree(backend, keyChild(from, child.name), keyChild(to, child.name), { overwrite: false });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errnoOf, fromErrno } from './errno.js';
 
@@ -38,4 +38,18 @@ export async function discard(tmpDir: string, path: string): Promise<void> {
   // The entry is already gone from the user's folder; a leftover in tmpDir
   // is harmless and init() removes it, so a failure here is not the caller's.
   await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+}
+
+/**
+ * Removes staging that made no progress for staleMs: a writer that died
+ * (another worker, killed) cannot finish it. A live upload writes at least
+ * every idle timeout, so its mtime stays fresh.
+ */
+export async function sweepStaging(tmpDir: string, staleMs: number): Promise<void> {
+  const before = Date.now() - staleMs;
+  for (const name of await readdir(tmpDir).catch(() => [])) {
+    const path = join(tmpDir, name);
+    const s = await lstat(path).catch(() => undefined);
+    if (s && s.mtimeMs < before) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+  }
 }

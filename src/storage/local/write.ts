@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { collisionName } from '../../domain/names.js';
 import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, StorageError, type Entry, type WriteOptions } from '../backend.js';
+import { isStorageError, StorageError, type StagedFile, type WriteOptions } from '../backend.js';
 import { deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
@@ -36,15 +36,15 @@ const SYNC_EVERY = 32 * 1024 * 1024;
  * Stage, then commit: the body streams into a fresh file in tmpDir, is
  * fsynced, and only then gets its name in the user's folder, by rename(2)
  * (atomic replace) or link(2) (claims a name only if it is free, so
- * concurrent writers can never overwrite each other). The `finally` removes
- * the staging name whatever happened; after a successful link the file lives
- * on under its final name.
+ * concurrent writers can never overwrite each other). discard (or the
+ * commit itself) removes the staging name; after a successful link the
+ * file lives on under its final name.
  *
  * The body is read but not destroyed on a limit or a disk failure: we stop
  * reading and leave the stream to its owner (an HTTP request must survive to
  * carry the 413 answer). Only an abort destroys it: its owner gave up on it.
  */
-export async function writeFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions): Promise<Entry> {
+export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions, onCommit: (c: Committed) => void): Promise<StagedFile> {
   if (isRoot(key)) throw new StorageError('is_a_directory', 'The user root is a folder.');
   const parents = key.segments.slice(0, -1);
   // Fail fast on a path that can never be written (a file or a leaving link
@@ -53,23 +53,42 @@ export async function writeFile(dirs: Dirs, key: StorageKey, body: Readable, opt
   if (probeRoot !== undefined) await deepestExisting(probeRoot, parents, 'invalid_path');
 
   const staging = stagingPath(dirs.tmpDir, 'upload');
+  const removeStaging = () => rm(staging, { force: true });
+  let stats: BigIntStats;
   let handle: FileHandle | undefined;
   try {
     handle = await open(staging, 'wx').catch((e: unknown) => {
       throw fromErrno(e, 'Creating the staging file failed');
     });
-    const stats = await receive(handle, staging, body, opts);
-    // Parents are created only now, so an aborted upload leaves no empty folders.
-    const root = await ensureRoot(dirs.storageDir, key.user);
-    const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
-    const name = await commit(root, staging, dir, keyName(key), opts.ifExists);
-    // The staging file's stats describe the committed inode: rename and link keep it.
-    return entryFromStats(name, stats);
-  } finally {
+    stats = await receive(handle, staging, body, opts);
+  } catch (e) {
     await handle?.close().catch(() => undefined);
-    await rm(staging, { force: true });
+    await removeStaging();
+    throw e;
   }
+  await handle.close().catch(() => undefined);
+  return {
+    size: Number(stats.size),
+    async commit() {
+      try {
+        // Parents are created only now, so an aborted upload leaves no empty folders.
+        const root = await ensureRoot(dirs.storageDir, key.user);
+        const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
+        const { name, previousSize } = await commit(root, staging, dir, keyName(key), opts.ifExists);
+        // The staging file's stats describe the committed inode: rename and link keep it.
+        const entry = entryFromStats(name, stats);
+        onCommit({ key: { user: key.user, segments: [...parents, name] }, size: entry.size, previousSize });
+        return entry;
+      } finally {
+        await removeStaging();
+      }
+    },
+    discard: removeStaging,
+  };
 }
+
+/** What a commit changed, for the storage events. */
+export type Committed = { readonly key: StorageKey; readonly size: number; readonly previousSize: number | undefined };
 
 /**
  * Streams body into the open staging file (the stream owns and closes the
@@ -134,26 +153,28 @@ async function receive(handle: FileHandle, staging: string, body: Readable, opts
   return lstat(staging, { bigint: true });
 }
 
-/** Gives the staged file its name in `dir`; returns the name it got. */
-async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists']): Promise<string> {
+/** Gives the staged file its name in `dir`; returns the name it got and the size of the file it replaced. */
+async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists']): Promise<{ name: string; previousSize: number | undefined }> {
   const folderThere = async (n: string) => (await inspect(root, dir, n)).kind === 'dir';
   const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
   if (mode === 'replace') {
-    if (await folderThere(name)) throw isDir();
+    const before = await inspect(root, dir, name);
+    if (before.kind === 'dir') throw isDir();
     try {
       await rename(staging, join(dir, name));
     } catch (e) {
       // A folder appeared meanwhile (EISDIR), or the name is a folder reached by a link.
       throw errnoOf(e) === 'EISDIR' ? isDir() : fromErrno(e, 'Committing the upload failed');
     }
-    return name;
+    // Read before the rename: a concurrent replace in between makes this the size of a version that also went.
+    return { name, previousSize: before.kind === 'file' && before.stats ? Number(before.stats.size) : undefined };
   }
   const attempts = mode === 'fail' ? 1 : MAX_COLLISIONS;
   for (let n = 0; n < attempts; n++) {
     const candidate = collisionName(name, n);
     try {
       await link(staging, join(dir, candidate));
-      return candidate;
+      return { name: candidate, previousSize: undefined };
     } catch (e) {
       if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Committing the upload failed');
       if (mode === 'fail') throw (await folderThere(candidate)) ? isDir() : new StorageError('already_exists', 'Something already exists at this path.');

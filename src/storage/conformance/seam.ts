@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import type { StorageEvent } from '../events.js';
+import { bodyOf, keyOf, put, readAll, rejectsCode, stagingIsEmpty, names, text, type It } from './support.js';
+
+const path = (k: { segments: readonly string[] }) => k.segments.join('/');
+
+/** Conformance tests of the second edition's additions: pages, walk, stage/commit, copy, events. */
+export function seamTests(it: It): void {
+  it('list yields pages that together hold every entry once', async ({ b }) => {
+    for (let i = 0; i < 300; i++) await put(b, `many/f${String(i).padStart(3, '0')}`, 'x');
+    let pages = 0;
+    const seen: string[] = [];
+    for await (const page of b.list(keyOf('many'))) {
+      pages++;
+      seen.push(...page.map((e) => e.name));
+    }
+    assert.equal(seen.length, 300);
+    assert.equal(new Set(seen).size, 300);
+    assert.ok(pages > 1, `300 entries came in ${pages} page(s); a big folder must not be one array`);
+  });
+
+  it('walk yields every file and folder below a folder, each folder before its contents', async ({ b }) => {
+    await put(b, 'w/a.txt', 'aa');
+    await put(b, 'w/sub/b.txt', 'bbb');
+    await b.mkdir(keyOf('w/sub/empty'), { parents: false, existOk: false });
+    await put(b, 'outside.txt', 'no');
+    const seen: string[] = [];
+    for await (const { path: p, entry } of b.walk(keyOf('w'))) {
+      const joined = p.join('/');
+      if (p.length > 1) assert.ok(seen.includes(p.slice(0, -1).join('/') + '/'), `${joined} came before its folder`);
+      seen.push(entry.isFile ? `${joined}=${entry.size}` : `${joined}/`);
+      assert.equal(entry.name, p[p.length - 1]);
+    }
+    assert.deepEqual(seen.sort(), ['a.txt=2', 'sub/', 'sub/b.txt=3', 'sub/empty/']);
+  });
+
+  it('stage keeps the bytes invisible until commit', async (c) => {
+    const { b } = c;
+    const staged = await b.stage(keyOf('s.txt'), bodyOf('staged bytes'), { ifExists: 'fail' });
+    assert.equal(staged.size, 12);
+    assert.equal(await b.stat(keyOf('s.txt')), undefined);
+    assert.deepEqual(await names(b, ''), []);
+    const entry = await staged.commit();
+    assert.equal(entry.name, 's.txt');
+    assert.equal(await text(b, 's.txt'), 'staged bytes');
+    await stagingIsEmpty(c);
+  });
+
+  it('discard of a staged file leaves nothing', async (c) => {
+    const { b } = c;
+    const staged = await b.stage(keyOf('gone.txt'), bodyOf('x'.repeat(1000)), { ifExists: 'replace' });
+    await staged.discard();
+    assert.equal(await b.stat(keyOf('gone.txt')), undefined);
+    assert.deepEqual(await names(b, ''), []);
+    await stagingIsEmpty(c);
+  });
+
+  it('copy duplicates a file and leaves the source', async ({ b }) => {
+    await put(b, 'src.txt', 'copy me');
+    await b.copy(keyOf('src.txt'), keyOf('dst/copy.txt'), { overwrite: false });
+    assert.equal(await text(b, 'src.txt'), 'copy me');
+    assert.equal(await text(b, 'dst/copy.txt'), 'copy me');
+    await rejectsCode(b.copy(keyOf('src.txt'), keyOf('dst/copy.txt'), { overwrite: false }), 'already_exists');
+    await put(b, 'other.txt', 'other');
+    await b.copy(keyOf('other.txt'), keyOf('dst/copy.txt'), { overwrite: true });
+    assert.equal(await text(b, 'dst/copy.txt'), 'other');
+    await rejectsCode(b.copy(keyOf('missing'), keyOf('x'), { overwrite: false }), 'not_found');
+  });
+
+  it('copy duplicates a folder with everything in it', async ({ b }) => {
+    await put(b, 'tree/a.txt', 'a');
+    await put(b, 'tree/deep/b.txt', 'b');
+    await b.mkdir(keyOf('tree/empty'), { parents: false, existOk: false });
+    await b.copy(keyOf('tree'), keyOf('tree2'), { overwrite: false });
+    assert.deepEqual(await names(b, 'tree2'), ['a.txt', 'deep', 'empty']);
+    assert.equal(await text(b, 'tree2/deep/b.txt'), 'b');
+    assert.deepEqual(await names(b, 'tree'), ['a.txt', 'deep', 'empty']);
+    await rejectsCode(b.copy(keyOf('tree'), keyOf('tree/inner'), { overwrite: false }), 'into_itself');
+  });
+
+  it('mutations are reported as storage events with their sizes', async ({ b }) => {
+    const events: StorageEvent[] = [];
+    const stop = b.events.subscribe((e) => events.push(e));
+    await put(b, 'e/one.txt', '12345');
+    await put(b, 'e/one.txt', '123', 'replace');
+    await put(b, 'e/one.txt', '1', 'rename');
+    await b.move(keyOf('e/one (1).txt'), keyOf('e/moved.txt'), { overwrite: false });
+    await put(b, 'e/two.txt', '22');
+    await b.move(keyOf('e/two.txt'), keyOf('e/moved.txt'), { overwrite: true });
+    await b.delete(keyOf('e'), { recursive: true });
+    stop();
+    await put(b, 'after.txt', 'not seen');
+    const summary = events
+      .filter((e) => !(e.type === 'created' && !e.isFile))
+      .map((e) => {
+        switch (e.type) {
+          case 'created':
+            return `created ${path(e.key)} ${e.size}`;
+          case 'replaced':
+            return `replaced ${path(e.key)} ${e.previousSize}->${e.size}`;
+          case 'deleted':
+            return `deleted ${path(e.key)} ${e.isFile ? 'file' : 'folder'} ${e.size}`;
+          case 'moved':
+            return `moved ${path(e.from)} -> ${path(e.to)} replaced ${e.replacedSize}`;
+        }
+      });
+    assert.deepEqual(summary, [
+      'created e/one.txt 5',
+      'replaced e/one.txt 5->3',
+      'created e/one (1).txt 1',
+      'moved e/one (1).txt -> e/moved.txt replaced 0',
+      'created e/two.txt 2',
+      'moved e/two.txt -> e/moved.txt replaced 1',
+      'deleted e folder 5',
+    ]);
+  });
+
+  it('a failed write reports no event and a read after it sees the old contents', async ({ b }) => {
+    await put(b, 'keep.txt', 'old');
+    const events: StorageEvent[] = [];
+    b.events.subscribe((e) => events.push(e));
+    await rejectsCode(b.write(keyOf('keep.txt'), bodyOf('far too long'), { ifExists: 'replace', maxBytes: 4 }), 'too_large');
+    assert.deepEqual(events, []);
+    assert.equal((await readAll((await b.read(keyOf('keep.txt'))).stream)).toString(), 'old');
+  });
+}

@@ -1,0 +1,51 @@
+import type { StorageKey } from '../domain/storage-path.js';
+
+/**
+ * What changed in storage, reported by the backend after the change is
+ * visible. Sizes are bytes of files (a folder's are the sum of the files it
+ * held), so usage can be kept from events alone; search and thumbnails use
+ * the keys.
+ */
+export type StorageEvent =
+  | { readonly type: 'created'; readonly key: StorageKey; readonly isFile: boolean; readonly size: number }
+  | { readonly type: 'replaced'; readonly key: StorageKey; readonly size: number; readonly previousSize: number }
+  | { readonly type: 'deleted'; readonly key: StorageKey; readonly isFile: boolean; readonly size: number }
+  | {
+      readonly type: 'moved';
+      readonly from: StorageKey;
+      readonly to: StorageKey;
+      readonly isFile: boolean;
+      /** Bytes of what was at `to` and is gone now (overwrite), 0 if nothing was. */
+      readonly replacedSize: number;
+    };
+
+export type StorageListener = (event: StorageEvent) => void;
+
+export interface StorageEvents {
+  /** Adds a listener; returns the function that removes it. */
+  subscribe(listener: StorageListener): () => void;
+}
+
+/**
+ * The backends' side of StorageEvents. Listeners run synchronously after the
+ * change; one that throws is reported to `onListenerError` and never fails
+ * the storage operation that already happened.
+ */
+export function createEventHub(onListenerError: (e: unknown) => void = () => undefined): StorageEvents & { emit(event: StorageEvent): void } {
+  const listeners = new Set<StorageListener>();
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    emit(event) {
+      for (const l of listeners) {
+        try {
+          l(event);
+        } catch (e) {
+          onListenerError(e);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { LeaseRepo } from './types.js';
+
+/**
+ * Leases as rows: one INSERT … ON CONFLICT DO UPDATE … WHERE decides who
+ * holds a name, atomically on SQLite and PostgreSQL alike (no read-then-write).
+ */
+export function createLeaseRepo(db: Kysely<Database>): LeaseRepo {
+  return {
+    async acquire(name, owner, now, expiresAt) {
+      const r = await db
+        .insertInto('leases')
+        .values({ name, owner, expires_at: expiresAt })
+        .onConflict((oc) =>
+          oc
+            .column('name')
+            .doUpdateSet({ owner, expires_at: expiresAt })
+            .where((eb) => eb.or([eb('leases.expires_at', '<=', now), eb('leases.owner', '=', owner)])),
+        )
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    async renew(name, owner, expiresAt) {
+      const r = await db.updateTable('leases').set({ expires_at: expiresAt }).where('name', '=', name).where('owner', '=', owner).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    async release(name, owner) {
+      await db.deleteFrom('leases').where('name', '=', name).where('owner', '=', owner).execute();
+    },
+  };
+}
