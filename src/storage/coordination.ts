@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { JournalRepo, LeaseRepo } from '../store/types.js';
+
+/**
+ * What a backend without atomic operations of its own (S3) needs from the
+ * metadata store to stay correct across processes and nodes: leases for
+ * mutual exclusion, a journal for multi-step work.
+ */
+export type Coordination = { readonly leases: LeaseRepo; readonly journal: JournalRepo; readonly now?: () => number };
+
+export type HeldLease = { release(): Promise<void> };
+
+const TTL_MS = 30_000;
+
+/**
+ * Takes a lease and keeps it renewed until released, so a long upload or
+ * move keeps its claim while its process lives and loses it ~30 s after the
+ * process dies. Undefined when someone else holds it.
+ */
+export async function tryHold(c: Coordination, name: string, ttlMs = TTL_MS): Promise<HeldLease | undefined> {
+  const now = c.now ?? Date.now;
+  const owner = randomUUID();
+  if (!(await c.leases.acquire(name, owner, now(), now() + ttlMs))) return undefined;
+  const timer = setInterval(() => {
+    c.leases.renew(name, owner, now() + ttlMs).catch(() => undefined);
+  }, ttlMs / 3);
+  timer.unref();
+  return {
+    async release() {
+      clearInterval(timer);
+      await c.leases.release(name, owner).catch(() => undefined);
+    },
+  };
+}
+
+/** Waits for a lease (polling with backoff) until it is free or the signal fires. */
+export async function hold(c: Coordination, name: string, signal?: AbortSignal): Promise<HeldLease> {
+  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+    const lease = await tryHold(c, name);
+    if (lease) return lease;
+    signal?.throwIfAborted();
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}

@@ -1,0 +1,69 @@
+import { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { StorageError } from '../backend.js';
+import type { S3Location } from './location.js';
+
+export type S3Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
+
+/**
+ * One client per backend: keep-alive sockets (a 4 KiB GET must not pay a
+ * TCP handshake), short connect timeout (an unreachable store answers 503
+ * in seconds, not minutes), and checksums only where S3 requires them:
+ * radosgw 16 cannot take the SDK's default aws-chunked trailers on
+ * streamed bodies (docs/storage.md).
+ */
+export function createS3Client(loc: S3Location, credentials?: S3Credentials): S3Client {
+  const agentOptions = { keepAlive: true, maxSockets: 256 };
+  const config: S3ClientConfig = {
+    region: loc.region,
+    forcePathStyle: loc.pathStyle,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 3000, requestTimeout: 120_000, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
+  };
+  if (loc.endpoint) config.endpoint = loc.endpoint;
+  if (credentials) config.credentials = credentials;
+  return new S3Client(config);
+}
+
+type SdkError = { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $fault?: string };
+
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'TimeoutError', 'RequestTimeout']);
+
+/** The S3 status of an SDK error (404, 412, …), or undefined for a transport failure. */
+export const statusOf = (e: unknown): number | undefined => (e as SdkError | null)?.$metadata?.httpStatusCode;
+
+export const isNotFound = (e: unknown): boolean => {
+  const err = e as SdkError | null;
+  return statusOf(e) === 404 || err?.name === 'NoSuchKey' || err?.name === 'NotFound';
+};
+
+/**
+ * SDK failures as the seam's codes: the store out of reach → `unavailable`
+ * (503), the store answering with an error of its own (5xx, a missing
+ * bucket, refused credentials) → `failed` (502). Never a 500 with a stack.
+ */
+export function fromS3Error(e: unknown, what: string): unknown {
+  if (e instanceof StorageError) return e;
+  const err = (e ?? {}) as SdkError;
+  const status = statusOf(e);
+  if (NETWORK.has(err.code ?? '') || NETWORK.has(err.name ?? '') || (status === undefined && err.$fault !== 'client' && e instanceof Error && /socket|connect|timeout/i.test(e.message))) {
+    return new StorageError('unavailable', `${what}: the object store cannot be reached.`, { cause: e });
+  }
+  if (status === 503 || err.name === 'SlowDown') return new StorageError('unavailable', `${what}: the object store is overloaded.`, { cause: e });
+  if ((status !== undefined && status >= 500) || err.name === 'NoSuchBucket' || status === 403) {
+    return new StorageError('failed', `${what}: the object store answered ${err.name ?? status}.`, { cause: e });
+  }
+  return e;
+}
+
+/** Runs one SDK call, translating its failures. */
+export async function s3Call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw fromS3Error(e, what);
+  }
+}

@@ -1,0 +1,50 @@
+import { nameProblem } from '../../domain/names.js';
+import type { StorageKey } from '../../domain/storage-path.js';
+
+/**
+ * The key layout (CONTRACT "Backends and nodes"): a user's file is the plain
+ * object `PREFIX<user>/<path>`; a folder is every key below `PREFIX<user>/<path>/`,
+ * and an empty one is kept by a zero-byte marker object with exactly that key.
+ * Pure functions, so the layout is defined in one place.
+ */
+export const objectKey = (prefix: string, key: StorageKey): string => `${prefix}${key.user}/${key.segments.join('/')}`;
+
+/** The prefix of everything inside a folder (and its marker's key): `PREFIX<user>/` for the root. */
+export const folderPrefix = (prefix: string, key: StorageKey): string =>
+  key.segments.length === 0 ? `${prefix}${key.user}/` : `${prefix}${key.user}/${key.segments.join('/')}/`;
+
+/** The names of the folders that hold key, outermost first, as object keys of files that would block them. */
+export const parentFileKeys = (prefix: string, key: StorageKey): string[] =>
+  key.segments.slice(0, -1).map((_, i) => `${prefix}${key.user}/${key.segments.slice(0, i + 1).join('/')}`);
+
+/**
+ * The segments of a key below a folder prefix, or undefined when the key
+ * cannot be a File Cloud path: other tools may write `a//b`, `x/../y` or
+ * names with a backslash, and those are skipped in listings and never
+ * reachable. A trailing `/` (a folder marker) gives `folder: true`.
+ */
+export function segmentsBelow(prefix: string, objectKeyString: string): { segments: string[]; folder: boolean } | undefined {
+  if (!objectKeyString.startsWith(prefix)) return undefined;
+  const rest = objectKeyString.slice(prefix.length);
+  if (rest === '') return undefined;
+  const folder = rest.endsWith('/');
+  const segments = (folder ? rest.slice(0, -1) : rest).split('/');
+  if (segments.some((s) => nameProblem(s) !== undefined)) return undefined;
+  return { segments, folder };
+}
+
+/** CopySource names the source as `bucket/key` with the key URL-encoded, slashes kept. */
+export const copySource = (bucket: string, key: string): string => `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+
+/**
+ * For a key that is no valid path (see segmentsBelow): the valid folders it
+ * still implies before its first bad segment (`bad//x` → `bad`), so walk
+ * agrees with list, which shows those folders (empty).
+ */
+export function validFoldersBelow(prefix: string, objectKeyString: string): string[] {
+  if (!objectKeyString.startsWith(prefix)) return [];
+  const parts = objectKeyString.slice(prefix.length).split('/');
+  const out: string[] = [];
+  for (let i = 0; i < parts.length - 1 && nameProblem(parts[i] as string) === undefined; i++) out.push(parts[i] as string);
+  return out;
+}

@@ -1,0 +1,60 @@
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  type CompletedPart,
+  CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
+  ListObjectsV2Command,
+  UploadPartCopyCommand,
+  type _Object,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { contentTypeFor } from '../../http/mime.js';
+import { StorageError } from '../backend.js';
+import { s3Call } from './client.js';
+import { copySource } from './keys.js';
+
+/** Largest object CopyObject copies in one request; beyond it, UploadPartCopy. */
+const COPY_LIMIT = 5 * 1024 ** 3;
+const COPY_PART = 512 * 1024 ** 2;
+
+/** Every object whose key starts with prefix, in pages of up to 1,000 (byte order). */
+export async function* objectPages(s3: S3Client, bucket: string, prefix: string): AsyncGenerator<_Object[]> {
+  let token: string | undefined;
+  do {
+    const r = await s3Call('Listing objects', () => s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token })));
+    yield r.Contents ?? [];
+    token = r.IsTruncated ? r.NextContinuationToken : undefined;
+  } while (token);
+}
+
+/** Deletes keys in batches of 1,000 (DeleteObjects); a key that is already gone counts as deleted. */
+export async function deleteKeys(s3: S3Client, bucket: string, keys: readonly string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const batch = keys.slice(i, i + 1000);
+    const r = await s3Call('Deleting objects', () => s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } })));
+    if (r.Errors?.length) throw new StorageError('failed', `Deleting objects failed: ${r.Errors[0]?.Code ?? 'unknown'} for ${r.Errors.length} key(s).`);
+  }
+}
+
+/**
+ * Server-side copy of one object; the copy's Content-Type follows its new
+ * name. Objects over 5 GiB are copied in 512 MiB UploadPartCopy ranges.
+ */
+export async function copyObject(s3: S3Client, bucket: string, from: string, to: string, size: number): Promise<void> {
+  const ContentType = to.endsWith('/') ? 'application/x-directory' : contentTypeFor(to);
+  if (size <= COPY_LIMIT) {
+    await s3Call('Copying an object', () => s3.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from), MetadataDirective: 'REPLACE', ContentType })));
+    return;
+  }
+  const created = await s3Call('Copying an object', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: to, ContentType })));
+  const parts: CompletedPart[] = [];
+  for (let start = 0, n = 1; start < size; start += COPY_PART, n++) {
+    const end = Math.min(start + COPY_PART, size) - 1;
+    const r = await s3Call('Copying an object', () =>
+      s3.send(new UploadPartCopyCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId, PartNumber: n, CopySource: copySource(bucket, from), CopySourceRange: `bytes=${start}-${end}` })),
+    );
+    parts.push({ PartNumber: n, ETag: r.CopyPartResult?.ETag });
+  }
+  await s3Call('Copying an object', () => s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId, MultipartUpload: { Parts: parts } })));
+}

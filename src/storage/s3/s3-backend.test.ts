@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { newBucket, s3Client, s3Service, skipReason } from '../../../test/helpers/services.js';
+import { openSqliteStore } from '../../store/sqlite.js';
+import type { MetadataStore } from '../../store/types.js';
+import { listAll, type StorageBackend } from '../backend.js';
+import { bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../conformance/index.js';
+import { createS3Backend } from './s3-backend.js';
+
+const skip = skipReason('S3');
+
+/** One bucket for this file; each test gets its own prefix in it and its own SQLite store. */
+let bucket: string | undefined;
+async function fresh(prefixName = randomUUID()): Promise<{ backend: StorageBackend; store: MetadataStore; prefix: string; cleanup(): Promise<void> }> {
+  const s = s3Service();
+  if (!s) throw new Error('unreachable: guarded by skip');
+  bucket ??= await newBucket('fc-conf');
+  const dir = await mkdtemp(join(tmpdir(), 'fc-s3-'));
+  const store = await openSqliteStore(join(dir, 'meta.db'));
+  const prefix = `${prefixName}/`;
+  const backend = createS3Backend(
+    { bucket, prefix, endpoint: s.endpoint, region: s.region, pathStyle: true },
+    { leases: store.leases, journal: store.journal },
+    { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } },
+  );
+  return {
+    backend,
+    store,
+    prefix,
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+if (skip) {
+  test('S3 backend conformance', { skip }, () => undefined);
+} else {
+  runBackendConformance('s3', async () => {
+    const f = await fresh();
+    return {
+      backend: f.backend,
+      cleanup: f.cleanup,
+      // The staging area of S3 is its multipart uploads: none may be left under the prefix.
+      staging: async () => {
+        const r = await s3Client().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: f.prefix }));
+        return (r.Uploads ?? []).map((u) => u.Key ?? '');
+      },
+    };
+  });
+}
+
+const objects = async (prefix: string) => ((await s3Client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key?.slice(prefix.length));
+
+test('s3: files are plain objects at <prefix><user>/<path> with their bytes and content type', { skip }, async () => {
+  const f = await fresh();
+  try {
+    await f.backend.write(keyOf('docs/é x #1.txt'), bodyOf('plain bytes'), { ifExists: 'fail' });
+    await f.backend.mkdir(keyOf('empty'), { parents: true, existOk: false });
+    assert.deepEqual((await objects(f.prefix)).sort(), ['alice/docs/é x #1.txt', 'alice/empty/']);
+    const r = await s3Client().send(new (await import('@aws-sdk/client-s3')).GetObjectCommand({ Bucket: bucket, Key: `${f.prefix}alice/docs/é x #1.txt` }));
+    assert.equal(r.ContentType, 'text/plain; charset=utf-8');
+    assert.equal(await r.Body?.transformToString(), 'plain bytes');
+  } finally {
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: keys written by other tools are served; keys that are no valid path are skipped', { skip }, async () => {
+  const f = await fresh();
+  try {
+    const put = (k: string, body = 'x') => s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: `${f.prefix}alice/${k}`, Body: body }));
+    await put('from-tool/report.csv', 'a,b');
+    await put('bad//double.txt');
+    await put('up/../escape.txt');
+    await put('back\\slash.txt');
+    await put('fine.txt', 'fine');
+    assert.deepEqual((await listAll(f.backend, keyOf(''))).map((e) => e.name).sort(), ['bad', 'fine.txt', 'from-tool', 'up']);
+    assert.deepEqual(await listAll(f.backend, keyOf('bad')), [], 'the `//` key is not an entry');
+    assert.deepEqual(await listAll(f.backend, keyOf('up')), [], 'the `..` key is not an entry');
+    assert.equal((await readAll((await f.backend.read(keyOf('from-tool/report.csv'))).stream)).toString(), 'a,b');
+    const walked: string[] = [];
+    for await (const w of f.backend.walk(keyOf(''))) walked.push(w.path.join('/'));
+    assert.deepEqual(walked.sort(), ['bad', 'fine.txt', 'from-tool', 'from-tool/report.csv', 'up']);
+  } finally {
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: a large upload goes through a multipart upload, and an aborted one leaves no upload behind', { skip }, async () => {
+  const f = await fresh();
+  try {
+    const big = Buffer.alloc(40 * 1024 * 1024, 7);
+    const e = await f.backend.write(keyOf('big.bin'), bodyOf(big), { ifExists: 'fail' });
+    assert.equal(e.size, big.length);
+    assert.match(e.etag, /-\d+"$/, 'a multipart ETag');
+    const controller = new AbortController();
+    const body = bodyOf(big);
+    const p = f.backend.write(keyOf('aborted.bin'), body, { ifExists: 'fail', signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await rejectsCode(p, 'aborted');
+    const r = await s3Client().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: f.prefix }));
+    assert.deepEqual(r.Uploads ?? [], []);
+    assert.equal(await f.backend.stat(keyOf('aborted.bin')), undefined);
+  } finally {
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: the sweeper aborts a multipart upload whose writer died', { skip }, async () => {
+  const f = await fresh();
+  try {
+    // A writer that died mid-upload: its journal record and multipart upload are all that is left.
+    const { CreateMultipartUploadCommand } = await import('@aws-sdk/client-s3');
+    const key = `${f.prefix}alice/dead.bin`;
+    const created = await s3Client().send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+    await f.store.journal.put({ id: 'dead', kind: 's3-upload', data: JSON.stringify({ bucket, key, uploadId: created.UploadId }), now: Date.now() - 10_000 });
+    await f.store.journal.put({ id: 'live', kind: 's3-upload', data: JSON.stringify({ bucket, key: `${key}.live`, uploadId: 'x' }), now: Date.now() });
+    await f.backend.sweep({ staleMs: 5_000 });
+    const r = await s3Client().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: f.prefix }));
+    assert.deepEqual(r.Uploads ?? [], []);
+    assert.equal(await f.store.journal.get('dead'), undefined);
+    assert.ok(await f.store.journal.get('live'), 'an upload still making progress is left alone');
+  } finally {
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: an unreachable object store is `unavailable`, not an internal error', { skip }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-s3-'));
+  const store = await openSqliteStore(join(dir, 'meta.db'));
+  const b = createS3Backend({ bucket: 'nowhere', prefix: '', endpoint: 'http://127.0.0.1:9', region: 'us-east-1', pathStyle: true }, store, { credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+  try {
+    await rejectsCode(b.stat(keyOf('x')), 'unavailable');
+    await rejectsCode(b.write(keyOf('x'), bodyOf('x'), { ifExists: 'replace' }), 'unavailable');
+  } finally {
+    await b.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,429 @@
+import { Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { collisionName } from '../../domain/names.js';
+import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
+import { contentTypeFor } from '../../http/mime.js';
+import { stageAndCommit, StorageError, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
+import { hold, tryHold, type Coordination, type HeldLease } from '../coordination.js';
+import { createEventHub } from '../events.js';
+import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
+import { resumeFolderMoves, startFolderMove } from './folder-move.js';
+import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, validFoldersBelow } from './keys.js';
+import type { S3Location } from './location.js';
+import { copyObject, deleteKeys, objectPages } from './objects.js';
+import { receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
+
+const MAX_COLLISIONS = 10_000;
+const FOLDER_TYPE = 'application/x-directory';
+/** Folders have no date of their own on S3 unless a marker gives one. */
+const EPOCH = new Date(0);
+
+const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
+const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
+const taken = () => new StorageError('already_exists', 'Something already exists at this path.');
+
+type Head = { size: number; modified: Date; etag: string };
+
+/**
+ * The S3 StorageBackend: every file is the plain object `PREFIX<user>/<path>`
+ * with its real bytes and Content-Type (keys.ts has the layout), so any S3
+ * tool sees the same tree. What S3 lacks is supplied by the metadata store
+ * (coordination.ts): leases make name claims race-free across nodes, the
+ * journal records multipart uploads and folder moves so a crash never leaves
+ * a partial object or a half-moved tree unrecorded. docs/storage.md has the
+ * whole design.
+ *
+ * Conflicts only other tools can create are resolved so: a key that is both
+ * a file and a folder prefix (`a` and `a/x`) is the file; keys that are not
+ * valid File Cloud paths (`a//b`, `..`) are skipped and never reachable.
+ */
+export function createS3Backend(loc: S3Location, coordination: Coordination, opts: { credentials?: S3Credentials; client?: S3Client } = {}): StorageBackend {
+  const s3 = opts.client ?? createS3Client(loc, opts.credentials);
+  const { bucket, prefix } = loc;
+  const events = createEventHub();
+  const nameLease = (objKey: string) => `s3-name:${bucket}/${objKey}`;
+
+  async function head(objKey: string): Promise<Head | undefined> {
+    try {
+      const r = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: objKey }));
+      return { size: r.ContentLength ?? 0, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' };
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+  const headFile = (key: StorageKey) => s3Call('Reading file information', () => head(objectKey(prefix, key)));
+
+  /** The first key inside a folder (its marker or anything below), or undefined when the folder does not exist. */
+  async function folderProbe(key: StorageKey): Promise<{ modified: Date } | undefined> {
+    const p = folderPrefix(prefix, key);
+    const r = await s3Call('Reading folder information', () => s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: p, MaxKeys: 1 })));
+    const first = r.Contents?.[0];
+    if (!first) return undefined;
+    return { modified: first.Key === p ? (first.LastModified ?? EPOCH) : EPOCH };
+  }
+
+  // Listings carry milliseconds, HEAD and GET whole seconds (HTTP dates): whole seconds everywhere, so both agree.
+  const fileEntry = (name: string, h: Head): Entry => ({ name, isFile: true, size: h.size, modified: new Date(Math.floor(h.modified.getTime() / 1000) * 1000), etag: h.etag });
+  const folderEntry = (name: string, modified: Date): Entry => ({ name, isFile: false, size: 0, modified, etag: `"d-${modified.getTime().toString(36)}"` });
+
+  async function stat(key: StorageKey): Promise<Entry | undefined> {
+    if (!isRoot(key)) {
+      const h = await headFile(key);
+      if (h) return fileEntry(keyName(key), h);
+    }
+    const folder = await folderProbe(key);
+    return folder ? folderEntry(keyName(key), folder.modified) : undefined;
+  }
+
+  /** A file in the middle of the path makes every key below it unwritable. */
+  async function checkParents(key: StorageKey): Promise<void> {
+    const heads = await Promise.all(parentFileKeys(prefix, key).map((k) => s3Call('Reading file information', () => head(k))));
+    if (heads.some((h) => h !== undefined)) throw new StorageError('not_a_directory', 'A file is in the way where a folder is needed.');
+  }
+
+  /** A zero-byte marker keeps a folder when its last key goes (user roots and emptied folders). */
+  const putMarker = (key: StorageKey) =>
+    s3Call('Creating a folder', () => s3.send(new PutObjectCommand({ Bucket: bucket, Key: folderPrefix(prefix, key), Body: '', ContentType: FOLDER_TYPE })));
+  const keepParent = (key: StorageKey) => putMarker(keyParent(key));
+
+  async function* listPages(dir: StorageKey): AsyncGenerator<Entry[]> {
+    const p = folderPrefix(prefix, dir);
+    let token: string | undefined;
+    let first = true;
+    // A name that is a file and also a folder prefix is the file (see above); S3 lists `a` before `a/`.
+    const files = new Set<string>();
+    do {
+      const r = await s3Call('Listing the folder', () => s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: p, Delimiter: '/', ContinuationToken: token })));
+      if (first && !r.Contents?.length && !r.CommonPrefixes?.length) {
+        if (!isRoot(dir) && (await headFile(dir))) throw new StorageError('not_a_directory', 'A file is at this path, where a folder is needed.');
+        throw new StorageError('not_found', 'No folder exists at this path.');
+      }
+      first = false;
+      const page: Entry[] = [];
+      for (const o of r.Contents ?? []) {
+        const below = segmentsBelow(p, o.Key ?? '');
+        if (!below || below.folder || below.segments.length !== 1) continue;
+        const name = below.segments[0] as string;
+        files.add(name);
+        page.push(fileEntry(name, { size: o.Size ?? 0, modified: o.LastModified ?? EPOCH, etag: o.ETag ?? '""' }));
+      }
+      for (const cp of r.CommonPrefixes ?? []) {
+        const below = segmentsBelow(p, cp.Prefix ?? '');
+        if (!below || below.segments.length !== 1) continue;
+        const name = below.segments[0] as string;
+        if (!files.has(name)) page.push(folderEntry(name, EPOCH));
+      }
+      yield page;
+      token = r.IsTruncated ? r.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async function* walk(dir: StorageKey): AsyncGenerator<WalkEntry> {
+    const p = folderPrefix(prefix, dir);
+    const folders = new Set<string>();
+    const files = new Set<string>();
+    for await (const page of objectPages(s3, bucket, p)) {
+      for (const o of page) {
+        const below = segmentsBelow(p, o.Key ?? '') ?? { segments: validFoldersBelow(p, o.Key ?? ''), folder: true };
+        const { segments } = below;
+        if (segments.length === 0) continue;
+        // Below a name that is a file: unreachable (the file wins).
+        if (segments.some((_, i) => i < segments.length - (below.folder ? 0 : 1) && files.has(segments.slice(0, i + 1).join('/')))) continue;
+        const upto = below.folder ? segments.length : segments.length - 1;
+        for (let i = 1; i <= upto; i++) {
+          const path = segments.slice(0, i);
+          const id = path.join('/');
+          if (folders.has(id)) continue;
+          folders.add(id);
+          yield { path, entry: folderEntry(path[i - 1] as string, i === upto && below.folder ? (o.LastModified ?? EPOCH) : EPOCH) };
+        }
+        if (!below.folder) {
+          files.add(segments.join('/'));
+          yield { path: segments, entry: fileEntry(segments[segments.length - 1] as string, { size: o.Size ?? 0, modified: o.LastModified ?? EPOCH, etag: o.ETag ?? '""' }) };
+        }
+      }
+    }
+  }
+
+  async function read(key: StorageKey, range?: ByteRange): Promise<{ stream: Readable; entry: Entry }> {
+    if (isRoot(key)) throw isDir();
+    try {
+      const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey(prefix, key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      // With a range, the whole size is in Content-Range ("bytes 0-9/1234").
+      const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
+      const entry = fileEntry(keyName(key), { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' });
+      return { stream: r.Body as Readable, entry };
+    } catch (e) {
+      // The file shrank below the range since it was checked: the whole current file (its new ETag tells the caller).
+      if (range && statusOf(e) === 416) return read(key);
+      if (isNotFound(e)) throw (await folderProbe(key)) ? isDir() : new StorageError('not_found', 'No file exists at this path.');
+      throw fromS3Error(e, 'Reading the file');
+    }
+  }
+
+  /** Is a folder (any key below) at this key? */
+  const folderAt = async (key: StorageKey) => (await folderProbe(key)) !== undefined;
+
+  /**
+   * Claims a free name for `fail`/`rename` writers: a lease on the name
+   * (so no other File Cloud writer takes it, on any node) and a look that
+   * nothing is there. The lease is held until the file is committed.
+   */
+  async function claim(key: StorageKey, mode: 'fail' | 'rename'): Promise<{ key: StorageKey; lease: HeldLease }> {
+    const attempts = mode === 'fail' ? 1 : MAX_COLLISIONS;
+    for (let n = 0; n < attempts; n++) {
+      const candidate: StorageKey = { user: key.user, segments: [...key.segments.slice(0, -1), collisionName(keyName(key), n)] };
+      const lease = await tryHold(coordination, nameLease(objectKey(prefix, candidate)));
+      if (!lease) {
+        if (mode === 'fail') throw taken();
+        continue;
+      }
+      const [file, folder] = await Promise.all([headFile(candidate), folderAt(candidate)]).catch(async (e: unknown) => {
+        await lease.release();
+        throw e;
+      });
+      if (!file && !folder) return { key: candidate, lease };
+      await lease.release();
+      if (mode === 'fail') throw folder ? isDir() : taken();
+    }
+    throw new StorageError('already_exists', `No free name for "${keyName(key)}" after ${MAX_COLLISIONS} attempts.`);
+  }
+
+  async function stage(key: StorageKey, body: Readable, opts: WriteOptions): Promise<StagedFile> {
+    if (isRoot(key)) throw isDir();
+    await checkParents(key);
+    if (opts.ifExists === 'replace' && (await folderAt(key))) throw isDir();
+    const claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists);
+    const target = claimed?.key ?? key;
+    const objKey = objectKey(prefix, target);
+    let received: Received;
+    try {
+      received = await receive(s3, coordination, bucket, objKey, contentTypeFor(keyName(target)), body, opts);
+    } catch (e) {
+      await claimed?.lease.release();
+      throw e;
+    }
+    let settled = false;
+    const discard = async () => {
+      if (settled) return;
+      settled = true;
+      try {
+        if (received.kind === 'multipart') await received.abort();
+      } finally {
+        await claimed?.lease.release();
+      }
+    };
+    return {
+      size: receivedSize(received),
+      discard,
+      async commit() {
+        if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
+        // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
+        const lease = claimed?.lease ?? (await hold(coordination, nameLease(objKey), opts.signal));
+        try {
+          const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
+          if (received.kind === 'single') {
+            // Belt and braces against other tools: If-None-Match makes a claimed name's PutObject fail rather than replace.
+            await s3Call('Storing the file', () =>
+              s3.send(new PutObjectCommand({ Bucket: bucket, Key: objKey, Body: received.body, ContentLength: received.body.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: claimed ? '*' : undefined })),
+            ).catch((e: unknown) => {
+              throw statusOf(e) === 412 ? taken() : e;
+            });
+          } else {
+            await received.complete();
+          }
+          settled = true;
+          // radosgw leaves the ETag out of CompleteMultipartUpload's answer: ask.
+          const h = await headFile(target);
+          if (!h) throw new StorageError('failed', 'The object store lost the file it just stored.');
+          events.emit(before ? { type: 'replaced', key: target, size: h.size, previousSize: before.size } : { type: 'created', key: target, isFile: true, size: h.size });
+          return fileEntry(keyName(target), h);
+        } finally {
+          if (!settled) await discard().catch(() => undefined);
+          await lease.release();
+        }
+      },
+    };
+  }
+
+  async function mkdir(key: StorageKey, opts: { parents: boolean; existOk: boolean }): Promise<void> {
+    if (!isRoot(key)) {
+      if (await headFile(key)) throw taken();
+      await checkParents(key);
+      if (!opts.parents && !(await folderAt(keyParent(key)))) throw new StorageError('not_found', 'The parent folder does not exist.');
+    }
+    if (await folderAt(key)) {
+      if (opts.existOk) return;
+      throw taken();
+    }
+    await putMarker(key);
+    if (!isRoot(key)) events.emit({ type: 'created', key, isFile: false, size: 0 });
+  }
+
+  async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
+    const h = isRoot(key) ? undefined : await headFile(key);
+    if (h) {
+      if (!isRoot(keyParent(key))) await keepParent(key);
+      await s3Call('Deleting the file', () => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(prefix, key) })));
+      events.emit({ type: 'deleted', key, isFile: true, size: h.size });
+      return;
+    }
+    const p = folderPrefix(prefix, key);
+    let found = false;
+    let size = 0;
+    for await (const page of objectPages(s3, bucket, p)) {
+      if (page.length === 0) continue;
+      if (!found) {
+        found = true;
+        if (!opts.recursive && page.some((o) => o.Key !== p)) throw taken();
+        if (!isRoot(key) && !isRoot(keyParent(key))) await keepParent(key);
+      }
+      for (const o of page) size += o.Size ?? 0;
+      await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
+    }
+    if (!found) throw notFound();
+    events.emit({ type: 'deleted', key, isFile: false, size });
+  }
+
+  /** The bytes at key (a file, or every object below a folder), for events; undefined when nothing is there. */
+  async function sizeAt(key: StorageKey): Promise<number | undefined> {
+    const h = await headFile(key);
+    if (h) return h.size;
+    let size: number | undefined;
+    for await (const page of objectPages(s3, bucket, folderPrefix(prefix, key))) for (const o of page) size = (size ?? 0) + (o.Size ?? 0);
+    return size;
+  }
+
+  /** Checks shared by move and copy; returns the source's kind and the size of what the destination holds. */
+  async function prepareTransfer(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<{ source: Head | 'folder'; replaced: number | undefined }> {
+    if (isSameOrInside(to, from)) throw new StorageError('into_itself', 'A folder cannot be moved into itself.');
+    if (isRoot(to)) throw taken();
+    const file = isRoot(from) ? undefined : await headFile(from);
+    if (!file && !(await folderAt(from))) throw notFound();
+    await checkParents(to);
+    const replaced = await sizeAt(to);
+    if (replaced !== undefined && !overwrite) throw taken();
+    return { source: file ?? 'folder', replaced };
+  }
+
+  async function move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
+    const lease = await hold(coordination, nameLease(objectKey(prefix, to)));
+    try {
+      const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
+      const dst = objectKey(prefix, to);
+      if (source === 'folder') {
+        await startFolderMove(s3, coordination, {
+          bucket,
+          from: folderPrefix(prefix, from),
+          to: dst,
+          parentMarker: isRoot(keyParent(from)) ? null : folderPrefix(prefix, keyParent(from)),
+          phase: replaced !== undefined ? 'clear' : 'copy',
+        });
+      } else {
+        // File over a folder: the folder's keys go after the copy (the file wins meanwhile).
+        await copyObject(s3, bucket, objectKey(prefix, from), dst, source.size);
+        if (replaced !== undefined) for await (const page of objectPages(s3, bucket, `${dst}/`)) await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
+        if (!isRoot(keyParent(from))) await keepParent(from);
+        await deleteKeys(s3, bucket, [objectKey(prefix, from)]);
+      }
+      events.emit({ type: 'moved', from, to, isFile: source !== 'folder', replacedSize: replaced ?? 0 });
+    } finally {
+      await lease.release();
+    }
+  }
+
+  async function copy(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
+    const lease = await hold(coordination, nameLease(objectKey(prefix, to)));
+    try {
+      const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
+      const dst = objectKey(prefix, to);
+      if (replaced !== undefined && !(source !== 'folder' && (await headFile(to)))) await remove(to, { recursive: true });
+      if (source !== 'folder') {
+        await copyObject(s3, bucket, objectKey(prefix, from), dst, source.size);
+        events.emit(replaced !== undefined ? { type: 'replaced', key: to, size: source.size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size: source.size });
+        return;
+      }
+      const src = folderPrefix(prefix, from);
+      await putMarker(to);
+      let size = 0;
+      for await (const page of objectPages(s3, bucket, src)) {
+        for (const o of page) {
+          const rest = (o.Key as string).slice(src.length);
+          size += o.Size ?? 0;
+          if (rest !== '') await copyObject(s3, bucket, o.Key as string, `${dst}/${rest}`, o.Size ?? 0);
+        }
+      }
+      events.emit({ type: 'created', key: to, isFile: false, size });
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /**
+   * Aborts multipart uploads whose writer died: the journal names every
+   * upload File Cloud started; one that made no progress for staleMs is
+   * aborted. A record without an upload id (the process died right after
+   * writing its intent) is matched against ListMultipartUploads by key and time.
+   */
+  async function sweepUploads(staleMs: number): Promise<void> {
+    const now = (coordination.now ?? Date.now)();
+    for (const record of await coordination.journal.list(UPLOAD_JOURNAL, now - staleMs, 500)) {
+      const u = JSON.parse(record.data) as UploadRecord;
+      if (u.bucket !== bucket) continue;
+      const ids: string[] = [];
+      if (u.uploadId) ids.push(u.uploadId);
+      else {
+        const r = await s3Call('Listing uploads', () => s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: u.key })));
+        for (const up of r.Uploads ?? []) if (up.Key === u.key && up.UploadId && (up.Initiated?.getTime() ?? 0) >= record.createdAt - 60_000) ids.push(up.UploadId);
+      }
+      for (const UploadId of ids) {
+        await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.key, UploadId })).catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
+      }
+      await coordination.journal.delete(record.id);
+    }
+  }
+
+  return {
+    capabilities: { atomicReplace: true, emulatedDirs: true, serverSideMove: true, atomicFolderMove: false },
+    events,
+
+    async init() {
+      await s3Call(`Opening bucket ${bucket}`, () => s3.send(new HeadBucketCommand({ Bucket: bucket }))).catch((e: unknown) => {
+        if (isNotFound((e as { cause?: unknown }).cause ?? e)) throw new StorageError('failed', `The bucket "${bucket}" does not exist; create it first.`, { cause: e });
+        throw e;
+      });
+      // Moves another process left: finished now if their lease is free (the process is gone).
+      await resumeFolderMoves(s3, coordination, 0);
+    },
+
+    async sweep({ staleMs }) {
+      await sweepUploads(staleMs);
+      await resumeFolderMoves(s3, coordination, staleMs);
+    },
+
+    stat: (key) => stat(key),
+    list: (dir) => listPages(dir),
+    walk: (dir) => walk(dir),
+    read,
+    stage,
+    write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
+    mkdir,
+    delete: remove,
+    move,
+    copy,
+    close: async () => s3.destroy(),
+  };
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type CompletedPart, type S3Client } from '@aws-sdk/client-s3';
+import { isStorageError, StorageError, type WriteOptions } from '../backend.js';
+import type { Coordination } from '../coordination.js';
+import { isNotFound, s3Call, statusOf } from './client.js';
+
+const MiB = 1024 * 1024;
+/** Smallest part we send: radosgw and AWS take ≥ 5 MiB; bigger parts go much faster on radosgw (docs/storage.md). */
+export const MIN_PART = 16 * MiB;
+/** Parts uploading at once: memory per upload stays ≤ (PARALLEL + 1) × part size. */
+const PARALLEL = 3;
+/** S3 allows 10,000 parts; leave room for a body longer than declared. */
+const MAX_PARTS = 9_000;
+
+export const UPLOAD_JOURNAL = 's3-upload';
+
+/** What the journal keeps of an upload in progress, so a sweeper can abort it after a crash. */
+export type UploadRecord = { readonly bucket: string; readonly key: string; readonly uploadId: string | null };
+
+/** Bytes received: small bodies as one buffer (PutObject at commit), large ones as an open multipart upload. */
+export type Received =
+  | { readonly kind: 'single'; readonly body: Buffer }
+  | { readonly kind: 'multipart'; readonly size: number; complete(): Promise<void>; abort(): Promise<void> };
+
+export const receivedSize = (r: Received): number => (r.kind === 'single' ? r.body.length : r.size);
+
+/** Part size for a body: as small as allowed, as large as needed to fit the declared length in MAX_PARTS. */
+export function partSizeFor(sizeHint: number | undefined): number {
+  if (sizeHint === undefined || !Number.isFinite(sizeHint)) return MIN_PART;
+  return Math.max(MIN_PART, Math.ceil(sizeHint / MAX_PARTS / MiB) * MiB);
+}
+
+/**
+ * Reads body into S3 under `key`: up to one part stays in memory and becomes a
+ * PutObject at commit; a longer body streams into a multipart upload whose
+ * parts upload PARALLEL at a time while the next is read (the body is not
+ * read faster than S3 takes it). The upload is journaled before it starts and
+ * aborted on any failure, so no multipart upload outlives its writer unnoticed.
+ * Like the local backend, a limit stops reading without destroying the body
+ * (its owner answers 413); an abort destroys it.
+ */
+export async function receive(s3: S3Client, c: Coordination, bucket: string, key: string, contentType: string, body: Readable, opts: WriteOptions): Promise<Received> {
+  const max = opts.maxBytes;
+  let partSize = partSizeFor(opts.sizeHint);
+  const pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let total = 0;
+  let upload: { id: string; journalId: string } | undefined;
+  const parts: CompletedPart[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let partError: unknown;
+  const now = c.now ?? Date.now;
+
+  const take = (n: number): Buffer => {
+    const all = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
+    const part = all.subarray(0, n);
+    const rest = all.subarray(n);
+    pending.length = 0;
+    if (rest.length) pending.push(rest);
+    pendingBytes = rest.length;
+    return part;
+  };
+
+  const start = async (): Promise<{ id: string; journalId: string }> => {
+    const journalId = randomUUID();
+    // The intent first: a crash between here and CreateMultipartUpload leaves a record the sweeper resolves.
+    await c.journal.put({ id: journalId, kind: UPLOAD_JOURNAL, data: JSON.stringify({ bucket, key, uploadId: null } satisfies UploadRecord), now: now() });
+    const created = await s3Call('Starting the upload', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType })));
+    const id = created.UploadId as string;
+    await c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());
+    return { id, journalId };
+  };
+
+  const send = (u: { id: string; journalId: string }, partNumber: number, data: Buffer) => {
+    const p: Promise<void> = s3Call('Uploading a part', () => s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: u.id, PartNumber: partNumber, Body: data, ContentLength: data.length })))
+      .then(async (r) => {
+        parts.push({ PartNumber: partNumber, ETag: r.ETag });
+        // Progress keeps the record fresh: the sweeper takes only uploads that stopped moving.
+        await c.journal.update(u.journalId, JSON.stringify({ bucket, key, uploadId: u.id } satisfies UploadRecord), now());
+      })
+      .catch((e: unknown) => {
+        partError ??= e;
+      })
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
+
+  const abort = async () => {
+    await Promise.all(inFlight);
+    if (!upload) return;
+    const u = upload;
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: u.id })).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+    await c.journal.delete(u.journalId);
+  };
+
+  const onAbort = () => body.destroy();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (opts.signal?.aborted) throw new Error('aborted before it started');
+    for await (const chunk of body.iterator({ destroyOnReturn: false })) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      total += bytes.length;
+      if (max !== undefined && total > max) throw new StorageError('too_large', `The body is larger than ${max} bytes.`);
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+      while (pendingBytes > partSize) {
+        upload ??= await start();
+        const number = parts.length + inFlight.size + 1;
+        send(upload, number, take(partSize));
+        // An unknown length grows its parts so it still fits in S3's part count.
+        if (number % 2000 === 0) partSize *= 2;
+        while (inFlight.size >= PARALLEL) await Promise.race(inFlight);
+        if (partError !== undefined) throw partError;
+      }
+    }
+    if (opts.signal?.aborted) throw new Error('aborted while finishing');
+    if (!upload) return { kind: 'single', body: take(pendingBytes) };
+    const u = upload;
+    if (pendingBytes > 0) send(u, parts.length + inFlight.size + 1, take(pendingBytes));
+    await Promise.all(inFlight);
+    if (partError !== undefined) throw partError;
+    return {
+      kind: 'multipart',
+      size: total,
+      async complete() {
+        const sorted = [...parts].sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
+        await s3Call('Finishing the upload', () => s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: u.id, MultipartUpload: { Parts: sorted } })));
+        await c.journal.delete(u.journalId);
+      },
+      abort,
+    };
+  } catch (e) {
+    await abort().catch(() => undefined);
+    if (isStorageError(e) && e.code !== 'aborted') throw e;
+    // The store refused a request of ours: not the client's fault, not an interrupted body.
+    if (statusOf(e) !== undefined) throw e;
+    throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
