@@ -1,9 +1,30 @@
 #!/usr/bin/env node
 // Runs every compiled *.test.js under dist/ with node's test runner.
 // Arguments filter test files by substring: `npm run test:only -- storage-path`.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+//
+// Before the tests, scripts/test-services.sh starts the backing services once for the whole run
+// (Ceph radosgw as S3, PostgreSQL 15, Redis 7) in a fresh temp dir, all on 127.0.0.1. Their
+// addresses reach the tests as FC_TEST_* variables (see test/helpers/services.ts); they are
+// stopped by pid when the run ends, also on failure and on SIGINT/SIGTERM. FC_TEST_SERVICES=0
+// skips them. Without CI, services that cannot start make those suites skip; with CI it fails.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { setTimeout } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+
+const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'test-services.sh');
+// test-services.sh output -> test environment
+const ENV_NAMES = {
+  S3_ENDPOINT: 'FC_TEST_S3_ENDPOINT',
+  S3_REGION: 'FC_TEST_S3_REGION',
+  S3_ACCESS_KEY: 'FC_TEST_S3_ACCESS_KEY',
+  S3_SECRET_KEY: 'FC_TEST_S3_SECRET_KEY',
+  DATABASE_URL: 'FC_TEST_DATABASE_URL',
+  REDIS_URL: 'FC_TEST_REDIS_URL',
+  CEPH_CONF: 'FC_TEST_CEPH_CONF',
+};
 
 const filters = process.argv.slice(2);
 const files = [];
@@ -19,5 +40,110 @@ if (chosen.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...chosen], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+
+let servicesDir; // set while services may be running
+let child; // the current child process (services start, then node --test)
+let signalled; // 'SIGINT' | 'SIGTERM' once one arrived
+
+function stopServices() {
+  if (!servicesDir) return;
+  const dir = servicesDir;
+  servicesDir = undefined;
+  const r = spawnSync('bash', [SCRIPT, 'stop', dir], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) process.stderr.write(r.stderr ?? '');
+  if (r.status !== 0) console.error(`run-tests: stopping the test services failed (${r.error?.message ?? `exit ${r.status}`}); left ${dir} in place`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+function onSignal(sig) {
+  if (signalled) return;
+  signalled = sig;
+  // Ctrl-C already reached the child (same process group); a SIGTERM sent to us alone is forwarded.
+  // The services script runs in its own process group (so a signal also ends the ceph/psql clients
+  // it waits on); the daemons it started have their own sessions and are stopped by pid afterwards.
+  const c = child;
+  if (c && c.exitCode === null && c.signalCode === null) {
+    const kill = (s) => {
+      try {
+        if (c.spawnargs.includes(SCRIPT)) process.kill(-c.pid, s);
+        else c.kill(s);
+      } catch {
+        /* already gone */
+      }
+    };
+    kill(sig);
+    setTimeout(() => kill('SIGKILL'), 15_000).unref();
+  }
+}
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+/** Runs a command to its end; resolves to { code, signal, stdout } (stderr passes through, its tail kept). */
+function run(cmd, args, opts = {}) {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, opts);
+    child = p;
+    let stdout = '';
+    let errTail = '';
+    p.stdout?.setEncoding('utf8').on('data', (d) => (stdout += d));
+    p.stderr?.setEncoding('utf8').on('data', (d) => {
+      process.stderr.write(d);
+      errTail = (errTail + d).slice(-2000);
+    });
+    p.on('error', (e) => (errTail += `\n${e.message}`));
+    p.on('close', (code, signal) => {
+      child = undefined;
+      resolve({ code, signal, stdout, errTail });
+    });
+  });
+}
+
+/** Starts the services; returns the FC_TEST_* variables, or a reason they are unavailable. */
+async function startServices() {
+  if (process.env.FC_TEST_SERVICES === '0') return { reason: 'FC_TEST_SERVICES=0' };
+  servicesDir = mkdtempSync(join(tmpdir(), 'fc-services-'));
+  const t = Date.now();
+  const r = await run('bash', [SCRIPT, 'start', servicesDir], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  if (signalled) return { reason: `interrupted (${signalled})` };
+  if (r.code !== 0) {
+    // the cause is the last line before the script's own cleanup ("start failed; stopping …")
+    let lines = r.errTail.split('\n').map((l) => l.replace(/^\[services [\d:]+\] /, '').trim()).filter(Boolean);
+    const cleanup = lines.findIndex((l) => l.startsWith('start failed;'));
+    if (cleanup >= 0) lines = lines.slice(0, cleanup);
+    const last = lines.at(-1);
+    return { reason: `scripts/test-services.sh start ${r.signal ? `killed by ${r.signal}` : `exited ${r.code}`}${last ? `: ${last}` : ''}` };
+  }
+  const env = { FC_TEST_SERVICES_DIR: servicesDir };
+  for (const line of r.stdout.split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
+    if (m && ENV_NAMES[m[1]]) env[ENV_NAMES[m[1]]] = m[2];
+  }
+  const missing = Object.values(ENV_NAMES).filter((k) => !env[k]);
+  if (missing.length > 0) return { reason: `scripts/test-services.sh start printed no ${missing.join(', ')}` };
+  console.error(`run-tests: test services up in ${((Date.now() - t) / 1000).toFixed(1)} s (${servicesDir})`);
+  return { env };
+}
+
+let exitCode;
+try {
+  const services = await startServices();
+  const env = { ...process.env };
+  if (services.env) Object.assign(env, services.env);
+  else {
+    stopServices(); // whatever a failed start left behind
+    if (signalled) throw new Error(services.reason);
+    if (process.env.CI && process.env.FC_TEST_SERVICES !== '0') {
+      throw new Error(`services unavailable: ${services.reason}; in CI the S3/PostgreSQL/Redis suites must run`);
+    }
+    console.error(`services unavailable: ${services.reason}; S3/PostgreSQL/Redis suites will skip`);
+  }
+  const r = await run(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...chosen], { stdio: 'inherit', env });
+  exitCode = r.code ?? 1;
+} catch (e) {
+  console.error(`run-tests: ${e instanceof Error ? e.message : e}`);
+  exitCode = 1;
+} finally {
+  stopServices();
+}
+if (signalled) exitCode = signalled === 'SIGINT' ? 130 : 143;
+process.exit(exitCode);
