@@ -30,6 +30,7 @@ set -Eeuo pipefail
 MODE=${1:-}; DIR=${2:-}
 usage() { echo "usage: $0 start|stop DIR | rgw-start DIR NAME [PORT] | rgw-stop DIR NAME [TERM|KILL]" >&2; exit 2; }
 [ -n "$MODE" ] && [ -n "$DIR" ] || usage
+case "$MODE" in start|stop|rgw-start|rgw-stop) ;; *) usage;; esac
 DIR=$(mkdir -p "$DIR" && cd "$DIR" && pwd)
 PIDS=$DIR/pids
 log() { printf '[services %s] %s\n' "$(date +%T)" "$*" >&2; }
