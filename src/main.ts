@@ -5,13 +5,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app/build-app.js';
 import { redactedConfig } from './config/load.js';
-import type { Config } from './config/options.js';
+import type { Config, StorageUrl } from './config/options.js';
 import { systemClock } from './lib/clock.js';
 import { loadOrCreateSecret } from './lib/secret.js';
 import { createPasswordHasher } from './services/passwords.js';
 import { createUserService } from './services/users.js';
 import { createLocalBackend } from './storage/local/local-backend.js';
 import type { StorageBackend } from './storage/backend.js';
+import type { S3Credentials } from './storage/s3/client.js';
+import { createS3Backend } from './storage/s3/s3-backend.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { MetadataStore } from './store/types.js';
 
@@ -35,14 +37,28 @@ export const WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
  * also clears upload staging left by a crash: only the serving process may
  * do that, never a CLI command running beside a live server.
  */
-export async function openDataDir(config: Config, serving: boolean): Promise<{ store: MetadataStore; backend: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
+export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.storage, { recursive: true });
   await mkdir(paths.tmp, { recursive: true });
   const store = await openSqliteStore(paths.db);
-  const backend = createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp });
-  if (serving) await backend.init();
+  const backend = openBackend(config.storage, store, paths, opts);
+  if (serving) {
+    try {
+      await backend.init();
+    } catch (e) {
+      await backend.close();
+      await store.close();
+      throw e;
+    }
+  }
   return { store, backend, paths };
+}
+
+/** The StorageBackend that --storage names. */
+export function openBackend(storage: StorageUrl, store: MetadataStore, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials } = {}): StorageBackend {
+  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp });
+  return createS3Backend(storage, { leases: store.leases, journal: store.journal }, opts);
 }
 
 export type RunningServer = {

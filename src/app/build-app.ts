@@ -113,6 +113,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     auth.sweep().catch((err: unknown) => app.log.warn({ err }, 'session sweep failed'));
   }, 60_000);
   sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
+  // Storage upkeep: staging and multipart uploads of dead writers, interrupted folder moves.
+  const staleMs = config.staleUploadAfter * 1000;
+  let sweeping: Promise<void> | undefined;
+  const storageSweep = setInterval(() => {
+    sweeping ??= deps.backend
+      .sweep({ staleMs })
+      .catch((err: unknown) => app.log.warn({ err }, 'storage sweep failed'))
+      .finally(() => (sweeping = undefined));
+  }, Math.min(60_000, Math.max(1000, staleMs / 2)));
+  storageSweep.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    clearInterval(storageSweep);
+    await sweeping;
+  });
   return app;
 }

@@ -1,3 +1,5 @@
+import { parseS3Url, S3LocationError, type S3Location } from '../storage/s3/location.js';
+
 /**
  * The one table of File Cloud's options. Every option has a flag and an
  * environment variable (flags win); nothing else in the program reads
@@ -137,9 +139,25 @@ function otlpEndpoint(raw: string): string {
 
 const DAY = 86400;
 
+/** Where users' files live: local disk (`file:`, the data dir's storage/) or an S3 bucket. */
+export type StorageUrl = { readonly kind: 'file' } | ({ readonly kind: 's3' } & S3Location);
+
+export function parseStorageUrl(raw: string): StorageUrl {
+  const v = raw.trim();
+  if (v === 'file:' || v === 'file://' || v === 'file') return Object.freeze({ kind: 'file' });
+  if (!v.startsWith('s3://')) throw new OptionValueError(`expected file: or s3://BUCKET[/PREFIX]?endpoint=URL&region=R&path_style=true, got "${raw}"`);
+  try {
+    return Object.freeze({ kind: 's3', ...parseS3Url(v) });
+  } catch (e) {
+    if (e instanceof S3LocationError) throw new OptionValueError(e.message);
+    throw e;
+  }
+}
+
 export const OPTIONS = {
   dataDir: { key: 'dataDir', flag: '--data-dir', env: 'FILE_CLOUD_DATA_DIR', scope: 'global', type: 'string', default: './data', parse: nonEmpty, description: 'Data directory: storage/, file-cloud.db, secret, tmp/.' },
   debug: { key: 'debug', flag: '--debug', env: 'FILE_CLOUD_DEBUG', scope: 'global', type: 'boolean', default: false, parse: parseBoolean, description: 'Print stack traces of command-line failures.' },
+  storage: { key: 'storage', flag: '--storage', env: 'FILE_CLOUD_STORAGE', scope: 'global', type: 'string', default: Object.freeze({ kind: 'file' }) as StorageUrl, defaultLabel: 'file: (data/storage/)', parse: parseStorageUrl, description: 'Where files live: file: (local disk) or s3://BUCKET[/PREFIX]?endpoint=URL&region=R&path_style=true (docs/storage.md).' },
   host: { key: 'host', flag: '--host', env: 'FILE_CLOUD_HOST', scope: 'serve', type: 'string', default: '127.0.0.1', parse: host, description: 'Address to listen on (0.0.0.0 for every interface).' },
   port: { key: 'port', flag: '--port', env: 'FILE_CLOUD_PORT', scope: 'serve', type: 'string', default: 8000, parse: integer(0, 65535), description: 'TCP port to listen on (0 picks a free one).' },
   dev: { key: 'dev', flag: '--dev', env: 'FILE_CLOUD_DEV', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Development mode: lifts the login throttle.' },
@@ -149,6 +167,7 @@ export const OPTIONS = {
   loginRateLimit: { key: 'loginRateLimit', flag: '--login-rate-limit', env: 'FILE_CLOUD_LOGIN_RATE_LIMIT', scope: 'serve', type: 'string', default: 10, parse: integer(1, 1_000_000), description: 'Login attempts per minute per client address (lifted by --dev).' },
   maxUploadSize: { key: 'maxUploadSize', flag: '--max-upload-size', env: 'FILE_CLOUD_MAX_UPLOAD_SIZE', scope: 'serve', type: 'string', default: Infinity, defaultLabel: 'unlimited', parse: parseSize, description: 'Largest accepted file in bytes (suffixes K, M, G, T); larger uploads get 413.' },
   trustProxy: { key: 'trustProxy', flag: '--trust-proxy', env: 'FILE_CLOUD_TRUST_PROXY', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Take the client address from the nearest proxy\'s X-Forwarded-For entry.' },
+  staleUploadAfter: { key: 'staleUploadAfter', flag: '--stale-upload-after', env: 'FILE_CLOUD_STALE_UPLOAD_AFTER', scope: 'serve', type: 'string', default: 3600, parse: integer(1, 30 * DAY), description: 'Seconds without progress after which an upload\'s staging (temp file, S3 multipart upload) is presumed dead and swept.' },
   logLevel: { key: 'logLevel', flag: '--log-level', env: 'FILE_CLOUD_LOG_LEVEL', scope: 'serve', type: 'string', default: 'info', parse: logLevel, description: 'Log level: fatal, error, warn, info, debug, trace or silent.' },
   logFormat: { key: 'logFormat', flag: '--log-format', env: 'FILE_CLOUD_LOG_FORMAT', scope: 'serve', type: 'string', default: 'json', parse: logFormat, description: 'Log format: json (one JSON object a line) or pretty (readable lines for a terminal).' },
   basePath: { key: 'basePath', flag: '--base-path', env: 'FILE_CLOUD_BASE_PATH', scope: 'serve', type: 'string', default: '', defaultLabel: '/ (none)', parse: parseBasePath, description: 'URL path prefix to serve everything under, e.g. /files behind a reverse proxy.' },

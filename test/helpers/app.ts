@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -11,9 +13,13 @@ import { loadOrCreateSecret } from '../../src/lib/secret.js';
 import { dataPaths, openDataDir } from '../../src/main.js';
 import { createPasswordHasher, type PasswordHasher } from '../../src/services/passwords.js';
 import { createUserService } from '../../src/services/users.js';
-import type { StorageBackend } from '../../src/storage/backend.js';
+import { compareCodePoints } from '../../src/domain/names.js';
+import { parseDecodedStoragePath } from '../../src/domain/storage-path.js';
+import { listAll, type StorageBackend } from '../../src/storage/backend.js';
+import type { S3Credentials } from '../../src/storage/s3/client.js';
 import type { MetadataStore } from '../../src/store/types.js';
 import { login, type Tokens } from './client.js';
+import { newBucket, s3Service, skipReason } from './services.js';
 
 /**
  * Cheaper scrypt cost for route tests only: the same code path, a smaller N,
@@ -21,6 +27,69 @@ import { login, type Tokens } from './client.js';
  * covered by the process tests, which run the real binary.
  */
 export const testHasher = (): PasswordHasher => createPasswordHasher({ params: { N: 2 ** 10, r: 8, p: 1 } });
+
+/** Which storage backend a test app runs on: local disk, or the run's S3 (a fresh prefix each). */
+export type TestStorage = 'file' | 's3';
+
+/**
+ * The backends every storage feature is tested on, each with its skip reason
+ * (undefined to run). Suites loop over it: `for (const [storage, skip] of BACKENDS) …`.
+ */
+export const BACKENDS: readonly (readonly [TestStorage, string | undefined])[] = [
+  ['file', undefined],
+  ['s3', skipReason('S3')],
+];
+
+let sharedBucket: Promise<string> | undefined;
+
+/** `--storage` for a test app on S3: the file's shared bucket, a fresh prefix per app. */
+async function s3StorageFlag(): Promise<string> {
+  const s = s3Service();
+  if (!s) throw new Error('no test S3 service; guard the test with skipReason("S3")');
+  sharedBucket ??= newBucket('fc-app');
+  return `s3://${await sharedBucket}/${randomUUID()}?endpoint=${encodeURIComponent(s.endpoint)}&region=${s.region}&path_style=true`;
+}
+
+/** The test S3's credentials (the server takes them from the standard AWS chain; in-process tests pass them). */
+export function s3Credentials(): S3Credentials | undefined {
+  const s = s3Service();
+  return s && { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey };
+}
+
+/** Fixtures through the storage seam, so a test reads and writes the same on every backend. */
+export type Fixtures = {
+  put(path: string, data: string | Buffer, user?: string): Promise<void>;
+  mkdir(path: string, user?: string): Promise<void>;
+  /** The file's bytes, or undefined when no file is there. */
+  read(path: string, user?: string): Promise<Buffer | undefined>;
+  text(path: string, user?: string): Promise<string | undefined>;
+  /** File, folder or undefined. */
+  kind(path: string, user?: string): Promise<'file' | 'folder' | undefined>;
+  /** Names in a folder, sorted by code point. */
+  names(path: string, user?: string): Promise<string[]>;
+};
+
+function fixtures(backend: StorageBackend): Fixtures {
+  const key = (path: string, user = 'alice') => parseDecodedStoragePath(`${user}/${path.replace(/\/$/, '')}`.replace(/^([^/]+)$/, '$1/')).key;
+  const read = async (path: string, user?: string) => {
+    const entry = await backend.stat(key(path, user));
+    if (!entry?.isFile) return undefined;
+    const parts: Buffer[] = [];
+    for await (const c of (await backend.read(key(path, user))).stream) parts.push(c as Buffer);
+    return Buffer.concat(parts);
+  };
+  return {
+    put: async (path, data, user) => void (await backend.write(key(path, user), Readable.from([Buffer.from(data)]), { ifExists: 'replace' })),
+    mkdir: (path, user) => backend.mkdir(key(path, user), { parents: true, existOk: true }),
+    read,
+    text: async (path, user) => (await read(path, user))?.toString(),
+    kind: async (path, user) => {
+      const e = await backend.stat(key(path, user));
+      return e === undefined ? undefined : e.isFile ? 'file' : 'folder';
+    },
+    names: async (path, user) => (await listAll(backend, key(path, user))).map((e) => e.name).sort(compareCodePoints),
+  };
+}
 
 export type TestApp = {
   /** Where the app answers: the origin plus --base-path when one is set. */
@@ -32,6 +101,9 @@ export type TestApp = {
   readonly paths: ReturnType<typeof dataPaths>;
   readonly store: MetadataStore;
   readonly backend: StorageBackend;
+  readonly storage: TestStorage;
+  /** Storage fixtures through the seam (work on every backend). */
+  readonly fs: Fixtures;
   readonly config: Config;
   /** Creates a user (password `<name>-password`). */
   addUser(name: string, opts?: { admin?: boolean; password?: string }): Promise<void>;
@@ -44,10 +116,14 @@ export type TestApp = {
  * The real application (buildApp) on a real port with a real SQLite file
  * and real disk, in a temporary data dir, in this process.
  */
-export async function startApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; webRoot?: string } = {}): Promise<TestApp> {
+export async function startApp(
+  opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; webRoot?: string; storage?: TestStorage } = {},
+): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-app-'));
-  const config = loadConfig({ dataDir, logLevel: 'silent', dev: true, ...opts.flags }, {});
-  const { store, backend, paths } = await openDataDir(config, true);
+  const storage = opts.storage ?? 'file';
+  const storageFlag = storage === 's3' ? { storage: await s3StorageFlag() } : {};
+  const config = loadConfig({ dataDir, logLevel: 'silent', dev: true, ...storageFlag, ...opts.flags }, {});
+  const { store, backend, paths } = await openDataDir(config, true, { credentials: s3Credentials() });
   const secret = await loadOrCreateSecret(paths.secret);
   const hasher = testHasher();
   const clock = opts.clock ?? systemClock;
@@ -65,6 +141,8 @@ export async function startApp(opts: { flags?: Record<string, string | boolean>;
     paths,
     store,
     backend,
+    storage,
+    fs: fixtures(backend),
     config,
     addUser: async (name, o = {}) => void (await users.add(name, o.password ?? `${name}-password`, o.admin ?? false)),
     login: (name) => login(url, name, `${name}-password`),
