@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+
+import { newBucket, s3Service } from './services.js';
 
 export const REPO_ROOT = resolve(process.cwd());
 export const BIN = join(REPO_ROOT, 'bin', 'file-cloud.js');
@@ -25,11 +28,12 @@ export type ServerProcess = {
  * with a temporary data dir (or the one given), and resolves once it
  * prints its listening line.
  */
-export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean } = {}): Promise<ServerProcess> {
+export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; storage?: 'file' | 's3' } = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'fc-proc-')));
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
+  const s3 = opts.storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...s3.args, ...(opts.args ?? [])], {
     cwd: REPO_ROOT,
-    env: { ...process.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...opts.env },
+    env: { ...process.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...s3.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -70,6 +74,23 @@ export async function startServer(opts: { args?: string[]; env?: Record<string, 
       if (!opts.keepDataDir && !opts.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+let sharedBucket: Promise<string> | undefined;
+
+/**
+ * What a server process needs to run on the test S3: `--storage` with the
+ * file's shared bucket and a fresh prefix, and the credentials in the
+ * standard AWS variables (where a real deployment has them too). Pass the
+ * same `storage` again (e.g. to restart on the same files) via `args`.
+ */
+export async function s3ServerOptions(prefix = randomUUID()): Promise<{ args: string[]; env: Record<string, string>; bucket: string; prefix: string; storage: string }> {
+  const s = s3Service();
+  if (!s) throw new Error('no test S3 service; guard the test with skipReason("S3")');
+  sharedBucket ??= newBucket('fc-proc');
+  const bucket = await sharedBucket;
+  const storage = `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(s.endpoint)}&region=${s.region}&path_style=true`;
+  return { args: ['--storage', storage], env: { AWS_ACCESS_KEY_ID: s.accessKeyId, AWS_SECRET_ACCESS_KEY: s.secretAccessKey, AWS_REGION: s.region }, bucket, prefix, storage };
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
