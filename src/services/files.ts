@@ -47,6 +47,9 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
     },
 
     async stat(key: StorageKey): Promise<Entry> {
+      // A user's root exists from their first request on, whatever made the user (CLI, another node).
+      const entry = await storageCall(() => backend.stat(key));
+      if (entry) return entry;
       if (isRoot(key)) await storageCall(() => backend.mkdir(key, { parents: true, existOk: true }));
       return statOrThrow(key);
     },

@@ -23,6 +23,8 @@ export const ERROR_MESSAGES = {
   rate_limited: 'Too many attempts. Wait a moment and try again.',
   internal: 'Something went wrong on the server. Try again.',
   unavailable: 'The server is busy or shutting down. Try again shortly.',
+  storage_unavailable: 'The server cannot reach its file storage right now. Try again shortly.',
+  storage_failed: 'The server’s file storage failed to carry this out. Try again shortly.',
   disk_full: 'The server’s disk is full.',
 } as const;
 
@@ -40,6 +42,7 @@ const BY_STATUS: Record<number, string> = {
   416: ERROR_MESSAGES.range_not_satisfiable,
   429: ERROR_MESSAGES.rate_limited,
   431: ERROR_MESSAGES.headers_too_large,
+  502: ERROR_MESSAGES.storage_failed,
   503: ERROR_MESSAGES.unavailable,
   507: ERROR_MESSAGES.disk_full,
 };
