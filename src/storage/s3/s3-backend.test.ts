@@ -149,3 +149,44 @@ test('s3: an unreachable object store is `unavailable`, not an internal error', 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('s3: a file another tool stores under a name an upload claimed is kept; the upload takes the next name', { skip }, async () => {
+  const f = await fresh();
+  try {
+    const { PassThrough } = await import('node:stream');
+    const body = new PassThrough();
+    body.write('from file cloud, ');
+    const upload = f.backend.write(keyOf('race.txt'), body, { ifExists: 'rename' });
+    // The name is claimed and checked by now (the body is still arriving); another tool stores the same key.
+    await new Promise((r) => setTimeout(r, 300));
+    await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: `${f.prefix}alice/race.txt`, Body: 'from another tool' }));
+    body.end('done');
+    const entry = await upload;
+    assert.equal(entry.name, 'race (1).txt');
+    assert.equal((await readAll((await f.backend.read(keyOf('race.txt'))).stream)).toString(), 'from another tool');
+    assert.equal((await readAll((await f.backend.read(keyOf('race (1).txt'))).stream)).toString(), 'from file cloud, done');
+  } finally {
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: concurrent uploads under one name on two backends sharing a metadata store never overwrite each other', { skip }, async () => {
+  // Two "nodes": separate backends and S3 clients, one metadata store (as with PostgreSQL), one prefix.
+  const a = await fresh();
+  const s = s3Service();
+  if (!s) throw new Error('unreachable');
+  const b = createS3Backend({ bucket: bucket as string, prefix: a.prefix, endpoint: s.endpoint, region: s.region, pathStyle: true }, a.store, { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } });
+  try {
+    const { slowBody } = await import('../conformance/index.js');
+    const writes = Array.from({ length: 12 }, (_, i) => (i % 2 ? a.backend : b).write(keyOf('same.txt'), slowBody(Buffer.from(`upload ${i}`), 4), { ifExists: 'rename' }));
+    const names = (await Promise.all(writes)).map((e) => e.name);
+    assert.equal(new Set(names).size, 12, `distinct names: ${names.join(', ')}`);
+    const contents = await Promise.all(names.map(async (n) => (await readAll((await a.backend.read(keyOf(n))).stream)).toString()));
+    assert.deepEqual(contents.sort(), Array.from({ length: 12 }, (_, i) => `upload ${i}`).sort());
+  } finally {
+    await b.close();
+    await a.backend.close();
+    await a.cleanup();
+  }
+});

@@ -204,12 +204,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     if (isRoot(key)) throw isDir();
     await checkParents(key);
     if (opts.ifExists === 'replace' && (await folderAt(key))) throw isDir();
-    const claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists);
-    const target = claimed?.key ?? key;
-    const objKey = objectKey(prefix, target);
+    let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists);
+    let target = claimed?.key ?? key;
     let received: Received;
     try {
-      received = await receive(s3, coordination, bucket, objKey, contentTypeFor(keyName(target)), body, opts);
+      received = await receive(s3, coordination, bucket, objectKey(prefix, target), contentTypeFor(keyName(target)), body, opts);
     } catch (e) {
       await claimed?.lease.release();
       throw e;
@@ -224,25 +223,40 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         await claimed?.lease.release();
       }
     };
+
+    /**
+     * One PutObject. A claimed name also sends If-None-Match: *, so a file
+     * another tool stored there after our look is never replaced; `rename`
+     * then claims the next free name and stores there instead.
+     */
+    async function putSingle(data: Buffer): Promise<void> {
+      for (;;) {
+        try {
+          const put = new PutObjectCommand({ Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: claimed ? '*' : undefined });
+          await s3Call('Storing the file', () => s3.send(put));
+          return;
+        } catch (e) {
+          if (statusOf(e) !== 412 || !claimed) throw e;
+          if (opts.ifExists === 'fail') throw taken();
+          const next = await claim(key, 'rename');
+          await claimed.lease.release();
+          claimed = next;
+          target = next.key;
+        }
+      }
+    }
+
     return {
       size: receivedSize(received),
       discard,
       async commit() {
         if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
-        const lease = claimed?.lease ?? (await hold(coordination, nameLease(objKey), opts.signal));
+        const replaceLease = claimed ? undefined : await hold(coordination, nameLease(objectKey(prefix, target)), opts.signal);
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
-          if (received.kind === 'single') {
-            // Belt and braces against other tools: If-None-Match makes a claimed name's PutObject fail rather than replace.
-            await s3Call('Storing the file', () =>
-              s3.send(new PutObjectCommand({ Bucket: bucket, Key: objKey, Body: received.body, ContentLength: received.body.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: claimed ? '*' : undefined })),
-            ).catch((e: unknown) => {
-              throw statusOf(e) === 412 ? taken() : e;
-            });
-          } else {
-            await received.complete();
-          }
+          if (received.kind === 'single') await putSingle(received.body);
+          else await received.complete();
           settled = true;
           // radosgw leaves the ETag out of CompleteMultipartUpload's answer: ask.
           const h = await headFile(target);
@@ -251,7 +265,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
           return fileEntry(keyName(target), h);
         } finally {
           if (!settled) await discard().catch(() => undefined);
-          await lease.release();
+          await claimed?.lease.release();
+          await replaceLease?.release();
         }
       },
     };
