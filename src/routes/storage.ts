@@ -112,7 +112,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
         reply.header('connection', 'close');
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
-      written = [await files.writeFile(key, request.raw)];
+      // The declared length lets an object store size its upload parts for the file.
+      written = [await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined })];
     }
     return reply.code(201).send({ files_written: written });
   });

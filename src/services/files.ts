@@ -64,9 +64,9 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
     },
 
     /** Raw-body upload to a file path: created or atomically replaced, parents created. */
-    async writeFile(key: StorageKey, body: Readable, signal?: AbortSignal): Promise<string> {
+    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number } = {}): Promise<string> {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-      const entry = await storageCall(() => backend.write(key, body, { ifExists: 'replace', maxBytes, signal }));
+      const entry = await storageCall(() => backend.write(key, body, { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint }));
       return entry.name;
     },
 

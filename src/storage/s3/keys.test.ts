@@ -56,3 +56,13 @@ test('parseS3Url reads bucket, prefix, endpoint, region and path style', () => {
     assert.throws(() => parseS3Url(bad), S3LocationError, bad);
   }
 });
+
+test('partSizeFor keeps parts at 16 MiB until a declared length needs bigger ones to fit 9,000 parts', async () => {
+  const { partSizeFor, MIN_PART } = await import('./upload.js');
+  const MiB = 1024 * 1024;
+  assert.equal(partSizeFor(undefined), MIN_PART);
+  assert.equal(partSizeFor(1024), MIN_PART);
+  assert.equal(partSizeFor(100 * 1024 * MiB), MIN_PART);
+  assert.equal(partSizeFor(1024 * 1024 * MiB), 117 * MiB); // 1 TiB / 9,000 parts, rounded up to whole MiB
+  assert.ok(partSizeFor(5 * 1024 * 1024 * MiB) * 9000 >= 5 * 1024 * 1024 * MiB);
+});
