@@ -119,3 +119,24 @@ export async function rgwStart(name: string, port?: number): Promise<{ endpoint:
 export async function rgwStop(name: string, signal: 'TERM' | 'KILL' = 'TERM'): Promise<void> {
   await execFileP('bash', [SCRIPT, 'rgw-stop', requireDir(), name, signal], { timeout: 60_000 });
 }
+
+/**
+ * Creates a fresh, empty database on the test PostgreSQL and returns its URL
+ * (same server and credentials as FC_TEST_DATABASE_URL, a new database name).
+ */
+export async function newDatabase(prefix = 'fc'): Promise<string> {
+  const base = pgService();
+  if (!base) throw new Error('no test PostgreSQL (FC_TEST_DATABASE_URL is not set); guard the test with skipReason("PostgreSQL")');
+  const name = `${prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30)}_${randomBytes(6).toString('hex')}`;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
