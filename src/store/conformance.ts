@@ -166,4 +166,25 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await store.journal.get('j1'), undefined);
     assert.equal(await store.journal.update('j1', '{}', NOW), false);
   });
+
+  withStore('a setting keeps the first value stored', async (store) => {
+    assert.equal(await store.settings.getOrCreate('k', () => 'first'), 'first');
+    assert.equal(await store.settings.getOrCreate('k', () => 'second'), 'first');
+    const all = await Promise.all(Array.from({ length: 10 }, (_, i) => store.settings.getOrCreate('race', () => `v${i}`)));
+    assert.equal(new Set(all).size, 1);
+  });
+
+  withStore('the rate log allows `limit` attempts per window, then answers the wait', async (store) => {
+    for (let i = 0; i < 3; i++) assert.equal(await store.rates.hit('ip:a', NOW + i * 1000, 60_000, 3), 0);
+    assert.equal(await store.rates.hit('ip:a', NOW + 10_000, 60_000, 3), 50, 'the first attempt leaves the window at NOW + 60 s');
+    assert.equal(await store.rates.hit('ip:b', NOW + 10_000, 60_000, 3), 0, 'buckets are independent');
+    assert.equal(await store.rates.hit('ip:a', NOW + 59_999, 60_000, 3), 1, 'a refused attempt is not counted');
+    assert.equal(await store.rates.hit('ip:a', NOW + 60_000, 60_000, 3), 0, 'the oldest has left the window');
+  });
+
+  withStore('concurrent attempts: exactly `limit` are allowed', async (store) => {
+    const waits = await Promise.all(Array.from({ length: 25 }, () => store.rates.hit('burst', NOW, 60_000, 10)));
+    assert.equal(waits.filter((w) => w === 0).length, 10);
+    assert.ok(waits.filter((w) => w > 0).every((w) => w === 60));
+  });
 }

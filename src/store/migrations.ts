@@ -1,4 +1,7 @@
-import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, sql, type Migration, type MigrationProvider } from 'kysely';
+
+/** An auto-incrementing 64-bit key: the one column type the two dialects spell differently. */
+const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * Forward-only migrations, applied at startup in name order. Never edit a
@@ -60,7 +63,29 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('journal_kind_updated').on('journal').columns(['kind', 'updated_at']).execute();
     },
   },
+  '0003_settings_rate_hits': {
+    async up(db: Kysely<unknown>) {
+      // Server-wide values every node must share, such as the path-token key with PostgreSQL.
+      await db.schema
+        .createTable('settings')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+      // Attempts counted by the rate limiter when there is no Redis: one row per attempt, in
+      // insertion order (seq), so "the 11th within a minute" has one answer across nodes.
+      let table = db.schema.createTable('rate_hits');
+      table = isPostgres(db) ? table.addColumn('seq', sql`bigserial`, (c) => c.primaryKey()) : table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement());
+      await table
+        .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rate_hits_bucket_at').on('rate_hits').columns(['bucket', 'at']).execute();
+    },
+  },
 };
+
+/** Every migration's name, in the order they apply. */
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS).sort();
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 

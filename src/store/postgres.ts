@@ -8,6 +8,8 @@ import { createUserRepo } from './users-repo.js';
 import { createSessionRepo } from './sessions-repo.js';
 import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
+import { createSettingsRepo } from './settings-repo.js';
+import { createRateRepo } from './rate-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -43,6 +45,8 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     sessions: createSessionRepo(db),
     leases: createLeaseRepo(db),
     journal: createJournalRepo(db),
+    settings: createSettingsRepo(db),
+    rates: createRateRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table shapes for Kysely. Dialect-neutral on purpose: text ids made by the
  * application, booleans as 0/1 integers, times as bigint milliseconds (the
@@ -36,5 +38,14 @@ export interface Database {
     data: string;
     created_at: number | string | bigint;
     updated_at: number | string | bigint;
+  };
+  settings: {
+    name: string;
+    value: string;
+  };
+  rate_hits: {
+    seq: Generated<number | string>;
+    bucket: string;
+    at: number | string | bigint;
   };
 }

@@ -7,6 +7,8 @@ import { createUserRepo } from './users-repo.js';
 import { createSessionRepo } from './sessions-repo.js';
 import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
+import { createSettingsRepo } from './settings-repo.js';
+import { createRateRepo } from './rate-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -80,6 +82,8 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     sessions: createSessionRepo(db),
     leases: createLeaseRepo(db),
     journal: createJournalRepo(db),
+    settings: createSettingsRepo(db),
+    rates: createRateRepo(db),
     close: () => db.destroy(),
   };
 }

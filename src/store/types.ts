@@ -77,10 +77,24 @@ export interface JournalRepo {
   delete(id: string): Promise<void>;
 }
 
+/** Server-wide values shared by every node (the path-token key when the database is PostgreSQL). */
+export interface SettingsRepo {
+  /** The value of `name`, set to `make()` first if it has none; concurrent callers all get the first value stored. */
+  getOrCreate(name: string, make: () => string): Promise<string>;
+}
+
+/** Attempt counting for rate limits, exact across processes (used when there is no Redis). */
+export interface RateRepo {
+  /** Records an attempt in `bucket`; 0 when it is within `limit` per `windowMs`, else the seconds until one is allowed (the attempt is then not kept). */
+  hit(bucket: string, now: number, windowMs: number, limit: number): Promise<number>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
   readonly leases: LeaseRepo;
   readonly journal: JournalRepo;
+  readonly settings: SettingsRepo;
+  readonly rates: RateRepo;
   close(): Promise<void>;
 }
