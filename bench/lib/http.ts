@@ -1,0 +1,54 @@
+/** One HTTP request from Node (transfers: a 1 GiB body is one request, which wrk cannot time). */
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import http from 'node:http';
+import { BenchError, MiB } from './paths.js';
+import type { Server } from './server.js';
+
+export type HttpResult = { status: number; bytes: number; body: string };
+
+/**
+ * One request; the response body is counted (and kept only if small).
+ * `upload` streams a file as the body, optionally wrapped in multipart framing.
+ */
+export function request(server: Server, method: string, path: string, opts: { headers?: Record<string, string>; upload?: { file: string; size: number; multipart?: { filename: string } }; timeoutMs?: number } = {}): Promise<HttpResult> {
+  return new Promise((res, rej) => {
+    const headers: Record<string, string> = { ...server.headers, ...opts.headers };
+    let pre = Buffer.alloc(0);
+    let post = Buffer.alloc(0);
+    if (opts.upload) {
+      if (opts.upload.multipart) {
+        const boundary = `----bench${randomBytes(12).toString('hex')}`;
+        pre = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${opts.upload.multipart.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+        post = Buffer.from(`\r\n--${boundary}--\r\n`);
+        headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+      } else {
+        headers['content-type'] = 'application/octet-stream';
+      }
+      headers['content-length'] = String(pre.length + opts.upload.size + post.length);
+    }
+    const req = http.request(`${server.base}${path}`, { method, headers, agent: false }, (resp) => {
+      let bytes = 0;
+      const kept: Buffer[] = [];
+      resp.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (bytes <= 4 * MiB) kept.push(c);
+      });
+      resp.on('end', () => res({ status: resp.statusCode ?? 0, bytes, body: bytes <= 4 * MiB ? Buffer.concat(kept).toString('utf8') : '' }));
+      resp.on('error', rej);
+    });
+    const timer = setTimeout(() => req.destroy(new BenchError(`${method} ${path} on ${server.name} took over ${(opts.timeoutMs ?? 600_000) / 1000} s`)), opts.timeoutMs ?? 600_000);
+    req.on('close', () => clearTimeout(timer));
+    req.on('error', rej);
+    if (!opts.upload) return void req.end();
+    req.write(pre);
+    const src = createReadStream(opts.upload.file, { highWaterMark: 256 * 1024 });
+    src.on('error', (e) => req.destroy(e));
+    src.on('end', () => req.end(post));
+    src.pipe(req, { end: false });
+  });
+}
+
+export function expectStatus(server: Server, what: string, r: HttpResult, ok: number[]): void {
+  if (!ok.includes(r.status)) throw new BenchError(`${server.name}: ${what} answered ${r.status}: ${r.body.slice(0, 300)}`);
+}

@@ -1,0 +1,101 @@
+/** The command line: `npm run bench -- [options]`. */
+import os from 'node:os';
+import { resolve } from 'node:path';
+import { BIN } from './paths.js';
+
+export type Storage = 'file' | 's3';
+
+export type Options = {
+  quick: boolean;
+  keep: boolean;
+  profile: boolean;
+  only: Set<string> | undefined;
+  reps: number;
+  seconds: number;
+  dir: string;
+  fcArgs: string[];
+  fcBin: string;
+  storage: Storage;
+};
+
+/** Metric groups against nginx on the local disk. */
+export const METRICS = ['download1', 'download4', 'get4k', 'listing', 'head', 'putraw', 'putmultipart', 'put4'] as const;
+/** Metric groups against the AWS SDK on S3 (with --storage s3). */
+export const S3_METRICS = ['s3get', 's3put', 's3get4k', 's3listing'] as const;
+export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number];
+
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${METRICS.join(',')}]
+                        [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3]
+  --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
+  --reps N    repetitions of each metric (default 3; quick 2)
+  --seconds S duration of each wrk run (default 10; quick 2)
+  --only L    run only these metric groups (comma-separated; with --storage s3 also ${S3_METRICS.join(',')})
+  --profile   run File Cloud with --cpu-prof; profiles go to bench/results/profiles/
+  --keep      keep the temporary data dir and dataset
+  --dir DIR   where to create the temporary dir (default: the OS temp dir)
+  --fc-arg A  extra argument for \`file-cloud serve\` (experiments only, e.g. --log-level=silent)
+  --fc-bin F  another build's bin/file-cloud.js (to compare builds, e.g. before/after a change)
+  --storage s3  also File Cloud on S3 (radosgw) beside the AWS SDK on the same store: FC_TEST_S3_ENDPOINT,
+              FC_TEST_S3_ACCESS_KEY, FC_TEST_S3_SECRET_KEY if set, else scripts/test-services.sh starts one`;
+
+export function parseOptions(argv: string[]): Options {
+  const o: Options = { quick: false, keep: false, profile: false, only: undefined, reps: 0, seconds: 0, dir: os.tmpdir(), fcArgs: [], fcBin: BIN, storage: 'file' };
+  let onlyS3 = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) usage(`${flag} needs a value`);
+      return v as string;
+    };
+    switch (flag) {
+      case '--quick': o.quick = true; break;
+      case '--keep': o.keep = true; break;
+      case '--profile': o.profile = true; break;
+      case '--reps': o.reps = positive(flag, value()); break;
+      case '--seconds': o.seconds = positive(flag, value()); break;
+      case '--dir': o.dir = resolve(value()); break;
+      case '--fc-arg': o.fcArgs.push(value()); break;
+      case '--fc-bin': o.fcBin = resolve(value()); break;
+      case '--storage': {
+        const s = value();
+        if (s !== 's3' && s !== 'file') usage(`--storage must be s3 (or file, the default), not ${s}`);
+        o.storage = s as Storage;
+        break;
+      }
+      case '--only': {
+        const names = value().split(',').filter(Boolean);
+        for (const n of names) {
+          if ((S3_METRICS as readonly string[]).includes(n)) onlyS3 = true;
+          else if (!(METRICS as readonly string[]).includes(n)) usage(`unknown metric group ${n}`);
+        }
+        o.only = new Set(names);
+        break;
+      }
+      case '-h': case '--help': console.log(USAGE); process.exit(0); break;
+      default: usage(`unknown option ${a}`);
+    }
+  }
+  if (onlyS3 && o.storage !== 's3') usage('the s3* metric groups need --storage s3');
+  o.reps ||= o.quick ? 2 : 3;
+  o.seconds ||= o.quick ? 2 : 10;
+  return o;
+}
+
+/** Is this metric group part of the run? */
+export function wants(o: Options, g: MetricGroup): boolean {
+  if ((S3_METRICS as readonly string[]).includes(g) && o.storage !== 's3') return false;
+  return !o.only || o.only.has(g);
+}
+
+function positive(flag: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) usage(`${flag} must be a whole number from 1 to 1000`);
+  return n;
+}
+
+function usage(message: string): never {
+  console.error(`bench: ${message}\n${USAGE}`);
+  process.exit(2);
+}

@@ -1,0 +1,74 @@
+/**
+ * The S3 store for `--storage s3`: the one named by FC_TEST_S3_ENDPOINT,
+ * FC_TEST_S3_ACCESS_KEY and FC_TEST_S3_SECRET_KEY (FC_TEST_S3_REGION) when
+ * they are set, else a radosgw of our own from scripts/test-services.sh
+ * (S3 only), stopped by its recorded pids at the end, also on error and Ctrl-C.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { BenchError, MiB, SERVICES } from './paths.js';
+import { atExit, children } from './processes.js';
+
+export type S3Service = {
+  endpoint: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Set when we started it: the cluster's config (for radosgw-admin). */
+  cephConf?: string;
+  /** Stops it if we started it (once; a no-op for a store from the environment). */
+  stop(): void;
+};
+
+export async function startS3(dir: string, memBytes: number): Promise<S3Service> {
+  const e = process.env;
+  if (e.FC_TEST_S3_ENDPOINT && e.FC_TEST_S3_ACCESS_KEY && e.FC_TEST_S3_SECRET_KEY) {
+    return { endpoint: e.FC_TEST_S3_ENDPOINT, region: e.FC_TEST_S3_REGION || 'us-east-1', accessKeyId: e.FC_TEST_S3_ACCESS_KEY, secretAccessKey: e.FC_TEST_S3_SECRET_KEY, stop: () => undefined };
+  }
+  // From here on the services may be (partly) running: stop them whatever happens next.
+  const stop = atExit(() => stopS3Dir(dir));
+  const env = { ...process.env, SKIP_PG: '1', SKIP_REDIS: '1', S3_MEM_BYTES: String(memBytes) };
+  const out = await new Promise<string>((res, rej) => {
+    const p = spawn('bash', [SERVICES, 'start', dir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(p);
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => p.pid && process.kill(p.pid, 'SIGTERM'), 300_000);
+    p.on('error', rej);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      children.delete(p);
+      if (code === 0) res(stdout);
+      else rej(new BenchError(`scripts/test-services.sh start failed (${code}):\n${stderr.slice(-2000)}`));
+    });
+  }).catch((err: unknown) => {
+    stop();
+    throw err;
+  });
+  const kv = Object.fromEntries(out.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const { S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY } = kv;
+  if (!S3_ENDPOINT || !S3_ACCESS_KEY || !S3_SECRET_KEY) {
+    stop();
+    throw new BenchError(`scripts/test-services.sh printed no S3_ENDPOINT/S3_ACCESS_KEY/S3_SECRET_KEY:\n${out}`);
+  }
+  return { endpoint: S3_ENDPOINT, region: kv.S3_REGION || 'us-east-1', accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY, cephConf: kv.CEPH_CONF, stop };
+}
+
+function stopS3Dir(dir: string): void {
+  const r = spawnSync('bash', [SERVICES, 'stop', dir], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) console.error(`bench: stopping the S3 services in ${dir} failed: ${r.error?.message ?? r.stderr}`);
+}
+
+/**
+ * On our own cluster, frees the RAM of deleted objects now (memstore keeps
+ * every byte in the OSD's memory and radosgw collects deleted data only
+ * after its GC wait): `radosgw-admin gc process --include-all`.
+ */
+export function collectGarbage(s: S3Service): void {
+  if (!s.cephConf) return;
+  spawnSync('radosgw-admin', ['gc', 'process', '--include-all'], { env: { ...process.env, CEPH_CONF: s.cephConf }, stdio: 'ignore', timeout: 120_000 });
+}
+
+/** memstore device size to ask for: room for the dataset, the uploads and garbage not yet collected. */
+export const memstoreBytes = (bigSize: number): number => Math.max(8 * 1024 * MiB, 12 * bigSize);

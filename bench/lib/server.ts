@@ -1,0 +1,21 @@
+/** A server under test, as the load generators see it. */
+import type { ChildProcess } from 'node:child_process';
+import { memOf } from './processes.js';
+
+export type Server = {
+  name: 'nginx' | 'File Cloud';
+  base: string;
+  headers: Record<string, string>;
+  /** URL path of a file or folder of the dataset (rel has no leading slash). */
+  path(rel: string): string;
+  /** URL path of the stats endpoint (HEAD). */
+  statsPath: string;
+  /** pids whose memory counts (File Cloud: the process; nginx: master and workers). */
+  pids(): Promise<number[]>;
+  proc: ChildProcess;
+};
+
+export async function memTotal(s: Server): Promise<{ rss: number; hwm: number }> {
+  const all = await Promise.all((await s.pids()).map(memOf));
+  return { rss: all.reduce((a, m) => a + m.rss, 0), hwm: all.reduce((a, m) => a + m.hwm, 0) };
+}

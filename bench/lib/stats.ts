@@ -1,0 +1,71 @@
+/** Rows of samples, their medians and ratios, and the Markdown table they print as. */
+
+export type Unit = 'MiB/s' | 'req/s' | 'ms' | 'MiB';
+export type Target = { kind: 'ratio_at_least'; value: number } | { kind: 'fc_at_most'; value: number };
+export type Row = {
+  id: string;
+  label: string;
+  unit: Unit;
+  higherIsBetter: boolean;
+  /** The reference's samples (nginx, or the AWS SDK directly on S3). */
+  ref: number[];
+  fileCloud: number[];
+  target?: Target;
+  note?: string;
+};
+
+/** A new row with no samples yet. */
+export const row = (id: string, label: string, unit: Unit, higherIsBetter: boolean, target?: Target, note?: string): Row => ({ id, label, unit, higherIsBetter, ref: [], fileCloud: [], target, note });
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+export function summarize(r: Row) {
+  const n = median(r.ref);
+  const f = median(r.fileCloud);
+  const ratio = f / n;
+  let met: boolean | undefined;
+  if (r.target?.kind === 'ratio_at_least') met = ratio >= r.target.value;
+  if (r.target?.kind === 'fc_at_most') met = f <= r.target.value;
+  return { refMedian: n, fileCloudMedian: f, ratio, met };
+}
+
+const fmt = (x: number, unit: Unit): string => {
+  if (!Number.isFinite(x)) return '–';
+  if (unit === 'ms') return x < 10 ? x.toFixed(2) : x.toFixed(1);
+  return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1);
+};
+
+/** Median and (range) of the samples, or '–'. */
+export const cell = (xs: number[], unit: Unit): string => {
+  if (xs.length === 0) return '–';
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return xs.length > 1 ? `${fmt(median(xs), unit)} (${fmt(lo, unit)}–${fmt(hi, unit)})` : fmt(xs[0] as number, unit);
+};
+
+const targetText = (t: Target | undefined): string =>
+  !t ? '' : t.kind === 'ratio_at_least' ? `ratio ≥ ${t.value}` : `File Cloud ≤ ${t.value}`;
+
+/** `| metric | <reference> | File Cloud | ratio | target |`, one line per row. */
+export function table(rows: Row[], reference = 'nginx'): string {
+  const lines = [
+    `| metric | ${reference} | File Cloud | ratio | target |`,
+    '|---|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const s = summarize(r);
+    const verdict = s.met === undefined ? '' : s.met ? ' ✔ met' : ' ✘ missed';
+    lines.push(`| ${r.label} (${r.unit})${r.note ? ` ${r.note}` : ''} | ${cell(r.ref, r.unit)} | ${cell(r.fileCloud, r.unit)} | ${Number.isFinite(s.ratio) ? s.ratio.toFixed(2) : '–'} | ${targetText(r.target)}${verdict} |`);
+  }
+  return lines.join('\n');
+}
+
+/** A row as it is stored in the results JSON, the reference's samples under `refKey` ('nginx' or 'direct'). */
+export function rowJson(r: Row, refKey: string) {
+  const { refMedian, ...s } = summarize(r);
+  return { id: r.id, label: r.label, unit: r.unit, target: r.target, [refKey]: r.ref, fileCloud: r.fileCloud, [`${refKey}Median`]: refMedian, ...s };
+}

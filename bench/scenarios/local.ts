@@ -1,0 +1,37 @@
+/**
+ * The local-disk scenarios: File Cloud (on `file:` storage) beside nginx on
+ * the very same files, every metric alternating the two servers.
+ */
+import { logIn, startFileCloud } from '../lib/file-cloud.js';
+import { startNginx } from '../lib/nginx.js';
+import type { Options } from '../lib/options.js';
+import { stopChild } from '../lib/processes.js';
+import type { Server } from '../lib/server.js';
+import type { Row } from '../lib/stats.js';
+import type { Context, Dataset } from './context.js';
+import { downloads } from './downloads.js';
+import { requestRates } from './request-rates.js';
+import { checkSanity } from './sanity.js';
+import { uploads } from './uploads.js';
+
+/** Runs the chosen local metric groups; returns their rows and File Cloud's peak RSS (MiB). */
+export async function localScenarios(o: Options, tmp: string, dataDir: string, data: Dataset, log: (msg: string) => void): Promise<{ rows: Row[]; fcPeak: number }> {
+  let fc: Server | undefined;
+  let ng: Server | undefined;
+  try {
+    const fcStart = await startFileCloud(o, tmp, dataDir);
+    fc = fcStart.server;
+    ng = await startNginx(tmp, data.dir);
+    await logIn(fc, fcStart.password);
+    const c: Context = { o, tmp, data, fc, ng, servers: [ng, fc], rows: [], log };
+    await checkSanity(c);
+    await downloads(c);
+    await requestRates(c);
+    const fcPeak = await uploads(c);
+    return { rows: c.rows, fcPeak };
+  } finally {
+    // Stop what we started, by pid; File Cloud gracefully (SIGTERM writes its CPU profile).
+    if (ng) await stopChild(ng.proc, 'SIGQUIT');
+    if (fc) await stopChild(fc.proc, 'SIGTERM');
+  }
+}
