@@ -21,7 +21,7 @@ import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
 import { installErrorHandling, sendError } from './error-handler.js';
-import { LoginThrottle } from './login-throttle.js';
+import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
 
 export type AppDeps = {
   readonly store: MetadataStore;
@@ -33,6 +33,13 @@ export type AppDeps = {
   readonly hasher?: PasswordHasher;
   /** Folder with the built web UI (index.html, assets/). */
   readonly webRoot?: string;
+  /** The login throttle's counter (Redis when configured); default: the metadata store. */
+  readonly rateLimiter?: RateLimiter;
+  /**
+   * Runs background upkeep (sweeps) only on the node that holds the leader
+   * lease; without one, every process sweeps (safe, just repeated work).
+   */
+  readonly isLeader?: () => boolean;
 };
 
 /**
@@ -66,7 +73,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize });
-  const throttle = config.dev ? undefined : new LoginThrottle(config.loginRateLimit);
+  const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
 
   installErrorHandling(app);
   app.addHook('onResponse', async (request, reply) => {
@@ -109,14 +116,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   );
   if (basePath) app.get(basePath, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
 
+  const leading = deps.isLeader ?? (() => true);
   const sweep = setInterval(() => {
+    if (!leading()) return;
     auth.sweep().catch((err: unknown) => app.log.warn({ err }, 'session sweep failed'));
+    deps.store.rates.deleteBefore(clock.now() - 10 * 60_000).catch((err: unknown) => app.log.warn({ err }, 'rate log sweep failed'));
   }, 60_000);
   sweep.unref();
   // Storage upkeep: staging and multipart uploads of dead writers, interrupted folder moves.
   const staleMs = config.staleUploadAfter * 1000;
   let sweeping: Promise<void> | undefined;
   const storageSweep = setInterval(() => {
+    if (!leading()) return;
     sweeping ??= deps.backend
       .sweep({ staleMs })
       .catch((err: unknown) => app.log.warn({ err }, 'storage sweep failed'))

@@ -1,32 +1,18 @@
+import type { RateRepo } from '../store/types.js';
+
 /**
- * Sliding-window limiter for login attempts per client address: at most
- * `limit` attempts in any `windowMs`. Memory is bounded: at most `maxKeys`
- * addresses are tracked, the longest-idle dropped first (Map keeps insertion
- * order and every hit re-inserts its key).
+ * The login throttle's seam: counts attempts per client address, shared by
+ * every process and node (CONTRACT "Backends and nodes"). Implementations:
+ * the metadata store (default) and Redis (src/cluster/redis.ts).
  */
-export class LoginThrottle {
-  private readonly hits = new Map<string, number[]>();
+export interface RateLimiter {
+  /** Records an attempt; resolves 0 when allowed, else the seconds until the next one is. */
+  hit(key: string, now: number): Promise<number>;
+}
 
-  constructor(
-    private readonly limit: number,
-    private readonly windowMs = 60_000,
-    private readonly maxKeys = 100_000,
-  ) {}
+export const LOGIN_WINDOW_MS = 60_000;
 
-  /** Records an attempt; returns 0 when allowed, else the seconds until the next one is. */
-  hit(key: string, now: number): number {
-    const recent = (this.hits.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    this.hits.delete(key);
-    if (recent.length >= this.limit) {
-      this.hits.set(key, recent);
-      return Math.max(1, Math.ceil(((recent[0] as number) + this.windowMs - now) / 1000));
-    }
-    recent.push(now);
-    this.hits.set(key, recent);
-    if (this.hits.size > this.maxKeys) {
-      const oldest = this.hits.keys().next().value;
-      if (oldest !== undefined) this.hits.delete(oldest);
-    }
-    return 0;
-  }
+/** Login attempts counted in the metadata store: exact across workers and nodes that share it. */
+export function storeRateLimiter(rates: RateRepo, limit: number, windowMs = LOGIN_WINDOW_MS): RateLimiter {
+  return { hit: (key, now) => rates.hit(`login:${key}`, now, windowMs, limit) };
 }

@@ -139,6 +139,37 @@ function otlpEndpoint(raw: string): string {
 
 const DAY = 86400;
 
+/** The metadata store: SQLite in the data dir (default), or a PostgreSQL URL shared by every node. */
+export type DatabaseUrl = { readonly kind: 'sqlite' } | { readonly kind: 'postgres'; readonly url: string };
+
+export function parseDatabaseUrl(raw: string): DatabaseUrl {
+  const v = raw.trim();
+  if (v === 'sqlite:' || v === 'sqlite' || v === '') return Object.freeze({ kind: 'sqlite' });
+  if (/^postgres(ql)?:\/\/[^/]/.test(v)) {
+    try {
+      new URL(v);
+    } catch {
+      throw new OptionValueError('expected postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+    }
+    return Object.freeze({ kind: 'postgres', url: v });
+  }
+  throw new OptionValueError('expected sqlite: or postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+}
+
+function redisUrl(raw: string): string {
+  const v = raw.trim();
+  if (v === '') return '';
+  if (!/^rediss?:\/\/[^/]/.test(v)) throw new OptionValueError('expected redis://[:PASSWORD@]HOST:PORT[/DB] or rediss://…');
+  return v;
+}
+
+/** Worker processes: a count, or auto (one per CPU core). */
+function workers(raw: string): number | 'auto' {
+  const v = raw.trim().toLowerCase();
+  if (v === 'auto') return 'auto';
+  return integer(1, 256)(v);
+}
+
 /** Where users' files live: local disk (`file:`, the data dir's storage/) or an S3 bucket. */
 export type StorageUrl = { readonly kind: 'file' } | ({ readonly kind: 's3' } & S3Location);
 
@@ -158,6 +189,10 @@ export const OPTIONS = {
   dataDir: { key: 'dataDir', flag: '--data-dir', env: 'FILE_CLOUD_DATA_DIR', scope: 'global', type: 'string', default: './data', parse: nonEmpty, description: 'Data directory: storage/, file-cloud.db, secret, tmp/.' },
   debug: { key: 'debug', flag: '--debug', env: 'FILE_CLOUD_DEBUG', scope: 'global', type: 'boolean', default: false, parse: parseBoolean, description: 'Print stack traces of command-line failures.' },
   storage: { key: 'storage', flag: '--storage', env: 'FILE_CLOUD_STORAGE', scope: 'global', type: 'string', default: Object.freeze({ kind: 'file' }) as StorageUrl, defaultLabel: 'file: (data/storage/)', parse: parseStorageUrl, description: 'Where files live: file: (local disk) or s3://BUCKET[/PREFIX]?endpoint=URL&region=R&path_style=true (docs/storage.md).' },
+  database: { key: 'database', flag: '--database', env: 'FILE_CLOUD_DATABASE', scope: 'global', type: 'string', default: Object.freeze({ kind: 'sqlite' }) as DatabaseUrl, defaultLabel: 'sqlite: (data/file-cloud.db)', parse: parseDatabaseUrl, secret: true, description: 'Metadata store: sqlite: (in the data dir) or postgres://USER:PASSWORD@HOST:PORT/DB, shared by every node.' },
+  redis: { key: 'redis', flag: '--redis', env: 'FILE_CLOUD_REDIS', scope: 'serve', type: 'string', default: '', defaultLabel: 'none (the database)', parse: redisUrl, secret: true, description: 'Redis URL for the login throttle and locks; without it they live in the database.' },
+  secretFile: { key: 'secretFile', flag: '--secret-file', env: 'FILE_CLOUD_SECRET_FILE', scope: 'serve', type: 'string', default: '', defaultLabel: 'data/secret (in the database with PostgreSQL)', parse: nonEmpty, description: 'File holding the key that signs path tokens.' },
+  workers: { key: 'workers', flag: '--workers', env: 'FILE_CLOUD_WORKERS', scope: 'serve', type: 'string', default: 'auto' as number | 'auto', parse: workers, description: 'Worker processes serving the port: a number, or auto (one per CPU core).' },
   host: { key: 'host', flag: '--host', env: 'FILE_CLOUD_HOST', scope: 'serve', type: 'string', default: '127.0.0.1', parse: host, description: 'Address to listen on (0.0.0.0 for every interface).' },
   port: { key: 'port', flag: '--port', env: 'FILE_CLOUD_PORT', scope: 'serve', type: 'string', default: 8000, parse: integer(0, 65535), description: 'TCP port to listen on (0 picks a free one).' },
   dev: { key: 'dev', flag: '--dev', env: 'FILE_CLOUD_DEV', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Development mode: lifts the login throttle.' },

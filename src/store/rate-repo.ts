@@ -26,5 +26,9 @@ export function createRateRepo(db: Kysely<Database>): RateRepo {
       await db.deleteFrom('rate_hits').where('seq', '=', seq).execute();
       return Math.max(1, Math.ceil((Number(ahead.oldest) + windowMs - now) / 1000));
     },
+
+    async deleteBefore(before) {
+      await db.deleteFrom('rate_hits').where('at', '<', before).execute();
+    },
   };
 }

@@ -87,6 +87,8 @@ export interface SettingsRepo {
 export interface RateRepo {
   /** Records an attempt in `bucket`; 0 when it is within `limit` per `windowMs`, else the seconds until one is allowed (the attempt is then not kept). */
   hit(bucket: string, now: number, windowMs: number, limit: number): Promise<number>;
+  /** Forgets attempts older than `before` (buckets of addresses that never came back). */
+  deleteBefore(before: number): Promise<void>;
 }
 
 export interface MetadataStore {

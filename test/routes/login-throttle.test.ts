@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp } from '../helpers/app.js';
 import { postJson } from '../helpers/client.js';
-import { LoginThrottle } from '../../src/app/login-throttle.js';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { storeRateLimiter, type RateLimiter } from '../../src/app/login-throttle.js';
+import { openRedis, redisRateLimiter } from '../../src/cluster/redis.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { redisService, skipReason } from '../helpers/services.js';
 
 const attempt = (url: string, headers: Record<string, string> = {}) => postJson(`${url}/auth/login`, { username: 'alice', password: 'wrong-password' }, headers);
 
@@ -66,19 +73,53 @@ test('with --trust-proxy the nearest proxy entry is the client, and a forged lef
   }
 });
 
-test('LoginThrottle: window slides and Retry-After counts down to the oldest attempt', () => {
-  const th = new LoginThrottle(2, 60_000);
-  assert.equal(th.hit('a', 0), 0);
-  assert.equal(th.hit('a', 10_000), 0);
-  assert.equal(th.hit('a', 20_000), 40);
-  assert.equal(th.hit('b', 20_000), 0, 'other addresses are independent');
-  assert.equal(th.hit('a', 60_001), 0, 'the first attempt left the window');
-  assert.equal(th.hit('a', 60_002), 10);
-});
+/** The same window rules for every RateLimiter: the metadata store (default) and Redis. */
+const limiters: [string, string | undefined, () => Promise<{ limiter: RateLimiter; close(): Promise<void> }>][] = [
+  [
+    'store',
+    undefined,
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'fc-rate-'));
+      const store = await openSqliteStore(join(dir, 'db'));
+      return { limiter: storeRateLimiter(store.rates, 2), close: async () => (await store.close(), await rm(dir, { recursive: true, force: true })) };
+    },
+  ],
+  [
+    'redis',
+    skipReason('Redis'),
+    async () => {
+      const redis = openRedis(redisService() as string);
+      return { limiter: redisRateLimiter(redis, 2, 60_000), close: async () => void redis.disconnect() };
+    },
+  ],
+];
 
-test('LoginThrottle: memory is bounded by maxKeys', () => {
-  const th = new LoginThrottle(1, 60_000, 3);
-  for (const k of ['a', 'b', 'c', 'd']) th.hit(k, 0);
-  assert.equal(th.hit('a', 1), 0, 'the oldest key was dropped');
-  assert.ok(th.hit('d', 1) > 0);
-});
+for (const [name, skip, make] of limiters) {
+  test(`${name} rate limiter: the window slides and Retry-After counts down to the oldest attempt`, { skip }, async () => {
+    const { limiter, close } = await make();
+    // Distinct keys per run: Redis is shared by the whole test run.
+    const a = `a-${randomUUID()}`;
+    const T = Date.now();
+    try {
+      assert.equal(await limiter.hit(a, T), 0);
+      assert.equal(await limiter.hit(a, T + 10_000), 0);
+      assert.equal(await limiter.hit(a, T + 20_000), 40);
+      assert.equal(await limiter.hit(`b-${a}`, T + 20_000), 0, 'other addresses are independent');
+      assert.equal(await limiter.hit(a, T + 60_001), 0, 'the first attempt left the window');
+      assert.equal(await limiter.hit(a, T + 60_002), 10);
+    } finally {
+      await close();
+    }
+  });
+
+  test(`${name} rate limiter: of 30 concurrent attempts exactly the limit pass`, { skip }, async () => {
+    const { limiter, close } = await make();
+    try {
+      const key = `burst-${randomUUID()}`;
+      const waits = await Promise.all(Array.from({ length: 30 }, () => limiter.hit(key, Date.now())));
+      assert.equal(waits.filter((w) => w === 0).length, 2);
+    } finally {
+      await close();
+    }
+  });
+}
