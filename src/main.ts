@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,12 @@ import type { StorageBackend } from './storage/backend.js';
 import type { S3Credentials } from './storage/s3/client.js';
 import { createS3Backend } from './storage/s3/s3-backend.js';
 import { openSqliteStore } from './store/sqlite.js';
+import { openPostgresStore } from './store/postgres.js';
+import { LOGIN_WINDOW_MS } from './app/login-throttle.js';
+import { startLeaderElection } from './cluster/leader.js';
+import { openRedis, redisLeaseRepo, redisRateLimiter } from './cluster/redis.js';
+import type { Redis } from 'ioredis';
+import type { Coordination } from './storage/coordination.js';
 import type { MetadataStore } from './store/types.js';
 
 /** Where things live inside the data directory (CONTRACT "Data directory"). */
@@ -35,14 +42,16 @@ export const WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 /**
  * Opens the store and the storage backend of a data directory. `serving`
  * also clears upload staging left by a crash: only the serving process may
- * do that, never a CLI command running beside a live server.
+ * do that (the cluster primary with workers), never a CLI command running
+ * beside a live server.
  */
-export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
+export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials; redis?: Redis } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.storage, { recursive: true });
   await mkdir(paths.tmp, { recursive: true });
-  const store = await openSqliteStore(paths.db);
-  const backend = openBackend(config.storage, store, paths, opts);
+  const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url) : await openSqliteStore(paths.db);
+  const leases = opts.redis ? redisLeaseRepo(opts.redis) : store.leases;
+  const backend = openBackend(config.storage, { leases, journal: store.journal }, paths, opts);
   if (serving) {
     try {
       await backend.init();
@@ -56,9 +65,20 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
 }
 
 /** The StorageBackend that --storage names. */
-export function openBackend(storage: StorageUrl, store: MetadataStore, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials } = {}): StorageBackend {
+export function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials } = {}): StorageBackend {
   if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp });
-  return createS3Backend(storage, { leases: store.leases, journal: store.journal }, opts);
+  return createS3Backend(storage, coordination, opts);
+}
+
+/**
+ * The key that signs path tokens: --secret-file when given; with PostgreSQL
+ * the database, so every node that shares it accepts the others' tokens;
+ * otherwise data/secret.
+ */
+export async function loadSecret(config: Config, store: MetadataStore, paths: ReturnType<typeof dataPaths>): Promise<Buffer> {
+  if (config.secretFile) return loadOrCreateSecret(resolve(config.secretFile));
+  if (config.database.kind === 'postgres') return Buffer.from(await store.settings.getOrCreate('path_token_secret', () => randomBytes(32).toString('base64')), 'base64');
+  return loadOrCreateSecret(paths.secret);
 }
 
 export type RunningServer = {
@@ -69,14 +89,21 @@ export type RunningServer = {
   close(graceMs?: number): Promise<void>;
 };
 
-/** Composition root: config → store → backend → app → listen. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const { store, backend, paths } = await openDataDir(config, true);
-  const secret = await loadOrCreateSecret(paths.secret);
+/**
+ * Composition root: config → store → backend → app → listen. `prepared`
+ * says the cluster primary already cleared staging and created the first
+ * admin (a worker must do neither).
+ */
+export async function startServer(config: Config, logger: Logger, opts: { worker?: boolean } = {}): Promise<RunningServer> {
+  const redis = config.redis ? openRedis(config.redis) : undefined;
+  const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis });
+  const secret = await loadSecret(config, store, paths);
   const hasher = createPasswordHasher();
-  const firstAdmin = await createUserService({ store, backend, hasher, clock: systemClock }).ensureFirstAdmin(config.adminPassword || undefined);
-  logger.info({ config: redactedConfig(config) }, 'effective configuration');
-  const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT });
+  const firstAdmin = opts.worker ? undefined : await createUserService({ store, backend, hasher, clock: systemClock }).ensureFirstAdmin(config.adminPassword || undefined);
+  if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
+  const leader = startLeaderElection(redis ? redisLeaseRepo(redis) : store.leases, { onError: (err) => logger.warn({ err }, 'leader election failed') });
+  const rateLimiter = redis ? redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS) : undefined;
+  const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -91,8 +118,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await app.close();
       } finally {
         clearTimeout(force);
+        await leader.stop();
         await backend.close();
         await store.close();
+        redis?.disconnect();
       }
     })());
   return { app, url: `http://${host}:${port}${config.basePath}`, firstAdmin, close };

@@ -1,13 +1,46 @@
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import type { Logger } from 'pino';
 import type { Config } from '../config/options.js';
 import { createLogger } from '../app/logger.js';
-import { startServer } from '../main.js';
+import { redactedConfig } from '../config/load.js';
+import { systemClock } from '../lib/clock.js';
+import { openDataDir, startServer } from '../main.js';
+import { createPasswordHasher } from '../services/passwords.js';
+import { createUserService } from '../services/users.js';
 
-/** `serve`: runs until SIGTERM or SIGINT, then shuts down gracefully and exits 0. */
+/** How many processes serve the port: --workers, `auto` = one per CPU core. */
+export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableParallelism() : config.workers);
+
+type FirstAdmin = { username: string; password: string; generated: boolean } | undefined;
+
+/**
+ * `serve`: runs until SIGTERM or SIGINT, then shuts down gracefully and exits 0.
+ * With more than one worker, this process is the cluster primary: it prepares
+ * the data dir once, forks the workers (which share the port through
+ * node:cluster), replaces any that die, and stops them all on a signal.
+ */
 export async function runServe(config: Config): Promise<number> {
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
   // Handlers go in before anything is announced: a supervisor that signals as
   // soon as it reads the listening line must not hit the default action (kill).
-  const signalled = new Promise<string>((resolve) => {
+  const signalled = onShutdownSignal(logger);
+  if (cluster.isWorker) return runWorker(config, logger, signalled);
+  if (workerCount(config) > 1) return runPrimary(config, logger, signalled);
+
+  const server = await startServer(config, logger);
+  announce(config, server.url, server.firstAdmin);
+  logger.info({ signal: await signalled }, 'shutting down');
+  try {
+    await server.close();
+  } catch (err) {
+    logger.error({ err }, 'error during shutdown');
+  }
+  return 0;
+}
+
+function onShutdownSignal(logger: Logger): Promise<string> {
+  return new Promise<string>((resolve) => {
     let first = true;
     const on = (signal: string) => {
       // Repeated signals while draining are ignored, so an impatient second one cannot cut uploads short.
@@ -18,20 +51,112 @@ export async function runServe(config: Config): Promise<number> {
     process.on('SIGTERM', () => on('SIGTERM'));
     process.on('SIGINT', () => on('SIGINT'));
   });
+}
 
-  const server = await startServer(config, logger);
-  if (server.firstAdmin) {
-    const how = server.firstAdmin.generated ? 'with this password (shown once)' : 'with the password from FILE_CLOUD_ADMIN_PASSWORD';
-    process.stdout.write(`\nFirst run: created user "${server.firstAdmin.username}" ${how}:\n\n    ${server.firstAdmin.generated ? server.firstAdmin.password : '(not shown)'}\n\nChange it with: file-cloud user passwd ${server.firstAdmin.username}\n\n`);
+function announce(config: Config, url: string, firstAdmin: FirstAdmin): void {
+  if (firstAdmin) {
+    const how = firstAdmin.generated ? 'with this password (shown once)' : 'with the password from FILE_CLOUD_ADMIN_PASSWORD';
+    process.stdout.write(`\nFirst run: created user "${firstAdmin.username}" ${how}:\n\n    ${firstAdmin.generated ? firstAdmin.password : '(not shown)'}\n\nChange it with: file-cloud user passwd ${firstAdmin.username}\n\n`);
   }
-  process.stdout.write(`File Cloud listening on ${server.url}\n`);
+  process.stdout.write(`File Cloud listening on ${url}\n`);
   if (config.publicUrl) process.stdout.write(`Public address (used in share links): ${config.publicUrl}/\n`);
+}
 
-  logger.info({ signal: await signalled }, 'shutting down');
+type FromWorker = { type: 'listening'; url: string };
+
+/** A worker: serves until told to stop (SIGTERM from the primary, or a terminal's SIGINT). */
+async function runWorker(config: Config, logger: Logger, signalled: Promise<string>): Promise<number> {
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, logger, { worker: true });
+  } catch (e) {
+    // Open connections (a database pool, Redis) would keep a failed worker alive: the primary is waiting for its exit.
+    process.stderr.write(`file-cloud: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+  process.send?.({ type: 'listening', url: server.url } satisfies FromWorker);
+  logger.debug({ signal: await signalled }, 'worker shutting down');
   try {
     await server.close();
   } catch (err) {
-    logger.error({ err }, 'error during shutdown');
+    logger.error({ err }, 'error during worker shutdown');
   }
+  // The IPC channel to the primary would keep this process alive after its work is done.
+  process.exit(0);
+}
+
+/** Restarts of a crashing worker wait this long, so a worker that cannot start does not spin. */
+const RESTART_DELAY_MS = 1000;
+
+async function runPrimary(config: Config, logger: Logger, signalled: Promise<string>): Promise<number> {
+  const count = workerCount(config);
+  // Once, before any worker serves: migrations, staging left by a crash, interrupted storage jobs.
+  const { store, backend } = await openDataDir(config, true);
+  logger.info({ config: redactedConfig(config), workers: count }, 'effective configuration');
+  let stopping = false;
+  const workers = new Set<Worker>();
+  const fork = () => {
+    const w = cluster.fork();
+    workers.add(w);
+    return w;
+  };
+
+  let url: string;
+  try {
+    url = await new Promise<string>((resolve, reject) => {
+      let ready = 0;
+      let first: string | undefined;
+      for (let i = 0; i < count; i++) {
+        const w = fork();
+        w.on('message', (m: FromWorker) => {
+          if (m?.type !== 'listening') return;
+          first ??= m.url;
+          if (++ready === count) resolve(first);
+        });
+        w.once('exit', (code) => {
+          if (ready < count) reject(new Error(`a worker exited with code ${code} before it was listening (its error is above)`));
+        });
+      }
+      void signalled.then(() => reject(new Error('stopped before the workers were listening')));
+    });
+  } catch (e) {
+    stopping = true;
+    for (const w of workers) w.process.kill('SIGTERM');
+    await store.close();
+    await backend.close();
+    throw e;
+  }
+
+  cluster.on('exit', (w, code, signal) => {
+    workers.delete(w);
+    if (stopping) return;
+    logger.warn({ pid: w.process.pid, code, signal }, 'worker died; starting another');
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, RESTART_DELAY_MS).unref();
+  });
+
+  let firstAdmin: FirstAdmin;
+  try {
+    firstAdmin = await createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock }).ensureFirstAdmin(config.adminPassword || undefined);
+  } finally {
+    await store.close();
+    await backend.close();
+  }
+  announce(config, url, firstAdmin);
+
+  logger.info({ signal: await signalled }, 'shutting down');
+  stopping = true;
+  // Each worker drains its own requests (up to its grace period) and exits.
+  await Promise.all(
+    [...workers].map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          if (w.isDead()) return resolve();
+          w.once('exit', () => resolve());
+          w.process.kill('SIGTERM');
+        }),
+    ),
+  );
   return 0;
 }
