@@ -106,7 +106,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(
     async (base) => {
       authRoutes(base, { auth, throttle, clock });
-      metaRoutes(base, { startedAt: performance.now(), now: () => performance.now() });
+      metaRoutes(base, {
+        startedAt: performance.now(),
+        now: () => performance.now(),
+        health: async () => void (await Promise.all([deps.store.users.count(), deps.backend.ping()])),
+      });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, basePath }));

@@ -175,6 +175,9 @@ export interface StorageBackend {
   /** Copies a file or a folder with its contents; the same rules as move, the source stays. */
   copy(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void>;
 
+  /** Resolves when the storage answers (for health checks); throws a StorageError when it does not. */
+  ping(): Promise<void>;
+
   /** Releases resources (open handles, clients). */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { mkdir, rm } from 'node:fs/promises';
+import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
 
 let t: TestApp;
@@ -77,4 +78,37 @@ test('responses carry nosniff and no-referrer', async () => {
   const res = await fetch(`${t.url}/is_file_cloud`);
   assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
   assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+});
+
+for (const [storage, skip] of BACKENDS) {
+  test(`GET /api/health answers 200 without a token when the database and storage (${storage}) answer`, { skip }, async () => {
+    const app = await startApp({ storage });
+    try {
+      const res = await fetch(`${app.url}/api/health`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { status: 'ok' });
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      assert.equal((await fetch(`${app.url}/api/health`, { method: 'HEAD' })).status, 200);
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+test('GET /api/health answers 503 with the contract body while the storage is gone, and 200 again when it is back', async () => {
+  const app = await startApp();
+  try {
+    await rm(app.paths.storage, { recursive: true, force: true });
+    const res = await fetch(`${app.url}/api/health`);
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { status: string; error: string; message: string };
+    assert.equal(body.status, 'unavailable');
+    assert.equal(body.error, 'unavailable');
+    assert.equal(typeof body.message, 'string');
+    assert.equal((await fetch(`${app.url}/api/health`, { method: 'HEAD' })).status, 503);
+    await mkdir(app.paths.storage);
+    assert.equal((await fetch(`${app.url}/api/health`)).status, 200);
+  } finally {
+    await app.close();
+  }
 });

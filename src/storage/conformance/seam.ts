@@ -6,6 +6,10 @@ const path = (k: { segments: readonly string[] }) => k.segments.join('/');
 
 /** Conformance tests of the second edition's additions: pages, walk, stage/commit, copy, events. */
 export function seamTests(it: It): void {
+  it('ping resolves while the storage answers', async ({ b }) => {
+    await b.ping();
+  });
+
   it('list yields pages that together hold every entry once', async ({ b }) => {
     // More than one page of any backend (S3 lists 1,000 keys a request).
     const COUNT = 1100;

@@ -1,5 +1,5 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isRoot, keyChild, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, listAll, stageAndCommit, StorageError, type ByteRange, type Entry, type StorageBackend, type WalkEntry } from '../backend.js';
@@ -212,6 +212,12 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
       checkKey(from);
       checkKey(to);
       await copyTree(backend, from, to, opts);
+    },
+
+    ping: async () => {
+      await access(dirs.storageDir, constants.R_OK | constants.W_OK).catch((e: unknown) => {
+        throw fromErrno(e, 'The storage folder cannot be used');
+      });
     },
 
     close: async () => undefined,

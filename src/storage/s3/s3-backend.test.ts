@@ -142,6 +142,7 @@ test('s3: an unreachable object store is `unavailable`, not an internal error', 
   const b = createS3Backend({ bucket: 'nowhere', prefix: '', endpoint: 'http://127.0.0.1:9', region: 'us-east-1', pathStyle: true }, store, { credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
   try {
     await rejectsCode(b.stat(keyOf('x')), 'unavailable');
+    await rejectsCode(b.ping(), 'unavailable');
     await rejectsCode(b.write(keyOf('x'), bodyOf('x'), { ifExists: 'replace' }), 'unavailable');
   } finally {
     await b.close();

@@ -439,6 +439,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     delete: remove,
     move,
     copy,
+    ping: async () => void (await s3Call('Checking the bucket', () => s3.send(new HeadBucketCommand({ Bucket: bucket })))),
     close: async () => s3.destroy(),
   };
 }
