@@ -9,14 +9,18 @@ const TTL_MS = 30_000;
  * when it dies, its lease expires within 30 s and another process takes
  * over at its next try.
  */
-export function startLeaderElection(leases: LeaseRepo, opts: { now?: () => number; intervalMs?: number; onError?: (e: unknown) => void } = {}): { isLeader(): boolean; stop(): Promise<void> } {
+export function startLeaderElection(
+  leases: LeaseRepo,
+  opts: { now?: () => number; intervalMs?: number; ttlMs?: number; onError?: (e: unknown) => void } = {},
+): { isLeader(): boolean; stop(opts?: { release?: boolean }): Promise<void> } {
   const now = opts.now ?? Date.now;
+  const ttl = opts.ttlMs ?? TTL_MS;
   const owner = randomUUID();
   let leader = false;
   let stopped = false;
   const tick = async () => {
     try {
-      leader = leader ? await leases.renew('leader', owner, now() + TTL_MS) : await leases.acquire('leader', owner, now(), now() + TTL_MS);
+      leader = leader ? await leases.renew('leader', owner, now() + ttl) : await leases.acquire('leader', owner, now(), now() + ttl);
     } catch (e) {
       // Cannot tell: step back rather than risk two leaders.
       leader = false;
@@ -30,11 +34,12 @@ export function startLeaderElection(leases: LeaseRepo, opts: { now?: () => numbe
   timer.unref();
   return {
     isLeader: () => leader && !stopped,
-    async stop() {
+    /** Stops taking part; `release: false` leaves the lease to expire, as a crash would. */
+    async stop(o = {}) {
       stopped = true;
       clearInterval(timer);
       await running;
-      if (leader) await leases.release('leader', owner).catch(() => undefined);
+      if (leader && o.release !== false) await leases.release('leader', owner).catch(() => undefined);
       leader = false;
     },
   };

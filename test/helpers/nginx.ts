@@ -52,8 +52,15 @@ export function fileCloudLocation(backend: string): string {
   return block.slice(start, end + 1).replaceAll('127.0.0.1:8000', backend);
 }
 
-/** Runs a private nginx (own config, temp dir, 127.0.0.1 port, foreground) in front of File Cloud. */
-export async function startNginx(opts: { backend: string }): Promise<Nginx> {
+/**
+ * Runs a private nginx (own config, temp dir, 127.0.0.1 port, foreground) in
+ * front of File Cloud: one backend, or several as a round-robin upstream
+ * (the load balancer of docs/operations.md "Scaling out").
+ */
+export async function startNginx(opts: { backend: string | readonly string[] }): Promise<Nginx> {
+  const backends = typeof opts.backend === 'string' ? [opts.backend] : opts.backend;
+  const upstream = backends.length > 1 ? `  upstream file_cloud {\n${backends.map((b) => `    server ${b} max_fails=1 fail_timeout=5s;`).join('\n')}\n  }` : '';
+  const target = backends.length > 1 ? 'file_cloud' : (backends[0] as string);
   const bin = nginxBinary();
   if (!bin) throw new Error('nginx is not installed');
   const dir = await mkdtemp(join(tmpdir(), 'fc-nginx-'));
@@ -75,10 +82,11 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
+${upstream}
   server {
     listen 127.0.0.1:${port};
     server_name localhost;
-${fileCloudLocation(opts.backend)}
+${fileCloudLocation(target)}
   }
 }
 `;
