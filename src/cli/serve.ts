@@ -81,8 +81,11 @@ async function runWorker(config: Config, logger: Logger, signalled: Promise<stri
   } catch (err) {
     logger.error({ err }, 'error during worker shutdown');
   }
-  // The IPC channel to the primary would keep this process alive after its work is done.
-  process.exit(0);
+  // The IPC channel to the primary would keep this process alive: close it and let the process end
+  // by itself once the last cleanup (staging of cut uploads) has run, as a single process does.
+  cluster.worker?.disconnect();
+  setTimeout(() => process.exit(0), 10_000).unref();
+  return 0;
 }
 
 /** Restarts of a crashing worker wait this long, so a worker that cannot start does not spin. */
