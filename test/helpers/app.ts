@@ -19,7 +19,9 @@ import { listAll, type StorageBackend } from '../../src/storage/backend.js';
 import type { S3Credentials } from '../../src/storage/s3/client.js';
 import type { MetadataStore } from '../../src/store/types.js';
 import { login, type Tokens } from './client.js';
-import { newBucket, s3Service, skipReason } from './services.js';
+import { newBucket, newDatabase, redisService, s3Service, skipReason } from './services.js';
+import { s3ServerOptions, startServer } from './server.js';
+import { OPTIONS } from '../../src/config/options.js';
 
 /**
  * Cheaper scrypt cost for route tests only: the same code path, a smaller N,
@@ -28,8 +30,13 @@ import { newBucket, s3Service, skipReason } from './services.js';
  */
 export const testHasher = (): PasswordHasher => createPasswordHasher({ params: { N: 2 ** 10, r: 8, p: 1 } });
 
-/** Which storage backend a test app runs on: local disk, or the run's S3 (a fresh prefix each). */
-export type TestStorage = 'file' | 's3';
+/**
+ * What a test app runs on: local disk + SQLite in this process, the run's S3
+ * (a fresh prefix each) + SQLite in this process, or `cluster`: the real
+ * binary with two workers on S3 + PostgreSQL + Redis (CONTRACT "Backends and
+ * nodes": every feature on every backend, with several workers).
+ */
+export type TestStorage = 'file' | 's3' | 'cluster';
 
 /**
  * The backends every storage feature is tested on, each with its skip reason
@@ -38,6 +45,7 @@ export type TestStorage = 'file' | 's3';
 export const BACKENDS: readonly (readonly [TestStorage, string | undefined])[] = [
   ['file', undefined],
   ['s3', skipReason('S3')],
+  ['cluster', skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis')],
 ];
 
 let sharedBucket: Promise<string> | undefined;
@@ -119,6 +127,7 @@ export type TestApp = {
 export async function startApp(
   opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; webRoot?: string; storage?: TestStorage } = {},
 ): Promise<TestApp> {
+  if (opts.storage === 'cluster') return startClusterApp(opts);
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-app-'));
   const storage = opts.storage ?? 'file';
   const storageFlag = storage === 's3' ? { storage: await s3StorageFlag() } : {};
@@ -148,6 +157,58 @@ export async function startApp(
     login: (name) => login(url, name, `${name}-password`),
     async close() {
       await app.close();
+      await backend.close();
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  for (const u of opts.users ?? []) await t.addUser(u);
+  return t;
+}
+
+/**
+ * The `cluster` test app: the real binary with `--workers 2` on S3 +
+ * PostgreSQL + Redis, with the same TestApp surface. Fixtures and users go
+ * through this process's own store and backend on the same database and
+ * prefix, as another node would. `app` (the in-process Fastify) does not
+ * exist here; `flags` are passed as command-line options.
+ */
+async function startClusterApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream }): Promise<TestApp> {
+  if (opts.clock || opts.logTo) throw new Error('a cluster test app runs in its own processes: no clock or log stream can be injected');
+  const dataDir = await mkdtemp(join(tmpdir(), 'fc-cluster-app-'));
+  const s3 = await s3ServerOptions();
+  const database = await newDatabase('app');
+  const redis = redisService() as string;
+  const flags = { dev: true, ...opts.flags };
+  const args = ['--workers', '2', '--database', database, '--redis', redis, ...s3.args];
+  for (const [key, value] of Object.entries(flags)) {
+    const spec = (OPTIONS as Record<string, { flag: string }>)[key];
+    if (!spec) throw new Error(`unknown option ${key}`);
+    if (value === true) args.push(spec.flag);
+    else if (value !== false) args.push(spec.flag, value);
+  }
+  const server = await startServer({ args, env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: 'silent' }, dataDir, keepDataDir: true });
+  const config = loadConfig({ dataDir, logLevel: 'silent', storage: s3.storage, database, redis, ...flags }, {});
+  const { store, backend, paths } = await openDataDir(config, false, { credentials: s3Credentials() });
+  const users = createUserService({ store, backend, hasher: testHasher(), clock: systemClock });
+  const url = server.url;
+  const t: TestApp = {
+    url,
+    origin: new URL(url).origin,
+    get app(): FastifyInstance {
+      throw new Error('a cluster test app has no in-process Fastify instance');
+    },
+    dataDir,
+    paths,
+    store,
+    backend,
+    storage: 'cluster',
+    fs: fixtures(backend),
+    config,
+    addUser: async (name, o = {}) => void (await users.add(name, o.password ?? `${name}-password`, o.admin ?? false)),
+    login: (name) => login(url, name, `${name}-password`),
+    async close() {
+      await server.dispose();
       await backend.close();
       await store.close();
       await rm(dataDir, { recursive: true, force: true });
