@@ -53,7 +53,8 @@ export function fromS3Error(e: unknown, what: string): unknown {
     return new StorageError('unavailable', `${what}: the object store cannot be reached.`, { cause: e });
   }
   if (status === 503 || err.name === 'SlowDown') return new StorageError('unavailable', `${what}: the object store is overloaded.`, { cause: e });
-  if ((status !== undefined && status >= 500) || err.name === 'NoSuchBucket' || status === 403) {
+  // NoSuchUpload: the multipart upload we were writing was aborted under us (another tool, a lifecycle rule).
+  if ((status !== undefined && status >= 500) || err.name === 'NoSuchBucket' || err.name === 'NoSuchUpload' || status === 403) {
     return new StorageError('failed', `${what}: the object store answered ${err.name ?? status}.`, { cause: e });
   }
   return e;
