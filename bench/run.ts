@@ -1,6 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- options]`: File Cloud side by side with nginx
- * (and with `--storage s3`, File Cloud on S3 side by side with the AWS SDK).
+ * `npm run bench [-- --quick] [-- options]`: File Cloud side by side with nginx,
+ * then File Cloud with `--workers 1` beside `--workers auto` (and with
+ * `--storage s3`, File Cloud on S3 side by side with the AWS SDK; with
+ * `--nodes N`, N nodes on S3 + PostgreSQL + Redis behind nginx beside 1).
  *
  * Starts File Cloud from the build (dist/) on a temporary data dir and nginx
  * (sendfile, autoindex json, dav PUT) as the reference, both on 127.0.0.1 and
@@ -14,7 +16,8 @@
  *
  * Layout: bench/lib/ holds the tools (options, processes, File Cloud, nginx,
  * the S3 store and the SDK, http, wrk, statistics), bench/scenarios/ one
- * module per group of metrics (bench/scenarios/s3/ for --storage s3).
+ * module per group of metrics (bench/scenarios/s3/ for --storage s3;
+ * workers.ts and nodes.ts on the side-by-side runner pair.ts).
  *
  * Exit codes: 0 done (whatever the ratios), 1 a request failed or a tool is
  * missing, 2 usage error. Every loop is bounded in count and time; every
@@ -25,6 +28,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { machine } from './lib/machine.js';
 import { METRICS, parseOptions, wants } from './lib/options.js';
+import type { PairPart } from './lib/results.js';
 import { BenchError, RESULTS, SETUP, USER } from './lib/paths.js';
 import { children, killChildren, runExitHooks, stopChild } from './lib/processes.js';
 import { writeResults } from './lib/results.js';
@@ -33,6 +37,8 @@ import { readDataset } from './scenarios/context.js';
 import { localScenarios } from './scenarios/local.js';
 import { DIRECT } from './scenarios/s3/context.js';
 import { s3Scenarios, type S3Run } from './scenarios/s3/index.js';
+import { nodesScenario } from './scenarios/nodes.js';
+import { workersScenario } from './scenarios/workers.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -46,12 +52,24 @@ async function main(): Promise<number> {
   let rows: Row[] = [];
   let fcPeak: number | undefined;
   let s3: S3Run | undefined;
+  let workers: PairPart | undefined;
+  let nodes: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
     const data = await readDataset(dataset);
     if (METRICS.some((g) => wants(o, g))) ({ rows, fcPeak } = await localScenarios(o, tmp, dataDir, data, log));
+    if (wants(o, 'workers')) {
+      const w = await workersScenario(o, tmp, dataDir, data, log);
+      const { rows: wRows, ...details } = w;
+      workers = { rows: wRows, table: table(wRows, '--workers 1', `--workers auto (${w.workers})`), refKey: 'workers1', subjectKey: 'workersAuto', details };
+    }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
+    if (wants(o, 'nodes')) {
+      const n = await nodesScenario(o, tmp, data, log);
+      const { rows: nRows, ...details } = n;
+      nodes = { rows: nRows, table: table(nRows, '1 node', `${n.nodes} nodes`), refKey: 'oneNode', subjectKey: 'nodes', details };
+    }
   } finally {
     for (const p of [...children]) await stopChild(p, 'SIGTERM', 5_000);
     runExitHooks();
@@ -61,8 +79,10 @@ async function main(): Promise<number> {
   const text = table(rows);
   const s3Text = s3 && table(s3.rows, DIRECT.title);
   if (rows.length > 0) console.log(`\n${text}\n`);
-  if (s3Text) console.log(`${rows.length > 0 ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string } });
+  if (workers) console.log(`${rows.length > 0 ? '' : '\n'}Workers (local disk, one data dir):\n${workers.table}\n`);
+  if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
+  if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

@@ -1,5 +1,5 @@
-/** Starts nginx, the reference server, on the dataset (sendfile, autoindex json, dav PUT). */
-import { spawn, spawnSync } from 'node:child_process';
+/** nginx: the reference server on the dataset (sendfile, autoindex json, dav PUT), and the load balancer in front of File Cloud nodes. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BenchError } from './paths.js';
@@ -48,31 +48,108 @@ http {
   }
 }
 `;
-  await writeFile(join(dir, 'nginx.conf'), conf);
-  const bin = spawnSync('sh', ['-c', 'command -v nginx || echo /usr/sbin/nginx'], { encoding: 'utf8' }).stdout.trim();
-  const proc = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'startup-error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  children.add(proc);
+  const proc = await runNginx(dir, conf, `http://127.0.0.1:${port}/tiny.txt`);
   const base = `http://127.0.0.1:${port}`;
-  await waitFor('nginx listening', 15_000, async () => {
-    if (proc.exitCode !== null) throw new BenchError(`nginx exited with ${proc.exitCode}: ${stderr}`);
-    return (await fetch(`${base}/tiny.txt`)).status === 200 ? true : undefined;
-  }).catch((e: unknown) => {
-    if (proc.exitCode !== null) throw new BenchError(`nginx exited with ${proc.exitCode}: ${stderr}`);
-    throw e;
-  });
   return {
     name: 'nginx',
     base,
     headers: {},
     path: (rel) => `/${rel}`,
     statsPath: '/api/stats',
-    pids: async () => {
-      if (!proc.pid) return [];
-      const kids = await readFile(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').catch(() => '');
-      return [proc.pid, ...kids.split(/\s+/).filter(Boolean).map(Number)];
-    },
+    pids: () => nginxPids(proc),
     proc,
   };
+}
+
+/** Writes `conf` to DIR/nginx.conf, starts nginx in the foreground (our child, stopped by its pid) and waits until `probe` answers 200. */
+async function runNginx(dir: string, conf: string, probe: string, headers: Record<string, string> = {}): Promise<ChildProcess> {
+  await writeFile(join(dir, 'nginx.conf'), conf);
+  const bin = spawnSync('sh', ['-c', 'command -v nginx || echo /usr/sbin/nginx'], { encoding: 'utf8' }).stdout.trim();
+  const proc = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'startup-error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  children.add(proc);
+  await waitFor('nginx listening', 15_000, async () => {
+    if (proc.exitCode !== null) throw new BenchError(`nginx exited with ${proc.exitCode}: ${stderr}`);
+    return (await fetch(probe, { headers })).status === 200 ? true : undefined;
+  }).catch((e: unknown) => {
+    if (proc.exitCode !== null) throw new BenchError(`nginx exited with ${proc.exitCode}: ${stderr}`);
+    throw e;
+  });
+  return proc;
+}
+
+/** nginx's master and worker pids. */
+async function nginxPids(proc: ChildProcess): Promise<number[]> {
+  if (!proc.pid) return [];
+  const kids = await readFile(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').catch(() => '');
+  return [proc.pid, ...kids.split(/\s+/).filter(Boolean).map(Number)];
+}
+
+/** One front of the balancer: its name and the File Cloud nodes (host:port) it spreads requests over. */
+export type Front = { name: string; backends: string[] };
+
+export type Balancer = { proc: ChildProcess; fronts: { name: string; base: string; backends: string[] }[]; pids(): Promise<number[]> };
+
+/**
+ * One nginx in front of File Cloud nodes, with one listener per front, each
+ * proxying to its own round-robin `upstream` (e.g. one front with node 1
+ * alone and one with nodes 1 and 2: the same balancer, the same proxy hop,
+ * only the number of nodes differs). The proxy settings are those of
+ * deploy/cluster/nginx.conf (docs/operations.md "Scaling out"): HTTP/1.1
+ * with upstream keep-alive, no request or response buffering, streaming
+ * bodies, no body size limit; no base path, so File Cloud is at the root.
+ * Access logging off: the nodes log every request themselves.
+ */
+export async function startBalancer(tmp: string, name: string, fronts: Front[]): Promise<Balancer> {
+  const dir = join(tmp, name);
+  await mkdir(join(dir, 'body'), { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  const ports: number[] = [];
+  for (let i = 0; i < fronts.length; i++) ports.push(await freePort());
+  const blocks = fronts.map((f, i) => `  upstream fc_${i} {
+${f.backends.map((b) => `    server ${b} max_fails=1 fail_timeout=5s;`).join('\n')}
+    keepalive 32;
+  }
+  server {
+    listen 127.0.0.1:${ports[i]};
+    # ${f.name}
+    location / {
+      proxy_pass http://fc_${i};
+      proxy_http_version 1.1;
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_set_header Connection "";
+      client_max_body_size 0;
+      proxy_request_buffering off;
+      proxy_buffering off;
+      proxy_read_timeout 1h;
+      proxy_send_timeout 1h;
+      proxy_next_upstream error timeout http_502 http_503;
+    }
+  }`);
+  const conf = `# generated by bench/lib/nginx.ts (startBalancer)
+${asRoot ? 'user root root;' : ''}
+worker_processes auto;
+daemon off;
+master_process on;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_timeout 72s;
+  keepalive_requests 1000000;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+${blocks.join('\n')}
+}
+`;
+  // Ready when the first front reaches File Cloud (/is_file_cloud: no authentication, no disk).
+  const proc = await runNginx(dir, conf, `http://127.0.0.1:${ports[0]}/is_file_cloud`);
+  return { proc, fronts: fronts.map((f, i) => ({ name: f.name, base: `http://127.0.0.1:${ports[i]}`, backends: f.backends })), pids: () => nginxPids(proc) };
 }

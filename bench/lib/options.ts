@@ -16,31 +16,42 @@ export type Options = {
   fcArgs: string[];
   fcBin: string;
   storage: Storage;
+  /** --nodes N: N File Cloud nodes behind nginx vs 1 (0: not run). */
+  nodes: number;
 };
 
 /** Metric groups against nginx on the local disk. */
 export const METRICS = ['download1', 'download4', 'get4k', 'listing', 'head', 'putraw', 'putmultipart', 'put4'] as const;
 /** Metric groups against the AWS SDK on S3 (with --storage s3). */
 export const S3_METRICS = ['s3get', 's3put', 's3get4k', 's3listing'] as const;
-export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number];
+/** File Cloud alone on the local disk, --workers 1 beside --workers auto (part of every run; small with --quick). */
+export const WORKER_METRICS = ['workers'] as const;
+/** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
+export const NODE_METRICS = ['nodes'] as const;
+export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof NODE_METRICS)[number];
 
-const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${METRICS.join(',')}]
-                        [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3]
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS].join(',')}]
+                        [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3] [--nodes N]
   --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
   --reps N    repetitions of each metric (default 3; quick 2)
   --seconds S duration of each wrk run (default 10; quick 2)
-  --only L    run only these metric groups (comma-separated; with --storage s3 also ${S3_METRICS.join(',')})
+  --only L    run only these metric groups (comma-separated; with --storage s3 also ${S3_METRICS.join(',')};
+              with --nodes also nodes). workers: File Cloud --workers 1 beside --workers auto (1 repetition with --quick)
   --profile   run File Cloud with --cpu-prof; profiles go to bench/results/profiles/
   --keep      keep the temporary data dir and dataset
   --dir DIR   where to create the temporary dir (default: the OS temp dir)
   --fc-arg A  extra argument for \`file-cloud serve\` (experiments only, e.g. --log-level=silent)
   --fc-bin F  another build's bin/file-cloud.js (to compare builds, e.g. before/after a change)
   --storage s3  also File Cloud on S3 (radosgw) beside the AWS SDK on the same store: FC_TEST_S3_ENDPOINT,
-              FC_TEST_S3_ACCESS_KEY, FC_TEST_S3_SECRET_KEY if set, else scripts/test-services.sh starts one`;
+              FC_TEST_S3_ACCESS_KEY, FC_TEST_S3_SECRET_KEY if set, else scripts/test-services.sh starts one
+  --nodes N   also N File Cloud nodes (--workers 1 each) on S3 + PostgreSQL + Redis behind nginx (round robin)
+              beside 1 node on the same services (opt-in: starts radosgw, PostgreSQL and Redis with
+              scripts/test-services.sh unless FC_TEST_S3_*, FC_TEST_DATABASE_URL, FC_TEST_REDIS_URL name them)`;
 
 export function parseOptions(argv: string[]): Options {
-  const o: Options = { quick: false, keep: false, profile: false, only: undefined, reps: 0, seconds: 0, dir: os.tmpdir(), fcArgs: [], fcBin: BIN, storage: 'file' };
+  const o: Options = { quick: false, keep: false, profile: false, only: undefined, reps: 0, seconds: 0, dir: os.tmpdir(), fcArgs: [], fcBin: BIN, storage: 'file', nodes: 0 };
   let onlyS3 = false;
+  let onlyNodes = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -64,11 +75,18 @@ export function parseOptions(argv: string[]): Options {
         o.storage = s as Storage;
         break;
       }
+      case '--nodes': {
+        const n = positive(flag, value());
+        if (n < 2 || n > 8) usage('--nodes must be from 2 to 8');
+        o.nodes = n;
+        break;
+      }
       case '--only': {
         const names = value().split(',').filter(Boolean);
         for (const n of names) {
           if ((S3_METRICS as readonly string[]).includes(n)) onlyS3 = true;
-          else if (!(METRICS as readonly string[]).includes(n)) usage(`unknown metric group ${n}`);
+          else if ((NODE_METRICS as readonly string[]).includes(n)) onlyNodes = true;
+          else if (![...METRICS, ...WORKER_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
         }
         o.only = new Set(names);
         break;
@@ -78,6 +96,7 @@ export function parseOptions(argv: string[]): Options {
     }
   }
   if (onlyS3 && o.storage !== 's3') usage('the s3* metric groups need --storage s3');
+  if (onlyNodes && o.nodes === 0) usage('the nodes metric group needs --nodes N');
   o.reps ||= o.quick ? 2 : 3;
   o.seconds ||= o.quick ? 2 : 10;
   return o;
@@ -86,6 +105,7 @@ export function parseOptions(argv: string[]): Options {
 /** Is this metric group part of the run? */
 export function wants(o: Options, g: MetricGroup): boolean {
   if ((S3_METRICS as readonly string[]).includes(g) && o.storage !== 's3') return false;
+  if ((NODE_METRICS as readonly string[]).includes(g) && o.nodes === 0) return false;
   return !o.only || o.only.has(g);
 }
 

@@ -7,20 +7,35 @@ import { RESULTS } from './paths.js';
 import { rowJson, type Row } from './stats.js';
 
 type S3Part = { rows: Row[]; table: string; store: { endpoint: string; startedHere: boolean; bucket: string } };
+/** A side-by-side section (workers, nodes): its rows (reference column under `refKey`, subject under `subjectKey`), table and details. */
+export type PairPart = { rows: Row[]; table: string; refKey: string; subjectKey: string; details: Record<string, unknown> };
 
-export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: number | undefined; s3: S3Part | undefined }) {
+function pairJson(p: PairPart) {
+  return {
+    ...p.details,
+    rows: p.rows.map((row) => {
+      const { fileCloud, fileCloudMedian, ...rest } = rowJson(row, p.refKey) as Record<string, unknown>;
+      return { ...rest, [p.subjectKey]: fileCloud, [`${p.subjectKey}Median`]: fileCloudMedian };
+    }),
+    table: p.table,
+  };
+}
+
+export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: number | undefined; s3: S3Part | undefined; workers?: PairPart; nodes?: PairPart }) {
   const { o, started, m0 } = r;
   const m1 = machine();
   const result = {
     when: new Date(started).toISOString(),
     durationSeconds: Math.round((Date.now() - started) / 1000),
     mode: o.quick ? 'quick' : 'full',
-    options: { reps: o.reps, seconds: o.seconds, only: o.only ? [...o.only] : 'all', profile: o.profile, fcArgs: o.fcArgs, fcBin: o.fcBin, ...(o.storage === 's3' ? { storage: o.storage } : {}) },
+    options: { reps: o.reps, seconds: o.seconds, only: o.only ? [...o.only] : 'all', profile: o.profile, fcArgs: o.fcArgs, fcBin: o.fcBin, ...(o.storage === 's3' ? { storage: o.storage } : {}), ...(o.nodes ? { nodes: o.nodes } : {}) },
     machine: { ...m0, loadavgStart: m0.loadavg, loadavgEnd: m1.loadavg },
     fileCloudPeakRssMiB: r.fcPeak,
     rows: r.rows.map((row) => rowJson(row, 'nginx')),
     table: r.text,
     ...(r.s3 ? { s3: { store: r.s3.store, rows: r.s3.rows.map((row) => rowJson(row, 'direct')), table: r.s3.table } } : {}),
+    ...(r.workers ? { workers: pairJson(r.workers) } : {}),
+    ...(r.nodes ? { nodes: pairJson(r.nodes) } : {}),
   };
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, `${new Date(started).toISOString().replace(/[:.]/g, '-')}${o.quick ? '-quick' : ''}.json`);

@@ -10,6 +10,7 @@ import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteBucketCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -116,6 +117,17 @@ export async function deleteMany(s3: S3Client, bucket: string, keys: string[]): 
     const r = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
     if (r.Errors?.length) throw new BenchError(`DeleteObjects: ${r.Errors[0]?.Code} for ${r.Errors.length} key(s)`);
   }
+}
+
+/** Deletes every object of a bench bucket, then the bucket (a store from the environment stays clean). */
+export async function emptyBucket(s3: S3Client, bucket: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    const r = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+    const keys = (r.Contents ?? []).map((o) => o.Key as string);
+    if (keys.length === 0) break;
+    await deleteMany(s3, bucket, keys);
+  }
+  await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
 }
 
 /** One folder listing as File Cloud makes it: ListObjectsV2 with delimiter '/', every page; returns the entry count. */

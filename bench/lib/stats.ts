@@ -1,6 +1,6 @@
 /** Rows of samples, their medians and ratios, and the Markdown table they print as. */
 
-export type Unit = 'MiB/s' | 'req/s' | 'ms' | 'MiB';
+export type Unit = 'MiB/s' | 'req/s' | 'ms' | 'MiB' | 'µs';
 export type Target = { kind: 'ratio_at_least'; value: number } | { kind: 'fc_at_most'; value: number };
 export type Row = {
   id: string;
@@ -50,16 +50,20 @@ export const cell = (xs: number[], unit: Unit): string => {
 const targetText = (t: Target | undefined): string =>
   !t ? '' : t.kind === 'ratio_at_least' ? `ratio ≥ ${t.value}` : `File Cloud ≤ ${t.value}`;
 
-/** `| metric | <reference> | File Cloud | ratio | target |`, one line per row. */
-export function table(rows: Row[], reference = 'nginx'): string {
+/**
+ * `| metric | <reference> | <subject> | ratio | target |`, one line per row
+ * (the target column only when a row has a target).
+ */
+export function table(rows: Row[], reference = 'nginx', subject = 'File Cloud'): string {
+  const targets = rows.some((r) => r.target);
   const lines = [
-    `| metric | ${reference} | File Cloud | ratio | target |`,
-    '|---|---:|---:|---:|---|',
+    `| metric | ${reference} | ${subject} | ratio |${targets ? ' target |' : ''}`,
+    `|---|---:|---:|---:|${targets ? '---|' : ''}`,
   ];
   for (const r of rows) {
     const s = summarize(r);
     const verdict = s.met === undefined ? '' : s.met ? ' ✔ met' : ' ✘ missed';
-    lines.push(`| ${r.label} (${r.unit})${r.note ? ` ${r.note}` : ''} | ${cell(r.ref, r.unit)} | ${cell(r.fileCloud, r.unit)} | ${Number.isFinite(s.ratio) ? s.ratio.toFixed(2) : '–'} | ${targetText(r.target)}${verdict} |`);
+    lines.push(`| ${r.label} (${r.unit})${r.note ? ` ${r.note}` : ''} | ${cell(r.ref, r.unit)} | ${cell(r.fileCloud, r.unit)} | ${Number.isFinite(s.ratio) ? s.ratio.toFixed(2) : '–'} |${targets ? ` ${targetText(r.target)}${verdict} |` : ''}`);
   }
   return lines.join('\n');
 }

@@ -11,7 +11,7 @@ export type WrkResult = { rps: number; p50: number; p99: number; requests: numbe
 export type WrkRun = { name: string; method: 'GET' | 'HEAD'; paths: string[]; connections: number; seconds: number; warmup?: boolean };
 
 export async function wrk(server: Server, tmp: string, o: WrkRun): Promise<WrkResult> {
-  const script = join(tmp, `wrk-${o.name}-${server.name === 'nginx' ? 'nginx' : 'fc'}.lua`);
+  const script = join(tmp, `wrk-${o.name}-${server.name.replace(/[^A-Za-z0-9]+/g, '-')}.lua`);
   const lua = [
     `local paths = { ${o.paths.map((p) => JSON.stringify(p)).join(', ')} }`,
     'local i = 0',

@@ -2,7 +2,7 @@
  * The local-disk scenarios: File Cloud (on `file:` storage) beside nginx on
  * the very same files, every metric alternating the two servers.
  */
-import { logIn, startFileCloud } from '../lib/file-cloud.js';
+import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import { startNginx } from '../lib/nginx.js';
 import type { Options } from '../lib/options.js';
 import { stopChild } from '../lib/processes.js';
@@ -32,6 +32,6 @@ export async function localScenarios(o: Options, tmp: string, dataDir: string, d
   } finally {
     // Stop what we started, by pid; File Cloud gracefully (SIGTERM writes its CPU profile).
     if (ng) await stopChild(ng.proc, 'SIGQUIT');
-    if (fc) await stopChild(fc.proc, 'SIGTERM');
+    if (fc) await stopFileCloud(fc);
   }
 }

@@ -8,13 +8,11 @@
  */
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { ListObjectsV2Command, DeleteBucketCommand } from '@aws-sdk/client-s3';
-import { logIn, startFileCloud } from '../../lib/file-cloud.js';
+import { logIn, startFileCloud, stopFileCloud } from '../../lib/file-cloud.js';
 import { expectStatus, request } from '../../lib/http.js';
 import type { Options } from '../../lib/options.js';
 import { BenchError } from '../../lib/paths.js';
-import { stopChild } from '../../lib/processes.js';
-import { deleteMany, s3Client } from '../../lib/s3-direct.js';
+import { emptyBucket, s3Client } from '../../lib/s3-direct.js';
 import { memstoreBytes, startS3, type S3Service } from '../../lib/s3-service.js';
 import type { Server } from '../../lib/server.js';
 import type { Row } from '../../lib/stats.js';
@@ -56,7 +54,7 @@ export async function s3Scenarios(o: Options, tmp: string, data: Dataset, log: (
     await s3Listing(c);
     return { rows, store: { endpoint: svc.endpoint, startedHere: svc.cephConf !== undefined, bucket } };
   } finally {
-    if (fc) await stopChild(fc.proc, 'SIGTERM');
+    if (fc) await stopFileCloud(fc);
     if (s3 && bucket) await emptyBucket(s3, bucket).catch((e: unknown) => console.error(`bench: emptying S3 bucket ${bucket} failed: ${(e as Error).message}`));
     s3?.destroy();
     svc?.stop();
@@ -72,15 +70,4 @@ async function sanity(c: S3Context): Promise<void> {
   const f = await request(c.fc, 'GET', c.fc.path(`small/${c.data.smallNames[0]}`));
   expectStatus(c.fc, 'S3 GET small', f, [200]);
   if (f.bytes !== 4096) throw new BenchError(`File Cloud on S3: small file has ${f.bytes} bytes`);
-}
-
-/** Deletes every object of the bench bucket, then the bucket (a store from the environment stays clean). */
-async function emptyBucket(s3: S3Client, bucket: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    const r = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-    const keys = (r.Contents ?? []).map((o) => o.Key as string);
-    if (keys.length === 0) break;
-    await deleteMany(s3, bucket, keys);
-  }
-  await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
 }
