@@ -43,8 +43,22 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
   else request.log.info({ code: e.code }, e.message);
   reply.code(e.status).headers(e.headers);
+  if (e.code === 'too_large' && bodyLeftUnread(request)) reply.header('connection', 'close');
   if (request.method === 'HEAD') return reply.send();
   return reply.type('application/json; charset=utf-8').send({ error: e.code, message: e.message });
+}
+
+/**
+ * A body refused for its size is left unread on the socket: kept alive, Node would read and discard all of it
+ * (forever, for an endless chunked upload) before the next request, and a graceful shutdown would wait for it.
+ * Other errors keep the connection: Node drains their (acceptable) body, so the client reads its answer instead of
+ * a broken pipe.
+ */
+function bodyLeftUnread(request: FastifyRequest): boolean {
+  const raw = request.raw;
+  if (raw.complete) return false;
+  const length = Number(request.headers['content-length'] ?? 0);
+  return request.headers['transfer-encoding'] !== undefined || length > 0;
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

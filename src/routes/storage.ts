@@ -109,7 +109,6 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
       }
       const declared = Number(request.headers['content-length']);
       if (files.maxUploadBytes !== undefined && declared > files.maxUploadBytes) {
-        reply.header('connection', 'close');
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
       // The declared length lets an object store size its upload parts for the file.

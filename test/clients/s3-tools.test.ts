@@ -163,7 +163,7 @@ test('aws s3 ls shows the files uploaded through File Cloud as plain objects, an
       [s.admin, 'admin/notes/hello.txt', Buffer.from('hello from File Cloud\n')],
       [s.admin, 'admin/empty.bin', Buffer.alloc(0)],
       [s.alice, 'alice/photos/été 2026/ü x #1.bin', randomBytes(123_457)],
-      // over 16 MiB: a multipart upload inside File Cloud, still one plain object
+      // over 8 MiB (twice): a multipart upload inside File Cloud, still one plain object
       [s.alice, 'alice/big/large.bin', randomBytes(17 * MiB + 3)],
     ];
     for (const [token, path, body] of files) await put(s, token, path, body);

@@ -148,7 +148,7 @@ test('the object store killed mid-upload: 503 storage_unavailable, and after it 
     const { access_token } = await login(server.url, 'alice', ALICE_PASSWORD);
     const key = `${base.prefix}/alice/big.bin`;
 
-    // 20 MiB at once: the first 16 MiB part goes out, so a multipart upload exists; then the gateway dies.
+    // 20 MiB at once: the first 8 MiB parts go out, so a multipart upload exists; then the gateway dies.
     const up = streamedPut(server.url, access_token, 'alice/big.bin', 60 * MiB);
     await up.send(20 * MiB);
     await waitFor('the multipart upload to start', 10_000, async () => ((await uploadsUnder(s3, base.bucket, key)).length > 0 ? true : undefined));

@@ -22,6 +22,19 @@ async function waitFor(cond: () => Promise<boolean>, ms: number, what: string) {
   }
 }
 
+/** A PUT on a connection of its own (no keep-alive), so a multi-worker server may hand it to another worker. */
+function putOnNewConnection(server: ServerProcess, token: string, path: string, body: Buffer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const url = new URL(`${server.url}${path}`);
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'PUT', agent: false, headers: { ...bearer(token), 'content-length': String(body.length) } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`warm-up PUT answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** Starts a raw PUT that sends `sendBytes` of a declared `totalBytes` body, then calls `then`. */
 function partialUpload(server: ServerProcess, token: string, path: string, totalBytes: number, sendBytes: number): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -288,8 +301,10 @@ for (const [storage, skip] of BACKENDS) {
           for (const c of children) sum += await rssOf(c).catch(() => 0);
           return sum;
         };
-        // Warm up the upload path so one-time allocations (JIT, buffers) are not counted as growth.
-        await fetch(`${server.url}/storage/admin/warm.bin`, { method: 'PUT', headers: bearer(access_token), body: Buffer.alloc(4 * MiB) });
+        // Warm up the upload path so one-time allocations (JIT, the object store client's first multipart upload,
+        // malloc arenas) are not counted as growth: what must not grow with the file is the rest. Each warm-up is
+        // 20 MiB (a multipart upload on S3) on a new connection, so the cluster's round robin reaches every worker.
+        for (let i = 0; i < 4; i++) await putOnNewConnection(server, access_token, `/storage/admin/warm${i}.bin`, Buffer.alloc(20 * MiB, i));
         const before = await rss();
         let peak = before;
         const sampler = setInterval(() => void rss().then((v) => (peak = Math.max(peak, v)), () => {}), 50);

@@ -57,12 +57,14 @@ test('parseS3Url reads bucket, prefix, endpoint, region and path style', () => {
   }
 });
 
-test('partSizeFor keeps parts at 16 MiB until a declared length needs bigger ones to fit 9,000 parts', async () => {
+test('partSizeFor keeps parts at the 8 MiB minimum until a declared length needs bigger ones to fit 9,000 parts', async () => {
   const { partSizeFor, MIN_PART } = await import('./upload.js');
   const MiB = 1024 * 1024;
   assert.equal(partSizeFor(undefined), MIN_PART);
   assert.equal(partSizeFor(1024), MIN_PART);
-  assert.equal(partSizeFor(100 * 1024 * MiB), MIN_PART);
+  assert.equal(MIN_PART, 8 * MiB);
+  assert.equal(partSizeFor(64 * 1024 * MiB), MIN_PART);
+  assert.equal(partSizeFor(100 * 1024 * MiB), 12 * MiB); // 100 GiB / 9,000 parts = 11.4 MiB, rounded up
   assert.equal(partSizeFor(1024 * 1024 * MiB), 117 * MiB); // 1 TiB / 9,000 parts, rounded up to whole MiB
   assert.ok(partSizeFor(5 * 1024 * 1024 * MiB) * 9000 >= 5 * 1024 * 1024 * MiB);
 });

@@ -6,12 +6,17 @@ import type { Coordination } from '../coordination.js';
 import { isNotFound, s3Call, statusOf } from './client.js';
 
 const MiB = 1024 * 1024;
-/** Smallest part we send: radosgw and AWS take ≥ 5 MiB; bigger parts go much faster on radosgw (docs/storage.md). */
-export const MIN_PART = 16 * MiB;
-/** Parts uploading at once: memory per upload stays ≤ (PARALLEL + 1) × part size. */
+/**
+ * Smallest part we send (S3 takes ≥ 5 MiB). 8 MiB × 3 in flight uploads as fast as 16 MiB × 3 on radosgw
+ * (bench s3put: 0.82 of the SDK's 16 MiB × 3) with half the memory.
+ */
+export const MIN_PART = 8 * MiB;
+/** Parts uploading at once: memory per upload stays ≤ (PARALLEL + 1) × part size (32 MiB at 8 MiB parts). */
 const PARALLEL = 3;
 /** S3 allows 10,000 parts; leave room for a body longer than declared. */
 const MAX_PARTS = 9_000;
+/** How often a slow upload refreshes its journal record between parts. */
+const TOUCH_EVERY_MS = 60_000;
 
 export const UPLOAD_JOURNAL = 's3-upload';
 
@@ -43,24 +48,22 @@ export function partSizeFor(sizeHint: number | undefined): number {
 export async function receive(s3: S3Client, c: Coordination, bucket: string, key: string, contentType: string, body: Readable, opts: WriteOptions): Promise<Received> {
   const max = opts.maxBytes;
   let partSize = partSizeFor(opts.sizeHint);
-  const pending: Buffer[] = [];
-  let pendingBytes = 0;
+  // The first part is kept as the chunks arrived, so a small body never costs a whole part buffer.
+  let head: Buffer[] = [];
+  let headBytes = 0;
+  // Later parts are copied into part buffers reused from part to part: memory stays at (PARALLEL + 1) × part size,
+  // and no dead part-sized buffers pile up waiting for the garbage collector.
+  const spare: Buffer[] = [];
+  let part: Buffer | undefined;
+  let fill = 0;
   let total = 0;
   let upload: { id: string; journalId: string } | undefined;
   const parts: CompletedPart[] = [];
+  let nextPartNumber = 1;
   const inFlight = new Set<Promise<void>>();
   let partError: unknown;
   const now = c.now ?? Date.now;
-
-  const take = (n: number): Buffer => {
-    const all = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
-    const part = all.subarray(0, n);
-    const rest = all.subarray(n);
-    pending.length = 0;
-    if (rest.length) pending.push(rest);
-    pendingBytes = rest.length;
-    return part;
-  };
+  let touched = now();
 
   const start = async (): Promise<{ id: string; journalId: string }> => {
     const journalId = randomUUID();
@@ -72,7 +75,7 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     return { id, journalId };
   };
 
-  const send = (u: { id: string; journalId: string }, partNumber: number, data: Buffer) => {
+  const send = (u: { id: string; journalId: string }, partNumber: number, data: Buffer, buffer?: Buffer) => {
     const p: Promise<void> = s3Call('Uploading a part', () => s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: u.id, PartNumber: partNumber, Body: data, ContentLength: data.length })))
       .then(async (r) => {
         parts.push({ PartNumber: partNumber, ETag: r.ETag });
@@ -82,8 +85,57 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
       .catch((e: unknown) => {
         partError ??= e;
       })
-      .finally(() => inFlight.delete(p));
+      .finally(() => {
+        inFlight.delete(p);
+        if (buffer && buffer.length === partSize && spare.length < PARALLEL) spare.push(buffer);
+      });
     inFlight.add(p);
+  };
+
+  /** A free part buffer, once fewer than PARALLEL parts are in flight: the body is read no faster than S3 takes it. */
+  const nextBuffer = async (): Promise<Buffer> => {
+    while (inFlight.size >= PARALLEL) await Promise.race(inFlight);
+    if (partError !== undefined) throw partError;
+    return spare.pop() ?? Buffer.allocUnsafeSlow(partSize);
+  };
+
+  const sendFull = async (full: Buffer) => {
+    upload ??= await start();
+    const number = nextPartNumber++;
+    send(upload, number, full, full);
+    // An unknown length grows its parts so it still fits in S3's part count.
+    if (number % 2000 === 0) partSize *= 2;
+  };
+
+  const append = async (bytes: Buffer) => {
+    let offset = 0;
+    while (offset < bytes.length) {
+      if (!part) {
+        if (!upload && headBytes + bytes.length - offset <= partSize) {
+          head.push(offset === 0 ? bytes : bytes.subarray(offset));
+          headBytes += bytes.length - offset;
+          return;
+        }
+        part = await nextBuffer();
+        fill = 0;
+        for (const h of head) fill += h.copy(part, fill);
+        head = [];
+        headBytes = 0;
+      }
+      const n = bytes.copy(part, fill, offset, Math.min(bytes.length, offset + part.length - fill));
+      fill += n;
+      offset += n;
+      if (fill === part.length) {
+        const full = part;
+        part = undefined;
+        await sendFull(full);
+      }
+    }
+    // A part slower than the stale-upload threshold must not look abandoned to the sweeper.
+    if (upload && now() - touched > TOUCH_EVERY_MS) {
+      touched = now();
+      await c.journal.update(upload.journalId, JSON.stringify({ bucket, key, uploadId: upload.id } satisfies UploadRecord), touched);
+    }
   };
 
   const abort = async () => {
@@ -104,22 +156,14 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       total += bytes.length;
       if (max !== undefined && total > max) throw new StorageError('too_large', `The body is larger than ${max} bytes.`);
-      pending.push(bytes);
-      pendingBytes += bytes.length;
-      while (pendingBytes > partSize) {
-        upload ??= await start();
-        const number = parts.length + inFlight.size + 1;
-        send(upload, number, take(partSize));
-        // An unknown length grows its parts so it still fits in S3's part count.
-        if (number % 2000 === 0) partSize *= 2;
-        while (inFlight.size >= PARALLEL) await Promise.race(inFlight);
-        if (partError !== undefined) throw partError;
-      }
+      await append(bytes);
+      if (partError !== undefined) throw partError;
     }
     if (opts.signal?.aborted) throw new Error('aborted while finishing');
-    if (!upload) return { kind: 'single', body: take(pendingBytes) };
+    if (!upload) return { kind: 'single', body: head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head, headBytes) };
     const u = upload;
-    if (pendingBytes > 0) send(u, parts.length + inFlight.size + 1, take(pendingBytes));
+    if (part && fill > 0) send(u, nextPartNumber++, part.subarray(0, fill));
+    part = undefined;
     await Promise.all(inFlight);
     if (partError !== undefined) throw partError;
     return {

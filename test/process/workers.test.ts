@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { bearer, login, postJson } from '../helpers/client.js';
+import { startServer } from '../helpers/server.js';
+
+/** The pids whose parent is `pid` (the cluster's workers), from /proc. */
+function children(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): state, ppid, …
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid && fields[0] !== 'Z') out.push(Number(name));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out.sort();
+}
+
+async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('--workers 2: two worker processes serve one port; a killed worker is replaced and the port keeps answering', async () => {
+  const server = await startServer({ args: ['--workers', '2'] });
+  try {
+    const primary = server.proc.pid as number;
+    const first = await until('two workers', () => (children(primary).length === 2 ? children(primary) : undefined));
+    assert.equal((server.output().stdout.match(/File Cloud listening on/g) ?? []).length, 1, 'one listening line');
+    assert.equal((server.output().stdout.match(/First run: created user/g) ?? []).length, 1, 'the first admin is announced once');
+    const tokens = await login(server.url, 'admin', server.adminPassword);
+    process.kill(first[0] as number, 'SIGKILL');
+    // Meanwhile the other worker serves every request.
+    for (let i = 0; i < 20; i++) assert.equal((await fetch(`${server.url}/storage/admin/`, { headers: { ...bearer(tokens.access_token), connection: 'close' } })).status, 200);
+    const replaced = await until('a replacement worker', () => {
+      const now = children(primary);
+      return now.length === 2 && !now.includes(first[0] as number) ? now : undefined;
+    });
+    assert.ok(replaced.includes(first[1] as number), 'the surviving worker was left alone');
+    assert.match(server.output().stderr + server.output().stdout, /worker died; starting another/);
+  } finally {
+    const code = await server.stop('SIGTERM');
+    assert.equal(code, 0);
+    assert.deepEqual(children(server.proc.pid as number), [], 'no worker outlives the primary');
+    await server.dispose();
+  }
+});
+
+test('--workers 2: the login throttle counts the attempts that reached either worker', async () => {
+  const server = await startServer({ args: ['--workers', '2', '--login-rate-limit', '10'] });
+  try {
+    // A new connection per attempt, so the cluster spreads them over both workers.
+    const attempt = (password: string) => postJson(`${server.url}/auth/login`, { username: 'admin', password }, { connection: 'close' });
+    for (let i = 0; i < 10; i++) assert.equal((await attempt('wrong-password')).status, 401, `attempt ${i + 1}`);
+    const eleventh = await attempt(server.adminPassword);
+    assert.equal(eleventh.status, 429);
+    assert.ok(Number(eleventh.headers.get('retry-after')) > 0);
+  } finally {
+    await server.dispose();
+  }
+});
+
+test('--workers 2: SIGTERM drains every worker and the primary exits 0', async () => {
+  const server = await startServer({ args: ['--workers', '2'] });
+  const primary = server.proc.pid as number;
+  await until('two workers', () => (children(primary).length === 2 ? true : undefined));
+  assert.equal(await server.stop('SIGTERM'), 0);
+  assert.deepEqual(children(primary), []);
+  await server.dispose();
+});
+
+test('a worker that cannot start makes the server exit 1 with its reason, leaving no process behind', async () => {
+  // A bucket that does not exist: the primary's own check fails first, with one clear line.
+  await assert.rejects(
+    startServer({ args: ['--workers', '2', '--storage', 's3://no-such-bucket-fc?endpoint=http://127.0.0.1:9&path_style=true'], env: { AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' } }),
+    (e: Error) => {
+      assert.match(e.message, /exited with 1 before listening/);
+      assert.match(e.message, /object store cannot be reached/);
+      assert.doesNotMatch(e.message, /\n\s+at /, 'no stack trace');
+      return true;
+    },
+  );
+});
