@@ -69,7 +69,7 @@ async function runPhases(s3: S3Client, c: Coordination, id: string, job: MoveJob
   }
   if (job.phase === 'copy') {
     // The destination's marker first: the moved folder exists even if it is empty.
-    await s3Call('Creating a folder', () => s3.send(new PutObjectCommand({ Bucket: job.bucket, Key: `${job.to}/`, Body: '', ContentType: 'application/x-directory' })));
+    await s3Call('Creating a folder', () => s3.send(new PutObjectCommand({ Bucket: job.bucket, Key: `${job.to}/`, Body: '', ContentLength: 0, ContentType: 'application/x-directory' })));
     for await (const page of objectPages(s3, job.bucket, job.from)) {
       for (const o of page) {
         const rest = (o.Key as string).slice(job.from.length);
@@ -81,7 +81,7 @@ async function runPhases(s3: S3Client, c: Coordination, id: string, job: MoveJob
   }
   if (job.parentMarker) {
     const Key = job.parentMarker;
-    await s3Call('Keeping the parent folder', () => s3.send(new PutObjectCommand({ Bucket: job.bucket, Key, Body: '', ContentType: 'application/x-directory' })));
+    await s3Call('Keeping the parent folder', () => s3.send(new PutObjectCommand({ Bucket: job.bucket, Key, Body: '', ContentLength: 0, ContentType: 'application/x-directory' })));
   }
   for await (const page of objectPages(s3, job.bucket, job.from)) await deleteKeys(s3, job.bucket, page.map((o) => o.Key as string));
   await c.journal.delete(id);

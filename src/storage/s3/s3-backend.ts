@@ -94,7 +94,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
 
   /** A zero-byte marker keeps a folder when its last key goes (user roots and emptied folders). */
   const putMarker = (key: StorageKey) =>
-    s3Call('Creating a folder', () => s3.send(new PutObjectCommand({ Bucket: bucket, Key: folderPrefix(prefix, key), Body: '', ContentType: FOLDER_TYPE })));
+    s3Call('Creating a folder', () => s3.send(new PutObjectCommand({ Bucket: bucket, Key: folderPrefix(prefix, key), Body: '', ContentLength: 0, ContentType: FOLDER_TYPE })));
   const keepParent = (key: StorageKey) => putMarker(keyParent(key));
 
   async function* listPages(dir: StorageKey): AsyncGenerator<Entry[]> {
