@@ -3,7 +3,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { nginxSkipReason, startNginx, type Nginx } from '../helpers/nginx.js';
-import { s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
 
 /**
@@ -21,12 +24,14 @@ describe('a cluster of two nodes behind nginx', { skip }, () => {
   let lb: Nginx;
   let lbUrl: string;
   let nodeArgs: { args: string[]; env: Record<string, string> };
+  let shared: string[];
 
   const startNode = () => startServer(nodeArgs);
 
   before(async () => {
     const s3 = await s3ServerOptions();
     const database = await newDatabase('cluster');
+    shared = [...s3.args, '--database', database];
     nodeArgs = {
       args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2', '--base-path', '/files', '--trust-proxy', '--login-rate-limit', '10'],
       env: s3.env,
@@ -85,6 +90,40 @@ describe('a cluster of two nodes behind nginx', { skip }, () => {
     assert.equal(out.status, 204);
     assert.equal((await fetch(`${b.url}/api/stats`, { method: 'HEAD', headers: bearer(tokens.access_token) })).status, 401);
     assert.equal((await postJson(`${b.url}/auth/refresh`, { username: 'admin', refresh_token: tokens.refresh_token })).status, 401);
+  });
+
+  test('a password change or a user removal made beside the cluster takes effect on every node at once', async () => {
+    // The CLI runs where an operator runs it: its own data dir, the cluster's database and bucket.
+    const dir = await mkdtemp(join(tmpdir(), 'fc-cli-'));
+    const cli = async (...args: string[]) => {
+      const r = await runCli(['user', ...args, '--data-dir', dir, ...shared], { env: nodeArgs.env });
+      assert.equal(r.code, 0, r.stderr);
+    };
+    try {
+      await cli('add', 'carol', '--password', 'carol-password-1');
+      const onA = await login(a.url, 'carol', 'carol-password-1');
+      const onB = await login(b.url, 'carol', 'carol-password-1');
+      await fetch(`${a.url}/storage/carol/note.txt`, { method: 'PUT', headers: bearer(onA.access_token), body: 'mine' });
+      const { token } = (await (await postJson(`${b.url}/storage/carol/note.txt`, { action: 'MakePathToken' }, bearer(onB.access_token))).json()) as { token: string };
+      assert.equal((await fetch(`${a.url}/storage/carol/note.txt?token=${encodeURIComponent(token)}`)).status, 200);
+
+      await cli('passwd', 'carol', '--password', 'carol-password-2');
+      for (const node of [a, b]) {
+        for (const tokens of [onA, onB]) assert.equal((await fetch(`${node.url}/api/stats`, { method: 'HEAD', headers: bearer(tokens.access_token) })).status, 401);
+        assert.equal((await fetch(`${node.url}/storage/carol/note.txt?token=${encodeURIComponent(token)}`)).status, 401, 'path tokens die with the password');
+        assert.equal((await postJson(`${node.url}/auth/login`, { username: 'carol', password: 'carol-password-1' })).status, 401);
+      }
+      const fresh = await login(b.url, 'carol', 'carol-password-2');
+      assert.equal((await fetch(`${a.url}/api/stats`, { method: 'HEAD', headers: bearer(fresh.access_token) })).status, 200);
+
+      await cli('remove', 'carol');
+      for (const node of [a, b]) {
+        assert.equal((await fetch(`${node.url}/api/stats`, { method: 'HEAD', headers: bearer(fresh.access_token) })).status, 401);
+        assert.equal((await postJson(`${node.url}/auth/refresh`, { username: 'carol', refresh_token: fresh.refresh_token })).status, 401);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('the login throttle counts attempts on both nodes: the 11th is refused wherever it goes', async () => {
