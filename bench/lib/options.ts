@@ -45,13 +45,15 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
   --storage s3  also File Cloud on S3 (radosgw) beside the AWS SDK on the same store: FC_TEST_S3_ENDPOINT,
               FC_TEST_S3_ACCESS_KEY, FC_TEST_S3_SECRET_KEY if set, else scripts/test-services.sh starts one
   --nodes N   also N File Cloud nodes (--workers 1 each) on S3 + PostgreSQL + Redis behind nginx (round robin)
-              beside 1 node on the same services (opt-in: starts radosgw, PostgreSQL and Redis with
-              scripts/test-services.sh unless FC_TEST_S3_*, FC_TEST_DATABASE_URL, FC_TEST_REDIS_URL name them)`;
+              beside 1 node on the same services (default 2 in a full run, none with --quick; 0 skips it;
+              starts radosgw, PostgreSQL and Redis with scripts/test-services.sh unless FC_TEST_S3_*,
+              FC_TEST_DATABASE_URL, FC_TEST_REDIS_URL name them)`;
 
 export function parseOptions(argv: string[]): Options {
   const o: Options = { quick: false, keep: false, profile: false, only: undefined, reps: 0, seconds: 0, dir: os.tmpdir(), fcArgs: [], fcBin: BIN, storage: 'file', nodes: 0 };
   let onlyS3 = false;
   let onlyNodes = false;
+  let nodesGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -76,9 +78,11 @@ export function parseOptions(argv: string[]): Options {
         break;
       }
       case '--nodes': {
-        const n = positive(flag, value());
-        if (n < 2 || n > 8) usage('--nodes must be from 2 to 8');
+        const v = value();
+        const n = v === '0' ? 0 : positive(flag, v);
+        if (n === 1 || n > 8) usage('--nodes must be 0 (none) or from 2 to 8');
         o.nodes = n;
+        nodesGiven = true;
         break;
       }
       case '--only': {
@@ -96,7 +100,9 @@ export function parseOptions(argv: string[]): Options {
     }
   }
   if (onlyS3 && o.storage !== 's3') usage('the s3* metric groups need --storage s3');
-  if (onlyNodes && o.nodes === 0) usage('the nodes metric group needs --nodes N');
+  // A full run compares 2 nodes with 1 (it starts the services it needs); --quick only when asked.
+  if (!nodesGiven && !o.quick) o.nodes = 2;
+  if (onlyNodes && o.nodes === 0) usage('the nodes metric group needs --nodes N (a full run has 2; --quick has none)');
   o.reps ||= o.quick ? 2 : 3;
   o.seconds ||= o.quick ? 2 : 10;
   return o;
