@@ -131,6 +131,8 @@ if [ ${#missing[@]} -gt 0 ] && [ -z "${SKIP_INSTALL:-}" ]; then
   made_policy=
   if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; made_policy=1; fi
   export DEBIAN_FRONTEND=noninteractive
+  # an install cut short earlier leaves dpkg refusing every later one until it is configured
+  dpkg --configure -a >>"$DIR/apt.log" 2>&1 || true
   if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >"$DIR/apt.log" 2>&1; then
     apt-get update -q >>"$DIR/apt.log" 2>&1
     apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$DIR/apt.log" 2>&1 || { [ -n "$made_policy" ] && rm -f /usr/sbin/policy-rc.d; tail -20 "$DIR/apt.log" >&2; exit 1; }
