@@ -1,8 +1,8 @@
 /** Small fetch helpers for tests against a real listening server. */
 export type Tokens = { access_token: string; refresh_token: string; valid_for_seconds: number };
 
-export async function login(url: string, username: string, password: string): Promise<Tokens> {
-  const res = await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+export async function login(url: string, username: string, password: string, headers: Record<string, string> = {}): Promise<Tokens> {
+  const res = await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ username, password }) });
   if (res.status !== 200) throw new Error(`login of ${username} failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as Tokens;
 }
