@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StoreConflictError, type MetadataStore } from './types.js';
+import { StoreConflictError, type DavLock, type MetadataStore } from './types.js';
 
 /**
  * The metadata store conformance suite. Every MetadataStore implementation
@@ -186,5 +186,109 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     const waits = await Promise.all(Array.from({ length: 25 }, () => store.rates.hit('burst', NOW, 60_000, 10)));
     assert.equal(waits.filter((w) => w === 0).length, 10);
     assert.ok(waits.filter((w) => w > 0).every((w) => w === 60));
+  });
+
+  const lock = (over: Partial<DavLock> & { token: string; path: string }): DavLock => ({
+    user: 'alice',
+    depth: 0,
+    scope: 'exclusive',
+    owner: '',
+    principal: 'alice',
+    timeoutSeconds: 60,
+    createdAt: NOW,
+    expiresAt: NOW + 60_000,
+    ...over,
+  });
+  const tokens = (locks: readonly DavLock[]) => locks.map((l) => l.token).sort();
+
+  withStore('WebDAV locks: conflicts by scope, depth and path', async (store) => {
+    const { davLocks: locks } = store;
+    assert.deepEqual(await locks.create(lock({ token: 't-a', path: 'a', depth: 'infinity' }), NOW), { created: true });
+    // (path, depth, scope) → created?
+    const table: [string, 0 | 'infinity', 'exclusive' | 'shared', boolean][] = [
+      ['a', 0, 'exclusive', false],
+      ['a/b/c.txt', 0, 'exclusive', false],
+      ['a/b', 0, 'shared', false],
+      ['', 'infinity', 'shared', false],
+      ['', 0, 'exclusive', true],
+      ['ab', 'infinity', 'exclusive', true],
+      ['b', 0, 'exclusive', true],
+    ];
+    for (const [i, [path, depth, scope, created]] of table.entries()) {
+      const r = await locks.create(lock({ token: `t${i}`, path, depth, scope }), NOW);
+      assert.equal(r.created, created, `${path} ${depth} ${scope}`);
+      if (!r.created) assert.equal(r.conflict.token, 't-a');
+    }
+    assert.equal((await locks.create(lock({ token: 'other-user', user: 'bob', path: 'a' }), NOW)).created, true, 'locks are per user tree');
+    assert.equal((await locks.create(lock({ token: 'after-expiry', path: 'a/x' }), NOW + 60_000)).created, true, 'an expired lock is no conflict');
+  });
+
+  withStore('WebDAV locks: shared locks stack; an exclusive one does not join them', async (store) => {
+    const { davLocks: locks } = store;
+    assert.equal((await locks.create(lock({ token: 's1', path: 'f', scope: 'shared' }), NOW)).created, true);
+    assert.equal((await locks.create(lock({ token: 's2', path: 'f', scope: 'shared' }), NOW)).created, true);
+    assert.equal((await locks.create(lock({ token: 'x', path: 'f' }), NOW)).created, false);
+    assert.equal((await locks.create(lock({ token: 'x2', path: '', depth: 'infinity' }), NOW)).created, false, 'a depth-infinity exclusive lock above shared ones');
+    assert.deepEqual(tokens(await locks.covering('alice', 'f', NOW)), ['s1', 's2']);
+    assert.equal(await locks.get('x', NOW), undefined, 'a refused lock leaves no row');
+  });
+
+  withStore('WebDAV locks: concurrent conflicting creations, at most one wins', async (store) => {
+    for (let round = 0; round < 5; round++) {
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.davLocks.create(lock({ token: `r${round}-${i}`, path: `p${round}` }), NOW)));
+      assert.ok(results.filter((r) => r.created).length <= 1);
+      assert.ok((await store.davLocks.covering('alice', `p${round}`, NOW)).length <= 1);
+    }
+  });
+
+  withStore('WebDAV locks: covering, within, refresh, delete, expiry', async (store) => {
+    const { davLocks: locks } = store;
+    await locks.create(lock({ token: 'root0', path: '', depth: 0 }), NOW);
+    await locks.create(lock({ token: 'dir', path: 'd 1', depth: 'infinity' }), NOW);
+    await locks.create(lock({ token: 'deep', path: 'e/f%_/g.txt' }), NOW);
+    await locks.create(lock({ token: 'short', path: 'e/h', timeoutSeconds: 1, expiresAt: NOW + 1000 }), NOW);
+    assert.deepEqual(tokens(await locks.covering('alice', 'd 1/x/y', NOW)), ['dir']);
+    assert.deepEqual(tokens(await locks.covering('alice', 'x', NOW)), [], 'a depth-0 lock on the root covers only the root');
+    assert.deepEqual(tokens(await locks.covering('alice', '', NOW)), ['root0']);
+    assert.deepEqual(tokens(await locks.within('alice', 'e', NOW)), ['deep', 'short']);
+    assert.deepEqual(tokens(await locks.within('alice', 'e/f', NOW)), [], 'a prefix of a name is not an ancestor');
+    assert.deepEqual(tokens(await locks.within('alice', '', NOW)), ['deep', 'dir', 'root0', 'short']);
+    assert.deepEqual(tokens(await locks.within('alice', 'e', NOW + 1000)), ['deep'], 'expired locks are gone');
+    const refreshed = await locks.refresh('short', 600, NOW + 500);
+    assert.equal(refreshed?.expiresAt, NOW + 500 + 600_000);
+    assert.equal(refreshed?.timeoutSeconds, 600);
+    assert.equal(await locks.refresh('short', 600, NOW + 10_000_000), undefined, 'an expired lock cannot be refreshed');
+    assert.equal(await locks.delete('dir'), true);
+    assert.equal(await locks.delete('dir'), false);
+    assert.equal(await locks.deleteWithin('alice', 'e'), 2);
+    assert.equal(await locks.deleteExpired(NOW + 60_000), 1, 'root0 expired');
+    assert.equal(await locks.get('root0', NOW), undefined);
+  });
+
+  withStore('WebDAV dead properties: patch in order, children, copy, move, delete', async (store) => {
+    const props = store.davProperties;
+    const p = (name: string, xml = `<x:${name} xmlns:x="urn:x">v</x:${name}>`) => ({ ns: 'urn:x', name, xml });
+    await props.patch('alice', 'd', [{ op: 'set', prop: p('a') }, { op: 'set', prop: p('b') }, { op: 'remove', ns: 'urn:x', name: 'a' }, { op: 'set', prop: p('b', '<x:b xmlns:x="urn:x">2</x:b>') }]);
+    assert.deepEqual(await props.list('alice', 'd'), [p('b', '<x:b xmlns:x="urn:x">2</x:b>')]);
+    await props.patch('alice', 'd/f 1.txt', [{ op: 'set', prop: p('c') }]);
+    await props.patch('alice', 'd/sub/deep', [{ op: 'set', prop: p('e') }]);
+    await props.patch('alice', 'd%', [{ op: 'set', prop: p('f') }]);
+    await props.patch('bob', 'd/g', [{ op: 'set', prop: p('g') }]);
+    assert.deepEqual((await props.listChildren('alice', 'd')).map((r) => `${r.path}:${r.name}`), ['d/f 1.txt:c']);
+    assert.deepEqual((await props.listChildren('alice', '')).map((r) => `${r.path}:${r.name}`), ['d:b', 'd%:f']);
+    await props.copyTree('alice', 'd', 'c');
+    assert.deepEqual((await props.listChildren('alice', 'c')).map((r) => r.path), ['c/f 1.txt']);
+    assert.deepEqual((await props.list('alice', 'c/sub/deep')).map((r) => r.name), ['e']);
+    assert.equal((await props.list('alice', 'd')).length, 1, 'the source keeps its properties');
+    await props.patch('alice', 'm/old', [{ op: 'set', prop: p('old') }]);
+    await props.moveTree('alice', 'd', 'm');
+    assert.deepEqual(await props.list('alice', 'd'), []);
+    assert.deepEqual(await props.list('alice', 'm/old'), [], 'the destination tree was replaced');
+    assert.deepEqual((await props.list('alice', 'm/sub/deep')).map((r) => r.name), ['e']);
+    assert.deepEqual((await props.list('alice', 'd%')).map((r) => r.name), ['f'], 'a sibling with a longer name did not move');
+    await props.deleteTree('alice', 'm');
+    assert.deepEqual(await props.listChildren('alice', 'm'), []);
+    assert.deepEqual(await props.list('alice', 'm/sub/deep'), []);
+    assert.deepEqual((await props.list('bob', 'd/g')).map((r) => r.name), ['g'], 'other users are untouched');
   });
 }

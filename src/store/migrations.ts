@@ -82,6 +82,36 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('rate_hits_bucket_at').on('rate_hits').columns(['bucket', 'at']).execute();
     },
   },
+  '0004_dav': {
+    async up(db: Kysely<unknown>) {
+      // WebDAV locks and dead properties, in the database so every worker and node sees them.
+      // Paths are the resource's path in its owner's tree ('' for the root, 'a/b.txt').
+      await db.schema
+        .createTable('dav_locks')
+        .addColumn('token', 'text', (c) => c.primaryKey())
+        .addColumn('user_name', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('depth', 'text', (c) => c.notNull())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('principal', 'text', (c) => c.notNull())
+        .addColumn('timeout_seconds', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('dav_locks_user_path').on('dav_locks').columns(['user_name', 'path']).execute();
+      await db.schema.createIndex('dav_locks_expires_at').on('dav_locks').column('expires_at').execute();
+      await db.schema
+        .createTable('dav_properties')
+        .addColumn('user_name', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('ns', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('xml', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('dav_properties_pk', ['user_name', 'path', 'ns', 'name'])
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

@@ -10,6 +10,8 @@ import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
 import { createRateRepo } from './rate-repo.js';
+import { createDavLockRepo } from './dav-locks-repo.js';
+import { createDavPropertyRepo } from './dav-properties-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -47,6 +49,8 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     journal: createJournalRepo(db),
     settings: createSettingsRepo(db),
     rates: createRateRepo(db),
+    davLocks: createDavLockRepo(db),
+    davProperties: createDavPropertyRepo(db),
     close: () => db.destroy(),
   };
 }

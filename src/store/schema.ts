@@ -48,4 +48,23 @@ export interface Database {
     bucket: string;
     at: number | string | bigint;
   };
+  dav_locks: {
+    token: string;
+    user_name: string;
+    path: string;
+    depth: string;
+    scope: string;
+    owner: string;
+    principal: string;
+    timeout_seconds: number | string;
+    created_at: number | string | bigint;
+    expires_at: number | string | bigint;
+  };
+  dav_properties: {
+    user_name: string;
+    path: string;
+    ns: string;
+    name: string;
+    xml: string;
+  };
 }

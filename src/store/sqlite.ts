@@ -9,6 +9,8 @@ import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
 import { createRateRepo } from './rate-repo.js';
+import { createDavLockRepo } from './dav-locks-repo.js';
+import { createDavPropertyRepo } from './dav-properties-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -84,6 +86,8 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     journal: createJournalRepo(db),
     settings: createSettingsRepo(db),
     rates: createRateRepo(db),
+    davLocks: createDavLockRepo(db),
+    davProperties: createDavPropertyRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -91,6 +91,75 @@ export interface RateRepo {
   deleteBefore(before: number): Promise<void>;
 }
 
+/**
+ * A WebDAV write lock (RFC 4918 §6, §9.10). `path` is the locked resource inside
+ * `user`'s tree: '' for the root, otherwise segments joined by '/' ('a/b.txt').
+ */
+export type DavLock = {
+  /** The lock token, `urn:uuid:<uuid>`; unique. */
+  readonly token: string;
+  /** Whose tree the lock is in. */
+  readonly user: string;
+  readonly path: string;
+  readonly depth: 0 | 'infinity';
+  readonly scope: 'exclusive' | 'shared';
+  /** The client's `<D:owner>` element, serialized as received ('' when none). */
+  readonly owner: string;
+  /** Who took the lock (the authenticated user name). */
+  readonly principal: string;
+  readonly timeoutSeconds: number;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+};
+
+export type DavLockConflict = { readonly created: false; readonly conflict: DavLock };
+
+/**
+ * WebDAV locks, seen by every process and node. Locks whose expiresAt is at
+ * or before `now` are dead: never returned, never in conflict.
+ */
+export interface DavLockRepo {
+  /**
+   * Creates `lock` unless a live lock of the same user conflicts: one on the same
+   * path, on an ancestor with depth infinity, or (when `lock.depth` is infinity) on
+   * a descendant — where either lock is exclusive. Exact across processes: two
+   * conflicting creations at once never both succeed (both may fail).
+   */
+  create(lock: DavLock, now: number): Promise<{ readonly created: true } | DavLockConflict>;
+  get(token: string, now: number): Promise<DavLock | undefined>;
+  /** Live locks that apply to `path`: on it, or on an ancestor with depth infinity. */
+  covering(user: string, path: string, now: number): Promise<DavLock[]>;
+  /** Live locks on `path` or anywhere below it. */
+  within(user: string, path: string, now: number): Promise<DavLock[]>;
+  /** New timeout for a live lock; undefined when it is gone or expired. */
+  refresh(token: string, timeoutSeconds: number, now: number): Promise<DavLock | undefined>;
+  /** False when there was no such lock. */
+  delete(token: string): Promise<boolean>;
+  /** Removes every lock on `path` and below (after a DELETE or MOVE of it). */
+  deleteWithin(user: string, path: string): Promise<number>;
+  deleteExpired(now: number): Promise<number>;
+}
+
+/** A dead property (RFC 4918 §4): namespace, local name, and the whole element serialized as XML. */
+export type DeadProperty = { readonly ns: string; readonly name: string; readonly xml: string };
+
+export type DeadPropertyChange = { readonly op: 'set'; readonly prop: DeadProperty } | { readonly op: 'remove'; readonly ns: string; readonly name: string };
+
+/** WebDAV dead properties per resource (same `path` convention as DavLock). */
+export interface DavPropertyRepo {
+  list(user: string, path: string): Promise<DeadProperty[]>;
+  /** The properties of the direct members of collection `path` (for PROPFIND with Depth 1), each with its member's path. */
+  listChildren(user: string, path: string): Promise<(DeadProperty & { readonly path: string })[]>;
+  /** Applies every change in order, all or nothing (PROPPATCH is atomic). */
+  patch(user: string, path: string, changes: readonly DeadPropertyChange[]): Promise<void>;
+  /** COPY: the properties of `from` and below, copied to the same relative paths under `to` (replacing theirs). */
+  copyTree(user: string, from: string, to: string): Promise<void>;
+  /** MOVE: the properties of `from` and below now belong to `to` (replacing theirs). */
+  moveTree(user: string, from: string, to: string): Promise<void>;
+  /** DELETE: the properties of `path` and below are gone. */
+  deleteTree(user: string, path: string): Promise<void>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -98,5 +167,7 @@ export interface MetadataStore {
   readonly journal: JournalRepo;
   readonly settings: SettingsRepo;
   readonly rates: RateRepo;
+  readonly davLocks: DavLockRepo;
+  readonly davProperties: DavPropertyRepo;
   close(): Promise<void>;
 }

@@ -1,0 +1,108 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from './schema.js';
+import type { DavLock, DavLockRepo } from './types.js';
+import { ancestorsOf, atOrBelow, below } from './tree-sql.js';
+
+type Row = Selectable<Database['dav_locks']>;
+
+const fromRow = (r: Row): DavLock => ({
+  token: r.token,
+  user: r.user_name,
+  path: r.path,
+  depth: r.depth === 'infinity' ? 'infinity' : 0,
+  scope: r.scope === 'shared' ? 'shared' : 'exclusive',
+  owner: r.owner,
+  principal: r.principal,
+  timeoutSeconds: Number(r.timeout_seconds),
+  createdAt: Number(r.created_at),
+  expiresAt: Number(r.expires_at),
+});
+
+/**
+ * WebDAV locks as rows. Creation inserts first and then looks for a
+ * conflicting live lock, removing its own row if there is one: of two
+ * conflicting creations, the later check always sees the earlier insert, so
+ * at most one survives on SQLite and PostgreSQL alike, with no transaction
+ * and no read-then-write race (at worst both give way).
+ */
+export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
+  const live = (user: string, now: number) => db.selectFrom('dav_locks').selectAll().where('user_name', '=', user).where('expires_at', '>', now);
+
+  /** Locks on `path`, or on an ancestor with depth infinity; with `andBelow`, also locks anywhere below `path`. */
+  const applying = (user: string, path: string, now: number, andBelow = false) => {
+    const ancestors = ancestorsOf(path);
+    return live(user, now).where((eb) =>
+      eb.or([
+        eb('path', '=', path),
+        ...(ancestors.length > 0 ? [eb.and([eb('depth', '=', 'infinity'), eb('path', 'in', ancestors)])] : []),
+        ...(andBelow ? [below(path)] : []),
+      ]),
+    );
+  };
+
+  return {
+    async create(lock, now) {
+      await db
+        .insertInto('dav_locks')
+        .values({
+          token: lock.token,
+          user_name: lock.user,
+          path: lock.path,
+          depth: lock.depth === 0 ? '0' : 'infinity',
+          scope: lock.scope,
+          owner: lock.owner,
+          principal: lock.principal,
+          timeout_seconds: lock.timeoutSeconds,
+          created_at: lock.createdAt,
+          expires_at: lock.expiresAt,
+        })
+        .execute();
+      // A depth-infinity lock also conflicts with locks inside the tree it would cover.
+      let q = applying(lock.user, lock.path, now, lock.depth === 'infinity').where('token', '<>', lock.token);
+      if (lock.scope === 'shared') q = q.where('scope', '=', 'exclusive');
+      const conflict = await q.limit(1).executeTakeFirst();
+      if (!conflict) return { created: true };
+      await db.deleteFrom('dav_locks').where('token', '=', lock.token).execute();
+      return { created: false, conflict: fromRow(conflict) };
+    },
+
+    async get(token, now) {
+      const r = await db.selectFrom('dav_locks').selectAll().where('token', '=', token).where('expires_at', '>', now).executeTakeFirst();
+      return r && fromRow(r);
+    },
+
+    async covering(user, path, now) {
+      return (await applying(user, path, now).orderBy('created_at').execute()).map(fromRow);
+    },
+
+    async within(user, path, now) {
+      return (await live(user, now).where(atOrBelow(path)).orderBy('created_at').execute()).map(fromRow);
+    },
+
+    async refresh(token, timeoutSeconds, now) {
+      const r = await db
+        .updateTable('dav_locks')
+        .set({ timeout_seconds: timeoutSeconds, expires_at: now + timeoutSeconds * 1000 })
+        .where('token', '=', token)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return undefined;
+      return this.get(token, now);
+    },
+
+    async delete(token) {
+      const r = await db.deleteFrom('dav_locks').where('token', '=', token).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+
+    async deleteWithin(user, path) {
+      const r = await db.deleteFrom('dav_locks').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+
+    async deleteExpired(now) {
+      const r = await db.deleteFrom('dav_locks').where('expires_at', '<=', now).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+}
