@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --quick] [-- options]`: File Cloud side by side with nginx,
- * then File Cloud with `--workers 1` beside `--workers auto` (and with
+ * then File Cloud with `--workers 1` beside `--workers auto`, then its
+ * WebDAV door beside its HTTP API (and with
  * `--storage s3`, File Cloud on S3 side by side with the AWS SDK; with
  * `--nodes N`, N nodes on S3 + PostgreSQL + Redis behind nginx beside 1).
  *
@@ -39,6 +40,7 @@ import { DIRECT } from './scenarios/s3/context.js';
 import { s3Scenarios, type S3Run } from './scenarios/s3/index.js';
 import { nodesScenario } from './scenarios/nodes.js';
 import { workersScenario } from './scenarios/workers.js';
+import { davScenario } from './scenarios/dav.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -54,6 +56,7 @@ async function main(): Promise<number> {
   let s3: S3Run | undefined;
   let workers: PairPart | undefined;
   let nodes: PairPart | undefined;
+  let dav: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
@@ -63,6 +66,10 @@ async function main(): Promise<number> {
       const w = await workersScenario(o, tmp, dataDir, data, log);
       const { rows: wRows, ...details } = w;
       workers = { rows: wRows, table: table(wRows, '--workers 1', `--workers auto (${w.workers})`), refKey: 'workers1', subjectKey: 'workersAuto', details };
+    }
+    if (wants(o, 'dav')) {
+      const d = await davScenario(o, tmp, dataDir, data, log);
+      dav = { rows: d.rows, table: table(d.rows, 'HTTP API', 'WebDAV'), refKey: 'api', subjectKey: 'webdav', details: {} };
     }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
@@ -80,9 +87,10 @@ async function main(): Promise<number> {
   const s3Text = s3 && table(s3.rows, DIRECT.title);
   if (rows.length > 0) console.log(`\n${text}\n`);
   if (workers) console.log(`${rows.length > 0 ? '' : '\n'}Workers (local disk, one data dir):\n${workers.table}\n`);
+  if (dav) console.log(`${rows.length > 0 || workers ? '' : '\n'}WebDAV beside the HTTP API (local disk, one server):\n${dav.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

@@ -118,8 +118,9 @@ PKGS=()
 [ -n "${SKIP_S3:-}" ]    || PKGS+=(ceph-mon ceph-osd radosgw ceph-common)
 [ -n "${SKIP_PG:-}" ]    || PKGS+=(postgresql-15)
 [ -n "${SKIP_REDIS:-}" ] || PKGS+=(redis-server)
-# clients the tests call (not services, so always): Debian's awscli v2 (/usr/bin/aws), rclone
-PKGS+=(awscli rclone)
+# clients the tests call (not services, so always): Debian's awscli v2 (/usr/bin/aws), rclone,
+# and the WebDAV clients litmus (the standard test suite) and cadaver
+PKGS+=(awscli rclone litmus cadaver)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

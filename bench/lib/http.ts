@@ -32,9 +32,9 @@ export function request(server: Server, method: string, path: string, opts: { he
       const kept: Buffer[] = [];
       resp.on('data', (c: Buffer) => {
         bytes += c.length;
-        if (bytes <= 4 * MiB) kept.push(c);
+        if (bytes <= 16 * MiB) kept.push(c);
       });
-      resp.on('end', () => res({ status: resp.statusCode ?? 0, bytes, body: bytes <= 4 * MiB ? Buffer.concat(kept).toString('utf8') : '' }));
+      resp.on('end', () => res({ status: resp.statusCode ?? 0, bytes, body: bytes <= 16 * MiB ? Buffer.concat(kept).toString('utf8') : '' }));
       resp.on('error', rej);
     });
     const timer = setTimeout(() => req.destroy(new BenchError(`${method} ${path} on ${server.name} took over ${(opts.timeoutMs ?? 600_000) / 1000} s`)), opts.timeoutMs ?? 600_000);

@@ -1,3 +1,4 @@
+import { statfs } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -14,6 +15,8 @@ import { authRoutes } from '../routes/auth.js';
 import { bannerRoutes } from '../routes/banner.js';
 import { metaRoutes } from '../routes/meta.js';
 import { storageRoutes } from '../routes/storage.js';
+import { davRoutes } from '../routes/dav.js';
+import { createDavAuthenticator } from '../dav/basic-auth.js';
 import { uiRoutes } from '../routes/ui.js';
 import { installAuth } from './auth-plugin.js';
 import { installCors } from './cors.js';
@@ -114,6 +117,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, basePath }));
+      const davAuth = createDavAuthenticator({ store: deps.store, hasher, auth, throttle, clock, secret: deps.secret });
+      // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
+      const storageDir = join(resolve(config.dataDir), 'storage');
+      const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
+      await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, davAuth, clock, basePath, freeBytes }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -125,6 +133,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     if (!leading()) return;
     auth.sweep().catch((err: unknown) => app.log.warn({ err }, 'session sweep failed'));
     deps.store.rates.deleteBefore(clock.now() - 10 * 60_000).catch((err: unknown) => app.log.warn({ err }, 'rate log sweep failed'));
+    deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
   }, 60_000);
   sweep.unref();
   // Storage upkeep: staging and multipart uploads of dead writers, interrupted folder moves.

@@ -2,16 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
 import { rawStoragePath } from '../app/request-url.js';
-import { ifRangeMatches, isNotModified } from '../http/conditional.js';
-import { contentDisposition } from '../http/content-disposition.js';
-import { contentTypeFor } from '../http/mime.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
-import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
-import type { Entry } from '../storage/backend.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import type { PathTokenService } from '../services/path-token-service.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
 import { readJsonBody } from './json-body.js';
+import { serveFile } from './serve-file.js';
 
 const JSON_LIMIT = 64 * 1024;
 
@@ -62,35 +58,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     // A trailing slash addresses a folder; there is none here.
     if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
     const query = request.query as Record<string, unknown>;
-    fileHeaders(reply, entry, query.download === '1' || query.download === 'true');
-    if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
-    // If-Range: a client resuming an older version gets the whole current file instead of a spliced one.
-    const ifRange = request.headers['if-range'];
-    const rangeHeader = ifRangeMatches(typeof ifRange === 'string' ? ifRange : undefined, entry.etag, entry.modified) ? request.headers.range : undefined;
-    const range = parseRange(rangeHeader, entry.size);
-    if (range.kind === 'unsatisfiable') {
-      throw new AppError('range_not_satisfiable', 'The requested range is outside the file.', { headers: { 'content-range': unsatisfiedRange(entry.size) } });
-    }
-    if (!withBody) {
-      reply.header('content-length', String(entry.size));
-      return reply.code(200).send();
-    }
-    let opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
-    if (opened.entry.etag !== entry.etag) {
-      // Replaced between stat and open: serve the new version whole rather than a range of it.
-      opened.stream.destroy();
-      opened = await files.read(key);
-      fileHeaders(reply, opened.entry, query.download === '1' || query.download === 'true');
-      reply.header('content-length', String(opened.entry.size));
-      return reply.code(200).send(opened.stream);
-    }
-    if (range.kind === 'range') {
-      reply.header('content-range', contentRange(range.start, range.end, entry.size));
-      reply.header('content-length', String(range.end - range.start + 1));
-      return reply.code(206).send(opened.stream);
-    }
-    reply.header('content-length', String(entry.size));
-    return reply.code(200).send(opened.stream);
+    return serveFile(request, reply, files, key, entry, { download: query.download === '1' || query.download === 'true', withBody });
   }
 
   scope.put('/storage/*', write, async (request, reply) => {
@@ -155,13 +123,4 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
         throw new AppError('unknown_action', `Unknown action ${JSON.stringify(action).slice(0, 60)}: use MakePathToken, CreateFolder or Move.`);
     }
   });
-}
-
-function fileHeaders(reply: FastifyReply, entry: Entry, download: boolean): void {
-  reply.header('content-type', contentTypeFor(entry.name));
-  reply.header('etag', entry.etag);
-  reply.header('last-modified', entry.modified.toUTCString());
-  reply.header('accept-ranges', 'bytes');
-  reply.header('cache-control', 'private, no-cache');
-  if (download) reply.header('content-disposition', contentDisposition(entry.name));
 }

@@ -1,0 +1,83 @@
+/**
+ * dav: File Cloud's WebDAV door beside its own HTTP API, on one server
+ * (local disk, the dataset of the nginx comparison), the two alternating:
+ * the big file's GET and raw PUT (Node's http), and a Depth-1 PROPFIND of
+ * the 10,000-entry folder beside the JSON listing of the same folder
+ * (sequential requests for a fixed time). WebDAV requests authenticate as
+ * WebDAV clients do, with HTTP Basic on every request (the credential cache
+ * makes that cheap); the API with its Bearer token. Targets (issue 13):
+ * GET and PUT within 0.9 of the API, PROPFIND at least as fast as the listing.
+ */
+import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
+import { expectStatus, request } from '../lib/http.js';
+import type { Options } from '../lib/options.js';
+import { BenchError, MiB, USER } from '../lib/paths.js';
+import type { Server } from '../lib/server.js';
+import { cell, row, type Row } from '../lib/stats.js';
+import { download, upload } from '../lib/transfers.js';
+import type { Dataset } from './context.js';
+
+export type DavRun = { rows: Row[] };
+
+/** Requests per second of one request repeated for `seconds`, one at a time. */
+async function rate(s: Server, method: string, path: string, headers: Record<string, string>, seconds: number, check: (body: string) => void): Promise<number> {
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < seconds * 1000) {
+    const r = await request(s, method, path, { headers });
+    expectStatus(s, `${method} ${path}`, r, [200, 207]);
+    if (n === 0) check(r.body);
+    n++;
+  }
+  return n / ((performance.now() - t0) / 1000);
+}
+
+export async function davScenario(o: Options, tmp: string, dataDir: string, data: Dataset, log: (msg: string) => void): Promise<DavRun> {
+  let fc: Server | undefined;
+  try {
+    const started = await startFileCloud(o, tmp, dataDir, { name: 'File Cloud HTTP API', logName: 'file-cloud-dav.log' });
+    fc = started.server;
+    await logIn(fc, started.password);
+    const api: Server = fc;
+    const dav: Server = {
+      ...fc,
+      name: 'File Cloud WebDAV',
+      headers: { authorization: `Basic ${Buffer.from(`${USER}:${started.password}`).toString('base64')}` },
+      path: (rel) => `/dav/${USER}/${rel}`,
+    };
+    const servers = [api, dav];
+    const reps = o.quick ? 1 : o.reps;
+    const side = (s: Server) => (s === api ? 'ref' : 'fileCloud');
+    const rows: Row[] = [];
+    const bigMiB = Math.round(data.bigSize / MiB);
+
+    const get = row('dav_get', `${bigMiB} MiB GET, 1 stream`, 'MiB/s', true, { kind: 'ratio_at_least', value: 0.9 });
+    rows.push(get);
+    for (const s of servers) await download(s, 'big.bin', data.bigSize, 1);
+    for (let i = 0; i < reps + 1; i++) for (const s of servers) get[side(s)].push(await download(s, 'big.bin', data.bigSize, 1));
+    log(`dav ${get.label}: API ${cell(get.ref, 'MiB/s')}, WebDAV ${cell(get.fileCloud, 'MiB/s')}`);
+
+    const put = row('dav_put', `${bigMiB} MiB raw PUT`, 'MiB/s', true, { kind: 'ratio_at_least', value: 0.9 });
+    rows.push(put);
+    for (let i = 0; i < reps; i++) {
+      for (const s of servers) put[side(s)].push((await upload(s, data.dir, `${data.dir}/big.bin`, data.bigSize, 1, 'raw', `dav-${s === api ? 'api' : 'dav'}-${i}`, false)).mibs);
+    }
+    log(`dav ${put.label}: API ${cell(put.ref, 'MiB/s')}, WebDAV ${cell(put.fileCloud, 'MiB/s')}`);
+
+    const count = data.manyCount.toLocaleString('en-US');
+    const list = row('dav_propfind', `${count}-entry folder: Depth-1 PROPFIND [API: JSON listing]`, 'req/s', true, { kind: 'ratio_at_least', value: 1.0 });
+    rows.push(list);
+    const seconds = o.quick ? 2 : Math.max(5, o.seconds);
+    const checkCount = (what: string, n: number) => {
+      if (n !== data.manyCount) throw new BenchError(`${what} listed ${n} entries, expected ${data.manyCount}`);
+    };
+    for (let i = 0; i < reps; i++) {
+      list.ref.push(await rate(api, 'GET', api.path('many/'), {}, seconds, (b) => checkCount('GET many/', (JSON.parse(b) as { entries: unknown[] }).entries.length)));
+      list.fileCloud.push(await rate(dav, 'PROPFIND', dav.path('many/'), { depth: '1' }, seconds, (b) => checkCount('PROPFIND many/', b.split('<D:response>').length - 2)));
+    }
+    log(`dav ${list.label}: API ${cell(list.ref, 'req/s')}, WebDAV ${cell(list.fileCloud, 'req/s')}`);
+    return { rows };
+  } finally {
+    if (fc) await stopFileCloud(fc);
+  }
+}

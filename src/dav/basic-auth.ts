@@ -1,0 +1,98 @@
+import { createHmac } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import type { Clock } from '../lib/clock.js';
+import { QueueFullError } from '../lib/semaphore.js';
+import type { RateLimiter } from '../app/login-throttle.js';
+import { accessTokenFrom } from '../app/auth-plugin.js';
+import type { AuthService } from '../services/auth.js';
+import type { PasswordHasher } from '../services/passwords.js';
+import type { MetadataStore } from '../store/types.js';
+
+/** The challenge every WebDAV 401 carries (CONTRACT "WebDAV"). */
+export const DAV_CHALLENGE = { 'www-authenticate': 'Basic realm="File Cloud", charset="UTF-8"' };
+
+/** How long a verified password is trusted without hashing it again. */
+export const CREDENTIAL_TTL_MS = 60_000;
+const MAX_CACHED = 10_000;
+
+type Verified = { readonly userId: string; readonly authEpoch: string; readonly expiresAt: number };
+
+export type DavAuthenticator = ReturnType<typeof createDavAuthenticator>;
+
+/**
+ * WebDAV clients send HTTP Basic with every request, and a password check is
+ * expensive on purpose (scrypt). A verified credential is therefore
+ * remembered for a minute under an HMAC of user and password (keyed by the
+ * server secret, so the cache holds nothing a password can be guessed from
+ * offline), and each reuse still reads the user: a changed password (new
+ * auth epoch) or a removed user drops it at once, on every node, because
+ * the epoch lives in the shared database. Concurrent requests with the same
+ * new credential (Finder opens several connections at once) share one check.
+ * Every full check counts towards the login throttle, as a login does.
+ */
+export function createDavAuthenticator(deps: {
+  store: MetadataStore;
+  hasher: PasswordHasher;
+  auth: AuthService;
+  throttle: RateLimiter | undefined;
+  clock: Clock;
+  secret: Buffer;
+}) {
+  const { store, hasher, clock } = deps;
+  const cache = new Map<string, Verified>();
+  const checking = new Map<string, Promise<Verified | undefined>>();
+  const refused = (message: string) => new AppError('unauthorized', message, { headers: DAV_CHALLENGE });
+
+  async function fullCheck(username: string, password: string, ip: string): Promise<Verified | undefined> {
+    const wait = (await deps.throttle?.hit(ip, clock.now())) ?? 0;
+    if (wait > 0) throw new AppError('rate_limited', `Too many login attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+    const user = await store.users.getByName(username);
+    let ok: boolean;
+    try {
+      ok = await hasher.verify(password, user?.passwordHash ?? (await hasher.dummyHash));
+    } catch (e) {
+      if (e instanceof QueueFullError) throw new AppError('unavailable', 'The server is busy checking other logins; try again in a moment.', { headers: { 'retry-after': '1' } });
+      throw e;
+    }
+    return user && ok ? { userId: user.id, authEpoch: user.authEpoch, expiresAt: clock.now() + CREDENTIAL_TTL_MS } : undefined;
+  }
+
+  async function basic(encoded: string, ip: string): Promise<Principal> {
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) throw refused('The Basic credentials are malformed.');
+    const username = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    const id = createHmac('sha256', deps.secret).update(username).update('\0').update(password).digest('base64url');
+    const now = clock.now();
+    const cached = cache.get(id);
+    const user = await store.users.getByName(username);
+    if (cached && cached.expiresAt > now && user && user.id === cached.userId && user.authEpoch === cached.authEpoch) {
+      return { kind: 'user', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: '' };
+    }
+    if (cached) cache.delete(id);
+    let pending = checking.get(id);
+    if (!pending) {
+      pending = fullCheck(username, password, ip).finally(() => checking.delete(id));
+      checking.set(id, pending);
+    }
+    const verified = await pending;
+    if (!verified || !user || verified.userId !== user.id) throw refused('The username or password is wrong.');
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    cache.set(id, verified);
+    return { kind: 'user', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: '' };
+  }
+
+  return {
+    /** The caller of a WebDAV request: Basic (account password) or Bearer (an access token). */
+    async authenticate(header: string | undefined, ip: string): Promise<Principal> {
+      if (header === undefined) throw refused('Sign in with your File Cloud username and password.');
+      const m = /^\s*Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+      if (m) return basic(m[1] as string, ip);
+      const principal = await deps.auth.authenticate(accessTokenFrom(header));
+      if (!principal) throw refused('The access token is invalid or expired.');
+      return principal;
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { AppError } from '../domain/errors.js';
+import { contentTypeFor } from '../http/mime.js';
+import type { Entry } from '../storage/backend.js';
+import type { DavLock, DeadProperty } from '../store/types.js';
+import { children, escapeText, type XmlElement } from './xml.js';
+
+export const DAV_NS = 'DAV:';
+
+export type PropName = { readonly ns: string; readonly local: string };
+
+/** What a PROPFIND asks for (RFC 4918 §9.1, §14.20): no body means allprop. */
+export type PropfindRequest =
+  | { readonly kind: 'allprop'; readonly include: readonly PropName[] }
+  | { readonly kind: 'propname' }
+  | { readonly kind: 'prop'; readonly props: readonly PropName[] };
+
+const badBody = (what: string) => new AppError('bad_request', `The request body is not a valid ${what} (RFC 4918).`);
+
+export function parsePropfind(root: XmlElement | undefined): PropfindRequest {
+  if (!root) return { kind: 'allprop', include: [] };
+  if (root.ns !== DAV_NS || root.local !== 'propfind') throw badBody('DAV:propfind element');
+  const kinds = root.children.filter((c) => c.ns === DAV_NS && (c.local === 'allprop' || c.local === 'propname' || c.local === 'prop'));
+  const include = root.children.find((c) => c.ns === DAV_NS && c.local === 'include');
+  const first = kinds[0];
+  if (!first || kinds.length > 1) throw badBody('DAV:propfind (it needs exactly one of allprop, propname or prop)');
+  if (first.local === 'propname') return { kind: 'propname' };
+  if (first.local === 'allprop') return { kind: 'allprop', include: include ? include.children.map(nameOf) : [] };
+  return { kind: 'prop', props: first.children.map(nameOf) };
+}
+
+const nameOf = (el: XmlElement): PropName => ({ ns: el.ns, local: el.local });
+
+/** The `set` and `remove` instructions of a PROPPATCH, in document order (RFC 4918 §9.2: applied in order, all or none). */
+export type PropPatch = { readonly op: 'set'; readonly el: XmlElement } | { readonly op: 'remove'; readonly name: PropName };
+
+export function parsePropertyUpdate(root: XmlElement | undefined): PropPatch[] {
+  if (!root || root.ns !== DAV_NS || root.local !== 'propertyupdate') throw badBody('DAV:propertyupdate element');
+  const patches: PropPatch[] = [];
+  for (const instruction of root.children) {
+    if (instruction.ns !== DAV_NS || (instruction.local !== 'set' && instruction.local !== 'remove')) continue;
+    for (const prop of children(instruction, DAV_NS, 'prop')) {
+      for (const el of prop.children) patches.push(instruction.local === 'set' ? { op: 'set', el } : { op: 'remove', name: nameOf(el) });
+    }
+  }
+  if (patches.length === 0) throw badBody('DAV:propertyupdate (it sets or removes no property)');
+  return patches;
+}
+
+/** Everything a live property's value is computed from. */
+export type Resource = {
+  readonly href: string;
+  readonly name: string;
+  readonly entry: Entry;
+  /** Live locks that apply to the resource (for lockdiscovery). */
+  readonly locks: readonly DavLock[];
+  readonly dead: readonly DeadProperty[];
+  /** RFC 4331, when known (asked for by name only). */
+  readonly quota?: { readonly used: number; readonly available?: number };
+  /** The time lock timeouts count down from. */
+  readonly now: number;
+};
+
+/** Live properties we compute; none can be set by PROPPATCH. Those in allprop are marked. */
+const LIVE: Record<string, { allprop: boolean; value(r: Resource, lockroot: (l: DavLock) => string): string | undefined }> = {
+  resourcetype: { allprop: true, value: (r) => (r.entry.isFile ? '' : '<D:collection/>') },
+  displayname: { allprop: true, value: (r) => escapeText(r.name) },
+  getcontentlength: { allprop: true, value: (r) => (r.entry.isFile ? String(r.entry.size) : undefined) },
+  getcontenttype: { allprop: true, value: (r) => (r.entry.isFile ? escapeText(contentTypeFor(r.entry.name)) : undefined) },
+  getetag: { allprop: true, value: (r) => escapeText(r.entry.etag) },
+  getlastmodified: { allprop: true, value: (r) => r.entry.modified.toUTCString() },
+  // No backend records a creation time; the last change is the closest honest figure.
+  creationdate: { allprop: true, value: (r) => r.entry.modified.toISOString() },
+  supportedlock: {
+    allprop: true,
+    value: () =>
+      '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>' +
+      '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>',
+  },
+  lockdiscovery: { allprop: true, value: (r, lockroot) => r.locks.map((l) => activeLock(l, lockroot(l), r.now)).join('') },
+  'quota-used-bytes': { allprop: false, value: (r) => (r.quota ? String(r.quota.used) : undefined) },
+  'quota-available-bytes': { allprop: false, value: (r) => (r.quota?.available !== undefined ? String(r.quota.available) : undefined) },
+};
+
+export const isLiveProperty = (p: PropName): boolean => p.ns === DAV_NS && Object.hasOwn(LIVE, p.local);
+
+/** Live properties a request names explicitly that need more than the entry (so the route fetches them only then). */
+export function wants(req: PropfindRequest, local: string): boolean {
+  if (req.kind === 'prop') return req.props.some((p) => p.ns === DAV_NS && p.local === local);
+  if (req.kind === 'allprop') return LIVE[local]?.allprop === true || req.include.some((p) => p.ns === DAV_NS && p.local === local);
+  return false;
+}
+
+export const wantsDead = (req: PropfindRequest): boolean => req.kind !== 'prop' || req.props.some((p) => !isLiveProperty(p));
+
+/** `<D:activelock>` of one lock (RFC 4918 §14.1). */
+export function activeLock(lock: DavLock, lockrootHref: string, now: number): string {
+  return (
+    '<D:activelock>' +
+    `<D:locktype><D:write/></D:locktype><D:lockscope><D:${lock.scope}/></D:lockscope>` +
+    `<D:depth>${lock.depth === 0 ? '0' : 'infinity'}</D:depth>` +
+    lock.owner +
+    `<D:timeout>Second-${Math.max(0, Math.round((lock.expiresAt - now) / 1000))}</D:timeout>` +
+    `<D:locktoken><D:href>${escapeText(lock.token)}</D:href></D:locktoken>` +
+    `<D:lockroot><D:href>${escapeText(lockrootHref)}</D:href></D:lockroot>` +
+    '</D:activelock>'
+  );
+}
+
+/** An empty element naming a property, with its namespace declared (`xmlns=""` for none). */
+export function emptyElement(p: PropName): string {
+  if (p.ns === DAV_NS) return `<D:${p.local}/>`;
+  return p.ns === '' ? `<${p.local} xmlns=""/>` : `<P:${p.local} xmlns:P="${escapeText(p.ns)}"/>`;
+}
+
+const STATUS: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 424: 'Failed Dependency' };
+export const statusLine = (code: number) => `<D:status>HTTP/1.1 ${code} ${STATUS[code] ?? ''}</D:status>`;
+
+function propstat(code: number, inner: string): string {
+  return `<D:propstat><D:prop>${inner}</D:prop>${statusLine(code)}</D:propstat>`;
+}
+
+/** One `<D:response>` of a PROPFIND multistatus for a resource. */
+export function propfindResponse(req: PropfindRequest, r: Resource, lockroot: (l: DavLock) => string): string {
+  let found = '';
+  let missing = '';
+  const live = (local: string) => LIVE[local]?.value(r, lockroot);
+  if (req.kind === 'propname') {
+    for (const [local, spec] of Object.entries(LIVE)) if (spec.allprop && live(local) !== undefined) found += `<D:${local}/>`;
+    for (const d of r.dead) found += emptyElement({ ns: d.ns, local: d.name });
+  } else if (req.kind === 'allprop') {
+    for (const [local, spec] of Object.entries(LIVE)) {
+      if (!spec.allprop && !req.include.some((p) => p.ns === DAV_NS && p.local === local)) continue;
+      const v = live(local);
+      if (v !== undefined) found += `<D:${local}>${v}</D:${local}>`;
+    }
+    for (const d of r.dead) found += d.xml;
+  } else {
+    for (const p of req.props) {
+      if (isLiveProperty(p)) {
+        const v = live(p.local);
+        if (v === undefined) missing += emptyElement(p);
+        else found += `<D:${p.local}>${v}</D:${p.local}>`;
+        continue;
+      }
+      const d = r.dead.find((x) => x.ns === p.ns && x.name === p.local);
+      if (d) found += d.xml;
+      else missing += emptyElement(p);
+    }
+  }
+  return `<D:response><D:href>${escapeText(r.href)}</D:href>${found || !missing ? propstat(200, found) : ''}${missing ? propstat(404, missing) : ''}</D:response>`;
+}
+
+export const MULTISTATUS_OPEN = '<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">';
+export const MULTISTATUS_CLOSE = '</D:multistatus>\n';

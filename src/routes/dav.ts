@@ -1,0 +1,482 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../domain/storage-path.js';
+import type { Clock } from '../lib/clock.js';
+import type { Entry, StorageBackend } from '../storage/backend.js';
+import type { FilesService } from '../services/files.js';
+import { storageCall } from '../services/storage-errors.js';
+import type { DavLock, DeadProperty, MetadataStore } from '../store/types.js';
+import type { DavAuthenticator } from '../dav/basic-auth.js';
+import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from '../dav/if-header.js';
+import { assertTokensHeld, locksOver, parentPath, parseTimeout, type WriteScope } from '../dav/locks.js';
+import { DAV_PREFIX, hrefFor, parseDavPath, parseDestination, rawDavPath, resourcePath, type DavTarget } from '../dav/paths.js';
+import {
+  activeLock,
+  DAV_NS,
+  isLiveProperty,
+  MULTISTATUS_CLOSE,
+  MULTISTATUS_OPEN,
+  parsePropertyUpdate,
+  parsePropfind,
+  propfindResponse,
+  statusLine,
+  emptyElement,
+  wants,
+  wantsDead,
+  type Resource,
+} from '../dav/props.js';
+import { readXmlBody } from '../dav/request-body.js';
+import { child, serializeElement } from '../dav/xml.js';
+import { serveFile } from './serve-file.js';
+
+/** Methods of WebDAV class 1 and 2 that /dav/ answers (CONTRACT "WebDAV"). */
+const METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'] as const;
+const ALLOW = METHODS.join(', ');
+const XML_TYPE = 'application/xml; charset=utf-8';
+
+export type DavDeps = {
+  readonly files: FilesService;
+  readonly backend: StorageBackend;
+  readonly store: MetadataStore;
+  readonly davAuth: DavAuthenticator;
+  readonly clock: Clock;
+  readonly basePath: string;
+  /** Bytes free for new files, when the backend can tell (local disk); RFC 4331 quota-available-bytes. */
+  readonly freeBytes?: () => Promise<number | undefined>;
+};
+
+/**
+ * /dav/<user>/...: the same tree as /storage/<user>/ over WebDAV class 1
+ * and 2 (RFC 4918). Handlers follow the RFC's order of checks: target,
+ * ownership, preconditions (parent, Overwrite), locks (423), then the If
+ * header (412), then the change. Locks and dead properties live in the
+ * metadata store, so every worker and node sees them.
+ */
+export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<void> {
+  const { files, backend, store, clock, basePath } = deps;
+  const quotaCache = new Map<string, { used: number; at: number }>();
+
+  // Bodies are users' bytes (PUT) or XML this module reads itself with its own limits.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+  scope.addHook('onRequest', async (request, reply) => {
+    reply.header('dav', '1, 2').header('ms-author-via', 'DAV');
+    // OPTIONS answers without credentials: the Windows Mini-Redirector probes with it first.
+    if (request.method === 'OPTIONS') return;
+    request.principal = await deps.davAuth.authenticate(request.headers.authorization, request.ip);
+  });
+  scope.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('content-security-policy', 'sandbox');
+  });
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const target = parseDavPath(rawDavPath(request.url, basePath) ?? '');
+    if (request.method === 'OPTIONS') return reply.header('allow', ALLOW).header('content-length', '0').code(200).send();
+    const principal = request.principal as Principal;
+    if (target.kind === 'top') {
+      if (request.method === 'PROPFIND') return propfindTop(request, reply, principal);
+      throw new AppError('method_not_allowed', `Only PROPFIND and OPTIONS apply to ${basePath}${DAV_PREFIX}; your files are under ${basePath}${DAV_PREFIX}${principal.username}/.`, { headers: { allow: 'OPTIONS, PROPFIND' } });
+    }
+    const { key } = target;
+    if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+    const cond = conditions(request);
+    switch (request.method) {
+      case 'GET':
+      case 'HEAD':
+        await checkIf(cond, key);
+        return get(request, reply, target, request.method === 'GET');
+      case 'PUT':
+        return put(request, reply, key, cond);
+      case 'DELETE':
+        return del(reply, key, cond, principal);
+      case 'MKCOL':
+        return mkcol(request, reply, key, cond, principal);
+      case 'PROPFIND':
+        await checkIf(cond, key);
+        return propfind(request, reply, target);
+      case 'PROPPATCH':
+        return proppatch(request, reply, key, cond, principal);
+      case 'COPY':
+      case 'MOVE':
+        return copyOrMove(request, reply, key, cond, principal, request.method === 'MOVE');
+      case 'LOCK':
+        return lock(request, reply, key, cond, principal);
+      case 'UNLOCK':
+        return unlock(request, reply, key, principal);
+      default:
+        throw new AppError('method_not_allowed', `${request.method} is not a WebDAV method this server supports.`, { headers: { allow: ALLOW } });
+    }
+  };
+  for (const method of METHODS.filter((m) => !['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(m))) scope.addHttpMethod(method, { hasBody: true });
+  scope.route({ method: [...METHODS, 'POST', 'PATCH'], url: '/dav/*', exposeHeadRoute: false, handler });
+  scope.route({ method: [...METHODS, 'POST', 'PATCH'], url: '/dav', exposeHeadRoute: false, handler });
+
+  // ---------------------------------------------------------------- If header and locks
+
+  type Conditions = { readonly header: IfHeader | undefined; readonly tokens: ReadonlySet<string> };
+
+  function conditions(request: FastifyRequest): Conditions {
+    const raw = request.headers.if;
+    if (raw === undefined) return { header: undefined, tokens: new Set() };
+    try {
+      const header = parseIfHeader(String(raw));
+      return { header, tokens: new Set(submittedTokens(header)) };
+    } catch (e) {
+      if (e instanceof IfHeaderError) throw new AppError('bad_request', `The If header is malformed: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** 423 unless every lock in the way has its token submitted. */
+  async function checkLocks(user: string, scopes: readonly WriteScope[], cond: Conditions, principal: Principal, extra: readonly string[] = []): Promise<void> {
+    const locks = await locksOver(store.davLocks, user, scopes, clock.now());
+    if (locks.length === 0) return;
+    assertTokensHeld(locks, new Set([...cond.tokens, ...extra]), principal.username);
+  }
+
+  /** 412 when an If header is present and false (RFC 4918 §10.4). */
+  async function checkIf(cond: Conditions, key: StorageKey): Promise<void> {
+    if (!cond.header) return;
+    const states = new Map<string, { etag?: string; lockTokens: string[] } | undefined>();
+    const resources = [undefined, ...cond.header.lists.map((l) => l.resource)];
+    for (const r of resources) {
+      const id = r ?? '';
+      if (states.has(id)) continue;
+      const k = r === undefined ? key : keyOfUri(r);
+      states.set(id, k && k.user === key.user ? await stateOf(k) : undefined);
+    }
+    if (!evaluateIf(cond.header, (r) => states.get(r ?? ''))) {
+      throw new AppError('precondition_failed', 'The If header does not match the current state (lock tokens or ETags) of the resource.');
+    }
+  }
+
+  function keyOfUri(uri: string): StorageKey | undefined {
+    try {
+      const t = parseDestination(uri, basePath);
+      return t.kind === 'entry' ? t.key : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function stateOf(key: StorageKey): Promise<{ etag?: string; lockTokens: string[] }> {
+    const [entry, locks] = await Promise.all([storageCall(() => backend.stat(key)), store.davLocks.covering(key.user, resourcePath(key), clock.now())]);
+    return { etag: entry?.etag, lockTokens: locks.map((l) => l.token) };
+  }
+
+  // ---------------------------------------------------------------- GET, HEAD
+
+  async function get(request: FastifyRequest, reply: FastifyReply, target: Extract<DavTarget, { kind: 'entry' }>, withBody: boolean) {
+    const entry = await files.stat(target.key);
+    if (!entry.isFile) {
+      // A collection's GET is the storage API's JSON listing: one shape for both doors.
+      reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
+      if (!withBody) return reply.send();
+      const entries = await files.list(target.key);
+      return { entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) };
+    }
+    if (target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
+    return serveFile(request, reply, files, target.key, entry, { download: false, withBody });
+  }
+
+  // ---------------------------------------------------------------- PUT, DELETE, MKCOL
+
+  /** The parent collection must exist (RFC 4918 §9.7.1, §9.3.1: 409 otherwise). */
+  async function assertParentCollection(key: StorageKey): Promise<void> {
+    const parent = await storageCall(() => backend.stat(keyParent(key)));
+    if (!parent || parent.isFile) throw new AppError('not_a_directory', 'The parent collection does not exist; create it first (MKCOL).');
+  }
+
+  async function put(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: Conditions) {
+    if (isRoot(key)) throw new AppError('method_not_allowed', 'PUT cannot replace a collection.', { headers: { allow: 'OPTIONS, PROPFIND, PROPPATCH, LOCK, UNLOCK' } });
+    const existing = await storageCall(() => backend.stat(key));
+    if (existing && !existing.isFile) throw new AppError('method_not_allowed', 'A collection is at this path; PUT cannot replace it.');
+    if (!existing) await assertParentCollection(key);
+    await checkLocks(key.user, [{ path: resourcePath(key), member: !existing }], cond, request.principal as Principal);
+    await checkIf(cond, key);
+    // Finder sends chunked PUTs with the length in X-Expected-Entity-Length.
+    const declared = Number(request.headers['content-length'] ?? request.headers['x-expected-entity-length']);
+    if (files.maxUploadBytes !== undefined && declared > files.maxUploadBytes) {
+      throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
+    }
+    await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined });
+    const written = await storageCall(() => backend.stat(key));
+    if (written?.etag) reply.header('etag', written.etag);
+    return reply.code(existing ? 204 : 201).send();
+  }
+
+  async function del(reply: FastifyReply, key: StorageKey, cond: Conditions, principal: Principal) {
+    if (isRoot(key)) throw new AppError('forbidden', 'The root of your storage cannot be deleted.');
+    await files.statOrThrow(key);
+    const path = resourcePath(key);
+    await checkLocks(key.user, [{ path, tree: true, member: true }], cond, principal);
+    await checkIf(cond, key);
+    await files.delete(key);
+    await forget(key.user, path);
+    return reply.code(204).send();
+  }
+
+  /** Locks and dead properties of a tree that no longer exists. */
+  async function forget(user: string, path: string): Promise<void> {
+    await store.davLocks.deleteWithin(user, path);
+    await store.davProperties.deleteTree(user, path);
+  }
+
+  async function mkcol(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: Conditions, principal: Principal) {
+    if (hasBody(request)) {
+      request.raw.resume();
+      throw new AppError('unsupported_media_type', 'MKCOL takes no request body.');
+    }
+    if (await storageCall(() => backend.stat(key))) throw new AppError('method_not_allowed', 'Something already exists at this path.', { headers: { allow: 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK' } });
+    await assertParentCollection(key);
+    await checkLocks(key.user, [{ path: resourcePath(key), member: true }], cond, principal);
+    await checkIf(cond, key);
+    await storageCall(() => backend.mkdir(key, { parents: false, existOk: false }), { already_exists: 'Something already exists at this path.' });
+    return reply.code(201).send();
+  }
+
+  // ---------------------------------------------------------------- COPY, MOVE
+
+  async function copyOrMove(request: FastifyRequest, reply: FastifyReply, from: StorageKey, cond: Conditions, principal: Principal, move: boolean) {
+    const dest = parseDestination(header(request, 'destination'), basePath);
+    if (dest.kind === 'top' || dest.key.user !== from.user) throw new AppError('forbidden', 'The Destination must lie inside your own storage.');
+    const to = dest.key;
+    const depth = depthOf(request, 'infinity');
+    if (depth === '1' || (move && depth !== 'infinity')) throw new AppError('bad_request', `${request.method} takes Depth: infinity${move ? '' : ' or 0'}.`);
+    const overwriteHeader = header(request, 'overwrite')?.trim().toUpperCase() ?? 'T';
+    if (overwriteHeader !== 'T' && overwriteHeader !== 'F') throw new AppError('bad_request', 'Overwrite must be T or F.');
+    const source = await files.statOrThrow(from);
+    if (isRoot(from) && move) throw new AppError('forbidden', 'The root of your storage cannot be moved.');
+    if (isSameOrInside(to, from) && (move || !source.isFile)) throw new AppError('forbidden', 'The Destination is the source itself or lies inside it.');
+    if (isRoot(to)) throw new AppError('forbidden', 'The root of your storage cannot be replaced.');
+    await assertParentCollection(to);
+    const existing = await storageCall(() => backend.stat(to));
+    if (existing && overwriteHeader === 'F') throw new AppError('precondition_failed', 'The Destination exists and Overwrite is F.');
+    const scopes: WriteScope[] = [{ path: resourcePath(to), tree: !!existing, member: true }];
+    if (move) scopes.push({ path: resourcePath(from), tree: true, member: true });
+    await checkLocks(from.user, scopes, cond, principal);
+    await checkIf(cond, from);
+    if (existing) {
+      // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
+      await storageCall(() => backend.delete(to, { recursive: true }));
+      await forget(to.user, resourcePath(to));
+    }
+    if (move) {
+      await storageCall(() => backend.move(from, to, { overwrite: true }));
+      await store.davLocks.deleteWithin(from.user, resourcePath(from));
+      await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
+    } else if (depth === '0' && !source.isFile) {
+      await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
+      const props = await store.davProperties.list(from.user, resourcePath(from));
+      if (props.length > 0) await store.davProperties.patch(to.user, resourcePath(to), props.map((prop) => ({ op: 'set', prop })));
+    } else {
+      await storageCall(() => backend.copy(from, to, { overwrite: true }));
+      await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
+    }
+    return reply.code(existing ? 204 : 201).send();
+  }
+
+  // ---------------------------------------------------------------- PROPFIND, PROPPATCH
+
+  async function propfind(request: FastifyRequest, reply: FastifyReply, target: Extract<DavTarget, { kind: 'entry' }>) {
+    const depth = depthOf(request, 'infinity');
+    if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
+    const req = parsePropfind(await readXmlBody(request));
+    const { key } = target;
+    const entry = await files.stat(key);
+    if (entry.isFile && target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
+    const members = depth === '1' && !entry.isFile ? await files.list(key) : [];
+    const path = resourcePath(key);
+    const now = clock.now();
+    const [dead, locks, quota] = await Promise.all([
+      wantsDead(req) ? deadProperties(key.user, path, members.length > 0) : new Map<string, DeadProperty[]>(),
+      wants(req, 'lockdiscovery') ? lockMap(key.user, path, members.length > 0, now) : () => [],
+      wants(req, 'quota-used-bytes') || wants(req, 'quota-available-bytes') ? quotaOf(key.user) : undefined,
+    ]);
+    const lockroot = (l: DavLock) => hrefFor(basePath, { user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);
+    const resource = (k: StorageKey, e: Entry): Resource => {
+      const p = resourcePath(k);
+      return { href: hrefFor(basePath, k, !e.isFile), name: isRoot(k) ? k.user : keyName(k), entry: e, locks: locks(p), dead: dead.get(p) ?? [], quota, now };
+    };
+    const parts = [MULTISTATUS_OPEN, propfindResponse(req, resource(key, entry), lockroot)];
+    for (const m of members) {
+      const k = { user: key.user, segments: [...key.segments, m.name] };
+      parts.push(propfindResponse(req, resource(k, m), lockroot));
+    }
+    parts.push(MULTISTATUS_CLOSE);
+    return multistatus(reply, parts);
+  }
+
+  async function deadProperties(user: string, path: string, withMembers: boolean) {
+    const byPath = new Map<string, DeadProperty[]>();
+    byPath.set(path, await store.davProperties.list(user, path));
+    if (withMembers) {
+      for (const p of await store.davProperties.listChildren(user, path)) byPath.set(p.path, [...(byPath.get(p.path) ?? []), p]);
+    }
+    return byPath;
+  }
+
+  /** The locks that apply to the resource (those covering it) and to each member (inherited depth-infinity ones plus its own). */
+  async function lockMap(user: string, path: string, withMembers: boolean, now: number): Promise<(p: string) => DavLock[]> {
+    const [covering, within] = await Promise.all([store.davLocks.covering(user, path, now), withMembers ? store.davLocks.within(user, path, now) : []]);
+    const inherited = covering.filter((l) => l.depth === 'infinity');
+    const own = new Map<string, DavLock[]>();
+    for (const l of within) if (l.path !== path) own.set(l.path, [...(own.get(l.path) ?? []), l]);
+    return (p) => (p === path ? covering : [...inherited, ...(own.get(p) ?? [])]);
+  }
+
+  async function quotaOf(user: string): Promise<{ used: number; available?: number }> {
+    const cached = quotaCache.get(user);
+    let used = cached && clock.now() - cached.at < 30_000 ? cached.used : undefined;
+    if (used === undefined) {
+      used = 0;
+      for await (const w of backend.walk({ user, segments: [] })) if (w.entry.isFile) used += w.entry.size;
+      quotaCache.set(user, { used, at: clock.now() });
+    }
+    return { used, available: await deps.freeBytes?.() };
+  }
+
+  async function propfindTop(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
+    const depth = depthOf(request, 'infinity');
+    if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
+    const req = parsePropfind(await readXmlBody(request));
+    const own = { user: principal.username, segments: [] };
+    const rootEntry = await files.stat(own);
+    const now = clock.now();
+    const top: Resource = { href: `${basePath}${DAV_PREFIX}`, name: 'dav', entry: { ...rootEntry, name: '' }, locks: [], dead: [], now };
+    const parts = [MULTISTATUS_OPEN, propfindResponse(req, top, () => '')];
+    if (depth === '1') parts.push(propfindResponse(req, { href: hrefFor(basePath, own, true), name: own.user, entry: rootEntry, locks: [], dead: [], now }, () => ''));
+    parts.push(MULTISTATUS_CLOSE);
+    return multistatus(reply, parts);
+  }
+
+  async function proppatch(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: Conditions, principal: Principal) {
+    const patches = parsePropertyUpdate(await readXmlBody(request));
+    await files.statOrThrow(key);
+    const path = resourcePath(key);
+    await checkLocks(key.user, [{ path }], cond, principal);
+    await checkIf(cond, key);
+    const names = patches.map((p) => (p.op === 'set' ? { ns: p.el.ns, local: p.el.local } : p.name));
+    const isProtected = (n: { ns: string; local: string }) => isLiveProperty(n);
+    let body: string;
+    if (names.some(isProtected)) {
+      // All or nothing (RFC 4918 §9.2): one protected property fails the whole request.
+      const forbidden = names.filter(isProtected).map(emptyElement).join('');
+      const dependent = names.filter((n) => !isProtected(n)).map(emptyElement).join('');
+      body = `<D:propstat><D:prop>${forbidden}</D:prop>${statusLine(403)}</D:propstat>` + (dependent ? `<D:propstat><D:prop>${dependent}</D:prop>${statusLine(424)}</D:propstat>` : '');
+    } else {
+      await store.davProperties.patch(
+        key.user,
+        path,
+        patches.map((p) => (p.op === 'set' ? { op: 'set', prop: { ns: p.el.ns, name: p.el.local, xml: serializeElement(p.el) } } : { op: 'remove', ns: p.name.ns, name: p.name.local })),
+      );
+      body = `<D:propstat><D:prop>${names.map(emptyElement).join('')}</D:prop>${statusLine(200)}</D:propstat>`;
+    }
+    const entry = await files.statOrThrow(key);
+    return multistatus(reply, [MULTISTATUS_OPEN, `<D:response><D:href>${hrefFor(basePath, key, !entry.isFile)}</D:href>${body}</D:response>`, MULTISTATUS_CLOSE]);
+  }
+
+  // ---------------------------------------------------------------- LOCK, UNLOCK
+
+  async function lock(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: Conditions, principal: Principal) {
+    const info = await readXmlBody(request);
+    const path = resourcePath(key);
+    const now = clock.now();
+    const timeoutSeconds = parseTimeout(header(request, 'timeout'));
+    if (!info) {
+      // A refresh (RFC 4918 §9.10.2): the lock is named in the If header.
+      if (cond.tokens.size === 0) throw new AppError('bad_request', 'A LOCK without a body refreshes a lock: name it in an If header.');
+      await checkIf(cond, key);
+      const covering = await store.davLocks.covering(key.user, path, now);
+      const held = covering.filter((l) => cond.tokens.has(l.token));
+      if (held.length === 0) throw new AppError('precondition_failed', 'No lock named in the If header applies to this resource.');
+      const refreshed = (await Promise.all(held.map((l) => store.davLocks.refresh(l.token, timeoutSeconds, now)))).filter((l): l is DavLock => l !== undefined);
+      return lockAnswer(reply, 200, refreshed, now);
+    }
+    if (info.ns !== DAV_NS || info.local !== 'lockinfo') throw new AppError('bad_request', 'The LOCK body must be a DAV:lockinfo element.');
+    const scopeEl = child(info, DAV_NS, 'lockscope');
+    const scope = scopeEl && child(scopeEl, DAV_NS, 'exclusive') ? 'exclusive' : scopeEl && child(scopeEl, DAV_NS, 'shared') ? 'shared' : undefined;
+    const typeEl = child(info, DAV_NS, 'locktype');
+    if (!scope || !typeEl || !child(typeEl, DAV_NS, 'write')) throw new AppError('bad_request', 'LOCK needs a lockscope (exclusive or shared) and the write locktype.');
+    const depth = depthOf(request, 'infinity');
+    if (depth === '1') throw new AppError('bad_request', 'LOCK takes Depth: 0 or infinity.');
+    const ownerEl = child(info, DAV_NS, 'owner');
+    const entry = await storageCall(() => backend.stat(key));
+    if (!entry) {
+      await assertParentCollection(key);
+      // Creating the empty resource changes its parent; locks on the target itself only conflict (below), as shared locks stack.
+      await checkLocks(key.user, [{ path: parentPath(path) }], cond, principal);
+    }
+    await checkIf(cond, key);
+    const lock: DavLock = {
+      token: `urn:uuid:${randomUUID()}`,
+      user: key.user,
+      path,
+      depth: depth === '0' || entry?.isFile ? 0 : 'infinity',
+      scope,
+      owner: ownerEl ? serializeElement(ownerEl) : '',
+      principal: principal.username,
+      timeoutSeconds,
+      createdAt: now,
+      expiresAt: now + timeoutSeconds * 1000,
+    };
+    const made = await store.davLocks.create(lock, now);
+    if (!made.created) throw new AppError('locked', `"/${path}" is already locked by a conflicting lock.`);
+    if (!entry) {
+      // RFC 4918 §7.3: LOCK on an unmapped URL creates an empty resource.
+      await storageCall(() => backend.write(key, Readable.from([]), { ifExists: 'fail' })).catch((e: unknown) => {
+        if (!(e instanceof AppError && e.code === 'already_exists')) throw e;
+      });
+    }
+    reply.header('lock-token', `<${lock.token}>`);
+    return lockAnswer(reply, entry ? 200 : 201, [lock], now);
+  }
+
+  function lockAnswer(reply: FastifyReply, status: number, locks: readonly DavLock[], now: number) {
+    const lockroot = (l: DavLock) => hrefFor(basePath, { user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);
+    const body = `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${locks.map((l) => activeLock(l, lockroot(l), now)).join('')}</D:lockdiscovery></D:prop>\n`;
+    return reply.code(status).type(XML_TYPE).send(body);
+  }
+
+  async function unlock(request: FastifyRequest, reply: FastifyReply, key: StorageKey, principal: Principal) {
+    const m = /^\s*<([^>]+)>\s*$/.exec(header(request, 'lock-token') ?? '');
+    if (!m) throw new AppError('bad_request', 'UNLOCK needs a Lock-Token header: <urn:uuid:…>.');
+    const token = m[1] as string;
+    const path = resourcePath(key);
+    const lock = await store.davLocks.get(token, clock.now());
+    const applies = lock && lock.user === key.user && (lock.path === path || (lock.depth === 'infinity' && (lock.path === '' || path.startsWith(`${lock.path}/`))));
+    if (!lock || !applies) throw new AppError('lock_token_mismatch', 'That lock token does not name a lock on this resource.');
+    if (lock.principal !== principal.username) throw new AppError('forbidden', 'That lock belongs to another user.');
+    await store.davLocks.delete(token);
+    return reply.code(204).send();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  function multistatus(reply: FastifyReply, parts: string[]) {
+    return reply.code(207).type(XML_TYPE).send(parts.join(''));
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The Depth header (RFC 4918 §10.2): `0`, `1` or `infinity`; absent means `fallback`. */
+function depthOf(request: FastifyRequest, fallback: '0' | '1' | 'infinity'): '0' | '1' | 'infinity' {
+  const v = header(request, 'depth')?.trim().toLowerCase();
+  if (v === undefined) return fallback;
+  if (v === '0' || v === '1' || v === 'infinity') return v;
+  throw new AppError('bad_request', 'Depth must be 0, 1 or infinity.');
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+}

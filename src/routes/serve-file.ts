@@ -1,0 +1,62 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import type { StorageKey } from '../domain/storage-path.js';
+import { ifRangeMatches, isNotModified } from '../http/conditional.js';
+import { contentDisposition } from '../http/content-disposition.js';
+import { contentTypeFor } from '../http/mime.js';
+import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
+import type { Entry } from '../storage/backend.js';
+import type { FilesService } from '../services/files.js';
+
+/**
+ * GET/HEAD of a file, shared by /storage/ and /dav/: validators, 304,
+ * Range and If-Range, and a stream that matches the headers even when the
+ * file is replaced between stat and open.
+ */
+export async function serveFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  files: FilesService,
+  key: StorageKey,
+  entry: Entry,
+  opts: { download: boolean; withBody: boolean },
+) {
+  fileHeaders(reply, entry, opts.download);
+  if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
+  // If-Range: a client resuming an older version gets the whole current file instead of a spliced one.
+  const ifRange = request.headers['if-range'];
+  const rangeHeader = ifRangeMatches(typeof ifRange === 'string' ? ifRange : undefined, entry.etag, entry.modified) ? request.headers.range : undefined;
+  const range = parseRange(rangeHeader, entry.size);
+  if (range.kind === 'unsatisfiable') {
+    throw new AppError('range_not_satisfiable', 'The requested range is outside the file.', { headers: { 'content-range': unsatisfiedRange(entry.size) } });
+  }
+  if (!opts.withBody) {
+    reply.header('content-length', String(entry.size));
+    return reply.code(200).send();
+  }
+  let opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
+  if (opened.entry.etag !== entry.etag) {
+    // Replaced between stat and open: serve the new version whole rather than a range of it.
+    opened.stream.destroy();
+    opened = await files.read(key);
+    fileHeaders(reply, opened.entry, opts.download);
+    reply.header('content-length', String(opened.entry.size));
+    return reply.code(200).send(opened.stream);
+  }
+  if (range.kind === 'range') {
+    reply.header('content-range', contentRange(range.start, range.end, entry.size));
+    reply.header('content-length', String(range.end - range.start + 1));
+    return reply.code(206).send(opened.stream);
+  }
+  reply.header('content-length', String(entry.size));
+  return reply.code(200).send(opened.stream);
+}
+
+export function fileHeaders(reply: FastifyReply, entry: Entry, download: boolean): void {
+  reply.header('content-type', contentTypeFor(entry.name));
+  reply.header('etag', entry.etag);
+  reply.header('last-modified', entry.modified.toUTCString());
+  reply.header('accept-ranges', 'bytes');
+  reply.header('cache-control', 'private, no-cache');
+  if (download) reply.header('content-disposition', contentDisposition(entry.name));
+}
