@@ -5,6 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { runCli } from '../helpers/server.js';
+import { rawRequest } from '../helpers/raw-http.js';
+import { connect } from 'node:net';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 const ALICE = basic('alice', 'alice-password');
@@ -222,6 +226,74 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await dav('LOCK', 'alice/brief.txt', { headers: { if: `(<${l.token}>)` } })).status, 412);
     });
 
+    test('Finder: LOCK before PUT, a chunked PUT with X-Expected-Entity-Length, AppleDouble ._ files', async () => {
+      const l = await lock('alice/finder.txt');
+      assert.equal(l.status, 201, 'Finder locks the new name first, which creates it empty');
+      const chunked = (text: string) =>
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            for (const part of [text.slice(0, 4), text.slice(4)]) c.enqueue(new TextEncoder().encode(part));
+            c.close();
+          },
+        });
+      const put = (headers: Record<string, string>) =>
+        fetch(`${t.url}/dav/alice/finder.txt`, { method: 'PUT', headers: { ...ALICE, 'x-expected-entity-length': '11', ...headers }, body: chunked('hello world'), duplex: 'half' } as RequestInit);
+      assert.equal((await put({})).status, 423, 'not without the token');
+      const r = await put({ if: `(<${l.token}>)` });
+      assert.equal(r.status, 204);
+      assert.equal(await t.fs.text('finder.txt'), 'hello world');
+      assert.equal((await dav('PUT', 'alice/._finder.txt', { body: Buffer.from([0, 5, 22, 7]) })).status, 201);
+      const list = await dav('PROPFIND', 'alice/', { headers: { depth: '1' } });
+      assert.match(list.text, /<D:href>\/dav\/alice\/\._finder\.txt<\/D:href>/);
+      assert.equal((await dav('UNLOCK', 'alice/finder.txt', { headers: { 'lock-token': `<${l.token}>` } })).status, 204);
+      assert.equal((await dav('PUT', 'alice/finder.txt', { body: 'free again' })).status, 204);
+    });
+
+    test('confinement: "..", encoded dots and slashes never leave the tree, in the URL or the Destination', async () => {
+      await t.fs.put('secret.txt', 'bob secret', 'bob');
+      await t.fs.put('mine.txt', 'mine');
+      const auth = `Authorization: ${ALICE.authorization}\r\n`;
+      for (const path of ['/dav/alice/../bob/secret.txt', '/dav/alice/%2e%2e/bob/secret.txt', '/dav/alice/..%2fbob/secret.txt', '/dav/alice/%2E%2E%2Fbob%2Fsecret.txt', '/dav/../dav/bob/secret.txt']) {
+        const get = await rawRequest(t.url, `GET ${path} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`);
+        assert.ok(get.status >= 400 && get.status < 500, `GET ${path}: ${get.status}`);
+        assert.ok(!get.body.includes('bob secret'), `GET ${path} leaked`);
+        const put = await rawRequest(t.url, `PUT ${path.replace('secret.txt', 'evil.txt')} HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 4\r\nConnection: close\r\n\r\nevil`);
+        assert.ok(put.status >= 400 && put.status < 500, `PUT ${path}: ${put.status}`);
+      }
+      for (const destination of ['/dav/alice/../bob/stolen.txt', '/dav/alice/%2e%2e/bob/stolen.txt', `${t.url}/dav/bob/stolen.txt`, '/storage/alice/x.txt']) {
+        for (const method of ['COPY', 'MOVE']) {
+          const r = await dav(method, 'alice/mine.txt', { headers: { destination } });
+          assert.ok(r.status === 400 || r.status === 403, `${method} → ${destination}: ${r.status}`);
+        }
+      }
+      assert.deepEqual(await t.fs.names('', 'bob'), ['secret.txt']);
+      assert.equal(await t.fs.text('mine.txt'), 'mine');
+    });
+
+    test('an aborted PUT leaves no file, and a replaced file keeps its old bytes', async () => {
+      await t.fs.put('keep.txt', 'old bytes');
+      for (const name of ['partial.bin', 'keep.txt']) {
+        await new Promise<void>((resolve, reject) => {
+          const { hostname, port } = new URL(t.url);
+          const socket = connect(Number(port), hostname, () => {
+            socket.write(`PUT /dav/alice/${name} HTTP/1.1\r\nHost: x\r\nAuthorization: ${ALICE.authorization}\r\nContent-Length: 1000000\r\n\r\n`);
+            socket.write(Buffer.alloc(64 * 1024, 1));
+            setTimeout(() => {
+              socket.destroy();
+              resolve();
+            }, 300);
+          });
+          socket.on('error', reject);
+        });
+      }
+      // The server notices the reset and drops what it staged; poll briefly for a file that must never appear.
+      for (let i = 0; i < 10; i++) {
+        assert.equal(await t.fs.kind('partial.bin'), undefined);
+        assert.equal(await t.fs.text('keep.txt'), 'old bytes');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+
     test('DELETE removes a tree with its dead properties and locks; the root cannot be deleted', async () => {
       await t.fs.put('gone/a/b.txt', 'b');
       await dav('PROPPATCH', 'alice/gone/a/b.txt', { body: '<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><Z:t xmlns:Z="urn:z">1</Z:t></D:prop></D:set></D:propertyupdate>' });
@@ -256,5 +328,45 @@ describe('WebDAV Basic authentication: the credential cache and the login thrott
     assert.equal(limited.status, 429);
     assert.ok(Number(limited.headers.get('retry-after')) > 0);
     assert.equal((await propfind(basic('alice', 'alice-new-password'))).status, 207, 'a cached credential still works while the address is throttled');
+  });
+});
+
+describe('WebDAV under --base-path, and symbolic links on local disk', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp({ users: ['alice', 'bob'], flags: { basePath: '/files' } });
+  });
+  after(async () => t?.close());
+
+  test('hrefs and Destination carry the base path; one without it is refused', async () => {
+    await t.fs.put('a b/#1 100%.txt', 'x');
+    const r = await fetch(`${t.url}/dav/alice/a%20b/`, { method: 'PROPFIND', headers: { ...ALICE, depth: '1' } });
+    assert.equal(r.status, 207);
+    const hrefs = [...(await r.text()).matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
+    assert.deepEqual(hrefs, ['/files/dav/alice/a%20b/', '/files/dav/alice/a%20b/%231%20100%25.txt']);
+    const copy = (destination: string) => fetch(`${t.url}/dav/alice/a%20b/%231%20100%25.txt`, { method: 'COPY', headers: { ...ALICE, destination } });
+    assert.equal((await copy('https://public.example/files/dav/alice/copy.txt')).status, 201);
+    assert.equal((await copy('/dav/alice/other.txt')).status, 403);
+    assert.equal(await t.fs.text('copy.txt'), 'x');
+  });
+
+  test('symbolic links planted on disk are neither listed as a way out nor followed', async () => {
+    const alice = join(t.paths.storage, 'alice');
+    await mkdir(join(t.paths.storage, 'bob'), { recursive: true });
+    await writeFile(join(t.paths.storage, 'bob', 'secret.txt'), 'bob secret');
+    await symlink(join(t.paths.storage, 'bob'), join(alice, 'bob-link'));
+    await symlink('/etc/passwd', join(alice, 'passwd-link'));
+    const list = await fetch(`${t.url}/dav/alice/`, { method: 'PROPFIND', headers: { ...ALICE, depth: '1' } });
+    const text = await list.text();
+    for (const p of ['bob-link/secret.txt', 'passwd-link']) {
+      const r = await fetch(`${t.url}/dav/alice/${p}`, { headers: ALICE });
+      const body = await r.text();
+      assert.ok(r.status === 404 || r.status === 400, `GET ${p}: ${r.status}`);
+      assert.ok(!body.includes('bob secret') && !body.includes('root:'), `GET ${p} leaked`);
+      const put = await fetch(`${t.url}/dav/alice/bob-link/evil.txt`, { method: 'PUT', headers: ALICE, body: 'evil' });
+      assert.ok(put.status >= 400 && put.status < 500, `PUT through a link: ${put.status}`);
+    }
+    assert.ok(!text.includes('secret.txt'));
+    assert.deepEqual((await readdir(join(t.paths.storage, 'bob'))).sort(), ['secret.txt']);
   });
 });
