@@ -119,8 +119,10 @@ PKGS=()
 [ -n "${SKIP_PG:-}" ]    || PKGS+=(postgresql-15)
 [ -n "${SKIP_REDIS:-}" ] || PKGS+=(redis-server)
 # clients the tests call (not services, so always): Debian's awscli v2 (/usr/bin/aws), rclone,
-# and the WebDAV clients litmus (the standard test suite) and cadaver
-PKGS+=(awscli rclone litmus cadaver)
+# the WebDAV clients litmus (the standard test suite) and cadaver, Chromium for the browser
+# tests, and nginx and Caddy for the reverse-proxy and cluster tests: on a fresh machine
+# `npm test` skips nothing
+PKGS+=(awscli rclone litmus cadaver chromium nginx caddy)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
