@@ -9,9 +9,9 @@ export type HttpResult = { status: number; bytes: number; body: string };
 
 /**
  * One request; the response body is counted (and kept only if small).
- * `upload` streams a file as the body, optionally wrapped in multipart framing.
+ * `body` is a small body sent as it is; `upload` streams a file as the body, optionally wrapped in multipart framing.
  */
-export function request(server: Server, method: string, path: string, opts: { headers?: Record<string, string>; upload?: { file: string; size: number; multipart?: { filename: string } }; timeoutMs?: number } = {}): Promise<HttpResult> {
+export function request(server: Server, method: string, path: string, opts: { headers?: Record<string, string>; body?: string; upload?: { file: string; size: number; multipart?: { filename: string } }; timeoutMs?: number } = {}): Promise<HttpResult> {
   return new Promise((res, rej) => {
     const headers: Record<string, string> = { ...server.headers, ...opts.headers };
     let pre = Buffer.alloc(0);
@@ -26,6 +26,8 @@ export function request(server: Server, method: string, path: string, opts: { he
         headers['content-type'] = 'application/octet-stream';
       }
       headers['content-length'] = String(pre.length + opts.upload.size + post.length);
+    } else if (opts.body !== undefined) {
+      headers['content-length'] = String(Buffer.byteLength(opts.body));
     }
     const req = http.request(`${server.base}${path}`, { method, headers, agent: false }, (resp) => {
       let bytes = 0;
@@ -40,7 +42,7 @@ export function request(server: Server, method: string, path: string, opts: { he
     const timer = setTimeout(() => req.destroy(new BenchError(`${method} ${path} on ${server.name} took over ${(opts.timeoutMs ?? 600_000) / 1000} s`)), opts.timeoutMs ?? 600_000);
     req.on('close', () => clearTimeout(timer));
     req.on('error', rej);
-    if (!opts.upload) return void req.end();
+    if (!opts.upload) return void req.end(opts.body);
     req.write(pre);
     const src = createReadStream(opts.upload.file, { highWaterMark: 256 * 1024 });
     src.on('error', (e) => req.destroy(e));

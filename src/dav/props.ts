@@ -60,6 +60,10 @@ export type Resource = {
   readonly now: number;
 };
 
+const SUPPORTED_LOCK =
+  '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>' +
+  '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>';
+
 /** Live properties we compute; none can be set by PROPPATCH. Those in allprop are marked. */
 const LIVE: Record<string, { allprop: boolean; value(r: Resource, lockroot: (l: DavLock) => string): string | undefined }> = {
   resourcetype: { allprop: true, value: (r) => (r.entry.isFile ? '' : '<D:collection/>') },
@@ -70,12 +74,7 @@ const LIVE: Record<string, { allprop: boolean; value(r: Resource, lockroot: (l: 
   getlastmodified: { allprop: true, value: (r) => r.entry.modified.toUTCString() },
   // No backend records a creation time; the last change is the closest honest figure.
   creationdate: { allprop: true, value: (r) => r.entry.modified.toISOString() },
-  supportedlock: {
-    allprop: true,
-    value: () =>
-      '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>' +
-      '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>',
-  },
+  supportedlock: { allprop: true, value: () => SUPPORTED_LOCK },
   lockdiscovery: { allprop: true, value: (r, lockroot) => r.locks.map((l) => activeLock(l, lockroot(l), r.now)).join('') },
   'quota-used-bytes': { allprop: false, value: (r) => (r.quota ? String(r.quota.used) : undefined) },
   'quota-available-bytes': { allprop: false, value: (r) => (r.quota?.available !== undefined ? String(r.quota.available) : undefined) },
@@ -119,36 +118,59 @@ function propstat(code: number, inner: string): string {
   return `<D:propstat><D:prop>${inner}</D:prop>${statusLine(code)}</D:propstat>`;
 }
 
-/** One `<D:response>` of a PROPFIND multistatus for a resource. */
-export function propfindResponse(req: PropfindRequest, r: Resource, lockroot: (l: DavLock) => string): string {
-  let found = '';
-  let missing = '';
-  const live = (local: string) => LIVE[local]?.value(r, lockroot);
+/** Renders one `<D:response>` of a PROPFIND multistatus. */
+export type PropfindRenderer = (r: Resource) => string;
+
+/**
+ * What a PROPFIND asks for is worked out once per request, not once per
+ * resource: a Depth-1 PROPFIND of a big folder renders thousands of
+ * responses, and this loop is most of its cost.
+ */
+export function propfindRenderer(req: PropfindRequest, lockroot: (l: DavLock) => string): PropfindRenderer {
+  const response = (r: Resource, found: string, missing: string) =>
+    `<D:response><D:href>${escapeText(r.href)}</D:href>${found || !missing ? propstat(200, found) : ''}${missing ? propstat(404, missing) : ''}</D:response>`;
   if (req.kind === 'propname') {
-    for (const [local, spec] of Object.entries(LIVE)) if (spec.allprop && live(local) !== undefined) found += `<D:${local}/>`;
-    for (const d of r.dead) found += emptyElement({ ns: d.ns, local: d.name });
-  } else if (req.kind === 'allprop') {
-    for (const [local, spec] of Object.entries(LIVE)) {
-      if (!spec.allprop && !req.include.some((p) => p.ns === DAV_NS && p.local === local)) continue;
-      const v = live(local);
-      if (v !== undefined) found += `<D:${local}>${v}</D:${local}>`;
-    }
-    for (const d of r.dead) found += d.xml;
-  } else {
-    for (const p of req.props) {
-      if (isLiveProperty(p)) {
-        const v = live(p.local);
-        if (v === undefined) missing += emptyElement(p);
+    const names = Object.entries(LIVE).filter(([, spec]) => spec.allprop);
+    return (r) => {
+      let found = '';
+      for (const [local, spec] of names) if (spec.value(r, lockroot) !== undefined) found += `<D:${local}/>`;
+      for (const d of r.dead) found += emptyElement({ ns: d.ns, local: d.name });
+      return response(r, found, '');
+    };
+  }
+  if (req.kind === 'allprop') {
+    const fields = Object.entries(LIVE).filter(([local, spec]) => spec.allprop || req.include.some((p) => p.ns === DAV_NS && p.local === local));
+    return (r) => {
+      let found = '';
+      for (const [local, spec] of fields) {
+        const v = spec.value(r, lockroot);
+        if (v !== undefined) found += `<D:${local}>${v}</D:${local}>`;
+      }
+      for (const d of r.dead) found += d.xml;
+      return response(r, found, '');
+    };
+  }
+  const asked = req.props.map((p) => ({ p, live: isLiveProperty(p) ? LIVE[p.local] : undefined, empty: emptyElement(p) }));
+  return (r) => {
+    let found = '';
+    let missing = '';
+    for (const { p, live, empty } of asked) {
+      if (live) {
+        const v = live.value(r, lockroot);
+        if (v === undefined) missing += empty;
         else found += `<D:${p.local}>${v}</D:${p.local}>`;
         continue;
       }
       const d = r.dead.find((x) => x.ns === p.ns && x.name === p.local);
       if (d) found += d.xml;
-      else missing += emptyElement(p);
+      else missing += empty;
     }
-  }
-  return `<D:response><D:href>${escapeText(r.href)}</D:href>${found || !missing ? propstat(200, found) : ''}${missing ? propstat(404, missing) : ''}</D:response>`;
+    return response(r, found, missing);
+  };
 }
+
+/** One `<D:response>` of a PROPFIND multistatus for a resource. */
+export const propfindResponse = (req: PropfindRequest, r: Resource, lockroot: (l: DavLock) => string): string => propfindRenderer(req, lockroot)(r);
 
 export const MULTISTATUS_OPEN = '<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">';
 export const MULTISTATUS_CLOSE = '</D:multistatus>\n';

@@ -86,7 +86,9 @@ export function parseXml(input: string): XmlElement {
 /** True when a body holds no XML at all (empty, whitespace, or a lone byte-order mark). */
 export const isEmptyBody = (text: string): boolean => text.replace(/^\uFEFF/, '').trim() === '';
 
-export const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;');
+const NEEDS_ESCAPE = /[&<>\r]/;
+// Most names and values need no escaping: test once instead of four replaces (PROPFIND of big folders).
+export const escapeText = (s: string): string => (NEEDS_ESCAPE.test(s) ? s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;') : s);
 
 /** Also escapes tab and line ends, which a parser would otherwise turn into spaces (attribute value normalisation). */
 export const escapeAttr = (s: string): string =>

@@ -12,7 +12,7 @@ import type { DavLock, DeadProperty, MetadataStore } from '../store/types.js';
 import type { DavAuthenticator } from '../dav/basic-auth.js';
 import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from '../dav/if-header.js';
 import { assertTokensHeld, locksOver, parentPath, parseTimeout, type WriteScope } from '../dav/locks.js';
-import { DAV_PREFIX, hrefFor, parseDavPath, parseDestination, rawDavPath, resourcePath, type DavTarget } from '../dav/paths.js';
+import { DAV_PREFIX, encodeSegment, hrefFor, parseDavPath, parseDestination, rawDavPath, resourcePath, type DavTarget } from '../dav/paths.js';
 import {
   activeLock,
   DAV_NS,
@@ -21,6 +21,7 @@ import {
   MULTISTATUS_OPEN,
   parsePropertyUpdate,
   parsePropfind,
+  propfindRenderer,
   propfindResponse,
   statusLine,
   emptyElement,
@@ -36,6 +37,9 @@ import { serveFile } from './serve-file.js';
 const METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'] as const;
 const ALLOW = METHODS.join(', ');
 const XML_TYPE = 'application/xml; charset=utf-8';
+/** A streamed multistatus is written in pieces of about this many characters. */
+const STREAM_BATCH_CHARS = 64 * 1024;
+const NONE: readonly never[] = [];
 
 export type DavDeps = {
   readonly files: FilesService;
@@ -299,17 +303,26 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
       wants(req, 'quota-used-bytes') || wants(req, 'quota-available-bytes') ? quotaOf(key.user) : undefined,
     ]);
     const lockroot = (l: DavLock) => hrefFor(basePath, { user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);
-    const resource = (k: StorageKey, e: Entry): Resource => {
-      const p = resourcePath(k);
-      return { href: hrefFor(basePath, k, !e.isFile), name: isRoot(k) ? k.user : keyName(k), entry: e, locks: locks(p), dead: dead.get(p) ?? [], quota, now };
-    };
-    const parts = [MULTISTATUS_OPEN, propfindResponse(req, resource(key, entry), lockroot)];
-    for (const m of members) {
-      const k = { user: key.user, segments: [...key.segments, m.name] };
-      parts.push(propfindResponse(req, resource(k, m), lockroot));
+    const render = propfindRenderer(req, lockroot);
+    const top = render({ href: hrefFor(basePath, key, !entry.isFile), name: isRoot(key) ? key.user : keyName(key), entry, locks: locks(path), dead: dead.get(path) ?? [], quota, now });
+    if (members.length === 0) return multistatus(reply, [MULTISTATUS_OPEN, top, MULTISTATUS_CLOSE]);
+    // Members share the folder's href and path: only their own name is encoded per entry.
+    const dirHref = hrefFor(basePath, key, true);
+    const dirPath = path === '' ? '' : `${path}/`;
+    function* body(): Generator<string> {
+      let batch = MULTISTATUS_OPEN + top;
+      for (const m of members) {
+        const p = dirPath + m.name;
+        batch += render({ href: dirHref + encodeSegment(m.name) + (m.isFile ? '' : '/'), name: m.name, entry: m, locks: locks(p), dead: dead.get(p) ?? NONE, quota, now });
+        if (batch.length >= STREAM_BATCH_CHARS) {
+          yield batch;
+          batch = '';
+        }
+      }
+      yield batch + MULTISTATUS_CLOSE;
     }
-    parts.push(MULTISTATUS_CLOSE);
-    return multistatus(reply, parts);
+    // Streamed in batches: a big folder's multistatus never sits in memory whole.
+    return reply.code(207).type(XML_TYPE).send(Readable.from(body(), { objectMode: false }));
   }
 
   async function deadProperties(user: string, path: string, withMembers: boolean) {
@@ -327,7 +340,11 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const inherited = covering.filter((l) => l.depth === 'infinity');
     const own = new Map<string, DavLock[]>();
     for (const l of within) if (l.path !== path) own.set(l.path, [...(own.get(l.path) ?? []), l]);
-    return (p) => (p === path ? covering : [...inherited, ...(own.get(p) ?? [])]);
+    return (p) => {
+      if (p === path) return covering;
+      const mine = own.get(p);
+      return mine ? [...inherited, ...mine] : inherited;
+    };
   }
 
   async function quotaOf(user: string): Promise<{ used: number; available?: number }> {
