@@ -222,10 +222,20 @@ test('unknown user and wrong password take about the same time with the real pas
   }
 });
 
-test('SIGINT also shuts down cleanly with exit code 0', async () => {
+test('SIGINT also shuts down cleanly: exit code 0, no error while closing, the port refuses connections, the database left whole without a WAL', async () => {
   const server = await startServer();
   try {
+    const { access_token } = await login(server.url, 'admin', server.adminPassword);
+    // A write, so the database has a write-ahead log that only a clean close folds back and removes.
+    assert.equal((await fetch(`${server.url}/storage/admin/kept.txt`, { method: 'PUT', headers: bearer(access_token), body: 'kept' })).status, 201);
+    assert.ok((await readdir(server.dataDir)).includes('file-cloud.db-wal'), 'a WAL while serving');
+    // Exit code 0 alone proves little: serve (and each worker) exits 0 even when closing fails; it logs the error.
     assert.equal(await server.stop('SIGINT'), 0);
+    const { stdout, stderr } = server.output();
+    assert.doesNotMatch(stdout + stderr, /error during (worker )?shutdown|"level":(50|60)/, 'nothing failed while closing');
+    await assert.rejects(fetch(server.url), 'the port refuses connections');
+    const left = (await readdir(server.dataDir)).filter((n) => n.startsWith('file-cloud.db'));
+    assert.deepEqual(left, ['file-cloud.db'], 'the store was closed: no -wal or -shm left behind');
   } finally {
     await server.dispose();
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isStorageError } from '../backend.js';
 import type { StorageEvent } from '../events.js';
 import { bodyOf, keyOf, put, readAll, rejectsCode, stagingIsEmpty, names, text, type It } from './support.js';
 
@@ -6,8 +7,15 @@ const path = (k: { segments: readonly string[] }) => k.segments.join('/');
 
 /** Conformance tests of the second edition's additions: pages, walk, stage/commit, copy, events. */
 export function seamTests(it: It): void {
-  it('ping resolves while the storage answers', async ({ b }) => {
-    await b.ping();
+  it('ping resolves while the storage answers, and rejects with a StorageError once the storage is gone', async (c) => {
+    await c.b.ping();
+    // Resolving alone proves nothing (a ping that never looks resolves too): take the storage away and ping again.
+    if (!c.removeStorage) return;
+    await c.removeStorage();
+    await assert.rejects(c.b.ping(), (e: unknown) => {
+      assert.ok(isStorageError(e), `expected a StorageError, got ${String(e)}`);
+      return true;
+    });
   });
 
   it('list yields pages that together hold every entry once', async ({ b }) => {

@@ -10,6 +10,14 @@ export type BackendUnderTest = {
   cleanup(): Promise<void>;
   /** Names left in the staging area, for backends that have one; lets the suite prove aborts leave nothing. */
   staging?(): Promise<string[]>;
+  /**
+   * Takes the storage away under the live backend (as a lost mount or an
+   * operator's `rm` would), so the suite can prove that ping really asks the
+   * storage. S3 cannot lose its bucket inside the suite (the bucket is shared
+   * by the file's tests); it proves the same in "s3: an unreachable object
+   * store is `unavailable`".
+   */
+  removeStorage?(): Promise<void>;
 };
 
 /** A key from a plain path below the user (`a/b.txt`, `` for the root); only the parser makes keys. */

@@ -20,8 +20,8 @@ async function fresh(): Promise<{ base: string; storageDir: string; tmpDir: stri
 }
 
 runBackendConformance('local', async () => {
-  const { base, tmpDir, backend } = await fresh();
-  return { backend, cleanup: () => rm(base, { recursive: true, force: true }), staging: () => readdir(tmpDir) };
+  const { base, storageDir, tmpDir, backend } = await fresh();
+  return { backend, cleanup: () => rm(base, { recursive: true, force: true }), staging: () => readdir(tmpDir), removeStorage: () => rm(storageDir, { recursive: true }) };
 });
 
 /**

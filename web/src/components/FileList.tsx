@@ -2,10 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from
 import type { Entry } from '../api/storage';
 import { PhoneSort, Row } from './FileRow';
 import { Icon } from './icons';
-
-export type SortKey = 'name' | 'size' | 'modified';
-export type Sort = { key: SortKey; dir: 'asc' | 'desc' };
-export type SelectMode = 'only' | 'toggle' | 'range';
+import type { SelectMode, Sort, SortKey } from './list-order';
 
 type Props = {
   entries: readonly Entry[];

@@ -3,7 +3,7 @@ import type { Entry } from '../api/storage';
 import { formatDate, formatExactDate, formatSize } from '../lib/format';
 import { kindOf } from '../lib/file-kind';
 import { onLinkClick } from '../lib/router';
-import type { SelectMode, Sort } from './FileList';
+import type { SelectMode, Sort } from './list-order';
 import { Icon, KindIcon } from './icons';
 import { withBase } from '../lib/base';
 

@@ -1,4 +1,6 @@
 import type { ApiError } from '../api/errors';
+import type { Entry } from '../api/storage';
+import { plural } from '../lib/format';
 import { onLinkClick } from '../lib/router';
 import { Icon, KindIcon } from './icons';
 import { withBase } from '../lib/base';
@@ -54,6 +56,15 @@ export function ErrorState({ error, notFound, onRetry }: { error: ApiError; notF
           </button>
         )}
       </div>
+    </div>
+  );
+}
+
+/** The line under a loaded folder: how many folders and files it holds (and, for tests, how long it took to load). */
+export function FolderSummary({ entries, loadedIn }: { entries: readonly Entry[]; loadedIn: number }) {
+  return (
+    <div className="status-line muted" data-loaded-ms={Math.round(loadedIn)}>
+      {plural(entries.filter((e) => !e.is_file).length, 'folder')}, {plural(entries.filter((e) => e.is_file).length, 'file')}
     </div>
   );
 }

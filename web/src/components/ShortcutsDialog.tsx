@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { Dialog } from './Dialog';
 
 export const SHORTCUTS: [string, string][] = [
@@ -31,4 +32,20 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
       </dl>
     </Dialog>
   );
+}
+
+/**
+ * The page-wide "?" key that shows the shortcuts, unless `blocked` (a dialog
+ * is already open) or the user is typing it into a field.
+ */
+export function useShortcutsKey(blocked: boolean, show: () => void) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== '?' || blocked || (e.target as HTMLElement).closest('input, textarea, select')) return;
+      e.preventDefault();
+      show();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [blocked, show]);
 }

@@ -1,7 +1,9 @@
 import { useEffect, useRef } from 'react';
 import { browseUrl, type Segments } from '../api/paths';
+import type { Entry } from '../api/storage';
 import { onLinkClick } from '../lib/router';
 import { Icon } from './icons';
+import type { MenuAction } from './RowMenu';
 import { withBase } from '../lib/base';
 
 /** Breadcrumbs from "My files" to the current folder; the last one is the page itself. */
@@ -86,5 +88,49 @@ export function ToolButton(props: { icon: Parameters<typeof Icon>[0]['name']; la
       <Icon name={props.icon} size={18} />
       <span className="tool-label">{props.label}</span>
     </button>
+  );
+}
+
+type FolderToolbarProps = {
+  segments: Segments;
+  /** How many names are selected, and the selected entries of the listing. */
+  count: number;
+  selection: readonly Entry[];
+  /** The folder does not exist: nothing can be created in it. */
+  missing: boolean;
+  onAction: (action: MenuAction) => void;
+  onClear: () => void;
+  onNewFolder: () => void;
+  onUploadFolder: () => void;
+  onUploadFiles: () => void;
+};
+
+/** The bar above the list: the selection's actions while something is selected, else the path and the folder's actions. */
+export function FolderToolbar(p: FolderToolbarProps) {
+  return (
+    <div className="toolbar">
+      {p.count > 0 ? (
+        <SelectionBar
+          count={p.count}
+          single={p.selection.length === 1 ? (p.selection[0] ?? null) : null}
+          anyFile={p.selection.some((e) => e.is_file)}
+          onDownload={() => p.onAction('download')}
+          onShare={() => p.onAction('share')}
+          onRename={() => p.onAction('rename')}
+          onMove={() => p.onAction('move')}
+          onDelete={() => p.onAction('delete')}
+          onClear={p.onClear}
+        />
+      ) : (
+        <>
+          <Breadcrumbs segments={p.segments} />
+          <div className="toolbar-actions" role="toolbar" aria-label="Folder actions">
+            <ToolButton icon="folderPlus" label="New folder" onClick={p.onNewFolder} disabled={p.missing} />
+            <ToolButton icon="folderUp" label="Upload folder" onClick={p.onUploadFolder} disabled={p.missing} />
+            <ToolButton icon="upload" label="Upload files" onClick={p.onUploadFiles} disabled={p.missing} primary />
+          </div>
+        </>
+      )}
+    </div>
   );
 }

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
-import type { Sort, SortKey } from './FileList';
+import type { Sort, SortKey } from './list-order';
 
 export type ListingState = { status: 'loading' } | { status: 'ready'; entries: Entry[]; loadedIn: number } | { status: 'error'; error: ApiError };
 

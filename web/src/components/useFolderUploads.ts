@@ -1,0 +1,43 @@
+import { useCallback, useRef } from 'react';
+import { messageOf } from '../api/errors';
+import { isInside, type Segments } from '../api/paths';
+import type { StorageApi } from '../api/storage';
+import { fromDrop, fromInput } from '../lib/drop';
+import { useNotify } from './Toasts';
+import { useUploads } from './useUploads';
+
+/**
+ * Uploads into the folder on screen: the upload queue, fed by the file
+ * pickers and by drops, and a refresh of the listing whenever an upload
+ * lands in this folder or below it.
+ */
+export function useFolderUploads(storage: StorageApi, segments: Segments, reload: () => void) {
+  const notify = useNotify();
+  const reloadTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const onFolderChanged = useCallback(
+    (folder: Segments) => {
+      // An upload landed here or in a sub-folder (which may be new): refresh, at most every 150 ms.
+      if (!isInside(folder, segments)) return;
+      clearTimeout(reloadTimer.current);
+      reloadTimer.current = setTimeout(reload, 150);
+    },
+    [segments, reload],
+  );
+  const uploads = useUploads(storage, onFolderChanged);
+
+  /** Files chosen in a picker; the input is cleared so picking the same files again still fires. */
+  async function pick(list: FileList | null, input: HTMLInputElement | null) {
+    if (list && list.length) await uploads.add(fromInput(list), segments);
+    if (input) input.value = '';
+  }
+
+  /** Files and folders dropped on the page. */
+  function drop(data: DataTransfer) {
+    fromDrop(data).then(
+      (picked) => (picked.files.length || picked.emptyDirs.length ? uploads.add(picked, segments) : undefined),
+      (err: unknown) => notify(`Could not read the dropped items: ${messageOf(err)}`, 'error'),
+    );
+  }
+
+  return { uploads, pick, drop };
+}
