@@ -65,7 +65,7 @@ const SUPPORTED_LOCK =
   '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>';
 
 /** Live properties we compute; none can be set by PROPPATCH. Those in allprop are marked. */
-const LIVE: Record<string, { allprop: boolean; value(r: Resource, lockroot: (l: DavLock) => string): string | undefined }> = {
+export const LIVE: Readonly<Record<string, { allprop: boolean; value(r: Resource, lockroot: (l: DavLock) => string): string | undefined }>> = {
   resourcetype: { allprop: true, value: (r) => (r.entry.isFile ? '' : '<D:collection/>') },
   displayname: { allprop: true, value: (r) => escapeText(r.name) },
   getcontentlength: { allprop: true, value: (r) => (r.entry.isFile ? String(r.entry.size) : undefined) },
@@ -138,6 +138,13 @@ export function propfindRenderer(req: PropfindRequest, lockroot: (l: DavLock) =>
       return response(r, found, '');
     };
   }
+  if (req.kind === 'allprop' && req.include.length === 0) {
+    return (r) => {
+      let found = allLive(r, lockroot);
+      for (const d of r.dead) found += d.xml;
+      return response(r, found, '');
+    };
+  }
   if (req.kind === 'allprop') {
     const fields = Object.entries(LIVE).filter(([local, spec]) => spec.allprop || req.include.some((p) => p.ns === DAV_NS && p.local === local));
     return (r) => {
@@ -167,6 +174,23 @@ export function propfindRenderer(req: PropfindRequest, lockroot: (l: DavLock) =>
     }
     return response(r, found, missing);
   };
+}
+
+/**
+ * Every allprop live property of LIVE, in its order, in one template: a
+ * body-less PROPFIND (cadaver, litmus, many scripts) of a big folder renders
+ * this for each member, and one template is about twice as fast as calling
+ * each LIVE entry. props.test.ts holds the two equal.
+ */
+export function allLive(r: Resource, lockroot: (l: DavLock) => string): string {
+  const e = r.entry;
+  const locks = r.locks.length === 0 ? '' : r.locks.map((l) => activeLock(l, lockroot(l), r.now)).join('');
+  const fileOnly = e.isFile ? `<D:getcontentlength>${e.size}</D:getcontentlength><D:getcontenttype>${escapeText(contentTypeFor(e.name))}</D:getcontenttype>` : '';
+  return (
+    `<D:resourcetype>${e.isFile ? '' : '<D:collection/>'}</D:resourcetype><D:displayname>${escapeText(r.name)}</D:displayname>${fileOnly}` +
+    `<D:getetag>${escapeText(e.etag)}</D:getetag><D:getlastmodified>${e.modified.toUTCString()}</D:getlastmodified><D:creationdate>${e.modified.toISOString()}</D:creationdate>` +
+    `<D:supportedlock>${SUPPORTED_LOCK}</D:supportedlock><D:lockdiscovery>${locks}</D:lockdiscovery>`
+  );
 }
 
 /** One `<D:response>` of a PROPFIND multistatus for a resource. */
