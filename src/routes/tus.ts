@@ -20,6 +20,8 @@ const value = <T>(p: Parsed<T>): T => {
   return p.value;
 };
 
+const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+
 /** `/<user>/<path>` with each segment percent-encoded: header values must be ASCII, names are Unicode. */
 export const encodeFinalPath = (path: string): string => path.split('/').map(encodeURIComponent).join('/');
 
@@ -36,8 +38,11 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  scope.addHook('onSend', async (_request, reply) => {
+  scope.addHook('onSend', async (request, reply) => {
     reply.header('tus-resumable', TUS_VERSION);
+    // A chunk refused before it was read (409, 404, 412, …) may be a whole file: rather than have
+    // Node read and discard it to keep the connection, close it; the client resumes on a new one.
+    if (!request.raw.complete && hasBody(request)) reply.header('connection', 'close');
   });
   scope.addHook('onRequest', async (request) => {
     // tus §Tus-Resumable: every request but OPTIONS names the version it speaks; anything else → 412.
@@ -66,7 +71,6 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
   };
 
   const chunkType = (request: FastifyRequest): string => (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const h = request.headers;
