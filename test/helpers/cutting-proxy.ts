@@ -7,10 +7,18 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
  * destroyed on both sides (each threshold once). Counts every byte of
  * requests, headers included.
  */
-export type CuttingProxy = { readonly url: string; readonly cuts: number; readonly forwarded: number; close(): Promise<void> };
+export type CuttingProxy = {
+  readonly url: string;
+  readonly cuts: number;
+  readonly forwarded: number;
+  /** New connections go to this server from now on (a restarted server on another port; same base path). */
+  retarget(target: string): void;
+  close(): Promise<void>;
+};
 
 export async function startCuttingProxy(target: string, cutAfter: readonly number[]): Promise<CuttingProxy> {
-  const { hostname, port, pathname } = new URL(target);
+  let { hostname, port } = new URL(target);
+  const { pathname } = new URL(target);
   const pending = [...cutAfter].sort((a, b) => a - b);
   let forwarded = 0;
   let cuts = 0;
@@ -58,6 +66,9 @@ export async function startCuttingProxy(target: string, cutAfter: readonly numbe
     },
     get forwarded() {
       return forwarded;
+    },
+    retarget(next: string) {
+      ({ hostname, port } = new URL(next));
     },
     async close() {
       for (const s of sockets) s.destroy();
