@@ -10,6 +10,8 @@ export type BackendUnderTest = {
   cleanup(): Promise<void>;
   /** Names left in the staging area, for backends that have one; lets the suite prove aborts leave nothing. */
   staging?(): Promise<string[]>;
+  /** What the resumable (tus) staging holds, for backends that can tell; lets the suite prove removal. */
+  resumableStaging?(): Promise<string[]>;
 };
 
 /** A key from a plain path below the user (`a/b.txt`, `` for the root); only the parser makes keys. */
