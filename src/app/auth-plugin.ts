@@ -14,6 +14,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Credential kinds the route accepts; absent = public route. */
     auth?: readonly AuthKind[];
+    /**
+     * Refuse a missing or invalid credential with 404 instead of 401: for
+     * resources whose very existence is private (a tus upload's URL).
+     */
+    hideOnAuthFailure?: boolean;
   }
 }
 
@@ -33,6 +38,7 @@ export function installAuth(app: FastifyInstance, deps: { auth: AuthService; pat
     if (headerCount(request.raw.rawHeaders, 'authorization') > 1) throw new AppError('bad_request', 'Send at most one Authorization header.');
     const principal = await resolvePrincipal(request, accepted, deps);
     if (!principal || !accepted.includes(principal.kind)) {
+      if (request.routeOptions.config.hideOnAuthFailure) throw new AppError('not_found', 'Nothing exists at this address.');
       throw new AppError('unauthorized', 'A valid access token is required.');
     }
     request.principal = principal;

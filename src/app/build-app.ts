@@ -16,6 +16,8 @@ import { bannerRoutes } from '../routes/banner.js';
 import { metaRoutes } from '../routes/meta.js';
 import { storageRoutes } from '../routes/storage.js';
 import { davRoutes } from '../routes/dav.js';
+import { tusRoutes } from '../routes/tus.js';
+import { createTusService } from '../services/tus.js';
 import { createDavAuthenticator } from '../dav/basic-auth.js';
 import { uiRoutes } from '../routes/ui.js';
 import { installAuth } from './auth-plugin.js';
@@ -76,6 +78,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize });
+  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry });
   const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
 
   installErrorHandling(app);
@@ -122,6 +125,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
       await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, davAuth, clock, basePath, freeBytes }));
+      await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -136,16 +140,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
   }, 60_000);
   sweep.unref();
-  // Storage upkeep: staging and multipart uploads of dead writers, interrupted folder moves.
+  // Storage upkeep: staging and multipart uploads of dead writers, interrupted folder moves,
+  // expired resumable uploads with their staged bytes.
   const staleMs = config.staleUploadAfter * 1000;
   let sweeping: Promise<void> | undefined;
   const storageSweep = setInterval(() => {
     if (!leading()) return;
-    sweeping ??= deps.backend
-      .sweep({ staleMs })
-      .catch((err: unknown) => app.log.warn({ err }, 'storage sweep failed'))
-      .finally(() => (sweeping = undefined));
-  }, Math.min(60_000, Math.max(1000, staleMs / 2)));
+    sweeping ??= Promise.all([
+      deps.backend.sweep({ staleMs }).catch((err: unknown) => app.log.warn({ err }, 'storage sweep failed')),
+      tus.sweep().catch((err: unknown) => app.log.warn({ err }, 'resumable upload sweep failed')),
+    ]).then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => (sweeping = undefined));
+  }, Math.min(60_000, Math.max(1000, Math.min(staleMs, config.uploadExpiry * 1000) / 2)));
   storageSweep.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweep);

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { TUS_EXPOSED_HEADERS, TUS_REQUEST_HEADERS } from '../routes/tus.js';
 
-export const CORS_ALLOWED_METHODS = 'GET, HEAD, PUT, POST, DELETE';
-export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Range, If-None-Match, If-Modified-Since, If-Range';
-export const CORS_EXPOSED_HEADERS = 'ETag, Content-Range, Content-Disposition, Content-Length, Accept-Ranges, Last-Modified, X-Expires-At, Retry-After';
+export const CORS_ALLOWED_METHODS = 'GET, HEAD, PUT, POST, DELETE, PATCH';
+export const CORS_ALLOWED_HEADERS = `Authorization, Content-Type, Range, If-None-Match, If-Modified-Since, If-Range, ${TUS_REQUEST_HEADERS}`;
+export const CORS_EXPOSED_HEADERS = `ETag, Content-Range, Content-Disposition, Content-Length, Accept-Ranges, Last-Modified, X-Expires-At, Retry-After, ${TUS_EXPOSED_HEADERS}`;
 
 /**
  * Cross-origin access for browser apps on other origins (--cors-origin).

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { StorageEvents } from './events.js';
+import type { ResumableStaging } from './resumable.js';
 
 /**
  * The storage seam, second edition: bytes and folders of every user,
@@ -153,6 +154,9 @@ export interface StorageBackend {
    * key's with `rename`).
    */
   write(key: StorageKey, body: Readable, opts: WriteOptions): Promise<Entry>;
+
+  /** Staging for resumable (tus) uploads: bytes that arrive over many requests, outside every user's tree. */
+  readonly resumable: ResumableStaging;
 
   /**
    * Creates a folder. `parents` creates missing parents; `existOk` makes an

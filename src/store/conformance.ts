@@ -291,4 +291,33 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.deepEqual(await props.list('alice', 'm/sub/deep'), []);
     assert.deepEqual((await props.list('bob', 'd/g')).map((r) => r.name), ['g'], 'other users are untouched');
   });
+
+  withStore('tus uploads: create, get, advance by compare-and-set, deferred length, finish, expiry, delete', async (store) => {
+    const { tusUploads: tus } = store;
+    const base = { user: 'alice', offset: 0, metadata: 'filename YS50eHQ=', folder: 'd/ü x', filename: 'a.txt', overwrite: false, finalPath: undefined, createdAt: NOW };
+    await tus.create({ ...base, id: 'u1', length: 5_000_000_000, expiresAt: NOW + 1000 });
+    await tus.create({ ...base, id: 'u2', length: undefined, overwrite: true, expiresAt: NOW + 500 });
+    assert.deepEqual(await tus.get('u1'), { ...base, id: 'u1', length: 5_000_000_000, expiresAt: NOW + 1000 });
+    assert.equal((await tus.get('u2'))?.length, undefined);
+    assert.equal((await tus.get('u2'))?.overwrite, true);
+    assert.equal(await tus.get('nope'), undefined);
+    assert.equal(await tus.advance('u1', 0, 4_294_967_296, NOW + 2000), true, 'offsets beyond 32 bits');
+    assert.equal(await tus.advance('u1', 0, 10, NOW + 3000), false, 'a stale writer cannot move the offset');
+    const u1 = await tus.get('u1');
+    assert.equal(u1?.offset, 4_294_967_296);
+    assert.equal(u1?.expiresAt, NOW + 2000);
+    assert.equal(await tus.advance('nope', 0, 1, NOW), false);
+    assert.equal(await tus.setLength('u2', 42), true);
+    assert.equal(await tus.setLength('u2', 43), false, 'a length is set once');
+    assert.equal((await tus.get('u2'))?.length, 42);
+    assert.equal(await tus.setLength('u1', 1), false, 'not deferred');
+    await tus.finish('u1', '/alice/d/ü x/a (1).txt');
+    assert.equal((await tus.get('u1'))?.finalPath, '/alice/d/ü x/a (1).txt');
+    assert.deepEqual((await tus.listExpired(NOW + 600, 10)).map((u) => u.id), ['u2']);
+    assert.deepEqual((await tus.listExpired(NOW + 5000, 10)).map((u) => u.id), ['u2', 'u1']);
+    assert.deepEqual((await tus.listExpired(NOW + 5000, 1)).map((u) => u.id), ['u2']);
+    assert.equal(await tus.delete('u2'), true);
+    assert.equal(await tus.delete('u2'), false);
+    assert.equal(await tus.get('u2'), undefined);
+  });
 }

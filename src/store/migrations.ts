@@ -112,6 +112,28 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_tus_uploads': {
+    async up(db: Kysely<unknown>) {
+      // Resumable (tus) uploads in progress, in the database so any worker or node can resume
+      // one: the durable offset, the target, and when it expires. The bytes live in the
+      // backend's staging area, never under a user's folder.
+      await db.schema
+        .createTable('tus_uploads')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_name', 'text', (c) => c.notNull())
+        .addColumn('upload_offset', 'bigint', (c) => c.notNull())
+        .addColumn('upload_length', 'bigint')
+        .addColumn('metadata', 'text', (c) => c.notNull())
+        .addColumn('folder', 'text', (c) => c.notNull())
+        .addColumn('filename', 'text', (c) => c.notNull())
+        .addColumn('overwrite', 'integer', (c) => c.notNull())
+        .addColumn('final_path', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('tus_uploads_expires_at').on('tus_uploads').column('expires_at').execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

@@ -67,4 +67,17 @@ export interface Database {
     name: string;
     xml: string;
   };
+  tus_uploads: {
+    id: string;
+    user_name: string;
+    upload_offset: number | string | bigint;
+    upload_length: number | string | bigint | null;
+    metadata: string;
+    folder: string;
+    filename: string;
+    overwrite: number;
+    final_path: string | null;
+    created_at: number | string | bigint;
+    expires_at: number | string | bigint;
+  };
 }

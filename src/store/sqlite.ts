@@ -11,6 +11,7 @@ import { createSettingsRepo } from './settings-repo.js';
 import { createRateRepo } from './rate-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
+import { createTusUploadRepo } from './tus-uploads-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -88,6 +89,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     rates: createRateRepo(db),
     davLocks: createDavLockRepo(db),
     davProperties: createDavPropertyRepo(db),
+    tusUploads: createTusUploadRepo(db),
     close: () => db.destroy(),
   };
 }

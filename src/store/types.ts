@@ -160,6 +160,47 @@ export interface DavPropertyRepo {
   deleteTree(user: string, path: string): Promise<void>;
 }
 
+/**
+ * A resumable (tus) upload. `folder` is the target folder's path in the
+ * owner's tree ('' for the root, 'a/b'); `offset` is the last durable offset
+ * (the bytes before it are safely staged); `length` is undefined while
+ * deferred. `finalPath` is set once the file was committed (`/<user>/<path>`).
+ */
+export type TusUpload = {
+  readonly id: string;
+  readonly user: string;
+  readonly offset: number;
+  readonly length: number | undefined;
+  /** The Upload-Metadata header as the client sent it, echoed on HEAD. */
+  readonly metadata: string;
+  readonly folder: string;
+  readonly filename: string;
+  readonly overwrite: boolean;
+  readonly finalPath: string | undefined;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+};
+
+/** Upload state of resumable uploads; the bytes are in the storage backend's staging. */
+export interface TusUploadRepo {
+  create(u: TusUpload): Promise<void>;
+  /** The upload, also when expired (the caller decides; the sweeper removes it). */
+  get(id: string): Promise<TusUpload | undefined>;
+  /**
+   * Moves the offset from `from` to `to` and the expiry forward; false (nothing
+   * changed) when the stored offset is not `from` or the upload is gone.
+   */
+  advance(id: string, from: number, to: number, expiresAt: number): Promise<boolean>;
+  /** Sets a deferred length once; false when a length is already set or the upload is gone. */
+  setLength(id: string, length: number): Promise<boolean>;
+  /** Records the committed file's path. */
+  finish(id: string, finalPath: string): Promise<void>;
+  /** False when there was no such upload. */
+  delete(id: string): Promise<boolean>;
+  /** Uploads whose expiresAt is at or before `now`, oldest first. */
+  listExpired(now: number, limit: number): Promise<TusUpload[]>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -169,5 +210,6 @@ export interface MetadataStore {
   readonly rates: RateRepo;
   readonly davLocks: DavLockRepo;
   readonly davProperties: DavPropertyRepo;
+  readonly tusUploads: TusUploadRepo;
   close(): Promise<void>;
 }

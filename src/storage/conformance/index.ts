@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { changeTests } from './changes.js';
 import { readTests } from './reads.js';
+import { resumableTests } from './resumable.js';
 import { seamTests } from './seam.js';
 import { keyOf, type BackendUnderTest, type It } from './support.js';
 import { writeTests } from './writes.js';
@@ -29,4 +30,5 @@ export function runBackendConformance(name: string, makeBackend: () => Promise<B
   writeTests(it);
   changeTests(it);
   seamTests(it);
+  resumableTests(it);
 }

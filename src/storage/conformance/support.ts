@@ -18,6 +18,8 @@ export type BackendUnderTest = {
    * store is `unavailable`".
    */
   removeStorage?(): Promise<void>;
+  /** What the resumable (tus) staging holds, for backends that can tell; lets the suite prove removal. */
+  resumableStaging?(): Promise<string[]>;
 };
 
 /** A key from a plain path below the user (`a/b.txt`, `` for the root); only the parser makes keys. */

@@ -21,7 +21,14 @@ async function fresh(): Promise<{ base: string; storageDir: string; tmpDir: stri
 
 runBackendConformance('local', async () => {
   const { base, storageDir, tmpDir, backend } = await fresh();
-  return { backend, cleanup: () => rm(base, { recursive: true, force: true }), staging: () => readdir(tmpDir), removeStorage: () => rm(storageDir, { recursive: true }) };
+  return {
+    backend,
+    cleanup: () => rm(base, { recursive: true, force: true }),
+    // Resumable uploads outlive restarts in their own folder (data/tmp/tus), not in the short-lived staging.
+    staging: async () => (await readdir(tmpDir)).filter((n) => n !== 'tus'),
+    resumableStaging: () => readdir(join(tmpDir, 'tus')).catch(() => []),
+    removeStorage: () => rm(storageDir, { recursive: true }),
+  };
 });
 
 /**
@@ -322,6 +329,28 @@ test('local: a FIFO planted on disk is neither listed nor opened', async (t) => 
     assert.equal(await b.stat(keyOf('pipe')), undefined);
     await rejectsCode(b.read(keyOf('pipe')), 'not_found');
   } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local: startup and the stale-staging sweep clear data/tmp but keep resumable uploads (data/tmp/tus), which outlive a restart', async () => {
+  const { base, tmpDir, backend } = await fresh();
+  try {
+    await backend.init();
+    const id = '0b6f3c52-8f1a-4c1e-9a34-2f0d2b7e9c11';
+    await backend.resumable.create(id);
+    await backend.resumable.append(id, 0, bodyOf('kept'), { maxBytes: 4 });
+    await writeFile(join(tmpDir, 'upload-leftover'), 'x');
+    await backend.init();
+    assert.deepEqual(await readdir(tmpDir), ['tus']);
+    await writeFile(join(tmpDir, 'upload-leftover'), 'x');
+    await backend.sweep({ staleMs: -1000 });
+    assert.deepEqual(await readdir(tmpDir), ['tus']);
+    assert.deepEqual(await readdir(join(tmpDir, 'tus')), [id]);
+    await backend.resumable.commit(id, 4, keyOf('after-restart.txt'), { ifExists: 'replace' });
+    assert.equal((await readAll((await backend.read(keyOf('after-restart.txt'))).stream)).toString(), 'kept');
+  } finally {
+    await backend.close();
     await rm(base, { recursive: true, force: true });
   }
 });

@@ -9,7 +9,8 @@ import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry } from './mutate.js';
 import { prepareDirs, sweepStaging } from './staging.js';
-import { stageFile, type Dirs } from './write.js';
+import { stageFile, type Committed, type Dirs } from './write.js';
+import { createLocalResumable } from './resumable.js';
 
 /**
  * How many entries of one folder list() inspects before it lets other
@@ -112,11 +113,9 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
     return { isFile: false, size };
   }
 
-  const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) =>
-    stageFile(dirs, key, body, opts, (c) =>
-      events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize }),
-    ),
-  );
+  const emitCommit = (c: Committed) =>
+    events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize });
+  const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => stageFile(dirs, key, body, opts, emitCommit));
 
   const backend: StorageBackend = {
     capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },
@@ -186,6 +185,8 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
     stage,
 
     write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
+
+    resumable: createLocalResumable(dirs, emitCommit),
 
     mkdir: checked(async (key, opts) => {
       const existed = opts.existOk && (await backend.stat(key).catch(() => undefined)) !== undefined;

@@ -10,11 +10,19 @@ import { errnoOf, fromErrno } from './errno.js';
  */
 export const stagingPath = (tmpDir: string, kind: 'upload' | 'aside'): string => join(tmpDir, `${kind}-${randomUUID()}`);
 
-/** Creates the directories and removes whatever a crash left in tmpDir. */
+/**
+ * The folder in tmpDir for resumable uploads: they outlive a restart, so
+ * startup and the stale-staging sweep leave it alone; their expiry (upload
+ * state in the metadata store) removes them instead.
+ */
+export const RESUMABLE_DIR = 'tus';
+
+/** Creates the directories and removes whatever a crash left in tmpDir (resumable uploads excepted). */
 export async function prepareDirs(storageDir: string, tmpDir: string): Promise<void> {
   await mkdir(storageDir, { recursive: true });
   await mkdir(tmpDir, { recursive: true });
   for (const name of await readdir(tmpDir)) {
+    if (name === RESUMABLE_DIR) continue;
     await rm(join(tmpDir, name), { recursive: true, force: true });
   }
 }
@@ -48,6 +56,7 @@ export async function discard(tmpDir: string, path: string): Promise<void> {
 export async function sweepStaging(tmpDir: string, staleMs: number): Promise<void> {
   const before = Date.now() - staleMs;
   for (const name of await readdir(tmpDir).catch(() => [])) {
+    if (name === RESUMABLE_DIR) continue;
     const path = join(tmpDir, name);
     const s = await lstat(path).catch(() => undefined);
     if (s && s.mtimeMs < before) await rm(path, { recursive: true, force: true }).catch(() => undefined);

@@ -71,20 +71,30 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     size: Number(stats.size),
     async commit() {
       try {
-        // Parents are created only now, so an aborted upload leaves no empty folders.
-        const root = await ensureRoot(dirs.storageDir, key.user);
-        const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
-        const { name, previousSize } = await commit(root, staging, dir, keyName(key), opts.ifExists);
-        // The staging file's stats describe the committed inode: rename and link keep it.
-        const entry = entryFromStats(name, stats);
-        onCommit({ key: { user: key.user, segments: [...parents, name] }, size: entry.size, previousSize });
-        return entry;
+        return await commitStaged(dirs, key, staging, stats, opts.ifExists, onCommit);
       } finally {
         await removeStaging();
       }
     },
     discard: removeStaging,
   };
+}
+
+/**
+ * Gives a durable staging file (with its stats) its name at key, creating
+ * missing parents; the staging name stays for the caller to remove (after a
+ * link it still names the committed file). Shared with resumable uploads.
+ */
+export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], onCommit: (c: Committed) => void) {
+  const parents = key.segments.slice(0, -1);
+  // Parents are created only now, so an aborted upload leaves no empty folders.
+  const root = await ensureRoot(dirs.storageDir, key.user);
+  const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
+  const { name, previousSize } = await commit(root, staging, dir, keyName(key), mode);
+  // The staging file's stats describe the committed inode: rename and link keep it.
+  const entry = entryFromStats(name, stats);
+  onCommit({ key: { user: key.user, segments: [...parents, name] }, size: entry.size, previousSize });
+  return entry;
 }
 
 /** What a commit changed, for the storage events. */

@@ -48,3 +48,20 @@ export function validFoldersBelow(prefix: string, objectKeyString: string): stri
   for (let i = 0; i < parts.length - 1 && nameProblem(parts[i] as string) === undefined; i++) out.push(parts[i] as string);
   return out;
 }
+
+/**
+ * The reserved key area of a resumable upload's staging: `PREFIX.file-cloud/tus/<id>/`.
+ * No user name starts with a dot, so it is never inside a user's tree, and
+ * listings, walks and moves (all below `PREFIX<user>/`) never see it.
+ */
+export const resumableArea = (prefix: string, id: string): string => `${prefix}.file-cloud/tus/${id}/`;
+
+/** A staging segment is named by the offset it starts at, zero-padded so keys sort in offset order. */
+export const resumableSegmentKey = (area: string, offset: number): string => `${area}${String(offset).padStart(16, '0')}`;
+
+/** The start offset of a segment key in an area, or undefined for any other key. */
+export function segmentOffset(area: string, key: string): number | undefined {
+  if (!key.startsWith(area)) return undefined;
+  const rest = key.slice(area.length);
+  return /^\d{16}$/.test(rest) ? Number(rest) : undefined;
+}

@@ -58,6 +58,7 @@ if (skip) {
         const r = await s3Client().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: f.prefix }));
         return (r.Uploads ?? []).map((u) => u.Key ?? '');
       },
+      resumableStaging: async () => (await objects(`${f.prefix}.file-cloud/tus/`)).map((k) => k ?? ''),
     };
   });
 }

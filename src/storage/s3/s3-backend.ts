@@ -21,6 +21,7 @@ import { resumeFolderMoves, startFolderMove } from './folder-move.js';
 import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, validFoldersBelow } from './keys.js';
 import type { S3Location } from './location.js';
 import { copyObject, deleteKeys, objectPages } from './objects.js';
+import { createS3Resumable } from './resumable.js';
 import { receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
 
 const MAX_COLLISIONS = 10_000;
@@ -435,6 +436,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     read,
     stage,
     write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
+    resumable: createS3Resumable(s3, bucket, prefix, (key, body, opts) => stageAndCommit({ stage }, key, body, opts)),
     mkdir,
     delete: remove,
     move,

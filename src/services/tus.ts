@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { AppError } from '../domain/errors.js';
+import { nameProblem } from '../domain/names.js';
+import type { Principal } from '../domain/principal.js';
+import { keyChild, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import type { Clock } from '../lib/clock.js';
+import type { StorageBackend } from '../storage/backend.js';
+import { tryHold, type Coordination } from '../storage/coordination.js';
+import type { MetadataStore, TusUpload } from '../store/types.js';
+import { storageCall } from './storage-errors.js';
+
+export type TusService = ReturnType<typeof createTusService>;
+
+/**
+ * How long a PATCH's lease on its upload lives without renewal. Short, so
+ * that after a crash (SIGKILL) the client's retry gets the upload back
+ * within seconds; a live writer renews it every third of this.
+ */
+const LEASE_TTL_MS = 10_000;
+
+/** What a creation asks for, already parsed from the headers. */
+export type CreateRequest = {
+  /** undefined = deferred (creation-defer-length). */
+  readonly length: number | undefined;
+  /** The raw Upload-Metadata header, echoed on HEAD. */
+  readonly rawMetadata: string;
+  readonly metadata: ReadonlyMap<string, string>;
+  readonly overwrite: boolean;
+};
+
+export type ChunkRequest = {
+  readonly offset: number;
+  /** Upload-Length sent with a PATCH to settle a deferred length. */
+  readonly length?: number;
+  readonly sha1?: Buffer;
+};
+
+/**
+ * Resumable uploads (CONTRACT "Resumable uploads (tus 1.0)"), knowing no
+ * HTTP: upload state in the metadata store, bytes in the backend's
+ * resumable staging, one writer per upload at a time by a lease, and on
+ * the last byte the file committed with the same rule as a multipart PUT.
+ * An upload is only ever visible to its owner: for anyone else it does
+ * not exist (404), so its id reveals nothing.
+ */
+export function createTusService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; maxUploadBytes: number; expirySeconds: number }) {
+  const { store, backend, clock } = deps;
+  const staging = backend.resumable;
+  const coordination: Coordination = { leases: store.leases, journal: store.journal, now: () => clock.now() };
+  const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
+  const expiry = () => clock.now() + deps.expirySeconds * 1000;
+  const notFound = () => new AppError('not_found', 'No such upload (it may have expired or been finished long ago).');
+
+  const checkSize = (length: number) => {
+    if (maxBytes !== undefined && length > maxBytes) throw new AppError('too_large', `The upload is larger than this server accepts (${maxBytes} bytes).`);
+  };
+
+  /** The folder an upload goes to: Upload-Metadata `folder` (`/<user>/<path>`), default the owner's root. */
+  function folderOf(principal: Principal, raw: string | undefined): StorageKey {
+    if (raw === undefined || raw === '') return { user: principal.username, segments: [] };
+    const path = raw.replace(/^\//, '').replace(/\/$/, '');
+    const { key } = parseDecodedStoragePath(path.includes('/') ? path : `${path}/`);
+    if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+    return key;
+  }
+
+  const folderKey = (u: TusUpload): StorageKey => ({ user: u.user, segments: u.folder === '' ? [] : u.folder.split('/') });
+  const finalPathOf = (key: StorageKey) => `/${key.user}/${key.segments.join('/')}`;
+
+  /** The caller's own live upload, or 404. */
+  async function owned(principal: Principal | null, id: string): Promise<TusUpload> {
+    const u = await store.tusUploads.get(id);
+    if (!u || !principal || principal.kind !== 'user' || u.user !== principal.username || u.expiresAt <= clock.now()) throw notFound();
+    return u;
+  }
+
+  /** The last byte is in: the file appears in its folder (created if missing), replaced or under a collision name. */
+  async function finish(u: TusUpload): Promise<TusUpload> {
+    const length = u.length as number;
+    const folder = folderKey(u);
+    await storageCall(() => backend.mkdir(folder, { parents: true, existOk: true }), { already_exists: 'A file is in the way where the upload\'s folder is needed.' });
+    const entry = await storageCall(() => staging.commit(u.id, length, keyChild(folder, u.filename), { ifExists: u.overwrite ? 'replace' : 'rename' }));
+    const finalPath = finalPathOf(keyChild(folder, entry.name));
+    await store.tusUploads.finish(u.id, finalPath);
+    return { ...u, finalPath };
+  }
+
+  /** Holds the upload's lease for fn, or 409 when another request is writing it right now. */
+  async function exclusively<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const lease = await tryHold(coordination, `tus:${id}`, LEASE_TTL_MS);
+    if (!lease) throw new AppError('upload_busy', 'Another request is writing to this upload right now; retry after it ends.');
+    try {
+      return await fn();
+    } finally {
+      await lease.release();
+    }
+  }
+
+  return {
+    maxUploadBytes: maxBytes,
+
+    async create(principal: Principal, req: CreateRequest): Promise<TusUpload> {
+      if (req.length !== undefined) checkSize(req.length);
+      const filename = req.metadata.get('filename');
+      if (filename === undefined) throw new AppError('bad_request', 'Upload-Metadata must name the file: filename <base64 name>.');
+      const problem = nameProblem(filename);
+      if (problem) throw new AppError('invalid_name', `The file name "${filename.slice(0, 100)}" is not allowed: ${problem}.`);
+      const folder = folderOf(principal, req.metadata.get('folder'));
+      // Fail now rather than after the last byte when a file blocks the folder.
+      const there = await storageCall(() => backend.stat(folder)).catch(() => undefined);
+      if (there?.isFile) throw new AppError('not_a_directory', 'A file is in the way where the upload\'s folder is needed.');
+      const now = clock.now();
+      const u: TusUpload = {
+        id: randomUUID(),
+        user: principal.username,
+        offset: 0,
+        length: req.length,
+        metadata: req.rawMetadata,
+        folder: folder.segments.join('/'),
+        filename,
+        overwrite: req.overwrite,
+        finalPath: undefined,
+        createdAt: now,
+        expiresAt: now + deps.expirySeconds * 1000,
+      };
+      await storageCall(() => staging.create(u.id));
+      await store.tusUploads.create(u);
+      // An empty file is complete at once.
+      if (u.length === 0) return exclusively(u.id, () => finish(u));
+      return u;
+    },
+
+    /** HEAD: the upload's state; one whose last byte is in but whose file was not yet committed (a crash) is committed now. */
+    async get(principal: Principal | null, id: string): Promise<TusUpload> {
+      const u = await owned(principal, id);
+      if (u.finalPath === undefined && u.length !== undefined && u.offset === u.length) {
+        return exclusively(id, async () => {
+          const fresh = await owned(principal, id);
+          return fresh.finalPath === undefined ? finish(fresh) : fresh;
+        });
+      }
+      return u;
+    },
+
+    /**
+     * PATCH: appends body at the client's offset. Returns the upload after
+     * the chunk; the chunk ends early (the client went away) → what arrived
+     * is kept (without a checksum) and recorded.
+     */
+    async append(principal: Principal | null, id: string, body: Readable, req: ChunkRequest): Promise<TusUpload> {
+      await owned(principal, id);
+      return exclusively(id, async () => {
+        // Read again under the lease: another writer may have moved it on meanwhile.
+        let u = await owned(principal, id);
+        if (req.offset !== u.offset) throw new AppError('offset_mismatch', `Upload-Offset is ${req.offset}, but the upload is at ${u.offset}; ask with HEAD and resume from there.`);
+        if (req.length !== undefined) {
+          if (u.length === undefined) {
+            checkSize(req.length);
+            if (req.length < u.offset) throw new AppError('bad_request', 'Upload-Length is less than the bytes already received.');
+            await store.tusUploads.setLength(id, req.length);
+            u = { ...u, length: req.length };
+          } else if (req.length !== u.length) {
+            throw new AppError('bad_request', 'Upload-Length cannot change once it is set.');
+          }
+        }
+        if (u.finalPath !== undefined) return u;
+        const room = u.length !== undefined ? u.length - u.offset : maxBytes !== undefined ? maxBytes - u.offset : Number.MAX_SAFE_INTEGER;
+        let at = u.offset;
+        const result = await storageCall(() =>
+          staging.append(id, u.offset, body, {
+            maxBytes: room,
+            sha1: req.sha1,
+            onDurable: async (offset) => {
+              // Compare-and-set: under the lease nobody else moves it, so a failure means the upload is gone.
+              if (!(await store.tusUploads.advance(id, at, offset, expiry()))) throw notFound();
+              at = offset;
+            },
+          }),
+        );
+        if (result.outcome === 'checksum_mismatch') throw new AppError('checksum_mismatch', 'The chunk does not match its Upload-Checksum; it was discarded, send it again.');
+        if (result.offset !== at) {
+          if (!(await store.tusUploads.advance(id, at, result.offset, expiry()))) throw notFound();
+          at = result.offset;
+        }
+        u = { ...u, offset: at, expiresAt: expiry() };
+        if (result.outcome === 'complete' && u.length !== undefined && u.offset === u.length) return finish(u);
+        return u;
+      });
+    },
+
+    /** DELETE (termination): the upload and its staged bytes are gone; 409 while a PATCH is writing it. */
+    async terminate(principal: Principal | null, id: string): Promise<void> {
+      await owned(principal, id);
+      await exclusively(id, async () => {
+        await storageCall(() => staging.remove(id));
+        await store.tusUploads.delete(id);
+      });
+    },
+
+    /** Removes expired uploads with their staging (run by the leader's storage sweep). */
+    async sweep(): Promise<number> {
+      let removed = 0;
+      for (const u of await store.tusUploads.listExpired(clock.now(), 500)) {
+        // A PATCH still writing it (it began before the expiry) finishes first; the next sweep takes it.
+        const lease = await tryHold(coordination, `tus:${u.id}`, LEASE_TTL_MS);
+        if (!lease) continue;
+        try {
+          await staging.remove(u.id);
+          await store.tusUploads.delete(u.id);
+          removed++;
+        } finally {
+          await lease.release();
+        }
+      }
+      return removed;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Readable } from 'node:stream';
+import type { StorageKey } from '../domain/storage-path.js';
+import { StorageError, type Entry } from './backend.js';
+
+/**
+ * The storage seam's companion for resumable (tus) uploads: bytes that
+ * arrive over many requests, possibly on different nodes, and become a
+ * file only when the last one is in. Staging lives outside every user's
+ * tree and is never listed: local disk under `data/tmp/tus/<id>`, S3 under
+ * the reserved key area `PREFIX.file-cloud/tus/<id>/` (no user name can
+ * start with a dot). The upload's state (offset, length, owner) lives in
+ * the metadata store; the caller serializes appends to one upload (a lease)
+ * and passes in the durable offset it recorded.
+ */
+export interface ResumableStaging {
+  /** Prepares empty staging for a new upload id. */
+  create(id: string): Promise<void>;
+
+  /**
+   * Appends body at `offset`, which must be the durable offset the caller
+   * recorded (staged bytes beyond it are never-reported leftovers of a crash
+   * and are dropped). Without a checksum, bytes become durable as they
+   * arrive (`onDurable` is awaited with each new offset) and a body cut off
+   * midway keeps exactly what arrived; with one, the chunk is kept whole
+   * or not at all. More than `maxBytes` → `too_large`, the chunk dropped.
+   */
+  append(id: string, offset: number, body: Readable, opts: AppendOptions): Promise<AppendResult>;
+
+  /**
+   * Makes the first `size` staged bytes the file at key (`replace`, or
+   * `rename` for a collision name, exactly like a PUT) and removes the
+   * staging. Parents must exist. Returns the entry written.
+   */
+  commit(id: string, size: number, key: StorageKey, opts: { ifExists: 'replace' | 'rename' }): Promise<Entry>;
+
+  /** Removes the staging of an upload (terminated or expired); nothing there is fine. */
+  remove(id: string): Promise<void>;
+}
+
+export type AppendOptions = {
+  readonly maxBytes: number;
+  /** The SHA-1 the whole chunk must have (tus checksum extension). */
+  readonly sha1?: Buffer;
+  /** Awaited each time more bytes are durable, with the new offset (never with sha1: the chunk is all or nothing). */
+  readonly onDurable?: (offset: number) => Promise<void>;
+};
+
+/**
+ * How an append ended: `complete` (the body ended and everything is kept),
+ * `cut` (the body failed midway; without a checksum what arrived is kept),
+ * `checksum_mismatch` (nothing of this chunk is kept).
+ */
+export type AppendResult = { readonly offset: number; readonly outcome: 'complete' | 'cut' | 'checksum_mismatch' };
+
+/** Upload ids are our own UUIDs; anything else never reaches a file system path or an object key. */
+export function checkUploadId(id: string): void {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw new StorageError('invalid_path', 'Not an upload id.');
+}

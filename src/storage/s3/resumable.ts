@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { StorageKey } from '../../domain/storage-path.js';
+import { StorageError, type Entry, type WriteOptions } from '../backend.js';
+import { checkUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { s3Call } from './client.js';
+import { resumableArea, resumableSegmentKey, segmentOffset } from './keys.js';
+import { deleteKeys, objectPages } from './objects.js';
+
+/**
+ * Bytes per staging segment. A PATCH is stored as it arrives, one segment
+ * object per this many bytes (and one for what is left when the body ends
+ * or is cut), so memory per upload stays at one segment and a cut keeps
+ * exactly what arrived.
+ */
+const SEGMENT = 8 * 1024 * 1024;
+
+/**
+ * Resumable staging on S3: plain objects under the reserved key area
+ * `PREFIX.file-cloud/tus/<id>/`, one per segment, named by the offset it
+ * starts at. Any node can append or finish, since the bytes are in the
+ * store and the offset in the metadata store. The area is outside every
+ * user's tree (no user name starts with a dot), so listings never show it.
+ *
+ * A crash may leave segments past the recorded offset; they are never read:
+ * commit follows the chain from offset 0 (each segment starts where the one
+ * before ended), and a later append at a recorded offset overwrites the key.
+ */
+export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, write: (key: StorageKey, body: Readable, opts: WriteOptions) => Promise<Entry>): ResumableStaging {
+  const area = (id: string) => {
+    checkUploadId(id);
+    return resumableArea(prefix, id);
+  };
+
+  async function segments(id: string): Promise<Map<number, { key: string; size: number }>> {
+    const p = area(id);
+    const out = new Map<number, { key: string; size: number }>();
+    for await (const page of objectPages(s3, bucket, p)) {
+      for (const o of page) {
+        const start = segmentOffset(p, o.Key ?? '');
+        if (start !== undefined) out.set(start, { key: o.Key as string, size: o.Size ?? 0 });
+      }
+    }
+    return out;
+  }
+
+  async function removeAll(id: string): Promise<void> {
+    const keys: string[] = [];
+    for await (const page of objectPages(s3, bucket, area(id))) for (const o of page) keys.push(o.Key as string);
+    await deleteKeys(s3, bucket, keys);
+  }
+
+  const put = (key: string, data: Buffer) => s3Call('Storing an upload segment', () => s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentLength: data.length, ContentType: 'application/octet-stream' })));
+
+  return {
+    // Nothing to prepare: the first segment creates the area.
+    async create(id) {
+      area(id);
+    },
+
+    async append(id, offset, body, opts): Promise<AppendResult> {
+      const p = area(id);
+      const hash = opts.sha1 ? createHash('sha1') : undefined;
+      const written: string[] = [];
+      let durable = offset;
+      let parts: Buffer[] = [];
+      let partBytes = 0;
+      let received = 0;
+      const flush = async () => {
+        if (partBytes === 0) return;
+        const data = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, partBytes);
+        parts = [];
+        partBytes = 0;
+        const key = resumableSegmentKey(p, durable);
+        await put(key, data);
+        written.push(key);
+        durable += data.length;
+        if (!hash) await opts.onDurable?.(durable);
+      };
+      // Drops the chunk's segments: only with a checksum, where none of them was recorded (without one,
+      // each stored segment is recorded at once and only the unsent rest is dropped).
+      const rollback = () => (hash ? deleteKeys(s3, bucket, written) : Promise.resolve());
+
+      let cut = false;
+      // Only the body's own failure (the client went away) is a cut; errors of ours propagate.
+      const source = body.iterator({ destroyOnReturn: false });
+      for (;;) {
+        let next: IteratorResult<unknown>;
+        try {
+          next = await source.next();
+        } catch {
+          cut = true;
+          break;
+        }
+        if (next.done) break;
+        const chunk = next.value as Buffer | string;
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+        received += bytes.length;
+        if (received > opts.maxBytes) {
+          await rollback();
+          throw new StorageError('too_large', `The chunk is larger than the ${opts.maxBytes} bytes left of the upload.`);
+        }
+        hash?.update(bytes);
+        parts.push(bytes);
+        partBytes += bytes.length;
+        if (partBytes >= SEGMENT) await flush();
+      }
+      if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {
+        await rollback();
+        return { offset, outcome: cut ? 'cut' : 'checksum_mismatch' };
+      }
+      await flush();
+      return { offset: durable, outcome: cut ? 'cut' : 'complete' };
+    },
+
+    async commit(id, size, key, opts) {
+      const all = await segments(id);
+      // The chain from 0: leftovers of crashed appends (not on the chain) are skipped.
+      const chain: string[] = [];
+      for (let pos = 0; pos < size; ) {
+        const s = all.get(pos);
+        if (!s || s.size === 0) throw new StorageError('failed', `The staged upload is missing its bytes from offset ${pos}.`);
+        chain.push(s.key);
+        pos += s.size;
+        if (pos > size) throw new StorageError('failed', 'The staged upload holds more bytes than its length.');
+      }
+      const read = async function* () {
+        for (const k of chain) {
+          const r = await s3Call('Reading an upload segment', () => s3.send(new GetObjectCommand({ Bucket: bucket, Key: k })));
+          yield* r.Body as Readable;
+        }
+      };
+      // Through the backend's own write: the same multipart upload, collision names and events as a PUT.
+      const entry = await write(key, Readable.from(read()), { ifExists: opts.ifExists, sizeHint: size, maxBytes: size });
+      if (entry.size !== size) throw new StorageError('failed', `The stored file holds ${entry.size} bytes, not ${size}.`);
+      await removeAll(id).catch(() => undefined);
+      return entry;
+    },
+
+    remove: removeAll,
+  };
+}

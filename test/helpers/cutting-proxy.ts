@@ -1,0 +1,78 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy in front of a server that cuts connections mid-stream, as a
+ * flaky network does: after `cutAfter[i]` bytes have gone from clients to
+ * the server in total, the connection carrying the byte that crosses it is
+ * destroyed on both sides (each threshold once). Counts every byte of
+ * requests, headers included.
+ */
+export type CuttingProxy = {
+  readonly url: string;
+  readonly cuts: number;
+  readonly forwarded: number;
+  /** New connections go to this server from now on (a restarted server on another port; same base path). */
+  retarget(target: string): void;
+  close(): Promise<void>;
+};
+
+export async function startCuttingProxy(target: string, cutAfter: readonly number[]): Promise<CuttingProxy> {
+  let { hostname, port } = new URL(target);
+  const { pathname } = new URL(target);
+  const pending = [...cutAfter].sort((a, b) => a - b);
+  let forwarded = 0;
+  let cuts = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    const cut = () => {
+      cuts++;
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('data', (chunk: Buffer) => {
+      const next = pending[0];
+      if (next !== undefined && forwarded + chunk.length >= next) {
+        // Forward the part before the threshold, then drop the connection.
+        const keep = next - forwarded;
+        pending.shift();
+        forwarded = next;
+        upstream.write(chunk.subarray(0, keep), () => setTimeout(cut, 50));
+        client.pause();
+        return;
+      }
+      forwarded += chunk.length;
+      if (!upstream.write(chunk)) {
+        client.pause();
+        upstream.once('drain', () => client.resume());
+      }
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    client.on('end', () => upstream.end());
+    upstream.on('end', () => client.end());
+    for (const s of [client, upstream]) {
+      s.on('error', () => (client.destroy(), upstream.destroy()));
+      s.on('close', () => sockets.delete(s));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const listenPort = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${listenPort}${pathname.replace(/\/$/, '')}`,
+    get cuts() {
+      return cuts;
+    },
+    get forwarded() {
+      return forwarded;
+    },
+    retarget(next: string) {
+      ({ hostname, port } = new URL(next));
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// tus uploads that are left unfinished expire after --upload-expiry: the leader's storage sweep
+// removes them with their staged bytes, and they answer 404 afterwards. And a PATCH that began
+// with a valid token finishes although the token expires while its bytes flow.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { startApp, s3Credentials, type TestApp } from '../helpers/app.js';
+import { bearer } from '../helpers/client.js';
+import { skipReason } from '../helpers/services.js';
+import { createS3Client } from '../../src/storage/s3/client.js';
+
+const TUS = { 'tus-resumable': '1.0.0' };
+const meta = (name: string) => `filename ${Buffer.from(name).toString('base64')}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What is left of resumable staging: the files in data/tmp/tus, or the objects of the reserved S3 area. */
+async function stagingLeft(t: TestApp): Promise<string[]> {
+  const storage = t.config.storage;
+  if (storage.kind === 'file') return readdir(join(t.paths.tmp, 'tus')).catch(() => []);
+  const s3 = createS3Client(storage, s3Credentials());
+  try {
+    const r = await s3.send(new ListObjectsV2Command({ Bucket: storage.bucket, Prefix: `${storage.prefix}.file-cloud/tus/` }));
+    return (r.Contents ?? []).map((o) => o.Key as string);
+  } finally {
+    s3.destroy();
+  }
+}
+
+for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
+  describe(`tus expiry on ${storage}`, { skip }, () => {
+    let t: TestApp;
+    let auth: Record<string, string>;
+    before(async () => {
+      // Expiry of 2 s: the sweep then runs every second.
+      t = await startApp({ storage, users: ['alice'], flags: { uploadExpiry: '2' } });
+      auth = bearer((await t.login('alice')).access_token);
+    });
+    after(async () => t?.close());
+
+    test('an unfinished upload expires: swept with its staging, 404 afterwards, nothing visible', async () => {
+      const created = await fetch(`${t.url}/tus/`, { method: 'POST', headers: { ...auth, ...TUS, 'upload-length': String(10 * 1024 * 1024), 'upload-metadata': meta('never.bin') } });
+      assert.equal(created.status, 201);
+      const location = created.headers.get('location') as string;
+      const expires = Date.parse(created.headers.get('upload-expires') ?? '');
+      assert.ok(expires > Date.now() && expires <= Date.now() + 3000, 'Upload-Expires is --upload-expiry ahead');
+      const p = await fetch(`${t.origin}${location}`, { method: 'PATCH', headers: { ...auth, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, body: Buffer.alloc(9 * 1024 * 1024, 7) });
+      assert.equal(p.status, 204);
+      assert.ok((await stagingLeft(t)).length > 0, 'staged bytes exist while the upload lives');
+      let left: string[] = ['?'];
+      for (let i = 0; i < 100 && left.length > 0; i++) {
+        await sleep(200);
+        left = await stagingLeft(t);
+      }
+      assert.deepEqual(left, [], 'the sweep removed the staging');
+      assert.equal((await fetch(`${t.origin}${location}`, { method: 'HEAD', headers: { ...auth, ...TUS } })).status, 404);
+      const late = await fetch(`${t.origin}${location}`, { method: 'PATCH', headers: { ...auth, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(9 * 1024 * 1024) }, body: 'x' });
+      assert.equal(late.status, 404);
+      assert.deepEqual(await t.fs.names(''), []);
+    });
+  });
+}
+
+describe('tus and token expiry', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp({ users: ['alice'], flags: { accessTokenTtl: '2' } });
+  });
+  after(async () => t?.close());
+
+  test('a PATCH that began with a valid token finishes although the token expires meanwhile', async () => {
+    const auth = bearer((await t.login('alice')).access_token);
+    const created = await fetch(`${t.url}/tus/`, { method: 'POST', headers: { ...auth, ...TUS, 'upload-length': '8', 'upload-metadata': meta('slow.txt') } });
+    const location = created.headers.get('location') as string;
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(Buffer.from('1234'));
+        await sleep(3000);
+        controller.enqueue(Buffer.from('5678'));
+        controller.close();
+      },
+    });
+    const r = await fetch(`${t.origin}${location}`, { method: 'PATCH', headers: { ...auth, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, body, duplex: 'half' } as RequestInit);
+    assert.equal(r.status, 204);
+    assert.equal(r.headers.get('file-cloud-path'), '/alice/slow.txt');
+    assert.equal(await t.fs.text('slow.txt'), '12345678');
+    assert.equal((await fetch(`${t.origin}${location}`, { method: 'HEAD', headers: { ...auth, ...TUS } })).status, 404, 'the token has expired by now');
+  });
+});
