@@ -148,7 +148,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
         />
       ) : null}
 
-      <UploadPanel items={uploads.items} summary={uploads.summary} onCancel={uploads.cancel} onCancelAll={uploads.cancelAll} onRetry={uploads.retry} onClose={uploads.clear} />
+      <UploadPanel items={uploads.items} summary={uploads.summary} onCancel={uploads.cancel} onCancelAll={uploads.cancelAll} onTogglePause={uploads.togglePause} onRetry={uploads.retry} onClose={uploads.clear} />
     </div>
   );
 }

@@ -9,6 +9,7 @@ type Props = {
   summary: UploadSummary;
   onCancel: (id: number) => void;
   onCancelAll: () => void;
+  onTogglePause: (id: number) => void;
   onRetry: (id: number) => void;
   onClose: () => void;
 };
@@ -19,14 +20,14 @@ const MAX_ROWS = 150;
 /** In-flight and failed first, then the rest in order, capped. */
 function visibleRows(items: readonly UploadItem[]): { rows: readonly UploadItem[]; hidden: number } {
   if (items.length <= MAX_ROWS) return { rows: items, hidden: 0 };
-  const first = items.filter((i) => i.status === 'uploading' || i.status === 'error');
-  const rest = items.filter((i) => i.status !== 'uploading' && i.status !== 'error');
+  const first = items.filter((i) => i.status === 'uploading' || i.status === 'paused' || i.status === 'error');
+  const rest = items.filter((i) => i.status !== 'uploading' && i.status !== 'paused' && i.status !== 'error');
   const rows = [...first, ...rest].slice(0, MAX_ROWS);
   return { rows, hidden: items.length - rows.length };
 }
 
 /** The floating upload panel: total progress and speed, and each file with its own bar, final name or error. */
-export function UploadPanel({ items, summary, onCancel, onCancelAll, onRetry, onClose }: Props) {
+export function UploadPanel({ items, summary, onCancel, onCancelAll, onTogglePause, onRetry, onClose }: Props) {
   const [collapsed, setCollapsed] = useState(false);
   if (items.length === 0) return null;
   const pct = summary.bytes > 0 ? Math.floor((summary.loaded / summary.bytes) * 100) : summary.active ? 0 : 100;
@@ -66,7 +67,7 @@ export function UploadPanel({ items, summary, onCancel, onCancelAll, onRetry, on
       {collapsed ? null : (
         <ul className="upload-list">
           {visibleRows(items).rows.map((item) => (
-            <UploadRow key={item.id} item={item} onCancel={onCancel} onRetry={onRetry} />
+            <UploadRow key={item.id} item={item} onCancel={onCancel} onTogglePause={onTogglePause} onRetry={onRetry} />
           ))}
           {visibleRows(items).hidden > 0 ? <li className="muted upload-more">and {plural(visibleRows(items).hidden, 'more file')}</li> : null}
         </ul>
@@ -75,7 +76,9 @@ export function UploadPanel({ items, summary, onCancel, onCancelAll, onRetry, on
   );
 }
 
-function UploadRow({ item, onCancel, onRetry }: { item: UploadItem; onCancel: (id: number) => void; onRetry: (id: number) => void }) {
+type RowProps = { item: UploadItem; onCancel: (id: number) => void; onTogglePause: (id: number) => void; onRetry: (id: number) => void };
+
+function UploadRow({ item, onCancel, onTogglePause, onRetry }: RowProps) {
   const size = item.file.size;
   const pct = item.status === 'done' ? 100 : size > 0 ? Math.floor((item.loaded / size) * 100) : 0;
   const where = item.folder.length ? item.folder.join(' / ') : 'My files';
@@ -87,6 +90,9 @@ function UploadRow({ item, onCancel, onRetry }: { item: UploadItem; onCancel: (i
       break;
     case 'uploading':
       status = `${pct}% of ${formatSize(size)}`;
+      break;
+    case 'paused':
+      status = `Paused at ${pct}% of ${formatSize(size)}`;
       break;
     case 'done':
       status = renamed ? `Saved as “${item.finalName}” (the name was taken)` : `Uploaded · ${formatSize(size)}`;
@@ -105,14 +111,19 @@ function UploadRow({ item, onCancel, onRetry }: { item: UploadItem; onCancel: (i
           {item.file.name}
           <span className="muted upload-where"> in {where}</span>
         </div>
-        {item.status === 'uploading' || item.status === 'queued' ? (
+        {item.status === 'uploading' || item.status === 'queued' || item.status === 'paused' ? (
           <div className="progress" role="progressbar" aria-label={`Progress of ${item.file.name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
             <div style={{ width: `${pct}%` }} />
           </div>
         ) : null}
         <div className={`upload-status${item.status === 'error' ? ' error-text' : ''}${renamed ? ' renamed' : ''}`}>{status}</div>
       </div>
-      {item.status === 'uploading' || item.status === 'queued' ? (
+      {item.resumable && (item.status === 'uploading' || item.status === 'paused') ? (
+        <button type="button" className="icon-button small" aria-label={`${item.status === 'paused' ? 'Resume' : 'Pause'} upload of ${item.file.name}`} onClick={() => onTogglePause(item.id)}>
+          <Icon name={item.status === 'paused' ? 'play' : 'pause'} size={16} />
+        </button>
+      ) : null}
+      {item.status === 'uploading' || item.status === 'queued' || item.status === 'paused' ? (
         <button type="button" className="icon-button small" aria-label={`Cancel upload of ${item.file.name}`} onClick={() => onCancel(item.id)}>
           <Icon name="close" size={16} />
         </button>

@@ -2,10 +2,11 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
+import { RESUMABLE_FROM_BYTES, startResumable, type ResumableUpload } from '../api/tus-upload';
 import { uploadFile } from '../api/upload';
 import type { Picked } from '../lib/drop';
 
-export type UploadStatus = 'queued' | 'uploading' | 'done' | 'error' | 'cancelled';
+export type UploadStatus = 'queued' | 'uploading' | 'paused' | 'done' | 'error' | 'cancelled';
 
 export type UploadItem = {
   readonly id: number;
@@ -18,6 +19,8 @@ export type UploadItem = {
   finalName?: string;
   error?: string;
   controller?: AbortController;
+  /** Set for a big file sent through tus: it can pause and resume. */
+  resumable?: ResumableUpload;
 };
 
 export type UploadSummary = { total: number; loaded: number; bytes: number; done: number; failed: number; cancelled: number; active: number; speed: number };
@@ -26,8 +29,11 @@ const CONCURRENCY = 3;
 const SPEED_WINDOW_MS = 3000;
 
 /**
- * The upload queue: a few files at a time, each its own streamed request,
- * per-file and total progress, speed over the last seconds, cancel and retry.
+ * The upload queue: a few files at a time, per-file and total progress,
+ * speed over the last seconds, cancel and retry. Small files are one streamed
+ * multipart PUT each; big ones (RESUMABLE_FROM_BYTES) go through tus, so they
+ * pause and resume, survive network loss, and continue after a page reload
+ * when the same file is picked again for the same folder.
  * Progress events mutate the items in place and repaint at most once a frame.
  */
 export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segments) => void) {
@@ -63,13 +69,20 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
       item.status = 'uploading';
       item.controller = controller;
       item.loaded = 0;
-      uploadFile(storage.client, storage.user, item.folder, item.file, {
-        signal: controller.signal,
-        onProgress: (p) => {
-          item.loaded = p.loaded;
-          repaint();
-        },
-      }).then(
+      const onProgress = (p: { loaded: number }) => {
+        item.loaded = p.loaded;
+        repaint();
+      };
+      let sending: Promise<string[]>;
+      if (item.file.size >= RESUMABLE_FROM_BYTES) {
+        const resumable = startResumable(storage.client, storage.user, item.folder, item.file, { onProgress });
+        item.resumable = resumable;
+        controller.signal.addEventListener('abort', () => resumable.cancel(), { once: true });
+        sending = resumable.done;
+      } else {
+        sending = uploadFile(storage.client, storage.user, item.folder, item.file, { signal: controller.signal, onProgress });
+      }
+      sending.then(
         (names) => {
           item.status = 'done';
           item.loaded = item.file.size;
@@ -86,6 +99,7 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
         },
       ).finally(() => {
         item.controller = undefined;
+        item.resumable = undefined;
         pump();
       });
     }
@@ -117,6 +131,23 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
     [repaint],
   );
 
+  /** Pauses a resumable upload (the server keeps what it received) or continues it. */
+  const togglePause = useCallback(
+    (id: number) => {
+      const item = items.current.find((i) => i.id === id);
+      if (!item?.resumable) return;
+      if (item.status === 'uploading') {
+        item.resumable.pause();
+        item.status = 'paused';
+      } else if (item.status === 'paused') {
+        item.resumable.resume();
+        item.status = 'uploading';
+      }
+      repaint();
+    },
+    [repaint],
+  );
+
   const cancelAll = useCallback(() => {
     for (const item of items.current) {
       if (item.status === 'queued') item.status = 'cancelled';
@@ -138,14 +169,14 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
   );
 
   const clear = useCallback(() => {
-    items.current = items.current.filter((i) => i.status === 'queued' || i.status === 'uploading');
+    items.current = items.current.filter((i) => i.status === 'queued' || i.status === 'uploading' || i.status === 'paused');
     samples.current = [];
     repaint();
   }, [repaint]);
 
   // Warn before leaving the page with uploads in flight (they would be lost).
   const list = items.current;
-  const busy = list.some((i) => i.status === 'queued' || i.status === 'uploading');
+  const busy = list.some((i) => i.status === 'queued' || i.status === 'uploading' || i.status === 'paused');
   useEffect(() => {
     if (!busy) return;
     const warn = (e: BeforeUnloadEvent) => e.preventDefault();
@@ -155,7 +186,7 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
 
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
 
-  return { items: list, summary: summarize(list, samples.current), add, cancel, cancelAll, retry, clear };
+  return { items: list, summary: summarize(list, samples.current), add, cancel, cancelAll, togglePause, retry, clear };
 }
 
 function summarize(list: UploadItem[], samples: { t: number; bytes: number }[]): UploadSummary {
@@ -171,7 +202,7 @@ function summarize(list: UploadItem[], samples: { t: number; bytes: number }[]):
     s.loaded += i.status === 'done' ? i.file.size : i.loaded;
     if (i.status === 'done') s.done++;
     if (i.status === 'error') s.failed++;
-    if (i.status === 'queued' || i.status === 'uploading') s.active++;
+    if (i.status === 'queued' || i.status === 'uploading' || i.status === 'paused') s.active++;
     moved += i.status === 'done' ? i.file.size : i.loaded;
   }
   // Speed: bytes moved over the last few seconds of samples.
