@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { nginxSkipReason, startNginx, type Nginx } from '../helpers/nginx.js';
@@ -144,6 +145,51 @@ describe('a cluster of two nodes behind nginx', { skip }, () => {
 
   test('both nodes are healthy for the balancer', async () => {
     for (const s of [a, b]) assert.deepEqual(await (await fetch(`${s.url}/api/health`)).json(), { status: 'ok' });
+  });
+
+  test('a resumable (tus) upload continues on another node when the node it was streaming to is killed', async (t) => {
+    const c = await startNode();
+    try {
+      const tokens = await adminLogin(c.url);
+      const auth = { ...bearer(tokens.access_token), 'tus-resumable': '1.0.0' };
+      const body = randomBytes(12 * 1024 * 1024 + 5);
+      const b64 = (v: string) => Buffer.from(v).toString('base64');
+      const created = await fetch(`${c.url}/tus/`, { method: 'POST', headers: { ...auth, 'upload-length': String(body.length), 'upload-metadata': `filename ${b64('across.bin')},folder ${b64('/admin/tus-cluster')}` } });
+      assert.equal(created.status, 201, await created.text());
+      const path = new URL(created.headers.get('location') as string, c.url).pathname;
+      const patch = (node: ServerProcess, offset: number, chunk: Buffer) =>
+        fetch(new URL(path, node.url), { method: 'PATCH', headers: { ...auth, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body: chunk });
+      const first = 5 * 1024 * 1024;
+      assert.equal((await patch(c, 0, body.subarray(0, first))).status, 204);
+      // The next chunk is on its way to C when C dies: 3 MiB sent, the rest never.
+      const cut = request(new URL(path, c.url), { method: 'PATCH', headers: { ...auth, 'upload-offset': String(first), 'content-type': 'application/offset+octet-stream', 'content-length': String(body.length - first) } });
+      cut.on('error', () => undefined);
+      cut.write(body.subarray(first, first + 3 * 1024 * 1024));
+      await new Promise((r) => setTimeout(r, 1000));
+      await c.stop('SIGKILL');
+      cut.destroy();
+      // Another node tells where to resume: at least what C acknowledged, at most what reached it.
+      const head = await fetch(new URL(path, b.url), { method: 'HEAD', headers: auth });
+      assert.equal(head.status, 200);
+      const offset = Number(head.headers.get('upload-offset'));
+      assert.ok(offset >= first && offset <= first + 3 * 1024 * 1024, `offset ${offset}`);
+      // The dead node's lease on the upload lapses within seconds; until then a writer gets 409, as tus clients expect.
+      let done: Response | undefined;
+      const t0 = Date.now();
+      while (Date.now() - t0 < 30_000) {
+        done = await patch(b, offset, body.subarray(offset));
+        if (done.status !== 409) break;
+        await done.arrayBuffer();
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      t.diagnostic(`resumed on the other node at ${offset} bytes after ${Date.now() - t0} ms`);
+      assert.equal(done?.status, 204, await done?.text());
+      assert.equal(done?.headers.get('file-cloud-path'), '/admin/tus-cluster/across.bin');
+      const got = await fetch(`${a.url}/storage/admin/tus-cluster/across.bin`, { headers: bearer(tokens.access_token) });
+      assert.equal(sha(Buffer.from(await got.arrayBuffer())), sha(body));
+    } finally {
+      await c.dispose();
+    }
   });
 
   test('SIGKILL of one node under load loses no acknowledged write, and the other keeps serving', async (t) => {
