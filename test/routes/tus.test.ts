@@ -174,7 +174,14 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await req('PATCH', path, { body: 'ab', headers: { 'content-type': 'application/offset+octet-stream' } })).status, 400, 'no Upload-Offset');
       assert.equal((await patch(path, 0, 'ab', { 'tus-resumable': '2.0.0' })).status, 412);
       const over = await patch(path, 0, 'abcdef');
-      assert.equal(over.status, 413, 'more bytes than Upload-Length');
+      assert.equal(over.status, 413, 'more bytes than Upload-Length (declared: refused before reading)');
+      const streamed = await fetch(`${t.url}${path}`, {
+        method: 'PATCH',
+        headers: { ...alice, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' },
+        body: new ReadableStream({ start: (c) => (c.enqueue(Buffer.from('abc')), c.enqueue(Buffer.from('def')), c.close()) }),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(streamed.status, 413, 'more bytes than Upload-Length (chunked: found while reading)');
       assert.equal(await offsetOf(path), 0, 'nothing of an oversized chunk is kept');
       assert.equal((await patch(path, 0, 'abcd', { 'upload-length': '5' })).status, 400, 'the length cannot change');
       assert.equal((await patch(path, 0, 'abcd')).status, 204);

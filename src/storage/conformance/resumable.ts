@@ -114,7 +114,11 @@ export function resumableTests(it: It): void {
     await r.create(id);
     await r.append(id, 0, bodyOf(Buffer.alloc(10_000, 2)), { maxBytes: 10_000 });
     assert.ok((await left(c)).length > 0);
+    const listed = (await r.list()).find((s) => s.id === id);
+    assert.ok(listed, 'list names the upload');
+    assert.ok(Math.abs(listed.modified - Date.now()) < 60_000, 'with the time it last changed');
     await r.remove(id);
+    assert.equal((await r.list()).find((s) => s.id === id), undefined);
     await r.remove(id);
     assert.deepEqual(await left(c), []);
     for (const bad of ['../x', 'a/b', '', 'ABC']) await rejectsCode(r.create(bad), 'invalid_path');

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StorageError, type Entry } from '../backend.js';
-import { checkUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkUploadId, isUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
 import { commitStaged, type Committed, type Dirs } from './write.js';
@@ -77,6 +77,16 @@ export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => voi
 
     async remove(id) {
       await rm(fileOf(id), { force: true });
+    },
+
+    async list() {
+      const out: { id: string; modified: number }[] = [];
+      for (const name of await readdir(dir).catch(() => [])) {
+        if (!isUploadId(name)) continue;
+        const s = await lstat(join(dir, name)).catch(() => undefined);
+        if (s) out.push({ id: name, modified: s.mtimeMs });
+      }
+      return out;
     },
   };
 }

@@ -3,9 +3,9 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, type Entry, type WriteOptions } from '../backend.js';
-import { checkUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkUploadId, isUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { s3Call } from './client.js';
-import { resumableArea, resumableSegmentKey, segmentOffset } from './keys.js';
+import { resumableArea, resumableRoot, resumableSegmentKey, segmentOffset } from './keys.js';
 import { deleteKeys, objectPages } from './objects.js';
 
 /**
@@ -139,5 +139,18 @@ export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, 
     },
 
     remove: removeAll,
+
+    async list() {
+      const root = resumableRoot(prefix);
+      const latest = new Map<string, number>();
+      for await (const page of objectPages(s3, bucket, root)) {
+        for (const o of page) {
+          const id = (o.Key ?? '').slice(root.length).split('/')[0] ?? '';
+          if (!isUploadId(id)) continue;
+          latest.set(id, Math.max(latest.get(id) ?? 0, o.LastModified?.getTime() ?? 0));
+        }
+      }
+      return [...latest].map(([id, modified]) => ({ id, modified }));
+    },
   };
 }
