@@ -98,6 +98,11 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
   let batch: Buffer[] = [];
   let batchBytes = 0;
   let received = 0;
+  // One fdatasync at a time runs in the background while more bytes arrive (as a PUT's do), so the
+  // disk's flush overlaps the network; the offset it covers is reported only once it returned.
+  let syncing: Promise<void> | undefined;
+  let syncError: unknown;
+  let syncedTo = offset;
   const flush = async () => {
     if (batchBytes === 0) return;
     const buffers = batch;
@@ -109,18 +114,36 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
     });
     written += n;
   };
-  const checkpoint = async () => {
-    await flush();
-    if (written === durable) return;
-    await handle.datasync().catch((e: unknown) => {
-      throw fromErrno(e, 'Syncing the upload staging failed');
-    });
-    durable = written;
-    await opts.onDurable?.(durable);
+  const syncInBackground = () => {
+    if (syncing || written === syncedTo) return;
+    // Every write up to `written` has completed, so this sync covers them.
+    const upto = written;
+    syncedTo = upto;
+    syncing = handle
+      .datasync()
+      .catch((e: unknown) => {
+        throw fromErrno(e, 'Syncing the upload staging failed');
+      })
+      .then(async () => {
+        durable = upto;
+        // The caller's own failure (its record of the offset) passes through unchanged.
+        await opts.onDurable?.(upto);
+      })
+      .catch((e: unknown) => {
+        syncError ??= e;
+      })
+      .finally(() => {
+        syncing = undefined;
+      });
+  };
+  const settle = async () => {
+    await syncing;
+    if (syncError !== undefined) throw syncError;
   };
   // Back to the last recorded offset: the whole chunk with a checksum (nothing of it was recorded),
   // else only what was not yet reported (too many bytes).
   const rollback = async () => {
+    await syncing;
     await handle.truncate(durable);
     await handle.datasync();
   };
@@ -148,18 +171,22 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
     batch.push(bytes);
     batchBytes += bytes.length;
     if (batchBytes >= WRITE_BATCH) await flush();
-    if (!hash && written - durable >= CHECKPOINT) await checkpoint();
+    if (syncError !== undefined) await settle();
+    if (!hash && written - syncedTo >= CHECKPOINT) syncInBackground();
   }
+  await settle();
   if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {
     await rollback();
     return { offset, outcome: cut ? 'cut' : 'checksum_mismatch' };
   }
   await flush();
-  if (hash) {
-    await handle.datasync();
+  if (written !== durable) {
+    await handle.datasync().catch((e: unknown) => {
+      throw fromErrno(e, 'Syncing the upload staging failed');
+    });
     durable = written;
-  } else {
-    await checkpoint();
+    // With a checksum the caller records the offset from the result, once the chunk is known good.
+    if (!hash) await opts.onDurable?.(durable);
   }
   return { offset: durable, outcome: cut ? 'cut' : 'complete' };
 }
