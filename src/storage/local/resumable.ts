@@ -12,10 +12,11 @@ import { commitStaged, type Committed, type Dirs } from './write.js';
 const WRITE_BATCH = 1024 * 1024;
 /**
  * Without a checksum, the offset is made durable (fdatasync, then reported
- * to the caller, which records it) every so many bytes, so a crash or cut
- * loses at most this much of a long PATCH; a cut body is synced whole.
+ * to the caller, which records it) every so many bytes, so a crash loses at
+ * most about this much of a long PATCH, and the sync that ends a PATCH has
+ * little left to flush; a cut body is synced whole.
  */
-const CHECKPOINT = 16 * 1024 * 1024;
+const CHECKPOINT = 4 * 1024 * 1024;
 
 /**
  * Resumable staging on local disk: one file per upload, `data/tmp/tus/<id>`,
@@ -103,16 +104,37 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
   let syncing: Promise<void> | undefined;
   let syncError: unknown;
   let syncedTo = offset;
-  const flush = async () => {
+  // One positioned writev in flight while the next batch is read from the network; `written`
+  // counts the bytes whose write completed (what a sync may cover).
+  let writing: Promise<void> | undefined;
+  let writeError: unknown;
+  let queued = offset;
+  const write = async () => {
+    await writing;
+    if (writeError !== undefined) throw writeError;
     if (batchBytes === 0) return;
     const buffers = batch;
+    const at = queued;
     const n = batchBytes;
+    queued += n;
     batch = [];
     batchBytes = 0;
-    await handle.writev(buffers, written).catch((e: unknown) => {
-      throw fromErrno(e, 'Writing the upload staging failed');
-    });
-    written += n;
+    // Settles without rejecting (the error is kept for the next write or flush): nothing waits on it meanwhile.
+    writing = handle.writev(buffers, at).then(
+      (r) => {
+        if (r.bytesWritten !== n) writeError ??= new StorageError('failed', `Only ${r.bytesWritten} of ${n} bytes were written to the upload staging.`);
+        else written = at + n;
+      },
+      (e: unknown) => {
+        writeError ??= fromErrno(e, 'Writing the upload staging failed');
+      },
+    );
+  };
+  /** Every byte received so far written (not yet synced). */
+  const flush = async () => {
+    await write();
+    await writing;
+    if (writeError !== undefined) throw writeError;
   };
   const syncInBackground = () => {
     if (syncing || written === syncedTo) return;
@@ -143,6 +165,7 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
   // Back to the last recorded offset: the whole chunk with a checksum (nothing of it was recorded),
   // else only what was not yet reported (too many bytes).
   const rollback = async () => {
+    await writing;
     await syncing;
     await handle.truncate(durable);
     await handle.datasync();
@@ -170,10 +193,11 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
     hash?.update(bytes);
     batch.push(bytes);
     batchBytes += bytes.length;
-    if (batchBytes >= WRITE_BATCH) await flush();
+    if (batchBytes >= WRITE_BATCH) await write();
     if (syncError !== undefined) await settle();
     if (!hash && written - syncedTo >= CHECKPOINT) syncInBackground();
   }
+  await flush();
   await settle();
   if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {
     await rollback();
