@@ -7,9 +7,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { startApp, s3Credentials, type TestApp } from '../helpers/app.js';
+import { BACKENDS, startApp, s3Credentials, type TestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
-import { skipReason } from '../helpers/services.js';
 import { createS3Client } from '../../src/storage/s3/client.js';
 
 const TUS = { 'tus-resumable': '1.0.0' };
@@ -29,7 +28,7 @@ async function stagingLeft(t: TestApp): Promise<string[]> {
   }
 }
 
-for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
+for (const [storage, skip] of BACKENDS) {
   describe(`tus expiry on ${storage}`, { skip }, () => {
     let t: TestApp;
     let auth: Record<string, string>;
