@@ -137,10 +137,16 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
     async get(principal: Principal | null, id: string): Promise<TusUpload> {
       const u = await owned(principal, id);
       if (u.finalPath === undefined && u.length !== undefined && u.offset === u.length) {
-        return exclusively(id, async () => {
+        // A writer holding the upload is committing it right now (a large file on S3 takes a while):
+        // tell the state as it is rather than 409, the client learns the path from that writer or a later HEAD.
+        const lease = await tryHold(coordination, `tus:${id}`, LEASE_TTL_MS);
+        if (!lease) return u;
+        try {
           const fresh = await owned(principal, id);
-          return fresh.finalPath === undefined ? finish(fresh) : fresh;
-        });
+          return fresh.finalPath === undefined ? await finish(fresh) : fresh;
+        } finally {
+          await lease.release();
+        }
       }
       return u;
     },

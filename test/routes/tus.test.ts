@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
 
@@ -301,6 +302,22 @@ for (const [storage, skip] of BACKENDS) {
       const r = await first;
       assert.equal(r.status, 204, await r.text());
       assert.equal(await t.fs.text('race.bin'), 'AAAABBBB');
+    });
+
+    test('an upload whose last byte was recorded but whose file was not committed (a crash in between) is committed by the next HEAD', async () => {
+      const path = await create({ filename: 'recovered.txt', folder: '/alice/rec' }, 4);
+      const id = path.split('/').pop() as string;
+      // What a PATCH that died right after recording its last offset leaves: staged bytes, offset = length.
+      await t.backend.resumable.append(id, 0, Readable.from([Buffer.from('data')]), { maxBytes: 4 });
+      assert.equal(await t.store.tusUploads.advance(id, 0, 4, Date.now() + 60_000), true);
+      assert.equal(await t.fs.kind('rec/recovered.txt'), undefined);
+      const h = await req('HEAD', path);
+      assert.equal(h.status, 200);
+      assert.equal(h.headers.get('upload-offset'), '4');
+      assert.equal(h.headers.get('file-cloud-path'), '/alice/rec/recovered.txt');
+      assert.equal(await t.fs.text('rec/recovered.txt'), 'data');
+      assert.equal((await req('HEAD', path)).headers.get('file-cloud-path'), '/alice/rec/recovered.txt', 'committed once');
+      assert.deepEqual(await t.fs.names('rec'), ['recovered.txt']);
     });
 
     test('every answer carries Tus-Resumable, errors a JSON body', async () => {
