@@ -11,10 +11,12 @@ import { deleteKeys, objectPages } from './objects.js';
 /**
  * Bytes per staging segment. A PATCH is stored as it arrives, one segment
  * object per this many bytes (and one for what is left when the body ends
- * or is cut), so memory per upload stays at one segment and a cut keeps
+ * or is cut), so memory per upload stays at a few segments and a cut keeps
  * exactly what arrived.
  */
 const SEGMENT = 8 * 1024 * 1024;
+/** Segments uploading at once: memory per PATCH stays at (PARALLEL + 1) × SEGMENT. */
+const PARALLEL = 2;
 
 /**
  * Resumable staging on S3: plain objects under the reserved key area
@@ -64,23 +66,53 @@ export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, 
       const hash = opts.sha1 ? createHash('sha1') : undefined;
       const written: string[] = [];
       let durable = offset;
+      let queued = offset;
       let parts: Buffer[] = [];
       let partBytes = 0;
       let received = 0;
-      const flush = async () => {
+      // Up to PARALLEL segments upload at once; the offset moves (and is reported) only over the
+      // segments stored without a gap before them, in order.
+      const inFlight: { end: number; stored: boolean; done: Promise<void> }[] = [];
+      let putError: unknown;
+      const advance = async () => {
+        while (inFlight[0]?.stored) {
+          durable = (inFlight.shift() as { end: number }).end;
+          if (!hash) await opts.onDurable?.(durable);
+        }
+        if (putError !== undefined) throw putError;
+      };
+      const send = async () => {
         if (partBytes === 0) return;
         const data = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, partBytes);
         parts = [];
         partBytes = 0;
-        const key = resumableSegmentKey(p, durable);
-        await put(key, data);
+        const key = resumableSegmentKey(p, queued);
+        queued += data.length;
         written.push(key);
-        durable += data.length;
-        if (!hash) await opts.onDurable?.(durable);
+        const entry = { end: queued, stored: false, done: Promise.resolve() };
+        // Settles without rejecting (the error is kept): nothing may be left rejected and unwatched.
+        entry.done = put(key, data).then(
+          () => void (entry.stored = true),
+          (e: unknown) => void (putError ??= e),
+        );
+        inFlight.push(entry);
+        while (inFlight.length >= PARALLEL) {
+          await inFlight[0]?.done;
+          await advance();
+        }
+      };
+      /** Sends what is buffered and waits until every segment is stored. */
+      const flush = async () => {
+        await send();
+        await Promise.all(inFlight.map((e) => e.done));
+        await advance();
       };
       // Drops the chunk's segments: only with a checksum, where none of them was recorded (without one,
       // each stored segment is recorded at once and only the unsent rest is dropped).
-      const rollback = () => (hash ? deleteKeys(s3, bucket, written) : Promise.resolve());
+      const rollback = async () => {
+        await Promise.all(inFlight.map((e) => e.done));
+        if (hash) await deleteKeys(s3, bucket, written);
+      };
 
       let cut = false;
       // Only the body's own failure (the client went away) is a cut; errors of ours propagate.
@@ -104,13 +136,14 @@ export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, 
         hash?.update(bytes);
         parts.push(bytes);
         partBytes += bytes.length;
-        if (partBytes >= SEGMENT) await flush();
+        if (partBytes >= SEGMENT) await send();
       }
       if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {
         await rollback();
         return { offset, outcome: cut ? 'cut' : 'checksum_mismatch' };
       }
       await flush();
+      if (hash && durable !== offset + received) throw new StorageError('failed', 'The upload staging lost a segment.');
       return { offset: durable, outcome: cut ? 'cut' : 'complete' };
     },
 
