@@ -110,7 +110,7 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
       if (problem) throw new AppError('invalid_name', `The file name "${filename.slice(0, 100)}" is not allowed: ${problem}.`);
       const folder = folderOf(principal, req.metadata.get('folder'));
       // Fail now rather than after the last byte when a file blocks the folder.
-      const there = await storageCall(() => backend.stat(folder)).catch(() => undefined);
+      const there = await storageCall(() => backend.stat(folder));
       if (there?.isFile) throw new AppError('not_a_directory', 'A file is in the way where the upload\'s folder is needed.');
       const now = clock.now();
       const u: TusUpload = {
@@ -176,23 +176,18 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         const room = u.length !== undefined ? u.length - u.offset : maxBytes !== undefined ? maxBytes - u.offset : Number.MAX_SAFE_INTEGER;
         if (req.declaredBytes !== undefined && req.declaredBytes > room) throw new AppError('too_large', `The chunk is larger than the ${room} bytes left of the upload.`);
         let at = u.offset;
-        const result = await storageCall(() =>
-          staging.append(id, u.offset, body, {
-            maxBytes: room,
-            sha1: req.sha1,
-            onDurable: async (offset) => {
-              // Compare-and-set: under the lease nobody else moves it, so a failure means the upload is gone.
-              if (!(await store.tusUploads.advance(id, at, offset, expiry()))) throw notFound();
-              at = offset;
-            },
-          }),
-        );
+        let expiresAt = u.expiresAt;
+        // Compare-and-set: under the lease nobody else moves it, so a failure means the upload is gone.
+        const record = async (offset: number) => {
+          const until = expiry();
+          if (!(await store.tusUploads.advance(id, at, offset, until))) throw notFound();
+          at = offset;
+          expiresAt = until;
+        };
+        const result = await storageCall(() => staging.append(id, u.offset, body, { maxBytes: room, sha1: req.sha1, onDurable: record }));
         if (result.outcome === 'checksum_mismatch') throw new AppError('checksum_mismatch', 'The chunk does not match its Upload-Checksum; it was discarded, send it again.');
-        if (result.offset !== at) {
-          if (!(await store.tusUploads.advance(id, at, result.offset, expiry()))) throw notFound();
-          at = result.offset;
-        }
-        u = { ...u, offset: at, expiresAt: expiry() };
+        if (result.offset !== at) await record(result.offset);
+        u = { ...u, offset: at, expiresAt };
         if (result.outcome === 'complete' && u.length !== undefined && u.offset === u.length) return finish(u);
         return u;
       });
