@@ -56,6 +56,23 @@ export function resumableTests(it: It): void {
     assert.ok((await readAll((await c.b.read(keyOf('cut.bin'))).stream)).equals(Buffer.concat([data, Buffer.from('end')])));
   });
 
+  it('resumable: chunks of mixed sizes (above and below S3\'s 5 MiB part minimum) commit whole and in order', async (c) => {
+    const r = c.b.resumable;
+    const id = randomUUID();
+    await r.create(id);
+    const MiB = 1024 * 1024;
+    const data = Buffer.alloc(17 * MiB + 5);
+    for (let i = 0; i + 4 <= data.length; i += 4) data.writeUInt32LE(i, i);
+    let at = 0;
+    for (const n of [9 * MiB, 2 * MiB, 1, 6 * MiB + 4]) {
+      assert.equal((await r.append(id, at, bodyOf(data.subarray(at, at + n)), { maxBytes: n })).offset, at + n);
+      at += n;
+    }
+    await r.commit(id, data.length, keyOf('mixed.bin'), { ifExists: 'rename' });
+    assert.ok((await readAll((await c.b.read(keyOf('mixed.bin'))).stream)).equals(data));
+    assert.deepEqual(await left(c), []);
+  });
+
   it('resumable: a checksum mismatch discards the chunk, a match keeps it', async (c) => {
     const r = c.b.resumable;
     const id = randomUUID();

@@ -7,6 +7,8 @@ import { checkUploadId, isUploadId, type AppendResult, type ResumableStaging } f
 import { s3Call } from './client.js';
 import { resumableArea, resumableRoot, resumableSegmentKey, segmentOffset } from './keys.js';
 import { deleteKeys, objectPages } from './objects.js';
+import { copySegments, receive, type Received } from './upload.js';
+import type { Coordination } from '../coordination.js';
 
 /**
  * Bytes per staging segment. A PATCH is stored as it arrives, one segment
@@ -29,7 +31,13 @@ const PARALLEL = 2;
  * commit follows the chain from offset 0 (each segment starts where the one
  * before ended), and a later append at a recorded offset overwrites the key.
  */
-export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, write: (key: StorageKey, body: Readable, opts: WriteOptions) => Promise<Entry>): ResumableStaging {
+/** A write whose bytes `produce` brings to the claimed object key (the S3 backend's claim, commit and events). */
+export type CommitFrom = (key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>) => Promise<Entry>;
+
+/** Beyond this many segments (S3 allows 10,000 parts) the file is assembled by streaming instead. */
+const MAX_COPY_PARTS = 9_000;
+
+export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string, prefix: string, commitFrom: CommitFrom): ResumableStaging {
   const area = (id: string) => {
     checkUploadId(id);
     return resumableArea(prefix, id);
@@ -150,22 +158,26 @@ export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, 
     async commit(id, size, key, opts) {
       const all = await segments(id);
       // The chain from 0: leftovers of crashed appends (not on the chain) are skipped.
-      const chain: string[] = [];
+      const chain: { key: string; size: number }[] = [];
       for (let pos = 0; pos < size; ) {
         const s = all.get(pos);
         if (!s || s.size === 0) throw new StorageError('failed', `The staged upload is missing its bytes from offset ${pos}.`);
-        chain.push(s.key);
+        chain.push(s);
         pos += s.size;
         if (pos > size) throw new StorageError('failed', 'The staged upload holds more bytes than its length.');
       }
       const read = async function* () {
-        for (const k of chain) {
-          const r = await s3Call('Reading an upload segment', () => s3.send(new GetObjectCommand({ Bucket: bucket, Key: k })));
+        for (const s of chain) {
+          const r = await s3Call('Reading an upload segment', () => s3.send(new GetObjectCommand({ Bucket: bucket, Key: s.key })));
           yield* r.Body as Readable;
         }
       };
-      // Through the backend's own write: the same multipart upload, collision names and events as a PUT.
-      const entry = await write(key, Readable.from(read()), { ifExists: opts.ifExists, sizeHint: size, maxBytes: size });
+      const writeOpts = { ifExists: opts.ifExists, sizeHint: size, maxBytes: size };
+      // The backend's own claim and commit: the same collision names, atomic appearance and events as a PUT.
+      // The bytes are copied inside the store (UploadPartCopy); only a gigantic upload streams through File Cloud.
+      const entry = await commitFrom(key, writeOpts, (objKey, contentType) =>
+        chain.length <= MAX_COPY_PARTS ? copySegments(s3, c, bucket, objKey, contentType, chain) : receive(s3, c, bucket, objKey, contentType, Readable.from(read()), writeOpts),
+      );
       if (entry.size !== size) throw new StorageError('failed', `The stored file holds ${entry.size} bytes, not ${size}.`);
       await removeAll(id).catch(() => undefined);
       return entry;
