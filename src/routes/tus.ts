@@ -73,7 +73,7 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
   /** The headers every answer about an upload carries. */
   const describe = (reply: FastifyReply, u: TusUpload) => {
     reply.header('upload-offset', String(u.offset)).header('upload-expires', new Date(u.expiresAt).toUTCString()).header('cache-control', 'no-store');
-    if (u.finalPath !== undefined) reply.header('file-cloud-path', encodeFinalPath(u.finalPath));
+    if (u.finalPath) reply.header('file-cloud-path', encodeFinalPath(u.finalPath));
   };
 
   const chunkType = (request: FastifyRequest): string => (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';

@@ -83,7 +83,8 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
     const folder = folderKey(u);
     await storageCall(() => backend.mkdir(folder, { parents: true, existOk: true }), { already_exists: 'A file is in the way where the upload\'s folder is needed.' });
     const entry = await storageCall(() => staging.commit(u.id, length, keyChild(folder, u.filename), { ifExists: u.overwrite ? 'replace' : 'rename' }));
-    const finalPath = finalPathOf(keyChild(folder, entry.name));
+    // undefined: an earlier commit made the file and died before recording it; '' marks it finished, path unknown.
+    const finalPath = entry ? finalPathOf(keyChild(folder, entry.name)) : '';
     await store.tusUploads.finish(u.id, finalPath);
     return { ...u, finalPath };
   }

@@ -29,9 +29,12 @@ export interface ResumableStaging {
   /**
    * Makes the first `size` staged bytes the file at key (`replace`, or
    * `rename` for a collision name, exactly like a PUT) and removes the
-   * staging. Parents must exist. Returns the entry written.
+   * staging. Parents must exist. Returns the entry written, or undefined
+   * when the staging shows that an earlier commit already made the file
+   * (its process died before the caller recorded it): it is not made twice,
+   * and where it went is not known here.
    */
-  commit(id: string, size: number, key: StorageKey, opts: { ifExists: 'replace' | 'rename' }): Promise<Entry>;
+  commit(id: string, size: number, key: StorageKey, opts: { ifExists: 'replace' | 'rename' }): Promise<Entry | undefined>;
 
   /** Removes the staging of an upload (terminated or expired); nothing there is fine. */
   remove(id: string): Promise<void>;

@@ -320,6 +320,21 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(await t.fs.names('rec'), ['recovered.txt']);
     });
 
+    test('an upload whose file was committed but not recorded (a crash in between) answers complete and is not stored twice', async () => {
+      const path = await create({ filename: 'lost.txt', folder: '/alice/lost' }, 4);
+      const id = path.split('/').pop() as string;
+      await t.backend.resumable.append(id, 0, Readable.from([Buffer.from('data')]), { maxBytes: 4 });
+      assert.equal(await t.store.tusUploads.advance(id, 0, 4, Date.now() + 60_000), true);
+      // The commit that then died before the upload was marked finished.
+      assert.ok(await t.backend.resumable.commit(id, 4, { user: 'alice', segments: ['lost', 'lost.txt'] }, { ifExists: 'rename' }));
+      const h = await req('HEAD', path);
+      assert.equal(h.status, 200);
+      assert.equal(h.headers.get('upload-offset'), '4');
+      assert.equal(h.headers.get('file-cloud-path'), null, 'where it went is not known');
+      assert.equal((await patch(path, 4, '')).status, 204, 'a PATCH at the end is answered too');
+      assert.deepEqual(await t.fs.names('lost'), ['lost.txt'], 'stored once');
+    });
+
     test('every answer carries Tus-Resumable, errors a JSON body', async () => {
       const r = await req('POST', '/tus/', { headers: { 'upload-metadata': meta({ filename: 'a' }) } });
       assert.equal(r.headers.get('tus-resumable'), '1.0.0');

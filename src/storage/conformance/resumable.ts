@@ -38,8 +38,8 @@ export function resumableTests(it: It): void {
     assert.deepEqual(await names(b, ''), [], 'staging is not in the tree');
     assert.deepEqual(await r.append(id, 6, bodyOf('world'), { maxBytes: 5 }), { offset: 11, outcome: 'complete' });
     const entry = await r.commit(id, 11, keyOf('docs/hello.txt'), { ifExists: 'rename' });
-    assert.equal(entry.name, 'hello.txt');
-    assert.equal(entry.size, 11);
+    assert.equal(entry?.name, 'hello.txt');
+    assert.equal(entry?.size, 11);
     assert.equal(await text(b, 'docs/hello.txt'), 'hello world');
     assert.deepEqual(await left(c), [], 'commit removed the staging');
   });
@@ -115,14 +115,26 @@ export function resumableTests(it: It): void {
     const one = randomUUID();
     await b.resumable.create(one);
     await b.resumable.append(one, 0, bodyOf('new'), { maxBytes: 3 });
-    assert.equal((await b.resumable.commit(one, 3, keyOf('taken.txt'), { ifExists: 'rename' })).name, 'taken (1).txt');
+    assert.equal((await b.resumable.commit(one, 3, keyOf('taken.txt'), { ifExists: 'rename' }))?.name, 'taken (1).txt');
     assert.equal(await text(b, 'taken.txt'), 'old');
     assert.equal(await text(b, 'taken (1).txt'), 'new');
     const two = randomUUID();
     await b.resumable.create(two);
     await b.resumable.append(two, 0, bodyOf('newer'), { maxBytes: 5 });
-    assert.equal((await b.resumable.commit(two, 5, keyOf('taken.txt'), { ifExists: 'replace' })).name, 'taken.txt');
+    assert.equal((await b.resumable.commit(two, 5, keyOf('taken.txt'), { ifExists: 'replace' }))?.name, 'taken.txt');
     assert.equal(await text(b, 'taken.txt'), 'newer');
+  });
+
+  it('resumable: a second commit of the same upload (its first one died before being recorded) makes no second file', async (c) => {
+    const { b } = c;
+    for (const ifExists of ['rename', 'replace'] as const) {
+      const id = randomUUID();
+      await b.resumable.create(id);
+      await b.resumable.append(id, 0, bodyOf('once'), { maxBytes: 4 });
+      assert.ok(await b.resumable.commit(id, 4, keyOf(`${ifExists}/once.txt`), { ifExists }));
+      assert.equal(await b.resumable.commit(id, 4, keyOf(`${ifExists}/once.txt`), { ifExists }), undefined, ifExists);
+      assert.deepEqual(await names(b, ifExists), ['once.txt'], ifExists);
+    }
   });
 
   it('resumable: remove drops the staged bytes; ids that are not upload ids are refused', async (c) => {

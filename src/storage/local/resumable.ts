@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StorageError, type Entry } from '../backend.js';
 import { checkUploadId, isUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
-import { fromErrno } from './errno.js';
+import { errnoOf, fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
 import { commitStaged, type Committed, type Dirs } from './write.js';
 
@@ -60,14 +60,25 @@ export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => voi
 
     async commit(id, size, key, opts) {
       const file = fileOf(id);
-      const handle = await open(file, 'r').catch((e: unknown) => {
+      let handle: FileHandle;
+      try {
+        handle = await open(file, 'r');
+      } catch (e) {
+        // Only a commit removes the staging of an upload that still exists: renamed into place
+        // (replace), or linked and then unlinked (rename).
+        if (errnoOf(e) === 'ENOENT') return undefined;
         throw fromErrno(e, 'Opening the upload staging failed');
-      });
+      }
       let stats;
       try {
         stats = await handle.stat({ bigint: true });
       } finally {
         await handle.close();
+      }
+      if (stats.nlink > 1n) {
+        // Linked into the user's folder by a commit whose process died before removing this name.
+        await rm(file, { force: true });
+        return undefined;
       }
       if (Number(stats.size) !== size) throw new StorageError('failed', `The staged upload holds ${stats.size} bytes, not ${size}.`);
       const entry: Entry = await commitStaged(dirs, key, file, stats, opts.ifExists, onCommit);

@@ -157,6 +157,8 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
 
     async commit(id, size, key, opts) {
       const all = await segments(id);
+      // Only a commit removes the segments of an upload that still exists (after storing the file).
+      if (size > 0 && all.size === 0) return undefined;
       // The chain from 0: leftovers of crashed appends (not on the chain) are skipped.
       const chain: { key: string; size: number }[] = [];
       for (let pos = 0; pos < size; ) {
