@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [-- options]`: File Cloud side by side with nginx,
  * then File Cloud with `--workers 1` beside `--workers auto`, then its
- * WebDAV door beside its HTTP API, then tus uploads beside one raw PUT (and with
+ * WebDAV door beside its HTTP API (and with
  * `--storage s3`, File Cloud on S3 side by side with the AWS SDK; with
  * `--nodes N`, N nodes on S3 + PostgreSQL + Redis behind nginx beside 1).
  *
@@ -74,8 +74,8 @@ async function main(): Promise<number> {
       dav = { rows: d.rows, table: table(d.rows, 'HTTP API', 'WebDAV'), refKey: 'api', subjectKey: 'webdav', details: {} };
     }
     if (wants(o, 'tus')) {
-      const t = await tusScenario(o, tmp, dataDir, data, log);
-      tus = { rows: t.rows, table: table(t.rows, 'raw PUT', 'tus'), refKey: 'put', subjectKey: 'tus', details: {} };
+      const u = await tusScenario(o, tmp, dataDir, data, log);
+      tus = { rows: u.rows, table: table(u.rows, 'raw PUT', 'tus'), refKey: 'rawPut', subjectKey: 'tus', details: {} };
     }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
@@ -94,7 +94,7 @@ async function main(): Promise<number> {
   if (rows.length > 0) console.log(`\n${text}\n`);
   if (workers) console.log(`${rows.length > 0 ? '' : '\n'}Workers (local disk, one data dir):\n${workers.table}\n`);
   if (dav) console.log(`${rows.length > 0 || workers ? '' : '\n'}WebDAV beside the HTTP API (local disk, one server):\n${dav.table}\n`);
-  if (tus) console.log(`${rows.length > 0 || workers || dav ? '' : '\n'}Resumable uploads (tus) beside one raw PUT (local disk, one server):\n${tus.table}\n`);
+  if (tus) console.log(`${rows.length > 0 || workers || dav ? '' : '\n'}tus resumable uploads beside one raw PUT (local disk, one server):\n${tus.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
   const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, nodes });

@@ -28,7 +28,7 @@ export const S3_METRICS = ['s3get', 's3put', 's3get4k', 's3listing'] as const;
 export const WORKER_METRICS = ['workers'] as const;
 /** File Cloud's WebDAV door beside its HTTP API on the local disk (part of every run; 1 repetition with --quick). */
 export const DAV_METRICS = ['dav'] as const;
-/** Resumable (tus) uploads beside one raw PUT on the local disk (part of every run; 1 repetition with --quick). */
+/** tus resumable uploads beside File Cloud's raw PUT on the local disk (part of every run; 1 repetition with --quick). */
 export const TUS_METRICS = ['tus'] as const;
 /** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
 export const NODE_METRICS = ['nodes'] as const;
@@ -42,7 +42,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
   --only L    run only these metric groups (comma-separated; with --storage s3 also ${S3_METRICS.join(',')};
               with --nodes also nodes). workers: File Cloud --workers 1 beside --workers auto (1 repetition with --quick);
               dav: WebDAV GET, PUT and PROPFIND beside the HTTP API's GET, PUT and JSON listing;
-              tus: a big file through /tus/ in 8 and 64 MiB chunks beside one raw PUT
+              tus: the big file over tus in 8 MiB and 64 MiB chunks beside one raw PUT, with RSS growth
   --profile   run File Cloud with --cpu-prof; profiles go to bench/results/profiles/
   --keep      keep the temporary data dir and dataset
   --dir DIR   where to create the temporary dir (default: the OS temp dir)

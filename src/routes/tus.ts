@@ -22,6 +22,12 @@ const value = <T>(p: Parsed<T>): T => {
 
 const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
+/** The body's Content-Length when it is a plain byte count (not chunked). */
+const declared = (request: FastifyRequest): number | undefined => {
+  const n = Number(request.headers['content-length']);
+  return request.headers['transfer-encoding'] === undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+};
+
 /** `/<user>/<path>` with each segment percent-encoded: header values must be ASCII, names are Unicode. */
 export const encodeFinalPath = (path: string): string => path.split('/').map(encodeURIComponent).join('/');
 
@@ -67,7 +73,7 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
   /** The headers every answer about an upload carries. */
   const describe = (reply: FastifyReply, u: TusUpload) => {
     reply.header('upload-offset', String(u.offset)).header('upload-expires', new Date(u.expiresAt).toUTCString()).header('cache-control', 'no-store');
-    if (u.finalPath !== undefined) reply.header('file-cloud-path', encodeFinalPath(u.finalPath));
+    if (u.finalPath) reply.header('file-cloud-path', encodeFinalPath(u.finalPath));
   };
 
   const chunkType = (request: FastifyRequest): string => (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
@@ -86,7 +92,7 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
     const sha1 = withData ? value(parseUploadChecksum(h['upload-checksum'] as string | undefined))?.digest : undefined;
     let u = await tus.create(principal(request), { length, rawMetadata, metadata, overwrite });
     reply.header('location', `${basePath}/tus/${u.id}`);
-    if (withData) u = await tus.append(principal(request), u.id, request.raw, { offset: 0, sha1 });
+    if (withData) u = await tus.append(principal(request), u.id, request.raw, { offset: 0, sha1, declaredBytes: declared(request) });
     describe(reply, u);
     return reply.code(201).send();
   };
@@ -106,7 +112,7 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
     const offset = value(parseByteCount(h['upload-offset'] as string | undefined, 'Upload-Offset'));
     const length = h['upload-length'] === undefined ? undefined : value(parseByteCount(h['upload-length'] as string, 'Upload-Length'));
     const sha1 = value(parseUploadChecksum(h['upload-checksum'] as string | undefined))?.digest;
-    const u = await tus.append(request.principal, uploadId(request), request.raw, { offset, length, sha1 });
+    const u = await tus.append(request.principal, uploadId(request), request.raw, { offset, length, sha1, declaredBytes: declared(request) });
     describe(reply, u);
     return reply.code(204).send();
   };

@@ -34,6 +34,8 @@ export type ChunkRequest = {
   /** Upload-Length sent with a PATCH to settle a deferred length. */
   readonly length?: number;
   readonly sha1?: Buffer;
+  /** Content-Length of the chunk when the client declared it: too many bytes are refused before any is read. */
+  readonly declaredBytes?: number;
 };
 
 /**
@@ -81,7 +83,8 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
     const folder = folderKey(u);
     await storageCall(() => backend.mkdir(folder, { parents: true, existOk: true }), { already_exists: 'A file is in the way where the upload\'s folder is needed.' });
     const entry = await storageCall(() => staging.commit(u.id, length, keyChild(folder, u.filename), { ifExists: u.overwrite ? 'replace' : 'rename' }));
-    const finalPath = finalPathOf(keyChild(folder, entry.name));
+    // undefined: an earlier commit made the file and died before recording it; '' marks it finished, path unknown.
+    const finalPath = entry ? finalPathOf(keyChild(folder, entry.name)) : '';
     await store.tusUploads.finish(u.id, finalPath);
     return { ...u, finalPath };
   }
@@ -108,7 +111,7 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
       if (problem) throw new AppError('invalid_name', `The file name "${filename.slice(0, 100)}" is not allowed: ${problem}.`);
       const folder = folderOf(principal, req.metadata.get('folder'));
       // Fail now rather than after the last byte when a file blocks the folder.
-      const there = await storageCall(() => backend.stat(folder)).catch(() => undefined);
+      const there = await storageCall(() => backend.stat(folder));
       if (there?.isFile) throw new AppError('not_a_directory', 'A file is in the way where the upload\'s folder is needed.');
       const now = clock.now();
       const u: TusUpload = {
@@ -135,10 +138,16 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
     async get(principal: Principal | null, id: string): Promise<TusUpload> {
       const u = await owned(principal, id);
       if (u.finalPath === undefined && u.length !== undefined && u.offset === u.length) {
-        return exclusively(id, async () => {
+        // A writer holding the upload is committing it right now (a large file on S3 takes a while):
+        // tell the state as it is rather than 409, the client learns the path from that writer or a later HEAD.
+        const lease = await tryHold(coordination, `tus:${id}`, LEASE_TTL_MS);
+        if (!lease) return u;
+        try {
           const fresh = await owned(principal, id);
-          return fresh.finalPath === undefined ? finish(fresh) : fresh;
-        });
+          return fresh.finalPath === undefined ? await finish(fresh) : fresh;
+        } finally {
+          await lease.release();
+        }
       }
       return u;
     },
@@ -166,24 +175,20 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         }
         if (u.finalPath !== undefined) return u;
         const room = u.length !== undefined ? u.length - u.offset : maxBytes !== undefined ? maxBytes - u.offset : Number.MAX_SAFE_INTEGER;
+        if (req.declaredBytes !== undefined && req.declaredBytes > room) throw new AppError('too_large', `The chunk is larger than the ${room} bytes left of the upload.`);
         let at = u.offset;
-        const result = await storageCall(() =>
-          staging.append(id, u.offset, body, {
-            maxBytes: room,
-            sha1: req.sha1,
-            onDurable: async (offset) => {
-              // Compare-and-set: under the lease nobody else moves it, so a failure means the upload is gone.
-              if (!(await store.tusUploads.advance(id, at, offset, expiry()))) throw notFound();
-              at = offset;
-            },
-          }),
-        );
+        let expiresAt = u.expiresAt;
+        // Compare-and-set: under the lease nobody else moves it, so a failure means the upload is gone.
+        const record = async (offset: number) => {
+          const until = expiry();
+          if (!(await store.tusUploads.advance(id, at, offset, until))) throw notFound();
+          at = offset;
+          expiresAt = until;
+        };
+        const result = await storageCall(() => staging.append(id, u.offset, body, { maxBytes: room, sha1: req.sha1, onDurable: record }));
         if (result.outcome === 'checksum_mismatch') throw new AppError('checksum_mismatch', 'The chunk does not match its Upload-Checksum; it was discarded, send it again.');
-        if (result.offset !== at) {
-          if (!(await store.tusUploads.advance(id, at, result.offset, expiry()))) throw notFound();
-          at = result.offset;
-        }
-        u = { ...u, offset: at, expiresAt: expiry() };
+        if (result.offset !== at) await record(result.offset);
+        u = { ...u, offset: at, expiresAt };
         if (result.outcome === 'complete' && u.length !== undefined && u.offset === u.length) return finish(u);
         return u;
       });
@@ -212,6 +217,13 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         } finally {
           await lease.release();
         }
+      }
+      // Staging without an upload record (a crash between the two): unreachable, so removed once it is old.
+      const before = clock.now() - deps.expirySeconds * 1000;
+      for (const s of await staging.list()) {
+        if (s.modified >= before || (await store.tusUploads.get(s.id))) continue;
+        await staging.remove(s.id);
+        removed++;
       }
       return removed;
     },

@@ -29,13 +29,28 @@ export interface ResumableStaging {
   /**
    * Makes the first `size` staged bytes the file at key (`replace`, or
    * `rename` for a collision name, exactly like a PUT) and removes the
-   * staging. Parents must exist. Returns the entry written.
+   * staging. Parents must exist. Returns the entry written, or undefined
+   * when the staging shows that an earlier commit already made the file
+   * (its process died before the caller recorded it): it is not made twice,
+   * and where it went is not known here.
    */
-  commit(id: string, size: number, key: StorageKey, opts: { ifExists: 'replace' | 'rename' }): Promise<Entry>;
+  commit(id: string, size: number, key: StorageKey, opts: { ifExists: 'replace' | 'rename' }): Promise<Entry | undefined>;
 
   /** Removes the staging of an upload (terminated or expired); nothing there is fine. */
   remove(id: string): Promise<void>;
+
+  /**
+   * Every upload id that has staging, with when it last changed (epoch ms):
+   * the sweep removes staging whose upload record is gone (a crash between
+   * creating the staging and recording the upload, or between the reverse).
+   */
+  list(): Promise<{ readonly id: string; readonly modified: number }[]>;
 }
+
+const UPLOAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** True for the ids this server makes (lower-case UUIDs). */
+export const isUploadId = (id: string): boolean => UPLOAD_ID.test(id);
 
 export type AppendOptions = {
   readonly maxBytes: number;
@@ -54,5 +69,5 @@ export type AppendResult = { readonly offset: number; readonly outcome: 'complet
 
 /** Upload ids are our own UUIDs; anything else never reaches a file system path or an object key. */
 export function checkUploadId(id: string): void {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw new StorageError('invalid_path', 'Not an upload id.');
+  if (!isUploadId(id)) throw new StorageError('invalid_path', 'Not an upload id.');
 }

@@ -164,7 +164,8 @@ export interface DavPropertyRepo {
  * A resumable (tus) upload. `folder` is the target folder's path in the
  * owner's tree ('' for the root, 'a/b'); `offset` is the last durable offset
  * (the bytes before it are safely staged); `length` is undefined while
- * deferred. `finalPath` is set once the file was committed (`/<user>/<path>`).
+ * deferred. `finalPath` is set once the file was committed (`/<user>/<path>`;
+ * '' when a crash lost which name it got).
  */
 export type TusUpload = {
   readonly id: string;

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
 
@@ -174,7 +175,14 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await req('PATCH', path, { body: 'ab', headers: { 'content-type': 'application/offset+octet-stream' } })).status, 400, 'no Upload-Offset');
       assert.equal((await patch(path, 0, 'ab', { 'tus-resumable': '2.0.0' })).status, 412);
       const over = await patch(path, 0, 'abcdef');
-      assert.equal(over.status, 413, 'more bytes than Upload-Length');
+      assert.equal(over.status, 413, 'more bytes than Upload-Length (declared: refused before reading)');
+      const streamed = await fetch(`${t.url}${path}`, {
+        method: 'PATCH',
+        headers: { ...alice, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' },
+        body: new ReadableStream({ start: (c) => (c.enqueue(Buffer.from('abc')), c.enqueue(Buffer.from('def')), c.close()) }),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(streamed.status, 413, 'more bytes than Upload-Length (chunked: found while reading)');
       assert.equal(await offsetOf(path), 0, 'nothing of an oversized chunk is kept');
       assert.equal((await patch(path, 0, 'abcd', { 'upload-length': '5' })).status, 400, 'the length cannot change');
       assert.equal((await patch(path, 0, 'abcd')).status, 204);
@@ -294,6 +302,37 @@ for (const [storage, skip] of BACKENDS) {
       const r = await first;
       assert.equal(r.status, 204, await r.text());
       assert.equal(await t.fs.text('race.bin'), 'AAAABBBB');
+    });
+
+    test('an upload whose last byte was recorded but whose file was not committed (a crash in between) is committed by the next HEAD', async () => {
+      const path = await create({ filename: 'recovered.txt', folder: '/alice/rec' }, 4);
+      const id = path.split('/').pop() as string;
+      // What a PATCH that died right after recording its last offset leaves: staged bytes, offset = length.
+      await t.backend.resumable.append(id, 0, Readable.from([Buffer.from('data')]), { maxBytes: 4 });
+      assert.equal(await t.store.tusUploads.advance(id, 0, 4, Date.now() + 60_000), true);
+      assert.equal(await t.fs.kind('rec/recovered.txt'), undefined);
+      const h = await req('HEAD', path);
+      assert.equal(h.status, 200);
+      assert.equal(h.headers.get('upload-offset'), '4');
+      assert.equal(h.headers.get('file-cloud-path'), '/alice/rec/recovered.txt');
+      assert.equal(await t.fs.text('rec/recovered.txt'), 'data');
+      assert.equal((await req('HEAD', path)).headers.get('file-cloud-path'), '/alice/rec/recovered.txt', 'committed once');
+      assert.deepEqual(await t.fs.names('rec'), ['recovered.txt']);
+    });
+
+    test('an upload whose file was committed but not recorded (a crash in between) answers complete and is not stored twice', async () => {
+      const path = await create({ filename: 'lost.txt', folder: '/alice/lost' }, 4);
+      const id = path.split('/').pop() as string;
+      await t.backend.resumable.append(id, 0, Readable.from([Buffer.from('data')]), { maxBytes: 4 });
+      assert.equal(await t.store.tusUploads.advance(id, 0, 4, Date.now() + 60_000), true);
+      // The commit that then died before the upload was marked finished.
+      assert.ok(await t.backend.resumable.commit(id, 4, { user: 'alice', segments: ['lost', 'lost.txt'] }, { ifExists: 'rename' }));
+      const h = await req('HEAD', path);
+      assert.equal(h.status, 200);
+      assert.equal(h.headers.get('upload-offset'), '4');
+      assert.equal(h.headers.get('file-cloud-path'), null, 'where it went is not known');
+      assert.equal((await patch(path, 4, '')).status, 204, 'a PATCH at the end is answered too');
+      assert.deepEqual(await t.fs.names('lost'), ['lost.txt'], 'stored once');
     });
 
     test('every answer carries Tus-Resumable, errors a JSON body', async () => {

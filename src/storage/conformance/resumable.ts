@@ -38,8 +38,8 @@ export function resumableTests(it: It): void {
     assert.deepEqual(await names(b, ''), [], 'staging is not in the tree');
     assert.deepEqual(await r.append(id, 6, bodyOf('world'), { maxBytes: 5 }), { offset: 11, outcome: 'complete' });
     const entry = await r.commit(id, 11, keyOf('docs/hello.txt'), { ifExists: 'rename' });
-    assert.equal(entry.name, 'hello.txt');
-    assert.equal(entry.size, 11);
+    assert.equal(entry?.name, 'hello.txt');
+    assert.equal(entry?.size, 11);
     assert.equal(await text(b, 'docs/hello.txt'), 'hello world');
     assert.deepEqual(await left(c), [], 'commit removed the staging');
   });
@@ -54,6 +54,23 @@ export function resumableTests(it: It): void {
     assert.deepEqual(await r.append(id, 100_000, bodyOf('end'), { maxBytes: 3 }), { offset: 100_003, outcome: 'complete' });
     await r.commit(id, 100_003, keyOf('cut.bin'), { ifExists: 'replace' });
     assert.ok((await readAll((await c.b.read(keyOf('cut.bin'))).stream)).equals(Buffer.concat([data, Buffer.from('end')])));
+  });
+
+  it('resumable: chunks of mixed sizes (above and below S3\'s 5 MiB part minimum) commit whole and in order', async (c) => {
+    const r = c.b.resumable;
+    const id = randomUUID();
+    await r.create(id);
+    const MiB = 1024 * 1024;
+    const data = Buffer.alloc(17 * MiB + 5);
+    for (let i = 0; i + 4 <= data.length; i += 4) data.writeUInt32LE(i, i);
+    let at = 0;
+    for (const n of [9 * MiB, 2 * MiB, 1, 6 * MiB + 4]) {
+      assert.equal((await r.append(id, at, bodyOf(data.subarray(at, at + n)), { maxBytes: n })).offset, at + n);
+      at += n;
+    }
+    await r.commit(id, data.length, keyOf('mixed.bin'), { ifExists: 'rename' });
+    assert.ok((await readAll((await c.b.read(keyOf('mixed.bin'))).stream)).equals(data));
+    assert.deepEqual(await left(c), []);
   });
 
   it('resumable: a checksum mismatch discards the chunk, a match keeps it', async (c) => {
@@ -98,14 +115,26 @@ export function resumableTests(it: It): void {
     const one = randomUUID();
     await b.resumable.create(one);
     await b.resumable.append(one, 0, bodyOf('new'), { maxBytes: 3 });
-    assert.equal((await b.resumable.commit(one, 3, keyOf('taken.txt'), { ifExists: 'rename' })).name, 'taken (1).txt');
+    assert.equal((await b.resumable.commit(one, 3, keyOf('taken.txt'), { ifExists: 'rename' }))?.name, 'taken (1).txt');
     assert.equal(await text(b, 'taken.txt'), 'old');
     assert.equal(await text(b, 'taken (1).txt'), 'new');
     const two = randomUUID();
     await b.resumable.create(two);
     await b.resumable.append(two, 0, bodyOf('newer'), { maxBytes: 5 });
-    assert.equal((await b.resumable.commit(two, 5, keyOf('taken.txt'), { ifExists: 'replace' })).name, 'taken.txt');
+    assert.equal((await b.resumable.commit(two, 5, keyOf('taken.txt'), { ifExists: 'replace' }))?.name, 'taken.txt');
     assert.equal(await text(b, 'taken.txt'), 'newer');
+  });
+
+  it('resumable: a second commit of the same upload (its first one died before being recorded) makes no second file', async (c) => {
+    const { b } = c;
+    for (const ifExists of ['rename', 'replace'] as const) {
+      const id = randomUUID();
+      await b.resumable.create(id);
+      await b.resumable.append(id, 0, bodyOf('once'), { maxBytes: 4 });
+      assert.ok(await b.resumable.commit(id, 4, keyOf(`${ifExists}/once.txt`), { ifExists }));
+      assert.equal(await b.resumable.commit(id, 4, keyOf(`${ifExists}/once.txt`), { ifExists }), undefined, ifExists);
+      assert.deepEqual(await names(b, ifExists), ['once.txt'], ifExists);
+    }
   });
 
   it('resumable: remove drops the staged bytes; ids that are not upload ids are refused', async (c) => {
@@ -114,7 +143,11 @@ export function resumableTests(it: It): void {
     await r.create(id);
     await r.append(id, 0, bodyOf(Buffer.alloc(10_000, 2)), { maxBytes: 10_000 });
     assert.ok((await left(c)).length > 0);
+    const listed = (await r.list()).find((s) => s.id === id);
+    assert.ok(listed, 'list names the upload');
+    assert.ok(Math.abs(listed.modified - Date.now()) < 60_000, 'with the time it last changed');
     await r.remove(id);
+    assert.equal((await r.list()).find((s) => s.id === id), undefined);
     await r.remove(id);
     assert.deepEqual(await left(c), []);
     for (const bad of ['../x', 'a/b', '', 'ABC']) await rejectsCode(r.create(bad), 'invalid_path');

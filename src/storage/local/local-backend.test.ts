@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -349,6 +349,25 @@ test('local: startup and the stale-staging sweep clear data/tmp but keep resumab
     assert.deepEqual(await readdir(join(tmpDir, 'tus')), [id]);
     await backend.resumable.commit(id, 4, keyOf('after-restart.txt'), { ifExists: 'replace' });
     assert.equal((await readAll((await backend.read(keyOf('after-restart.txt'))).stream)).toString(), 'kept');
+  } finally {
+    await backend.close();
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local: a resumable commit that died after linking the file into place (before removing the staging name) is not made twice', async () => {
+  const { base, storageDir, tmpDir, backend } = await fresh();
+  try {
+    await backend.init();
+    await backend.mkdir(keyOf(''), { parents: true, existOk: true });
+    const id = '3c9d2e41-7a6b-4f0e-8d21-5b4a3c2d1e0f';
+    await backend.resumable.create(id);
+    await backend.resumable.append(id, 0, bodyOf('linked'), { maxBytes: 6 });
+    // What commit's link(2) did before the process died.
+    await link(join(tmpDir, 'tus', id), join(storageDir, 'alice', 'up.txt'));
+    assert.equal(await backend.resumable.commit(id, 6, keyOf('up.txt'), { ifExists: 'rename' }), undefined);
+    assert.deepEqual(await readdir(join(storageDir, 'alice')), ['up.txt'], 'no "up (1).txt"');
+    assert.deepEqual(await readdir(join(tmpDir, 'tus')), [], 'the staging name is gone');
   } finally {
     await backend.close();
     await rm(base, { recursive: true, force: true });

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StorageError, type Entry } from '../backend.js';
-import { checkUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
-import { fromErrno } from './errno.js';
+import { checkUploadId, isUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { errnoOf, fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
 import { commitStaged, type Committed, type Dirs } from './write.js';
 
@@ -12,10 +12,11 @@ import { commitStaged, type Committed, type Dirs } from './write.js';
 const WRITE_BATCH = 1024 * 1024;
 /**
  * Without a checksum, the offset is made durable (fdatasync, then reported
- * to the caller, which records it) every so many bytes, so a crash or cut
- * loses at most this much of a long PATCH; a cut body is synced whole.
+ * to the caller, which records it) every so many bytes, so a crash loses at
+ * most about this much of a long PATCH, and the sync that ends a PATCH has
+ * little left to flush; a cut body is synced whole.
  */
-const CHECKPOINT = 16 * 1024 * 1024;
+const CHECKPOINT = 4 * 1024 * 1024;
 
 /**
  * Resumable staging on local disk: one file per upload, `data/tmp/tus/<id>`,
@@ -59,14 +60,25 @@ export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => voi
 
     async commit(id, size, key, opts) {
       const file = fileOf(id);
-      const handle = await open(file, 'r').catch((e: unknown) => {
+      let handle: FileHandle;
+      try {
+        handle = await open(file, 'r');
+      } catch (e) {
+        // Only a commit removes the staging of an upload that still exists: renamed into place
+        // (replace), or linked and then unlinked (rename).
+        if (errnoOf(e) === 'ENOENT') return undefined;
         throw fromErrno(e, 'Opening the upload staging failed');
-      });
+      }
       let stats;
       try {
         stats = await handle.stat({ bigint: true });
       } finally {
         await handle.close();
+      }
+      if (stats.nlink > 1n) {
+        // Linked into the user's folder by a commit whose process died before removing this name.
+        await rm(file, { force: true });
+        return undefined;
       }
       if (Number(stats.size) !== size) throw new StorageError('failed', `The staged upload holds ${stats.size} bytes, not ${size}.`);
       const entry: Entry = await commitStaged(dirs, key, file, stats, opts.ifExists, onCommit);
@@ -78,6 +90,16 @@ export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => voi
     async remove(id) {
       await rm(fileOf(id), { force: true });
     },
+
+    async list() {
+      const out: { id: string; modified: number }[] = [];
+      for (const name of await readdir(dir).catch(() => [])) {
+        if (!isUploadId(name)) continue;
+        const s = await lstat(join(dir, name)).catch(() => undefined);
+        if (s) out.push({ id: name, modified: s.mtimeMs });
+      }
+      return out;
+    },
   };
 }
 
@@ -88,29 +110,74 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
   let batch: Buffer[] = [];
   let batchBytes = 0;
   let received = 0;
-  const flush = async () => {
+  // One fdatasync at a time runs in the background while more bytes arrive (as a PUT's do), so the
+  // disk's flush overlaps the network; the offset it covers is reported only once it returned.
+  let syncing: Promise<void> | undefined;
+  let syncError: unknown;
+  let syncedTo = offset;
+  // One positioned writev in flight while the next batch is read from the network; `written`
+  // counts the bytes whose write completed (what a sync may cover).
+  let writing: Promise<void> | undefined;
+  let writeError: unknown;
+  let queued = offset;
+  const write = async () => {
+    await writing;
+    if (writeError !== undefined) throw writeError;
     if (batchBytes === 0) return;
     const buffers = batch;
+    const at = queued;
     const n = batchBytes;
+    queued += n;
     batch = [];
     batchBytes = 0;
-    await handle.writev(buffers, written).catch((e: unknown) => {
-      throw fromErrno(e, 'Writing the upload staging failed');
-    });
-    written += n;
+    // Settles without rejecting (the error is kept for the next write or flush): nothing waits on it meanwhile.
+    writing = handle.writev(buffers, at).then(
+      (r) => {
+        if (r.bytesWritten !== n) writeError ??= new StorageError('failed', `Only ${r.bytesWritten} of ${n} bytes were written to the upload staging.`);
+        else written = at + n;
+      },
+      (e: unknown) => {
+        writeError ??= fromErrno(e, 'Writing the upload staging failed');
+      },
+    );
   };
-  const checkpoint = async () => {
-    await flush();
-    if (written === durable) return;
-    await handle.datasync().catch((e: unknown) => {
-      throw fromErrno(e, 'Syncing the upload staging failed');
-    });
-    durable = written;
-    await opts.onDurable?.(durable);
+  /** Every byte received so far written (not yet synced). */
+  const flush = async () => {
+    await write();
+    await writing;
+    if (writeError !== undefined) throw writeError;
+  };
+  const syncInBackground = () => {
+    if (syncing || written === syncedTo) return;
+    // Every write up to `written` has completed, so this sync covers them.
+    const upto = written;
+    syncedTo = upto;
+    syncing = handle
+      .datasync()
+      .catch((e: unknown) => {
+        throw fromErrno(e, 'Syncing the upload staging failed');
+      })
+      .then(async () => {
+        durable = upto;
+        // The caller's own failure (its record of the offset) passes through unchanged.
+        await opts.onDurable?.(upto);
+      })
+      .catch((e: unknown) => {
+        syncError ??= e;
+      })
+      .finally(() => {
+        syncing = undefined;
+      });
+  };
+  const settle = async () => {
+    await syncing;
+    if (syncError !== undefined) throw syncError;
   };
   // Back to the last recorded offset: the whole chunk with a checksum (nothing of it was recorded),
   // else only what was not yet reported (too many bytes).
   const rollback = async () => {
+    await writing;
+    await syncing;
     await handle.truncate(durable);
     await handle.datasync();
   };
@@ -137,19 +204,24 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
     hash?.update(bytes);
     batch.push(bytes);
     batchBytes += bytes.length;
-    if (batchBytes >= WRITE_BATCH) await flush();
-    if (!hash && written - durable >= CHECKPOINT) await checkpoint();
+    if (batchBytes >= WRITE_BATCH) await write();
+    if (syncError !== undefined) await settle();
+    if (!hash && written - syncedTo >= CHECKPOINT) syncInBackground();
   }
+  await flush();
+  await settle();
   if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {
     await rollback();
     return { offset, outcome: cut ? 'cut' : 'checksum_mismatch' };
   }
   await flush();
-  if (hash) {
-    await handle.datasync();
+  if (written !== durable) {
+    await handle.datasync().catch((e: unknown) => {
+      throw fromErrno(e, 'Syncing the upload staging failed');
+    });
     durable = written;
-  } else {
-    await checkpoint();
+    // With a checksum the caller records the offset from the result, once the chunk is known good.
+    if (!hash) await opts.onDurable?.(durable);
   }
   return { offset: durable, outcome: cut ? 'cut' : 'complete' };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { copySource, folderPrefix, objectKey, parentFileKeys, segmentsBelow, validFoldersBelow } from './keys.js';
+import { isValidUsername } from '../../domain/names.js';
+import { copySource, folderPrefix, objectKey, parentFileKeys, resumableArea, resumableRoot, resumableSegmentKey, segmentOffset, segmentsBelow, validFoldersBelow } from './keys.js';
 import { parseS3Url, S3LocationError } from './location.js';
 
 const k = (user: string, ...segments: string[]) => ({ user, segments });
@@ -67,4 +68,15 @@ test('partSizeFor keeps parts at the 8 MiB minimum until a declared length needs
   assert.equal(partSizeFor(100 * 1024 * MiB), 12 * MiB); // 100 GiB / 9,000 parts = 11.4 MiB, rounded up
   assert.equal(partSizeFor(1024 * 1024 * MiB), 117 * MiB); // 1 TiB / 9,000 parts, rounded up to whole MiB
   assert.ok(partSizeFor(5 * 1024 * 1024 * MiB) * 9000 >= 5 * 1024 * 1024 * MiB);
+});
+
+test('resumable staging keys: a reserved area outside every user tree, segments named by offset in order', () => {
+  assert.equal(resumableRoot('fc/'), 'fc/.file-cloud/tus/');
+  const area = resumableArea('fc/', '0b6f3c52-8f1a-4c1e-9a34-2f0d2b7e9c11');
+  assert.equal(area, 'fc/.file-cloud/tus/0b6f3c52-8f1a-4c1e-9a34-2f0d2b7e9c11/');
+  assert.equal(isValidUsername('.file-cloud'), false, 'no user tree (PREFIX<user>/) can contain the area');
+  assert.equal(resumableSegmentKey(area, 8388608), `${area}0000000008388608`);
+  assert.ok(resumableSegmentKey(area, 9) < resumableSegmentKey(area, 10), 'keys sort in offset order');
+  assert.equal(segmentOffset(area, resumableSegmentKey(area, 4294967296)), 4294967296);
+  for (const k of [`${area}12`, `${area}x000000000000000`, `${area}0000000000000000/x`, 'other/0000000000000000']) assert.equal(segmentOffset(area, k), undefined, k);
 });

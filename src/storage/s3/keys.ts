@@ -54,7 +54,8 @@ export function validFoldersBelow(prefix: string, objectKeyString: string): stri
  * No user name starts with a dot, so it is never inside a user's tree, and
  * listings, walks and moves (all below `PREFIX<user>/`) never see it.
  */
-export const resumableArea = (prefix: string, id: string): string => `${prefix}.file-cloud/tus/${id}/`;
+export const resumableRoot = (prefix: string): string => `${prefix}.file-cloud/tus/`;
+export const resumableArea = (prefix: string, id: string): string => `${resumableRoot(prefix)}${id}/`;
 
 /** A staging segment is named by the offset it starts at, zero-padded so keys sort in offset order. */
 export const resumableSegmentKey = (area: string, offset: number): string => `${area}${String(offset).padStart(16, '0')}`;

@@ -3,18 +3,22 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, type Entry, type WriteOptions } from '../backend.js';
-import { checkUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkUploadId, isUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { s3Call } from './client.js';
-import { resumableArea, resumableSegmentKey, segmentOffset } from './keys.js';
+import { resumableArea, resumableRoot, resumableSegmentKey, segmentOffset } from './keys.js';
 import { deleteKeys, objectPages } from './objects.js';
+import { copySegments, receive, type Received } from './upload.js';
+import type { Coordination } from '../coordination.js';
 
 /**
  * Bytes per staging segment. A PATCH is stored as it arrives, one segment
  * object per this many bytes (and one for what is left when the body ends
- * or is cut), so memory per upload stays at one segment and a cut keeps
+ * or is cut), so memory per upload stays at a few segments and a cut keeps
  * exactly what arrived.
  */
 const SEGMENT = 8 * 1024 * 1024;
+/** Segments uploading at once: memory per PATCH stays at (PARALLEL + 1) × SEGMENT. */
+const PARALLEL = 2;
 
 /**
  * Resumable staging on S3: plain objects under the reserved key area
@@ -27,7 +31,13 @@ const SEGMENT = 8 * 1024 * 1024;
  * commit follows the chain from offset 0 (each segment starts where the one
  * before ended), and a later append at a recorded offset overwrites the key.
  */
-export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, write: (key: StorageKey, body: Readable, opts: WriteOptions) => Promise<Entry>): ResumableStaging {
+/** A write whose bytes `produce` brings to the claimed object key (the S3 backend's claim, commit and events). */
+export type CommitFrom = (key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>) => Promise<Entry>;
+
+/** Beyond this many segments (S3 allows 10,000 parts) the file is assembled by streaming instead. */
+const MAX_COPY_PARTS = 9_000;
+
+export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string, prefix: string, commitFrom: CommitFrom): ResumableStaging {
   const area = (id: string) => {
     checkUploadId(id);
     return resumableArea(prefix, id);
@@ -64,23 +74,53 @@ export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, 
       const hash = opts.sha1 ? createHash('sha1') : undefined;
       const written: string[] = [];
       let durable = offset;
+      let queued = offset;
       let parts: Buffer[] = [];
       let partBytes = 0;
       let received = 0;
-      const flush = async () => {
+      // Up to PARALLEL segments upload at once; the offset moves (and is reported) only over the
+      // segments stored without a gap before them, in order.
+      const inFlight: { end: number; stored: boolean; done: Promise<void> }[] = [];
+      let putError: unknown;
+      const advance = async () => {
+        while (inFlight[0]?.stored) {
+          durable = (inFlight.shift() as { end: number }).end;
+          if (!hash) await opts.onDurable?.(durable);
+        }
+        if (putError !== undefined) throw putError;
+      };
+      const send = async () => {
         if (partBytes === 0) return;
         const data = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, partBytes);
         parts = [];
         partBytes = 0;
-        const key = resumableSegmentKey(p, durable);
-        await put(key, data);
+        const key = resumableSegmentKey(p, queued);
+        queued += data.length;
         written.push(key);
-        durable += data.length;
-        if (!hash) await opts.onDurable?.(durable);
+        const entry = { end: queued, stored: false, done: Promise.resolve() };
+        // Settles without rejecting (the error is kept): nothing may be left rejected and unwatched.
+        entry.done = put(key, data).then(
+          () => void (entry.stored = true),
+          (e: unknown) => void (putError ??= e),
+        );
+        inFlight.push(entry);
+        while (inFlight.length >= PARALLEL) {
+          await inFlight[0]?.done;
+          await advance();
+        }
+      };
+      /** Sends what is buffered and waits until every segment is stored. */
+      const flush = async () => {
+        await send();
+        await Promise.all(inFlight.map((e) => e.done));
+        await advance();
       };
       // Drops the chunk's segments: only with a checksum, where none of them was recorded (without one,
       // each stored segment is recorded at once and only the unsent rest is dropped).
-      const rollback = () => (hash ? deleteKeys(s3, bucket, written) : Promise.resolve());
+      const rollback = async () => {
+        await Promise.all(inFlight.map((e) => e.done));
+        if (hash) await deleteKeys(s3, bucket, written);
+      };
 
       let cut = false;
       // Only the body's own failure (the client went away) is a cut; errors of ours propagate.
@@ -104,40 +144,60 @@ export function createS3Resumable(s3: S3Client, bucket: string, prefix: string, 
         hash?.update(bytes);
         parts.push(bytes);
         partBytes += bytes.length;
-        if (partBytes >= SEGMENT) await flush();
+        if (partBytes >= SEGMENT) await send();
       }
       if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {
         await rollback();
         return { offset, outcome: cut ? 'cut' : 'checksum_mismatch' };
       }
       await flush();
+      if (hash && durable !== offset + received) throw new StorageError('failed', 'The upload staging lost a segment.');
       return { offset: durable, outcome: cut ? 'cut' : 'complete' };
     },
 
     async commit(id, size, key, opts) {
       const all = await segments(id);
+      // Only a commit removes the segments of an upload that still exists (after storing the file).
+      if (size > 0 && all.size === 0) return undefined;
       // The chain from 0: leftovers of crashed appends (not on the chain) are skipped.
-      const chain: string[] = [];
+      const chain: { key: string; size: number }[] = [];
       for (let pos = 0; pos < size; ) {
         const s = all.get(pos);
         if (!s || s.size === 0) throw new StorageError('failed', `The staged upload is missing its bytes from offset ${pos}.`);
-        chain.push(s.key);
+        chain.push(s);
         pos += s.size;
         if (pos > size) throw new StorageError('failed', 'The staged upload holds more bytes than its length.');
       }
       const read = async function* () {
-        for (const k of chain) {
-          const r = await s3Call('Reading an upload segment', () => s3.send(new GetObjectCommand({ Bucket: bucket, Key: k })));
+        for (const s of chain) {
+          const r = await s3Call('Reading an upload segment', () => s3.send(new GetObjectCommand({ Bucket: bucket, Key: s.key })));
           yield* r.Body as Readable;
         }
       };
-      // Through the backend's own write: the same multipart upload, collision names and events as a PUT.
-      const entry = await write(key, Readable.from(read()), { ifExists: opts.ifExists, sizeHint: size, maxBytes: size });
+      const writeOpts = { ifExists: opts.ifExists, sizeHint: size, maxBytes: size };
+      // The backend's own claim and commit: the same collision names, atomic appearance and events as a PUT.
+      // The bytes are copied inside the store (UploadPartCopy); only a gigantic upload streams through File Cloud.
+      const entry = await commitFrom(key, writeOpts, (objKey, contentType) =>
+        chain.length <= MAX_COPY_PARTS ? copySegments(s3, c, bucket, objKey, contentType, chain) : receive(s3, c, bucket, objKey, contentType, Readable.from(read()), writeOpts),
+      );
       if (entry.size !== size) throw new StorageError('failed', `The stored file holds ${entry.size} bytes, not ${size}.`);
       await removeAll(id).catch(() => undefined);
       return entry;
     },
 
     remove: removeAll,
+
+    async list() {
+      const root = resumableRoot(prefix);
+      const latest = new Map<string, number>();
+      for await (const page of objectPages(s3, bucket, root)) {
+        for (const o of page) {
+          const id = (o.Key ?? '').slice(root.length).split('/')[0] ?? '';
+          if (!isUploadId(id)) continue;
+          latest.set(id, Math.max(latest.get(id) ?? 0, o.LastModified?.getTime() ?? 0));
+        }
+      }
+      return [...latest].map(([id, modified]) => ({ id, modified }));
+    },
   };
 }

@@ -201,7 +201,15 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     throw new StorageError('already_exists', `No free name for "${keyName(key)}" after ${MAX_COLLISIONS} attempts.`);
   }
 
-  async function stage(key: StorageKey, body: Readable, opts: WriteOptions): Promise<StagedFile> {
+  const stage = (key: StorageKey, body: Readable, opts: WriteOptions): Promise<StagedFile> =>
+    stageFrom(key, opts, (objKey, contentType) => receive(s3, coordination, bucket, objKey, contentType, body, opts));
+
+  /**
+   * The claim, commit and discard of a write, around `produce`, which
+   * brings the bytes to the claimed object key (receiving a body, or
+   * copying a resumable upload's segments inside the store).
+   */
+  async function stageFrom(key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>): Promise<StagedFile> {
     if (isRoot(key)) throw isDir();
     await checkParents(key);
     if (opts.ifExists === 'replace' && (await folderAt(key))) throw isDir();
@@ -209,7 +217,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     let target = claimed?.key ?? key;
     let received: Received;
     try {
-      received = await receive(s3, coordination, bucket, objectKey(prefix, target), contentTypeFor(keyName(target)), body, opts);
+      received = await produce(objectKey(prefix, target), contentTypeFor(keyName(target)));
     } catch (e) {
       await claimed?.lease.release();
       throw e;
@@ -271,6 +279,17 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         }
       },
     };
+  }
+
+  /** stageFrom, then commit (or discard on failure): a write whose bytes `produce` brings. */
+  async function commitFrom(key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>): Promise<Entry> {
+    const staged = await stageFrom(key, opts, produce);
+    try {
+      return await staged.commit();
+    } catch (e) {
+      await staged.discard().catch(() => undefined);
+      throw e;
+    }
   }
 
   async function mkdir(key: StorageKey, opts: { parents: boolean; existOk: boolean }): Promise<void> {
@@ -436,7 +455,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     read,
     stage,
     write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
-    resumable: createS3Resumable(s3, bucket, prefix, (key, body, opts) => stageAndCommit({ stage }, key, body, opts)),
+    resumable: createS3Resumable(s3, coordination, bucket, prefix, commitFrom),
     mkdir,
     delete: remove,
     move,

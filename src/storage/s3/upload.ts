@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type CompletedPart, type S3Client } from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, UploadPartCommand, UploadPartCopyCommand, type CompletedPart, type S3Client } from '@aws-sdk/client-s3';
 import { isStorageError, StorageError, type WriteOptions } from '../backend.js';
 import type { Coordination } from '../coordination.js';
 import { isNotFound, s3Call, statusOf } from './client.js';
+import { copySource } from './keys.js';
 
 const MiB = 1024 * 1024;
 /**
@@ -184,5 +185,81 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** S3's smallest part (all but the last part of a multipart upload). */
+const S3_MIN_PART = 5 * MiB;
+
+/**
+ * Assembles objects already in the bucket (a resumable upload's segments, in
+ * order) into one new object at `key`, inside the store: a multipart upload
+ * whose parts are `UploadPartCopy`s of the segments. Segments below S3's
+ * 5 MiB part minimum (a chunk cut short) are read and sent merged with the
+ * ones after them until a part is big enough, so at most ~13 MiB passes
+ * through File Cloud at a time. Journaled and aborted on failure like
+ * `receive`; an empty source becomes a single empty object.
+ */
+export async function copySegments(s3: S3Client, c: Coordination, bucket: string, key: string, contentType: string, segments: readonly { key: string; size: number }[]): Promise<Received> {
+  const total = segments.reduce((n, s) => n + s.size, 0);
+  if (total === 0) return { kind: 'single', body: Buffer.alloc(0) };
+  const now = c.now ?? Date.now;
+  const journalId = randomUUID();
+  await c.journal.put({ id: journalId, kind: UPLOAD_JOURNAL, data: JSON.stringify({ bucket, key, uploadId: null } satisfies UploadRecord), now: now() });
+  let uploadId: string | undefined;
+  const abort = async () => {
+    if (uploadId) {
+      await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    }
+    await c.journal.delete(journalId);
+  };
+  try {
+    const created = await s3Call('Starting the upload', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType })));
+    const id = created.UploadId as string;
+    uploadId = id;
+    await c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());
+    const parts: CompletedPart[] = [];
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const touch = () => c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());
+    const sendPending = async () => {
+      const PartNumber = parts.length + 1;
+      const data = Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      const r = await s3Call('Uploading a part', () => s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: id, PartNumber, Body: data, ContentLength: data.length })));
+      parts.push({ PartNumber, ETag: r.ETag });
+      await touch();
+    };
+    for (const [i, seg] of segments.entries()) {
+      const last = i === segments.length - 1;
+      if (pendingBytes === 0 && (seg.size >= S3_MIN_PART || last)) {
+        const PartNumber = parts.length + 1;
+        const r = await s3Call('Copying a part', () => s3.send(new UploadPartCopyCommand({ Bucket: bucket, Key: key, UploadId: id, PartNumber, CopySource: copySource(bucket, seg.key) })));
+        parts.push({ PartNumber, ETag: r.CopyPartResult?.ETag });
+        await touch();
+        continue;
+      }
+      const got = await s3Call('Reading an upload segment', () => s3.send(new GetObjectCommand({ Bucket: bucket, Key: seg.key })));
+      const bytes = Buffer.from(await (got.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+      if (bytes.length !== seg.size) throw new StorageError('failed', `An upload segment holds ${bytes.length} bytes, not ${seg.size}.`);
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+      if (pendingBytes >= S3_MIN_PART || last) await sendPending();
+    }
+    return {
+      kind: 'multipart',
+      size: total,
+      async complete() {
+        await s3Call('Finishing the upload', () => s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id, MultipartUpload: { Parts: parts } })));
+        await c.journal.delete(journalId);
+      },
+      abort,
+    };
+  } catch (e) {
+    await abort().catch(() => undefined);
+    throw e;
   }
 }
