@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
-import type { Entry, StorageBackend } from '../storage/backend.js';
+import type { StorageBackend } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
 import { storageCall } from '../services/storage-errors.js';
 import type { DavLock, DeadProperty, MetadataStore } from '../store/types.js';
