@@ -66,7 +66,8 @@ describe('web UI: resumable uploads (tus)', { skip }, () => {
   const staging = async () => (existsSync(join(server.dataDir, 'tmp', 'tus')) ? await readdir(join(server.dataDir, 'tmp', 'tus')) : []);
 
   before(async () => {
-    // A 5 s access token: every upload here outlives several, so the token is refreshed between chunks.
+    // A 5 s access token: the first 32 MiB chunk of each 40 MiB file (throttled to 6 MB/s) outlives it,
+    // so the second chunk needs a refreshed token.
     [server, browser] = await Promise.all([startServer({ args: ['--dev', '--access-token-ttl', '5'] }), launchBrowser()]);
     local = await mkdtemp(join(tmpdir(), 'fc-web-tus-'));
     for (const name of ['offline.bin', 'reload.bin', 'pause.bin', 'cancel.bin']) {
@@ -103,7 +104,7 @@ describe('web UI: resumable uploads (tus)', { skip }, () => {
     assert.equal(sha256(await readFile(disk('Big/offline.bin'))), sha256(contents.get('offline.bin') as Buffer));
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1, 'one upload was created');
     assert.ok(requests.some((r) => r.method === 'HEAD'), 'after the failure the client asked the server for its offset');
-    assert.ok(requests.filter((r) => r.method === 'PATCH').length >= 3, 'the file went in several chunks');
+    assert.ok(requests.filter((r) => r.method === 'PATCH').length >= 2, 'the file went in several chunks');
     assert.deepEqual(await staging(), []);
     await panel().getByRole('button', { name: 'Close uploads', exact: true }).click();
   });
