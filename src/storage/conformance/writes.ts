@@ -145,6 +145,15 @@ export function writeTests(it: It): void {
     await stagingIsEmpty(c);
   });
 
+  it('write whose body fails before the backend reads it is aborted and leaves nothing', async (c) => {
+    // A client gone while the backend still checks parents and claims the name: no uncaught error.
+    const body = new Readable({ read() {} });
+    body.destroy(new Error('connection reset'));
+    await rejectsCode(c.b.write(keyOf('early.bin'), body, { ifExists: 'fail' }), 'aborted');
+    assert.equal(await c.b.stat(keyOf('early.bin')), undefined);
+    await stagingIsEmpty(c);
+  });
+
   it('write whose body stream fails is aborted and leaves nothing', async (c) => {
     const body = new Readable({ read() {} });
     body.push(Buffer.alloc(10_000, 'e'));

@@ -9,6 +9,7 @@ import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry } from './mutate.js';
 import { prepareDirs, sweepStaging } from './staging.js';
+import { holdingBodyErrors } from '../body.js';
 import { stageFile, type Committed, type Dirs } from './write.js';
 import { createLocalResumable } from './resumable.js';
 
@@ -115,7 +116,7 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
 
   const emitCommit = (c: Committed) =>
     events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize });
-  const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => stageFile(dirs, key, body, opts, emitCommit));
+  const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => holdingBodyErrors(body, () => stageFile(dirs, key, body, opts, emitCommit)));
 
   const backend: StorageBackend = {
     capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },

@@ -14,6 +14,7 @@ import { collisionName } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
 import { stageAndCommit, StorageError, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
+import { holdingBodyErrors } from '../body.js';
 import { hold, tryHold, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
@@ -202,7 +203,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   const stage = (key: StorageKey, body: Readable, opts: WriteOptions): Promise<StagedFile> =>
-    stageFrom(key, opts, (objKey, contentType) => receive(s3, coordination, bucket, objKey, contentType, body, opts));
+    holdingBodyErrors(body, () => stageFrom(key, opts, (objKey, contentType) => receive(s3, coordination, bucket, objKey, contentType, body, opts)));
 
   /**
    * The claim, commit and discard of a write, around `produce`, which
