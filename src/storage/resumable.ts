@@ -71,3 +71,25 @@ export type AppendResult = { readonly offset: number; readonly outcome: 'complet
 export function checkUploadId(id: string): void {
   if (!isUploadId(id)) throw new StorageError('invalid_path', 'Not an upload id.');
 }
+
+/**
+ * The bytes of a chunk's body, with the rule both backends share: only the
+ * body's own failure (its client went away) is a cut, reported in
+ * `state.cut` instead of thrown, and the stream is left as it is when the
+ * reader stops early (it throws on `too_large`, say).
+ */
+export async function* chunkBytes(body: Readable, state: { cut: boolean }): AsyncGenerator<Buffer> {
+  const source = body.iterator({ destroyOnReturn: false });
+  for (;;) {
+    let next: IteratorResult<unknown>;
+    try {
+      next = await source.next();
+    } catch {
+      state.cut = true;
+      return;
+    }
+    if (next.done) return;
+    const chunk = next.value as Buffer | string;
+    yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  }
+}

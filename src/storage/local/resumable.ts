@@ -3,7 +3,7 @@ import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promis
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StorageError, type Entry } from '../backend.js';
-import { checkUploadId, isUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkUploadId, chunkBytes, isUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
 import { commitStaged, type Committed, type Dirs } from './write.js';
@@ -182,20 +182,8 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
     await handle.datasync();
   };
 
-  let cut = false;
-  // Only the body's own failure (the client went away) is a cut; errors of ours propagate.
-  const source = body.iterator({ destroyOnReturn: false });
-  for (;;) {
-    let next: IteratorResult<unknown>;
-    try {
-      next = await source.next();
-    } catch {
-      cut = true;
-      break;
-    }
-    if (next.done) break;
-    const chunk = next.value as Buffer | string;
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+  const reading = { cut: false };
+  for await (const bytes of chunkBytes(body, reading)) {
     received += bytes.length;
     if (received > opts.maxBytes) {
       await rollback();
@@ -208,6 +196,7 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
     if (syncError !== undefined) await settle();
     if (!hash && written - syncedTo >= CHECKPOINT) syncInBackground();
   }
+  const cut = reading.cut;
   await flush();
   await settle();
   if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {

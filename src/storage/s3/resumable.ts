@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, type Entry, type WriteOptions } from '../backend.js';
-import { checkUploadId, isUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkUploadId, chunkBytes, isUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { s3Call } from './client.js';
 import { resumableArea, resumableRoot, resumableSegmentKey, segmentOffset } from './keys.js';
 import { deleteKeys, objectPages } from './objects.js';
@@ -122,20 +122,8 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
         if (hash) await deleteKeys(s3, bucket, written);
       };
 
-      let cut = false;
-      // Only the body's own failure (the client went away) is a cut; errors of ours propagate.
-      const source = body.iterator({ destroyOnReturn: false });
-      for (;;) {
-        let next: IteratorResult<unknown>;
-        try {
-          next = await source.next();
-        } catch {
-          cut = true;
-          break;
-        }
-        if (next.done) break;
-        const chunk = next.value as Buffer | string;
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      const reading = { cut: false };
+      for await (const bytes of chunkBytes(body, reading)) {
         received += bytes.length;
         if (received > opts.maxBytes) {
           await rollback();
@@ -146,6 +134,7 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
         partBytes += bytes.length;
         if (partBytes >= SEGMENT) await send();
       }
+      const cut = reading.cut;
       if (hash && (cut || !hash.digest().equals(opts.sha1 as Buffer))) {
         await rollback();
         return { offset, outcome: cut ? 'cut' : 'checksum_mismatch' };
