@@ -142,6 +142,12 @@ function crc32(buf: Buffer): number {
   return ~c >>> 0;
 }
 
+/** Picks files (or a folder) through the toolbar's upload button and the browser's file chooser. */
+export async function pickFiles(page: Page, button: 'Upload files' | 'Upload folder', files: string | string[]): Promise<void> {
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: button }).click()]);
+  await chooser.setFiles(files);
+}
+
 /** Throttles the page's uploads (Chrome DevTools network emulation), so progress can be watched. */
 export async function throttleUploads(page: Page, bytesPerSecond: number): Promise<() => Promise<void>> {
   const cdp = await page.context().newCDPSession(page);

@@ -9,16 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, row, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, pickFiles, row, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 const MB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-async function pick(page: Page, files: string | string[]): Promise<void> {
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: 'Upload files' }).click()]);
-  await chooser.setFiles(files);
-}
+const pick = (page: Page, files: string | string[]) => pickFiles(page, 'Upload files', files);
 
 /** Waits until the file's progress bar shows more than `pct` percent. */
 async function progressAbove(page: Page, name: string, pct: number): Promise<void> {

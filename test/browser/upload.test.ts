@@ -5,15 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
+import { launchBrowser, makePng, missingBrowser, newPage, pickFiles, row, screenshotAll, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 const MB = 1024 * 1024;
 
-async function pick(page: Page, button: 'Upload files' | 'Upload folder', files: string | string[]): Promise<void> {
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: button }).click()]);
-  await chooser.setFiles(files);
-}
+const pick = pickFiles;
 
 describe('web UI: uploads', { skip }, () => {
   let server: ServerProcess;
