@@ -11,7 +11,7 @@ export const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;
 /**
  * Bytes per PATCH. Each PATCH costs the server ~9 ms of fixed work (a sync,
  * the lease, the offset recorded: docs/performance.md), so chunks are big:
- * at 32 MiB a tus upload runs at ~0.85 of one PUT. Between chunks the access
+ * at 32 MiB a tus upload runs at about 0.8 of one PUT. Between chunks the access
  * token is taken fresh (refreshed when close to expiry), so an upload
  * outlives any token lifetime; a lost connection costs at most what the
  * server had not yet made durable, whatever the chunk size.
