@@ -18,6 +18,7 @@ export type TusService = ReturnType<typeof createTusService>;
  * within seconds; a live writer renews it every third of this.
  */
 const LEASE_TTL_MS = 10_000;
+const BUSY = Symbol('busy');
 
 /** What a creation asks for, already parsed from the headers. */
 export type CreateRequest = {
@@ -89,15 +90,22 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
     return { ...u, finalPath };
   }
 
-  /** Holds the upload's lease for fn, or 409 when another request is writing it right now. */
-  async function exclusively<T>(id: string, fn: () => Promise<T>): Promise<T> {
+  /** Runs fn holding the upload's lease; BUSY (fn not run) while another request holds it. */
+  async function ifFree<T>(id: string, fn: () => Promise<T>): Promise<T | typeof BUSY> {
     const lease = await tryHold(coordination, `tus:${id}`, LEASE_TTL_MS);
-    if (!lease) throw new AppError('upload_busy', 'Another request is writing to this upload right now; retry after it ends.');
+    if (!lease) return BUSY;
     try {
       return await fn();
     } finally {
       await lease.release();
     }
+  }
+
+  /** Holds the upload's lease for fn, or 409 when another request is writing it right now. */
+  async function exclusively<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const r = await ifFree(id, fn);
+    if (r === BUSY) throw new AppError('upload_busy', 'Another request is writing to this upload right now; retry after it ends.');
+    return r;
   }
 
   return {
@@ -125,7 +133,7 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         overwrite: req.overwrite,
         finalPath: undefined,
         createdAt: now,
-        expiresAt: now + deps.expirySeconds * 1000,
+        expiresAt: expiry(),
       };
       await storageCall(() => staging.create(u.id));
       await store.tusUploads.create(u);
@@ -140,14 +148,11 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
       if (u.finalPath === undefined && u.length !== undefined && u.offset === u.length) {
         // A writer holding the upload is committing it right now (a large file on S3 takes a while):
         // tell the state as it is rather than 409, the client learns the path from that writer or a later HEAD.
-        const lease = await tryHold(coordination, `tus:${id}`, LEASE_TTL_MS);
-        if (!lease) return u;
-        try {
+        const r = await ifFree(id, async () => {
           const fresh = await owned(principal, id);
-          return fresh.finalPath === undefined ? await finish(fresh) : fresh;
-        } finally {
-          await lease.release();
-        }
+          return fresh.finalPath === undefined ? finish(fresh) : fresh;
+        });
+        return r === BUSY ? u : r;
       }
       return u;
     },
@@ -208,15 +213,11 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
       let removed = 0;
       for (const u of await store.tusUploads.listExpired(clock.now(), 500)) {
         // A PATCH still writing it (it began before the expiry) finishes first; the next sweep takes it.
-        const lease = await tryHold(coordination, `tus:${u.id}`, LEASE_TTL_MS);
-        if (!lease) continue;
-        try {
+        const gone = await ifFree(u.id, async () => {
           await staging.remove(u.id);
           await store.tusUploads.delete(u.id);
-          removed++;
-        } finally {
-          await lease.release();
-        }
+        });
+        if (gone !== BUSY) removed++;
       }
       // Staging without an upload record (a crash between the two): unreachable, so removed once it is old.
       const before = clock.now() - deps.expirySeconds * 1000;

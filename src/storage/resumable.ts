@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { StorageKey } from '../domain/storage-path.js';
 import { StorageError, type Entry } from './backend.js';
@@ -72,24 +73,35 @@ export function checkUploadId(id: string): void {
   if (!isUploadId(id)) throw new StorageError('invalid_path', 'Not an upload id.');
 }
 
+/** What reading a chunk's body found: how many bytes arrived, and whether the body was cut off. */
+export type ChunkReading = { cut: boolean; received: number };
+
 /**
- * The bytes of a chunk's body, with the rule both backends share: only the
+ * The bytes of a chunk's body, with the rules both backends share: only the
  * body's own failure (its client went away) is a cut, reported in
- * `state.cut` instead of thrown, and the stream is left as it is when the
- * reader stops early (it throws on `too_large`, say).
+ * `reading.cut` instead of thrown; every byte counts towards `maxBytes`
+ * (beyond it, `dropChunk` runs and `too_large` is thrown) and goes into the
+ * chunk's hash. The stream is left as it is when the reader stops early.
  */
-export async function* chunkBytes(body: Readable, state: { cut: boolean }): AsyncGenerator<Buffer> {
+export async function* chunkBytes(body: Readable, opts: { maxBytes: number; hash?: Hash; dropChunk: () => Promise<void> }, reading: ChunkReading): AsyncGenerator<Buffer> {
   const source = body.iterator({ destroyOnReturn: false });
   for (;;) {
     let next: IteratorResult<unknown>;
     try {
       next = await source.next();
     } catch {
-      state.cut = true;
+      reading.cut = true;
       return;
     }
     if (next.done) return;
     const chunk = next.value as Buffer | string;
-    yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    reading.received += bytes.length;
+    if (reading.received > opts.maxBytes) {
+      await opts.dropChunk();
+      throw new StorageError('too_large', `The chunk is larger than the ${opts.maxBytes} bytes left of the upload.`);
+    }
+    opts.hash?.update(bytes);
+    yield bytes;
   }
 }

@@ -3,7 +3,7 @@ import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promis
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StorageError, type Entry } from '../backend.js';
-import { checkUploadId, chunkBytes, isUploadId, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
 import { commitStaged, type Committed, type Dirs } from './write.js';
@@ -109,7 +109,6 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
   let durable = offset;
   let batch: Buffer[] = [];
   let batchBytes = 0;
-  let received = 0;
   // One fdatasync at a time runs in the background while more bytes arrive (as a PUT's do), so the
   // disk's flush overlaps the network; the offset it covers is reported only once it returned.
   let syncing: Promise<void> | undefined;
@@ -182,14 +181,8 @@ async function appendTo(handle: FileHandle, offset: number, body: Readable, opts
     await handle.datasync();
   };
 
-  const reading = { cut: false };
-  for await (const bytes of chunkBytes(body, reading)) {
-    received += bytes.length;
-    if (received > opts.maxBytes) {
-      await rollback();
-      throw new StorageError('too_large', `The chunk is larger than the ${opts.maxBytes} bytes left of the upload.`);
-    }
-    hash?.update(bytes);
+  const reading: ChunkReading = { cut: false, received: 0 };
+  for await (const bytes of chunkBytes(body, { maxBytes: opts.maxBytes, hash, dropChunk: rollback }, reading)) {
     batch.push(bytes);
     batchBytes += bytes.length;
     if (batchBytes >= WRITE_BATCH) await write();

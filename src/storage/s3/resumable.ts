@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, type Entry, type WriteOptions } from '../backend.js';
-import { checkUploadId, chunkBytes, isUploadId, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { s3Call } from './client.js';
 import { resumableArea, resumableRoot, resumableSegmentKey, segmentOffset } from './keys.js';
 import { deleteKeys, objectPages } from './objects.js';
@@ -77,7 +77,6 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
       let queued = offset;
       let parts: Buffer[] = [];
       let partBytes = 0;
-      let received = 0;
       // Up to PARALLEL segments upload at once; the offset moves (and is reported) only over the
       // segments stored without a gap before them, in order.
       const inFlight: { end: number; stored: boolean; done: Promise<void> }[] = [];
@@ -122,14 +121,8 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
         if (hash) await deleteKeys(s3, bucket, written);
       };
 
-      const reading = { cut: false };
-      for await (const bytes of chunkBytes(body, reading)) {
-        received += bytes.length;
-        if (received > opts.maxBytes) {
-          await rollback();
-          throw new StorageError('too_large', `The chunk is larger than the ${opts.maxBytes} bytes left of the upload.`);
-        }
-        hash?.update(bytes);
+      const reading: ChunkReading = { cut: false, received: 0 };
+      for await (const bytes of chunkBytes(body, { maxBytes: opts.maxBytes, hash, dropChunk: rollback }, reading)) {
         parts.push(bytes);
         partBytes += bytes.length;
         if (partBytes >= SEGMENT) await send();
@@ -140,7 +133,7 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
         return { offset, outcome: cut ? 'cut' : 'checksum_mismatch' };
       }
       await flush();
-      if (hash && durable !== offset + received) throw new StorageError('failed', 'The upload staging lost a segment.');
+      if (hash && durable !== offset + reading.received) throw new StorageError('failed', 'The upload staging lost a segment.');
       return { offset: durable, outcome: cut ? 'cut' : 'complete' };
     },
 
