@@ -51,9 +51,7 @@ test('--workers 2: two worker processes serve one port; a killed worker is repla
     });
     assert.ok(replaced.includes(first[1] as number), 'the surviving worker was left alone');
   } finally {
-    const code = await server.stop('SIGTERM');
-    assert.equal(code, 0);
-    assert.deepEqual(children(server.proc.pid as number), [], 'no worker outlives the primary');
+    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 }, 'the primary exits 0 and no worker outlives it');
     await server.dispose();
   }
 });
@@ -76,8 +74,7 @@ test('--workers 2: SIGTERM drains every worker and the primary exits 0', async (
   const server = await startServer({ args: ['--workers', '2'] });
   const primary = server.proc.pid as number;
   await until('two workers', () => (children(primary).length === 2 ? true : undefined));
-  assert.equal(await server.stop('SIGTERM'), 0);
-  assert.deepEqual(children(primary), []);
+  assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 }, 'the primary exits 0 and no worker outlives it');
   await server.dispose();
 });
 
