@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { spawnFileCloud, type FileCloudProcess } from '../../test/kit/file-cloud-process.js';
 import type { Options } from './options.js';
-import { BenchError, REPO, RESULTS, USER } from './paths.js';
+import { BenchError, RESULTS, USER } from './paths.js';
 import { children, processTree, stopChild } from './processes.js';
 import type { Server } from './server.js';
 

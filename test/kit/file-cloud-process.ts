@@ -79,7 +79,6 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
   const timeoutMs = o.startTimeoutMs ?? 20_000;
 
   const url = await new Promise<string>((res, rej) => {
-    let timer: NodeJS.Timeout | undefined;
     let poll: NodeJS.Timeout | undefined;
     const done = (f: () => void) => {
       clearTimeout(timer);
@@ -94,7 +93,7 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
       const { stdout: out, stderr: err } = output();
       return `\nstdout: ${out.slice(-4000)}\nstderr: ${err.slice(-4000)}`;
     };
-    timer = setTimeout(() => {
+    const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       done(() => rej(new Error(`File Cloud did not start in ${timeoutMs / 1000} s${describe()}`)));
     }, timeoutMs);
