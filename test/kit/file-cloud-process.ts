@@ -31,6 +31,8 @@ export type SpawnFileCloudOptions = {
   readonly nodeArgs?: readonly string[];
   readonly bin?: string;
   readonly startTimeoutMs?: number;
+  /** Lead a process group of its own, so `signalGroup` can signal it as a terminal's Ctrl-C does. */
+  readonly processGroup?: boolean;
   /** Called as soon as the process exists (e.g. to stop it on Ctrl-C while it starts). */
   readonly onSpawn?: (proc: ChildProcess) => void;
 };
@@ -50,6 +52,8 @@ export type FileCloudProcess = {
    * pid and start time; the count is in `leftovers`.
    */
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<{ code: number | null; leftovers: number }>;
+  /** Sends `signal` to every process of the group (needs `processGroup`), as a terminal does on Ctrl-C. */
+  signalGroup(signal: NodeJS.Signals): void;
 };
 
 const LISTENING = /File Cloud listening on (http:\/\/\S+)/;
@@ -65,10 +69,10 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
   let proc: ChildProcess;
   if (o.logFile) {
     const out = openSync(o.logFile, 'a');
-    proc = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', out, out] });
+    proc = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', out, out], detached: o.processGroup === true });
     closeSync(out);
   } else {
-    proc = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    proc = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: o.processGroup === true });
     proc.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   }
@@ -107,6 +111,10 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
     url,
     output,
     exited,
+    signalGroup(signal) {
+      if (o.processGroup !== true || proc.pid === undefined) throw new Error('signalGroup needs processGroup: true');
+      process.kill(-proc.pid, signal);
+    },
     async stop(signal = 'SIGTERM', graceMs) {
       const running = proc.exitCode === null && proc.signalCode === null;
       const workers = running && proc.pid !== undefined ? await descendantsOf(proc.pid) : [];

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { bearer, login, postJson } from '../helpers/client.js';
-import { startServer } from '../helpers/server.js';
+import { ADMIN_PASSWORD, startServer } from '../helpers/server.js';
+import { spawnFileCloud } from '../kit/file-cloud-process.js';
 
 /** The pids whose parent is `pid` (the cluster's workers), from /proc. */
 function children(pid: number): number[] {
@@ -90,3 +94,19 @@ test('a worker that cannot start makes the server exit 1 with its reason, leavin
     },
   );
 });
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`--workers 2: ${signal} to the whole process group (a terminal's Ctrl-C, systemd's stop) is a clean shutdown, not a worker crash`, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'fc-group-signal-'));
+    try {
+      const fc = await spawnFileCloud({ dataDir, args: ['--workers', '2'], env: { FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn' }, processGroup: true });
+      await until('two workers', () => (children(fc.proc.pid as number).length === 2 ? true : undefined));
+      fc.signalGroup(signal);
+      assert.equal(await fc.exited, 0);
+      const { stdout, stderr } = fc.output();
+      assert.doesNotMatch(stdout + stderr, /worker died|starting another/, 'no worker is reported dead or restarted');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+}
