@@ -25,7 +25,7 @@ export function layout(site: Site, title: string, body: HtmlValue, viewer?: View
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · File Cloud</title>
 <link rel="stylesheet" href="${site.root}style.css">
 </head>

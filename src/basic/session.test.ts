@@ -44,7 +44,8 @@ test('crossSiteProblem refuses other sites and origins, accepts same-origin and 
     [{ origin: 'http://files.example:8000' }, true],
     [{ origin: 'https://files.example:8000' }, true],
     [{ origin: 'http://evil.example' }, false],
-    [{ origin: 'null' }, false],
+    [{ origin: 'null' }, true],
+    [{ origin: 'null', 'sec-fetch-site': 'cross-site' }, false],
     [{ origin: 'not a url' }, false],
     [{ origin: 'http://files.example:8000', 'sec-fetch-site': 'cross-site' }, false],
   ];

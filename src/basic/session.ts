@@ -78,13 +78,15 @@ export function crossSiteProblem(headers: { origin?: string | undefined; 'sec-fe
   const site = headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return `the form was sent from another site (Sec-Fetch-Site: ${site})`;
   const origin = headers.origin;
-  if (origin === undefined) return undefined;
+  // "null" is what a browser sends when it may not say (a no-referrer policy, a privacy setting):
+  // no information, like an absent header; the token decides then.
+  if (origin === undefined || origin === 'null') return undefined;
   let host: string;
   try {
     host = new URL(origin).host;
   } catch {
     return 'the Origin header is not a URL';
   }
-  if (origin === 'null' || !allowedHosts.includes(host)) return 'the form was sent from another origin';
+  if (!allowedHosts.includes(host)) return 'the form was sent from another origin';
   return undefined;
 }

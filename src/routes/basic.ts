@@ -63,6 +63,9 @@ export async function basicRoutes(
   });
   scope.addHook('onSend', async (_request, reply) => {
     reply.header('x-frame-options', 'DENY');
+    // Not no-referrer (the app's default): with it browsers send "Origin: null" on our own forms, and the
+    // origin check would learn nothing. Same-origin still gives other sites no Referer.
+    reply.header('referrer-policy', 'same-origin');
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', BASIC_CSP);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });

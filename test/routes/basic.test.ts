@@ -5,6 +5,7 @@ import { BasicClient, listedNames, notice } from '../helpers/basic-client.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { createUserService } from '../../src/services/users.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { WEB_ROOT } from '../../src/main.js';
 
 const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'";
 
@@ -223,7 +224,8 @@ for (const [storage, skip] of BACKENDS) {
         [{ csrf: otherCsrf, action: 'mkdir', name: 'csrf3' }, {}],
         [{ csrf, action: 'mkdir', name: 'csrf4' }, { origin: 'http://evil.example' }],
         [{ csrf, action: 'mkdir', name: 'csrf5' }, { 'sec-fetch-site': 'cross-site' }],
-        [{ csrf, action: 'delete', name: 'hello.txt' }, { origin: 'null' }],
+        [{ csrf, action: 'delete', name: 'hello.txt' }, { origin: 'http://127.0.0.1.evil.example' }],
+        [{ csrf: 'wrong', action: 'delete', name: 'hello.txt' }, { origin: 'null' }],
       ];
       for (const [fields, headers] of attempts) {
         const html = await htmlPage(await alice.post('/basic/', fields, headers), 403);
@@ -340,7 +342,7 @@ describe('basic HTML UI: paging, base path, throttle', () => {
   });
 
   test('under --base-path with an https public URL the cookie is Secure and scoped to <base>/basic/', async () => {
-    const t = await startApp({ users: ['alice'], flags: { basePath: '/files', publicUrl: 'https://files.example/files' } });
+    const t = await startApp({ users: ['alice'], flags: { basePath: '/files', publicUrl: 'https://files.example/files' }, webRoot: WEB_ROOT });
     try {
       const c = new BasicClient(t.url);
       const res = await c.login('alice', 'alice-password');
@@ -357,6 +359,9 @@ describe('basic HTML UI: paging, base path, throttle', () => {
       const made = await c.post('/basic/', { csrf, action: 'mkdir', name: 'via-proxy' }, { origin: 'https://files.example' });
       assert.equal(made.status, 303);
       assert.equal((await fetch(`${t.origin}/basic/login`)).status, 404, 'nothing outside the base path');
+      // The app's shell points browsers without JavaScript here, under the base path.
+      const shell = await (await fetch(`${t.origin}/files/browse/x/`)).text();
+      assert.match(shell, /<noscript>[^]*<a href="\/files\/basic\/">basic HTML version<\/a>[^]*<\/noscript>/);
     } finally {
       await t.close();
     }
