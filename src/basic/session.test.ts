@@ -33,7 +33,7 @@ test('a CSRF token is bound to its session and to the server key', () => {
   for (const bad of [undefined, '', 42, t.slice(1), `${t}x`, ['x']]) assert.equal(csrfValid(key, 'session-1', bad), false, String(bad));
 });
 
-test('crossSiteProblem refuses other sites and origins, accepts same-origin and headerless clients', () => {
+test('crossSiteProblem refuses other sites and host names, accepts our own host (any port) and headerless clients', () => {
   const hosts = ['files.example:8000'];
   const cases: [Record<string, string>, boolean][] = [
     [{}, true],
@@ -43,6 +43,9 @@ test('crossSiteProblem refuses other sites and origins, accepts same-origin and 
     [{ 'sec-fetch-site': 'cross-site' }, false],
     [{ origin: 'http://files.example:8000' }, true],
     [{ origin: 'https://files.example:8000' }, true],
+    [{ origin: 'https://FILES.example' }, true],
+    [{ origin: 'https://files.example.evil.example' }, false],
+    [{ origin: 'https://evil.example/files.example' }, false],
     [{ origin: 'http://evil.example' }, false],
     [{ origin: 'null' }, true],
     [{ origin: 'null', 'sec-fetch-site': 'cross-site' }, false],

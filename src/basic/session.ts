@@ -72,7 +72,9 @@ export function csrfValid(secret: Buffer, sessionId: string, token: unknown): bo
 /**
  * Why a state-changing request looks cross-site, or undefined. Browsers that send `Sec-Fetch-Site` or
  * `Origin` tell us where the form was; old and text browsers send neither, and then the token alone
- * decides. `allowedHosts` are the host[:port] values this server answers as (the Host header, the public URL).
+ * decides. `allowedHosts` are the host[:port] values this server answers as (the Host header, the public
+ * URL). Only host names are compared: a reverse proxy commonly passes `Host: $host` without the port the
+ * browser used, and the CSRF token, not this check, is what binds a form to its session.
  */
 export function crossSiteProblem(headers: { origin?: string | undefined; 'sec-fetch-site'?: string | undefined }, allowedHosts: readonly string[]): string | undefined {
   const site = headers['sec-fetch-site'];
@@ -81,12 +83,16 @@ export function crossSiteProblem(headers: { origin?: string | undefined; 'sec-fe
   // "null" is what a browser sends when it may not say (a no-referrer policy, a privacy setting):
   // no information, like an absent header; the token decides then.
   if (origin === undefined || origin === 'null') return undefined;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    return 'the Origin header is not a URL';
-  }
-  if (!allowedHosts.includes(host)) return 'the form was sent from another origin';
+  const name = hostnameOf(origin);
+  if (name === undefined) return 'the Origin header is not a URL';
+  if (!allowedHosts.some((h) => h !== '' && hostnameOf(`http://${h}`) === name)) return 'the form was sent from another origin';
   return undefined;
+}
+
+function hostnameOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
 }

@@ -84,10 +84,10 @@ export async function basicRoutes(
   const viewerOf = (p: UserPrincipal): Viewer => ({ username: p.username, csrf: csrfToken(deps.secret, p.sessionId) });
   const page = (reply: FastifyReply, body: Html, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.value);
 
-  /** The folder page to go back to from an error on a folder URL (never for downloads: their folder may not exist). */
+  /** The folder page to go back to after a refused form (a GET error's page may itself be what is missing). */
   const folderBack = (request: FastifyRequest): string | undefined => {
     const p = rawPath(request.url);
-    return p.startsWith(root) && p.endsWith('/') && !p.includes('?') ? p : undefined;
+    return request.method === 'POST' && p.startsWith(root) && p.endsWith('/') ? p : undefined;
   };
 
   const flash = (reply: FastifyReply, request: FastifyRequest, message: string) =>
