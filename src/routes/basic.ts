@@ -108,9 +108,15 @@ export async function basicRoutes(
   const signedIn = (request: FastifyRequest, reply: FastifyReply): UserPrincipal | undefined => {
     const p = request.principal;
     if (p?.kind === 'user') return p;
-    void reply.redirect(`${root}login`, 303);
+    // A page asked for (a bookmark, a link) is where the sign-in returns; a form's POST is not repeated.
+    const back = request.method === 'GET' && safeNext(request.url) && request.url !== root ? `?next=${encodeURIComponent(request.url)}` : '';
+    void reply.redirect(`${root}login${back}`, 303);
     return undefined;
   };
+
+  /** Only our own pages are a place to return to after signing in: never another site (no open redirect). */
+  const safeNext = (v: unknown): v is string =>
+    typeof v === 'string' && v.length <= 2048 && v.startsWith(root) && !v.includes('//') && !/[\\\p{Cc}]/u.test(v);
 
   /** The one CSRF check: every POST but the login carries the session's token, from a page of ours. */
   const checkCsrf = (request: FastifyRequest, user: UserPrincipal) => {
@@ -131,8 +137,9 @@ export async function basicRoutes(
   scope.get('/basic/style.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(BASIC_CSS));
 
   scope.get('/basic/login', async (request, reply) => {
-    if (request.principal?.kind === 'user') return reply.redirect(root, 303);
-    return page(reply, loginPage(site, { notice: takeFlash(request, reply) }));
+    const next = (request.query as Record<string, unknown>).next;
+    if (request.principal?.kind === 'user') return reply.redirect(safeNext(next) ? next : root, 303);
+    return page(reply, loginPage(site, { notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
   });
 
   // Counted by the same throttle as /auth/login (before the body is read), and one message for a wrong
@@ -143,16 +150,17 @@ export async function basicRoutes(
     const body = (request.body ?? {}) as Record<string, string>;
     const username = (body.username ?? '').trim();
     const password = body.password ?? '';
-    if (!username || !password) return page(reply, loginPage(site, { error: 'Enter your username and password.', username }), 400);
+    const next = safeNext(body.next) ? body.next : undefined;
+    if (!username || !password) return page(reply, loginPage(site, { error: 'Enter your username and password.', username, next }), 400);
     let session;
     try {
       session = await auth.startSession(username, password);
     } catch (e) {
-      if (e instanceof AppError && e.code === 'invalid_credentials') return page(reply, loginPage(site, { error: 'The username or password is wrong.', username }), 401);
+      if (e instanceof AppError && e.code === 'invalid_credentials') return page(reply, loginPage(site, { error: 'The username or password is wrong.', username, next }), 401);
       throw e;
     }
     reply.header('set-cookie', setCookie(SESSION_COOKIE, sessionCookieValue(username, session.refreshToken), cookieOpts(request)));
-    return reply.redirect(root, 303);
+    return reply.redirect(next ?? root, 303);
   });
 
   scope.post('/basic/logout', async (request, reply) => {

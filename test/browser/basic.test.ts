@@ -121,7 +121,7 @@ describe('basic HTML version with JavaScript disabled', { skip }, () => {
     await page.waitForURL(/\/basic\/login$/);
     await notice().filter({ hasText: 'You are signed out.' }).waitFor();
     await page.goto(`${server.url}/basic/Reports%202026/`);
-    await page.waitForURL(/\/basic\/login$/);
+    await page.waitForURL(/\/basic\/login\?next=%2Fbasic%2FReports%25202026%2F$/);
     assert.equal((await context.cookies()).some((c) => c.name === 'fc_basic'), false);
   });
 });

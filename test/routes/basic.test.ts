@@ -39,10 +39,15 @@ for (const [storage, skip] of BACKENDS) {
 
     test('a visitor without a session is sent to the login form, which has labelled fields and no script', async () => {
       const anon = new BasicClient(t.url);
-      for (const path of ['/basic/', '/basic/zeta/', '/basic/file/hello.txt']) {
+      const cases: [string, string][] = [
+        ['/basic/', '/basic/login'],
+        ['/basic/zeta/?page=2', '/basic/login?next=%2Fbasic%2Fzeta%2F%3Fpage%3D2'],
+        ['/basic/file/hello.txt', '/basic/login?next=%2Fbasic%2Ffile%2Fhello.txt'],
+      ];
+      for (const [path, location] of cases) {
         const res = await anon.fetch(path);
         assert.equal(res.status, 303, path);
-        assert.equal(res.headers.get('location'), `${new URL(t.url).pathname.replace(/\/$/, '')}/basic/login`);
+        assert.equal(res.headers.get('location'), location);
       }
       const html = await htmlPage(await anon.fetch('/basic/login'), 200);
       assert.match(html, /<label for="username">Username<\/label>/);
@@ -68,6 +73,22 @@ for (const [storage, skip] of BACKENDS) {
       assert.ok(!attrs.includes('secure'));
       const html = await htmlPage(await c.fetch('/basic/'), 200);
       assert.match(html, /Signed in as <strong>alice<\/strong>/);
+    });
+
+    test('after signing in, the page first asked for opens; a next that is not one of our pages is ignored', async () => {
+      const c = new BasicClient(t.url);
+      const form = await c.page('/basic/zeta/');
+      assert.match(form.html, /<input type="hidden" name="next" value="\/basic\/zeta\/">/);
+      const res = await c.fetch('/basic/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username: 'alice', password: 'alice-password', next: '/basic/zeta/' }).toString() });
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get('location'), '/basic/zeta/');
+      for (const next of ['https://evil.example/', '//evil.example/basic/', '/basic//evil.example', '/basic/\\evil', '/storage/alice/', 'javascript:alert(1)']) {
+        const other = new BasicClient(t.url);
+        const r = await other.fetch('/basic/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username: 'alice', password: 'alice-password', next }).toString() });
+        assert.equal(r.headers.get('location'), '/basic/', next);
+        const page = await htmlPage(await new BasicClient(t.url).fetch(`/basic/login?next=${encodeURIComponent(next)}`), 200);
+        assert.doesNotMatch(page, /name="next"/, next);
+      }
     });
 
     test('a wrong password and an unknown user get the same 401 page and no cookie', async () => {
@@ -283,9 +304,9 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(out.headers.get('location'), '/basic/login');
       assert.equal(c.jar.has('fc_basic'), false, 'the cookie is cleared');
       assert.match((await c.page('/basic/login')).html, /You are signed out\./);
-      const replay = await fetch(`${t.url}/basic/`, { headers: { cookie: stolen }, redirect: 'manual' });
+      const replay = await fetch(`${t.url}/basic/zeta/`, { headers: { cookie: stolen }, redirect: 'manual' });
       assert.equal(replay.status, 303);
-      assert.equal(replay.headers.get('location'), '/basic/login');
+      assert.equal(replay.headers.get('location'), '/basic/login?next=%2Fbasic%2Fzeta%2F');
     });
 
     test('a password change revokes the cookie session with the user’s other sessions', async () => {
