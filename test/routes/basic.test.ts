@@ -1,4 +1,5 @@
 import { describe, test, before, after } from 'node:test';
+import { Writable } from 'node:stream';
 import assert from 'node:assert/strict';
 import { BACKENDS, startApp, testHasher, type TestApp } from '../helpers/app.js';
 import { BasicClient, listedNames, notice } from '../helpers/basic-client.js';
@@ -357,6 +358,26 @@ describe('basic HTML UI: paging, base path, throttle', () => {
       assert.match(last.html, /rel="prev"/);
       assert.doesNotMatch(last.html, /rel="next"/);
       assert.ok(first.html.length < 400_000, `one page stays small (${first.html.length} bytes)`);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('request logs never contain the session cookie, the password or the CSRF token', async () => {
+    let log = '';
+    const sink = new Writable({ write: (chunk, _enc, cb) => ((log += chunk.toString()), cb()) });
+    const t = await startApp({ users: ['alice'], logTo: sink });
+    try {
+      const c = new BasicClient(t.url);
+      await c.login('alice', 'alice-password');
+      await c.login('alice', 'wrong-password-xyz');
+      const csrf = await c.csrf();
+      assert.equal((await c.upload('/basic/', [{ name: 'logged.txt', content: 'x' }], csrf)).status, 303);
+      await c.post('/basic/logout', { csrf });
+      assert.ok(log.includes('/basic/?action=upload&csrf=[redacted]'), 'the upload URL is logged, redacted');
+      const secrets = [csrf, 'alice-password', 'wrong-password-xyz', ...[...c.jar.values()].map((k) => k.value.split(':')[1] ?? 'none')];
+      for (const secret of secrets) assert.ok(!log.includes(secret), `the log contains ${secret.slice(0, 8)}…`);
+      assert.doesNotMatch(log, /fcr_/);
     } finally {
       await t.close();
     }
