@@ -58,6 +58,8 @@ export async function basicRoutes(
   scope.addContentTypeParser('*', (_request, _payload, done) => done(new AppError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded or multipart/form-data.')));
 
   scope.addHook('onRequest', async (request) => {
+    // The style sheet needs no session: no database read for it.
+    if (rawPath(request.url) === `${root}style.css`) return;
     const cookie = parseSessionCookie(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
     if (cookie) request.principal = (await auth.resumeSession(cookie.username, cookie.refreshToken)) ?? null;
   });
