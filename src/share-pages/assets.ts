@@ -32,6 +32,7 @@ a{color:#1f5fd1}
 .entry:first-child{border-top:0}
 .entry .open{flex:1;display:flex;gap:.6rem;align-items:center;min-width:0;text-decoration:none;color:inherit;min-height:2.75rem}
 .entry .ename{overflow-wrap:anywhere}
+.entry .icon{width:1.4rem;height:1.4rem;flex:none}
 .entry .meta{color:#6b7280;font-size:.9rem;white-space:nowrap}
 .entry .dl{font-size:.9rem;white-space:nowrap}
 .actions{margin:0 0 1rem}
@@ -51,7 +52,7 @@ form.upload{display:flex;flex-direction:column;gap:.75rem;max-width:40rem}
 .lightbox .cap{position:absolute;bottom:.75rem;left:0;right:0;text-align:center;color:#fff;font-size:.95rem;padding:0 3rem;overflow-wrap:anywhere}
 .lightbox button{position:absolute;background:#0008;color:#fff;border:0;font-size:1.6rem;min-width:3rem;min-height:3rem;border-radius:2rem}
 .lightbox .prev{left:.5rem;top:50%}.lightbox .next{right:.5rem;top:50%}.lightbox .close{right:.5rem;top:.5rem}
-@media (max-width:32rem){main{padding:.75rem}.entry{flex-wrap:wrap}.entry .open{flex-basis:100%}h1{font-size:1.25rem}}
+@media (max-width:32rem){main{padding:.75rem}.entry{flex-wrap:wrap;row-gap:0}.entry .open{flex-basis:100%;min-height:2.25rem}.entry .meta{margin-left:2.1rem}h1{font-size:1.25rem}}
 `;
 
 const JS = `

@@ -1,5 +1,12 @@
 import { contentTypeFor } from '../http/mime.js';
-import { html, urlPath, type Html } from './html.js';
+import { Html, html, urlPath } from './html.js';
+
+/** Small inline icons (no font or image request; fixed markup, nothing interpolated). */
+const ICONS = {
+  folder: new Html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path fill="#e3a21a" d="M2 6a2 2 0 0 1 2-2h5l2 2h9a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2z"/></svg>'),
+  file: new Html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path fill="#8a94a6" d="M6 2h8l6 6v12a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2z"/><path fill="#d5dae3" d="M14 2v6h6z"/></svg>'),
+  image: new Html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><rect x="2" y="4" width="20" height="16" rx="2" fill="#4f8be8"/><circle cx="8" cy="9" r="2" fill="#fff"/><path fill="#cfe0ff" d="M4 18l5-6 4 4 3-3 4 5z"/></svg>'),
+};
 
 /**
  * The public pages of share links (/s/<id>), rendered on the server so they
@@ -152,11 +159,11 @@ export function folderPage(p: FolderPageInput): string {
   const rows = p.entries.map((e) => {
     const segs = [...here, e.name];
     if (!e.isFile) {
-      return html`<li class="entry folder"><a class="open" href="${urlPath(pageRoot(p.urls), segs, true)}"><span class="icon" aria-hidden="true">📁</span><span class="ename">${e.name}</span></a><span class="meta">Folder</span></li>`;
+      return html`<li class="entry folder"><a class="open" href="${urlPath(pageRoot(p.urls), segs, true)}">${ICONS.folder}<span class="ename">${e.name}</span></a><span class="meta">Folder</span></li>`;
     }
     const raw = urlPath(apiRoot(p.urls), segs);
     const image = p.preview && previewKind(e.name) === 'image';
-    return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${raw}"` : ''}><span class="icon" aria-hidden="true">${image ? '🖼' : '📄'}</span><span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size)}</span><a class="dl" href="${raw}?download=1" download aria-label="${`Download ${e.name}`}">Download</a></li>`;
+    return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${raw}"` : ''}>${image ? ICONS.image : ICONS.file}<span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size)}</span><a class="dl" href="${raw}?download=1" download aria-label="${`Download ${e.name}`}">Download</a></li>`;
   });
   const zip = `${urlPath(apiRoot(p.urls), here, true)}?zip=1`;
   return layout(
