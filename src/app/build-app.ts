@@ -172,7 +172,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }, Math.min(60_000, Math.max(1000, Math.min(staleMs, config.uploadExpiry * 1000) / 2)));
   storageSweep.unref();
   app.addHook('onClose', async () => {
-    shares.close();
+    await shares.close();
     clearInterval(sweep);
     clearInterval(storageSweep);
     await sweeping;

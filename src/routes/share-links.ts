@@ -8,7 +8,6 @@ import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { Clock } from '../lib/clock.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import { deadLink, subPathSegments, type LiveShare, type ShareService } from '../services/shares.js';
-import type { Entry } from '../storage/backend.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
 import { readJsonBody } from './json-body.js';
@@ -121,17 +120,6 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     reply.header('set-cookie', [`/s/`, `/share/`].map((root) => `${COOKIE}=${value}; Path=${basePath}${root}${live.share.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`));
   };
 
-  /** The entry a visitor addresses below a live share; a file share has no sub-paths. */
-  async function entryAt(live: LiveShare, segments: readonly string[]): Promise<Entry | undefined> {
-    if (segments.length === 0) return live.entry;
-    if (live.share.isFile) return undefined;
-    const entry = await files.stat(shares.childKey(live, segments)).catch((e: unknown) => {
-      if (e instanceof AppError && (e.code === 'not_found' || e.code === 'not_a_directory')) return undefined;
-      throw e;
-    });
-    return entry;
-  }
-
   function uploadParts(request: FastifyRequest, sent: string[]): AsyncIterable<UploadPart> {
     const parts = multipartFiles(request.raw, request.headers, { maxFileBytes: files.maxUploadBytes });
     return (async function* () {
@@ -164,21 +152,19 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
 
     const open = async (request: FastifyRequest) => {
       const { id, rest } = splitShareUrl(request.url, prefix);
-      const live = await shares.resolve(id);
-      return { live, ...decodeSub(rest) };
+      const sub = decodeSub(rest);
+      return { ...(await shares.open(id, sub.segments)), ...sub };
     };
     const requireUnlocked = (request: FastifyRequest, live: LiveShare) => {
       if (!unlocked(request, live)) throw new AppError('password_required', `This link needs a password: POST {"password"} to ${prefix}${live.share.id}/auth.`);
     };
 
     const read = async (request: FastifyRequest, reply: FastifyReply, withBody: boolean) => {
-      const { live, segments, trailingSlash } = await open(request);
+      const { live, key, entry, segments, trailingSlash } = await open(request);
       // An upload-only link reads nothing, not even that it exists.
       if (live.share.uploadOnly) throw deadLink();
       requireUnlocked(request, live);
-      const entry = await entryAt(live, segments);
       if (!entry) throw new AppError('not_found', 'No file or folder exists at this path in the share.');
-      const key = shares.childKey(live, segments);
       const query = request.query as Record<string, unknown>;
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
@@ -254,30 +240,30 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
 
     const open = async (request: FastifyRequest) => {
       const { id, rest } = splitShareUrl(request.url, prefix);
-      const live = await shares.resolve(id);
-      const urls = { base: basePath, id: live.share.id };
-      return { live, urls, rootName: shares.displayName(live), ...decodeSub(rest) };
+      const sub = decodeSub(rest);
+      const opened = await shares.open(id, sub.segments);
+      const urls = { base: basePath, id: opened.live.share.id };
+      return { ...opened, urls, rootName: shares.displayName(opened.live), ...sub };
     };
 
     pages.get('/s/*', async (request, reply) => {
-      const { live, urls, rootName, segments } = await open(request);
+      const { live, key, entry, urls, rootName, segments } = await open(request);
       if (!unlocked(request, live)) return html(reply, 401, passwordPage(urls));
       if (live.share.uploadOnly) {
         const n = Number((request.query as Record<string, unknown>).uploaded);
         const message = Number.isSafeInteger(n) && n > 0 ? (n === 1 ? '1 file uploaded. Thank you!' : `${n} files uploaded. Thank you!`) : undefined;
         return html(reply, 200, uploadPage({ urls, rootName, segments, message }));
       }
-      const entry = await entryAt(live, segments);
       if (!entry) return html(reply, 404, notInSharePage(urls));
       const preview = live.share.maxDownloads === undefined;
       if (!entry.isFile) {
-        const entries = await files.list(shares.childKey(live, segments));
+        const entries = await files.list(key);
         return html(reply, 200, folderPage({ urls, rootName, segments, entries, preview }));
       }
       let text: { content: string; truncated: boolean } | undefined;
       if (preview && previewKind(entry.name) === 'text' && entry.size > 0) {
         const end = Math.min(entry.size, TEXT_PREVIEW_BYTES) - 1;
-        const { stream } = await files.read(shares.childKey(live, segments), { start: 0, end });
+        const { stream } = await files.read(key, { start: 0, end });
         const chunks: Buffer[] = [];
         for await (const c of stream) chunks.push(c as Buffer);
         text = { content: new TextDecoder('utf-8').decode(Buffer.concat(chunks)), truncated: entry.size > TEXT_PREVIEW_BYTES };

@@ -22,6 +22,8 @@ const ID_BYTES = 24;
 const ID_RE = /^[A-Za-z0-9_-]{32}$/;
 /** How long a password cookie lasts at most (it never outlives its share). */
 export const SHARE_COOKIE_MAX_AGE = 86_400;
+/** How long downloads of unlimited links wait in memory before they are written. */
+const FLUSH_MS = 1000;
 
 /** The one answer of every dead link, whatever the cause: nothing tells them apart. */
 export const deadLink = (): AppError => new AppError('not_found', 'This link does not exist or is no longer available.');
@@ -29,7 +31,8 @@ export const deadLink = (): AppError => new AppError('not_found', 'This link doe
 export const isShareId = (id: string): boolean => ID_RE.test(id);
 
 /** What a visitor's request works on: the live share, its target's key and entry. */
-export type LiveShare = { readonly share: Share; readonly key: StorageKey; readonly entry: Entry };
+/** `entry` is the target's, when it was looked at (always by resolve()). */
+export type LiveShare = { readonly share: Share; readonly key: StorageKey; readonly entry: Entry | undefined };
 
 /** The share object of the API (CONTRACT "Share links"). */
 export type ShareView = {
@@ -136,6 +139,16 @@ export function createShareService(deps: {
   };
   const unsubscribe = deps.backend.events.subscribe(onEvent);
 
+  // Downloads of unlimited links, not yet written: share id → count.
+  let pending = new Map<string, number>();
+  let flushTimer: NodeJS.Timeout | undefined;
+  const flush = async () => {
+    flushTimer = undefined;
+    const batch = pending;
+    pending = new Map();
+    await Promise.all([...batch].map(([id, n]) => store.shares.addDownloads(id, n).catch(onError)));
+  };
+
   const cookieMac = (share: Share, exp: number) =>
     createHmac('sha256', deps.secret).update(`share-auth\0${share.id}\0${exp}\0${share.passwordHash ?? ''}`).digest('base64url');
 
@@ -170,6 +183,7 @@ export function createShareService(deps: {
 
     async list(principal: Principal): Promise<ShareView[]> {
       if (principal.kind !== 'user') return [];
+      if (pending.size > 0) await flush();
       return (await store.shares.listByOwner(principal.userId)).map(view);
     },
 
@@ -182,20 +196,45 @@ export function createShareService(deps: {
 
     /** The live share behind `id`, or the dead-link 404 (unknown, expired, revoked, used up, target gone or changed kind). */
     async resolve(id: string): Promise<LiveShare> {
+      return (await this.open(id, [])).live;
+    },
+
+    /**
+     * The live share and what `segments` address below it (entry undefined
+     * when nothing is there; always for sub-paths of a file share). A found
+     * sub-path proves the shared folder is there, so the common case costs
+     * one stat; only a miss looks at the share's own target.
+     */
+    async open(id: string, segments: readonly string[]): Promise<{ live: LiveShare; key: StorageKey; entry: Entry | undefined }> {
       if (!isShareId(id)) throw deadLink();
       const share = await store.shares.get(id);
       if (!share || !isAlive(share, clock.now())) throw deadLink();
-      const key = keyOf(share);
-      const entry = await storageCall(() => deps.backend.stat(key));
-      if (!entry || entry.isFile !== share.isFile) throw deadLink();
-      return { share, key, entry };
+      const root = keyOf(share);
+      if (segments.length > 0 && !share.isFile) {
+        const key: StorageKey = { user: root.user, segments: [...root.segments, ...segments] };
+        const entry = await storageCall(() => deps.backend.stat(key)).catch((e: unknown) => {
+          if (e instanceof AppError && (e.code === 'not_found' || e.code === 'not_a_directory')) return undefined;
+          throw e;
+        });
+        if (entry) return { live: { share, key: root, entry: undefined }, key, entry };
+      }
+      const rootEntry = await storageCall(() => deps.backend.stat(root));
+      if (!rootEntry || rootEntry.isFile !== share.isFile) throw deadLink();
+      const live = { share, key: root, entry: rootEntry };
+      return segments.length === 0 ? { live, key: root, entry: rootEntry } : { live, key: live.key, entry: undefined };
     },
 
-    /** Counts one download, or the dead-link 404 when another request took the last one. */
+    /**
+     * Counts one download. A limited link's count is one conditional UPDATE
+     * (exact across nodes; the dead-link 404 when another request took the
+     * last one); an unlimited link's is only for the owner's listing, so it
+     * is added up here and written in batches (FLUSH_MS), keeping a visitor's
+     * GET free of a database write.
+     */
     async claimDownload(share: Share): Promise<void> {
       if (share.maxDownloads === undefined) {
-        // Unlimited links still count, for the owner's listing; the update cannot fail them.
-        await store.shares.claimDownload(share.id);
+        pending.set(share.id, (pending.get(share.id) ?? 0) + 1);
+        flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
         return;
       }
       if (!(await store.shares.claimDownload(share.id))) throw deadLink();
@@ -233,6 +272,10 @@ export function createShareService(deps: {
 
     sweep: () => store.shares.deleteExpired(clock.now()),
 
-    close: () => void unsubscribe(),
+    async close(): Promise<void> {
+      unsubscribe();
+      if (flushTimer) clearTimeout(flushTimer);
+      await flush();
+    },
   };
 }

@@ -365,6 +365,9 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     for (let i = 0; i < 7; i++) assert.equal(await store.shares.claimDownload('S2'), true, 'no limit');
     assert.equal((await store.shares.get('S2'))?.downloads, 7);
     assert.equal(await store.shares.claimDownload('nope'), false);
+    await store.shares.addDownloads('S2', 3);
+    assert.equal((await store.shares.get('S2'))?.downloads, 10);
+    await store.shares.addDownloads('nope', 3);
   });
 
   withStore('shares: deleteWithin ends the target and what is below it, nothing else; deleteExpired', async (store) => {

@@ -72,6 +72,10 @@ export function createShareRepo(db: Kysely<Database>): ShareRepo {
       return Number(r.numUpdatedRows) > 0;
     },
 
+    async addDownloads(id, n) {
+      await db.updateTable('shares').set({ downloads: sql`downloads + ${n}` }).where('id', '=', id).execute();
+    },
+
     async deleteWithin(owner, path) {
       const r = await db.deleteFrom('shares').where('owner_name', '=', owner).where(atOrBelow(path)).executeTakeFirst();
       return Number(r.numDeletedRows);

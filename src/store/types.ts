@@ -236,6 +236,8 @@ export interface ShareRepo {
    * exact under concurrency across nodes. False when used up or gone.
    */
   claimDownload(id: string): Promise<boolean>;
+  /** Adds `n` downloads to the count (links without a limit, counted in batches). */
+  addDownloads(id: string, n: number): Promise<void>;
   /** Ends every share of `owner` whose target is `path` or below it (deleted or moved away). */
   deleteWithin(owner: string, path: string): Promise<number>;
   /** Removes shares whose expiry is at or before `now`. */
