@@ -109,8 +109,19 @@ const JS = `
     var frame = document.createElement('iframe');
     frame.src = pdf.getAttribute('data-pdf');
     frame.title = 'PDF preview';
+    var hint = document.createElement('p');
+    hint.className = 'note';
+    var open = document.createElement('a');
+    open.href = pdf.getAttribute('data-pdf');
+    open.target = '_blank';
+    open.rel = 'noopener';
+    open.textContent = 'open it in a new tab';
+    hint.appendChild(document.createTextNode('If the document does not show, '));
+    hint.appendChild(open);
+    hint.appendChild(document.createTextNode(' or download it.'));
     pdf.textContent = '';
     pdf.appendChild(frame);
+    pdf.appendChild(hint);
   }
 
   // Gallery: the folder's images in a lightbox; arrow keys, swipe, Escape.
