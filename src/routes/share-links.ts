@@ -156,7 +156,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       return { ...(await shares.open(id, sub.segments)), ...sub };
     };
     const requireUnlocked = (request: FastifyRequest, live: LiveShare) => {
-      if (!unlocked(request, live)) throw new AppError('password_required', `This link needs a password: POST {"password"} to ${prefix}${live.share.id}/auth.`);
+      if (!unlocked(request, live)) throw new AppError('password_required', 'This link needs a password: POST {"password"} to <link>/auth first.');
     };
 
     const read = async (request: FastifyRequest, reply: FastifyReply, withBody: boolean) => {

@@ -2,6 +2,7 @@
 // /s/<id>/ pages, on every backend: exact download limits under concurrency, expiry, revocation,
 // one byte-identical 404 for every dead link, passwords, upload-only links, sub-path checks.
 import { after, before, describe, test } from 'node:test';
+import { Writable } from 'node:stream';
 import assert from 'node:assert/strict';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
@@ -402,4 +403,27 @@ describe('share link throttles', () => {
     assert.deepEqual(more.slice(0, 6), [401, 401, 401, 401, 401, 401]);
     assert.deepEqual(more.slice(6), [429, 429]);
   });
+});
+
+test('request logs carry no whole share id', async () => {
+  let log = '';
+  const sink = new Writable({ write: (chunk, _enc, cb) => ((log += chunk.toString()), cb()) });
+  const t = await startApp({ users: ['alice'], logTo: sink });
+  try {
+    await t.fs.put('a.txt', 'x');
+    const alice = bearer((await t.login('alice')).access_token);
+    const s = (await (await postJson(`${t.url}/api/shares`, { path: '/alice/a.txt', password: 'pw-in-body' }, alice)).json()) as ShareObject;
+    await fetch(`${t.url}/share/${s.id}`);
+    await fetch(`${t.url}/s/${s.id}/?x=1`);
+    await fetch(`${t.url}/share/${s.id}/../x`);
+    await postJson(`${t.url}/share/${s.id}/auth`, { password: 'pw-in-body' });
+    await fetch(`${t.url}/api/shares/${s.id}`, { method: 'DELETE', headers: alice });
+    assert.ok(log.includes(`/share/${s.id.slice(0, 6)}[redacted]`), 'the link is recognisable in the log');
+    assert.ok(log.includes(`/s/${s.id.slice(0, 6)}[redacted]/?x=1`));
+    assert.ok(log.includes(`/api/shares/${s.id.slice(0, 6)}[redacted]`));
+    assert.ok(!log.includes(s.id), `never the whole id: ${log.split('\n').filter((l) => l.includes(s.id)).join('\n')}`);
+    assert.ok(!log.includes('pw-in-body'));
+  } finally {
+    await t.close();
+  }
 });
