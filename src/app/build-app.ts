@@ -140,7 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, davAuth, clock, basePath, freeBytes }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
-      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, throttle, clock, basePath, visitorLimit: config.shareRateLimit }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, throttle, clock, basePath, visitorLimit: config.shareRateLimit }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },

@@ -7,6 +7,7 @@ import { createVisitorLimiter } from '../app/visitor-limit.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { Clock } from '../lib/clock.js';
 import type { FilesService, UploadPart } from '../services/files.js';
+import type { StorageBackend } from '../storage/backend.js';
 import { deadLink, subPathSegments, type LiveShare, type ShareService } from '../services/shares.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
@@ -36,6 +37,8 @@ export const SHARE_PAGE_CSP = [
 export type ShareLinkDeps = {
   shares: ShareService;
   files: FilesService;
+  /** For folder zips (sendFolderZip takes the backend). */
+  backend: StorageBackend;
   /** The login throttle (Redis-backed in a cluster); undefined with --dev. */
   throttle: RateLimiter | undefined;
   clock: Clock;
@@ -168,8 +171,9 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const query = request.query as Record<string, unknown>;
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
-          // Folder zips (src/routes/zip-reply.ts, merged separately) go here, counting as one download:
-          //   return sendFolderZip(request, reply, { backend, folder: key, archiveName: shares.displayName(live), onFirstByte: () => shares.claimDownload(live.share) });
+          // Folder zips (src/routes/zip-reply.ts, merged separately) are this one call, counting as one download
+          // (names: the `name` query values, as for storage; archiveName: the folder's own name, never the owner's):
+          //   return sendFolderZip(request, reply, { backend: deps.backend, folder: key, names, archiveName: segments.at(-1) ?? shares.displayName(live), onFirstByte: () => shares.claimDownload(live.share) });
           throw new AppError('not_found', 'Zip downloads are not available on this server yet.');
         }
         reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
