@@ -85,8 +85,8 @@ export function validateShareOptions(input: Omit<CreateShareInput, 'path'>, isFi
  * empty segment, no NUL or backslash). Throws invalid_path.
  */
 export function subPathSegments(decoded: string): string[] {
-  if (decoded === '' || decoded === '/') return [];
-  const parts = decoded.replace(/^\//, '').split('/');
+  if (decoded === '') return [];
+  const parts = decoded.split('/');
   if (parts[parts.length - 1] === '') parts.pop();
   for (const s of parts) {
     if (s === '') throw new AppError('invalid_path', 'The path has an empty segment ("//").');
