@@ -427,3 +427,31 @@ test('request logs carry no whole share id', async () => {
     await t.close();
   }
 });
+
+test('under --base-path every share address, link, form and cookie carries the prefix', async () => {
+  const t = await startApp({ users: ['alice'], flags: { basePath: '/files' } });
+  try {
+    await t.fs.put('box/a b.txt', 'inside');
+    const alice = bearer((await t.login('alice')).access_token);
+    const s = (await (await postJson(`${t.url}/api/shares`, { path: '/alice/box', password: 'pw' }, alice)).json()) as ShareObject;
+    assert.equal(s.url, `/files/s/${s.id}`);
+    assert.equal((await fetch(`${t.origin}/s/${s.id}/`)).status, 404, 'nothing outside the prefix');
+    assert.equal((await fetch(`${t.origin}/share/${s.id}/`)).status, 404);
+    const locked = await (await fetch(`${t.origin}${s.url}/`)).text();
+    assert.match(locked, new RegExp(`<form method="post" action="/files/s/${s.id}/auth"`));
+    assert.match(locked, /href="\/files\/s\/_assets\/share\.css"/);
+    const form = await fetch(`${t.origin}/files/s/${s.id}/auth`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=pw', redirect: 'manual' });
+    assert.equal(form.status, 303);
+    assert.equal(form.headers.get('location'), `/files/s/${s.id}/`);
+    const cookies = form.headers.getSetCookie();
+    assert.deepEqual(cookies.map((c) => /Path=([^;]+)/.exec(c)?.[1]).sort(), [`/files/s/${s.id}`, `/files/share/${s.id}`]);
+    const cookie = (cookies[0] as string).split(';')[0] as string;
+    const page = await (await fetch(`${t.origin}/files/s/${s.id}/`, { headers: { cookie } })).text();
+    assert.ok(page.includes(`href="/files/s/${s.id}/a%20b.txt"`));
+    assert.ok(page.includes(`href="/files/share/${s.id}/a%20b.txt?download=1"`));
+    assert.ok(page.includes(`href="/files/share/${s.id}/?zip=1"`));
+    assert.equal(await (await fetch(`${t.origin}/files/share/${s.id}/a%20b.txt`, { headers: { cookie } })).text(), 'inside');
+  } finally {
+    await t.close();
+  }
+});
