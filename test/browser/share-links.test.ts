@@ -10,6 +10,20 @@ import { DESKTOP, PHONE, launchBrowser, makePng, missingBrowser, screenshot, see
 
 const skip = missingBrowser();
 
+/** The page-side globals these tests touch (the test tsconfig has no DOM types). */
+type DropGlobal = {
+  DataTransfer: new () => { items: { add(file: unknown): void } };
+  File: new (parts: string[], name: string, opts: { type: string }) => unknown;
+  DragEvent: new (type: string, init: Record<string, unknown>) => unknown;
+  document: { querySelector(selector: string): { dispatchEvent(e: unknown): boolean } };
+};
+
+/** Runs in the page (serialized by Playwright, so self-contained): the image is loaded with that natural width. */
+const widthIs = ([selector, want]: [string, number]): boolean => {
+  const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document.querySelector(selector);
+  return !!img && img.complete && img.naturalWidth === want;
+};
+
 type Share = { id: string; url: string };
 
 describe('public share pages in a browser', { skip }, () => {
@@ -98,7 +112,7 @@ describe('public share pages in a browser', { skip }, () => {
           await screenshot(page, 'share-link-folder-phone-nojs');
           // Without JavaScript an image link opens its page with the image inline.
           await page.getByRole('link', { name: 'a-red.png', exact: true }).click();
-          await page.waitForFunction('document.querySelector("figure.preview img") && document.querySelector("figure.preview img").naturalWidth === 300');
+          await page.waitForFunction(widthIs, ['figure.preview img', 300] as [string, number]);
         }
         const [download] = await Promise.all([page.waitForEvent('download'), page.goto(server.url + s.url).then(() => page.getByRole('link', { name: 'Download notes.txt', exact: true }).click())]);
         assert.equal(await readFile((await download.path()) as string, 'utf8'), 'not an image');
@@ -117,13 +131,14 @@ describe('public share pages in a browser', { skip }, () => {
         const tag = js ? 'js' : 'form';
         if (js) {
           // Drag and drop: a real DataTransfer with a File, dropped on the zone.
-          await page.evaluate(`(() => {
-            const dt = new DataTransfer();
-            dt.items.add(new File(['dropped bytes'], 'dropped-${tag}.txt', { type: 'text/plain' }));
-            const zone = document.querySelector('.dropzone');
-            zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-            zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-          })()`);
+          await page.evaluate((name) => {
+            const g = globalThis as unknown as DropGlobal;
+            const dt = new g.DataTransfer();
+            dt.items.add(new g.File(['dropped bytes'], name, { type: 'text/plain' }));
+            const zone = g.document.querySelector('.dropzone');
+            zone.dispatchEvent(new g.DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+            zone.dispatchEvent(new g.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+          }, `dropped-${tag}.txt`);
           await page.getByText('1 file uploaded.').waitFor();
           await screenshot(page, 'share-link-upload');
           await page.locator('input[type=file]').setInputFiles([
@@ -163,7 +178,8 @@ describe('public share pages in a browser', { skip }, () => {
       await page.getByRole('link', { name: 'a-red.png', exact: true }).click();
       const box = page.getByRole('dialog', { name: 'Image viewer' });
       await box.waitFor();
-      const loaded = (w: number) => page.waitForFunction(`document.querySelector('.lightbox img').complete && document.querySelector('.lightbox img').naturalWidth === ${w}`);
+      // Functions, not strings: a string predicate is eval'd in the page, which the pages' CSP forbids.
+      const loaded = (w: number) => page.waitForFunction(widthIs, ['.lightbox img', w] as [string, number]);
       await loaded(300);
       await box.getByText('a-red.png (1 / 3)').waitFor();
       await screenshot(page, 'share-link-gallery');
