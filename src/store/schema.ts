@@ -80,4 +80,9 @@ export interface Database {
     created_at: number | string | bigint;
     expires_at: number | string | bigint;
   };
+  zip_crcs: {
+    key: string;
+    crc: number | string | bigint;
+    created_at: number | string | bigint;
+  };
 }

@@ -202,6 +202,13 @@ export interface TusUploadRepo {
   listExpired(now: number, limit: number): Promise<TusUpload[]>;
 }
 
+/** Remembered CRC-32s of file contents for folder zips (src/zip/stream.ts CrcCache). */
+export interface ZipCrcRepo {
+  getMany(keys: readonly string[]): Promise<Map<string, number>>;
+  /** Inserts the rows whose key is new; an existing key keeps its value (it names the same content). */
+  putMany(rows: readonly { key: string; crc: number }[], now: number): Promise<void>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -209,6 +216,7 @@ export interface MetadataStore {
   readonly journal: JournalRepo;
   readonly settings: SettingsRepo;
   readonly rates: RateRepo;
+  readonly zipCrcs: ZipCrcRepo;
   readonly davLocks: DavLockRepo;
   readonly davProperties: DavPropertyRepo;
   readonly tusUploads: TusUploadRepo;
