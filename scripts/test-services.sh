@@ -123,6 +123,9 @@ PKGS=()
 # tests, and nginx and Caddy for the reverse-proxy and cluster tests: on a fresh machine
 # `npm test` skips nothing
 PKGS+=(awscli rclone litmus cadaver chromium nginx caddy)
+# the zip checkers of the folder-zip tests (test/clients/zip-tools.test.ts, test/slow/): Info-ZIP
+# unzip, bsdtar, 7-Zip, Python's zipfile, and curl for the interrupted-and-resumed download
+PKGS+=(unzip libarchive-tools 7zip python3 curl)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
