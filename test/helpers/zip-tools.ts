@@ -25,7 +25,7 @@ export const run = async (cmd: string, args: string[], timeout = 300_000): Promi
     return (await execFileP(cmd, args, { env, maxBuffer: 64 * 1024 * 1024, timeout })).stdout;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    throw new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`, { cause: e });
   }
 };
 
