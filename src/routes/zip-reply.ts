@@ -80,7 +80,7 @@ export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply
     crcs: crcs && cacheOf(crcs),
     warn: (err) => request.log.warn({ err }, 'zip CRC cache failed'),
   };
-  const body = Readable.from(abortOnFailure(zipBytes(layout, { start, end }, io), request, reply), { objectMode: false });
+  const body = Readable.from(abortOnFailure(zipBytes(layout, { start, end }, io), request, reply), { objectMode: false, highWaterMark: 2 * 1024 * 1024 });
   reply.header('content-length', String(end - start + 1));
   if (range.kind === 'range') {
     reply.header('content-range', contentRange(start, end, layout.size));

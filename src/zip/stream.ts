@@ -63,10 +63,10 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
     if (fresh.length >= CACHE_BATCH) await flush();
   };
 
-  // CRCs this answer needs but will not learn by streaming a file whole: ask the cache once, up front.
-  const wanted = layout.entries.filter(
-    (e) => !e.source.isFolder && e.dataEnd > e.dataStart && (hits(e.dataEnd, e.end) || hits(e.central, e.centralEnd)) && !(e.dataStart >= start && e.dataEnd - 1 <= end),
-  );
+  // Every CRC this answer needs, from the cache once, up front: a file whose CRC is known is sent
+  // without hashing it again (a repeated download costs what a plain GET does), and one that a late
+  // start does not send need not be read.
+  const wanted = layout.entries.filter((e) => !e.source.isFolder && e.dataEnd > e.dataStart && (hits(e.dataEnd, e.end) || hits(e.central, e.centralEnd)));
   if (io.crcs && wanted.length > 0) {
     for (let i = 0; i < wanted.length; i += CACHE_BATCH) {
       const batch = wanted.slice(i, i + CACHE_BATCH);
