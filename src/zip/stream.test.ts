@@ -21,8 +21,9 @@ const sources: ZipSourceEntry[] = [
 const layout = layoutZip('root', sources);
 
 /** In-memory files, recording every read, in 4 KiB chunks. */
-function memoryIO(opts: { cache?: Map<string, number>; change?: string } = {}): ZipIO & { reads: string[] } {
+function memoryIO(opts: { cache?: Map<string, number>; change?: string } = {}): ZipIO & { reads: string[]; openNow: string[] } {
   const reads: string[] = [];
+  const openNow: string[] = [];
   const cache = opts.cache;
   const crcs: CrcCache | undefined = cache && {
     getMany: async (keys) => new Map(keys.flatMap((k) => (cache.has(k) ? [[k, cache.get(k) as number]] : []))),
@@ -30,6 +31,7 @@ function memoryIO(opts: { cache?: Map<string, number>; change?: string } = {}): 
   };
   return {
     reads,
+    openNow,
     crcKey: (e: ZipEntry) => e.source.validator,
     crcs,
     open: async (e: ZipEntry, r: ZipRange) => {
@@ -39,7 +41,10 @@ function memoryIO(opts: { cache?: Map<string, number>; change?: string } = {}): 
       const b = (contents.get(p) as Buffer).subarray(r.start, r.end + 1);
       const chunks: Buffer[] = [];
       for (let i = 0; i < b.length; i += 4096) chunks.push(b.subarray(i, i + 4096));
-      return Readable.from(chunks);
+      const stream = Readable.from(chunks);
+      openNow.push(p);
+      stream.on('close', () => openNow.splice(openNow.indexOf(p), 1));
+      return stream;
     },
   };
 }
@@ -108,4 +113,18 @@ test('zipBytes: a file shorter than laid out fails the stream', async () => {
   const io = memoryIO();
   const short: ZipIO = { ...io, open: async () => Readable.from([Buffer.from('x')]) };
   await assert.rejects(collect(full, short), TreeChangedError);
+});
+
+test('zipBytes: a consumer that stops early leaves no file open, the one read ahead included', async () => {
+  const io = memoryIO();
+  const b = layout.entries.find((e) => e.source.path.join('/') === 'd/b.bin') as ZipEntry;
+  const gen = zipBytes(layout, full, io);
+  let sent = 0;
+  for await (const chunk of gen) {
+    sent += chunk.length;
+    if (sent > b.dataStart + 10_000) break;
+  }
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(io.openNow, []);
+  assert.ok(io.reads.includes('d/b.bin:0-69999') && io.reads.includes('z:0-3'), 'the next file was opened ahead');
 });

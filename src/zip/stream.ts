@@ -82,8 +82,8 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
   }
 
   /** Streams file bytes [from, to] (file offsets), yielding those inside the range and hashing all when asked. */
-  async function* fileBytes(e: ZipEntry, from: number, to: number, hash: boolean): AsyncGenerator<Buffer, number> {
-    const stream = await io.open(e, { start: from, end: to });
+  async function* fileBytes(e: ZipEntry, from: number, to: number, hash: boolean, opening?: Promise<Readable>): AsyncGenerator<Buffer, number> {
+    const stream = await (opening ?? io.open(e, { start: from, end: to }));
     let crc = 0;
     let at = e.dataStart + from;
     try {
@@ -113,22 +113,56 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
     return r.value;
   }
 
+  // The file reads of this answer, in order. What each reads depends only on the range and on the
+  // CRCs known now (a file's CRC is learnt only once its own data is past), so the next file can be
+  // opened while the current one streams: an object store's request latency is hidden that way.
+  const reads = new Map<ZipEntry, { from: number; hi: number; hash: boolean }>();
+  const order: ZipEntry[] = [];
+  for (const e of layout.entries) {
+    const size = e.dataEnd - e.dataStart;
+    if (size === 0 || !hits(e.dataStart, e.dataEnd)) continue;
+    const lo = Math.max(start, e.dataStart) - e.dataStart;
+    const hi = Math.min(end, e.dataEnd - 1) - e.dataStart;
+    const whole = lo === 0 && hi === size - 1;
+    // A late start into a file whose descriptor goes out needs the skipped prefix's CRC too: read it, send only the range.
+    const from = whole || (hits(e.dataEnd, e.end) && !known.has(e)) ? 0 : lo;
+    reads.set(e, { from, hi, hash: from === 0 && hi === size - 1 && !known.has(e) });
+    order.push(e);
+  }
+  let ahead: { e: ZipEntry; opening: Promise<Readable> } | undefined;
+  const openAhead = (i: number): void => {
+    const e = order[i];
+    const r = e && reads.get(e);
+    if (!e || !r) return;
+    const opening = io.open(e, { start: r.from, end: r.hi });
+    opening.catch(() => undefined); // awaited when its turn comes; an early failure must not be "unhandled"
+    ahead = { e, opening };
+  };
+
   try {
+    let nextRead = 0;
     for (const e of layout.entries) {
       if (e.end <= start) continue;
       if (e.local > end) break;
       if (hits(e.local, e.dataStart)) yield slice(localHeader(e), e.local);
-      const size = e.dataEnd - e.dataStart;
-      if (size > 0 && hits(e.dataStart, e.dataEnd)) {
-        const lo = Math.max(start, e.dataStart) - e.dataStart;
-        const hi = Math.min(end, e.dataEnd - 1) - e.dataStart;
-        const whole = lo === 0 && hi === size - 1;
-        const descriptorSent = hits(e.dataEnd, e.end);
-        // A late start into a file whose descriptor goes out needs the skipped prefix's CRC too: read it, send only the range.
-        const from = whole || (descriptorSent && !known.has(e)) ? 0 : lo;
-        const hash = from === 0 && hi === size - 1 && !known.has(e);
-        const crc = yield* fileBytes(e, from, hi, hash);
-        if (hash) await learn(e, crc);
+      const r = reads.get(e);
+      if (r) {
+        const opening = ahead?.e === e ? ahead.opening : undefined;
+        ahead = undefined;
+        const reading = fileBytes(e, r.from, r.hi, r.hash, opening);
+        try {
+          let step = await reading.next();
+          // Opened (the first chunk is here): open the next file meanwhile.
+          openAhead(++nextRead);
+          while (!step.done) {
+            yield step.value;
+            step = await reading.next();
+          }
+          if (r.hash) await learn(e, step.value);
+        } finally {
+          // Stopped early (the client went away): closes this file's stream; a no-op once it is done.
+          await reading.return(0);
+        }
       }
       if (!e.source.isFolder && hits(e.dataEnd, e.end)) yield slice(dataDescriptor(e, await crcOf(e)), e.dataEnd);
     }
@@ -141,6 +175,8 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
     }
     if (hits(layout.centralEnd, layout.size)) yield slice(layout.endRecords, layout.centralEnd);
   } finally {
+    // Cut off (or failed) with the next file already opened: close it.
+    if (ahead) void ahead.opening.then((stream) => stream.destroy(), () => undefined);
     await flush();
   }
 }
