@@ -100,6 +100,10 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis });
   const secret = await loadSecret(config, store, paths);
   const hasher = createPasswordHasher();
+  // Before the port opens, so the first request can already sign in; undone below when the port
+  // cannot be had, so a failed start leaves nobody behind (and no password was printed).
+  const users = createUserService({ store, backend, hasher, clock: systemClock });
+  const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
   const leader = startLeaderElection(redis ? redisLeaseRepo(redis) : store.leases, { onError: (err) => logger.warn({ err }, 'leader election failed') });
   const rateLimiter = redis ? redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS) : undefined;
@@ -107,6 +111,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {
+    if (firstAdmin) await users.remove(firstAdmin.username, true).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
     await app.close().catch(() => undefined);
     await leader.stop();
     await backend.close();
@@ -115,8 +120,6 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
     const described = describeListenError(e, config.host, config.port);
     throw described ? new Error(described, { cause: e }) : e;
   }
-  // Only now that the port is ours: a start that fails creates nobody (and prints no password that never worked).
-  const firstAdmin = opts.worker ? undefined : await createUserService({ store, backend, hasher, clock: systemClock }).ensureFirstAdmin(config.adminPassword || undefined);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

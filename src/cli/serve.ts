@@ -97,6 +97,10 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
   const count = workerCount(config);
   // Once, before any worker serves: migrations, staging left by a crash, interrupted storage jobs.
   const { store, backend } = await openDataDir(config, true);
+  // Before any worker opens the port, so the first request can already sign in; undone when the
+  // workers cannot start, so a failed start leaves nobody behind.
+  const users = createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock });
+  const firstAdmin: FirstAdmin = await users.ensureFirstAdmin(config.adminPassword || undefined);
   logger.info({ config: redactedConfig(config), workers: count }, 'effective configuration');
   let stopping = false;
   // From the signal on, a worker's exit is part of the shutdown (they may get the same signal first).
@@ -130,6 +134,7 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
   } catch (e) {
     stopping = true;
     for (const w of workers) w.process.kill('SIGTERM');
+    if (firstAdmin) await users.remove(firstAdmin.username, true).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
     await store.close();
     await backend.close();
     throw e;
@@ -147,13 +152,8 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
     }, RESTART_DELAY_MS).unref();
   });
 
-  let firstAdmin: FirstAdmin;
-  try {
-    firstAdmin = await createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock }).ensureFirstAdmin(config.adminPassword || undefined);
-  } finally {
-    await store.close();
-    await backend.close();
-  }
+  await store.close();
+  await backend.close();
   announce(config, url, firstAdmin);
 
   logger.info({ signal: await signalled }, 'shutting down');
