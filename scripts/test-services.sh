@@ -123,6 +123,8 @@ PKGS=()
 # tests, and nginx and Caddy for the reverse-proxy and cluster tests: on a fresh machine
 # `npm test` skips nothing
 PKGS+=(awscli rclone litmus cadaver chromium nginx caddy)
+# zbarimg reads back the QR code of a share link in the browser test
+PKGS+=(zbar-tools)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
