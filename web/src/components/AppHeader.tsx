@@ -24,7 +24,7 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
       </a>
       <nav className="app-nav" aria-label="Pages">
         {PAGES.map((p) => (
-          <a key={p.to} href={withBase(p.to)} className="nav-link" aria-current={p.current(here) ? 'page' : undefined} onClick={(e) => onLinkClick(e, p.to)}>
+          <a key={p.to} href={withBase(p.to)} className="nav-link" aria-label={p.label} title={p.label} aria-current={p.current(here) ? 'page' : undefined} onClick={(e) => onLinkClick(e, p.to)}>
             <Icon name={p.icon} size={18} />
             <span>{p.label}</span>
           </a>

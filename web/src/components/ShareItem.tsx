@@ -3,7 +3,7 @@ import { browseUrl } from '../api/paths';
 import { shareLink, shareSegments, shareState, type Share } from '../api/shares';
 import { copyText } from '../lib/clipboard';
 import { kindOf } from '../lib/file-kind';
-import { formatExactDate } from '../lib/format';
+import { formatDate, formatExactDate } from '../lib/format';
 import { onLinkClick } from '../lib/router';
 import { withBase } from '../lib/base';
 import { Icon, KindIcon } from './icons';
@@ -54,7 +54,7 @@ export function ShareItem({ share, onRevoke, onCopied }: { share: Share; onRevok
         </div>
         <div>
           <dt>Created</dt>
-          <dd>{formatExactDate(share.created_at)}</dd>
+          <dd title={formatExactDate(share.created_at)}>{formatDate(share.created_at, now)}</dd>
         </div>
       </dl>
       <div className="share-actions">
