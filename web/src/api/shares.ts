@@ -27,8 +27,6 @@ export type NewShare = {
   uploadOnly?: boolean;
 };
 
-export type ShareState = 'active' | 'expired' | 'used_up';
-
 /** The share-link API of the signed-in user: create, list, revoke. */
 export class SharesApi {
   constructor(
@@ -55,13 +53,6 @@ export class SharesApi {
 
 /** The absolute address to hand out: the public URL (or this origin) plus the base path plus `/s/<id>`. */
 export const shareLink = (share: Pick<Share, 'id'>): string => publicUrlOf(withBase(`/s/${encodeURIComponent(share.id)}`));
-
-/** Whether a link still works; a revoked one is no longer listed at all. */
-export function shareState(share: Pick<Share, 'expires_at' | 'max_downloads' | 'downloads'>, now = Date.now()): ShareState {
-  if (share.expires_at !== null && Date.parse(share.expires_at) <= now) return 'expired';
-  if (share.max_downloads !== null && share.downloads >= share.max_downloads) return 'used_up';
-  return 'active';
-}
 
 /** The shared item's path inside the owner's storage, as segments (the `/<user>/` prefix dropped). */
 export function shareSegments(share: Pick<Share, 'path'>): string[] {

@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { browseUrl } from '../api/paths';
-import { shareLink, shareSegments, shareState, type Share } from '../api/shares';
+import { shareLink, shareSegments, type Share } from '../api/shares';
 import { copyText } from '../lib/clipboard';
 import { kindOf } from '../lib/file-kind';
 import { formatDate, formatExactDate } from '../lib/format';
+import { shareState } from '../lib/share-rules';
 import { onLinkClick } from '../lib/router';
 import { withBase } from '../lib/base';
 import { Icon, KindIcon } from './icons';

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { messageOf } from '../api/errors';
 import type { NewShare } from '../api/shares';
-import { DEFAULT_EXPIRY, EXPIRY_PRESETS, expiresIn, parseLimit, tomorrow, type ExpiryChoice } from '../lib/share-expiry';
+import { DEFAULT_EXPIRY, EXPIRY_PRESETS, expiresIn, parseLimit, tomorrow, type ExpiryChoice } from '../lib/share-rules';
 import { Icon } from './icons';
 
 /** The options of a new share link: expiry, password, download limit, upload-only (folders). */

@@ -1,4 +1,5 @@
-import type { Share, ShareState } from '../api/shares';
+import type { Share } from '../api/shares';
+import type { ShareState } from '../lib/share-rules';
 import { formatDate, formatExactDate, plural } from '../lib/format';
 
 export const STATE_LABEL: Record<ShareState, string> = { active: 'Active', expired: 'Expired', used_up: 'Used up' };

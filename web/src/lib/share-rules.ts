@@ -1,6 +1,8 @@
 /**
- * The share dialog's expiry choices and how each becomes the API's
- * `expires_in` (seconds from now, or null for never).
+ * The rules of share links on the client: the share dialog's expiry choices
+ * and how each becomes the API's `expires_in` (seconds from now, or null for
+ * never), the download limit field, and a link's state in "Shared by me".
+ * No DOM here: test/browser/web-share-rules.test.ts runs these in Node.
  */
 export type ExpiryChoice = '1d' | '7d' | '30d' | 'never' | 'date';
 
@@ -59,4 +61,13 @@ export function parseLimit(text: string): number | null | undefined {
   if (!/^\d+$/.test(t)) return undefined;
   const n = Number(t);
   return n >= 1 && Number.isSafeInteger(n) ? n : undefined;
+}
+
+export type ShareState = 'active' | 'expired' | 'used_up';
+
+/** Whether a link still works; a revoked one is no longer listed at all. */
+export function shareState(share: { expires_at: string | null; max_downloads: number | null; downloads: number }, now: number): ShareState {
+  if (share.expires_at !== null && Date.parse(share.expires_at) <= now) return 'expired';
+  if (share.max_downloads !== null && share.downloads >= share.max_downloads) return 'used_up';
+  return 'active';
 }
