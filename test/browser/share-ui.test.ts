@@ -56,12 +56,20 @@ describe('web UI: share links, Shared by me', { skip }, () => {
     return { status: res.status, body: await res.text() };
   }
 
-  test('Shared by me starts empty, reachable from the header', async () => {
+  test('Shared by me starts empty, reachable from the header; a network failure shows an error with Try again', async () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Shared by me' }).click();
     await page.waitForURL(/\/shared$/);
     await page.getByRole('heading', { name: 'You have not shared anything yet' }).waitFor();
     assert.equal(await page.title(), 'Shared by me · File Cloud');
     assert.equal(await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Shared by me' }).getAttribute('aria-current'), 'page');
+    // The network goes away: an error state in words with Try again, which recovers.
+    await context.setOffline(true);
+    await page.getByRole('toolbar', { name: 'Share actions' }).getByRole('button', { name: 'Refresh' }).click();
+    const failed = page.getByRole('alert').filter({ hasText: 'Your share links could not be loaded' });
+    await failed.getByText('Cannot reach the server', { exact: false }).waitFor();
+    await context.setOffline(false);
+    await failed.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('heading', { name: 'You have not shared anything yet' }).waitFor();
     await page.getByRole('link', { name: 'Go to My files' }).click();
     await page.waitForURL(/\/browse\/$/);
     await page.goto(`${server.url}/browse/Shared/`);
