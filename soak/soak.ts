@@ -1,11 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { BIN, spawnFileCloud, type FileCloudProcess } from '../test/kit/file-cloud-process.js';
 
 /**
  * The soak: the real binary on loopback, driven by a mixed workload (small
@@ -41,8 +41,6 @@ export type SoakReport = {
   filesCorrupt: number;
 };
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(REPO, 'bin', 'file-cloud.js');
 const USERS = ['soak0', 'soak1', 'soak2', 'soak3'];
 const PASSWORD = 'soak-password-long';
 
@@ -62,35 +60,19 @@ function rssMiB(pid: number): number {
   }
 }
 
-async function startServer(dataDir: string): Promise<{ proc: ChildProcess; url: string }> {
+async function startServer(dataDir: string): Promise<FileCloudProcess> {
   const env = { ...process.env, FILE_CLOUD_ADMIN_PASSWORD: PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn' };
   for (const u of USERS) {
     const r = spawnSync(process.execPath, [BIN, 'user', 'add', u, '--password', PASSWORD, '--data-dir', dataDir], { env });
     if (r.status !== 0) throw new Error(`user add ${u}: ${r.stderr}`);
   }
   // Loopback only, whatever the environment says.
-  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not start: ${out}`)), 20_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /File Cloud listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1] as string);
-      }
-    });
-    proc.once('exit', (code) => fail(new Error(`server exited with ${code}: ${out}`)));
-  });
-  proc.stdout?.resume();
-  return { proc, url };
+  return spawnFileCloud({ dataDir, args: ['--host', '127.0.0.1'], env: { FILE_CLOUD_ADMIN_PASSWORD: PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn' } });
 }
 
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-soak-'));
-  let server: { proc: ChildProcess; url: string };
+  let server: FileCloudProcess;
   try {
     server = await startServer(dataDir);
   } catch (e) {
@@ -100,7 +82,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   try {
     return await drive(server.proc, server.url, dataDir, opts);
   } finally {
-    if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+    await server.stop('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,12 +1,11 @@
 /** Starts File Cloud from the build (or --fc-bin) and logs the admin in. */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawnFileCloud, type FileCloudProcess } from '../../test/kit/file-cloud-process.js';
 import type { Options } from './options.js';
-import { BenchError, REPO, RESULTS, USER } from './paths.js';
-import { children, descendantsOf, killLeftovers, processTree, sleep, stopChild, waitFor } from './processes.js';
+import { BenchError, RESULTS, USER } from './paths.js';
+import { children, processTree, stopChild } from './processes.js';
 import type { Server } from './server.js';
 
 /**
@@ -27,28 +26,23 @@ export async function startFileCloud(o: Options, tmp: string, dataDir: string, e
   const password = extra.password ?? passwords.get(dataDir) ?? randomBytes(18).toString('base64url');
   passwords.set(dataDir, password);
   const logFile = join(tmp, extra.logName ?? 'file-cloud.log');
-  const out = openSync(logFile, 'a');
   // The benchmark runs File Cloud as shipped: its own FILE_CLOUD_* settings
   // from the caller's environment are not passed on (default log level: info).
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('FILE_CLOUD_')) env[k] = v;
-  Object.assign(env, extra.env);
-  env.FILE_CLOUD_ADMIN_PASSWORD = password;
-  const nodeArgs = o.profile ? ['--cpu-prof', '--cpu-prof-dir', join(RESULTS, 'profiles')] : [];
-  const proc = spawn(process.execPath, [...nodeArgs, o.fcBin, 'serve', '--port', '0', '--data-dir', dataDir, ...(extra.args ?? []), ...o.fcArgs], {
-    cwd: REPO,
-    env,
-    stdio: ['ignore', out, out],
+  const fc = await spawnFileCloud({
+    bin: o.fcBin,
+    dataDir,
+    args: [...(extra.args ?? []), ...o.fcArgs],
+    env: { ...extra.env, FILE_CLOUD_ADMIN_PASSWORD: password },
+    inheritFileCloudEnv: false,
+    logFile,
+    nodeArgs: o.profile ? ['--cpu-prof', '--cpu-prof-dir', join(RESULTS, 'profiles')] : [],
+    startTimeoutMs: 30_000,
+    onSpawn: (p) => children.add(p),
+  }).catch((e: unknown) => {
+    throw new BenchError(`File Cloud did not start; see ${logFile}: ${e instanceof Error ? e.message : String(e)}`);
   });
-  closeSync(out);
-  children.add(proc);
-  const base = await waitFor('File Cloud listening', 30_000, async () => {
-    if (proc.exitCode !== null) throw new BenchError(`File Cloud exited with ${proc.exitCode}; see ${logFile}`);
-    return /File Cloud listening on (http:\/\/\S+)/.exec(await readFile(logFile, 'utf8'))?.[1];
-  }).catch(async (e: unknown) => {
-    if (proc.exitCode !== null) throw new BenchError(`File Cloud exited with ${proc.exitCode}: ${(await readFile(logFile, 'utf8')).slice(-2000)}`);
-    throw e;
-  });
+  const { proc, url: base } = fc;
+  processes.set(proc, fc);
   const server: Server = {
     name: extra.name ?? 'File Cloud',
     base,
@@ -71,6 +65,9 @@ export async function logIn(server: Server, password: string): Promise<void> {
   server.headers = { authorization: `Bearer ${token}` };
 }
 
+/** File Cloud processes started here, for stopFileCloud. */
+const processes = new WeakMap<ChildProcess, FileCloudProcess>();
+
 /**
  * Stops a File Cloud we started, by its pid: SIGTERM (the primary drains and
  * stops its workers; SIGKILL after the grace period), then SIGKILL to any
@@ -78,17 +75,9 @@ export async function logIn(server: Server, password: string): Promise<void> {
  * cannot stop its workers).
  */
 export async function stopFileCloud(s: Server, graceMs = 15_000): Promise<void> {
-  const workers = s.proc.pid !== undefined && s.proc.exitCode === null ? await descendantsOf(s.proc.pid) : [];
-  await stopChild(s.proc, 'SIGTERM', graceMs);
-  if (workers.length === 0) return;
-  // Workers exit on their own once the primary is gone (their IPC channel closes): give them a moment.
-  for (let i = 0; i < 50 && (await Promise.all(workers.map((w) => alive(w.pid)))).some(Boolean); i++) await sleep(100);
-  const killed = await killLeftovers(workers);
-  if (killed > 0) console.error(`bench: ${s.name}: ${killed} worker process(es) outlived the primary; killed by pid`);
-}
-
-async function alive(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  // alive and not a zombie
-  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  const fc = processes.get(s.proc);
+  if (!fc) return stopChild(s.proc, 'SIGTERM', graceMs);
+  const { leftovers } = await fc.stop('SIGTERM', graceMs);
+  children.delete(s.proc);
+  if (leftovers > 0) console.error(`bench: ${s.name}: ${leftovers} worker process(es) outlived the primary; killed by pid`);
 }

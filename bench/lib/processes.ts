@@ -1,8 +1,10 @@
 /** Child processes started by the benchmark (stopped by their own pid), waiting, ports and memory. */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import { BenchError } from './paths.js';
+
+export { descendantsOf, killLeftovers, processTree } from '../../test/kit/process-tree.js';
 
 /** Every process started here that may still run; stopped at the end, on error and on Ctrl-C. */
 export const children = new Set<ChildProcess>();
@@ -101,57 +103,6 @@ export function atExit(fn: () => void): () => void {
 /** Runs every clean-up still registered (error and signal paths). */
 export function runExitHooks(): void {
   for (const h of [...exitHooks]) h();
-}
-
-/** Start time of a process (field 22 of /proc/<pid>/stat, in clock ticks), or undefined when it is gone. */
-async function startTime(pid: number): Promise<string | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-}
-
-/** `pid` and its descendants (children of every thread, recursively; bounded): a File Cloud primary and its workers. */
-export async function processTree(pid: number): Promise<number[]> {
-  const out: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0 && out.length < 256) {
-    const p = queue.shift() as number;
-    out.push(p);
-    const tasks = await readdir(`/proc/${p}/task`).catch(() => [] as string[]);
-    for (const t of tasks) {
-      const kids = await readFile(`/proc/${p}/task/${t}/children`, 'utf8').catch(() => '');
-      for (const k of kids.split(/\s+/).filter(Boolean)) queue.push(Number(k));
-    }
-  }
-  return out;
-}
-
-/**
- * The descendants of a process we started (e.g. File Cloud's workers), as
- * pid + start time so that a pid reused meanwhile is never signalled.
- */
-export async function descendantsOf(pid: number): Promise<{ pid: number; start: string }[]> {
-  const tree = (await processTree(pid)).slice(1);
-  const out: { pid: number; start: string }[] = [];
-  for (const p of tree) {
-    const start = await startTime(p);
-    if (start !== undefined) out.push({ pid: p, start });
-  }
-  return out;
-}
-
-/** SIGKILL to each of `procs` still alive with the same start time (workers left behind by a primary that was killed). */
-export async function killLeftovers(procs: { pid: number; start: string }[]): Promise<number> {
-  let n = 0;
-  for (const { pid, start } of procs) {
-    if ((await startTime(pid)) !== start) continue;
-    try {
-      process.kill(pid, 'SIGKILL');
-      n++;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return n;
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's times. */

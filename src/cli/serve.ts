@@ -97,6 +97,8 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
   const { store, backend } = await openDataDir(config, true);
   logger.info({ config: redactedConfig(config), workers: count }, 'effective configuration');
   let stopping = false;
+  // From the signal on, a worker's exit is part of the shutdown (they may get the same signal first).
+  void signalled.then(() => (stopping = true));
   const workers = new Set<Worker>();
   const fork = () => {
     const w = cluster.fork();
@@ -133,9 +135,12 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
   cluster.on('exit', (w, code, signal) => {
     workers.delete(w);
     if (stopping) return;
-    logger.warn({ pid: w.process.pid, code, signal }, 'worker died; starting another');
+    // Ctrl-C in a terminal signals the whole process group: the workers may exit before the
+    // primary sees its own signal. Decide after the delay, so a shutdown is not reported as a crash.
     setTimeout(() => {
-      if (!stopping) fork();
+      if (stopping) return;
+      logger.warn({ pid: w.process.pid, code, signal }, 'worker died; starting another');
+      fork();
     }, RESTART_DELAY_MS).unref();
   });
 

@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
+import { BIN, REPO_ROOT, spawnFileCloud } from '../kit/file-cloud-process.js';
 import { newBucket, s3Service } from './services.js';
 
-export const REPO_ROOT = resolve(process.cwd());
-export const BIN = join(REPO_ROOT, 'bin', 'file-cloud.js');
+export { BIN, REPO_ROOT };
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 
 export type ServerProcess = {
@@ -19,6 +19,8 @@ export type ServerProcess = {
   output(): { stdout: string; stderr: string };
   /** Sends a signal (default SIGTERM) and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** stop, also reporting how many workers outlived the primary and had to be killed by pid. */
+  stopTree(signal?: NodeJS.Signals): Promise<{ code: number | null; leftovers: number }>;
   /** Stops the server and removes its data dir unless kept. */
   dispose(): Promise<void>;
 };
@@ -31,44 +33,21 @@ export type ServerProcess = {
 export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; storage?: 'file' | 's3' } = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'fc-proc-')));
   const s3 = opts.storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...s3.args, ...(opts.args ?? [])], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...s3.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const fc = await spawnFileCloud({
+    dataDir,
+    args: [...s3.args, ...(opts.args ?? [])],
+    env: { FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...s3.env, ...opts.env },
   });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
-
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`server did not start in 20 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 20_000);
-    const check = () => {
-      const m = /File Cloud listening on (http:\/\/\S+)/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1] as string);
-      }
-    };
-    proc.stdout?.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      rej(new Error(`server exited with ${code} before listening\nstdout: ${stdout}\nstderr: ${stderr}`));
-    });
-  });
-
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-    return exited;
-  };
+  const stopTree = (signal: NodeJS.Signals = 'SIGTERM') => fc.stop(signal);
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => (await stopTree(signal)).code;
   return {
-    url,
+    url: fc.url,
     dataDir,
     adminPassword: opts.env?.FILE_CLOUD_ADMIN_PASSWORD ?? ADMIN_PASSWORD,
-    proc,
-    output: () => ({ stdout, stderr }),
+    proc: fc.proc,
+    output: fc.output,
     stop,
+    stopTree,
     async dispose() {
       await stop();
       if (!opts.keepDataDir && !opts.dataDir) await rm(dataDir, { recursive: true, force: true });

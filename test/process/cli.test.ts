@@ -283,3 +283,12 @@ test('the effective configuration is logged at startup with secrets redacted', a
     await server.dispose();
   }
 });
+
+test('serve starts and stops without a runtime warning (no Fastify or Node deprecation), with workers too', async () => {
+  const server = await startServer({ args: ['--workers', '2'] });
+  await fetch(`${server.url}/api/health`);
+  assert.equal(await server.stop(), 0);
+  const { stdout, stderr } = server.output();
+  assert.doesNotMatch(stdout + stderr, /Warning|FSTDEP|\[DEP\d+\]/, stderr);
+  await server.dispose();
+});

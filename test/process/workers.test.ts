@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { bearer, login, postJson } from '../helpers/client.js';
-import { startServer } from '../helpers/server.js';
+import { ADMIN_PASSWORD, startServer } from '../helpers/server.js';
+import { spawnFileCloud } from '../kit/file-cloud-process.js';
 
 /** The pids whose parent is `pid` (the cluster's workers), from /proc. */
 function children(pid: number): number[] {
@@ -51,9 +55,7 @@ test('--workers 2: two worker processes serve one port; a killed worker is repla
     });
     assert.ok(replaced.includes(first[1] as number), 'the surviving worker was left alone');
   } finally {
-    const code = await server.stop('SIGTERM');
-    assert.equal(code, 0);
-    assert.deepEqual(children(server.proc.pid as number), [], 'no worker outlives the primary');
+    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 }, 'the primary exits 0 and no worker outlives it');
     await server.dispose();
   }
 });
@@ -76,8 +78,7 @@ test('--workers 2: SIGTERM drains every worker and the primary exits 0', async (
   const server = await startServer({ args: ['--workers', '2'] });
   const primary = server.proc.pid as number;
   await until('two workers', () => (children(primary).length === 2 ? true : undefined));
-  assert.equal(await server.stop('SIGTERM'), 0);
-  assert.deepEqual(children(primary), []);
+  assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 }, 'the primary exits 0 and no worker outlives it');
   await server.dispose();
 });
 
@@ -93,3 +94,19 @@ test('a worker that cannot start makes the server exit 1 with its reason, leavin
     },
   );
 });
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`--workers 2: ${signal} to the whole process group (a terminal's Ctrl-C, systemd's stop) is a clean shutdown, not a worker crash`, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'fc-group-signal-'));
+    try {
+      const fc = await spawnFileCloud({ dataDir, args: ['--workers', '2'], env: { FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn' }, processGroup: true });
+      await until('two workers', () => (children(fc.proc.pid as number).length === 2 ? true : undefined));
+      fc.signalGroup(signal);
+      assert.equal(await fc.exited, 0);
+      const { stdout, stderr } = fc.output();
+      assert.doesNotMatch(stdout + stderr, /worker died|starting another/, 'no worker is reported dead or restarted');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * The one way to run File Cloud's real binary as a child process, shared by
+ * the tests (test/helpers/server.ts), the benchmark (bench/lib/file-cloud.ts)
+ * and the soak (soak/soak.ts): spawn `serve` on a free port, wait for the
+ * listening line, and stop it — primary and workers — by their own pids.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { alive, descendantsOf, killLeftovers } from './process-tree.js';
+
+/** The repository root (this file runs from dist/test/kit/). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+export const BIN = join(REPO_ROOT, 'bin', 'file-cloud.js');
+
+export type SpawnFileCloudOptions = {
+  readonly dataDir: string;
+  /** More `serve` arguments (after `--port 0 --data-dir DIR`). */
+  readonly args?: readonly string[];
+  /** Added to the environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Whether the caller's own FILE_CLOUD_* variables pass on. The benchmark
+   * runs File Cloud as shipped and says false; tests inherit them.
+   */
+  readonly inheritFileCloudEnv?: boolean;
+  /** Where stdout and stderr go: captured in memory (default), or appended to this file (long runs). */
+  readonly logFile?: string;
+  /** Node's own flags (e.g. --cpu-prof). */
+  readonly nodeArgs?: readonly string[];
+  readonly bin?: string;
+  readonly startTimeoutMs?: number;
+  /** Lead a process group of its own, so `signalGroup` can signal it as a terminal's Ctrl-C does. */
+  readonly processGroup?: boolean;
+  /** Called as soon as the process exists (e.g. to stop it on Ctrl-C while it starts). */
+  readonly onSpawn?: (proc: ChildProcess) => void;
+};
+
+export type FileCloudProcess = {
+  readonly proc: ChildProcess;
+  /** The base URL from the listening line. */
+  readonly url: string;
+  /** What the process printed so far (with a logFile: the file's text as stdout). */
+  output(): { stdout: string; stderr: string };
+  /** Resolves with the exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
+  /**
+   * Sends `signal` to the primary and resolves with its exit code; with
+   * `graceMs`, SIGKILL follows when it has not exited by then. Workers that
+   * outlive their primary (a killed primary cannot stop them) are killed by
+   * pid and start time; the count is in `leftovers`.
+   */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<{ code: number | null; leftovers: number }>;
+  /** Sends `signal` to every process of the group (needs `processGroup`), as a terminal does on Ctrl-C. */
+  signalGroup(signal: NodeJS.Signals): void;
+};
+
+const LISTENING = /File Cloud listening on (http:\/\/\S+)/;
+
+export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileCloudProcess> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (o.inheritFileCloudEnv !== false || !k.startsWith('FILE_CLOUD_')) env[k] = v;
+  Object.assign(env, o.env);
+  const argv = [...(o.nodeArgs ?? []), o.bin ?? BIN, 'serve', '--port', '0', '--data-dir', o.dataDir, ...(o.args ?? [])];
+
+  let stdout = '';
+  let stderr = '';
+  let proc: ChildProcess;
+  if (o.logFile) {
+    const out = openSync(o.logFile, 'a');
+    proc = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', out, out], detached: o.processGroup === true });
+    closeSync(out);
+  } else {
+    proc = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: o.processGroup === true });
+    proc.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  }
+  o.onSpawn?.(proc);
+  const logFile = o.logFile;
+  const output = () => (logFile ? { stdout: readFileSync(logFile, 'utf8'), stderr: '' } : { stdout, stderr });
+  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+  const timeoutMs = o.startTimeoutMs ?? 20_000;
+
+  const url = await new Promise<string>((res, rej) => {
+    let poll: NodeJS.Timeout | undefined;
+    const done = (f: () => void) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      f();
+    };
+    const check = () => {
+      const m = LISTENING.exec(output().stdout);
+      if (m) done(() => res(m[1] as string));
+    };
+    const describe = () => {
+      const { stdout: out, stderr: err } = output();
+      return `\nstdout: ${out.slice(-4000)}\nstderr: ${err.slice(-4000)}`;
+    };
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      done(() => rej(new Error(`File Cloud did not start in ${timeoutMs / 1000} s${describe()}`)));
+    }, timeoutMs);
+    if (logFile) poll = setInterval(check, 50);
+    else proc.stdout?.on('data', check);
+    void exited.then((code) => done(() => rej(new Error(`File Cloud exited with ${code} before listening${describe()}`))));
+  });
+
+  return {
+    proc,
+    url,
+    output,
+    exited,
+    signalGroup(signal) {
+      if (o.processGroup !== true || proc.pid === undefined) throw new Error('signalGroup needs processGroup: true');
+      process.kill(-proc.pid, signal);
+    },
+    async stop(signal = 'SIGTERM', graceMs) {
+      const running = proc.exitCode === null && proc.signalCode === null;
+      const workers = running && proc.pid !== undefined ? await descendantsOf(proc.pid) : [];
+      if (running) proc.kill(signal);
+      const kill = graceMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      const code = await exited;
+      clearTimeout(kill);
+      if (workers.length === 0) return { code, leftovers: 0 };
+      // Workers exit on their own once the primary is gone (their IPC channel closes): give them a moment.
+      for (let i = 0; i < 50 && (await Promise.all(workers.map((w) => alive(w.pid)))).some(Boolean); i++) await new Promise((r) => setTimeout(r, 100));
+      return { code, leftovers: await killLeftovers(workers) };
+    },
+  };
+}
