@@ -32,7 +32,13 @@ export function ShareOptionsForm({ isFile, onCreate, onCancel }: { isFile: boole
 
   return (
     <form className="stack share-form" onSubmit={submit}>
-      <p>{isFile ? 'Anyone with the link can download this file without an account.' : 'Anyone with the link can browse and download this folder without an account.'}</p>
+      <p>
+        {isFile
+          ? 'Anyone with the link can download this file without an account.'
+          : uploadOnly
+            ? 'Anyone with the link can upload files into this folder without an account, and see nothing in it.'
+            : 'Anyone with the link can browse and download this folder without an account.'}
+      </p>
       <div className="share-fields">
         <label className="field">
           <span>Expires</span>
