@@ -125,6 +125,8 @@ PKGS+=(zbar-tools)
 # tests, and nginx and Caddy for the reverse-proxy and cluster tests: on a fresh machine
 # `npm test` skips nothing
 PKGS+=(awscli rclone litmus cadaver chromium nginx caddy)
+# text browsers for the basic HTML UI's test (test/clients/basic-text-browsers.test.ts)
+PKGS+=(lynx w3m)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app/build-app.js';
+import { describeListenError } from './cli/listen-error.js';
 import { redactedConfig } from './config/load.js';
 import type { Config, StorageUrl } from './config/options.js';
 import { systemClock } from './lib/clock.js';
@@ -99,12 +100,23 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis });
   const secret = await loadSecret(config, store, paths);
   const hasher = createPasswordHasher();
-  const firstAdmin = opts.worker ? undefined : await createUserService({ store, backend, hasher, clock: systemClock }).ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
   const leader = startLeaderElection(redis ? redisLeaseRepo(redis) : store.leases, { onError: (err) => logger.warn({ err }, 'leader election failed') });
   const rateLimiter = redis ? redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS) : undefined;
   const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader });
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await app.close().catch(() => undefined);
+    await leader.stop();
+    await backend.close();
+    await store.close();
+    redis?.disconnect();
+    const described = describeListenError(e, config.host, config.port);
+    throw described ? new Error(described, { cause: e }) : e;
+  }
+  // Only now that the port is ours: a start that fails creates nobody (and prints no password that never worked).
+  const firstAdmin = opts.worker ? undefined : await createUserService({ store, backend, hasher, clock: systemClock }).ensureFirstAdmin(config.adminPassword || undefined);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -20,6 +20,7 @@ import { tusRoutes } from '../routes/tus.js';
 import { createTusService } from '../services/tus.js';
 import { createDavAuthenticator } from '../dav/basic-auth.js';
 import { uiRoutes } from '../routes/ui.js';
+import { basicRoutes } from '../routes/basic.js';
 import { installAuth } from './auth-plugin.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -126,6 +127,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
       await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, davAuth, clock, basePath, freeBytes }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
+      // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
+      await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, throttle, clock, basePath, publicUrl: config.publicUrl }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },

@@ -54,7 +54,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
  * Other errors keep the connection: Node drains their (acceptable) body, so the client reads its answer instead of
  * a broken pipe.
  */
-function bodyLeftUnread(request: FastifyRequest): boolean {
+export function bodyLeftUnread(request: FastifyRequest): boolean {
   const raw = request.raw;
   if (raw.complete) return false;
   const length = Number(request.headers['content-length'] ?? 0);

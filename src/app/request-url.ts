@@ -18,5 +18,5 @@ export function rawStoragePath(url: string, basePath = ''): string | undefined {
 
 /** The URL with the value of every `token` query parameter replaced, for logs. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:token|csrf)=)[^&#]*/gi, '$1[redacted]');
 }

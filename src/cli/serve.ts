@@ -62,7 +62,7 @@ function announce(config: Config, url: string, firstAdmin: FirstAdmin): void {
   if (config.publicUrl) process.stdout.write(`Public address (used in share links): ${config.publicUrl}/\n`);
 }
 
-type FromWorker = { type: 'listening'; url: string };
+type FromWorker = { type: 'listening'; url: string } | { type: 'failed'; message: string };
 
 /** A worker: serves until told to stop (SIGTERM from the primary, or a terminal's SIGINT). */
 async function runWorker(config: Config, logger: Logger, signalled: Promise<string>): Promise<number> {
@@ -70,9 +70,11 @@ async function runWorker(config: Config, logger: Logger, signalled: Promise<stri
   try {
     server = await startServer(config, logger, { worker: true });
   } catch (e) {
-    // Open connections (a database pool, Redis) would keep a failed worker alive: the primary is waiting for its exit.
-    process.stderr.write(`file-cloud: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
+    // The primary prints the reason (one line for the whole server) and exits 1. Open connections
+    // (a database pool, Redis) would keep a failed worker alive: the primary is waiting for its exit.
+    const failed: FromWorker = { type: 'failed', message: e instanceof Error ? e.message : String(e) };
+    if (!process.send?.(failed, () => process.exit(1))) process.exit(1);
+    return 1;
   }
   process.send?.({ type: 'listening', url: server.url } satisfies FromWorker);
   logger.debug({ signal: await signalled }, 'worker shutting down');
@@ -114,6 +116,7 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
       for (let i = 0; i < count; i++) {
         const w = fork();
         w.on('message', (m: FromWorker) => {
+          if (m?.type === 'failed') return reject(new Error(m.message));
           if (m?.type !== 'listening') return;
           first ??= m.url;
           if (++ready === count) resolve(first);

@@ -19,7 +19,11 @@ const escapeAttr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g,
  */
 export function adaptShell(html: string, opts: { basePath: string; publicUrl: string }): string {
   const meta = `<meta name="file-cloud-base" content="${escapeAttr(opts.basePath)}" />` + (opts.publicUrl ? `<meta name="file-cloud-public-url" content="${escapeAttr(opts.publicUrl)}" />` : '');
-  return html.replace(/(["'(])\.?\/assets\//g, `$1${opts.basePath}/assets/`).replace('</head>', `${meta}</head>`);
+  return html
+    .replace(/(["'(])\.?\/assets\//g, `$1${opts.basePath}/assets/`)
+    // The <noscript> link to the basic HTML version (/basic/), under the base path too.
+    .replace(/href="\/basic\/"/g, `href="${escapeAttr(opts.basePath)}/basic/"`)
+    .replace('</head>', `${meta}</head>`);
 }
 
 /** Content-Security-Policy of the app shell: only our own code, never framed. */

@@ -45,24 +45,30 @@ export function createAuthService(deps: {
     const user = session && (await store.users.getByName(username));
     // A refresh token presented with another user's name is refused like a wrong one.
     if (!session || !user || user.id !== session.userId) return undefined;
-    return { session, now };
+    return { session, user, now };
+  }
+
+  /** Checks the password and opens a session; the same for the API login and the /basic/ cookie. */
+  async function openSession(username: string, password: string) {
+    const user = await store.users.getByName(username);
+    let ok: boolean;
+    try {
+      // Unknown users are checked against a dummy hash: the same work, so timing does not reveal who exists.
+      ok = await hasher.verify(password, user?.passwordHash ?? (await hasher.dummyHash));
+    } catch (e) {
+      if (e instanceof QueueFullError) throw new AppError('unavailable', 'The server is busy checking other logins; try again in a moment.', { headers: { 'retry-after': '1' } });
+      throw e;
+    }
+    if (!user || !ok) throw invalidCredentials();
+    const now = clock.now();
+    const refreshToken = randomToken(REFRESH_PREFIX, 32);
+    const session = await store.sessions.create({ userId: user.id, refreshHash: sha256Hex(refreshToken), now, expiresAt: now + refreshMs });
+    return { session, refreshToken, now };
   }
 
   return {
     async login(username: string, password: string): Promise<TokenSet> {
-      const user = await store.users.getByName(username);
-      let ok: boolean;
-      try {
-        // Unknown users are checked against a dummy hash: the same work, so timing does not reveal who exists.
-        ok = await hasher.verify(password, user?.passwordHash ?? (await hasher.dummyHash));
-      } catch (e) {
-        if (e instanceof QueueFullError) throw new AppError('unavailable', 'The server is busy checking other logins; try again in a moment.', { headers: { 'retry-after': '1' } });
-        throw e;
-      }
-      if (!user || !ok) throw invalidCredentials();
-      const now = clock.now();
-      const refreshToken = randomToken(REFRESH_PREFIX, 32);
-      const session = await store.sessions.create({ userId: user.id, refreshHash: sha256Hex(refreshToken), now, expiresAt: now + refreshMs });
+      const { session, refreshToken, now } = await openSession(username, password);
       return { access_token: await issueAccessToken(session.id, now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
     },
 
@@ -78,6 +84,31 @@ export function createAuthService(deps: {
       if (!found) throw invalidRefresh();
       await store.sessions.delete(found.session.id);
     },
+
+    /**
+     * A cookie session for the no-JavaScript UI (/basic/): the same session row as an API login, so it is
+     * seen by every node and revoked with the user's other sessions, but no access token is issued: the
+     * refresh token itself is the cookie's secret (stored only as its hash).
+     */
+    async startSession(username: string, password: string): Promise<{ refreshToken: string; sessionId: string }> {
+      const { session, refreshToken } = await openSession(username, password);
+      return { refreshToken, sessionId: session.id };
+    },
+
+    /**
+     * The principal behind a cookie session, or undefined when it is unknown, expired or revoked. Its
+     * inactivity expiry slides as a refresh does, written at most once a minute to spare the database.
+     */
+    async resumeSession(username: string, refreshToken: string): Promise<(Principal & { kind: 'user' }) | undefined> {
+      const found = await findSession(username, refreshToken);
+      if (!found) return undefined;
+      const { session, user, now } = found;
+      if (now - session.lastUsedAt > 60_000) await store.sessions.touch(session.id, now, now + refreshMs);
+      return { kind: 'user', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: session.id };
+    },
+
+    /** Ends a session (its refresh token and access tokens stop working at once). */
+    endSession: (sessionId: string) => store.sessions.delete(sessionId),
 
     /** The principal behind an access token, or undefined for any token that is not a live access token. */
     async authenticate(accessToken: string): Promise<Principal | undefined> {

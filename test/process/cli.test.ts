@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { runCli, startServer } from '../helpers/server.js';
 import { bearer, login, postJson } from '../helpers/client.js';
 
@@ -292,3 +293,24 @@ test('serve starts and stops without a runtime warning (no Fastify or Node depre
   assert.doesNotMatch(stdout + stderr, /Warning|FSTDEP|\[DEP\d+\]/, stderr);
   await server.dispose();
 });
+
+for (const workers of ['1', '2']) {
+  test(`first run on a port already taken (--workers ${workers}): exit 1, one clear line, and no admin created`, async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    const dataDir = await mkdtemp(join(tmpdir(), 'fc-port-taken-'));
+    try {
+      const run = await runCli(['serve', '--port', String(port), '--workers', workers, '--data-dir', dataDir], { env: { FILE_CLOUD_ADMIN_PASSWORD: '', FILE_CLOUD_LOG_LEVEL: 'warn' } });
+      assert.equal(run.code, 1);
+      assert.equal(run.stderr, `file-cloud: cannot listen on 127.0.0.1:${port}: the port is already in use (another File Cloud or another program); choose another with --port\n`);
+      assert.doesNotMatch(run.stdout, /First run|listening/);
+      const users = await runCli(['user', 'list', '--data-dir', dataDir]);
+      assert.equal(users.code, 0, users.stderr);
+      assert.equal(users.stdout, '', 'nobody was created');
+    } finally {
+      taken.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { ApiClient } from '../api/client';
 import { ApiError, formatWait, messageOf } from '../api/errors';
+import { BASE } from '../lib/base';
 import { useTitle } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { Banner, useBanner } from './Banner';
@@ -103,6 +104,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <p style={{ textAlign: 'center', fontSize: '0.875rem' }}><a href={`${BASE}/basic/`}>Basic HTML version</a> (no JavaScript, for old or text browsers)</p>
     </main>
   );
 }

@@ -1,0 +1,98 @@
+import { createHmac } from 'node:crypto';
+import { isValidUsername } from '../domain/names.js';
+import { safeEqual } from '../lib/crypto.js';
+
+/**
+ * The cookie session and CSRF rules of the no-JavaScript UI (/basic/), as
+ * pure functions. The cookie holds `<username>:<refresh token>`: the session
+ * is an ordinary session row (src/services/auth.ts), found by the token's
+ * hash, so it works on every node and dies with the user's other sessions.
+ */
+export const SESSION_COOKIE = 'fc_basic';
+export const FLASH_COOKIE = 'fc_basic_msg';
+
+/** The cookies of a request, first value of each name (RFC 6265 §5.4 order: the most specific path first). */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!header) return out;
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0) continue;
+    const name = pair.slice(0, eq).trim();
+    let value = pair.slice(eq + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+    if (name && !out.has(name)) out.set(name, value);
+  }
+  return out;
+}
+
+export function sessionCookieValue(username: string, refreshToken: string): string {
+  return `${username}:${refreshToken}`;
+}
+
+/** The user name and refresh token in a session cookie, or undefined when it cannot be one. */
+export function parseSessionCookie(value: string | undefined): { username: string; refreshToken: string } | undefined {
+  if (!value || value.length > 300) return undefined;
+  const colon = value.indexOf(':');
+  if (colon < 0) return undefined;
+  const username = value.slice(0, colon);
+  const refreshToken = value.slice(colon + 1);
+  if (!isValidUsername(username) || !/^[A-Za-z0-9_-]+$/.test(refreshToken)) return undefined;
+  return { username, refreshToken };
+}
+
+/**
+ * A Set-Cookie value. HttpOnly always (no script may read it; there is none anyway), SameSite=Lax
+ * (a cross-site POST carries no cookie), Path scoped to the basic UI, Secure when served over https.
+ * Without maxAge it lasts for the browser session; the server-side expiry decides anyway.
+ */
+export function setCookie(name: string, value: string, opts: { path: string; secure: boolean; maxAge?: number }): string {
+  const parts = [`${name}=${value}`, `Path=${opts.path}`, 'HttpOnly', 'SameSite=Lax'];
+  if (opts.maxAge !== undefined) parts.push(`Max-Age=${opts.maxAge}`);
+  if (opts.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
+export function clearCookie(name: string, opts: { path: string; secure: boolean }): string {
+  return setCookie(name, '', { ...opts, maxAge: 0 });
+}
+
+/**
+ * The CSRF token of a session: an HMAC of its id with the server key, so it needs no storage, is the same
+ * on every node, and is useless without the session cookie (and the cookie without it).
+ */
+export function csrfToken(secret: Buffer, sessionId: string): string {
+  return createHmac('sha256', secret).update(`file-cloud basic csrf\0${sessionId}`).digest('base64url');
+}
+
+export function csrfValid(secret: Buffer, sessionId: string, token: unknown): boolean {
+  return typeof token === 'string' && token.length > 0 && token.length <= 128 && safeEqual(token, csrfToken(secret, sessionId));
+}
+
+/**
+ * Why a state-changing request looks cross-site, or undefined. Browsers that send `Sec-Fetch-Site` or
+ * `Origin` tell us where the form was; old and text browsers send neither, and then the token alone
+ * decides. `allowedHosts` are the host[:port] values this server answers as (the Host header, the public
+ * URL). Only host names are compared: a reverse proxy commonly passes `Host: $host` without the port the
+ * browser used, and the CSRF token, not this check, is what binds a form to its session.
+ */
+export function crossSiteProblem(headers: { origin?: string | undefined; 'sec-fetch-site'?: string | undefined }, allowedHosts: readonly string[]): string | undefined {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `the form was sent from another site (Sec-Fetch-Site: ${site})`;
+  const origin = headers.origin;
+  // "null" is what a browser sends when it may not say (a no-referrer policy, a privacy setting):
+  // no information, like an absent header; the token decides then.
+  if (origin === undefined || origin === 'null') return undefined;
+  const name = hostnameOf(origin);
+  if (name === undefined) return 'the Origin header is not a URL';
+  if (!allowedHosts.some((h) => h !== '' && hostnameOf(`http://${h}`) === name)) return 'the form was sent from another origin';
+  return undefined;
+}
+
+function hostnameOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}

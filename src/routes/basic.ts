@@ -1,0 +1,290 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { nameProblem } from '../domain/names.js';
+import type { Principal } from '../domain/principal.js';
+import { keyChild, parseStoragePath, type StorageKey } from '../domain/storage-path.js';
+import { rawPath } from '../app/request-url.js';
+import type { RateLimiter } from '../app/login-throttle.js';
+import { bodyLeftUnread, toAppError } from '../app/error-handler.js';
+import { lastSegment, multipartFiles } from '../http/multipart.js';
+import type { Clock } from '../lib/clock.js';
+import type { AuthService } from '../services/auth.js';
+import type { FilesService, UploadPart } from '../services/files.js';
+import { pageNumber } from '../basic/format.js';
+import type { Html } from '../basic/html.js';
+import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
+import {
+  clearCookie, crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, parseCookies, parseSessionCookie, SESSION_COOKIE, sessionCookieValue, setCookie,
+} from '../basic/session.js';
+import { BASIC_CSS } from '../basic/style.js';
+import { serveFile } from './serve-file.js';
+
+/** Entries per folder page: a 10 000-entry folder is 20 small pages, not one huge document. */
+export const BASIC_PAGE_SIZE = 500;
+const FORM_LIMIT = 64 * 1024;
+
+/** CSP of the basic pages: no script at all, our one style sheet, forms only to us, never framed. */
+export const BASIC_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+type UserPrincipal = Principal & { kind: 'user' };
+
+/**
+ * The no-JavaScript file manager at `<base>/basic/` (docs/web-ui.md):
+ * server-rendered pages over the same files service as /storage/, with a
+ * cookie session (an ordinary session row; the cookie holds its refresh
+ * token) and a CSRF token on every form.
+ *
+ * URLs: `/basic/<path>/` is a folder page (always a trailing slash),
+ * `/basic/file/<path>` downloads a file (never a trailing slash), and
+ * `/basic/login`, `/basic/logout`, `/basic/style.css` are single segments
+ * without a slash, so no file or folder name can collide with them.
+ * State changes are POSTs to the folder's URL, answered with 303 to its page.
+ */
+export async function basicRoutes(
+  scope: FastifyInstance,
+  deps: { auth: AuthService; files: FilesService; secret: Buffer; throttle: RateLimiter | undefined; clock: Clock; basePath: string; publicUrl: string },
+): Promise<void> {
+  const { auth, files } = deps;
+  const root = `${deps.basePath}/basic/`;
+  const site: Site = { root };
+  const publicHost = deps.publicUrl ? new URL(deps.publicUrl).host : undefined;
+  const secure = (request: FastifyRequest) => request.protocol === 'https' || deps.publicUrl.startsWith('https:');
+  const cookieOpts = (request: FastifyRequest) => ({ path: root, secure: secure(request) });
+
+  // Forms arrive urlencoded (small, parsed here) or as multipart uploads (left unread for the files service to stream).
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => done(null, formFields(body as string)));
+  scope.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
+  scope.addContentTypeParser('*', (_request, _payload, done) => done(new AppError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded or multipart/form-data.')));
+
+  scope.addHook('onRequest', async (request) => {
+    // The style sheet needs no session: no database read for it.
+    if (rawPath(request.url) === `${root}style.css`) return;
+    const cookie = parseSessionCookie(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
+    if (cookie) request.principal = (await auth.resumeSession(cookie.username, cookie.refreshToken)) ?? null;
+  });
+  scope.addHook('onSend', async (_request, reply) => {
+    reply.header('x-frame-options', 'DENY');
+    // Not no-referrer (the app's default): with it browsers send "Origin: null" on our own forms, and the
+    // origin check would learn nothing. Same-origin still gives other sites no Referer.
+    reply.header('referrer-policy', 'same-origin');
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', BASIC_CSP);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+  scope.setErrorHandler((err, request, reply) => {
+    const e = toAppError(err);
+    if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
+    else request.log.info({ code: e.code }, e.message);
+    reply.code(e.status).headers(e.headers);
+    if (e.code === 'too_large' && bodyLeftUnread(request)) reply.header('connection', 'close');
+    // A download's headers may be set already; an error page is a page.
+    reply.removeHeader('content-disposition').removeHeader('content-security-policy').removeHeader('etag').removeHeader('last-modified').removeHeader('cache-control');
+    const user = request.principal?.kind === 'user' ? request.principal : undefined;
+    return page(reply, errorPage(site, e.status, e.message, { viewer: user && viewerOf(user), back: folderBack(request) }), e.status);
+  });
+
+  const viewerOf = (p: UserPrincipal): Viewer => ({ username: p.username, csrf: csrfToken(deps.secret, p.sessionId) });
+  const page = (reply: FastifyReply, body: Html, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.value);
+
+  /** The folder page to go back to after a refused form (a GET error's page may itself be what is missing). */
+  const folderBack = (request: FastifyRequest): string | undefined => {
+    const p = rawPath(request.url);
+    return request.method === 'POST' && p.startsWith(root) && p.endsWith('/') ? p : undefined;
+  };
+
+  const flash = (reply: FastifyReply, request: FastifyRequest, message: string) =>
+    reply.header('set-cookie', setCookie(FLASH_COOKIE, encodeURIComponent(message.length > 600 ? `${message.slice(0, 600)}…` : message), { ...cookieOpts(request), maxAge: 120 }));
+
+  /** Reads and clears the one-time message of the last POST (POST/redirect/GET). */
+  const takeFlash = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
+    const raw = parseCookies(request.headers.cookie).get(FLASH_COOKIE);
+    if (raw === undefined) return undefined;
+    reply.header('set-cookie', clearCookie(FLASH_COOKIE, cookieOpts(request)));
+    try {
+      return decodeURIComponent(raw) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const signedIn = (request: FastifyRequest, reply: FastifyReply): UserPrincipal | undefined => {
+    const p = request.principal;
+    if (p?.kind === 'user') return p;
+    // A page asked for (a bookmark, a link) is where the sign-in returns; a form's POST is not repeated.
+    const back = request.method === 'GET' && safeNext(request.url) && request.url !== root ? `?next=${encodeURIComponent(request.url)}` : '';
+    void reply.redirect(`${root}login${back}`, 303);
+    return undefined;
+  };
+
+  /** Only our own pages are a place to return to after signing in: never another site (no open redirect). */
+  const safeNext = (v: unknown): v is string =>
+    typeof v === 'string' && v.length <= 2048 && v.startsWith(root) && !v.includes('//') && !/[\\\p{Cc}]/u.test(v);
+
+  /** The one CSRF check: every POST but the login carries the session's token, from a page of ours. */
+  const checkCsrf = (request: FastifyRequest, user: UserPrincipal) => {
+    const problem = crossSiteProblem(request.headers as Record<string, string | undefined>, allowedHosts(request));
+    if (problem) throw new AppError('forbidden', `Refused: ${problem}. Reload the page and try again.`);
+    const body = request.body as Record<string, string> | undefined;
+    const token = body?.csrf ?? (request.query as Record<string, unknown>).csrf;
+    if (!csrfValid(deps.secret, user.sessionId, token)) throw new AppError('forbidden', 'Refused: the form has no valid security token (it may be from an old page or another site). Reload the page and try again.');
+  };
+  const allowedHosts = (request: FastifyRequest) => [request.headers.host ?? '', ...(publicHost ? [publicHost] : [])];
+
+  const loginThrottle = async (request: FastifyRequest) => {
+    const wait = (await deps.throttle?.hit(request.ip, deps.clock.now())) ?? 0;
+    if (wait > 0) throw new AppError('rate_limited', `Too many sign-in attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+  };
+
+  scope.get('/basic', async (_request, reply) => reply.redirect(root, 308));
+  scope.get('/basic/style.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(BASIC_CSS));
+
+  scope.get('/basic/login', async (request, reply) => {
+    const next = (request.query as Record<string, unknown>).next;
+    if (request.principal?.kind === 'user') return reply.redirect(safeNext(next) ? next : root, 303);
+    return page(reply, loginPage(site, { notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
+  });
+
+  // Counted by the same throttle as /auth/login (before the body is read), and one message for a wrong
+  // password and an unknown user.
+  scope.post('/basic/login', { onRequest: loginThrottle }, async (request, reply) => {
+    const problem = crossSiteProblem(request.headers as Record<string, string | undefined>, allowedHosts(request));
+    if (problem) throw new AppError('forbidden', `Refused: ${problem}.`);
+    const body = (request.body ?? {}) as Record<string, string>;
+    const username = (body.username ?? '').trim();
+    const password = body.password ?? '';
+    const next = safeNext(body.next) ? body.next : undefined;
+    if (!username || !password) return page(reply, loginPage(site, { error: 'Enter your username and password.', username, next }), 400);
+    let session;
+    try {
+      session = await auth.startSession(username, password);
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'invalid_credentials') return page(reply, loginPage(site, { error: 'The username or password is wrong.', username, next }), 401);
+      throw e;
+    }
+    reply.header('set-cookie', setCookie(SESSION_COOKIE, sessionCookieValue(username, session.refreshToken), cookieOpts(request)));
+    return reply.redirect(next ?? root, 303);
+  });
+
+  scope.post('/basic/logout', async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return reply;
+    checkCsrf(request, user);
+    await auth.endSession(user.sessionId);
+    reply.header('set-cookie', clearCookie(SESSION_COOKIE, cookieOpts(request)));
+    flash(reply, request, 'You are signed out.');
+    return reply.redirect(`${root}login`, 303);
+  });
+
+  /** What a URL below /basic/ addresses, as a key in the signed-in user's own tree. */
+  const target = (request: FastifyRequest, user: UserPrincipal): { kind: 'folder' | 'file' | 'slashless'; key: StorageKey; rest: string } => {
+    const rest = rawPath(request.url).slice(root.length);
+    // The user segment is always the signed-in user's: no URL reaches another tree.
+    const parse = (raw: string) => parseStoragePath(`${user.username}/${raw}`).key;
+    if (rest === '' || rest.endsWith('/')) return { kind: 'folder', key: parse(rest), rest };
+    if (rest.startsWith('file/')) return { kind: 'file', key: parse(rest.slice('file/'.length)), rest };
+    return { kind: 'slashless', key: parse(rest), rest };
+  };
+
+  scope.get('/basic/*', async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return reply;
+    const t = target(request, user);
+    if (t.kind === 'slashless') return reply.redirect(`${root}${t.rest}/`, 302);
+    const entry = await files.stat(t.key);
+    if (t.kind === 'file') {
+      if (!entry.isFile) return reply.redirect(`${root}${t.rest.slice('file/'.length)}/`, 302);
+      // The storage sandbox: a downloaded HTML file opened in place still runs no script in our origin.
+      reply.header('content-security-policy', 'sandbox; default-src \'none\'');
+      return serveFile(request, reply, files, t.key, entry, { download: true, withBody: request.method !== 'HEAD' });
+    }
+    if (entry.isFile) return reply.redirect(`${root}file/${t.rest.replace(/\/$/, '')}`, 302);
+    const viewer = viewerOf(user);
+    const segments = t.key.segments;
+    const query = request.query as Record<string, unknown>;
+    for (const what of ['rename', 'delete'] as const) {
+      const name = query[what];
+      if (name === undefined) continue;
+      const child = await files.statOrThrow(childKey(t.key, name));
+      return page(reply, what === 'rename' ? renamePage(site, viewer, segments, child) : deletePage(site, viewer, segments, child));
+    }
+    const notice = takeFlash(request, reply);
+    // Entries are held once (sorted as the app sorts them) and only one page of them is rendered.
+    const entries = await files.list(t.key);
+    const n = pageNumber(query.page, entries.length, BASIC_PAGE_SIZE);
+    const shown = entries.slice((n - 1) * BASIC_PAGE_SIZE, n * BASIC_PAGE_SIZE);
+    return page(reply, folderPage(site, viewer, { segments, entries: shown, total: entries.length, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
+  });
+
+  scope.post('/basic/*', async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return reply;
+    checkCsrf(request, user);
+    const t = target(request, user);
+    if (t.kind !== 'folder') throw new AppError('bad_request', 'Changes are sent to a folder’s page; this address is not one.');
+    const dir = await files.stat(t.key);
+    if (dir.isFile) throw new AppError('not_a_directory', 'This address is a file, not a folder.');
+    const here = `${root}${t.rest}`;
+    const body = (request.body ?? {}) as Record<string, string>;
+    const action = (request.query as Record<string, unknown>).action === 'upload' ? 'upload' : body.action;
+    let message: string;
+    switch (action) {
+      case 'upload': {
+        if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw new AppError('bad_request', 'Files are uploaded as multipart/form-data.');
+        // Same service, limits and collision rule as a multipart PUT: a taken name gets "name (1).ext".
+        const written = await files.writeParts(t.key, uploadParts(request), { overwrite: false });
+        message = `Uploaded ${written.length === 1 ? '1 file' : `${written.length} files`}: ${written.join(', ')}.`;
+        break;
+      }
+      case 'mkdir': {
+        const name = body.name?.trim() ?? '';
+        await files.createFolder(childKey(t.key, name));
+        message = `Created folder ${name}.`;
+        break;
+      }
+      case 'rename': {
+        const from = childKey(t.key, body.name);
+        const to = childKey(t.key, body.new_name?.trim());
+        if (to.segments.at(-1) === from.segments.at(-1)) {
+          message = 'The name is unchanged.';
+          break;
+        }
+        await files.statOrThrow(from);
+        await files.move(from, to, false);
+        message = `Renamed ${body.name} to ${body.new_name?.trim()}.`;
+        break;
+      }
+      case 'delete': {
+        const key = childKey(t.key, body.name);
+        await files.delete(key);
+        message = `Deleted ${body.name}.`;
+        break;
+      }
+      default:
+        throw new AppError('bad_request', 'Unknown action: the form may be from an older version; reload the page.');
+    }
+    flash(reply, request, message);
+    return reply.redirect(here, 303);
+  });
+
+  function uploadParts(request: FastifyRequest): AsyncIterable<UploadPart> {
+    const parts = multipartFiles(request.raw, request.headers, { maxFileBytes: files.maxUploadBytes });
+    return (async function* () {
+      for await (const part of parts) yield { filename: lastSegment(part.filename), stream: part.stream };
+    })();
+  }
+}
+
+/** A direct child of a folder, by a name from a form or query: a missing or invalid name is a clear 400. */
+function childKey(dir: StorageKey, name: unknown): StorageKey {
+  if (typeof name !== 'string' || name === '') throw new AppError('invalid_name', 'A name is required.');
+  const problem = nameProblem(name);
+  if (problem) throw new AppError('invalid_name', `The name is not allowed: ${problem}.`);
+  return keyChild(dir, name);
+}
+
+/** The fields of an urlencoded form; the first value of a repeated name wins. */
+export function formFields(body: string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [k, v] of new URLSearchParams(body)) if (!(k in out)) out[k] = v;
+  return out;
+}
