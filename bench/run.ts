@@ -42,6 +42,7 @@ import { nodesScenario } from './scenarios/nodes.js';
 import { workersScenario } from './scenarios/workers.js';
 import { davScenario } from './scenarios/dav.js';
 import { tusScenario } from './scenarios/tus.js';
+import { shareScenario } from './scenarios/share.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -59,6 +60,7 @@ async function main(): Promise<number> {
   let nodes: PairPart | undefined;
   let dav: PairPart | undefined;
   let tus: PairPart | undefined;
+  let share: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
@@ -76,6 +78,10 @@ async function main(): Promise<number> {
     if (wants(o, 'tus')) {
       const u = await tusScenario(o, tmp, dataDir, data, log);
       tus = { rows: u.rows, table: table(u.rows, 'raw PUT', 'tus'), refKey: 'rawPut', subjectKey: 'tus', details: {} };
+    }
+    if (wants(o, 'share')) {
+      const sh = await shareScenario(o, tmp, dataDir, data, log);
+      share = { rows: sh.rows, table: table(sh.rows, 'authenticated GET', 'share link GET'), refKey: 'authenticated', subjectKey: 'shareLink', details: {} };
     }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
@@ -95,9 +101,10 @@ async function main(): Promise<number> {
   if (workers) console.log(`${rows.length > 0 ? '' : '\n'}Workers (local disk, one data dir):\n${workers.table}\n`);
   if (dav) console.log(`${rows.length > 0 || workers ? '' : '\n'}WebDAV beside the HTTP API (local disk, one server):\n${dav.table}\n`);
   if (tus) console.log(`${rows.length > 0 || workers || dav ? '' : '\n'}tus resumable uploads beside one raw PUT (local disk, one server):\n${tus.table}\n`);
+  if (share) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Share links beside the authenticated API (local disk, one server):\n${share.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

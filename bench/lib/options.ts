@@ -30,11 +30,13 @@ export const WORKER_METRICS = ['workers'] as const;
 export const DAV_METRICS = ['dav'] as const;
 /** tus resumable uploads beside File Cloud's raw PUT on the local disk (part of every run; 1 repetition with --quick). */
 export const TUS_METRICS = ['tus'] as const;
+/** A public share link's small GET beside the authenticated one on the local disk (part of every run; 1 repetition with --quick). */
+export const SHARE_METRICS = ['share'] as const;
 /** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
 export const NODE_METRICS = ['nodes'] as const;
-export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof NODE_METRICS)[number];
+export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof NODE_METRICS)[number];
 
-const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS].join(',')}]
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS].join(',')}]
                         [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3] [--nodes N]
   --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
   --reps N    repetitions of each metric (default 3; quick 2)
@@ -96,7 +98,7 @@ export function parseOptions(argv: string[]): Options {
         for (const n of names) {
           if ((S3_METRICS as readonly string[]).includes(n)) onlyS3 = true;
           else if ((NODE_METRICS as readonly string[]).includes(n)) onlyNodes = true;
-          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
+          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
         }
         o.only = new Set(names);
         break;

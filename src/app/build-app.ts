@@ -21,6 +21,9 @@ import { createTusService } from '../services/tus.js';
 import { createDavAuthenticator } from '../dav/basic-auth.js';
 import { uiRoutes } from '../routes/ui.js';
 import { basicRoutes } from '../routes/basic.js';
+import { createShareService } from '../services/shares.js';
+import { shareApiRoutes } from '../routes/shares-api.js';
+import { shareLinkRoutes } from '../routes/share-links.js';
 import { installAuth } from './auth-plugin.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -81,6 +84,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry });
   const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
+  const shares = createShareService({
+    store: deps.store,
+    backend: deps.backend,
+    files,
+    hasher,
+    clock,
+    secret: deps.secret,
+    basePath: config.basePath,
+    onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
+  });
 
   installErrorHandling(app);
   app.addHook('onResponse', async (request, reply) => {
@@ -129,6 +142,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, throttle, clock, basePath, publicUrl: config.publicUrl }));
+      await base.register(async (scope) => shareApiRoutes(scope, { shares }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, throttle, clock, basePath, visitorLimit: config.shareRateLimit }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -141,6 +156,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     auth.sweep().catch((err: unknown) => app.log.warn({ err }, 'session sweep failed'));
     deps.store.rates.deleteBefore(clock.now() - 10 * 60_000).catch((err: unknown) => app.log.warn({ err }, 'rate log sweep failed'));
     deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
+    shares.sweep().catch((err: unknown) => app.log.warn({ err }, 'share link sweep failed'));
   }, 60_000);
   sweep.unref();
   // Storage upkeep: staging and multipart uploads of dead writers, interrupted folder moves,
@@ -159,6 +175,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }, Math.min(60_000, Math.max(1000, Math.min(staleMs, config.uploadExpiry * 1000) / 2)));
   storageSweep.unref();
   app.addHook('onClose', async () => {
+    await shares.close();
     clearInterval(sweep);
     clearInterval(storageSweep);
     await sweeping;

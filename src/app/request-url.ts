@@ -16,7 +16,11 @@ export function rawStoragePath(url: string, basePath = ''): string | undefined {
   return p.startsWith(prefix) ? p.slice(prefix.length) : undefined;
 }
 
-/** The URL with the value of every `token` query parameter replaced, for logs. */
+/**
+ * The URL with the value of every `token` query parameter replaced, and
+ * share-link ids cut to their first 6 characters (enough to tell links apart
+ * in the owner's list, far too few to open one), for logs.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:token|csrf)=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:token|csrf)=)[^&#]*/gi, '$1[redacted]').replace(/(\/(?:s|share|api\/shares)\/[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{26}(?=[/?#]|$)/g, '$1[redacted]');
 }

@@ -13,6 +13,7 @@ export const ERRORS = {
   into_itself: 400,
   invalid_credentials: 401,
   unauthorized: 401,
+  password_required: 401,
   forbidden: 403,
   propfind_finite_depth: 403,
   not_found: 404,

@@ -19,7 +19,12 @@ export async function serveFile(
   files: FilesService,
   key: StorageKey,
   entry: Entry,
-  opts: { download: boolean; withBody: boolean },
+  opts: {
+    download: boolean;
+    withBody: boolean;
+    /** Runs before an answer that carries the file's first byte (200, or 206 from 0); may throw to refuse it (share download limits). */
+    onFirstByte?: () => Promise<void>;
+  },
 ) {
   fileHeaders(reply, entry, opts.download);
   if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
@@ -34,10 +39,13 @@ export async function serveFile(
     reply.header('content-length', String(entry.size));
     return reply.code(200).send();
   }
+  const fromStart = range.kind !== 'range' || range.start === 0;
+  if (fromStart) await opts.onFirstByte?.();
   let opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
   if (opened.entry.etag !== entry.etag) {
     // Replaced between stat and open: serve the new version whole rather than a range of it.
     opened.stream.destroy();
+    if (!fromStart) await opts.onFirstByte?.();
     opened = await files.read(key);
     fileHeaders(reply, opened.entry, opts.download);
     reply.header('content-length', String(opened.entry.size));

@@ -7,7 +7,7 @@ import { contentTypeFor } from '../http/mime.js';
 import { rawPath } from '../app/request-url.js';
 
 /** URL prefixes that belong to the API; the web UI never answers under them. */
-const API_PREFIXES = ['/auth/', '/api/', '/storage/', '/tus/', '/is_file_cloud', '/banner/', '/metrics'];
+const API_PREFIXES = ['/auth/', '/api/', '/storage/', '/share/', '/tus/', '/is_file_cloud', '/banner/', '/metrics'];
 
 const escapeAttr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StoreConflictError, type DavLock, type MetadataStore } from './types.js';
+import { StoreConflictError, type DavLock, type MetadataStore, type Share } from './types.js';
 
 /**
  * The metadata store conformance suite. Every MetadataStore implementation
@@ -319,5 +319,83 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await tus.delete('u2'), true);
     assert.equal(await tus.delete('u2'), false);
     assert.equal(await tus.get('u2'), undefined);
+  });
+
+  const newShare = (ownerId: string, over: Partial<Share> = {}): Share => ({
+    id: 'S1',
+    ownerId,
+    owner: 'alice',
+    path: 'd/a.txt',
+    isFile: true,
+    uploadOnly: false,
+    passwordHash: undefined,
+    maxDownloads: undefined,
+    downloads: 0,
+    expiresAt: undefined,
+    createdAt: NOW,
+    ...over,
+  });
+
+  withStore('shares: create, get, list newest first, delete by owner only', async (store) => {
+    const a = await newUser(store, 'alice');
+    const b = await newUser(store, 'bob');
+    const s1 = newShare(a.id, { passwordHash: 'scrypt$p', maxDownloads: 5_000_000_000, expiresAt: NOW + 1000 });
+    await store.shares.create(s1);
+    await store.shares.create(newShare(a.id, { id: 'S2', path: '', isFile: false, uploadOnly: true, createdAt: NOW + 1 }));
+    await store.shares.create(newShare(b.id, { id: 'S3', owner: 'bob' }));
+    assert.deepEqual(await store.shares.get('S1'), s1);
+    assert.equal((await store.shares.get('S2'))?.uploadOnly, true);
+    assert.equal((await store.shares.get('S2'))?.expiresAt, undefined);
+    assert.equal(await store.shares.get('nope'), undefined);
+    assert.deepEqual((await store.shares.listByOwner(a.id)).map((s) => s.id), ['S2', 'S1']);
+    assert.equal(await store.shares.delete('S3', a.id), false, "another user's share is not deleted");
+    assert.ok(await store.shares.get('S3'));
+    assert.equal(await store.shares.delete('S1', a.id), true);
+    assert.equal(await store.shares.delete('S1', a.id), false);
+    assert.equal(await store.shares.get('S1'), undefined);
+  });
+
+  withStore('shares: claimDownload counts exactly up to the limit, also when called concurrently', async (store) => {
+    const a = await newUser(store, 'alice');
+    await store.shares.create(newShare(a.id, { maxDownloads: 5 }));
+    await store.shares.create(newShare(a.id, { id: 'S2' }));
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.shares.claimDownload('S1')));
+    assert.equal(results.filter(Boolean).length, 5);
+    assert.equal((await store.shares.get('S1'))?.downloads, 5);
+    for (let i = 0; i < 7; i++) assert.equal(await store.shares.claimDownload('S2'), true, 'no limit');
+    assert.equal((await store.shares.get('S2'))?.downloads, 7);
+    assert.equal(await store.shares.claimDownload('nope'), false);
+    await store.shares.addDownloads('S2', 3);
+    assert.equal((await store.shares.get('S2'))?.downloads, 10);
+    await store.shares.addDownloads('nope', 3);
+  });
+
+  withStore('shares: deleteWithin ends the target and what is below it, nothing else; deleteExpired', async (store) => {
+    const a = await newUser(store, 'alice');
+    const b = await newUser(store, 'bob');
+    await store.shares.create(newShare(a.id, { id: 'd', path: 'd', isFile: false }));
+    await store.shares.create(newShare(a.id, { id: 'dfile', path: 'd/a.txt' }));
+    await store.shares.create(newShare(a.id, { id: 'dsib', path: 'd%', isFile: false }));
+    await store.shares.create(newShare(a.id, { id: 'dsib2', path: 'dx/a.txt' }));
+    await store.shares.create(newShare(b.id, { id: 'bob', owner: 'bob', path: 'd/a.txt' }));
+    await store.shares.create(newShare(a.id, { id: 'old', path: 'e', expiresAt: NOW }));
+    assert.equal(await store.shares.deleteWithin('alice', 'd'), 2);
+    const left = async () => (await store.shares.listByOwner(a.id)).map((s) => s.id).sort();
+    assert.deepEqual(await left(), ['dsib', 'dsib2', 'old']);
+    assert.ok(await store.shares.get('bob'), "other users' shares stay");
+    assert.equal(await store.shares.deleteExpired(NOW - 1), 0);
+    assert.equal(await store.shares.deleteExpired(NOW), 1);
+    assert.deepEqual(await left(), ['dsib', 'dsib2']);
+    assert.equal(await store.shares.deleteWithin('alice', ''), 2, 'the root holds everything');
+  });
+
+  withStore('shares: removing the owner removes their shares', async (store) => {
+    const a = await newUser(store, 'alice');
+    const b = await newUser(store, 'bob');
+    await store.shares.create(newShare(a.id));
+    await store.shares.create(newShare(b.id, { id: 'S2', owner: 'bob' }));
+    assert.equal(await store.users.delete('alice'), true);
+    assert.equal(await store.shares.get('S1'), undefined);
+    assert.ok(await store.shares.get('S2'));
   });
 }

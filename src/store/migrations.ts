@@ -134,6 +134,32 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('tus_uploads_expires_at').on('tus_uploads').column('expires_at').execute();
     },
   },
+  '0006_shares': {
+    async up(db: Kysely<unknown>) {
+      // Share links (CONTRACT "Share links"). The id is the primary key in clear: the owner's
+      // listing shows the link again (docs/security.md). owner_name + path name the target
+      // ('' for the root, 'a/b.txt'), so the rows of a deleted or moved path are found by prefix.
+      // The owner's rows go with the user: ON DELETE CASCADE, and users-repo deletes them
+      // explicitly too (SQLite enforces foreign keys only with its pragma).
+      await db.schema
+        .createTable('shares')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('owner_name', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('is_file', 'integer', (c) => c.notNull())
+        .addColumn('upload_only', 'integer', (c) => c.notNull())
+        .addColumn('password_hash', 'text')
+        .addColumn('max_downloads', 'bigint')
+        .addColumn('downloads', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('expires_at', 'bigint')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('shares_owner_id').on('shares').column('owner_id').execute();
+      await db.schema.createIndex('shares_owner_name_path').on('shares').columns(['owner_name', 'path']).execute();
+      await db.schema.createIndex('shares_expires_at').on('shares').column('expires_at').execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

@@ -13,6 +13,7 @@ import { createRateRepo } from './rate-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createTusUploadRepo } from './tus-uploads-repo.js';
+import { createShareRepo } from './shares-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -53,6 +54,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     davLocks: createDavLockRepo(db),
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
+    shares: createShareRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -80,4 +80,17 @@ export interface Database {
     created_at: number | string | bigint;
     expires_at: number | string | bigint;
   };
+  shares: {
+    id: string;
+    owner_id: string;
+    owner_name: string;
+    path: string;
+    is_file: number;
+    upload_only: number;
+    password_hash: string | null;
+    max_downloads: number | string | bigint | null;
+    downloads: Generated<number | string | bigint>;
+    expires_at: number | string | bigint | null;
+    created_at: number | string | bigint;
+  };
 }

@@ -12,6 +12,7 @@ import { createRateRepo } from './rate-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createTusUploadRepo } from './tus-uploads-repo.js';
+import { createShareRepo } from './shares-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -90,6 +91,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     davLocks: createDavLockRepo(db),
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
+    shares: createShareRepo(db),
     close: () => db.destroy(),
   };
 }

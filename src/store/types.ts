@@ -202,6 +202,48 @@ export interface TusUploadRepo {
   listExpired(now: number, limit: number): Promise<TusUpload[]>;
 }
 
+/**
+ * A share link (CONTRACT "Share links"). `path` is the target in `owner`'s
+ * tree ('' for the root, 'a/b.txt'); undefined optional fields mean "none"
+ * (no password, no download limit, never expires).
+ */
+export type Share = {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly owner: string;
+  readonly path: string;
+  readonly isFile: boolean;
+  readonly uploadOnly: boolean;
+  readonly passwordHash: string | undefined;
+  readonly maxDownloads: number | undefined;
+  readonly downloads: number;
+  readonly expiresAt: number | undefined;
+  readonly createdAt: number;
+};
+
+/** Share links, seen by every process and node at once. */
+export interface ShareRepo {
+  /** `downloads` starts at 0 whatever the argument says. */
+  create(s: Share): Promise<void>;
+  /** The share as stored, also when expired or used up (the caller decides). */
+  get(id: string): Promise<Share | undefined>;
+  /** The owner's shares, newest first. */
+  listByOwner(ownerId: string): Promise<Share[]>;
+  /** Deletes the share if `ownerId` owns it; false otherwise (unknown or someone else's). */
+  delete(id: string, ownerId: string): Promise<boolean>;
+  /**
+   * Counts one download unless the limit is reached: one conditional UPDATE,
+   * exact under concurrency across nodes. False when used up or gone.
+   */
+  claimDownload(id: string): Promise<boolean>;
+  /** Adds `n` downloads to the count (links without a limit, counted in batches). */
+  addDownloads(id: string, n: number): Promise<void>;
+  /** Ends every share of `owner` whose target is `path` or below it (deleted or moved away). */
+  deleteWithin(owner: string, path: string): Promise<number>;
+  /** Removes shares whose expiry is at or before `now`. */
+  deleteExpired(now: number): Promise<number>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -212,5 +254,6 @@ export interface MetadataStore {
   readonly davLocks: DavLockRepo;
   readonly davProperties: DavPropertyRepo;
   readonly tusUploads: TusUploadRepo;
+  readonly shares: ShareRepo;
   close(): Promise<void>;
 }

@@ -68,6 +68,7 @@ export function createUserRepo(db: Kysely<Database>): UserRepo {
         if (!user) return false;
         // Explicit deletes rather than relying on ON DELETE CASCADE alone, which SQLite enforces only with a pragma.
         await deleteSessionsOf(trx, user.id);
+        await trx.deleteFrom('shares').where('owner_id', '=', user.id).execute();
         await trx.deleteFrom('users').where('id', '=', user.id).execute();
         return true;
       });

@@ -13,7 +13,7 @@ export const ERROR_MESSAGES = {
   into_itself: 'A folder cannot be moved into itself.',
   invalid_credentials: 'Wrong username or password.',
   unauthorized: 'Your session has ended or you are not allowed to do this. Sign in again.',
-  password_required: 'This link asks for its password.',
+  password_required: 'This share link needs its password.',
   forbidden: 'You are not allowed to do this.',
   propfind_finite_depth: 'The server does not list a whole tree at once; ask one folder at a time.',
   not_found: 'It no longer exists. It may have been moved or deleted.',

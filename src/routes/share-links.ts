@@ -1,0 +1,334 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { rawPath } from '../app/request-url.js';
+import { toAppError } from '../app/error-handler.js';
+import type { RateLimiter } from '../app/login-throttle.js';
+import { createVisitorLimiter } from '../app/visitor-limit.js';
+import { lastSegment, multipartFiles } from '../http/multipart.js';
+import type { Clock } from '../lib/clock.js';
+import type { FilesService, UploadPart } from '../services/files.js';
+import type { StorageBackend } from '../storage/backend.js';
+import { deadLink, subPathSegments, type LiveShare, type ShareService } from '../services/shares.js';
+import { SHARE_ASSETS } from '../share-pages/assets.js';
+import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
+import { readJsonBody } from './json-body.js';
+import { serveFile } from './serve-file.js';
+
+const COOKIE = 'fc_share';
+const FORM_LIMIT = 8 * 1024;
+const TEXT_PREVIEW_BYTES = 64 * 1024;
+const DEAD_MESSAGE = deadLink().message;
+const isDead = (e: AppError) => e.code === 'not_found' && e.message === DEAD_MESSAGE;
+
+/** Content-Security-Policy of the public pages: our one script and stylesheet, media from our origin, nothing else. */
+export const SHARE_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "media-src 'self'",
+  "frame-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export type ShareLinkDeps = {
+  shares: ShareService;
+  files: FilesService;
+  /** For folder zips (sendFolderZip takes the backend). */
+  backend: StorageBackend;
+  /** The login throttle (Redis-backed in a cluster); undefined with --dev. */
+  throttle: RateLimiter | undefined;
+  clock: Clock;
+  basePath: string;
+  /** Requests per minute per client address (0: no limit). */
+  visitorLimit: number;
+};
+
+/** `<id>` and the raw rest after `<id>/` (undefined when there is no slash) from a URL under `<base><prefix>`. */
+function splitShareUrl(url: string, prefix: string): { id: string; rest: string | undefined } {
+  const p = rawPath(url).slice(prefix.length);
+  const slash = p.indexOf('/');
+  return slash === -1 ? { id: p, rest: undefined } : { id: p.slice(0, slash), rest: p.slice(slash + 1) };
+}
+
+function decodeSub(rest: string | undefined): { segments: string[]; trailingSlash: boolean } {
+  if (rest === undefined || rest === '') return { segments: [], trailingSlash: true };
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rest);
+  } catch {
+    throw new AppError('invalid_path', 'The path is not valid percent-encoded UTF-8.');
+  }
+  return { segments: subPathSegments(decoded), trailingSlash: decoded.endsWith('/') };
+}
+
+function cookieValues(header: string | undefined): string[] {
+  if (!header) return [];
+  const out: string[] = [];
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === COOKIE) out.push(part.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+const wantsFlag = (v: unknown) => v === '1' || v === 'true';
+
+/**
+ * Share links for visitors: the machine API under /share/<id>/ and the
+ * public pages under /s/<id>/ (CONTRACT "Share links"). Both resolve the link
+ * first; every dead link gives the same 404 body. No visitor ever names a
+ * path outside the shared item: sub-paths are checked segment by segment
+ * like storage paths and appended below the share's own key.
+ */
+export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDeps): Promise<void> {
+  const { shares, files, basePath } = deps;
+  const limiter = deps.visitorLimit > 0 ? createVisitorLimiter(deps.visitorLimit) : undefined;
+
+  // Bodies are parsed here, by kind: JSON (password), a small form (password page), and
+  // multipart uploads left unread for streaming.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (request, payload, done) => {
+    const type = request.headers['content-type'] ?? '';
+    if (request.method !== 'POST' || /^multipart\//i.test(type)) return done(null, undefined);
+    if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
+      readForm(payload, FORM_LIMIT).then((v) => done(null, v), (e: Error) => done(e));
+      return;
+    }
+    readJsonBody(payload, FORM_LIMIT).then((v) => done(null, v), (e: Error) => done(e));
+  });
+
+  scope.addHook('onRequest', async (request) => {
+    const wait = limiter?.hit(request.ip, deps.clock.now()) ?? 0;
+    if (wait > 0) throw new AppError('rate_limited', `Too many requests; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+  });
+  scope.addHook('onSend', async (_request, reply) => {
+    reply.header('x-robots-tag', 'noindex, nofollow');
+  });
+
+  const throttlePassword = async (request: FastifyRequest) => {
+    const wait = (await deps.throttle?.hit(`share:${request.ip}`, deps.clock.now())) ?? 0;
+    if (wait > 0) throw new AppError('rate_limited', `Too many password attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+  };
+
+  const unlocked = (request: FastifyRequest, live: LiveShare) => shares.unlocked(live.share, cookieValues(request.headers.cookie));
+
+  /** The password cookie, once per URL root of the share, so it is sent to nothing else. */
+  const setPasswordCookie = (request: FastifyRequest, reply: FastifyReply, live: LiveShare) => {
+    const { value, maxAge } = shares.cookieFor(live.share);
+    const secure = request.protocol === 'https' ? '; Secure' : '';
+    reply.header('set-cookie', [`/s/`, `/share/`].map((root) => `${COOKIE}=${value}; Path=${basePath}${root}${live.share.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`));
+  };
+
+  function uploadParts(request: FastifyRequest, sent: string[]): AsyncIterable<UploadPart> {
+    const parts = multipartFiles(request.raw, request.headers, { maxFileBytes: files.maxUploadBytes });
+    return (async function* () {
+      for await (const part of parts) {
+        const filename = lastSegment(part.filename);
+        sent.push(filename);
+        yield { filename, stream: part.stream };
+      }
+    })();
+  }
+
+  /** Writes a visitor's multipart upload into an upload-only share: new files only, never a replacement. */
+  async function receive(request: FastifyRequest, live: LiveShare, segments: readonly string[]): Promise<string[]> {
+    if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
+      throw new AppError('unsupported_media_type', 'Send the files as multipart/form-data.');
+    }
+    const sent: string[] = [];
+    await files.writeParts(shares.childKey(live, segments), uploadParts(request, sent), { overwrite: false });
+    // The names as sent, not as stored: a collision suffix would tell the visitor what the folder holds.
+    return sent;
+  }
+
+  // ---- Machine API: /share/<id>/[sub/path] ----
+  await scope.register(async (api) => {
+    const prefix = `${basePath}/share/`;
+    api.addHook('onSend', async (_request, reply) => {
+      // As for storage: a shared HTML or SVG file must never run script in our origin.
+      reply.header('content-security-policy', 'sandbox');
+    });
+
+    const open = async (request: FastifyRequest) => {
+      const { id, rest } = splitShareUrl(request.url, prefix);
+      const sub = decodeSub(rest);
+      return { ...(await shares.open(id, sub.segments)), ...sub };
+    };
+    const requireUnlocked = (request: FastifyRequest, live: LiveShare) => {
+      if (!unlocked(request, live)) throw new AppError('password_required', 'This link needs a password: POST {"password"} to <link>/auth first.');
+    };
+
+    const read = async (request: FastifyRequest, reply: FastifyReply, withBody: boolean) => {
+      const { live, key, entry, segments, trailingSlash } = await open(request);
+      // An upload-only link reads nothing, not even that it exists.
+      if (live.share.uploadOnly) throw deadLink();
+      requireUnlocked(request, live);
+      if (!entry) throw new AppError('not_found', 'No file or folder exists at this path in the share.');
+      const query = request.query as Record<string, unknown>;
+      if (!entry.isFile) {
+        if (wantsFlag(query.zip)) {
+          // Folder zips (src/routes/zip-reply.ts, merged separately) are this one call, counting as one download
+          // (names: the `name` query values, as for storage; archiveName: the folder's own name, never the owner's):
+          //   return sendFolderZip(request, reply, { backend: deps.backend, folder: key, names, archiveName: segments.at(-1) ?? shares.displayName(live), onFirstByte: () => shares.claimDownload(live.share) });
+          throw new AppError('not_found', 'Zip downloads are not available on this server yet.');
+        }
+        reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
+        if (!withBody) return reply.send();
+        const entries = await files.list(key);
+        return { entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) };
+      }
+      // A trailing slash addresses a folder; a file share's own address may carry one.
+      if (trailingSlash && segments.length > 0) throw new AppError('not_found', 'No folder exists at this path.');
+      return serveFile(request, reply, files, key, entry, {
+        download: wantsFlag(query.download),
+        withBody,
+        onFirstByte: () => shares.claimDownload(live.share),
+      });
+    };
+
+    const readOpts = { exposeHeadRoute: false };
+    api.get('/share/*', readOpts, async (request, reply) => read(request, reply, true));
+    api.head('/share/*', readOpts, async (request, reply) => read(request, reply, false));
+
+    api.put('/share/*', async (request, reply) => {
+      const { live, segments } = await open(request);
+      if (!live.share.uploadOnly) throw new AppError('forbidden', 'This link does not accept uploads.');
+      requireUnlocked(request, live);
+      const written = await receive(request, live, segments);
+      return reply.code(201).send({ files_written: written });
+    });
+
+    api.post('/share/*', { onRequest: throttlePassword }, async (request, reply) => {
+      const { id, rest } = splitShareUrl(request.url, prefix);
+      if (rest !== 'auth') throw new AppError('method_not_allowed', 'Use GET, HEAD or PUT here; POST only to /share/<id>/auth.', { headers: { allow: 'GET, HEAD, PUT' } });
+      const live = await shares.resolve(id);
+      const body = request.body;
+      const password = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).password : undefined;
+      if (typeof password !== 'string') throw new AppError('bad_request', 'Send {"password": "..."} as JSON.');
+      if (!(await shares.checkPassword(live.share, password))) throw new AppError('invalid_credentials', 'The password is not right.');
+      setPasswordCookie(request, reply, live);
+      return reply.code(204).header('cache-control', 'no-store').send();
+    });
+  });
+
+  // ---- Public pages: /s/<id>/[sub/path] ----
+  await scope.register(async (pages) => {
+    const prefix = `${basePath}/s/`;
+    const deadPage = deadLinkPage(basePath);
+    pages.addHook('onSend', async (_request, reply) => {
+      reply.header('content-security-policy', SHARE_PAGE_CSP).header('x-frame-options', 'DENY');
+    });
+    pages.setErrorHandler((err, request, reply) => {
+      const e = toAppError(err);
+      if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
+      reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').type('text/html; charset=utf-8');
+      if (isDead(e)) return reply.send(deadPage);
+      const title = e.status === 429 ? 'Too many requests' : e.status === 404 ? 'Not found' : 'Something went wrong';
+      return reply.send(messagePage(basePath, title, e.message));
+    });
+
+    pages.get('/s/_assets/:name', async (request, reply) => {
+      const asset = SHARE_ASSETS[(request.params as { name: string }).name];
+      if (!asset || !Object.hasOwn(SHARE_ASSETS, (request.params as { name: string }).name)) throw new AppError('not_found', 'No such file.');
+      reply.header('content-type', asset.type).header('etag', asset.etag).header('cache-control', 'public, max-age=3600');
+      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+      return reply.send(asset.body);
+    });
+
+    const html = (reply: FastifyReply, status: number, body: string) =>
+      reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
+
+    const open = async (request: FastifyRequest) => {
+      const { id, rest } = splitShareUrl(request.url, prefix);
+      const sub = decodeSub(rest);
+      const opened = await shares.open(id, sub.segments);
+      const urls = { base: basePath, id: opened.live.share.id };
+      return { ...opened, urls, rootName: shares.displayName(opened.live), ...sub };
+    };
+
+    pages.get('/s/*', async (request, reply) => {
+      const { live, key, entry, urls, rootName, segments } = await open(request);
+      if (!unlocked(request, live)) return html(reply, 401, passwordPage(urls));
+      if (live.share.uploadOnly) {
+        const n = Number((request.query as Record<string, unknown>).uploaded);
+        const message = Number.isSafeInteger(n) && n > 0 ? (n === 1 ? '1 file uploaded. Thank you!' : `${n} files uploaded. Thank you!`) : undefined;
+        return html(reply, 200, uploadPage({ urls, rootName, segments, message }));
+      }
+      if (!entry) return html(reply, 404, notInSharePage(urls));
+      const preview = live.share.maxDownloads === undefined;
+      if (!entry.isFile) {
+        const entries = await files.list(key);
+        return html(reply, 200, folderPage({ urls, rootName, segments, entries, preview }));
+      }
+      let text: { content: string; truncated: boolean } | undefined;
+      if (preview && previewKind(entry.name) === 'text' && entry.size > 0) {
+        const end = Math.min(entry.size, TEXT_PREVIEW_BYTES) - 1;
+        const { stream } = await files.read(key, { start: 0, end });
+        const chunks: Buffer[] = [];
+        for await (const c of stream) chunks.push(c as Buffer);
+        text = { content: new TextDecoder('utf-8').decode(Buffer.concat(chunks)), truncated: entry.size > TEXT_PREVIEW_BYTES };
+      }
+      const name = segments.length === 0 ? rootName : (segments[segments.length - 1] as string);
+      return html(reply, 200, filePage({ urls, rootName, segments, name, size: entry.size, preview, text }));
+    });
+
+    pages.post('/s/*', async (request, reply) => {
+      const { id, rest } = splitShareUrl(request.url, prefix);
+      if (rest === 'auth') {
+        await throttlePassword(request);
+        const live = await shares.resolve(id);
+        const urls = { base: basePath, id: live.share.id };
+        const form = request.body as Record<string, string> | undefined;
+        const password = typeof form?.password === 'string' ? form.password : '';
+        if (password === '' || !(await shares.checkPassword(live.share, password))) {
+          return html(reply, 401, passwordPage(urls, { error: 'That password is not right. Try again.' }));
+        }
+        setPasswordCookie(request, reply, live);
+        return reply.code(303).header('cache-control', 'no-store').redirect(`${prefix}${live.share.id}/`, 303);
+      }
+      // The no-JavaScript upload form of an upload-only link.
+      const { live, urls, rootName, segments } = await open(request);
+      if (!live.share.uploadOnly) throw new AppError('forbidden', 'This link does not accept uploads.');
+      if (!unlocked(request, live)) return html(reply, 401, passwordPage(urls));
+      let sent: string[];
+      try {
+        sent = await receive(request, live, segments);
+      } catch (err) {
+        const e = toAppError(err);
+        if (e.status >= 500) throw err;
+        if (!request.raw.complete) reply.header('connection', 'close');
+        return html(reply, e.status, uploadPage({ urls, rootName, segments, error: e.message }));
+      }
+      const here = `${prefix}${live.share.id}/${segments.map(encodeURIComponent).join('/')}${segments.length ? '/' : ''}`;
+      return reply.redirect(`${here}?uploaded=${sent.length}`, 303);
+    });
+  });
+}
+
+/** A small application/x-www-form-urlencoded body as an object (first value of each name). */
+function readForm(stream: NodeJS.ReadableStream, limit: number): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        stream.removeAllListeners('data');
+        stream.resume();
+        reject(new AppError('too_large', `The form is larger than ${limit} bytes.`, { headers: { connection: 'close' } }));
+        return;
+      }
+      chunks.push(c);
+    });
+    stream.on('end', () => {
+      const out = Object.create(null) as Record<string, string>;
+      for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) if (!(k in out)) out[k] = v;
+      resolve(out);
+    });
+    stream.on('error', () => reject(new AppError('bad_request', 'The request body could not be read.')));
+  });
+}

@@ -1,0 +1,281 @@
+import { createHmac } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import { nameProblem } from '../domain/names.js';
+import type { Principal } from '../domain/principal.js';
+import { keyId, keyName, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import type { Clock } from '../lib/clock.js';
+import { randomToken, safeEqual } from '../lib/crypto.js';
+import type { Entry, StorageBackend } from '../storage/backend.js';
+import type { StorageEvent } from '../storage/events.js';
+import type { MetadataStore, Share } from '../store/types.js';
+import type { FilesService } from './files.js';
+import type { PasswordHasher } from './passwords.js';
+import { storageCall } from './storage-errors.js';
+
+/** Default lifetime of a share link: 7 days (CONTRACT "Share links"). */
+export const DEFAULT_EXPIRES_IN = 604_800;
+/** Longest lifetime a client may ask for: 100 years (a bound only so times stay well inside 64 bits). */
+export const MAX_EXPIRES_IN = 100 * 365 * 86_400;
+export const MAX_SHARE_PASSWORD_LENGTH = 1024;
+/** 24 random bytes = 192 bits, 32 base64url characters. */
+const ID_BYTES = 24;
+const ID_RE = /^[A-Za-z0-9_-]{32}$/;
+/** How long a password cookie lasts at most (it never outlives its share). */
+export const SHARE_COOKIE_MAX_AGE = 86_400;
+/** How long downloads of unlimited links wait in memory before they are written. */
+const FLUSH_MS = 1000;
+
+/** The one answer of every dead link, whatever the cause: nothing tells them apart. */
+export const deadLink = (): AppError => new AppError('not_found', 'This link does not exist or is no longer available.');
+
+export const isShareId = (id: string): boolean => ID_RE.test(id);
+
+/** What a visitor's request works on: the live share, its target's key and entry. */
+/** `entry` is the target's, when it was looked at (always by resolve()). */
+export type LiveShare = { readonly share: Share; readonly key: StorageKey; readonly entry: Entry | undefined };
+
+/** The share object of the API (CONTRACT "Share links"). */
+export type ShareView = {
+  id: string;
+  url: string;
+  path: string;
+  is_file: boolean;
+  expires_at: string | null;
+  has_password: boolean;
+  max_downloads: number | null;
+  downloads: number;
+  upload_only: boolean;
+  created_at: string;
+};
+
+export type CreateShareInput = {
+  path: string;
+  expiresIn: number | null | undefined;
+  password: string | null | undefined;
+  maxDownloads: number | null | undefined;
+  uploadOnly: boolean | undefined;
+};
+
+export type ShareService = ReturnType<typeof createShareService>;
+
+const keyOf = (share: Share): StorageKey => ({ user: share.owner, segments: share.path === '' ? [] : share.path.split('/') });
+const pathOf = (key: StorageKey): string => key.segments.join('/');
+
+/** Checks the options of a new share; pure, table-tested in shares.test.ts. */
+export function validateShareOptions(input: Omit<CreateShareInput, 'path'>, isFile: boolean): void {
+  const { expiresIn, password, maxDownloads, uploadOnly } = input;
+  if (expiresIn !== undefined && expiresIn !== null && (!Number.isSafeInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN)) {
+    throw new AppError('bad_request', `"expires_in" must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}, or null for never.`);
+  }
+  if (maxDownloads !== undefined && maxDownloads !== null && (!Number.isSafeInteger(maxDownloads) || maxDownloads < 1)) {
+    throw new AppError('bad_request', '"max_downloads" must be a whole number of at least 1, or null for no limit.');
+  }
+  if (password !== undefined && password !== null && (password.length === 0 || password.length > MAX_SHARE_PASSWORD_LENGTH)) {
+    throw new AppError('bad_request', `"password" must be 1 to ${MAX_SHARE_PASSWORD_LENGTH} characters long.`);
+  }
+  if (uploadOnly && isFile) throw new AppError('bad_request', '"upload_only" is for folders; this path is a file.');
+  if (uploadOnly && maxDownloads !== undefined && maxDownloads !== null) {
+    throw new AppError('bad_request', 'An upload-only link serves no downloads, so "max_downloads" does not apply.');
+  }
+}
+
+/**
+ * The keys below a shared folder that a visitor may address: the decoded
+ * sub-path's segments checked exactly as storage paths are (no `.`/`..`, no
+ * empty segment, no NUL or backslash). Throws invalid_path.
+ */
+export function subPathSegments(decoded: string): string[] {
+  if (decoded === '') return [];
+  const parts = decoded.split('/');
+  if (parts[parts.length - 1] === '') parts.pop();
+  for (const s of parts) {
+    if (s === '') throw new AppError('invalid_path', 'The path has an empty segment ("//").');
+    const problem = nameProblem(s);
+    if (problem) throw new AppError('invalid_path', `The path is invalid: ${problem}.`);
+  }
+  return parts;
+}
+
+/**
+ * Share links: creation and listing for owners, and for visitors the one
+ * question "is this link alive, and what does it name?". A link ends when it
+ * expires, is revoked, is used up, or its target is deleted or moved (the
+ * storage events delete its row) or its owner removed (the row goes with the
+ * user).
+ */
+export function createShareService(deps: {
+  store: MetadataStore;
+  backend: StorageBackend;
+  files: FilesService;
+  hasher: PasswordHasher;
+  clock: Clock;
+  secret: Buffer;
+  basePath: string;
+  onError?: (e: unknown) => void;
+}) {
+  const { store, clock } = deps;
+  const onError = deps.onError ?? (() => undefined);
+
+  const view = (s: Share): ShareView => ({
+    id: s.id,
+    url: `${deps.basePath}/s/${s.id}`,
+    path: `/${keyId(keyOf(s))}${s.path === '' ? '/' : ''}`,
+    is_file: s.isFile,
+    expires_at: s.expiresAt === undefined ? null : new Date(s.expiresAt).toISOString(),
+    has_password: s.passwordHash !== undefined,
+    max_downloads: s.maxDownloads ?? null,
+    downloads: s.downloads,
+    upload_only: s.uploadOnly,
+    created_at: new Date(s.createdAt).toISOString(),
+  });
+
+  const isAlive = (s: Share, now: number) => (s.expiresAt === undefined || s.expiresAt > now) && (s.maxDownloads === undefined || s.downloads < s.maxDownloads);
+
+  // A deleted or moved target ends its shares and those below it. The listener only starts
+  // the delete: resolve() also checks that the target is there, so the link is dead at once.
+  const onEvent = (e: StorageEvent) => {
+    const ends: StorageKey[] = e.type === 'deleted' ? [e.key] : e.type === 'moved' ? [e.from, e.to] : [];
+    for (const key of ends) store.shares.deleteWithin(key.user, pathOf(key)).catch(onError);
+  };
+  const unsubscribe = deps.backend.events.subscribe(onEvent);
+
+  // Downloads of unlimited links, not yet written: share id → count.
+  let pending = new Map<string, number>();
+  let flushTimer: NodeJS.Timeout | undefined;
+  const flush = async () => {
+    flushTimer = undefined;
+    const batch = pending;
+    pending = new Map();
+    await Promise.all([...batch].map(([id, n]) => store.shares.addDownloads(id, n).catch(onError)));
+  };
+
+  const cookieMac = (share: Share, exp: number) =>
+    createHmac('sha256', deps.secret).update(`share-auth\0${share.id}\0${exp}\0${share.passwordHash ?? ''}`).digest('base64url');
+
+  return {
+    view,
+
+    async create(principal: Principal, input: CreateShareInput): Promise<ShareView> {
+      if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
+      const raw = input.path.replace(/^\//, '');
+      const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
+      if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+      const entry = await deps.files.stat(key);
+      validateShareOptions(input, entry.isFile);
+      const now = clock.now();
+      const expiresIn = input.expiresIn === undefined ? DEFAULT_EXPIRES_IN : input.expiresIn;
+      const share: Share = {
+        id: randomToken('', ID_BYTES),
+        ownerId: principal.userId,
+        owner: key.user,
+        path: pathOf(key),
+        isFile: entry.isFile,
+        uploadOnly: input.uploadOnly ?? false,
+        passwordHash: input.password ? await deps.hasher.hash(input.password) : undefined,
+        maxDownloads: input.maxDownloads ?? undefined,
+        downloads: 0,
+        expiresAt: expiresIn === null ? undefined : now + expiresIn * 1000,
+        createdAt: now,
+      };
+      await store.shares.create(share);
+      return view(share);
+    },
+
+    async list(principal: Principal): Promise<ShareView[]> {
+      if (principal.kind !== 'user') return [];
+      if (pending.size > 0) await flush();
+      return (await store.shares.listByOwner(principal.userId)).map(view);
+    },
+
+    /** Another user's id or an unknown one → the same 404. */
+    async revoke(principal: Principal, id: string): Promise<void> {
+      if (principal.kind !== 'user' || !isShareId(id) || !(await store.shares.delete(id, principal.userId))) {
+        throw new AppError('not_found', 'You have no share link with this id.');
+      }
+    },
+
+    /** The live share behind `id`, or the dead-link 404 (unknown, expired, revoked, used up, target gone or changed kind). */
+    async resolve(id: string): Promise<LiveShare> {
+      return (await this.open(id, [])).live;
+    },
+
+    /**
+     * The live share and what `segments` address below it (entry undefined
+     * when nothing is there; always for sub-paths of a file share). A found
+     * sub-path proves the shared folder is there, so the common case costs
+     * one stat; only a miss looks at the share's own target.
+     */
+    async open(id: string, segments: readonly string[]): Promise<{ live: LiveShare; key: StorageKey; entry: Entry | undefined }> {
+      if (!isShareId(id)) throw deadLink();
+      const share = await store.shares.get(id);
+      if (!share || !isAlive(share, clock.now())) throw deadLink();
+      const root = keyOf(share);
+      if (segments.length > 0 && !share.isFile) {
+        const key: StorageKey = { user: root.user, segments: [...root.segments, ...segments] };
+        const entry = await storageCall(() => deps.backend.stat(key)).catch((e: unknown) => {
+          if (e instanceof AppError && (e.code === 'not_found' || e.code === 'not_a_directory')) return undefined;
+          throw e;
+        });
+        if (entry) return { live: { share, key: root, entry: undefined }, key, entry };
+      }
+      const rootEntry = await storageCall(() => deps.backend.stat(root));
+      if (!rootEntry || rootEntry.isFile !== share.isFile) throw deadLink();
+      const live = { share, key: root, entry: rootEntry };
+      return segments.length === 0 ? { live, key: root, entry: rootEntry } : { live, key: live.key, entry: undefined };
+    },
+
+    /**
+     * Counts one download. A limited link's count is one conditional UPDATE
+     * (exact across nodes; the dead-link 404 when another request took the
+     * last one); an unlimited link's is only for the owner's listing, so it
+     * is added up here and written in batches (FLUSH_MS), keeping a visitor's
+     * GET free of a database write.
+     */
+    async claimDownload(share: Share): Promise<void> {
+      if (share.maxDownloads === undefined) {
+        pending.set(share.id, (pending.get(share.id) ?? 0) + 1);
+        flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
+        return;
+      }
+      if (!(await store.shares.claimDownload(share.id))) throw deadLink();
+    },
+
+    checkPassword: (share: Share, password: string): Promise<boolean> =>
+      share.passwordHash === undefined ? Promise.resolve(true) : deps.hasher.verify(password, share.passwordHash),
+
+    /** A cookie value proving the password was given: `<expiry s>.<HMAC>`, bound to the share and its password hash. */
+    cookieFor(share: Share): { value: string; maxAge: number } {
+      const now = Math.floor(clock.now() / 1000);
+      const until = share.expiresAt === undefined ? Infinity : Math.floor(share.expiresAt / 1000);
+      const maxAge = Math.max(1, Math.min(SHARE_COOKIE_MAX_AGE, until - now));
+      const exp = now + maxAge;
+      return { value: `${exp}.${cookieMac(share, exp)}`, maxAge };
+    },
+
+    /** True when the share has no password or one of `values` proves it. */
+    unlocked(share: Share, values: readonly string[]): boolean {
+      if (share.passwordHash === undefined) return true;
+      const now = clock.now() / 1000;
+      return values.some((v) => {
+        const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(v);
+        if (!m || Number(m[1]) <= now) return false;
+        return safeEqual(m[2] as string, cookieMac(share, Number(m[1])));
+      });
+    },
+
+    /** Keys a visitor addresses below a shared folder, never outside it. */
+    childKey(live: LiveShare, segments: readonly string[]): StorageKey {
+      return { user: live.key.user, segments: [...live.key.segments, ...segments] };
+    },
+
+    displayName: (live: LiveShare): string => keyName(live.key) || 'Shared folder',
+
+    sweep: () => store.shares.deleteExpired(clock.now()),
+
+    async close(): Promise<void> {
+      unsubscribe();
+      if (flushTimer) clearTimeout(flushTimer);
+      await flush();
+    },
+  };
+}

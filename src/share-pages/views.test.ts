@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { deadLinkPage, filePage, folderPage, formatSize, passwordPage, previewKind, uploadPage } from './views.js';
+
+const urls = { base: '/files', id: 'ID' };
+const EVIL = '<script>alert("x")</script>\'`&';
+
+/** No markup from a name: no tag opened by it, no attribute ended by it. */
+function assertNoInjection(page: string) {
+  assert.ok(!page.includes('<script>alert'), 'no script tag from a name');
+  assert.ok(!page.includes('"x"'), 'no raw quote from a name');
+  assert.ok(!/<script(?! src="\/files\/s\/_assets\/share\.js" defer><\/script>)/.test(page), 'the only script is our own file');
+}
+
+test('previewKind and formatSize', () => {
+  const kinds: [string, string | undefined][] = [
+    ['a.png', 'image'],
+    ['a.JPG', 'image'],
+    ['a.svg', 'image'],
+    ['a.mp4', 'video'],
+    ['a.mp3', 'audio'],
+    ['a.pdf', 'pdf'],
+    ['a.txt', 'text'],
+    ['a.json', 'text'],
+    ['a.bin', undefined],
+    ['noext', undefined],
+  ];
+  for (const [name, want] of kinds) assert.equal(previewKind(name), want, name);
+  const sizes: [number, string][] = [
+    [0, '0 B'],
+    [1023, '1023 B'],
+    [1024, '1.0 KiB'],
+    [1536, '1.5 KiB'],
+    [10 * 1024, '10 KiB'],
+    [5 * 1024 ** 3, '5.0 GiB'],
+  ];
+  for (const [n, want] of sizes) assert.equal(formatSize(n), want);
+});
+
+test('every page escapes names and text, and links under the base path', () => {
+  const folder = folderPage({ urls, rootName: EVIL, segments: [EVIL], entries: [{ name: EVIL, isFile: true, size: 3, modified: new Date(0) }, { name: `${EVIL}.png`, isFile: true, size: 3, modified: new Date(0) }, { name: EVIL, isFile: false, size: 0, modified: new Date(0) }], preview: true });
+  assertNoInjection(folder);
+  assert.ok(folder.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&#96;&amp;'));
+  assert.ok(folder.includes('href="/files/share/ID/%3Cscript%3Ealert(%22x%22)%3C%2Fscript%3E\'%60%26/?zip=1"'.replace("'", '&#39;')));
+  assert.ok(folder.includes('href="/files/s/_assets/share.css"'));
+  const file = filePage({ urls, rootName: 'r', segments: [EVIL], name: `${EVIL}.txt`, size: 5, preview: true, text: { content: `</pre>${EVIL}`, truncated: true } });
+  assertNoInjection(file);
+  assert.ok(file.includes('<pre class="text">&lt;/pre&gt;'));
+  assert.ok(file.includes('Only the beginning is shown.'));
+  const image = filePage({ urls, rootName: 'r', segments: [], name: `${EVIL}.png`, size: 5, preview: true });
+  assertNoInjection(image);
+  assert.match(image, /<img src="\/files\/share\/ID" alt="&lt;script/);
+  const limited = filePage({ urls, rootName: 'r', segments: [], name: 'a.png', size: 5, preview: false });
+  assert.ok(!limited.includes('<img'), 'no preview on a limited link: it would count as a download');
+  assertNoInjection(passwordPage(urls, { error: EVIL }));
+  assertNoInjection(uploadPage({ urls, rootName: EVIL, segments: [EVIL], message: EVIL, error: EVIL }));
+  assert.ok(uploadPage({ urls, rootName: 'r', segments: ['a b'] }).includes('action="/files/s/ID/a%20b/"'));
+  assert.equal(deadLinkPage('/files'), deadLinkPage('/files'), 'one page, always the same bytes');
+});

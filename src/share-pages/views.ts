@@ -1,0 +1,206 @@
+import { contentTypeFor } from '../http/mime.js';
+import { Html, html, urlPath } from './html.js';
+
+/** Small inline icons (no font or image request; fixed markup, nothing interpolated). */
+const ICONS = {
+  folder: new Html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path fill="#e3a21a" d="M2 6a2 2 0 0 1 2-2h5l2 2h9a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2z"/></svg>'),
+  file: new Html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path fill="#8a94a6" d="M6 2h8l6 6v12a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2z"/><path fill="#d5dae3" d="M14 2v6h6z"/></svg>'),
+  image: new Html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><rect x="2" y="4" width="20" height="16" rx="2" fill="#4f8be8"/><circle cx="8" cy="9" r="2" fill="#fff"/><path fill="#cfe0ff" d="M4 18l5-6 4 4 3-3 4 5z"/></svg>'),
+};
+
+/**
+ * The public pages of share links (/s/<id>), rendered on the server so they
+ * work without JavaScript; share.js only enhances them. Every value from a
+ * share (names, sizes) goes through html``, which escapes it.
+ */
+
+export type PreviewKind = 'image' | 'video' | 'audio' | 'text' | 'pdf';
+
+/** What kind of inline preview a file gets, from its name's type (undefined: none). */
+export function previewKind(name: string): PreviewKind | undefined {
+  const type = contentTypeFor(name).split(';')[0] as string;
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('video/')) return 'video';
+  if (type.startsWith('audio/')) return 'audio';
+  if (type === 'application/pdf') return 'pdf';
+  if (type.startsWith('text/') || type === 'application/json' || type === 'application/xml') return 'text';
+  return undefined;
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = bytes / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+/** Where a page's links point: the base path, and the two URL roots of one share. */
+export type PageUrls = { readonly base: string; readonly id: string };
+const pageRoot = (u: PageUrls) => `${u.base}/s/${u.id}`;
+const apiRoot = (u: PageUrls) => `${u.base}/share/${u.id}`;
+
+function layout(u: { base: string }, title: string, body: Html, opts: { bodyClass?: string } = {}): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<link rel="stylesheet" href="${u.base}/s/_assets/share.css">
+<script src="${u.base}/s/_assets/share.js" defer></script>
+</head>
+<body class="${opts.bodyClass ?? ''}">
+<main>
+${body}
+</main>
+<footer>Shared with File Cloud</footer>
+</body>
+</html>
+`.value;
+}
+
+/** The one page of every dead link: unknown, expired, revoked, used up, target gone. */
+export function deadLinkPage(base: string): string {
+  return layout({ base }, 'Link not available', html`<h1>This link is not available</h1>
+<p class="note">It may have expired, been revoked or used up, or what it shared is gone. Ask the person who sent it for a new link.</p>`);
+}
+
+/** A path below a live share that holds nothing. */
+export function notInSharePage(u: PageUrls): string {
+  return layout(u, 'Not found', html`<h1>Not found</h1><p class="note">Nothing with this name is in the share.</p><p><a href="${pageRoot(u)}/">Back to the start of the share</a></p>`);
+}
+
+export function messagePage(base: string, title: string, message: string): string {
+  return layout({ base }, title, html`<h1>${title}</h1><p class="note">${message}</p>`);
+}
+
+export function passwordPage(u: PageUrls, opts: { error?: string } = {}): string {
+  return layout(
+    u,
+    'Password required',
+    html`<h1>This link is protected</h1>
+<p class="note">Enter the password you were given.</p>
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+<form method="post" action="${pageRoot(u)}/auth" class="password">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" required autofocus autocomplete="current-password">
+<button type="submit">Open</button>
+</form>`,
+  );
+}
+
+function breadcrumb(u: PageUrls, rootName: string, segments: readonly string[]): Html {
+  const crumbs = [html`<a href="${pageRoot(u)}/">${rootName}</a>`];
+  segments.forEach((s, i) => {
+    const last = i === segments.length - 1;
+    crumbs.push(last ? html`<span aria-current="page">${s}</span>` : html`<a href="${urlPath(pageRoot(u), segments.slice(0, i + 1), true)}">${s}</a>`);
+  });
+  return html`<nav class="crumbs" aria-label="Location">${crumbs.map((c, i) => (i === 0 ? c : html`<span class="sep">/</span>${c}`))}</nav>`;
+}
+
+export type FilePageInput = {
+  readonly urls: PageUrls;
+  readonly rootName: string;
+  /** Below the share's root; [] for a file share. */
+  readonly segments: readonly string[];
+  readonly name: string;
+  readonly size: number;
+  /** Preview off (a download limit: every view would count). */
+  readonly preview: boolean;
+  /** The first bytes of a text file, shown without JavaScript. */
+  readonly text?: { readonly content: string; readonly truncated: boolean };
+};
+
+export function filePage(p: FilePageInput): string {
+  const raw = urlPath(apiRoot(p.urls), p.segments);
+  const kind = p.preview ? previewKind(p.name) : undefined;
+  let preview: Html | string = '';
+  if (kind === 'image') preview = html`<figure class="preview"><img src="${raw}" alt="${p.name}"></figure>`;
+  else if (kind === 'video') preview = html`<figure class="preview"><video src="${raw}" controls preload="metadata"></video></figure>`;
+  else if (kind === 'audio') preview = html`<figure class="preview"><audio src="${raw}" controls preload="metadata"></audio></figure>`;
+  else if (kind === 'pdf') preview = html`<figure class="preview pdf" data-pdf="${raw}"><p class="note">PDF document: download it to read it.</p></figure>`;
+  else if (kind === 'text' && p.text) {
+    preview = html`<figure class="preview"><pre class="text">${p.text.content}</pre>${p.text.truncated ? html`<figcaption class="note">Only the beginning is shown.</figcaption>` : ''}</figure>`;
+  }
+  return layout(
+    p.urls,
+    p.name,
+    html`${p.segments.length > 0 ? breadcrumb(p.urls, p.rootName, p.segments) : ''}
+<section class="file">
+<h1 class="name">${p.name}</h1>
+<p class="size">${formatSize(p.size)}</p>
+<p><a class="button primary" href="${raw}?download=1" download>Download</a></p>
+${!p.preview ? html`<p class="note">No preview: this link allows a limited number of downloads.</p>` : ''}
+</section>
+${preview}`,
+  );
+}
+
+export type FolderEntry = { readonly name: string; readonly isFile: boolean; readonly size: number; readonly modified: Date };
+
+export type FolderPageInput = {
+  readonly urls: PageUrls;
+  readonly rootName: string;
+  readonly segments: readonly string[];
+  readonly entries: readonly FolderEntry[];
+  readonly preview: boolean;
+};
+
+export function folderPage(p: FolderPageInput): string {
+  const here = p.segments;
+  const title = here.length === 0 ? p.rootName : (here[here.length - 1] as string);
+  const rows = p.entries.map((e) => {
+    const segs = [...here, e.name];
+    if (!e.isFile) {
+      return html`<li class="entry folder"><a class="open" href="${urlPath(pageRoot(p.urls), segs, true)}">${ICONS.folder}<span class="ename">${e.name}</span></a><span class="meta">Folder</span></li>`;
+    }
+    const raw = urlPath(apiRoot(p.urls), segs);
+    const image = p.preview && previewKind(e.name) === 'image';
+    return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${raw}"` : ''}>${image ? ICONS.image : ICONS.file}<span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size)}</span><a class="dl" href="${raw}?download=1" download aria-label="${`Download ${e.name}`}">Download</a></li>`;
+  });
+  const zip = `${urlPath(apiRoot(p.urls), here, true)}?zip=1`;
+  return layout(
+    p.urls,
+    title,
+    html`${breadcrumb(p.urls, p.rootName, here)}
+<h1 class="name">${title}</h1>
+<p class="actions"><a class="button primary" href="${zip}" download>Download all (zip)</a></p>
+${p.entries.length === 0 ? html`<p class="note">This folder is empty.</p>` : html`<ul class="listing">${rows}</ul>`}`,
+  );
+}
+
+export type UploadPageInput = {
+  readonly urls: PageUrls;
+  readonly rootName: string;
+  readonly segments: readonly string[];
+  readonly message?: string;
+  readonly error?: string;
+};
+
+/** An upload-only link: a drop zone that is a plain multipart form without JavaScript. */
+export function uploadPage(p: UploadPageInput): string {
+  const action = urlPath(pageRoot(p.urls), p.segments, true);
+  const put = urlPath(apiRoot(p.urls), p.segments, true);
+  return layout(
+    p.urls,
+    `Upload to ${p.rootName}`,
+    html`<h1>Upload files to <span class="name">${p.rootName}</span></h1>
+<p class="note">Files you send are added to this folder; you cannot see what is in it, and nothing there is replaced.</p>
+${p.message ? html`<p class="ok" role="status">${p.message}</p>` : ''}
+${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
+<form class="upload" method="post" action="${action}" enctype="multipart/form-data" data-put="${put}">
+<label class="dropzone" for="files"><span class="big">Choose files</span><span class="hint">or drop them here</span>
+<input id="files" name="file" type="file" multiple required></label>
+<button type="submit">Upload</button>
+<div class="progress" hidden><progress max="100" value="0"></progress><span class="status" role="status"></span></div>
+</form>`,
+    { bodyClass: 'upload-only' },
+  );
+}

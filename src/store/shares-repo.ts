@@ -1,0 +1,89 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database } from './schema.js';
+import type { Share, ShareRepo } from './types.js';
+import { atOrBelow } from './tree-sql.js';
+
+type Row = Selectable<Database['shares']>;
+
+const optionalNumber = (v: number | string | bigint | null): number | undefined => (v === null ? undefined : Number(v));
+
+const fromRow = (r: Row): Share => ({
+  id: r.id,
+  ownerId: r.owner_id,
+  owner: r.owner_name,
+  path: r.path,
+  isFile: Number(r.is_file) === 1,
+  uploadOnly: Number(r.upload_only) === 1,
+  passwordHash: r.password_hash ?? undefined,
+  maxDownloads: optionalNumber(r.max_downloads),
+  downloads: Number(r.downloads),
+  expiresAt: optionalNumber(r.expires_at),
+  createdAt: Number(r.created_at),
+});
+
+/**
+ * Share links as rows. The download count only moves by one conditional
+ * UPDATE (never read, add, write back), so concurrent downloads on any
+ * number of nodes can never pass the limit.
+ */
+export function createShareRepo(db: Kysely<Database>): ShareRepo {
+  return {
+    async create(s) {
+      await db
+        .insertInto('shares')
+        .values({
+          id: s.id,
+          owner_id: s.ownerId,
+          owner_name: s.owner,
+          path: s.path,
+          is_file: s.isFile ? 1 : 0,
+          upload_only: s.uploadOnly ? 1 : 0,
+          password_hash: s.passwordHash ?? null,
+          max_downloads: s.maxDownloads ?? null,
+          downloads: 0,
+          expires_at: s.expiresAt ?? null,
+          created_at: s.createdAt,
+        })
+        .execute();
+    },
+
+    async get(id) {
+      const r = await db.selectFrom('shares').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && fromRow(r);
+    },
+
+    async listByOwner(ownerId) {
+      const rows = await db.selectFrom('shares').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').execute();
+      return rows.map(fromRow);
+    },
+
+    async delete(id, ownerId) {
+      const r = await db.deleteFrom('shares').where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+
+    async claimDownload(id) {
+      const r = await db
+        .updateTable('shares')
+        .set({ downloads: sql`downloads + 1` })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('max_downloads', 'is', null), eb('downloads', '<', eb.ref('max_downloads'))]))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    async addDownloads(id, n) {
+      await db.updateTable('shares').set({ downloads: sql`downloads + ${n}` }).where('id', '=', id).execute();
+    },
+
+    async deleteWithin(owner, path) {
+      const r = await db.deleteFrom('shares').where('owner_name', '=', owner).where(atOrBelow(path)).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+
+    async deleteExpired(now) {
+      const r = await db.deleteFrom('shares').where('expires_at', 'is not', null).where('expires_at', '<=', now).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+}
