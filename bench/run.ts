@@ -43,6 +43,7 @@ import { workersScenario } from './scenarios/workers.js';
 import { davScenario } from './scenarios/dav.js';
 import { tusScenario } from './scenarios/tus.js';
 import { shareScenario } from './scenarios/share.js';
+import { zipScenario } from './scenarios/zip.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -61,6 +62,7 @@ async function main(): Promise<number> {
   let dav: PairPart | undefined;
   let tus: PairPart | undefined;
   let share: PairPart | undefined;
+  let zip: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
@@ -83,6 +85,10 @@ async function main(): Promise<number> {
       const sh = await shareScenario(o, tmp, dataDir, data, log);
       share = { rows: sh.rows, table: table(sh.rows, 'authenticated GET', 'share link GET'), refKey: 'authenticated', subjectKey: 'shareLink', details: {} };
     }
+    if (wants(o, 'zip')) {
+      const z = await zipScenario(o, tmp, dataDir, data, log);
+      zip = { rows: z.rows, table: table(z.rows, 'plain GET', 'zip'), refKey: 'plainGet', subjectKey: 'zip', details: { files: z.files, peakRssMiB: z.peakRssMiB } };
+    }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
       const n = await nodesScenario(o, tmp, data, log);
@@ -102,9 +108,10 @@ async function main(): Promise<number> {
   if (dav) console.log(`${rows.length > 0 || workers ? '' : '\n'}WebDAV beside the HTTP API (local disk, one server):\n${dav.table}\n`);
   if (tus) console.log(`${rows.length > 0 || workers || dav ? '' : '\n'}tus resumable uploads beside one raw PUT (local disk, one server):\n${tus.table}\n`);
   if (share) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Share links beside the authenticated API (local disk, one server):\n${share.table}\n`);
+  if (zip) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Folder zip beside a plain GET (local disk, one server):\n${zip.table}\npeak RSS during the zip: ${String(zip.details.peakRssMiB ? Math.round(zip.details.peakRssMiB as number) : '?')} MiB\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

@@ -127,6 +127,9 @@ PKGS+=(zbar-tools)
 PKGS+=(awscli rclone litmus cadaver chromium nginx caddy)
 # text browsers for the basic HTML UI's test (test/clients/basic-text-browsers.test.ts)
 PKGS+=(lynx w3m)
+# the zip checkers of the folder-zip tests (test/clients/zip-tools.test.ts, test/slow/): Info-ZIP
+# unzip, bsdtar, 7-Zip, Python's zipfile, and curl for the interrupted-and-resumed download
+PKGS+=(unzip libarchive-tools 7zip python3 curl)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

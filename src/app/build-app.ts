@@ -96,6 +96,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   installErrorHandling(app);
+  // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
+  app.decorate('zipCrcs', deps.store.zipCrcs);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
@@ -133,7 +135,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, basePath }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath }));
       const davAuth = createDavAuthenticator({ store: deps.store, hasher, auth, throttle, clock, secret: deps.secret });
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');

@@ -13,6 +13,7 @@ import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
+import { sendFolderZip, zipNames } from './zip-reply.js';
 
 const COOKIE = 'fc_share';
 const FORM_LIMIT = 8 * 1024;
@@ -171,10 +172,14 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const query = request.query as Record<string, unknown>;
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
-          // Folder zips (src/routes/zip-reply.ts, merged separately) are this one call, counting as one download
-          // (names: the `name` query values, as for storage; archiveName: the folder's own name, never the owner's):
-          //   return sendFolderZip(request, reply, { backend: deps.backend, folder: key, names, archiveName: segments.at(-1) ?? shares.displayName(live), onFirstByte: () => shares.claimDownload(live.share) });
-          throw new AppError('not_found', 'Zip downloads are not available on this server yet.');
+          // The zip counts as one download; it is named after the folder, never after the owner.
+          return sendFolderZip(request, reply, {
+            backend: deps.backend,
+            folder: key,
+            names: zipNames(query.name),
+            archiveName: segments.at(-1) ?? shares.displayName(live),
+            onFirstByte: () => shares.claimDownload(live.share),
+          });
         }
         reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
         if (!withBody) return reply.send();

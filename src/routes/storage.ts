@@ -5,9 +5,11 @@ import { rawStoragePath } from '../app/request-url.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import type { PathTokenService } from '../services/path-token-service.js';
+import type { StorageBackend } from '../storage/backend.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
+import { sendFolderZip, zipNames } from './zip-reply.js';
 
 const JSON_LIMIT = 64 * 1024;
 
@@ -16,7 +18,7 @@ const JSON_LIMIT = 64 * 1024;
  * "Path tokens". Handlers parse the path, check ownership, call one files
  * service method, and set the HTTP headers.
  */
-export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService; basePath?: string }): Promise<void> {
+export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string }): Promise<void> {
   const { files } = deps;
 
   // PUT bodies are users' bytes and must stream untouched whatever their type
@@ -49,6 +51,11 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
 
   async function serve(request: FastifyRequest, reply: FastifyReply, { key, trailingSlash }: ParsedStoragePath, withBody: boolean) {
     const entry = await files.stat(key);
+    const query = request.query as Record<string, unknown>;
+    if (query.zip === '1' || query.zip === 'true') {
+      if (entry.isFile) throw new AppError('not_a_directory', 'Only a folder can be downloaded as a zip.');
+      return sendFolderZip(request, reply, { backend: deps.backend, folder: key, names: zipNames(query.name) });
+    }
     if (!entry.isFile) {
       reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
       if (!withBody) return reply.send();
@@ -57,7 +64,6 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     }
     // A trailing slash addresses a folder; there is none here.
     if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
-    const query = request.query as Record<string, unknown>;
     return serveFile(request, reply, files, key, entry, { download: query.download === '1' || query.download === 'true', withBody });
   }
 

@@ -182,6 +182,13 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await store.rates.hit('ip:a', NOW + 60_000, 60_000, 3), 0, 'the oldest has left the window');
   });
 
+  withStore('zip CRCs: unsigned 32-bit values round-trip, the first value of a key stays', async (store) => {
+    assert.deepEqual(await store.zipCrcs.getMany([]), new Map());
+    await store.zipCrcs.putMany([{ key: 'a', crc: 0xffffffff }, { key: 'b', crc: 0 }, { key: 'a', crc: 0xffffffff }], NOW);
+    await Promise.all([store.zipCrcs.putMany([{ key: 'c', crc: 7 }], NOW), store.zipCrcs.putMany([{ key: 'c', crc: 7 }, { key: 'b', crc: 5 }], NOW)]);
+    assert.deepEqual(await store.zipCrcs.getMany(['a', 'b', 'c', 'missing']), new Map([['a', 0xffffffff], ['b', 0], ['c', 7]]));
+  });
+
   withStore('concurrent attempts: exactly `limit` are allowed', async (store) => {
     const waits = await Promise.all(Array.from({ length: 25 }, () => store.rates.hit('burst', NOW, 60_000, 10)));
     assert.equal(waits.filter((w) => w === 0).length, 10);

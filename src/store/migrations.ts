@@ -160,6 +160,19 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('shares_expires_at').on('shares').column('expires_at').execute();
     },
   },
+  '0007_zip_crcs': {
+    async up(db: Kysely<unknown>) {
+      // CRC-32s of file contents for folder zips (src/zip/), keyed by a hash of path and storage
+      // ETag: a zip answer that starts late (a resumed download) needs the CRCs of files it does
+      // not send. Shared by every node; a missing row only costs a read of the file.
+      await db.schema
+        .createTable('zip_crcs')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('crc', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

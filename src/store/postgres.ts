@@ -9,6 +9,7 @@ import { createSessionRepo } from './sessions-repo.js';
 import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
+import { createZipCrcRepo } from './zip-crcs-repo.js';
 import { createRateRepo } from './rate-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
@@ -51,6 +52,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     journal: createJournalRepo(db),
     settings: createSettingsRepo(db),
     rates: createRateRepo(db),
+    zipCrcs: createZipCrcRepo(db),
     davLocks: createDavLockRepo(db),
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),

@@ -93,4 +93,9 @@ export interface Database {
     expires_at: number | string | bigint | null;
     created_at: number | string | bigint;
   };
+  zip_crcs: {
+    key: string;
+    crc: number | string | bigint;
+    created_at: number | string | bigint;
+  };
 }

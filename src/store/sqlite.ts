@@ -8,6 +8,7 @@ import { createSessionRepo } from './sessions-repo.js';
 import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
+import { createZipCrcRepo } from './zip-crcs-repo.js';
 import { createRateRepo } from './rate-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
@@ -88,6 +89,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     journal: createJournalRepo(db),
     settings: createSettingsRepo(db),
     rates: createRateRepo(db),
+    zipCrcs: createZipCrcRepo(db),
     davLocks: createDavLockRepo(db),
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),

@@ -244,6 +244,13 @@ export interface ShareRepo {
   deleteExpired(now: number): Promise<number>;
 }
 
+/** Remembered CRC-32s of file contents for folder zips (src/zip/stream.ts CrcCache). */
+export interface ZipCrcRepo {
+  getMany(keys: readonly string[]): Promise<Map<string, number>>;
+  /** Inserts the rows whose key is new; an existing key keeps its value (it names the same content). */
+  putMany(rows: readonly { key: string; crc: number }[], now: number): Promise<void>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -251,6 +258,7 @@ export interface MetadataStore {
   readonly journal: JournalRepo;
   readonly settings: SettingsRepo;
   readonly rates: RateRepo;
+  readonly zipCrcs: ZipCrcRepo;
   readonly davLocks: DavLockRepo;
   readonly davProperties: DavPropertyRepo;
   readonly tusUploads: TusUploadRepo;

@@ -76,3 +76,53 @@ export async function startCuttingProxy(target: string, cutAfter: readonly numbe
     },
   };
 }
+
+/**
+ * A TCP proxy that cuts the first connection's answer: after `cutAfter` bytes
+ * have come back from the server (headers included) the connection is
+ * destroyed on both sides, as a download dropped mid-way; later connections
+ * pass untouched (the resume).
+ */
+export async function startDownloadCutter(target: string, cutAfter: number): Promise<{ readonly url: string; readonly cuts: number; close(): Promise<void> }> {
+  const { hostname, port, pathname } = new URL(target);
+  let cuts = 0;
+  let first = true;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    let left = first ? cutAfter : Infinity;
+    first = false;
+    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    upstream.on('data', (chunk: Buffer) => {
+      if (chunk.length < left) {
+        left -= chunk.length;
+        client.write(chunk);
+        return;
+      }
+      cuts++;
+      client.write(chunk.subarray(0, left), () => (client.destroy(), upstream.destroy()));
+      left = 0;
+      upstream.pause();
+    });
+    client.on('end', () => upstream.end());
+    upstream.on('end', () => client.end());
+    for (const s of [client, upstream]) {
+      s.on('error', () => (client.destroy(), upstream.destroy()));
+      s.on('close', () => sockets.delete(s));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const listenPort = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${listenPort}${pathname.replace(/\/$/, '')}`,
+    get cuts() {
+      return cuts;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -8,6 +8,7 @@ import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { rawRequest } from '../helpers/raw-http.js';
+import { readZip } from '../helpers/zip-reader.js';
 
 type ShareObject = {
   id: string;
@@ -363,6 +364,35 @@ for (const [storage, skip] of BACKENDS) {
       assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
       assert.equal((await get('/s/_assets/share.js')).status, 200);
       assert.equal((await get('/s/_assets/constructor')).status, 404);
+    });
+
+    test('?zip=1 on a shared folder: the folder\'s tree under its own name, one download counted per first byte, then the dead link', async () => {
+      const s = await share({ path: '/alice/docs', max_downloads: 2 });
+      const res = await get(`/share/${s.id}/?zip=1`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'application/zip');
+      assert.match(res.headers.get('x-robots-tag') ?? '', /noindex/);
+      const zip = Buffer.from(await res.arrayBuffer());
+      assert.equal(Number(res.headers.get('content-length')), zip.length);
+      const entries = readZip(zip);
+      assert.deepEqual(entries.map((e) => e.name).sort(), ['docs/', 'docs/one.txt', 'docs/sub/', 'docs/sub/two.txt']);
+      assert.equal(entries.find((e) => e.name === 'docs/sub/two.txt')?.data?.toString(), 'two');
+      assert.ok(!zip.includes('alice'), 'nothing names the owner');
+      // A resumed download (a range not starting at 0) and HEAD do not count; the sub-folder zip does.
+      const rest = await get(`/share/${s.id}/?zip=1`, { range: `bytes=10-` });
+      assert.equal(rest.status, 206);
+      assert.deepEqual(Buffer.from(await rest.arrayBuffer()), zip.subarray(10));
+      assert.equal((await fetch(`${t.url}/share/${s.id}/?zip=1`, { method: 'HEAD' })).status, 200);
+      const sub = await get(`/share/${s.id}/sub/?zip=1&name=two.txt`);
+      assert.equal(sub.status, 200);
+      assert.deepEqual(readZip(Buffer.from(await sub.arrayBuffer())).map((e) => e.name), ['sub/', 'sub/two.txt']);
+      const listed = (await (await get('/api/shares', alice)).json()) as { shares: ShareObject[] };
+      assert.equal(listed.shares.find((x) => x.id === s.id)?.downloads, 2);
+      assert.equal(await deadBody(`/share/${s.id}/?zip=1`), await deadBody(`/share/${'x'.repeat(32)}/`), 'used up: the one dead-link answer');
+      const locked = await share({ path: '/alice/docs', password: 'pw' });
+      assert.equal((await get(`/share/${locked.id}/?zip=1`)).status, 401);
+      const drop = await share({ path: '/alice/drop', upload_only: true });
+      assert.equal(await deadBody(`/share/${drop.id}/?zip=1`), await deadBody(`/share/${'x'.repeat(32)}/`), 'an upload-only link reads nothing');
     });
 
     test("removing the owner ends their shares", async () => {
