@@ -118,6 +118,8 @@ PKGS=()
 [ -n "${SKIP_S3:-}" ]    || PKGS+=(ceph-mon ceph-osd radosgw ceph-common)
 [ -n "${SKIP_PG:-}" ]    || PKGS+=(postgresql-15)
 [ -n "${SKIP_REDIS:-}" ] || PKGS+=(redis-server)
+# zbarimg (zbar-tools) reads back the QR code of a share link in test/browser/share-ui.test.ts
+PKGS+=(zbar-tools)
 # clients the tests call (not services, so always): Debian's awscli v2 (/usr/bin/aws), rclone,
 # the WebDAV clients litmus (the standard test suite) and cadaver, Chromium for the browser
 # tests, and nginx and Caddy for the reverse-proxy and cluster tests: on a fresh machine

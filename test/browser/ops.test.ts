@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 
@@ -66,15 +66,20 @@ describe('web UI under --base-path /files, with operator banners', { skip }, () 
 
     // Share links are built on --public-url, which includes the base path.
     await row(page, 'notes.txt').click();
-    await page.getByRole('toolbar', { name: 'Selection actions' }).getByRole('button', { name: 'Copy link', exact: true }).click();
-    await page.waitForFunction(() => String((globalThis as unknown as PageGlobal).document.querySelector('.share-url')?.value).startsWith('http'));
+    await page.getByRole('toolbar', { name: 'Selection actions' }).getByRole('button', { name: 'Share', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Share “notes.txt”' }).getByRole('button', { name: 'Create link' }).click();
     const url = await page.getByLabel('Share link').inputValue();
-    assert.match(url, /^https:\/\/files\.example\.org\/files\/storage\/admin\/Documents\/notes\.txt\?token=/);
+    assert.match(url, /^https:\/\/files\.example\.org\/files\/s\/[A-Za-z0-9_-]{20,}$/);
     // The same link on this server's own address works.
     const local = url.replace('https://files.example.org/files', server.url);
     const res = await fetch(local);
     assert.equal(res.status, 200);
-    assert.equal(await res.text(), 'hello');
+    assert.match(await res.text(), /notes\.txt/);
+    // Shared by me lives under the prefix too.
+    await page.getByRole('dialog', { name: 'Share “notes.txt”' }).getByRole('link', { name: 'See all my links' }).click();
+    await page.waitForURL(/\/files\/shared$/);
+    await page.getByRole('listitem', { name: 'notes.txt' }).waitFor();
+    await page.locator('[data-banner="page"]').waitFor();
     await screenshotAll(page, 'page-banner');
     assert.deepEqual(errors, []);
     await context.close();

@@ -5,7 +5,7 @@ import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, se
 
 const skip = missingBrowser();
 
-describe('web UI: share links, previews and downloads', { skip }, () => {
+describe('web UI: previews and downloads', { skip }, () => {
   let server: ServerProcess;
   let browser: Browser;
   let context: BrowserContext;
@@ -21,44 +21,12 @@ describe('web UI: share links, previews and downloads', { skip }, () => {
       'Shared/data.bin': Buffer.from([0, 1, 2, 3]),
     });
     ({ context, page, errors } = await newPage(browser));
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     await signIn(page, server, '/browse/Shared/');
   });
   after(async () => {
     await context?.close();
     await browser?.close();
     await server?.dispose();
-  });
-
-  test('Copy link makes a URL that opens the file without a session, and says how long it works', async () => {
-    await row(page, 'report #1.txt').click();
-    await page.getByRole('toolbar', { name: 'Selection actions' }).getByRole('button', { name: 'Copy link', exact: true }).click();
-    const dialog = page.getByRole('dialog', { name: 'Share “report #1.txt”' });
-    const input = dialog.getByLabel('Share link');
-    await page.waitForFunction(() => String((globalThis as unknown as PageGlobal).document.querySelector('.share-url')?.value).startsWith('http'));
-    const url = await input.inputValue();
-    assert.match(url, new RegExp(`^${server.url}/storage/admin/Shared/report%20%231\\.txt\\?token=`));
-    await dialog.getByText(/Valid for 24 hours, until .+\./).waitFor();
-    await dialog.getByText('Link copied.').waitFor();
-    assert.equal(await page.evaluate('navigator.clipboard.readText()'), url);
-    await screenshotAll(page, 'share');
-
-    // A shorter lifetime makes a new link.
-    await dialog.getByLabel('Link works for').selectOption({ label: '1 hour' });
-    await dialog.getByText(/Valid for (1 hour|60 minutes), until/).waitFor();
-    assert.notEqual(await input.inputValue(), url);
-    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
-
-    // A fresh context: no localStorage, no session.
-    const stranger = await browser.newContext();
-    const p = await stranger.newPage();
-    const res = await p.goto(url);
-    assert.equal(res?.status(), 200);
-    assert.equal(await res?.text(), 'quarterly numbers');
-    // The token is for that path only.
-    const other = await p.goto(url.replace('report%20%231.txt', 'sunset.png'));
-    assert.equal(other?.status(), 401);
-    await stranger.close();
   });
 
   test('an image previews inline through a path token', async () => {
@@ -77,6 +45,14 @@ describe('web UI: share links, previews and downloads', { skip }, () => {
     await dialog.locator('.markdown h1').filter({ hasText: 'Read me' }).or(page.getByRole('dialog').locator('pre.preview-text')).first().waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
+
+    // Share from the preview: the share-link dialog for that file (share-links.test.ts covers the links).
+    await row(page, 'sunset.png').getByRole('button', { name: 'sunset.png', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+    const share = page.getByRole('dialog', { name: 'Share “sunset.png”' });
+    await share.getByRole('button', { name: 'Create link' }).waitFor();
+    await share.getByRole('button', { name: 'Cancel' }).click();
+    await share.waitFor({ state: 'detached' });
   });
 
   test('Markdown renders as text, not markup; unknown types offer a download', async () => {

@@ -50,6 +50,14 @@ export class StorageApi {
     return `${this.url(path)}?token=${encodeURIComponent(token)}${download ? '&download=1' : ''}`;
   }
 
+  /** A URL that downloads the folder (or only the named entries of it) as a zip, with a path token for that folder. */
+  zipUrl(folder: Segments, token: string, names?: readonly string[]): string {
+    const q = new URLSearchParams({ zip: '1' });
+    for (const n of names ?? []) q.append('name', n);
+    q.append('token', token);
+    return `${this.url(folder, true)}?${q.toString().replace(/\+/g, '%20')}`;
+  }
+
   /**
    * Reads at most `maxBytes` of a file as text through a path-token URL (a
    * Range request, so a huge file is not fetched whole).

@@ -1,25 +1,41 @@
 import { useState } from 'react';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
-import { onLinkClick } from '../lib/router';
+import { onLinkClick, SHARED_PATH, useLocation } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
 import { withBase } from '../lib/base';
 
-/** The top bar: brand (home), shortcuts, who is signed in, sign out. */
-export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onShortcuts: () => void }) {
+const PAGES = [
+  { to: '/browse/', label: 'My files', icon: 'home', current: (p: string) => p.startsWith('/browse') },
+  { to: SHARED_PATH, label: 'Shared by me', icon: 'link', current: (p: string) => p === SHARED_PATH },
+] as const;
+
+/** The top bar: brand (home), the app's pages, shortcuts, who is signed in, sign out. */
+export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onShortcuts?: () => void }) {
   const notify = useNotify();
   const [busy, setBusy] = useState(false);
+  const here = useLocation();
   return (
     <header className="app-header">
       <a href={withBase('/browse/')} className="brand" onClick={(e) => onLinkClick(e, '/browse/')}>
         <Logo size={28} />
-        <span>File Cloud</span>
+        <span className="hide-phone">File Cloud</span>
       </a>
+      <nav className="app-nav" aria-label="Pages">
+        {PAGES.map((p) => (
+          <a key={p.to} href={withBase(p.to)} className="nav-link" aria-label={p.label} title={p.label} aria-current={p.current(here) ? 'page' : undefined} onClick={(e) => onLinkClick(e, p.to)}>
+            <Icon name={p.icon} size={18} />
+            <span>{p.label}</span>
+          </a>
+        ))}
+      </nav>
       <span className="spacer" />
-      <button type="button" className="icon-button hide-phone" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={onShortcuts}>
-        <Icon name="keyboard" />
-      </button>
+      {onShortcuts ? (
+        <button type="button" className="icon-button hide-phone" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={onShortcuts}>
+          <Icon name="keyboard" />
+        </button>
+      ) : null}
       <span className="user-name" title={`Signed in as ${storage.user}`}>
         <span className="avatar" aria-hidden="true">
           {storage.user.slice(0, 1).toUpperCase()}

@@ -17,7 +17,7 @@ export type DialogState =
   | { kind: 'rename'; entry: Entry }
   | { kind: 'move'; entries: Entry[] }
   | { kind: 'delete'; entries: Entry[] }
-  | { kind: 'share'; path: string[] }
+  | { kind: 'share'; path: string[]; isFile: boolean }
   | { kind: 'preview'; entry: Entry }
   | { kind: 'shortcuts' };
 
@@ -97,7 +97,7 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, sorted, a
       onClose={close}
     />
   ) : null}
-  {dialog?.kind === 'share' ? <ShareDialog storage={storage} path={dialog.path} onClose={close} /> : null}
+  {dialog?.kind === 'share' ? <ShareDialog storage={storage} path={dialog.path} isFile={dialog.isFile} onClose={close} /> : null}
   {dialog?.kind === 'preview' ? (
     <PreviewDialog
       storage={storage}
@@ -109,7 +109,7 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, sorted, a
         setDialog({ kind: 'preview', entry });
       }}
       onDownload={(entry) => download([entry])}
-      onShare={(entry) => setDialog({ kind: 'share', path: [...segments, entry.name] })}
+      onShare={(entry) => setDialog({ kind: 'share', path: [...segments, entry.name], isFile: true })}
       onClose={close}
     />
   ) : null}

@@ -6,9 +6,9 @@ import { Icon, KindIcon } from './icons';
 import { withBase } from '../lib/base';
 
 /** Placeholder rows while a folder loads, the same size as real rows (no shift when they arrive). */
-export function Skeleton() {
+export function Skeleton({ label = 'Loading folder' }: { label?: string }) {
   return (
-    <div className="skeleton" role="status" aria-label="Loading folder">
+    <div className="skeleton" role="status" aria-label={label}>
       {Array.from({ length: 8 }, (_, i) => (
         <div key={i} className="skeleton-row">
           <span className="skeleton-icon" />

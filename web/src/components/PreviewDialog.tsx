@@ -84,7 +84,7 @@ export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, on
       <button type="button" className="icon-button" aria-label="Next file" disabled={!next} onClick={() => next && onNavigate(next)}>
         <Icon name="chevronRight" />
       </button>
-      <button type="button" className="icon-button" aria-label="Copy link" title="Copy link" onClick={() => onShare(entry)}>
+      <button type="button" className="icon-button" aria-label="Share" title="Share" onClick={() => onShare(entry)}>
         <Icon name="link" />
       </button>
       <button type="button" className="icon-button" aria-label="Download" title="Download" onClick={() => onDownload(entry)}>

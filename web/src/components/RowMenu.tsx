@@ -2,12 +2,13 @@ import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from
 import type { Entry } from '../api/storage';
 import { Icon, type IconName } from './icons';
 
-export type MenuAction = 'open' | 'download' | 'share' | 'rename' | 'move' | 'delete';
+export type MenuAction = 'open' | 'download' | 'zip' | 'share' | 'rename' | 'move' | 'delete';
 
-const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; danger?: boolean }[] = [
+const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; danger?: boolean }[] = [
   { action: 'open', label: 'Open', icon: 'open' },
   { action: 'download', label: 'Download', icon: 'download', fileOnly: true },
-  { action: 'share', label: 'Copy link', icon: 'link', fileOnly: true },
+  { action: 'zip', label: 'Download as zip', icon: 'archive', folderOnly: true },
+  { action: 'share', label: 'Share…', icon: 'link' },
   { action: 'rename', label: 'Rename', icon: 'pencil' },
   { action: 'move', label: 'Move', icon: 'move' },
   { action: 'delete', label: 'Delete', icon: 'trash', danger: true },
@@ -17,7 +18,7 @@ const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boo
 export function RowMenu({ entry, at, onAction, onClose }: { entry: Entry; at: { x: number; y: number }; onAction: (a: MenuAction) => void; onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
   const [pos, setPos] = useState({ left: at.x, top: at.y });
-  const items = ITEMS.filter((i) => !i.fileOnly || entry.is_file);
+  const items = ITEMS.filter((i) => (entry.is_file ? !i.folderOnly : !i.fileOnly));
 
   useLayoutEffect(() => {
     const el = ref.current;

@@ -48,6 +48,7 @@ type Actions = {
   single: { is_file: boolean } | null;
   anyFile: boolean;
   onDownload: () => void;
+  onZip: () => void;
   onShare: () => void;
   onRename: () => void;
   onMove: () => void;
@@ -66,8 +67,9 @@ export function SelectionBar(a: Actions) {
         {a.count.toLocaleString()} selected
       </span>
       <span className="spacer" />
-      <ToolButton icon="download" label="Download" onClick={a.onDownload} disabled={!a.anyFile} />
-      {a.single?.is_file ? <ToolButton icon="link" label="Copy link" onClick={a.onShare} /> : null}
+      {a.single?.is_file !== false ? <ToolButton icon="download" label="Download" onClick={a.onDownload} disabled={!a.anyFile} /> : null}
+      {a.count > 1 || a.single?.is_file === false ? <ToolButton icon="archive" label="Download as zip" onClick={a.onZip} /> : null}
+      {a.single ? <ToolButton icon="link" label="Share" onClick={a.onShare} /> : null}
       {a.single ? <ToolButton icon="pencil" label="Rename" onClick={a.onRename} /> : null}
       <ToolButton icon="move" label="Move" onClick={a.onMove} />
       <ToolButton icon="trash" label="Delete" onClick={a.onDelete} danger />
@@ -115,6 +117,7 @@ export function FolderToolbar(p: FolderToolbarProps) {
           single={p.selection.length === 1 ? (p.selection[0] ?? null) : null}
           anyFile={p.selection.some((e) => e.is_file)}
           onDownload={() => p.onAction('download')}
+          onZip={() => p.onAction('zip')}
           onShare={() => p.onAction('share')}
           onRename={() => p.onAction('rename')}
           onMove={() => p.onAction('move')}

@@ -21,6 +21,27 @@ export async function runAll(entries: readonly Entry[], fn: (e: Entry) => Promis
   return { failed, message };
 }
 
+/** A ten-minute path token for `path` (the server's default when its limit is shorter): enough to start a download. */
+async function shortToken(storage: StorageApi, path: Segments): Promise<string> {
+  try {
+    return (await storage.makeToken(path, 600)).token;
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 400)) throw e;
+    return (await storage.makeToken(path)).token;
+  }
+}
+
+/** Lets the browser download `href` as `name` (an <a download>: no page change, no new tab). */
+function saveAs(href: string, name: string): void {
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  a.rel = 'noopener';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
 /**
  * Downloads files with `?download=1` through short-lived path tokens (a link
  * cannot carry the Authorization header), one after another so the browser
@@ -29,21 +50,17 @@ export async function runAll(entries: readonly Entry[], fn: (e: Entry) => Promis
 export async function startDownloads(storage: StorageApi, folder: Segments, files: readonly Entry[]): Promise<void> {
   for (const [i, f] of files.entries()) {
     const path = [...folder, f.name];
-    let token: string;
-    try {
-      token = (await storage.makeToken(path, 600)).token;
-    } catch (e) {
-      // The server's limit may be under ten minutes: take its default.
-      if (!(e instanceof ApiError && e.status === 400)) throw e;
-      token = (await storage.makeToken(path)).token;
-    }
-    const a = document.createElement('a');
-    a.href = storage.tokenUrl(path, token, true);
-    a.download = f.name;
-    a.rel = 'noopener';
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
+    saveAs(storage.tokenUrl(path, await shortToken(storage, path), true), f.name);
     if (i < files.length - 1) await new Promise((r) => setTimeout(r, 400));
   }
+}
+
+/**
+ * Downloads a folder as one zip, or only the `names` of its entries: a path
+ * token for that folder goes in the URL (`?zip=1[&name=…]&token=…`), never
+ * the access token. The zip is named after the folder.
+ */
+export async function startZipDownload(storage: StorageApi, folder: Segments, names?: readonly string[]): Promise<void> {
+  const token = await shortToken(storage, folder);
+  saveAs(storage.zipUrl(folder, token, names), `${folder[folder.length - 1] ?? storage.user}.zip`);
 }

@@ -2,7 +2,7 @@ import { useCallback } from 'react';
 import { messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
-import { startDownloads } from './actions';
+import { startDownloads, startZipDownload } from './actions';
 import type { DialogState } from './BrowserDialogs';
 import type { MenuAction } from './RowMenu';
 import { useNotify } from './Toasts';
@@ -17,11 +17,21 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
   const download = useCallback(
     (entries: Entry[]) => {
       const files = entries.filter((e) => e.is_file);
-      if (files.length < entries.length) notify(files.length ? 'Folders are skipped: only files can be downloaded.' : 'Only files can be downloaded. Open the folder and select its files.', 'error');
+      if (files.length < entries.length) notify(files.length ? 'Folders are skipped: use “Download as zip” to get folders too.' : 'A folder downloads with “Download as zip”.', 'error');
       if (files.length) startDownloads(storage, segments, files).catch((e: unknown) => notify(messageOf(e), 'error'));
     },
     [storage, segments, notify],
   );
+
+  /** One folder → its zip; several entries → a zip of just those entries of this folder. */
+  const zip = (entries: Entry[]) => {
+    const folder = entries.length === 1 && entries[0] && !entries[0].is_file ? [...segments, entries[0].name] : undefined;
+    const started = folder ? startZipDownload(storage, folder) : startZipDownload(storage, segments, entries.map((e) => e.name));
+    started.then(
+      () => notify('The zip download has started.'),
+      (e: unknown) => notify(messageOf(e), 'error'),
+    );
+  };
 
   const act = (action: MenuAction, entries: Entry[]) => {
     const one = entries.length === 1 ? entries[0] : undefined;
@@ -33,8 +43,11 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
       case 'download':
         download(entries);
         break;
+      case 'zip':
+        zip(entries);
+        break;
       case 'share':
-        if (one?.is_file) setDialog({ kind: 'share', path: [...segments, one.name] });
+        if (one) setDialog({ kind: 'share', path: [...segments, one.name], isFile: one.is_file });
         break;
       case 'rename':
         if (one) setDialog({ kind: 'rename', entry: one });

@@ -1,7 +1,10 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { stripBase, withBase } from './base';
 
-/** A tiny history router: the app has two kinds of page, /login and /browse/<path>/. */
+/** A tiny history router: the app's pages are /login, /browse/<path>/ and /shared ("Shared by me"). */
+/** The "Shared by me" page: the signed-in user's share links. */
+export const SHARED_PATH = '/shared';
+
 const subscribers = new Set<() => void>();
 const notify = () => subscribers.forEach((s) => s());
 window.addEventListener('popstate', notify);
