@@ -49,6 +49,12 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
   const hits = (from: number, to: number): boolean => from < to && from <= end && to > start; // [from, to) meets [start, end]
   const slice = (buf: Buffer, at: number): Buffer => buf.subarray(Math.max(0, start - at), Math.min(buf.length, end + 1 - at));
 
+  const keys = new Map<ZipEntry, string>();
+  const keyOf = (e: ZipEntry): string => {
+    let k = keys.get(e);
+    if (k === undefined) keys.set(e, (k = io.crcKey(e)));
+    return k;
+  };
   const known = new Map<ZipEntry, number>();
   const fresh: { key: string; crc: number }[] = [];
   const flush = async (): Promise<void> => {
@@ -59,7 +65,7 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
   const learn = async (e: ZipEntry, crc: number): Promise<void> => {
     if (known.has(e)) return;
     known.set(e, crc);
-    fresh.push({ key: io.crcKey(e), crc });
+    fresh.push({ key: keyOf(e), crc });
     if (fresh.length >= CACHE_BATCH) await flush();
   };
 
@@ -70,34 +76,33 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
   if (io.crcs && wanted.length > 0) {
     for (let i = 0; i < wanted.length; i += CACHE_BATCH) {
       const batch = wanted.slice(i, i + CACHE_BATCH);
-      const found = await io.crcs.getMany(batch.map((e) => io.crcKey(e))).catch((err: unknown) => {
+      const found = await io.crcs.getMany(batch.map(keyOf)).catch((err: unknown) => {
         io.warn?.(err);
         return new Map<string, number>();
       });
       for (const e of batch) {
-        const crc = found.get(io.crcKey(e));
+        const crc = found.get(keyOf(e));
         if (crc !== undefined) known.set(e, crc);
       }
     }
   }
 
-  /** Streams file bytes [from, to] (file offsets), yielding those inside the range and hashing all when asked. */
-  async function* fileBytes(e: ZipEntry, from: number, to: number, hash: boolean, opening?: Promise<Readable>): AsyncGenerator<Buffer, number> {
-    const stream = await (opening ?? io.open(e, { start: from, end: to }));
+  /** Reads a whole file for its CRC alone (its bytes are not part of this answer). */
+  async function hashFile(e: ZipEntry): Promise<number> {
+    const size = e.dataEnd - e.dataStart;
+    const stream = await io.open(e, { start: 0, end: size - 1 });
     let crc = 0;
-    let at = e.dataStart + from;
+    let read = 0;
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (hash) crc = crc32(chunk, crc);
-        const next = at + chunk.length;
-        if (next > e.dataStart + to + 1) throw new TreeChangedError('a file yielded more bytes than laid out');
-        if (hits(at, next)) yield slice(chunk, at);
-        at = next;
+        crc = crc32(chunk, crc);
+        read += chunk.length;
+        if (read > size) throw new TreeChangedError('a file yielded more bytes than laid out');
       }
     } finally {
       stream.destroy();
     }
-    if (at !== e.dataStart + to + 1) throw new TreeChangedError('a file yielded fewer bytes than laid out');
+    if (read !== size) throw new TreeChangedError('a file yielded fewer bytes than laid out');
     return crc;
   }
 
@@ -106,11 +111,9 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
     const have = known.get(e);
     if (have !== undefined) return have;
     // Not sent here and not cached: read the file once for its CRC (e.g. a resume that starts in the central directory).
-    const reading = fileBytes(e, 0, e.dataEnd - e.dataStart - 1, true);
-    let r = await reading.next();
-    while (!r.done) r = await reading.next();
-    await learn(e, r.value);
-    return r.value;
+    const crc = await hashFile(e);
+    await learn(e, crc);
+    return crc;
   }
 
   // The file reads of this answer, in order. What each reads depends only on the range and on the
@@ -147,22 +150,29 @@ export async function* zipBytes(layout: ZipLayout, range: ZipRange, io: ZipIO): 
       if (hits(e.local, e.dataStart)) yield slice(localHeader(e), e.local);
       const r = reads.get(e);
       if (r) {
-        const opening = ahead?.e === e ? ahead.opening : undefined;
+        // The hot loop of a zip: one chunk at a time straight from the file's stream (no generator
+        // in between), hashing what is not known yet.
+        const stream = await (ahead?.e === e ? ahead.opening : io.open(e, { start: r.from, end: r.hi }));
         ahead = undefined;
-        const reading = fileBytes(e, r.from, r.hi, r.hash, opening);
+        // This one is open: open the next file meanwhile.
+        openAhead(++nextRead);
+        let crc = 0;
+        let at = e.dataStart + r.from;
+        const last = e.dataStart + r.hi + 1;
         try {
-          let step = await reading.next();
-          // Opened (the first chunk is here): open the next file meanwhile.
-          openAhead(++nextRead);
-          while (!step.done) {
-            yield step.value;
-            step = await reading.next();
+          for await (const chunk of stream as AsyncIterable<Buffer>) {
+            if (r.hash) crc = crc32(chunk, crc);
+            const next = at + chunk.length;
+            if (next > last) throw new TreeChangedError('a file yielded more bytes than laid out');
+            if (hits(at, next)) yield slice(chunk, at);
+            at = next;
           }
-          if (r.hash) await learn(e, step.value);
         } finally {
           // Stopped early (the client went away): closes this file's stream; a no-op once it is done.
-          await reading.return(0);
+          stream.destroy();
         }
+        if (at !== last) throw new TreeChangedError('a file yielded fewer bytes than laid out');
+        if (r.hash) await learn(e, crc);
       }
       if (!e.source.isFolder && hits(e.dataEnd, e.end)) yield slice(dataDescriptor(e, await crcOf(e)), e.dataEnd);
     }
