@@ -1,6 +1,7 @@
 import type { Entry } from '../storage/backend.js';
 import { formatModified, formatSize } from './format.js';
-import { html, pathUrl, type Html, type HtmlValue } from './html.js';
+import { html, type Html, type HtmlValue } from '../http/html.js';
+import { pathUrl } from './urls.js';
 
 /**
  * The pages of the no-JavaScript UI, as pure functions of their data. Plain

@@ -11,7 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import type { AuthService } from '../services/auth.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import { pageNumber } from '../basic/format.js';
-import type { Html } from '../basic/html.js';
+import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
 import {
   clearCookie, crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, parseCookies, parseSessionCookie, SESSION_COOKIE, sessionCookieValue, setCookie,

@@ -1,5 +1,6 @@
 import { contentTypeFor } from '../http/mime.js';
-import { Html, html, urlPath } from './html.js';
+import { Html, html } from '../http/html.js';
+import { urlPath } from './urls.js';
 
 /** Small inline icons (no font or image request; fixed markup, nothing interpolated). */
 const ICONS = {

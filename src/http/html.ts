@@ -1,5 +1,6 @@
 /**
- * Strictly escaped HTML for the server-rendered pages (/basic/). Every value
+ * Strictly escaped HTML for the server-rendered pages (the basic UI at
+ * /basic/ and the share pages at /s/). Every value
  * put into an `html` template is escaped unless it is itself an `Html`
  * fragment made by this module, so user data (file names, messages) can
  * never become markup. Templates quote every attribute value, and the
@@ -33,14 +34,4 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Htm
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? '');
   return new Html(out);
-}
-
-/**
- * A URL path for an href or a form action: each segment percent-encoded, so a
- * name can neither end the path (`?`, `#`) nor start a scheme (`javascript:`
- * cannot appear: the result always starts with `prefix`, which is ours).
- */
-export function pathUrl(prefix: string, segments: readonly string[], trailingSlash: boolean): string {
-  const encoded = segments.map((s) => encodeURIComponent(s)).join('/');
-  return prefix + encoded + (trailingSlash && segments.length > 0 ? '/' : '');
 }
