@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { spawnFileCloud } from './file-cloud-process.js';
-import { alive, processTree } from './process-tree.js';
+import { alive, descendantsOf, descendantsOfSync, processTree } from './process-tree.js';
 
 const dirs: string[] = [];
 const dataDir = async () => {
@@ -21,6 +21,9 @@ test('spawnFileCloud serves on the printed URL; stop ends the primary and every 
   assert.equal((await fetch(`${fc.url}/api/health`)).status, 200);
   assert.match(fc.output().stdout, /File Cloud listening on http:\/\/127\.0\.0\.1:\d+/);
   assert.ok(tree.length >= 3, `a primary and two workers, saw ${tree.length} processes`);
+  const sync = descendantsOfSync(fc.proc.pid as number);
+  assert.deepEqual(sync, await descendantsOf(fc.proc.pid as number), 'the synchronous walk (used right before a signal) sees the same workers');
+  assert.deepEqual(sync.map((p) => p.pid), tree.slice(1));
   assert.deepEqual(await fc.stop('SIGTERM', 15_000), { code: 0, leftovers: 0 });
   for (const pid of tree) assert.equal(await alive(pid), false, `process ${pid} still runs`);
 });

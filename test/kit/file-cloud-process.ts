@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { alive, descendantsOf, killLeftovers } from './process-tree.js';
+import { alive, descendantsOfSync, killLeftovers } from './process-tree.js';
 
 /** The repository root (this file runs from dist/test/kit/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
@@ -117,7 +117,8 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
     },
     async stop(signal = 'SIGTERM', graceMs) {
       const running = proc.exitCode === null && proc.signalCode === null;
-      const workers = running && proc.pid !== undefined ? await descendantsOf(proc.pid) : [];
+      // Synchronously, so the signal follows at once (a test that kills mid-upload means that instant).
+      const workers = running && proc.pid !== undefined ? descendantsOfSync(proc.pid) : [];
       if (running) proc.kill(signal);
       const kill = graceMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), graceMs);
       const code = await exited;

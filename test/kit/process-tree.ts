@@ -3,6 +3,7 @@
  * whoever started a server (tests, the benchmark, the soak) can measure the
  * whole tree and stop every process of it by its own pid.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 
 /** Start time of a process (field 22 of /proc/<pid>/stat, in clock ticks), or undefined when it is gone. */
@@ -62,4 +63,37 @@ export async function killLeftovers(procs: readonly ProcessId[]): Promise<number
     }
   }
   return n;
+}
+
+/**
+ * descendantsOf, read synchronously: for the moment just before a signal,
+ * so that what the children are is known while they are still ours and the
+ * signal is not delayed (a test that kills mid-upload must kill at once).
+ */
+export function descendantsOfSync(pid: number): ProcessId[] {
+  const read = (path: string): string => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const out: ProcessId[] = [];
+  const queue = [pid];
+  for (let seen = 0; queue.length > 0 && seen < 256; seen++) {
+    const p = queue.shift() as number;
+    if (p !== pid) {
+      const stat = read(`/proc/${p}/stat`);
+      const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      if (start !== undefined && stat !== '') out.push({ pid: p, start });
+    }
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      // gone
+    }
+    for (const t of tasks) for (const k of read(`/proc/${p}/task/${t}/children`).split(/\s+/).filter(Boolean)) queue.push(Number(k));
+  }
+  return out;
 }
