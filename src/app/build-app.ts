@@ -136,7 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath }));
-      const davAuth = createDavAuthenticator({ store: deps.store, hasher, auth, throttle, clock, secret: deps.secret });
+      const davAuth = createDavAuthenticator({ store: deps.store, auth, throttle, clock, secret: deps.secret });
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;

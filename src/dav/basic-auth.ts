@@ -2,11 +2,9 @@ import { createHmac } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
-import { QueueFullError } from '../lib/semaphore.js';
 import type { RateLimiter } from '../app/login-throttle.js';
 import { accessTokenFrom } from '../app/auth-plugin.js';
 import type { AuthService } from '../services/auth.js';
-import type { PasswordHasher } from '../services/passwords.js';
 import type { MetadataStore } from '../store/types.js';
 
 /** The challenge every WebDAV 401 carries (CONTRACT "WebDAV"). */
@@ -33,13 +31,12 @@ export type DavAuthenticator = ReturnType<typeof createDavAuthenticator>;
  */
 export function createDavAuthenticator(deps: {
   store: MetadataStore;
-  hasher: PasswordHasher;
   auth: AuthService;
   throttle: RateLimiter | undefined;
   clock: Clock;
   secret: Buffer;
 }) {
-  const { store, hasher, clock } = deps;
+  const { store, clock } = deps;
   const cache = new Map<string, Verified>();
   const checking = new Map<string, Promise<Verified | undefined>>();
   const refused = (message: string) => new AppError('unauthorized', message, { headers: DAV_CHALLENGE });
@@ -47,15 +44,8 @@ export function createDavAuthenticator(deps: {
   async function fullCheck(username: string, password: string, ip: string): Promise<Verified | undefined> {
     const wait = (await deps.throttle?.hit(ip, clock.now())) ?? 0;
     if (wait > 0) throw new AppError('rate_limited', `Too many login attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
-    const user = await store.users.getByName(username);
-    let ok: boolean;
-    try {
-      ok = await hasher.verify(password, user?.passwordHash ?? (await hasher.dummyHash));
-    } catch (e) {
-      if (e instanceof QueueFullError) throw new AppError('unavailable', 'The server is busy checking other logins; try again in a moment.', { headers: { 'retry-after': '1' } });
-      throw e;
-    }
-    return user && ok ? { userId: user.id, authEpoch: user.authEpoch, expiresAt: clock.now() + CREDENTIAL_TTL_MS } : undefined;
+    const user = await deps.auth.verifyPassword(username, password);
+    return user && { userId: user.id, authEpoch: user.authEpoch, expiresAt: clock.now() + CREDENTIAL_TTL_MS };
   }
 
   async function basic(encoded: string, ip: string): Promise<Principal> {

@@ -3,7 +3,7 @@ import type { Principal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { QueueFullError } from '../lib/semaphore.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore, User } from '../store/types.js';
 import type { PasswordHasher } from './passwords.js';
 
 /** The token set of seed §2.1. */
@@ -48,8 +48,8 @@ export function createAuthService(deps: {
     return { session, user, now };
   }
 
-  /** Checks the password and opens a session; the same for the API login and the /basic/ cookie. */
-  async function openSession(username: string, password: string) {
+  /** The user whose password this is, or undefined; the one password check of the API login, /basic/ and WebDAV. */
+  async function verifyPassword(username: string, password: string): Promise<User | undefined> {
     const user = await store.users.getByName(username);
     let ok: boolean;
     try {
@@ -59,7 +59,13 @@ export function createAuthService(deps: {
       if (e instanceof QueueFullError) throw new AppError('unavailable', 'The server is busy checking other logins; try again in a moment.', { headers: { 'retry-after': '1' } });
       throw e;
     }
-    if (!user || !ok) throw invalidCredentials();
+    return user && ok ? user : undefined;
+  }
+
+  /** Checks the password and opens a session; the same for the API login and the /basic/ cookie. */
+  async function openSession(username: string, password: string) {
+    const user = await verifyPassword(username, password);
+    if (!user) throw invalidCredentials();
     const now = clock.now();
     const refreshToken = randomToken(REFRESH_PREFIX, 32);
     const session = await store.sessions.create({ userId: user.id, refreshHash: sha256Hex(refreshToken), now, expiresAt: now + refreshMs });
@@ -67,6 +73,8 @@ export function createAuthService(deps: {
   }
 
   return {
+    verifyPassword,
+
     async login(username: string, password: string): Promise<TokenSet> {
       const { session, refreshToken, now } = await openSession(username, password);
       return { access_token: await issueAccessToken(session.id, now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };

@@ -17,20 +17,11 @@ export type CuttingProxy = {
 };
 
 export async function startCuttingProxy(target: string, cutAfter: readonly number[]): Promise<CuttingProxy> {
-  let { hostname, port } = new URL(target);
-  const { pathname } = new URL(target);
+  let upstreamAt = new URL(target);
   const pending = [...cutAfter].sort((a, b) => a - b);
   let forwarded = 0;
   let cuts = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(port), hostname);
-    sockets.add(client).add(upstream);
-    const cut = () => {
-      cuts++;
-      client.destroy();
-      upstream.destroy();
-    };
+  const proxy = await startRelay(target, () => upstreamAt, ({ client, upstream, cut }) => {
     client.on('data', (chunk: Buffer) => {
       const next = pending[0];
       if (next !== undefined && forwarded + chunk.length >= next) {
@@ -38,7 +29,7 @@ export async function startCuttingProxy(target: string, cutAfter: readonly numbe
         const keep = next - forwarded;
         pending.shift();
         forwarded = next;
-        upstream.write(chunk.subarray(0, keep), () => setTimeout(cut, 50));
+        upstream.write(chunk.subarray(0, keep), () => setTimeout(() => (cuts++, cut()), 50));
         client.pause();
         return;
       }
@@ -49,18 +40,9 @@ export async function startCuttingProxy(target: string, cutAfter: readonly numbe
       }
     });
     upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    client.on('end', () => upstream.end());
-    upstream.on('end', () => client.end());
-    for (const s of [client, upstream]) {
-      s.on('error', () => (client.destroy(), upstream.destroy()));
-      s.on('close', () => sockets.delete(s));
-    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const listenPort = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${listenPort}${pathname.replace(/\/$/, '')}`,
+    url: proxy.url,
     get cuts() {
       return cuts;
     },
@@ -68,12 +50,9 @@ export async function startCuttingProxy(target: string, cutAfter: readonly numbe
       return forwarded;
     },
     retarget(next: string) {
-      ({ hostname, port } = new URL(next));
+      upstreamAt = new URL(next);
     },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: proxy.close,
   };
 }
 
@@ -84,13 +63,10 @@ export async function startCuttingProxy(target: string, cutAfter: readonly numbe
  * pass untouched (the resume).
  */
 export async function startDownloadCutter(target: string, cutAfter: number): Promise<{ readonly url: string; readonly cuts: number; close(): Promise<void> }> {
-  const { hostname, port, pathname } = new URL(target);
+  const at = new URL(target);
   let cuts = 0;
   let first = true;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(port), hostname);
-    sockets.add(client).add(upstream);
+  const proxy = await startRelay(target, () => at, ({ client, upstream, cut }) => {
     let left = first ? cutAfter : Infinity;
     first = false;
     client.on('data', (chunk: Buffer) => upstream.write(chunk));
@@ -101,14 +77,41 @@ export async function startDownloadCutter(target: string, cutAfter: number): Pro
         return;
       }
       cuts++;
-      client.write(chunk.subarray(0, left), () => (client.destroy(), upstream.destroy()));
+      client.write(chunk.subarray(0, left), cut);
       left = 0;
       upstream.pause();
     });
+  });
+  return {
+    url: proxy.url,
+    get cuts() {
+      return cuts;
+    },
+    close: proxy.close,
+  };
+}
+
+/**
+ * The TCP plumbing both proxies share: a listener on 127.0.0.1 that connects
+ * each client to the current upstream, ends and errors passed both ways, and
+ * every socket destroyed on close. `wire` moves the bytes (and decides cuts).
+ */
+async function startRelay(
+  target: string,
+  upstreamAt: () => URL,
+  wire: (pair: { client: Socket; upstream: Socket; cut(): void }) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const { hostname, port } = upstreamAt();
+    const upstream = connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    const cut = () => (client.destroy(), upstream.destroy());
+    wire({ client, upstream, cut });
     client.on('end', () => upstream.end());
     upstream.on('end', () => client.end());
     for (const s of [client, upstream]) {
-      s.on('error', () => (client.destroy(), upstream.destroy()));
+      s.on('error', cut);
       s.on('close', () => sockets.delete(s));
     }
   });
@@ -116,10 +119,7 @@ export async function startDownloadCutter(target: string, cutAfter: number): Pro
   const address = server.address();
   const listenPort = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${listenPort}${pathname.replace(/\/$/, '')}`,
-    get cuts() {
-      return cuts;
-    },
+    url: `http://127.0.0.1:${listenPort}${new URL(target).pathname.replace(/\/$/, '')}`,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

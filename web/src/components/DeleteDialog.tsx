@@ -1,13 +1,10 @@
-import { useEffect, useRef, useState } from 'react';
 import type { Entry } from '../api/storage';
 import { plural } from '../lib/format';
+import { ConfirmActions } from './ConfirmActions';
 import { Dialog } from './Dialog';
 
 /** Confirms a delete and says plainly what it means: folders go with their contents, and there is no trash. */
 export function DeleteDialog({ entries, onConfirm, onClose }: { entries: readonly Entry[]; onConfirm: () => Promise<void>; onClose: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancelRef.current?.focus(), []);
   const folders = entries.filter((e) => !e.is_file).length;
   const only = entries.length === 1 ? entries[0] : undefined;
   const title = only ? `Delete “${only.name}”?` : `Delete ${plural(entries.length, 'item')}?`;
@@ -30,22 +27,7 @@ export function DeleteDialog({ entries, onConfirm, onClose }: { entries: readonl
             {entries.length > 6 ? <li className="muted">and {plural(entries.length - 6, 'more item')}</li> : null}
           </ul>
         ) : null}
-        <div className="dialog-actions">
-          <button ref={cancelRef} type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button danger"
-            disabled={busy}
-            onClick={() => {
-              setBusy(true);
-              onConfirm().finally(onClose);
-            }}
-          >
-            {busy ? 'Deleting…' : 'Delete'}
-          </button>
-        </div>
+        <ConfirmActions label="Delete" busyLabel="Deleting…" onConfirm={onConfirm} onClose={onClose} />
       </div>
     </Dialog>
   );
