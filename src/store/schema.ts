@@ -13,6 +13,7 @@ export interface Database {
     is_admin: number;
     auth_epoch: string;
     created_at: number | string | bigint;
+    disabled: Generated<number>;
   };
   sessions: {
     id: string;
@@ -26,6 +27,16 @@ export interface Database {
     token_hash: string;
     session_id: string;
     expires_at: number | string | bigint;
+  };
+  api_keys: {
+    id: string;
+    user_id: string;
+    name: string;
+    key_hash: string;
+    read_only: number;
+    created_at: number | string | bigint;
+    expires_at: number | string | bigint | null;
+    last_used_at: number | string | bigint | null;
   };
   leases: {
     name: string;

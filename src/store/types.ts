@@ -12,6 +12,8 @@ export type User = {
   /** Changes with every password change; path tokens and sessions are bound to it. */
   readonly authEpoch: string;
   readonly createdAt: number;
+  /** A disabled user keeps their account and files, but no credential of theirs works (docs/security.md). */
+  readonly disabled: boolean;
 };
 
 export type Session = {
@@ -35,6 +37,33 @@ export interface UserRepo {
   setPassword(username: string, passwordHash: string, authEpoch: string): Promise<boolean>;
   /** Deletes the user and, with them, all their sessions and access tokens. False if no such user. */
   delete(username: string): Promise<boolean>;
+  /** Disables or enables the user (their credentials stop or start working at once). False if no such user. */
+  setDisabled(username: string, disabled: boolean): Promise<boolean>;
+}
+
+/** An app password / API key (CONTRACT "Accounts and API"); the key itself is never stored, only its SHA-256. */
+export type ApiKey = {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  readonly readOnly: boolean;
+  readonly createdAt: number;
+  /** Undefined: never expires. */
+  readonly expiresAt: number | undefined;
+  /** Undefined: never used. Updated at most about once a minute (ApiKeyRepo.touch). */
+  readonly lastUsedAt: number | undefined;
+};
+
+export interface ApiKeyRepo {
+  create(k: ApiKey & { keyHash: string }): Promise<void>;
+  /** The live key (not expired at `now`) with this hash and its user, or undefined. */
+  findByHash(keyHash: string, now: number): Promise<{ key: ApiKey; user: User } | undefined>;
+  /** The user's keys, newest first. */
+  listByUser(userId: string): Promise<ApiKey[]>;
+  /** Deletes the key if `userId` owns it; false otherwise (unknown or someone else's). */
+  delete(id: string, userId: string): Promise<boolean>;
+  /** Records a use at `now` unless one was recorded after `notBefore` (one conditional UPDATE). */
+  touch(id: string, now: number, notBefore: number): Promise<void>;
 }
 
 export interface SessionRepo {
@@ -219,6 +248,8 @@ export type Share = {
   readonly downloads: number;
   readonly expiresAt: number | undefined;
   readonly createdAt: number;
+  /** Whether the owner is disabled (read by get(); a disabled owner's links are dead). */
+  readonly ownerDisabled?: boolean;
 };
 
 /** Share links, seen by every process and node at once. */
@@ -263,5 +294,6 @@ export interface MetadataStore {
   readonly davProperties: DavPropertyRepo;
   readonly tusUploads: TusUploadRepo;
   readonly shares: ShareRepo;
+  readonly apiKeys: ApiKeyRepo;
   close(): Promise<void>;
 }

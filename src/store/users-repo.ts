@@ -14,6 +14,7 @@ export function toUser(r: UserRow): User {
     isAdmin: Number(r.is_admin) === 1,
     authEpoch: r.auth_epoch,
     createdAt: Number(r.created_at),
+    disabled: Number(r.disabled) === 1,
   };
 }
 
@@ -27,6 +28,7 @@ export function createUserRepo(db: Kysely<Database>): UserRepo {
         is_admin: u.isAdmin ? 1 : 0,
         auth_epoch: u.authEpoch,
         created_at: u.now,
+        disabled: 0,
       };
       try {
         await db.insertInto('users').values(row).execute();
@@ -68,10 +70,16 @@ export function createUserRepo(db: Kysely<Database>): UserRepo {
         if (!user) return false;
         // Explicit deletes rather than relying on ON DELETE CASCADE alone, which SQLite enforces only with a pragma.
         await deleteSessionsOf(trx, user.id);
+        await trx.deleteFrom('api_keys').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('shares').where('owner_id', '=', user.id).execute();
         await trx.deleteFrom('users').where('id', '=', user.id).execute();
         return true;
       });
+    },
+
+    async setDisabled(username, disabled) {
+      const r = await db.updateTable('users').set({ disabled: disabled ? 1 : 0 }).where('username', '=', username).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
   };
 }
