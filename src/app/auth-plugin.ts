@@ -5,6 +5,7 @@ import type { Principal } from '../domain/principal.js';
 import { parseCookies, parseSessionCookie, SESSION_COOKIE } from '../basic/session.js';
 import { DAV_CHALLENGE, type BasicAuthenticator } from '../dav/basic-auth.js';
 import { cookieValues, SHARE_COOKIE } from '../http/cookies.js';
+import { isUiPage, rawPath, routePattern } from '../http/url.js';
 import type { Clock } from '../lib/clock.js';
 import { KEY_PREFIX, type ApiKeyService } from '../services/api-keys.js';
 import type { AuthService } from '../services/auth.js';
@@ -164,4 +165,21 @@ async function authenticate(request: FastifyRequest, rule: AccessRule, resource:
   if (!rule.pathToken || (request.method !== 'GET' && request.method !== 'HEAD') || resource.kind !== 'storage') return undefined;
   const token = (request.query as Record<string, unknown> | undefined)?.token;
   return typeof token === 'string' ? deps.pathTokens.verify(token, resource.key) : undefined;
+}
+
+/**
+ * The methods that have a route for `request`'s path, from the route table: for the 405 answer with
+ * Allow. The web UI's catch-all (`/*`) counts only for the UI's own pages; other paths are not known.
+ */
+export function methodsFor(app: FastifyInstance, basePath: string): (request: FastifyRequest) => string[] {
+  let compiled: { method: string; re: RegExp; catchAll: boolean }[] | undefined;
+  return (request) => {
+    compiled ??= app.routeTable.map((r) => ({ method: r.method, re: routePattern(r.url), catchAll: r.url === `${basePath}/*` }));
+    const path = rawPath(request.url);
+    if (!path.startsWith(`${basePath}/`)) return [];
+    const page = isUiPage(path.slice(basePath.length));
+    const methods = new Set<string>();
+    for (const r of compiled) if ((!r.catchAll || page) && r.re.test(path)) methods.add(r.method);
+    return [...methods];
+  };
 }

@@ -27,7 +27,7 @@ import { basicRoutes } from '../routes/basic.js';
 import { createShareService } from '../services/shares.js';
 import { shareApiRoutes } from '../routes/shares-api.js';
 import { shareLinkRoutes } from '../routes/share-links.js';
-import { installAuth } from './auth-plugin.js';
+import { installAuth, methodsFor } from './auth-plugin.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
@@ -98,7 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
   });
 
-  installErrorHandling(app);
+  installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
   app.addHook('onResponse', async (request, reply) => {

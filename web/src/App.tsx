@@ -5,8 +5,9 @@ import { StorageApi } from './api/storage';
 import { Browser } from './components/Browser';
 import { LoginPage } from './components/LoginPage';
 import { SharedPage } from './components/SharedPage';
+import { NotFoundPage } from './components/NotFoundPage';
 import { ToastProvider } from './components/Toasts';
-import { navigate, SHARED_PATH, useLocation } from './lib/router';
+import { isAppPath, navigate, SHARED_PATH, useLocation } from './lib/router';
 import { stripBase } from './lib/base';
 
 /** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links. */
@@ -32,14 +33,17 @@ export function App({ client }: { client: ApiClient }) {
   const shared = pathname === SHARED_PATH;
 
   // Redirects are effects so that history entries stay right.
-  const redirect = !storage ? (pathname === '/login' ? null : `/login${segments || shared ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || shared ? null : '/browse/';
+  const known = isAppPath(pathname);
+  const redirect = !known ? null : !storage ? (pathname === '/login' ? null : `/login${segments || shared ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || shared ? null : '/browse/';
   useEffect(() => {
     if (redirect) navigate(redirect, { replace: true });
   }, [redirect]);
 
   return (
     <ToastProvider>
-      {!storage ? (
+      {!known ? (
+        <NotFoundPage signedIn={!!storage} />
+      ) : !storage ? (
         <LoginPage
           client={client}
           notice={notice}

@@ -5,6 +5,10 @@ import { stripBase, withBase } from './base';
 /** The "Shared by me" page: the signed-in user's share links. */
 export const SHARED_PATH = '/shared';
 
+/** The app's own page paths; any other path shows the not-found view (the server's UI_PAGES in src/routes/ui.ts agree). */
+const APP_PATHS = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];
+export const isAppPath = (pathname: string): boolean => APP_PATHS.some((p) => p.test(pathname));
+
 const subscribers = new Set<() => void>();
 const notify = () => subscribers.forEach((s) => s());
 window.addEventListener('popstate', notify);
