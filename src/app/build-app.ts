@@ -25,12 +25,23 @@ import { createShareService } from '../services/shares.js';
 import { shareApiRoutes } from '../routes/shares-api.js';
 import { shareLinkRoutes } from '../routes/share-links.js';
 import { installAuth } from './auth-plugin.js';
+import { installRouteTable } from './route-table.js';
+import { openApiRoutes } from '../routes/openapi.js';
+import { empty, errors, type RouteSchema } from '../routes/schemas.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
 import { installErrorHandling, sendError } from './error-handler.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
+
+/** The base path without its slash is the document's server URL itself, so it is no path of the document. */
+const BASE_REDIRECT_SCHEMA: RouteSchema = {
+  summary: 'The base path without its trailing slash: a redirect to the web UI',
+  tags: ['Web UI'],
+  hide: true,
+  response: { 308: empty('To `<base path>/`.'), ...errors({ 400: 'Malformed request.' }) },
+};
 
 export type AppDeps = {
   readonly store: MetadataStore;
@@ -77,6 +88,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // CPU of a small GET (docs/performance.md).
     logController: new LogController({ disableRequestLogging: true }),
   });
+
+  // First, before any route: every route registered from here on is in GET /api/openapi.json.
+  const routeTable = installRouteTable(app);
 
   const hasher = deps.hasher ?? createPasswordHasher();
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });
@@ -134,6 +148,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         health: async () => void (await Promise.all([deps.store.users.count(), deps.backend.ping()])),
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
+      openApiRoutes(base, { routes: routeTable, basePath });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath }));
       const davAuth = createDavAuthenticator({ store: deps.store, auth, throttle, clock, secret: deps.secret });
@@ -150,7 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     { prefix: basePath },
   );
-  if (basePath) app.get(basePath, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
+  if (basePath) app.get(basePath, { schema: BASE_REDIRECT_SCHEMA }, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
 
   const leading = deps.isLeader ?? (() => true);
   const sweep = setInterval(() => {

@@ -5,6 +5,23 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { contentTypeFor } from '../http/mime.js';
 import { rawPath } from '../app/request-url.js';
+import { bytes, errors, html, type RouteSchema } from './schemas.js';
+
+const assetSchema: RouteSchema = {
+  summary: 'A file of the built web UI',
+  description: 'Hashed names, cached for a year (`immutable`).',
+  tags: ['Web UI'],
+  params: { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' } } },
+  response: { 200: bytes('The asset (JavaScript, CSS, fonts, images).', ['*/*']), ...errors({ 404: 'No such asset (`not_found`).' }) },
+};
+
+const shellSchema: RouteSchema = {
+  summary: 'The web UI',
+  description: 'Every page path answers with the app shell (the app routes in the browser). Paths under the API prefixes (/auth/, /api/, /storage/, /share/, /tus/, /banner/, /metrics, /is_file_cloud) are never the UI: they answer 404 JSON.',
+  tags: ['Web UI'],
+  params: { type: 'object', properties: { '*': { type: 'string', description: 'The page path.' } } },
+  response: { 200: html('The app shell.'), ...errors({ 404: 'An unknown path under an API prefix (`not_found`).' }) },
+};
 
 /** URL prefixes that belong to the API; the web UI never answers under them. */
 const API_PREFIXES = ['/auth/', '/api/', '/storage/', '/share/', '/tus/', '/is_file_cloud', '/banner/', '/metrics'];
@@ -51,7 +68,7 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
   const built = indexFile ? await readFile(indexFile, 'utf8').catch(() => undefined) : undefined;
   const shell = built === undefined ? undefined : adaptShell(built, { basePath, publicUrl: deps.publicUrl ?? '' });
 
-  app.get('/assets/:name', async (request, reply) => {
+  app.get('/assets/:name', { schema: assetSchema }, async (request, reply) => {
     const { name } = request.params as { name: string };
     if (!deps.webRoot || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new AppError('not_found', 'No such asset.');
     const file = join(deps.webRoot, 'assets', name);
@@ -62,7 +79,7 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
     return reply.send(createReadStream(file));
   });
 
-  app.get('/*', async (request, reply) => {
+  app.get('/*', { schema: shellSchema }, async (request, reply) => {
     const path = rawPath(request.url).slice(basePath.length);
     if (API_PREFIXES.some((p) => path.startsWith(p) || path === p.replace(/\/$/, ''))) throw new AppError('not_found', 'Nothing exists at this address.');
     reply.header('content-security-policy', UI_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache');
