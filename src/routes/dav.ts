@@ -630,6 +630,7 @@ function davSchema(method: string, underUser: boolean): RouteSchema {
   if (!m) throw new Error(`no WebDAV schema for ${method}`);
   const base = { ...m, tags: DAV_TAG, ...(method === 'OPTIONS' ? { security: [] } : { security: credentials }) };
   if (underUser) return { ...base, params: davPath };
-  if (method === 'OPTIONS' || method === 'PROPFIND') return { ...base, summary: `${m.summary} (the top: your own root only)` };
+  if (method === 'OPTIONS') return base;
+  if (method === 'PROPFIND') return { ...base, summary: 'The top: your own root collection only' };
   return { ...base, summary: 'Only PROPFIND and OPTIONS apply to /dav: 405 with Allow', response: errors({ ...common, 405: '`method_not_allowed`, with `Allow: OPTIONS, PROPFIND`.' }) };
 }

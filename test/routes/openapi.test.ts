@@ -2,7 +2,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { readFile } from 'node:fs/promises';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { currentIndex, endpointIndex, unknownHeadings } from '../../src/http/openapi-markdown.js';
 import { postJson } from '../helpers/client.js';
 import { installRouteTable } from '../../src/app/route-table.js';
 import { documentOperations, openApiDocument, openApiPath, schemaProblems, type RouteRecord } from '../../src/http/openapi.js';
@@ -250,4 +252,26 @@ test('bad input still gets the contract answers of the handlers, not schema vali
   const res = await postJson(`${t.url}/storage/alice/`, { action: 'Nope', extra: 1 }, { authorization: `Bearer ${access_token}` });
   assert.equal(res.status, 400);
   assert.equal(((await res.json()) as { error: string }).error, 'unknown_action');
+});
+
+// ---- docs/api.md is checked against the document.
+
+const apiMd = () => readFile(new URL('../../../docs/api.md', import.meta.url), 'utf8');
+
+test('docs/api.md has the endpoint index of the current document (npm run docs:api)', async () => {
+  const doc = await fetchDoc(t);
+  assert.equal(currentIndex(await apiMd()), endpointIndex(doc), 'docs/api.md is out of date with the routes: run `npm run build && npm run docs:api`');
+});
+
+test('every endpoint heading of docs/api.md names an operation of the document', async () => {
+  const doc = await fetchDoc(t);
+  const md = await apiMd();
+  assert.ok(md.split('\n').filter((l) => /^###\s+[A-Z]+\s/.test(l)).length > 15, 'the headings are read at all');
+  assert.deepEqual(unknownHeadings(md, doc), []);
+  // The check can fail: an endpoint that does not exist, and a method a real path lacks.
+  const bad = `${md}\n### GET /api/nothing-here\n### PATCH /api/shares/<id> — edit\n### GET / HEAD /share/<id>/[<sub/path>]\n`;
+  assert.deepEqual(unknownHeadings(bad, doc), [
+    '"### GET /api/nothing-here": no GET /api/nothing-here in the OpenAPI document',
+    '"### PATCH /api/shares/<id> — edit": no PATCH /api/shares/x in the OpenAPI document',
+  ]);
 });
