@@ -25,7 +25,7 @@ import { createShareService } from '../services/shares.js';
 import { shareApiRoutes } from '../routes/shares-api.js';
 import { shareLinkRoutes } from '../routes/share-links.js';
 import { installAuth } from './auth-plugin.js';
-import { installRouteTable } from './route-table.js';
+import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
 import { empty, errors, type RouteSchema } from '../routes/schemas.js';
 import { installCors } from './cors.js';
@@ -60,6 +60,8 @@ export type AppDeps = {
    * lease; without one, every process sweeps (safe, just repeated work).
    */
   readonly isLeader?: () => boolean;
+  /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
+  readonly checkAnswer?: (answer: Answer) => void;
 };
 
 /**
@@ -90,7 +92,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   // First, before any route: every route registered from here on is in GET /api/openapi.json.
-  const routeTable = installRouteTable(app);
+  const routeTable = installRouteTable(app, { checkAnswer: deps.checkAnswer });
 
   const hasher = deps.hasher ?? createPasswordHasher();
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });

@@ -23,7 +23,17 @@ declare module 'fastify' {
  * JSON.stringify: exactly what Fastify does for a route without a schema.
  * The route tests keep the schemas true instead (test/routes/openapi.test.ts).
  */
-export function installRouteTable(app: FastifyInstance): RouteRecord[] {
+/** One answer as sent, with the route that sent it: for a check that the route's schema documents it (tests). */
+export type Answer = {
+  readonly route: RouteRecord;
+  readonly method: string;
+  readonly status: number;
+  readonly contentType: string | undefined;
+  /** The serialized body when it is text (JSON, HTML), else undefined (streams, buffers, no body). */
+  readonly text: string | undefined;
+};
+
+export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (answer: Answer) => void } = {}): RouteRecord[] {
   const routes: RouteRecord[] = [];
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -37,5 +47,17 @@ export function installRouteTable(app: FastifyInstance): RouteRecord[] {
     });
   });
   app.decorate('routeTable', routes);
+  const check = opts.checkAnswer;
+  if (check) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      const o = request.routeOptions;
+      // Unmatched requests (the not-found handler) belong to no route.
+      if (o.url === undefined) return payload;
+      const route: RouteRecord = { methods: [request.method], url: o.url, schema: o.schema as RouteSchema | undefined, auth: o.config.auth, hideOnAuthFailure: o.config.hideOnAuthFailure === true };
+      const type = reply.getHeader('content-type');
+      check({ route, method: request.method, status: reply.statusCode, contentType: typeof type === 'string' ? type : undefined, text: typeof payload === 'string' ? payload : undefined });
+      return payload;
+    });
+  }
   return routes;
 }

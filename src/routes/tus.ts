@@ -110,7 +110,7 @@ const deleteSchema: RouteSchema = {
   tags: TAG,
   params: idParam,
   headers: { type: 'object', required: ['tus-resumable'], properties: { 'tus-resumable': tusResumable } },
-  response: { 204: empty('Terminated: its bytes are gone.'), ...errors({ ...tusErrors, ...owner }) },
+  response: { 204: empty('Terminated: its bytes are gone.'), ...errors({ ...tusErrors, ...owner, 409: 'Another request is writing the upload right now (`upload_busy`).' }) },
 };
 const notAllowedAnswer = (allow: string): { [status: string]: ResponseSpec } => ({
   405: { ...errors({ 405: `Not a tus method here (\`method_not_allowed\`, with \`Allow: ${allow}\`).` })['405']!, headers: { allow: header(allow) } },

@@ -1,12 +1,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply } from 'fastify';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFile } from 'node:fs/promises';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { currentIndex, endpointIndex, unknownHeadings } from '../../src/http/openapi-markdown.js';
 import { postJson } from '../helpers/client.js';
-import { installRouteTable } from '../../src/app/route-table.js';
+import { installRouteTable, type Answer } from '../../src/app/route-table.js';
+import { answerChecker } from '../helpers/answer-check.js';
 import { documentOperations, openApiDocument, openApiPath, schemaProblems, type RouteRecord } from '../../src/http/openapi.js';
 import { COMPONENTS, errors, json, type RouteSchema } from '../../src/routes/schemas.js';
 
@@ -160,9 +161,12 @@ test('operations carry their security: bearer, path token, WebDAV Basic, share c
 
 // ---- The completeness check itself, on a throwaway app: it must fail for a route without (enough) schema.
 
-async function throwaway(register: (app: ReturnType<typeof Fastify>) => void): Promise<{ routes: RouteRecord[]; app: ReturnType<typeof Fastify> }> {
+async function throwaway(
+  register: (app: ReturnType<typeof Fastify>) => void,
+  checkAnswer?: (answer: Answer) => void,
+): Promise<{ routes: RouteRecord[]; app: ReturnType<typeof Fastify> }> {
   const app = Fastify();
-  const routes = installRouteTable(app);
+  const routes = installRouteTable(app, { checkAnswer });
   register(app);
   await app.ready();
   return { routes, app };
@@ -274,4 +278,28 @@ test('every endpoint heading of docs/api.md names an operation of the document',
     '"### GET /api/nothing-here": no GET /api/nothing-here in the OpenAPI document',
     '"### PATCH /api/shares/<id> — edit": no PATCH /api/shares/x in the OpenAPI document',
   ]);
+});
+
+// ---- Route tests check every answer against its schema (test/helpers/answer-check.ts, wired into startApp).
+
+test('the answer check reports undocumented statuses, bodies and fields that do not match', async () => {
+  const answers = answerChecker();
+  const thing = { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } };
+  const { app } = await throwaway((app) => {
+    app.get('/ok', { schema: { ...good, response: { 200: json('A thing.', thing), ...errors({ 404: 'No.' }) } } }, async () => ({ n: 1, extra: 'fine' }));
+    app.get('/wrong-body', { schema: { ...good, response: { 200: json('A thing.', thing), ...errors({ 404: 'No.' }) } } }, async () => ({ n: 'one' }));
+    app.get('/teapot', { schema: good }, async (_request: unknown, reply: FastifyReply) => reply.code(418).send({ error: 'teapot', message: 'No.' }));
+    app.get('/empty', { schema: { ...good, response: { 204: { description: 'Nothing.' }, ...errors({ 404: 'No.' }) } } }, async (_request: unknown, reply: FastifyReply) => reply.code(204).type('text/plain').send('surprise'));
+    app.get('/html', { schema: good }, async (_request: unknown, reply: FastifyReply) => reply.type('text/html').send('<p>'));
+  }, answers.check);
+  try {
+    for (const url of ['/ok', '/wrong-body', '/teapot', '/empty', '/html']) await app.inject({ method: 'GET', url });
+    assert.equal(answers.problems.length, 4, answers.problems.join('\n'));
+    assert.match(answers.problems[0] ?? '', /^GET \/wrong-body answered 200: the body does not match its schema: data\/n must be integer/);
+    assert.match(answers.problems[1] ?? '', /^GET \/teapot answered 418, which its schema.response does not document/);
+    assert.match(answers.problems[2] ?? '', /^GET \/empty answered 204 with a text\/plain body, but its schema documents no body/);
+    assert.match(answers.problems[3] ?? '', /^GET \/html answered 200 with text\/html, but its schema documents application\/json/);
+  } finally {
+    await app.close();
+  }
 });
