@@ -23,6 +23,8 @@ export type DocumentOptions = {
   readonly basePath: string;
   readonly version: string;
   readonly components: { readonly [name: string]: JsonSchema };
+  /** Answers every route may give (ANY_ROUTE in src/routes/schemas.ts), added where a route does not list the status. */
+  readonly anyRoute?: { readonly [status: string]: ResponseSpec };
 };
 
 /** OpenAPI security schemes, and which one each `config.auth` kind stands for. */
@@ -140,7 +142,7 @@ function operationIdFor(method: string, path: string): string {
   return [method.toLowerCase(), ...(words.length ? words : ['root'])].join('_');
 }
 
-function operation(route: RouteRecord, method: string, path: string, headOfGet: boolean): Record<string, unknown> {
+function operation(route: RouteRecord, method: string, path: string, headOfGet: boolean, anyRoute: DocumentOptions['anyRoute'] = {}): Record<string, unknown> {
   const schema = route.schema as RouteSchema;
   const op: Record<string, unknown> = {
     summary: headOfGet ? `${schema.summary} (headers only)` : schema.summary,
@@ -175,7 +177,9 @@ function operation(route: RouteRecord, method: string, path: string, headOfGet: 
   }
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(schema.response ?? {})) responses[status] = responseObject(spec, method !== 'HEAD');
-  op.responses = responses;
+  for (const [status, spec] of Object.entries(anyRoute)) if (!(status in responses)) responses[status] = responseObject(spec, method !== 'HEAD');
+  // Status order, whatever order the schema and the common answers came in.
+  op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   op.security = securityOf(route);
   return op;
 }
@@ -191,7 +195,7 @@ export function openApiDocument(routes: readonly RouteRecord[], opts: DocumentOp
     const path = openApiPath(route.url, opts.basePath);
     const item = (paths[path] ??= {});
     for (const method of route.methods) {
-      const op = operation(route, method, path, method === 'HEAD' && getSchemas.has(route.schema));
+      const op = operation(route, method, path, method === 'HEAD' && getSchemas.has(route.schema), opts.anyRoute);
       // One operationId per operation, whatever the schema says: several methods may share one schema.
       let id = route.schema.operationId && route.methods.length === 1 ? route.schema.operationId : (op.operationId as string);
       while (ids.has(id)) id = `${id}_${method.toLowerCase()}`;

@@ -18,7 +18,7 @@ import {
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
 import { serveFile } from './serve-file.js';
-import { bytes, empty, errors, fileAnswers, header, html, type ResponseSpec, type RouteSchema } from './schemas.js';
+import { bytes, empty, fileAnswers, header, html, type ResponseSpec, type RouteSchema } from './schemas.js';
 
 /** Entries per folder page: a 10 000-entry folder is 20 small pages, not one huge document. */
 export const BASIC_PAGE_SIZE = 500;
@@ -314,12 +314,12 @@ const BASIC_SCHEMAS = {
   slashless: {
     summary: 'The basic HTML version: a redirect to /basic/',
     tags: TAG,
-    response: { 308: empty('To `<base>/basic/`.'), ...errors({ 400: 'Malformed request.' }) },
+    response: { 308: empty('To `<base>/basic/`.'), ...errorPages({ 400: 'Malformed request' }) },
   },
   style: {
     summary: 'The style sheet of the basic pages',
     tags: TAG,
-    response: { 200: bytes('CSS.', ['text/css']), ...errors({ 400: 'Malformed request.' }) },
+    response: { 200: bytes('CSS.', ['text/css']), ...errorPages({ 400: 'Malformed request' }) },
   },
   loginPage: {
     summary: 'The sign-in page of the basic HTML version',
@@ -349,7 +349,7 @@ const BASIC_SCHEMAS = {
     tags: TAG,
     security: session,
     body: form({ csrf: { type: 'string' } }, ['csrf']),
-    response: { 303: empty('Signed out: to the sign-in page, the session ended.'), ...errorPages({ 403: 'No valid CSRF token, or a post from another site' }) },
+    response: { 303: empty('Signed out: to the sign-in page, the session ended.'), ...errorPages({ 400: 'Malformed request', 403: 'No valid CSRF token, or a post from another site', 413: 'The form is over 64 KiB', 415: 'Not a form' }) },
   },
   page: {
     summary: 'A folder page, a confirmation page, or a file download',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { openApiDocument, type RouteRecord } from '../http/openapi.js';
-import { COMPONENTS, errors, json, type RouteSchema } from './schemas.js';
+import { ANY_ROUTE, COMPONENTS, errors, json, type RouteSchema } from './schemas.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -19,7 +19,7 @@ const schema: RouteSchema = {
 export function openApiRoutes(app: FastifyInstance, deps: { routes: readonly RouteRecord[]; basePath: string }): void {
   let body: string | undefined;
   app.get('/api/openapi.json', { schema }, async (_request, reply) => {
-    body ??= JSON.stringify(openApiDocument(deps.routes, { basePath: deps.basePath, version: VERSION, components: COMPONENTS }));
+    body ??= JSON.stringify(openApiDocument(deps.routes, { basePath: deps.basePath, version: VERSION, components: COMPONENTS, anyRoute: ANY_ROUTE }));
     return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(body);
   });
 }

@@ -117,6 +117,21 @@ export const Share: JsonSchema = {
 /** Schemas the document names once under #/components/schemas (matched by identity). Add yours here. */
 export const COMPONENTS: { readonly [name: string]: JsonSchema } = { Error: ErrorBody, Entry, Listing, FilesWritten, TokenSet, Share };
 
+/**
+ * Answers any route may give, whatever it declares: the document adds them to
+ * every operation that does not list the status itself, and the answer check
+ * accepts them. 400: hooks that run before any handler (an HTTP/1.1 request
+ * without Host, two Authorization headers, a URL that cannot be decoded);
+ * 500: a bug, logged with the request id.
+ */
+export const ANY_ROUTE: { readonly [status: string]: ResponseSpec } = {
+  400: {
+    description: 'Malformed request: no Host header (HTTP/1.1), two Authorization headers, or a URL that cannot be decoded (`bad_request`, `invalid_path`).',
+    content: { 'application/json': { schema: ErrorBody } },
+  },
+  500: { description: 'A bug: the cause is logged with the request id, never sent (`internal`).', content: { 'application/json': { schema: ErrorBody } } },
+};
+
 /** A JSON answer. */
 export function json(description: string, schema: JsonSchema, headers?: ResponseSpec['headers']): ResponseSpec {
   return { description, content: { 'application/json': { schema } }, ...(headers ? { headers } : {}) };

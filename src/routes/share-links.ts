@@ -438,7 +438,7 @@ const SHARE_SCHEMAS = {
     tags: TAG,
     security: [],
     params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
-    response: { 200: bytes('The asset.', ['text/css', 'text/javascript']), 304: empty('Not modified (`If-None-Match`).'), ...pageErrors({ 404: 'No such asset', 429: 'Too many requests' }) },
+    response: { 200: bytes('The asset.', ['text/css', 'text/javascript']), 304: empty('Not modified (`If-None-Match`).'), ...pageErrors({ 400: 'Malformed request', 404: 'No such asset', 429: 'Too many requests' }) },
   },
   page: {
     summary: 'The share page for people without an account: /s/<id>/…',
@@ -447,7 +447,7 @@ const SHARE_SCHEMAS = {
     security: visitor,
     params: pagePath,
     querystring: { type: 'object', properties: { uploaded: { type: 'integer', minimum: 1, description: 'After an upload: how many files arrived.' } } },
-    response: { 200: html('The page.'), ...pageErrors({ 401: 'The password form', 404: 'The one dead-link page, or nothing at the sub-path', 429: 'Too many requests' }) },
+    response: { 200: html('The page.'), ...pageErrors({ 400: 'A bad sub-path, or a malformed request', 401: 'The password form', 404: 'The one dead-link page, or nothing at the sub-path', 429: 'Too many requests' }) },
   },
   pagePost: {
     summary: 'The password form and the no-JavaScript upload form of a share page',

@@ -1,11 +1,11 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Answer } from '../../src/app/route-table.js';
-import type { JsonSchema, ResponseSpec } from '../../src/routes/schemas.js';
+import { ANY_ROUTE, type JsonSchema, type ResponseSpec } from '../../src/routes/schemas.js';
 
 /**
  * Checks every answer of a test app against its route's schema: the status is
- * documented (5xx aside: any route may fail inside), a body is there only
+ * documented (by the route or as an answer of any route, ANY_ROUTE; 5xx aside: a backend may fail inside any route), a body is there only
  * when the schema gives it a media type, and a JSON body validates against the
  * documented JSON Schema. Route tests then keep the schemas, and so
  * GET /api/openapi.json, true to what the server answers.
@@ -25,7 +25,7 @@ export function answerChecker(): { check: (answer: Answer) => void; problems: st
     if (!schema) return; // the completeness test reports it
     const label = `${a.method} ${a.route.url} answered ${a.status}`;
     const responses = schema.response ?? {};
-    const spec = (responses[String(a.status)] ?? responses[`${String(a.status)[0]}XX`] ?? responses.default) as ResponseSpec | undefined;
+    const spec = (responses[String(a.status)] ?? responses[`${String(a.status)[0]}XX`] ?? responses.default ?? ANY_ROUTE[String(a.status)]) as ResponseSpec | undefined;
     if (!spec) {
       if (a.status < 500) problems.push(`${label}, which its schema.response does not document`);
       return;
