@@ -33,6 +33,19 @@ export type Answer = {
   readonly text: string | undefined;
 };
 
+/**
+ * The credential kinds a route's `config.auth` declares: today a list of kinds; an object with a `kinds`
+ * list is read too. Any other form is passed on as one unknown kind, so the completeness check names the
+ * route (teach this function the new form).
+ */
+export function authKinds(auth: unknown): readonly string[] | undefined {
+  if (auth === undefined || auth === null) return undefined;
+  if (Array.isArray(auth)) return auth.map(String);
+  const kinds = (auth as { kinds?: unknown }).kinds;
+  if (Array.isArray(kinds)) return kinds.map(String);
+  return [`<config.auth of an unknown form: ${JSON.stringify(auth)?.slice(0, 80)}>`];
+}
+
 export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (answer: Answer) => void } = {}): RouteRecord[] {
   const routes: RouteRecord[] = [];
   app.setValidatorCompiler(() => () => true);
@@ -42,7 +55,7 @@ export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (a
       methods: [r.method].flat(),
       url: r.url,
       schema: r.schema as RouteSchema | undefined,
-      auth: r.config?.auth,
+      auth: authKinds(r.config?.auth),
       hideOnAuthFailure: r.config?.hideOnAuthFailure === true,
     });
   });
@@ -53,7 +66,7 @@ export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (a
       const o = request.routeOptions;
       // Unmatched requests (the not-found handler) belong to no route.
       if (o.url === undefined) return payload;
-      const route: RouteRecord = { methods: [request.method], url: o.url, schema: o.schema as RouteSchema | undefined, auth: o.config.auth, hideOnAuthFailure: o.config.hideOnAuthFailure === true };
+      const route: RouteRecord = { methods: [request.method], url: o.url, schema: o.schema as RouteSchema | undefined, auth: authKinds(o.config.auth), hideOnAuthFailure: o.config.hideOnAuthFailure === true };
       const type = reply.getHeader('content-type');
       check({ route, method: request.method, status: reply.statusCode, contentType: typeof type === 'string' ? type : undefined, text: typeof payload === 'string' ? payload : undefined });
       return payload;

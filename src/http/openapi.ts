@@ -59,7 +59,15 @@ export const SECURITY_SCHEMES = {
   },
 } as const;
 
-export const AUTH_SCHEMES: { readonly [kind: string]: keyof typeof SECURITY_SCHEMES } = { user: 'bearerAuth', pathToken: 'pathToken' };
+/** `config.auth` kind → security scheme. API keys are bearer tokens too (and WebDAV Basic passwords). */
+export const AUTH_SCHEMES: { readonly [kind: string]: keyof typeof SECURITY_SCHEMES } = {
+  user: 'bearerAuth',
+  session: 'bearerAuth',
+  apiKey: 'bearerAuth',
+  pathToken: 'pathToken',
+  basic: 'basicAuth',
+  share: 'shareCookie',
+};
 
 /** Methods an OpenAPI 3.1 Path Item holds; others (WebDAV's) go under `x-additionalOperations`, as OpenAPI 3.2's additionalOperations. */
 export const STANDARD_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
