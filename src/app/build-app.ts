@@ -28,12 +28,23 @@ import { createShareService } from '../services/shares.js';
 import { shareApiRoutes } from '../routes/shares-api.js';
 import { shareLinkRoutes } from '../routes/share-links.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
+import { installRouteTable, type Answer } from './route-table.js';
+import { openApiRoutes } from '../routes/openapi.js';
+import { empty, errors, type RouteSchema } from '../routes/schemas.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
 import { installErrorHandling, sendError } from './error-handler.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
+
+/** The base path without its slash is the document's server URL itself, so it is no path of the document. */
+const BASE_REDIRECT_SCHEMA: RouteSchema = {
+  summary: 'The base path without its trailing slash: a redirect to the web UI',
+  tags: ['Web UI'],
+  hide: true,
+  response: { 308: empty('To `<base path>/`.'), ...errors({ 400: 'Malformed request.' }) },
+};
 
 export type AppDeps = {
   readonly store: MetadataStore;
@@ -52,6 +63,8 @@ export type AppDeps = {
    * lease; without one, every process sweeps (safe, just repeated work).
    */
   readonly isLeader?: () => boolean;
+  /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
+  readonly checkAnswer?: (answer: Answer) => void;
 };
 
 /**
@@ -80,6 +93,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // CPU of a small GET (docs/performance.md).
     logController: new LogController({ disableRequestLogging: true }),
   });
+
+  // First, before any route: every route registered from here on is in GET /api/openapi.json.
+  const routeTable = installRouteTable(app, { checkAnswer: deps.checkAnswer });
 
   const hasher = deps.hasher ?? createPasswordHasher();
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });
@@ -141,6 +157,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         health: async () => void (await Promise.all([deps.store.users.count(), deps.backend.ping()])),
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
+      openApiRoutes(base, { routes: routeTable, basePath });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
@@ -156,7 +173,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     { prefix: basePath },
   );
-  if (basePath) app.get(basePath, { config: { access: { who: 'public' } } }, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
+  if (basePath) app.get(basePath, { config: { access: { who: 'public' } }, schema: BASE_REDIRECT_SCHEMA }, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
 
   const leading = deps.isLeader ?? (() => true);
   const sweep = setInterval(() => {

@@ -1,5 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { bytes, errors, type RouteSchema } from '../routes/schemas.js';
+
+const metricsSchema: RouteSchema = {
+  summary: 'Prometheus metrics (only with --metrics)',
+  description: 'No authentication: keep it reachable only from the monitoring network (docs/operations.md). Labels are route patterns, never raw URLs.',
+  tags: ['Meta'],
+  response: { 200: bytes('Metrics in the Prometheus text format.', ['text/plain']), ...errors({ 400: 'Malformed request (no Host header, a bad URL).' }) },
+};
 
 /**
  * Prometheus metrics (--metrics). Labels are the route *pattern*
@@ -71,7 +79,7 @@ export function createMetrics(opts: { basePath: string }): Metrics {
     },
     route(scope) {
       // Public like /api/health: operators keep it from the outside at the proxy (docs/operations.md).
-      scope.get('/metrics', { config: { access: { who: 'public' } } }, async (_request, reply) => {
+      scope.get('/metrics', { config: { access: { who: 'public' } }, schema: metricsSchema }, async (_request, reply) => {
         reply.header('cache-control', 'no-store').type(registry.contentType);
         return registry.metrics();
       });

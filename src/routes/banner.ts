@@ -2,6 +2,21 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { bytes, errors, type RouteSchema } from './schemas.js';
+
+const bannerText = bytes('The banner, plain text (never HTML), up to 16 KiB; read afresh on each request.', ['text/plain']);
+const loginBannerSchema: RouteSchema = {
+  summary: 'The sign-in page banner',
+  description: 'Public: shown on the sign-in page. The text of `data/banner/login.txt`.',
+  tags: ['Meta'],
+  response: { 200: bannerText, ...errors({ 404: 'No banner is set.' }) },
+};
+const pageBannerSchema: RouteSchema = {
+  summary: 'The banner shown on every page to signed-in users',
+  description: 'The text of `data/banner/page.txt`.',
+  tags: ['Meta'],
+  response: { 200: bannerText, ...errors({ 401: 'No valid access token (`unauthorized`).', 404: 'No banner is set.' }) },
+};
 
 /** Longest banner served; a banner is a line or a paragraph, not a document. */
 export const BANNER_MAX_BYTES = 16 * 1024;
@@ -38,6 +53,6 @@ export function bannerRoutes(app: FastifyInstance, deps: { dir: string }): void 
     if (text === undefined) throw new AppError('not_found', 'No banner is set.');
     return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-cache').send(text);
   };
-  app.get('/banner/login', { config: { access: { who: 'public' } } }, async (_request, reply) => send(reply, 'login'));
-  app.get('/banner/page', { config: { access: { who: 'user' } } }, async (_request, reply) => send(reply, 'page'));
+  app.get('/banner/login', { config: { access: { who: 'public' } }, schema: loginBannerSchema }, async (_request, reply) => send(reply, 'login'));
+  app.get('/banner/page', { config: { access: { who: 'user' } }, schema: pageBannerSchema }, async (_request, reply) => send(reply, 'page'));
 }

@@ -17,6 +17,7 @@ import {
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
 import { serveFile } from './serve-file.js';
+import { bytes, empty, fileAnswers, header, html, type ResponseSpec, type RouteSchema } from './schemas.js';
 
 /** Entries per folder page: a 10 000-entry folder is 20 small pages, not one huge document. */
 export const BASIC_PAGE_SIZE = 500;
@@ -129,10 +130,10 @@ export async function basicRoutes(
   };
   const allowedHosts = (request: FastifyRequest) => [request.headers.host ?? '', ...(publicHost ? [publicHost] : [])];
 
-  scope.get('/basic', open, async (_request, reply) => reply.redirect(root, 308));
-  scope.get('/basic/style.css', open, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(BASIC_CSS));
+  scope.get('/basic', { ...open, schema: BASIC_SCHEMAS.slashless }, async (_request, reply) => reply.redirect(root, 308));
+  scope.get('/basic/style.css', { ...open, schema: BASIC_SCHEMAS.style }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(BASIC_CSS));
 
-  scope.get('/basic/login', pages, async (request, reply) => {
+  scope.get('/basic/login', { ...pages, schema: BASIC_SCHEMAS.loginPage }, async (request, reply) => {
     const next = (request.query as Record<string, unknown>).next;
     if (sessionOf(request.principal)) return reply.redirect(safeNext(next) ? next : root, 303);
     return page(reply, loginPage(site, { notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
@@ -140,7 +141,7 @@ export async function basicRoutes(
 
   // Counted by the same throttle as /auth/login (before the body is read), and one message for a wrong
   // password and an unknown user.
-  scope.post('/basic/login', signIn, async (request, reply) => {
+  scope.post('/basic/login', { ...signIn, schema: BASIC_SCHEMAS.login }, async (request, reply) => {
     const problem = crossSiteProblem(request.headers as Record<string, string | undefined>, allowedHosts(request));
     if (problem) throw new AppError('forbidden', `Refused: ${problem}.`);
     const body = (request.body ?? {}) as Record<string, string>;
@@ -159,7 +160,7 @@ export async function basicRoutes(
     return reply.redirect(next ?? root, 303);
   });
 
-  scope.post('/basic/logout', pages, async (request, reply) => {
+  scope.post('/basic/logout', { ...pages, schema: BASIC_SCHEMAS.logout }, async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return reply;
     checkCsrf(request, user);
@@ -179,7 +180,7 @@ export async function basicRoutes(
     return { kind: 'slashless', key: parse(rest), rest };
   };
 
-  scope.get('/basic/*', pages, async (request, reply) => {
+  scope.get('/basic/*', { ...pages, schema: BASIC_SCHEMAS.page }, async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return reply;
     const t = target(request, user);
@@ -209,7 +210,7 @@ export async function basicRoutes(
     return page(reply, folderPage(site, viewer, { segments, entries: shown, total: entries.length, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
   });
 
-  scope.post('/basic/*', pages, async (request, reply) => {
+  scope.post('/basic/*', { ...pages, schema: BASIC_SCHEMAS.change }, async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return reply;
     checkCsrf(request, user);
@@ -282,3 +283,122 @@ export function formFields(body: string): Record<string, string> {
   for (const [k, v] of new URLSearchParams(body)) if (!(k in out)) out[k] = v;
   return out;
 }
+
+// ---------------------------------------------------------------- schemas (documentation: src/routes/schemas.ts)
+
+const TAG = ['Basic HTML version'];
+const session: RouteSchema['security'] = [{ basicSession: [] }];
+const toLogin = (also = ''): ResponseSpec => empty(`Not signed in: to the sign-in page${also}.`, { location: header('`<base>/basic/login[?next=…]`.') });
+/** Errors of the basic pages are HTML pages, not JSON. */
+const errorPages = (when: Record<number, string>): Record<string, ResponseSpec> => {
+  const out: Record<string, ResponseSpec> = {};
+  for (const [status, description] of Object.entries(when)) out[status] = html(`${description} (an HTML error page).`);
+  return out;
+};
+const form = (properties: Record<string, unknown>, required: string[] = []) => ({
+  required: true,
+  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required, properties } } },
+});
+const subPath = {
+  type: 'object',
+  properties: { '*': { type: 'string', description: '`<folder path>/` (a folder page, always with a trailing slash) or `file/<file path>` (a download).' } },
+} as const;
+
+const BASIC_SCHEMAS = {
+  slashless: {
+    summary: 'The basic HTML version: a redirect to /basic/',
+    tags: TAG,
+    response: { 308: empty('To `<base>/basic/`.'), ...errorPages({ 400: 'Malformed request' }) },
+  },
+  style: {
+    summary: 'The style sheet of the basic pages',
+    tags: TAG,
+    response: { 200: bytes('CSS.', ['text/css']), ...errorPages({ 400: 'Malformed request' }) },
+  },
+  loginPage: {
+    summary: 'The sign-in page of the basic HTML version',
+    tags: TAG,
+    querystring: { type: 'object', properties: { next: { type: 'string', description: 'A page of /basic/ to return to after signing in.' } } },
+    response: { 200: html('The sign-in form.'), 303: empty('Already signed in: to `next` or the root folder.'), ...errorPages({ 400: 'Malformed request' }) },
+  },
+  login: {
+    summary: 'Sign in (form post): sets the session cookie',
+    description: 'Counted by the same throttle as /auth/login. Same-origin forms only.',
+    tags: TAG,
+    body: form({ username: { type: 'string' }, password: { type: 'string' }, next: { type: 'string' } }, ['username', 'password']),
+    response: {
+      303: empty('Signed in: to `next` or the root folder, with `Set-Cookie: fc_basic=…`.', { 'set-cookie': header('The session cookie (HttpOnly, SameSite=Lax, Path=<base>/basic/).') }),
+      ...errorPages({
+        400: 'A missing username or password: the sign-in page again',
+        401: 'A wrong username or password: the sign-in page again',
+        403: 'A post from another site',
+        413: 'The form is over 64 KiB',
+        415: 'Not a form',
+        429: 'Too many sign-in attempts from this address (with `Retry-After`)',
+      }),
+    },
+  },
+  logout: {
+    summary: 'Sign out (form post with the CSRF token)',
+    tags: TAG,
+    security: session,
+    body: form({ csrf: { type: 'string' } }, ['csrf']),
+    response: { 303: empty('Signed out: to the sign-in page, the session ended.'), ...errorPages({ 400: 'Malformed request', 403: 'No valid CSRF token, or a post from another site', 413: 'The form is over 64 KiB', 415: 'Not a form' }) },
+  },
+  page: {
+    summary: 'A folder page, a confirmation page, or a file download',
+    description: 'Folder pages are paged (500 entries each); `?rename=<name>` and `?delete=<name>` show the confirmation forms. File downloads carry `Content-Disposition: attachment` and the storage sandbox CSP.',
+    tags: TAG,
+    security: session,
+    params: subPath,
+    querystring: {
+      type: 'object',
+      properties: {
+        page: { type: 'integer', minimum: 1 },
+        rename: { type: 'string', description: 'Show the rename form for this entry.' },
+        delete: { type: 'string', description: 'Show the delete confirmation for this entry.' },
+      },
+    },
+    response: {
+      200: { description: 'A folder or confirmation page (HTML), or a file\'s bytes.', content: { 'text/html': { schema: { type: 'string' } }, '*/*': { schema: { type: 'string' } } } },
+      206: fileAnswers[206],
+      302: empty('A folder address without its slash, a file at a folder address or the reverse: to the right address.'),
+      303: toLogin(', with `next` set to this page'),
+      304: fileAnswers[304],
+      ...errorPages({ 400: 'A bad path or name', 404: 'Nothing at this path', 416: 'The range is outside the file' }),
+    },
+  },
+  change: {
+    summary: 'Change a folder: upload, create a folder, rename, delete (form posts with the CSRF token)',
+    description: 'Answered with 303 to the folder page, which shows what happened. Uploads are multipart (`?action=upload`), the rest urlencoded with `action` = mkdir | rename | delete.',
+    tags: TAG,
+    security: session,
+    params: subPath,
+    querystring: { type: 'object', properties: { action: { type: 'string', const: 'upload' }, csrf: { type: 'string', description: 'The CSRF token, for multipart uploads.' } } },
+    body: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: {
+            type: 'object',
+            required: ['csrf', 'action'],
+            properties: { csrf: { type: 'string' }, action: { type: 'string', enum: ['mkdir', 'rename', 'delete'] }, name: { type: 'string' }, new_name: { type: 'string' } },
+          },
+        },
+        'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      },
+    },
+    response: {
+      303: empty('Done (or not signed in): to the folder page, with a one-time message.'),
+      ...errorPages({
+        400: 'A bad name, an unknown action, or a post to an address that is no folder',
+        403: 'No valid CSRF token, or a post from another site',
+        404: 'Nothing at this path',
+        409: 'The name is taken, or the address is a file',
+        413: 'Over the upload or form limit',
+        415: 'Neither a form nor multipart',
+        507: 'No space left, or over the quota',
+      }),
+    },
+  },
+} satisfies Record<string, RouteSchema>;

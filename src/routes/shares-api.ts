@@ -2,6 +2,52 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { ShareService } from '../services/shares.js';
 import { objectBody, optionalBoolean, requiredString } from './body.js';
+import { empty, errors, json, jsonBody, Share, type RouteSchema } from './schemas.js';
+
+const createSchema: RouteSchema = {
+  summary: 'Create a share link',
+  description: 'A link for people without an account: `/s/<id>` (pages) and `/share/<id>/` (machine API).',
+  tags: ['Share links'],
+  body: jsonBody({
+    type: 'object',
+    required: ['path'],
+    properties: {
+      path: { type: 'string', description: '`/<user>/<path>` of one of your files or folders.' },
+      expires_in: { type: ['integer', 'null'], minimum: 1, default: 604800, description: 'Seconds until the link ends; `null`: never.' },
+      password: { type: ['string', 'null'], description: 'Visitors must send it first (POST /share/<id>/auth).' },
+      max_downloads: { type: ['integer', 'null'], minimum: 1, description: 'Downloads (a first byte of a file, or a zip) before the link is used up; `null`: no limit.' },
+      upload_only: { type: 'boolean', default: false, description: 'Folders only: visitors may upload new files and read nothing.' },
+    },
+  }),
+  response: {
+    201: json('The share link.', Share),
+    ...errors({
+      400: 'Not JSON (`invalid_json`), a missing or mistyped field, a bad path, `upload_only` on a file or with `max_downloads` (`bad_request`, `invalid_path`).',
+      401: 'No valid access token, or a path that is not yours (`unauthorized`).',
+      404: 'Nothing at the path (`not_found`).',
+      413: 'The body is over 64 KiB.',
+    }),
+  },
+};
+
+const listSchema: RouteSchema = {
+  summary: 'Your share links',
+  tags: ['Share links'],
+  response: {
+    200: json('Your own live share links.', { type: 'object', required: ['shares'], properties: { shares: { type: 'array', items: Share } } }),
+    ...errors({ 401: 'No valid access token (`unauthorized`).' }),
+  },
+};
+
+const revokeSchema: RouteSchema = {
+  summary: 'Revoke a share link',
+  tags: ['Share links'],
+  params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'The share id.' } } },
+  response: {
+    204: empty('Revoked: the link stops working at once.'),
+    ...errors({ 401: 'No valid access token (`unauthorized`).', 404: 'No share link of yours has this id (`not_found`).' }),
+  },
+};
 
 /** `null` or absent → that value; otherwise a number, else 400. */
 function nullableInteger(body: Record<string, unknown>, field: string): number | null | undefined {
@@ -23,7 +69,7 @@ export function shareApiRoutes(scope: FastifyInstance, deps: { shares: ShareServ
   const { shares } = deps;
   const user = { config: { access: { who: 'user' } as const } };
 
-  scope.post('/api/shares', { ...user, bodyLimit: 64 * 1024 }, async (request, reply) => {
+  scope.post('/api/shares', { ...user, bodyLimit: 64 * 1024, schema: createSchema }, async (request, reply) => {
     const body = objectBody(request.body);
     const created = await shares.create(request.principal!, {
       path: requiredString(body, 'path'),
@@ -35,12 +81,12 @@ export function shareApiRoutes(scope: FastifyInstance, deps: { shares: ShareServ
     return reply.code(201).header('cache-control', 'no-store').send(created);
   });
 
-  scope.get('/api/shares', user, async (request, reply) => {
+  scope.get('/api/shares', { ...user, schema: listSchema }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     return { shares: await shares.list(request.principal!) };
   });
 
-  scope.delete('/api/shares/:id', user, async (request, reply) => {
+  scope.delete('/api/shares/:id', { ...user, schema: revokeSchema }, async (request, reply) => {
     await shares.revoke(request.principal!, (request.params as { id: string }).id);
     return reply.code(204).send();
   });

@@ -11,8 +11,145 @@ import { objectBody, optionalBoolean, optionalInteger, requiredString } from './
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
+import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 
 const JSON_LIMIT = 64 * 1024;
+
+const storagePath = wildcard('`<user>/<...path>`, each segment percent-encoded; `<user>/` is the root. A folder may be addressed with or without one trailing slash.');
+const flag = (description: string): JsonSchema => ({ type: 'string', enum: ['1', 'true'], description });
+const pathErrors = {
+  400: 'A bad path: a `.`, `..` or empty segment, NUL, a backslash, invalid percent-encoding (`invalid_path`).',
+  401: 'No valid token, a path token for another path or method, or a path that is not yours (`unauthorized`).',
+};
+const readQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', description: 'A path token for exactly this path, instead of an access token.' },
+    download: flag('With `1`/`true`: `Content-Disposition: attachment` with the file name (RFC 6266/5987).'),
+    zip: flag('With `1`/`true` on a folder: the folder as a zip (stored, streamed, resumable with Range).'),
+    name: { type: 'array', items: { type: 'string' }, description: 'With `zip`: only these entries of the folder (repeatable).' },
+  },
+};
+const readAnswers = {
+  ...fileAnswers,
+  200: {
+    description: 'A folder: its listing (`application/json`). A file: its bytes with `Content-Type` from the extension. With `?zip=1`: the folder as `application/zip`.',
+    content: { 'application/json': { schema: Listing }, 'application/zip': { schema: { type: 'string', contentMediaType: 'application/zip' } }, '*/*': { schema: { type: 'string' } } },
+    headers: fileAnswers[200].headers,
+  },
+};
+const readSchema: RouteSchema = {
+  summary: 'List a folder, download a file, or a folder as a zip',
+  description: 'Every storage answer carries `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`. Files support a single `Range` (206; If-Range), `If-None-Match` / `If-Modified-Since` (304).',
+  tags: ['Storage'],
+  params: storagePath,
+  querystring: readQuery,
+  headers: {
+    type: 'object',
+    properties: {
+      range: { type: 'string', description: 'One byte range, `bytes=<first>-[<last>]` or `bytes=-<suffix>`.' },
+      'if-range': { type: 'string' },
+      'if-none-match': { type: 'string' },
+      'if-modified-since': { type: 'string' },
+    },
+  },
+  response: {
+    ...readAnswers,
+    ...errors({
+      ...pathErrors,
+      404: 'Nothing at this path, a trailing slash on a file, or `/storage/<user>` without its slash (`not_found`).',
+      409: '`?zip=1` on a file (`not_a_directory`).',
+      416: 'The range is outside the file (`range_not_satisfiable`, with `Content-Range: bytes */<size>`).',
+      502: 'The object store answered with an error (`storage_failed`).',
+      503: 'The object store cannot be reached (`storage_unavailable`).',
+    }),
+  },
+};
+const headSchema: RouteSchema = { ...readSchema, summary: 'The headers of a folder listing, a file or a folder zip' };
+
+const putSchema: RouteSchema = {
+  summary: 'Upload: a file\'s bytes, or multipart files into a folder',
+  description:
+    '`multipart/form-data` to a folder path: every part with a filename is one file in that folder (created with its parents); a taken name gets `name (1).ext` unless `?overwrite=true`. Any other content type to a file path: the body is the file, created or atomically replaced, parents created. Bytes stream to staging and are renamed into place when complete; a failed upload leaves nothing.',
+  tags: ['Storage'],
+  params: storagePath,
+  querystring: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', '1'], description: 'Multipart: replace files of the same name instead of suffixing.' } } },
+  body: {
+    required: true,
+    description: 'The file\'s bytes (any content type but multipart), or multipart/form-data with one file per part.',
+    content: {
+      'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+    },
+  },
+  response: {
+    201: json('Written: the final names.', FilesWritten),
+    ...errors({
+      ...pathErrors,
+      400: 'A bad path or file name (`invalid_path`, `invalid_name`), a raw upload to a path ending in `/`, a multipart body without a file part or malformed (`bad_request`).',
+      409: 'A folder where the file should go, or a file where a folder is needed (`is_a_directory`, `not_a_directory`).',
+      413: 'Over --max-upload-size (`too_large`).',
+      502: 'The object store answered with an error (`storage_failed`).',
+      503: 'The object store cannot be reached (`storage_unavailable`).',
+      507: 'No space left (`disk_full`) or over the quota (`quota_exceeded`); nothing is left behind.',
+    }),
+  },
+};
+
+const actionBody: JsonSchema = {
+  type: 'object',
+  required: ['action'],
+  oneOf: [
+    {
+      title: 'MakePathToken',
+      properties: {
+        action: { const: 'MakePathToken' },
+        valid_for_seconds: { type: 'integer', minimum: 1, description: 'At most --path-token-ttl (the default).' },
+      },
+    },
+    { title: 'CreateFolder', properties: { action: { const: 'CreateFolder' } } },
+    {
+      title: 'Move',
+      required: ['new_path'],
+      properties: {
+        action: { const: 'Move' },
+        new_path: { type: 'string', description: '`/<user>/<...path>` (no /storage prefix; the leading slash optional), within your own tree.' },
+        overwrite: { type: 'boolean', description: 'Replace an existing destination.' },
+      },
+    },
+  ],
+};
+const postSchema: RouteSchema = {
+  summary: 'Actions on a path: MakePathToken, CreateFolder, Move',
+  tags: ['Storage'],
+  params: storagePath,
+  body: { required: true, content: { 'application/json': { schema: actionBody } } },
+  response: {
+    200: json('MakePathToken: the path token (exactly that one field).', { type: 'object', required: ['token'], properties: { token: { type: 'string' } } }, {
+      'x-expires-at': header('When the path token expires (RFC 3339).'),
+    }),
+    201: empty('CreateFolder: the folder was created (with its parents).'),
+    204: empty('Move: moved.'),
+    ...errors({
+      ...pathErrors,
+      400: 'Not JSON (`invalid_json`), a missing or unknown action (`unknown_action`), a bad field or path (`bad_request`, `invalid_path`), a folder moved into itself (`into_itself`).',
+      401: 'No valid access token, a path that is not yours, or a Move destination under another user (`unauthorized`).',
+      404: 'The path (MakePathToken, Move source) does not exist (`not_found`).',
+      409: 'CreateFolder: something exists at the path; Move: the destination exists without `overwrite` (`already_exists`), or a file is where a folder is needed.',
+      413: 'The JSON body is over 64 KiB.',
+    }),
+  },
+};
+
+const deleteSchema: RouteSchema = {
+  summary: 'Delete a file, or a folder with everything in it',
+  tags: ['Storage'],
+  params: storagePath,
+  response: {
+    204: empty('Deleted.'),
+    ...errors({ ...pathErrors, 400: 'A bad path, or the root itself (`invalid_path`).', 404: 'Nothing at this path (`not_found`).' }),
+  },
+};
 
 /**
  * /storage/<user>/<...path>: seed §4.3–4.7, CONTRACT "Storage paths" to
@@ -47,8 +184,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
   const read = { config: { access: { who: 'user', pathToken: true } as AccessRule, resource }, exposeHeadRoute: false };
   const write = { config: { access: { who: 'user' } as AccessRule, resource } };
 
-  scope.get('/storage/*', read, async (request, reply) => serve(request, reply, target(request), true));
-  scope.head('/storage/*', read, async (request, reply) => serve(request, reply, target(request), false));
+  scope.get('/storage/*', { ...read, schema: readSchema }, async (request, reply) => serve(request, reply, target(request), true));
+  scope.head('/storage/*', { ...read, schema: headSchema }, async (request, reply) => serve(request, reply, target(request), false));
 
   async function serve(request: FastifyRequest, reply: FastifyReply, { key, trailingSlash }: ParsedStoragePath, withBody: boolean) {
     const entry = await files.stat(key);
@@ -68,7 +205,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     return serveFile(request, reply, files, key, entry, { download: query.download === '1' || query.download === 'true', withBody });
   }
 
-  scope.put('/storage/*', write, async (request, reply) => {
+  scope.put('/storage/*', { ...write, schema: putSchema }, async (request, reply) => {
     const { key, trailingSlash } = target(request);
     const query = request.query as Record<string, unknown>;
     const overwrite = query.overwrite === 'true' || query.overwrite === '1';
@@ -99,12 +236,12 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     })();
   }
 
-  scope.delete('/storage/*', write, async (request, reply) => {
+  scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {
     await files.delete(target(request).key);
     return reply.code(204).send();
   });
 
-  scope.post('/storage/*', write, async (request, reply) => {
+  scope.post('/storage/*', { ...write, schema: postSchema }, async (request, reply) => {
     const { key } = target(request);
     const body = objectBody(request.body);
     const action = body.action;

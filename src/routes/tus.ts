@@ -5,6 +5,123 @@ import type { Principal } from '../domain/principal.js';
 import { parseByteCount, parseDeferLength, parseOverwrite, parseUploadChecksum, parseUploadMetadata, CHECKSUM_ALGORITHMS, type Parsed } from '../http/tus-headers.js';
 import type { TusService } from '../services/tus.js';
 import type { TusUpload } from '../store/types.js';
+import { empty, errors, header, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
+
+const TAG = ['Resumable uploads (tus)'];
+const tusResumable = { type: 'string', const: '1.0.0', description: 'Required on every request but OPTIONS; anything else → 412.' } as const;
+const idParam: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'The upload id, from the creation\'s `Location`.' } } };
+const uploadHeaders = {
+  'upload-offset': header('Bytes received so far.', { type: 'integer' }),
+  'upload-expires': header('When the unfinished upload is dropped (HTTP date).'),
+  'file-cloud-path': header('Once complete: `/<user>/<final path>`, each segment percent-encoded.'),
+};
+const tusErrors = {
+  400: 'A bad tus header: Upload-Length, Upload-Offset, Upload-Metadata (`filename` required), Upload-Checksum (`bad_request`).',
+  412: '`Tus-Resumable` missing or not `1.0.0` (`precondition_failed`, with `Tus-Version`).',
+};
+const chunkBody = {
+  required: false,
+  content: { 'application/offset+octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+};
+const optionsSchema: RouteSchema = {
+  summary: 'The server\'s tus capabilities',
+  description: 'No authentication, no Tus-Resumable needed.',
+  tags: TAG,
+  response: {
+    204: empty('Capabilities.', {
+      'tus-version': header('`1.0.0`.'),
+      'tus-extension': header(`\`${'creation,creation-with-upload,creation-defer-length,termination,expiration,checksum'}\`.`),
+      'tus-checksum-algorithm': header('`sha1`.'),
+      'tus-max-size': header('--max-upload-size, when set.', { type: 'integer' }),
+    }),
+    ...errors({ 400: 'Malformed request.' }),
+  },
+};
+const createSchema: RouteSchema = {
+  summary: 'Create an upload (optionally with its first bytes)',
+  description: '`Upload-Metadata` keys: `filename` (required), `folder` (`/<user>/<path>`, default your root), `overwrite` (`true` replaces; otherwise a taken name gets a collision suffix). Size limit and quota are checked here.',
+  tags: TAG,
+  headers: {
+    type: 'object',
+    required: ['tus-resumable', 'upload-metadata'],
+    properties: {
+      'tus-resumable': tusResumable,
+      'upload-length': { type: 'integer', minimum: 0, description: 'The total size; or send Upload-Defer-Length: 1.' },
+      'upload-defer-length': { type: 'string', const: '1' },
+      'upload-metadata': { type: 'string', description: 'Comma-separated `key base64(value)` pairs.' },
+      'upload-checksum': { type: 'string', description: '`sha1 <base64 digest>` of the bytes sent with the creation.' },
+    },
+  },
+  body: chunkBody,
+  response: {
+    201: empty('Created.', { location: header('The upload\'s URL, `<base path>/tus/<id>`.'), ...uploadHeaders }),
+    ...errors({
+      ...tusErrors,
+      401: 'No valid access token (`unauthorized`).',
+      409: 'The target folder is a file (`not_a_directory`).',
+      413: 'Over --max-upload-size (`too_large`).',
+      415: 'Bytes sent with the creation that are not `application/offset+octet-stream` (`unsupported_media_type`).',
+      460: 'The bytes do not match Upload-Checksum (`checksum_mismatch`); they were discarded.',
+      507: 'No space left, or over the quota.',
+    }),
+  },
+};
+const owner = { 404: 'No such upload, not yours, expired, or asked for without a valid token (`not_found`).' };
+const headSchema: RouteSchema = {
+  summary: 'The offset of an upload',
+  tags: TAG,
+  params: idParam,
+  headers: { type: 'object', required: ['tus-resumable'], properties: { 'tus-resumable': tusResumable } },
+  response: {
+    200: empty('The upload\'s state.', { ...uploadHeaders, 'upload-length': header('The total size, when known.', { type: 'integer' }), 'upload-defer-length': header('`1` while the size is unknown.'), 'upload-metadata': header('As sent at creation.') }),
+    ...errors({ ...tusErrors, ...owner }),
+  },
+};
+const patchSchema: RouteSchema = {
+  summary: 'Append bytes to an upload',
+  description: 'When the last byte arrives the file appears atomically in its folder; the answer then carries `File-Cloud-Path`. A request that began with a valid token finishes even if the token expires meanwhile.',
+  tags: TAG,
+  params: idParam,
+  headers: {
+    type: 'object',
+    required: ['tus-resumable', 'upload-offset'],
+    properties: {
+      'tus-resumable': tusResumable,
+      'upload-offset': { type: 'integer', minimum: 0, description: 'Must equal the upload\'s offset.' },
+      'upload-length': { type: 'integer', minimum: 0, description: 'Once, for a deferred length.' },
+      'upload-checksum': { type: 'string', description: '`sha1 <base64 digest>` of this chunk.' },
+    },
+  },
+  body: { ...chunkBody, required: true },
+  response: {
+    204: empty('Appended.', uploadHeaders),
+    ...errors({
+      ...tusErrors,
+      ...owner,
+      409: 'Upload-Offset is not the upload\'s offset (`offset_mismatch`), or another request is writing it (`upload_busy`).',
+      413: 'More bytes than the upload\'s length or --max-upload-size (`too_large`).',
+      415: 'The chunk is not `application/offset+octet-stream` (`unsupported_media_type`).',
+      460: 'The chunk does not match Upload-Checksum (`checksum_mismatch`); it was discarded.',
+      507: 'No space left, or over the quota.',
+    }),
+  },
+};
+const deleteSchema: RouteSchema = {
+  summary: 'Terminate an upload',
+  tags: TAG,
+  params: idParam,
+  headers: { type: 'object', required: ['tus-resumable'], properties: { 'tus-resumable': tusResumable } },
+  response: { 204: empty('Terminated: its bytes are gone.'), ...errors({ ...tusErrors, ...owner, 409: 'Another request is writing the upload right now (`upload_busy`).' }) },
+};
+const notAllowedAnswer = (allow: string): { [status: string]: ResponseSpec } => ({
+  405: { ...errors({ 405: `Not a tus method here (\`method_not_allowed\`, with \`Allow: ${allow}\`).` })['405']!, headers: { allow: header(allow) } },
+});
+const notAllowedSchema = (allow: string, params?: JsonSchema): RouteSchema => ({
+  summary: `Not supported here: 405 with Allow: ${allow}`,
+  tags: TAG,
+  ...(params ? { params } : {}),
+  response: { ...errors(tusErrors), ...notAllowedAnswer(allow) },
+});
 
 export const TUS_VERSION = '1.0.0';
 export const TUS_EXTENSIONS = 'creation,creation-with-upload,creation-defer-length,termination,expiration,checksum';
@@ -129,13 +246,13 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
   };
 
   for (const url of ['/tus', '/tus/']) {
-    scope.options(url, open, options);
-    scope.post(url, user, create);
-    scope.route({ method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'], url, exposeHeadRoute: false, ...open, handler: notAllowed(COLLECTION_METHODS) });
+    scope.options(url, { ...open, schema: optionsSchema }, options);
+    scope.post(url, { ...user, schema: createSchema }, create);
+    scope.route({ method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'], url, exposeHeadRoute: false, ...open, schema: notAllowedSchema(COLLECTION_METHODS), handler: notAllowed(COLLECTION_METHODS) });
   }
-  scope.options('/tus/:id', open, options);
-  scope.head('/tus/:id', owner, head);
-  scope.patch('/tus/:id', owner, patch);
-  scope.delete('/tus/:id', owner, terminate);
-  scope.route({ method: ['GET', 'PUT', 'POST'], url: '/tus/:id', exposeHeadRoute: false, ...open, handler: notAllowed(UPLOAD_METHODS) });
+  scope.options('/tus/:id', { ...open, schema: { ...optionsSchema, params: idParam } }, options);
+  scope.head('/tus/:id', { ...owner, schema: headSchema }, head);
+  scope.patch('/tus/:id', { ...owner, schema: patchSchema }, patch);
+  scope.delete('/tus/:id', { ...owner, schema: deleteSchema }, terminate);
+  scope.route({ method: ['GET', 'PUT', 'POST'], url: '/tus/:id', exposeHeadRoute: false, ...open, schema: notAllowedSchema(UPLOAD_METHODS, idParam), handler: notAllowed(UPLOAD_METHODS) });
 }

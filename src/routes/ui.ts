@@ -5,6 +5,30 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { contentTypeFor } from '../http/mime.js';
 import { isApiPath, isUiPage, rawPath } from '../http/url.js';
+import { bytes, errors, html, type RouteSchema } from './schemas.js';
+
+const assetSchema: RouteSchema = {
+  summary: 'A file of the built web UI',
+  description: 'Hashed names, cached for a year (`immutable`).',
+  tags: ['Web UI'],
+  params: { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' } } },
+  response: { 200: bytes('The asset (JavaScript, CSS, fonts, images).', ['*/*']), ...errors({ 404: 'No such asset (`not_found`).' }) },
+};
+
+const shellSchema: RouteSchema = {
+  summary: 'The web UI',
+  description: "Every page path answers with the app shell (the app routes in the browser); a path that is none of the app's pages answers the shell with 404, and the app shows its not-found view. Paths under the API prefixes (/auth/, /api/, /storage/, /share/, /tus/, /dav/, /banner/, /metrics, /is_file_cloud) are never the UI: they answer 404 JSON, or 405 with `Allow` for a known path.",
+  tags: ['Web UI'],
+  params: { type: 'object', properties: { '*': { type: 'string', description: 'The page path.' } } },
+  response: {
+    200: html('The app shell.'),
+    // Two bodies for one status: the shell for a page path, the error JSON under an API prefix.
+    404: {
+      description: "The app shell for an unknown page (the app shows its not-found view); under an API prefix, the contract's 404 JSON (`not_found`).",
+      content: { ...html('').content, ...errors({ 404: '' })['404']?.content },
+    },
+  },
+};
 
 const escapeAttr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -48,7 +72,7 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
   const built = indexFile ? await readFile(indexFile, 'utf8').catch(() => undefined) : undefined;
   const shell = built === undefined ? undefined : adaptShell(built, { basePath, publicUrl: deps.publicUrl ?? '' });
 
-  app.get('/assets/:name', { config: { access: { who: 'public' } } }, async (request, reply) => {
+  app.get('/assets/:name', { config: { access: { who: 'public' } }, schema: assetSchema }, async (request, reply) => {
     const { name } = request.params as { name: string };
     if (!deps.webRoot || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new AppError('not_found', 'No such asset.');
     const file = join(deps.webRoot, 'assets', name);
@@ -59,7 +83,7 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
     return reply.send(createReadStream(file));
   });
 
-  app.get('/*', { config: { access: { who: 'public' } } }, async (request, reply) => {
+  app.get('/*', { config: { access: { who: 'public' } }, schema: shellSchema }, async (request, reply) => {
     const path = rawPath(request.url).slice(basePath.length);
     // Under the API prefixes: the not-found handler's 404 JSON, or 405 with Allow for a known path.
     if (isApiPath(path)) return reply.callNotFound();

@@ -22,6 +22,7 @@ import { login, type Tokens } from './client.js';
 import { newBucket, newDatabase, redisService, s3Service, skipReason } from './services.js';
 import { s3ServerOptions, startServer } from './server.js';
 import { OPTIONS } from '../../src/config/options.js';
+import { answerChecker } from './answer-check.js';
 
 /**
  * Cheaper scrypt cost for route tests only: the same code path, a smaller N,
@@ -137,7 +138,11 @@ export async function startApp(
   const hasher = testHasher();
   const clock = opts.clock ?? systemClock;
   const users = createUserService({ store, backend, hasher, clock });
-  const app = await buildApp(config, { store, backend, secret, hasher, clock, logger: opts.logTo ? createLogger('info', opts.logTo) : createLogger('silent'), webRoot: opts.webRoot });
+  // Every answer is checked against its route's schema; close() fails the suite on an undocumented one.
+  const answers = answerChecker();
+  const app = await buildApp(config, {
+    store, backend, secret, hasher, clock, logger: opts.logTo ? createLogger('info', opts.logTo) : createLogger('silent'), webRoot: opts.webRoot, checkAnswer: answers.check,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -160,6 +165,9 @@ export async function startApp(
       await backend.close();
       await store.close();
       await rm(dataDir, { recursive: true, force: true });
+      if (answers.problems.length > 0) {
+        throw new Error(`answers that the route schemas do not document (fix the schema, src/routes/schemas.ts):\n${[...new Set(answers.problems)].join('\n')}`);
+      }
     },
   };
   for (const u of opts.users ?? []) await t.addUser(u);
