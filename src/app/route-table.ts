@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteRecord } from '../http/openapi.js';
 import type { RouteSchema } from '../routes/schemas.js';
-import type { AccessRule } from '../domain/access.js';
+import { isWriteMethod, type AccessRule } from '../domain/access.js';
+import { errors } from '../routes/schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,6 +63,9 @@ export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (a
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('onRoute', (r) => {
+    // The refusals of the one authorization check belong to every route it guards: documented here,
+    // once, from the route's rule, rather than repeated in each schema.
+    if (r.schema) r.schema = withRefusals(r.schema as RouteSchema, r.config?.access as AccessRule | undefined, [r.method].flat());
     routes.push({
       methods: [r.method].flat(),
       url: r.url,
@@ -84,4 +88,19 @@ export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (a
     });
   }
   return routes;
+}
+
+/**
+ * A route's schema with the 403 answers its access rule can give (src/domain/access.ts `decide`) added
+ * where the schema does not list 403 itself: admin-only routes, session-only routes, and writes, which a
+ * read-only app password may not do.
+ */
+export function withRefusals(schema: RouteSchema, access: AccessRule | undefined, methods: readonly string[]): RouteSchema {
+  if (!access || (access.who !== 'user' && access.who !== 'admin') || schema.response['403']) return schema;
+  const why: string[] = [];
+  if (access.who === 'admin') why.push('not an administrator');
+  if (access.sessionOnly) why.push('an app password, where a signed-in session is needed');
+  if (access.write ?? methods.some(isWriteMethod)) why.push('a read-only app password on a write');
+  if (why.length === 0) return schema;
+  return { ...schema, response: { ...schema.response, ...errors({ 403: `Signed in but not allowed (\`forbidden\`): ${why.join('; ')}.` }) } };
 }

@@ -18,7 +18,7 @@ const schema: RouteSchema = {
 /** GET /api/openapi.json: built once, on the first request, when every route is registered. */
 export function openApiRoutes(app: FastifyInstance, deps: { routes: readonly RouteRecord[]; basePath: string }): void {
   let body: string | undefined;
-  app.get('/api/openapi.json', { schema }, async (_request, reply) => {
+  app.get('/api/openapi.json', { config: { access: { who: 'public' } }, schema }, async (_request, reply) => {
     body ??= JSON.stringify(openApiDocument(deps.routes, { basePath: deps.basePath, version: VERSION, components: COMPONENTS, anyRoute: ANY_ROUTE }));
     return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(body);
   });

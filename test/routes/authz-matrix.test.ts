@@ -88,6 +88,7 @@ const SAMPLES: Record<string, Sample> = {
     override: { other: 404, admin: 404 }, // own keys only: someone else's id is as unknown as a made-up one
   },
   'GET /api/health': { kind: 'public', ok: 200, path: '/api/health' },
+  'GET /api/openapi.json': { kind: 'public', ok: 200, path: '/api/openapi.json' },
   'GET /api/stats': { kind: 'user', ok: 200, path: '/api/stats' },
   'GET /is_file_cloud': { kind: 'public', ok: 200, path: '/is_file_cloud' },
   'GET /banner/login': { kind: 'public', ok: 200, path: '/banner/login' },
