@@ -60,7 +60,7 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
     },
 
     async markUsed(sessionId, now, address, minIntervalMs) {
-      await db.updateTable('sessions').set({ last_used_at: now, address }).where('id', '=', sessionId).where('last_used_at', '<=', now - minIntervalMs).execute();
+      await db.updateTable('sessions').set({ last_used_at: now, ...(address === undefined ? {} : { address }) }).where('id', '=', sessionId).where('last_used_at', '<=', now - minIntervalMs).execute();
     },
 
     async listByUser(userId, now) {

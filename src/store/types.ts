@@ -95,7 +95,7 @@ export interface SessionRepo {
    * Records a use of the session (an access token) unless one was recorded in the last
    * `minIntervalMs`: one conditional UPDATE, so busy sessions cost a write a minute at most.
    */
-  markUsed(sessionId: string, now: number, address: string, minIntervalMs: number): Promise<void>;
+  markUsed(sessionId: string, now: number, address: string | undefined, minIntervalMs: number): Promise<void>;
   /** The user's live sessions, most recently used first. */
   listByUser(userId: string, now: number): Promise<Session[]>;
   /** Deletes a session and its access tokens if `userId` owns it; false otherwise (unknown or another user's). */
