@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { strictBodyValidator } from '../app/strict-validator.js';
 import type { RateLimiter } from '../app/login-throttle.js';
 import type { Clock } from '../lib/clock.js';
 import type { AccountCaller, AccountService } from '../services/account.js';
@@ -43,6 +44,7 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
   const { account } = deps;
   const user = { auth: ['user'] as const };
   const limited = passwordThrottle(deps);
+  scope.setValidatorCompiler(strictBodyValidator);
   scope.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
 
   scope.get('/api/me', {

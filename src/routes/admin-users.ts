@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { strictBodyValidator } from '../app/strict-validator.js';
 import type { User } from '../store/types.js';
 import type { AccountUsage } from '../services/usage.js';
 import type { UserService } from '../services/users.js';
@@ -38,6 +39,7 @@ const MAX_QUOTA = Number.MAX_SAFE_INTEGER;
 export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserService; usage: AccountUsage }): void {
   const { users, usage } = deps;
   const config = { auth: ['user'] as const };
+  scope.setValidatorCompiler(strictBodyValidator);
   scope.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
 
   const view = async (u: User) => {

@@ -160,7 +160,9 @@ export async function basicRoutes(
       session = await auth.startSession(username, password, totp, { client: request.headers['user-agent'], address: request.ip });
     } catch (e) {
       // One message for a wrong password, an unknown user and a wrong code: which one it was is not told.
-      if (e instanceof AppError && e.code === 'invalid_credentials') return page(reply, loginPage(site, { error: 'The username, password or code is wrong.', username, next }), 401);
+      if (e instanceof AppError && e.code === 'invalid_credentials') {
+        return page(reply, loginPage(site, { error: totp.trim() ? 'The username, password or code is wrong.' : 'The username or password is wrong.', username, next }), 401);
+      }
       if (e instanceof AppError && e.code === 'totp_required') return page(reply, loginPage(site, { error: 'This account uses two-factor sign-in: enter the code from your authenticator app (or a recovery code).', username, next }), 401);
       throw e;
     }
