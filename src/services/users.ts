@@ -75,6 +75,19 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
       }
     },
 
+    /**
+     * Undoes first run after a failed start: removes the admin it created, with their storage root.
+     * The last-admin rule does not apply — before the start failed nobody else existed to keep.
+     */
+    async undoFirstAdmin(username: string): Promise<void> {
+      await store.users.delete(username);
+      try {
+        await backend.delete(rootOf(username), { recursive: true });
+      } catch (e) {
+        if ((e as { code?: string }).code !== 'not_found') throw e;
+      }
+    },
+
     /** Sets a password; ends every session of the user but `keepSessionId` (a user changing their own keeps theirs). */
     async setPassword(username: string, password: string, keepSessionId?: string): Promise<void> {
       checkPassword(password);

@@ -23,9 +23,12 @@ test('user add, list, passwd and remove work with --data-dir before or after the
     assert.equal(r.stdout, 'alice\nbob\tadmin\n', 'FILE_CLOUD_DATA_DIR is honoured');
     r = await runCli(['user', 'passwd', 'alice', '--password', 'new-password', '--data-dir', dir]);
     assert.equal(r.code, 0, r.stderr);
+    // bob is the only administrator: alice takes the right first (the server never loses its last one).
+    r = await runCli(['user', 'admin', 'alice', 'on', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
     r = await runCli(['user', 'remove', 'bob', '--data-dir', dir]);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal((await runCli(['user', 'list', '--data-dir', dir])).stdout, 'alice\n');
+    assert.equal((await runCli(['user', 'list', '--data-dir', dir])).stdout, 'alice\tadmin\n');
     // The data directory holds exactly the contract's entries (the db may have WAL companions).
     const entries = (await readdir(dir)).filter((n) => !/^file-cloud\.db-(wal|shm)$/.test(n)).sort();
     assert.deepEqual(entries, ['file-cloud.db', 'storage', 'tmp']);
