@@ -153,14 +153,14 @@ async function authenticate(request: FastifyRequest, rule: AccessRule, resource:
   }
   if (rule.who === 'cookie') {
     const cookie = parseSessionCookie(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
-    return cookie ? deps.auth.resumeSession(cookie.username, cookie.refreshToken) : undefined;
+    return cookie ? deps.auth.resumeSession(cookie.username, cookie.refreshToken, { address: request.ip }) : undefined;
   }
   const header = request.headers.authorization;
   if (header !== undefined) {
     const basic = /^\s*Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
     if (basic) return rule.basic ? deps.basic.authenticate(basic[1] as string, request.ip) : undefined;
     const token = accessTokenFrom(header);
-    return token.startsWith(KEY_PREFIX) ? deps.keys.authenticate(token) : deps.auth.authenticate(token);
+    return token.startsWith(KEY_PREFIX) ? deps.keys.authenticate(token) : deps.auth.authenticate(token, request.ip);
   }
   if (!rule.pathToken || (request.method !== 'GET' && request.method !== 'HEAD') || resource.kind !== 'storage') return undefined;
   const token = (request.query as Record<string, unknown> | undefined)?.token;

@@ -45,6 +45,7 @@ export function createBasicAuthenticator(deps: {
   const { store, clock } = deps;
   const cache = new Map<string, Verified>();
   const checking = new Map<string, Promise<Verified | undefined>>();
+  const totpOn = () => new AppError('unauthorized', 'This account uses two-factor sign-in: WebDAV needs an app password instead of the account password.', { headers: DAV_CHALLENGE });
   const count = async (ip: string) => {
     const wait = (await deps.throttle?.hit(ip, clock.now())) ?? 0;
     if (wait > 0) throw new AppError('rate_limited', `Too many login attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
@@ -73,6 +74,7 @@ export function createBasicAuthenticator(deps: {
     const cached = cache.get(id);
     const user = await store.users.getByName(username);
     if (cached && cached.expiresAt > now && user && !user.disabled && user.id === cached.userId && user.authEpoch === cached.authEpoch) {
+      if (user.totpEnabled) throw totpOn();
       return { kind: 'user', via: 'password', userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false };
     }
     if (cached) cache.delete(id);
@@ -83,6 +85,9 @@ export function createBasicAuthenticator(deps: {
     }
     const verified = await pending;
     if (!verified || !user || verified.userId !== user.id) return undefined;
+    // WebDAV clients cannot ask for a TOTP code: with two-factor sign-in on, the account password alone
+    // must not open the files (docs/security.md). Told only after the password proved right.
+    if (user.totpEnabled) throw totpOn();
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(id, verified);
     return { kind: 'user', via: 'password', userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import type { AuthService } from '../services/auth.js';
-import { objectBody, requiredString } from './body.js';
+import { objectBody, optionalString, requiredString } from './body.js';
 import { empty, errors, json, jsonBody, TokenSet, type RouteSchema } from './schemas.js';
 
 const credentials = (second: string, what: string) => jsonBody({
@@ -16,12 +16,20 @@ const loginSchema: RouteSchema = {
   summary: 'Sign in: username and password for a token set',
   description: 'Throttled per client address (--login-rate-limit, 10 a minute; lifted by --dev): every attempt counts, and the 11th in a minute is refused before its body is read.',
   tags: ['Authentication'],
-  body: credentials('password', 'The account password.'),
+  body: jsonBody({
+    type: 'object',
+    required: ['username', 'password'],
+    properties: {
+      username: { type: 'string' },
+      password: { type: 'string', description: 'The account password.' },
+      totp: { type: 'string', description: 'With TOTP on: the 6-digit code of the authenticator app, or one of the recovery codes.' },
+    },
+  }),
   response: {
     200: json('Signed in: a new session.', TokenSet, noStore),
     ...errors({
       400: malformed,
-      401: 'Wrong password or unknown user (`invalid_credentials`), with the same body and timing for both.',
+      401: 'Wrong password or unknown user (`invalid_credentials`), with the same body and timing for both; with TOTP on, no code (`totp_required`) or a wrong one (`invalid_credentials`).',
       413: 'The body is over 64 KiB.',
       429: 'Too many attempts from this address (`rate_limited`, with `Retry-After`).',
       503: 'Too many password checks queued at once (`unavailable`, with `Retry-After`).',
@@ -63,13 +71,14 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService }): v
     const body = objectBody(request.body);
     const username = requiredString(body, 'username');
     const password = requiredString(body, 'password');
+    const totp = optionalString(body, 'totp');
     reply.header('cache-control', 'no-store');
-    return deps.auth.login(username, password);
+    return deps.auth.login(username, password, totp, { client: request.headers['user-agent'], address: request.ip });
   });
 
   app.post('/auth/refresh', { bodyLimit, config: { access: open }, schema: refreshSchema }, async (request, reply) => {
     const body = objectBody(request.body);
-    const tokens = await deps.auth.refresh(requiredString(body, 'username'), requiredString(body, 'refresh_token'));
+    const tokens = await deps.auth.refresh(requiredString(body, 'username'), requiredString(body, 'refresh_token'), { address: request.ip });
     reply.header('cache-control', 'no-store');
     return tokens;
   });
