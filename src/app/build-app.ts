@@ -183,7 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
-      await base.register(async (scope) => accountRoutes(scope, { account, throttle, clock }));
+      await base.register(async (scope) => accountRoutes(scope, { account }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });

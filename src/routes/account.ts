@@ -1,27 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { strictBodyValidator } from '../app/strict-validator.js';
-import type { RateLimiter } from '../app/login-throttle.js';
-import type { Clock } from '../lib/clock.js';
+import type { AccessRule } from '../domain/access.js';
 import type { AccountCaller, AccountService } from '../services/account.js';
 import { error, noContent, signedIn, throttled } from './route-schemas.js';
+import { json } from './schemas.js';
 
 /** The caller of a signed-in route, in the fields the principal keeps (username, userId, sessionId). */
 export function callerOf(request: FastifyRequest): AccountCaller {
   const p = request.principal as { userId?: string; username: string; sessionId?: string } | null;
   if (!p?.userId) throw new AppError('unauthorized', 'A valid access token is required.');
   return { userId: p.userId, username: p.username, sessionId: p.sessionId };
-}
-
-/**
- * Counts an attempt against the login throttle (per client address), before the body is read:
- * a stolen access token cannot be used to guess the password or TOTP codes faster than a login could.
- */
-export function passwordThrottle(deps: { throttle: RateLimiter | undefined; clock: Clock }) {
-  return async (request: FastifyRequest) => {
-    const wait = (await deps.throttle?.hit(request.ip, deps.clock.now())) ?? 0;
-    if (wait > 0) throw new AppError('rate_limited', `Too many attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
-  };
 }
 
 const sessionSchema = {
@@ -40,10 +29,15 @@ const sessionSchema = {
 const codeBody = { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 64, description: 'A 6-digit code from the authenticator app (or, to turn TOTP off, a recovery code).' } } } as const;
 
 /** CONTRACT "Accounts and API": /api/me, own password, own sessions, TOTP. */
-export function accountRoutes(scope: FastifyInstance, deps: { account: AccountService; throttle: RateLimiter | undefined; clock: Clock }): void {
+export function accountRoutes(scope: FastifyInstance, deps: { account: AccountService }): void {
   const { account } = deps;
-  const user = { auth: ['user'] as const };
-  const limited = passwordThrottle(deps);
+  const user = { access: { who: 'user' } as AccessRule };
+  // Managing the account needs a signed-in session: an app password cannot change the password, see
+  // or end sessions, or turn TOTP on or off (docs/security.md).
+  const session = { access: { who: 'user', sessionOnly: true } as AccessRule };
+  // Password and code checks also count against the login throttle (per client address), before the
+  // body is read: a stolen access token cannot guess the password or codes faster than a login could.
+  const checked = { access: { who: 'user', sessionOnly: true, throttle: ['login'] } as AccessRule };
   scope.setValidatorCompiler(strictBodyValidator);
   scope.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
 
@@ -51,9 +45,9 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
     config: user,
     schema: {
       summary: 'The signed-in user',
-      tags: ['account'],
+      tags: ['Account'],
       response: {
-        200: {
+        200: json('Who you are, your usage and quota, and whether TOTP is on.', {
           type: 'object',
           required: ['username', 'admin', 'used', 'quota', 'totp'],
           properties: {
@@ -63,19 +57,18 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
             quota: { type: ['integer', 'null'], description: 'Bytes allowed; null = no quota.' },
             totp: { type: 'boolean', description: 'Two-factor sign-in (TOTP) is on.' },
           },
-        },
+        }),
         ...signedIn,
       },
     },
   }, async (request) => account.me(callerOf(request)));
 
   scope.post('/api/me/password', {
-    config: user,
-    onRequest: limited,
+    config: checked,
     schema: {
       summary: 'Change your own password',
       description: 'Every other session and every path token of the account stops working; the session making the request stays.',
-      tags: ['account'],
+      tags: ['Account'],
       body: {
         type: 'object',
         required: ['current_password', 'new_password'],
@@ -90,20 +83,20 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
   });
 
   scope.get('/api/sessions', {
-    config: user,
+    config: session,
     schema: {
       summary: 'Your sessions',
-      tags: ['account'],
-      response: { 200: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } }, ...signedIn },
+      tags: ['Account'],
+      response: { 200: json('Your sessions, the current one marked.', { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } }), ...signedIn },
     },
   }, async (request) => ({ sessions: await account.sessions(callerOf(request)) }));
 
   scope.delete('/api/sessions/:id', {
-    config: user,
+    config: session,
     schema: {
       summary: 'End one of your sessions',
       description: 'Its refresh token and access tokens stop working at once. Ending the current session is a logout.',
-      tags: ['account'],
+      tags: ['Account'],
       params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 } } },
       response: { 204: noContent, ...signedIn, 404: error('No session of yours has this id (`not_found`).') },
     },
@@ -113,17 +106,17 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
   });
 
   scope.post('/api/me/totp', {
-    config: user,
+    config: session,
     schema: {
       summary: 'Start setting up two-factor sign-in (TOTP)',
       description: 'A new secret, pending until a code from it is confirmed (POST /api/me/totp/confirm). Calling again replaces a pending secret.',
-      tags: ['account'],
+      tags: ['Account'],
       response: {
-        200: {
+        200: json('A new secret, pending until confirmed with a code.', {
           type: 'object',
           required: ['secret', 'otpauth_url'],
           properties: { secret: { type: 'string', description: 'Base32, 160 bits.' }, otpauth_url: { type: 'string', description: 'otpauth://totp/… for a QR code.' } },
-        },
+        }),
         ...signedIn,
         409: error('TOTP is already on (`already_exists`).'),
       },
@@ -131,15 +124,14 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
   }, async (request) => account.beginTotp(callerOf(request)));
 
   scope.post('/api/me/totp/confirm', {
-    config: user,
-    onRequest: limited,
+    config: checked,
     schema: {
       summary: 'Turn two-factor sign-in on',
       description: 'With a code from the pending secret. Answers the recovery codes, shown this once: each signs in once in place of a code.',
-      tags: ['account'],
+      tags: ['Account'],
       body: codeBody,
       response: {
-        200: { type: 'object', required: ['recovery_codes'], properties: { recovery_codes: { type: 'array', items: { type: 'string' } } } },
+        200: json('TOTP is on: the recovery codes, shown this once.', { type: 'object', required: ['recovery_codes'], properties: { recovery_codes: { type: 'array', items: { type: 'string' } } } }),
         400: error('No setup is pending, or a malformed body (`bad_request`).'),
         ...signedIn,
         409: error('TOTP is already on (`already_exists`).'),
@@ -149,12 +141,11 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
   }, async (request) => account.confirmTotp(callerOf(request), (request.body as { code: string }).code));
 
   scope.delete('/api/me/totp', {
-    config: user,
-    onRequest: limited,
+    config: checked,
     schema: {
       summary: 'Turn two-factor sign-in off',
       description: 'Needs a current code (or a recovery code). The recovery codes go too.',
-      tags: ['account'],
+      tags: ['Account'],
       body: codeBody,
       response: { 204: noContent, 400: error('TOTP is not on, or a malformed body (`bad_request`).'), ...signedIn, ...throttled },
     },

@@ -1,16 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import type { AccessRule } from '../domain/access.js';
 import { strictBodyValidator } from '../app/strict-validator.js';
 import type { User } from '../store/types.js';
 import type { AccountUsage } from '../services/usage.js';
 import type { UserService } from '../services/users.js';
 import { adminOnly, error, noContent } from './route-schemas.js';
-
-/** Admin-only: 403 for a signed-in user who is not an administrator (checked after the auth hook's 401). */
-export function requireAdmin(request: FastifyRequest): void {
-  const p = request.principal as { isAdmin?: boolean } | null;
-  if (!p?.isAdmin) throw new AppError('forbidden', 'Only an administrator may do this.');
-}
+import { json } from './schemas.js';
 
 const userSchema = {
   type: 'object',
@@ -38,7 +34,7 @@ const MAX_QUOTA = Number.MAX_SAFE_INTEGER;
  */
 export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserService; usage: AccountUsage }): void {
   const { users, usage } = deps;
-  const config = { auth: ['user'] as const };
+  const config = { access: { who: 'admin' } as AccessRule };
   scope.setValidatorCompiler(strictBodyValidator);
   scope.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
 
@@ -51,11 +47,10 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
     config,
     schema: {
       summary: 'All users',
-      tags: ['admin'],
-      response: { 200: { type: 'object', required: ['users'], properties: { users: { type: 'array', items: userSchema } } }, ...adminOnly },
+      tags: ['Users (admin)'],
+      response: { 200: json('Every user.', { type: 'object', required: ['users'], properties: { users: { type: 'array', items: userSchema } } }), ...adminOnly },
     },
-  }, async (request) => {
-    requireAdmin(request);
+  }, async () => {
     const all = await users.list();
     // A few at a time: usage may walk each user's storage until the quota service keeps figures.
     const out: Awaited<ReturnType<typeof view>>[] = [];
@@ -68,7 +63,7 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
     schema: {
       summary: 'Create a user',
       description: 'Creates the user and their storage root, as `file-cloud user add` does.',
-      tags: ['admin'],
+      tags: ['Users (admin)'],
       body: {
         type: 'object',
         required: ['username', 'password'],
@@ -78,10 +73,9 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
           admin: { type: 'boolean', default: false },
         },
       },
-      response: { 201: userSchema, 400: error('A bad username or password (`bad_request`).'), ...adminOnly, 409: error('The name is taken (`already_exists`).') },
+      response: { 201: json('Created.', userSchema), 400: error('A bad username or password (`bad_request`).'), ...adminOnly, 409: error('The name is taken (`already_exists`).') },
     },
   }, async (request, reply) => {
-    requireAdmin(request);
     const body = request.body as { username: string; password: string; admin?: boolean };
     const created = await users.add(body.username, body.password, body.admin === true);
     return reply.code(201).send(await view(created));
@@ -94,7 +88,7 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
       description:
         'Any of: a new password (ends all their sessions and path tokens), the admin right, a quota, disabled. ' +
         'Applied in the order admin, disabled, quota, password; a refused change stops the ones after it.',
-      tags: ['admin'],
+      tags: ['Users (admin)'],
       params: nameParams,
       body: {
         type: 'object',
@@ -106,7 +100,7 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
         },
       },
       response: {
-        200: userSchema,
+        200: json('The user as changed.', userSchema),
         400: error('A bad field (`bad_request`).'),
         ...adminOnly,
         404: error('No such user (`not_found`).'),
@@ -115,7 +109,6 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
       },
     },
   }, async (request) => {
-    requireAdmin(request);
     const { name } = request.params as { name: string };
     const body = (request.body ?? {}) as { password?: string; admin?: boolean; quota?: number | null; disabled?: boolean };
     const user = await users.get(name);
@@ -137,13 +130,12 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
     schema: {
       summary: 'Remove a user',
       description: 'Their sessions, path tokens and share links end at once. Their files stay unless `delete_files=true`.',
-      tags: ['admin'],
+      tags: ['Users (admin)'],
       params: nameParams,
       querystring: { type: 'object', properties: { delete_files: { type: 'boolean', default: false } } },
       response: { 204: noContent, ...adminOnly, 404: error('No such user (`not_found`).'), 409: error('The user is the last administrator (`last_admin`).') },
     },
   }, async (request, reply) => {
-    requireAdmin(request);
     const { name } = request.params as { name: string };
     await users.remove(name, (request.query as { delete_files?: boolean }).delete_files === true);
     return reply.code(204).send();

@@ -1,17 +1,13 @@
+import { empty, json, ErrorBody } from './schemas.js';
+
 /**
- * Pieces of Fastify route schemas shared by the account and admin routes: the
- * contract's error body and the status codes every signed-in route can answer.
- * The schemas document the routes (OpenAPI) and validate their input.
+ * Pieces of the route schemas shared by the account and admin routes (in the
+ * shapes of src/routes/schemas.ts): the contract's error answers and the
+ * status codes every signed-in route can answer.
  */
-export const errorBody = {
-  type: 'object',
-  required: ['error', 'message'],
-  properties: { error: { type: 'string', description: 'A stable snake_case code (docs/api.md, "Errors").' }, message: { type: 'string' } },
-} as const;
+export const error = (description: string) => json(description, ErrorBody);
 
-export const error = (description: string) => ({ ...errorBody, description });
-
-export const noContent = { description: 'Done; no body.', type: 'null' } as const;
+export const noContent = empty('Done; no body.');
 
 /** Every route that needs a signed-in user: 401 without one. */
 export const signedIn = { 401: error('No valid access token (`unauthorized`), or a wrong password or code (`invalid_credentials`).') } as const;
