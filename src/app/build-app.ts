@@ -9,6 +9,8 @@ import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore } from '../store/types.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
+import { createUsageService } from '../services/usage.js';
+import { usageRoutes } from '../routes/usage.js';
 import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
 import { createPathTokenService } from '../services/path-token-service.js';
 import { authRoutes } from '../routes/auth.js';
@@ -81,8 +83,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const hasher = deps.hasher ?? createPasswordHasher();
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize });
-  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry });
+  const usage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage });
+  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, usage });
   const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
   const shares = createShareService({
     store: deps.store,
@@ -140,7 +143,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, davAuth, clock, basePath, freeBytes }));
+      await base.register(async (scope) => davRoutes(scope, { files, usage, backend: deps.backend, store: deps.store, davAuth, clock, basePath, freeBytes }));
+      await base.register(async (scope) => usageRoutes(scope, { usage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, throttle, clock, basePath, publicUrl: config.publicUrl }));
@@ -178,6 +182,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   storageSweep.unref();
   app.addHook('onClose', async () => {
     await shares.close();
+    await usage.close();
     clearInterval(sweep);
     clearInterval(storageSweep);
     await sweeping;

@@ -4,6 +4,8 @@ import { systemClock } from '../lib/clock.js';
 import { openDataDir } from '../main.js';
 import { createPasswordHasher } from '../services/passwords.js';
 import { createUserService } from '../services/users.js';
+import { createUsageService } from '../services/usage.js';
+import { formatSize, parseQuota } from '../domain/sizes.js';
 import type { ExtraOption } from './args.js';
 import { passwordFromStdin, passwordFromTerminal } from './password-input.js';
 
@@ -17,6 +19,7 @@ export const USER_COMMANDS = {
   remove: { usage: 'user remove NAME [--delete-files]', summary: 'Removes a user; their sessions and path tokens stop working at once.', arity: 1, options: [{ flag: '--delete-files', type: 'boolean', description: "Also delete the user's files (otherwise they stay in the data directory)." }] },
   passwd: { usage: 'user passwd NAME [--password PW | --password-stdin]', summary: "Sets a password; revokes all of that user's sessions and path tokens.", arity: 1, options: PASSWORD_OPTIONS },
   list: { usage: 'user list', summary: 'Lists users.', arity: 0, options: [] },
+  quota: { usage: 'user quota NAME SIZE|none', summary: 'Sets the storage quota of a user (SIZE like 10G, 500M; 1K = 1024 bytes), or removes it.', arity: 2, options: [] },
 } satisfies Record<string, { usage: string; summary: string; arity: number; options: ExtraOption[] }>;
 
 async function password(values: Record<string, unknown>, confirm: boolean): Promise<string> {
@@ -27,9 +30,12 @@ async function password(values: Record<string, unknown>, confirm: boolean): Prom
 }
 
 /** Runs one user command against the data directory; safe beside a running server (SQLite WAL). */
-export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: string | undefined, values: Record<string, unknown>, config: Config): Promise<number> {
+export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: readonly string[], values: Record<string, unknown>, config: Config): Promise<number> {
+  const name = args[0];
   // Ask for the password before touching the data directory, so a usage error changes nothing.
   const pw = command === 'add' || command === 'passwd' ? await password(values, true) : undefined;
+  const quota = command === 'quota' ? parseQuota(args[1] ?? '') : undefined;
+  if (quota === undefined && command === 'quota') throw new UsageError(`"${args[1]}" is not a size: use a number of bytes with an optional unit (K, M, G, T), like 10G or 500M, or "none"`);
   const { store, backend } = await openDataDir(config, false);
   const users = createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock });
   try {
@@ -49,6 +55,13 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: 
       case 'list':
         for (const u of await users.list()) process.stdout.write(`${u.username}${u.isAdmin ? '\tadmin' : ''}\n`);
         break;
+      case 'quota': {
+        const usage = createUsageService({ store, backend, onError: () => undefined });
+        await usage.setQuota(name as string, quota as number | null);
+        await usage.close();
+        process.stderr.write(quota === null ? `Removed the quota of "${name}".\n` : `Set the quota of "${name}" to ${formatSize(quota as number)} (${quota} bytes).\n`);
+        break;
+      }
     }
   } finally {
     await backend.close();

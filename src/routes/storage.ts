@@ -86,7 +86,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
       // The declared length lets an object store size its upload parts for the file.
-      written = [await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined })];
+      const ifMatch = request.headers['if-match'];
+      written = [await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch })];
     }
     return reply.code(201).send({ files_written: written });
   });

@@ -13,6 +13,10 @@ export interface Database {
     is_admin: number;
     auth_epoch: string;
     created_at: number | string | bigint;
+    /** 0011_usage_quota: bytes, NULL = no quota. */
+    quota: Generated<number | string | bigint | null>;
+    used_bytes: Generated<number | string | bigint>;
+    reserved_bytes: Generated<number | string | bigint>;
   };
   sessions: {
     id: string;

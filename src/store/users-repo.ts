@@ -6,7 +6,7 @@ import { isUniqueViolation } from './sql-errors.js';
 
 type UserRow = Selectable<Database['users']>;
 
-export function toUser(r: UserRow): User {
+export function toUser(r: Omit<UserRow, 'quota' | 'used_bytes' | 'reserved_bytes'>): User {
   return {
     id: r.id,
     username: r.username,
@@ -20,7 +20,7 @@ export function toUser(r: UserRow): User {
 export function createUserRepo(db: Kysely<Database>): UserRepo {
   return {
     async create(u) {
-      const row: UserRow = {
+      const row: Omit<UserRow, 'quota' | 'used_bytes' | 'reserved_bytes'> = {
         id: randomUUID(),
         username: u.username,
         password_hash: u.passwordHash,
