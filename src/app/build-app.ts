@@ -120,6 +120,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);
   installAuth(app, { auth, pathTokens, basePath: config.basePath });
+  // A change is counted in usage before its answer goes out, so the client's next GET /api/usage
+  // (on any node) sees it. Free when nothing is pending.
+  app.addHook('onSend', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') await usage.flush();
+  });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     // Path tokens travel in URLs: never hand them to another site as a Referer.

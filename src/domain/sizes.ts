@@ -10,7 +10,7 @@ export function parseSize(text: string): number | undefined {
   if (!m) return undefined;
   const [, number, unit = '', suffix] = m;
   if (suffix !== undefined && suffix.toLowerCase() === 'ib' && unit === '') return undefined;
-  const power = 'kmgtpe'.indexOf(unit.toLowerCase()) + 1;
+  const power = unit === '' ? 0 : 'kmgtpe'.indexOf(unit.toLowerCase()) + 1;
   const bytes = Number(number) * 1024 ** power;
   if (!Number.isSafeInteger(Math.round(bytes))) return undefined;
   // 1.5K is 1536 bytes; 1.0001K is no whole number of bytes.
