@@ -87,7 +87,10 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
       }
       // The declared length lets an object store size its upload parts for the file.
       const ifMatch = request.headers['if-match'];
-      written = [await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch })];
+      const entry = await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch });
+      // The new version's validator, so an editor can send it as If-Match on its next save.
+      reply.header('etag', entry.etag);
+      written = [entry.name];
     }
     return reply.code(201).send({ files_written: written });
   });

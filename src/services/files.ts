@@ -92,15 +92,14 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
      * current file's ETag: 412 before a byte is read, and checked again just
      * before the new bytes take the name.
      */
-    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string } = {}): Promise<string> {
+    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string } = {}): Promise<Entry> {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
       const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint };
       const quota = await usage.quotaOf(key.user);
       const existing = quota !== undefined || opts.ifMatch !== undefined ? await storageCall(() => backend.stat(key)) : undefined;
       checkIfMatch(opts.ifMatch, existing);
       if (quota === undefined && opts.ifMatch === undefined) {
-        const entry = await storageCall(() => backend.write(key, body, write));
-        return entry.name;
+        return storageCall(() => backend.write(key, body, write));
       }
       // What the upload frees: the file it replaces.
       const credit = existing?.isFile ? existing.size : 0;
@@ -111,7 +110,7 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
         const [entry] = await commitAll([staged], async () => {
           if (opts.ifMatch !== undefined) checkIfMatch(opts.ifMatch, await storageCall(() => backend.stat(key)));
         });
-        return (entry as Entry).name;
+        return entry as Entry;
       } finally {
         await reservation.release();
       }
