@@ -31,11 +31,14 @@ test('user quota: sizes with units or none, applied at once by a running server;
     assert.deepEqual(await usageOf(server.url, auth), { used: 1024, quota: null });
     assert.equal((await put(Buffer.alloc(4096))).status, 201, 'no quota, no limit');
 
-    for (const bad of ['10X', '-1G', 'lots', '']) {
+    for (const bad of ['10X', 'lots', '', '1.5']) {
       r = await runCli(['user', 'quota', 'admin', bad, ...dir]);
       assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
       assert.match(r.stderr, /is not a size/);
     }
+    r = await runCli(['user', 'quota', 'admin', '-1G', ...dir]);
+    assert.equal(r.code, 2, 'a negative size reads as an unknown option: a usage error too');
+    assert.deepEqual(await usageOf(server.url, auth), { used: 4096, quota: null }, 'f.bin was replaced; refused input changed nothing');
     r = await runCli(['user', 'quota', 'admin', ...dir]);
     assert.equal(r.code, 2, 'SIZE is required');
     r = await runCli(['user', 'quota', 'nobody', '5G', ...dir]);
