@@ -64,7 +64,8 @@ function expectWords(positionals: string[], expected: string[]): void {
 }
 
 function userHelp(): string {
-  const lines = Object.values(USER_COMMANDS).map((c) => `  file-cloud ${c.usage.padEnd(58)}${c.summary}`);
+  const width = Math.max(...Object.values(USER_COMMANDS).map((c) => c.usage.length)) + 2;
+  const lines = Object.values(USER_COMMANDS).map((c) => `  file-cloud ${c.usage.padEnd(width)}${c.summary}`);
   return ['Usage:', ...lines, '', 'Add --help after a command for its options.', ''].join('\n');
 }
 
