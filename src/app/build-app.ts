@@ -9,6 +9,8 @@ import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore } from '../store/types.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
+import { createUsageService } from '../services/usage.js';
+import { usageRoutes } from '../routes/usage.js';
 import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
 import { createPathTokenService } from '../services/path-token-service.js';
 import { authRoutes } from '../routes/auth.js';
@@ -30,7 +32,7 @@ import { shareLinkRoutes } from '../routes/share-links.js';
 import { createSecondFactor } from '../services/second-factor.js';
 import { createUserService } from '../services/users.js';
 import { createAccountService } from '../services/account.js';
-import { walkedUsage, type AccountUsage } from '../services/usage.js';
+import { accountUsage } from '../services/usage.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminUserRoutes } from '../routes/admin-users.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
@@ -71,11 +73,6 @@ export type AppDeps = {
   readonly isLeader?: () => boolean;
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
-  /**
-   * Usage and quota figures for /api/me and the admin users API. Default: usage measured by
-   * walking the user's storage, no quotas (src/services/usage.ts) — the quota service replaces it.
-   */
-  readonly usage?: AccountUsage;
 };
 
 /**
@@ -113,11 +110,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const secondFactor = createSecondFactor({ store: deps.store, clock, limiter: throttle });
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor });
   const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
-  const usage = deps.usage ?? walkedUsage(deps.backend);
-  const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize });
-  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry });
+  const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
+  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, usage: storageUsage });
+  const usage = accountUsage(storageUsage);
+  const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
   const shares = createShareService({
     store: deps.store,
     backend: deps.backend,
@@ -154,6 +152,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const basic = createBasicAuthenticator({ store: deps.store, auth, keys, throttle, clock, secret: deps.secret });
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
   installAuth(app, { auth, keys, pathTokens, basic, shares, clock, throttle, visitors });
+  // A change is counted in usage before its answer goes out, so the client's next GET /api/usage
+  // (on any node) sees it. Free when nothing is pending.
+  app.addHook('onSend', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') await storageUsage.flush();
+  });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     // Path tokens travel in URLs: never hand them to another site as a Referer.
@@ -178,7 +181,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, clock, basePath, freeBytes }));
+      await base.register(async (scope) => davRoutes(scope, { files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes }));
+      await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl }));
@@ -218,6 +222,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   storageSweep.unref();
   app.addHook('onClose', async () => {
     await shares.close();
+    await storageUsage.close();
     clearInterval(sweep);
     clearInterval(storageSweep);
     await sweeping;

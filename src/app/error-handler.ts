@@ -46,7 +46,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
   else request.log.info({ code: e.code }, e.message);
   reply.code(e.status).headers(e.headers);
-  if (e.code === 'too_large' && bodyLeftUnread(request)) reply.header('connection', 'close');
+  if ((e.code === 'too_large' || e.code === 'quota_exceeded') && bodyLeftUnread(request)) reply.header('connection', 'close');
   if (request.method === 'HEAD') return reply.send();
   return reply.type('application/json; charset=utf-8').send({ error: e.code, message: e.message });
 }

@@ -30,6 +30,8 @@ Commands:
   user passwd NAME           Set a user's password; revokes all their sessions and path tokens.
   user admin NAME on|off     Grant or take the administrator right (never from the last administrator).
   user list                  List users.
+  user quota NAME SIZE|none  Set a user's storage quota (like 10G or 500M) or remove it.
+  index                      Rescan storage into the usage figures (files put there by other tools).
 
 Global options:
   --data-dir DIR             Data directory [env FILE_CLOUD_DATA_DIR; default ./data]

@@ -5,6 +5,7 @@ import { isAppError } from '../domain/errors.js';
 import { commandWords, parseCommandArgs, type ExtraOption } from './args.js';
 import { MAIN_HELP, commandHelp } from './help.js';
 import { runServe } from './serve.js';
+import { INDEX_SUMMARY, runIndex } from './index-command.js';
 import { runUserCommand, USER_COMMANDS } from './user.js';
 
 /** Exit codes of CONTRACT "Command line". */
@@ -34,18 +35,24 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     expectWords(args.positionals, ['serve']);
     return runServe(config(args.values, ['global', 'serve']));
   }
+  if (command === 'index') {
+    const args = parseCommandArgs(argv, ['global'], []);
+    if (args.values.help) return print(commandHelp('file-cloud index', INDEX_SUMMARY, ['global']));
+    expectWords(args.positionals, ['index']);
+    return runIndex(config(args.values, ['global']));
+  }
   if (command !== 'user') throw new UsageError(`unknown command "${command}" (try --help)`);
   const sub = words[1];
   const spec = sub !== undefined && Object.hasOwn(USER_COMMANDS, sub) ? USER_COMMANDS[sub as keyof typeof USER_COMMANDS] : undefined;
   if (!spec) {
     if (argv.includes('--help')) return print(userHelp());
-    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd, admin or list');
+    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd, admin, list or quota');
   }
   const args = parseCommandArgs(argv, ['global'], spec.options);
   if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global'], spec.options));
   const rest = args.positionals.slice(2);
   if (rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
-  return runUserCommand(sub as keyof typeof USER_COMMANDS, rest[0], args.values, config(args.values, ['global']), rest);
+  return runUserCommand(sub as keyof typeof USER_COMMANDS, rest, args.values, config(args.values, ['global']));
 }
 
 function config(values: Record<string, string | boolean | undefined>, scopes: readonly ('global' | 'serve')[]): Config {
@@ -57,7 +64,8 @@ function expectWords(positionals: string[], expected: string[]): void {
 }
 
 function userHelp(): string {
-  const lines = Object.values(USER_COMMANDS).map((c) => `  file-cloud ${c.usage.padEnd(58)}${c.summary}`);
+  const width = Math.max(...Object.values(USER_COMMANDS).map((c) => c.usage.length)) + 2;
+  const lines = Object.values(USER_COMMANDS).map((c) => `  file-cloud ${c.usage.padEnd(width)}${c.summary}`);
   return ['Usage:', ...lines, '', 'Add --help after a command for its options.', ''].join('\n');
 }
 

@@ -4,6 +4,8 @@ import { systemClock } from '../lib/clock.js';
 import { openDataDir } from '../main.js';
 import { createPasswordHasher } from '../services/passwords.js';
 import { createUserService } from '../services/users.js';
+import { createUsageService } from '../services/usage.js';
+import { formatSize, parseQuota } from '../domain/sizes.js';
 import type { ExtraOption } from './args.js';
 import { passwordFromStdin, passwordFromTerminal } from './password-input.js';
 
@@ -18,6 +20,7 @@ export const USER_COMMANDS = {
   passwd: { usage: 'user passwd NAME [--password PW | --password-stdin]', summary: "Sets a password; revokes all of that user's sessions and path tokens.", arity: 1, options: PASSWORD_OPTIONS },
   list: { usage: 'user list', summary: 'Lists users.', arity: 0, options: [] },
   admin: { usage: 'user admin NAME on|off', summary: 'Grants or takes the administrator right (never from the last administrator).', arity: 2, options: [] },
+  quota: { usage: 'user quota NAME SIZE|none', summary: 'Sets the storage quota of a user (SIZE like 10G, 500M; 1K = 1024 bytes), or removes it.', arity: 2, options: [] },
 } satisfies Record<string, { usage: string; summary: string; arity: number; options: ExtraOption[] }>;
 
 async function password(values: Record<string, unknown>, confirm: boolean): Promise<string> {
@@ -28,11 +31,14 @@ async function password(values: Record<string, unknown>, confirm: boolean): Prom
 }
 
 /** Runs one user command against the data directory; safe beside a running server (SQLite WAL). */
-export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: string | undefined, values: Record<string, unknown>, config: Config, args: readonly string[] = []): Promise<number> {
+export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: readonly string[], values: Record<string, unknown>, config: Config): Promise<number> {
+  const name = args[0];
   const onOff = args[1];
   if (command === 'admin' && onOff !== 'on' && onOff !== 'off') throw new UsageError(`usage: file-cloud ${USER_COMMANDS.admin.usage}`);
   // Ask for the password before touching the data directory, so a usage error changes nothing.
   const pw = command === 'add' || command === 'passwd' ? await password(values, true) : undefined;
+  const quota = command === 'quota' ? parseQuota(args[1] ?? '') : undefined;
+  if (quota === undefined && command === 'quota') throw new UsageError(`"${args[1]}" is not a size: use a number of bytes with an optional unit (K, M, G, T), like 10G or 500M, or "none"`);
   const { store, backend } = await openDataDir(config, false);
   const users = createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock });
   try {
@@ -56,6 +62,13 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: 
       case 'list':
         for (const u of await users.list()) process.stdout.write(`${u.username}${u.isAdmin ? '\tadmin' : ''}\n`);
         break;
+      case 'quota': {
+        const usage = createUsageService({ store, backend, onError: () => undefined });
+        await usage.setQuota(name as string, quota as number | null);
+        await usage.close();
+        process.stderr.write(quota === null ? `Removed the quota of "${name}".\n` : `Set the quota of "${name}" to ${formatSize(quota as number)} (${quota} bytes).\n`);
+        break;
+      }
     }
   } finally {
     await backend.close();

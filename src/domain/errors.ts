@@ -40,6 +40,7 @@ export const ERRORS = {
   unavailable: 503,
   storage_unavailable: 503,
   disk_full: 507,
+  quota_exceeded: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

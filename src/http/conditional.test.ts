@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ConditionalHeaders, ifRangeMatches, isNotModified } from './conditional.js';
+import { type ConditionalHeaders, ifMatchPasses, ifRangeMatches, isNotModified } from './conditional.js';
 
 const etag = '"abc123"';
 const modified = new Date('2024-05-06T07:08:09.750Z');
@@ -68,4 +68,23 @@ test('If-Range allows the range only on a strong match', () => {
   ];
   for (const [ifRange, want] of rows) assert.equal(ifRangeMatches(ifRange, etag, modified), want, String(ifRange));
   assert.equal(ifRangeMatches('"abc123"', 'W/"abc123"', modified), false, 'a weak stored tag never matches strongly');
+});
+
+test('ifMatchPasses: strong comparison against the current file, * for any file, nothing matches a missing one', () => {
+  const cases: [string | undefined, string | undefined, boolean][] = [
+    [undefined, '"a"', true],
+    [undefined, undefined, true],
+    ['*', '"a"', true],
+    ['*', undefined, false],
+    ['"a"', '"a"', true],
+    ['"b"', '"a"', false],
+    ['"b", "a"', '"a"', true],
+    ['"x,y", "a"', '"a"', true],
+    ['W/"a"', '"a"', false],
+    ['"a"', 'W/"a"', false],
+    ['"a"', undefined, false],
+    ['a', '"a"', false],
+    ['', '"a"', false],
+  ];
+  for (const [header, etag, want] of cases) assert.equal(ifMatchPasses(header, etag), want, `${header} vs ${etag}`);
 });

@@ -43,6 +43,21 @@ export function ifRangeMatches(ifRange: string | undefined, etag: string, lastMo
   return date !== undefined && date === seconds(lastModified);
 }
 
+/**
+ * Whether a write may go ahead given its If-Match header (RFC 9110 §13.1.1):
+ * absent → yes; `*` → only when a file is there; otherwise the current
+ * file's ETag must be in the list by strong comparison (a weak tag never
+ * matches), and nothing there never matches. A malformed header matches
+ * nothing, so a broken client cannot overwrite by accident.
+ */
+export function ifMatchPasses(ifMatch: string | undefined, current: string | undefined): boolean {
+  if (ifMatch === undefined) return true;
+  const value = ifMatch.trim();
+  if (value === '*') return current !== undefined;
+  if (current === undefined || current.startsWith('W/')) return false;
+  return parseEtagList(value).some((t) => !t.weak && t.opaque === current);
+}
+
 type EntityTag = { weak: boolean; opaque: string };
 
 const ETAG = /^[ \t]*(W\/)?("[^"]*")[ \t]*(?:,|$)/;

@@ -52,7 +52,7 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
     },
   }, async () => {
     const all = await users.list();
-    // A few at a time: usage may walk each user's storage until the quota service keeps figures.
+    // A few at a time: each user's figures are a query of their own.
     const out: Awaited<ReturnType<typeof view>>[] = [];
     for (let i = 0; i < all.length; i += 4) out.push(...(await Promise.all(all.slice(i, i + 4).map(view))));
     return { users: out };
@@ -112,15 +112,12 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
     const { name } = request.params as { name: string };
     const body = (request.body ?? {}) as { password?: string; admin?: boolean; quota?: number | null; disabled?: boolean };
     const user = await users.get(name);
-    if (body.quota !== undefined && body.quota !== null && !usage.setQuota) {
-      throw new AppError('unavailable', 'Quotas are not available on this server yet; nothing was changed.');
-    }
     // Enabling before granting and demoting before disabling, so each step meets the rule
     // "administrators are enabled users" on its own.
     if (body.disabled === false) await users.setDisabled(name, false);
     if (body.admin !== undefined) await users.setAdmin(name, body.admin);
     if (body.disabled === true) await users.setDisabled(name, true);
-    if (body.quota !== undefined && usage.setQuota) await usage.setQuota(user, body.quota);
+    if (body.quota !== undefined) await usage.setQuota(user, body.quota);
     if (body.password !== undefined) await users.setPassword(name, body.password);
     return view(await users.get(name));
   });

@@ -7,6 +7,7 @@ import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
+import type { UsageService } from '../services/usage.js';
 import { storageCall } from '../services/storage-errors.js';
 import type { DavLock, DeadProperty, MetadataStore } from '../store/types.js';
 import type { AccessRule, Resource as UrlTarget } from '../domain/access.js';
@@ -44,6 +45,7 @@ const NONE: readonly never[] = [];
 
 export type DavDeps = {
   readonly files: FilesService;
+  readonly usage: UsageService;
   readonly backend: StorageBackend;
   readonly store: MetadataStore;
   readonly clock: Clock;
@@ -61,7 +63,6 @@ export type DavDeps = {
  */
 export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<void> {
   const { files, backend, store, clock, basePath } = deps;
-  const quotaCache = new Map<string, { used: number; at: number }>();
 
   // Bodies are users' bytes (PUT) or XML this module reads itself with its own limits.
   scope.removeAllContentTypeParsers();
@@ -279,24 +280,38 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     if (move) scopes.push({ path: resourcePath(from), tree: true, member: true });
     await checkLocks(from.user, scopes, cond, principal);
     await checkIf(cond, from);
-    if (existing) {
-      // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
-      await storageCall(() => backend.delete(to, { recursive: true }));
-      await forget(to.user, resourcePath(to));
-    }
-    if (move) {
-      await storageCall(() => backend.move(from, to, { overwrite: true }));
-      await store.davLocks.deleteWithin(from.user, resourcePath(from));
-      await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
-    } else if (depth === '0' && !source.isFile) {
-      await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
-      const props = await store.davProperties.list(from.user, resourcePath(from));
-      if (props.length > 0) await store.davProperties.patch(to.user, resourcePath(to), props.map((prop) => ({ op: 'set', prop })));
-    } else {
-      await storageCall(() => backend.copy(from, to, { overwrite: true }));
-      await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
+    // A copy adds its source's bytes less those of the destination it replaces: refused (507) before anything changes.
+    const copying = !move && !(depth === '0' && !source.isFile);
+    const reservation = await deps.usage.reserve(to.user);
+    try {
+      if (copying && (await deps.usage.quotaOf(to.user)) !== undefined) {
+        await reservation.cover((await bytesAt(from, source)) - (await bytesAt(to, existing)));
+      }
+      await transfer();
+    } finally {
+      await reservation.release();
     }
     return reply.code(existing ? 204 : 201).send();
+
+    async function transfer() {
+      if (existing) {
+        // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
+        await storageCall(() => backend.delete(to, { recursive: true }));
+        await forget(to.user, resourcePath(to));
+      }
+      if (move) {
+        await storageCall(() => backend.move(from, to, { overwrite: true }));
+        await store.davLocks.deleteWithin(from.user, resourcePath(from));
+        await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
+      } else if (depth === '0' && !source.isFile) {
+        await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
+        const props = await store.davProperties.list(from.user, resourcePath(from));
+        if (props.length > 0) await store.davProperties.patch(to.user, resourcePath(to), props.map((prop) => ({ op: 'set', prop })));
+      } else {
+        await storageCall(() => backend.copy(from, to, { overwrite: true }));
+        await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
+      }
+    }
   }
 
   // ---------------------------------------------------------------- PROPFIND, PROPPATCH
@@ -361,15 +376,24 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     };
   }
 
+  /**
+   * RFC 4331: used bytes from the usage figures; available is what the quota
+   * leaves (or the disk's free space when it is smaller, or alone without a quota).
+   */
   async function quotaOf(user: string): Promise<{ used: number; available?: number }> {
-    const cached = quotaCache.get(user);
-    let used = cached && clock.now() - cached.at < 30_000 ? cached.used : undefined;
-    if (used === undefined) {
-      used = 0;
-      for await (const w of backend.walk({ user, segments: [] })) if (w.entry.isFile) used += w.entry.size;
-      quotaCache.set(user, { used, at: clock.now() });
-    }
-    return { used, available: await deps.freeBytes?.() };
+    const [{ used, quota }, free] = await Promise.all([deps.usage.get(user), deps.freeBytes?.()]);
+    const left = quota === undefined ? undefined : Math.max(0, quota - used);
+    const available = left === undefined ? free : free === undefined ? left : Math.min(left, free);
+    return { used: Math.max(0, used), available };
+  }
+
+  /** Bytes of the file, or of every file below the folder, at key (0 when nothing is there). */
+  async function bytesAt(key: StorageKey, entry: { isFile: boolean; size: number } | undefined): Promise<number> {
+    if (!entry) return 0;
+    if (entry.isFile) return entry.size;
+    let size = 0;
+    for await (const w of backend.walk(key)) if (w.entry.isFile) size += w.entry.size;
+    return size;
   }
 
   async function propfindTop(request: FastifyRequest, reply: FastifyReply, principal: Principal) {

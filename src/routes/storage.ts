@@ -224,7 +224,11 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
       // The declared length lets an object store size its upload parts for the file.
-      written = [await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined })];
+      const ifMatch = request.headers['if-match'];
+      const entry = await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch });
+      // The new version's validator, so an editor can send it as If-Match on its next save.
+      reply.header('etag', entry.etag);
+      written = [entry.name];
     }
     return reply.code(201).send({ files_written: written });
   });

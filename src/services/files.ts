@@ -1,9 +1,12 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 import { compareCodePoints, nameProblem } from '../domain/names.js';
-import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
-import { listAll, type ByteRange, type Entry, type StorageBackend } from '../storage/backend.js';
+import type { Principal } from '../domain/principal.js';
+import { isRoot, isSameOrInside, keyChild, keyId, type StorageKey } from '../domain/storage-path.js';
+import { ifMatchPasses } from '../http/conditional.js';
+import { listAll, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
+import type { UsageService } from './usage.js';
 
 export type FilesService = ReturnType<typeof createFilesService>;
 
@@ -22,8 +25,8 @@ export type UploadPart = { readonly filename: string; readonly stream: Readable 
  * has already allowed (src/domain/access.ts), get entries and streams back,
  * and set the headers themselves.
  */
-export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number }) {
-  const { backend } = deps;
+export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number; usage: UsageService }) {
+  const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
   const forbidden = () => new AppError('unauthorized', 'You are not allowed to access this path.');
 
@@ -31,6 +34,27 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
     const entry = await storageCall(() => backend.stat(key));
     if (!entry) throw new AppError('not_found', 'No file or folder exists at this path.');
     return entry;
+  }
+
+  /** Refuses a write whose If-Match does not match what is there now (412). */
+  function checkIfMatch(ifMatch: string | undefined, current: Entry | undefined): void {
+    if (current && !current.isFile) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
+    if (!ifMatchPasses(ifMatch, current?.etag)) {
+      throw new AppError('precondition_failed', current ? 'The file has changed since you read it (its ETag differs from If-Match).' : 'The file no longer exists (If-Match needs it).');
+    }
+  }
+
+  /** Runs `before` (a last check), then commits the staged files in order; on a failure the ones not committed are discarded. */
+  async function commitAll(staged: readonly StagedFile[], before?: () => Promise<void>): Promise<Entry[]> {
+    const entries: Entry[] = [];
+    try {
+      await before?.();
+      for (const file of staged) entries.push(await storageCall(() => file.commit()));
+    } catch (e) {
+      await Promise.all(staged.slice(entries.length).map((f) => f.discard().catch(() => undefined)));
+      throw e;
+    }
+    return entries;
   }
 
   return {
@@ -53,11 +77,34 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       return storageCall(() => backend.read(key, range));
     },
 
-    /** Raw-body upload to a file path: created or atomically replaced, parents created. */
-    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number } = {}): Promise<string> {
+    /**
+     * Raw-body upload to a file path: created or atomically replaced, parents
+     * created. `ifMatch` (the If-Match header) makes it conditional on the
+     * current file's ETag: 412 before a byte is read, and checked again just
+     * before the new bytes take the name.
+     */
+    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string } = {}): Promise<Entry> {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-      const entry = await storageCall(() => backend.write(key, body, { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint }));
-      return entry.name;
+      const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint };
+      const quota = await usage.quotaOf(key.user);
+      const existing = quota !== undefined || opts.ifMatch !== undefined ? await storageCall(() => backend.stat(key)) : undefined;
+      checkIfMatch(opts.ifMatch, existing);
+      if (quota === undefined && opts.ifMatch === undefined) {
+        return storageCall(() => backend.write(key, body, write));
+      }
+      // What the upload frees: the file it replaces.
+      const credit = existing?.isFile ? existing.size : 0;
+      const reservation = await usage.reserve(key.user, quota === undefined ? 0 : Math.max(0, (opts.sizeHint ?? 0) - credit));
+      try {
+        const metered = quota === undefined ? body : usage.meter(body, reservation, credit);
+        const staged = await storageCall(() => backend.stage(key, metered, write));
+        const [entry] = await commitAll([staged], async () => {
+          if (opts.ifMatch !== undefined) checkIfMatch(opts.ifMatch, await storageCall(() => backend.stat(key)));
+        });
+        return entry as Entry;
+      } finally {
+        await reservation.release();
+      }
     },
 
     /**
@@ -67,17 +114,49 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
      */
     async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<string[]> {
       await storageCall(() => backend.mkdir(dir, { parents: true, existOk: true }), { already_exists: 'A file is in the way where a folder is needed.' });
-      const written: string[] = [];
-      for await (const part of parts) {
+      const quota = await usage.quotaOf(dir.user);
+      const write: WriteOptions = { ifExists: opts.overwrite ? 'replace' : 'rename', maxBytes, signal: opts.signal };
+      const partName = (part: UploadPart) => {
         const problem = nameProblem(part.filename);
         if (problem) {
           part.stream.resume();
           throw new AppError('invalid_name', `The file name "${part.filename}" is not allowed: ${problem}.`);
         }
-        const entry = await storageCall(() =>
-          backend.write(keyChild(dir, part.filename), part.stream, { ifExists: opts.overwrite ? 'replace' : 'rename', maxBytes, signal: opts.signal }),
-        );
-        written.push(entry.name);
+        return part.filename;
+      };
+      const written: string[] = [];
+      if (quota === undefined) {
+        for await (const part of parts) {
+          const entry = await storageCall(() => backend.write(keyChild(dir, partName(part)), part.stream, write));
+          written.push(entry.name);
+        }
+      } else {
+        // Under a quota every part is staged first and committed only when all fit, so an
+        // upload that passes the quota in its last part writes nothing at all.
+        const reservation = await usage.reserve(dir.user);
+        const staged: StagedFile[] = [];
+        try {
+          let before = 0;
+          let credit = 0;
+          try {
+            for await (const part of parts) {
+              const key = keyChild(dir, partName(part));
+              if (opts.overwrite) {
+                const there = await storageCall(() => backend.stat(key));
+                if (there?.isFile) credit += there.size;
+              }
+              const file = await storageCall(() => backend.stage(key, usage.meter(part.stream, reservation, credit - before), write));
+              staged.push(file);
+              before += file.size;
+            }
+          } catch (e) {
+            await Promise.all(staged.map((f) => f.discard().catch(() => undefined)));
+            throw e;
+          }
+          for (const entry of await commitAll(staged)) written.push(entry.name);
+        } finally {
+          await reservation.release();
+        }
       }
       if (written.length === 0) throw new AppError('bad_request', 'The upload contains no file part (a part with a filename).');
       return written;

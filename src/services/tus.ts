@@ -9,6 +9,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import { tryHold, type Coordination } from '../storage/coordination.js';
 import type { MetadataStore, TusUpload } from '../store/types.js';
 import { storageCall } from './storage-errors.js';
+import type { UsageService } from './usage.js';
 
 export type TusService = ReturnType<typeof createTusService>;
 
@@ -47,7 +48,8 @@ export type ChunkRequest = {
  * An upload is only ever visible to its owner: for anyone else it does
  * not exist (404), so its id reveals nothing.
  */
-export function createTusService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; maxUploadBytes: number; expirySeconds: number }) {
+export function createTusService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; maxUploadBytes: number; expirySeconds: number; usage: UsageService }) {
+  const { usage } = deps;
   const { store, backend, clock } = deps;
   const staging = backend.resumable;
   const coordination: Coordination = { leases: store.leases, journal: store.journal, now: () => clock.now() };
@@ -58,6 +60,17 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
   const checkSize = (length: number) => {
     if (maxBytes !== undefined && length > maxBytes) throw new AppError('too_large', `The upload is larger than this server accepts (${maxBytes} bytes).`);
   };
+
+  /**
+   * Refuses (507) an upload of `length` bytes that would not fit the owner's
+   * quota right now. Nothing stays reserved: the bytes are reserved by the
+   * PATCH requests that bring them (see append).
+   */
+  async function checkQuota(user: string, length: number): Promise<void> {
+    if (length === 0 || (await usage.quotaOf(user)) === undefined) return;
+    const reservation = await usage.reserve(user, length);
+    await reservation.release();
+  }
 
   /** The folder an upload goes to: Upload-Metadata `folder` (`/<user>/<path>`), default the owner's root. */
   function folderOf(principal: Principal, raw: string | undefined): StorageKey {
@@ -113,6 +126,7 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
 
     async create(principal: Principal, req: CreateRequest): Promise<TusUpload> {
       if (req.length !== undefined) checkSize(req.length);
+      if (req.length !== undefined) await checkQuota(principal.username, req.length);
       const filename = req.metadata.get('filename');
       if (filename === undefined) throw new AppError('bad_request', 'Upload-Metadata must name the file: filename <base64 name>.');
       const problem = nameProblem(filename);
@@ -171,6 +185,7 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         if (req.length !== undefined) {
           if (u.length === undefined) {
             checkSize(req.length);
+            await checkQuota(u.user, req.length);
             if (req.length < u.offset) throw new AppError('bad_request', 'Upload-Length is less than the bytes already received.');
             await store.tusUploads.setLength(id, req.length);
             u = { ...u, length: req.length };
@@ -190,12 +205,27 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
           at = offset;
           expiresAt = until;
         };
-        const result = await storageCall(() => staging.append(id, u.offset, body, { maxBytes: room, sha1: req.sha1, onDurable: record }));
-        if (result.outcome === 'checksum_mismatch') throw new AppError('checksum_mismatch', 'The chunk does not match its Upload-Checksum; it was discarded, send it again.');
-        if (result.offset !== at) await record(result.offset);
-        u = { ...u, offset: at, expiresAt };
-        if (result.outcome === 'complete' && u.length !== undefined && u.offset === u.length) return finish(u);
-        return u;
+        // Under a quota this request reserves the whole upload so far (the staged bytes are not
+        // counted anywhere else) and its chunk as it arrives, and the last one commits the file
+        // under that reservation: concurrent uploads can never together pass the quota.
+        const quota = await usage.quotaOf(u.user);
+        const reservation = await usage.reserve(u.user, quota === undefined ? 0 : u.offset + (req.declaredBytes ?? 0));
+        try {
+          const chunk = quota === undefined ? undefined : usage.meter(body, reservation, -u.offset);
+          const result = await storageCall(() => staging.append(id, u.offset, chunk ?? body, { maxBytes: room, sha1: req.sha1, onDurable: record }));
+          if (chunk?.refusal) {
+            // The bytes that fitted stay staged (never visible); the client learns the offset from HEAD.
+            if (result.offset !== at) await record(result.offset);
+            throw chunk.refusal;
+          }
+          if (result.outcome === 'checksum_mismatch') throw new AppError('checksum_mismatch', 'The chunk does not match its Upload-Checksum; it was discarded, send it again.');
+          if (result.offset !== at) await record(result.offset);
+          u = { ...u, offset: at, expiresAt };
+          if (result.outcome === 'complete' && u.length !== undefined && u.offset === u.length) return await finish(u);
+          return u;
+        } finally {
+          await reservation.release();
+        }
       });
     },
 

@@ -1,40 +1,188 @@
-import { isStorageError, type StorageBackend } from '../storage/backend.js';
-import type { User } from '../store/types.js';
+import { Readable } from 'node:stream';
+import { AppError } from '../domain/errors.js';
+import { formatSize } from '../domain/sizes.js';
+import type { StorageKey } from '../domain/storage-path.js';
+import { usageDeltas } from '../domain/usage-deltas.js';
+import type { StorageBackend } from '../storage/backend.js';
+import type { MetadataStore, User } from '../store/types.js';
+
+export type UsageService = ReturnType<typeof createUsageService>;
+
+/**
+ * Bytes reserved ahead of a body of unknown length, so a stream costs one
+ * database write per this many bytes, not one per chunk.
+ */
+const RESERVE_STEP = 8 * 1024 * 1024;
+
+/** A body counted against a quota; `refusal` is the quota_exceeded error once a chunk did not fit. */
+export type MeteredBody = Readable & { readonly refusal: AppError | undefined };
+
+export const quotaExceeded = (quota: number) =>
+  new AppError('quota_exceeded', `This upload would pass your storage quota (${formatSize(quota)}); delete files or ask an administrator for more space.`);
+
+/**
+ * Bytes set aside for one upload while its bytes arrive. Other uploads see
+ * them as taken, so concurrent uploads that each fit alone cannot together
+ * pass the quota. Release after the commit (whose storage event has then
+ * been counted) or after a failure.
+ */
+export interface Reservation {
+  /** Makes sure at least `bytes` are reserved in all; throws quota_exceeded (nothing more reserved) when they do not fit. */
+  cover(bytes: number): Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
+ * Usage and quotas (CONTRACT "Search, thumbnails, usage"). Usage is kept
+ * from the backend's storage events in this one place, each event one
+ * atomic `used = used + delta` in the metadata store, so it is exact under
+ * concurrent writers on every node. Quotas are enforced by reservations
+ * (see Reservation) that every upload path takes through `meter` or
+ * `reserve`.
+ */
+export function createUsageService(deps: { store: MetadataStore; backend: StorageBackend; onError: (e: unknown) => void }) {
+  const { store, backend } = deps;
+  // Updates started by events and not yet written: a reader of usage in this process waits for them.
+  const pending = new Set<Promise<void>>();
+
+  const unsubscribe = backend.events.subscribe((event) => {
+    for (const { user, delta } of usageDeltas(event)) {
+      const p: Promise<void> = store.usage.add(user, delta).catch(deps.onError).finally(() => pending.delete(p));
+      pending.add(p);
+    }
+  });
+
+  /** Waits until every usage change this process has seen so far is in the store. */
+  async function flush(): Promise<void> {
+    while (pending.size > 0) await Promise.all([...pending]);
+  }
+
+  async function reserve(user: string, initial = 0): Promise<Reservation> {
+    let held = 0;
+    let unlimited = false;
+    const reservation: Reservation = {
+      async cover(bytes) {
+        if (unlimited || bytes <= held) return;
+        const more = bytes - held;
+        // Ahead of the bytes by a step when that fits; exactly what is needed when only that does.
+        for (const ask of more < RESERVE_STEP ? [more + RESERVE_STEP, more] : [more]) {
+          const r = await store.usage.reserve(user, ask);
+          if (r === 'unlimited') {
+            unlimited = true;
+            return;
+          }
+          if (r === 'reserved') {
+            held += ask;
+            return;
+          }
+        }
+        const now = await store.usage.get(user);
+        throw quotaExceeded(now?.quota ?? 0);
+      },
+      async release() {
+        // The commit's usage update must land before the reservation goes, or for a moment the bytes would count nowhere.
+        await flush();
+        const bytes = held;
+        held = 0;
+        if (bytes > 0) await store.usage.release(user, bytes);
+      },
+    };
+    if (initial > 0) await reservation.cover(initial);
+    return reservation;
+  }
+
+  return {
+    flush,
+
+    /** `{used, quota}` of a user; quota undefined when none is set. */
+    async get(user: string): Promise<{ used: number; quota: number | undefined }> {
+      await flush();
+      const u = await store.usage.get(user);
+      if (!u) throw new AppError('not_found', `No user "${user}" exists.`);
+      return { used: u.used, quota: u.quota };
+    },
+
+    /** The user's quota in bytes, undefined when none is set (uploads then skip all metering). */
+    async quotaOf(user: string): Promise<number | undefined> {
+      return (await store.usage.get(user))?.quota;
+    },
+
+    /** Reserves `initial` bytes now (quota_exceeded when they do not fit); more as needed through cover. */
+    reserve,
+
+    /**
+     * The body, counted against the user's quota as it streams: bytes beyond
+     * `credit` (what the upload frees, such as the size of the file it
+     * replaces) are reserved ahead of them, and the stream fails with
+     * quota_exceeded at the first chunk that does not fit. The request under
+     * it is never destroyed, so the 507 answer can still be sent.
+     */
+    meter(body: Readable, reservation: Reservation, credit = 0): MeteredBody {
+      let received = 0;
+      const state: { refusal: AppError | undefined } = { refusal: undefined };
+      async function* counted() {
+        for await (const chunk of body.iterator({ destroyOnReturn: false })) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+          received += bytes.length;
+          try {
+            await reservation.cover(received - credit);
+          } catch (e) {
+            if (e instanceof AppError) state.refusal = e;
+            throw e;
+          }
+          yield bytes;
+        }
+      }
+      return Object.defineProperty(Readable.from(counted(), { objectMode: false }), 'refusal', { get: () => state.refusal }) as MeteredBody;
+    },
+
+    /** Sets (bytes) or removes (null) a user's quota: the one method the CLI and the admin API call. */
+    async setQuota(user: string, quota: number | null): Promise<void> {
+      if (quota !== null && (!Number.isSafeInteger(quota) || quota < 0)) throw new AppError('bad_request', 'A quota is a whole number of bytes, 0 or more, or null for none.');
+      if (!(await store.usage.setQuota(user, quota))) throw new AppError('not_found', `No user "${user}" exists.`);
+    },
+
+    /**
+     * Counts the user's bytes by walking their storage and sets usage to
+     * that (files put there by other tools, or a count that went wrong).
+     * Also clears reservations, so it belongs to a quiet moment: an upload
+     * under way meanwhile is counted when it commits but no longer reserved.
+     */
+    async recount(user: string): Promise<number> {
+      await flush();
+      const root: StorageKey = { user, segments: [] };
+      let used = 0;
+      for await (const w of backend.walk(root)) if (w.entry.isFile) used += w.entry.size;
+      await store.usage.setUsed(user, used);
+      return used;
+    },
+
+    async close(): Promise<void> {
+      unsubscribe();
+      await flush();
+    },
+  };
+}
 
 export type UsageFigures = { readonly used: number; readonly quota: number | null };
 
 /**
- * Where the account endpoints (GET /api/me, the admin users API) get a user's
- * usage and quota, and where an admin's quota change goes. The quota work
- * (issue 16: usage kept current from storage events, quotas enforced with 507)
- * provides the real implementation; build-app takes it as `deps.usage`.
+ * Where the account endpoints (GET /api/me, the admin users API) get a
+ * user's usage and quota, and where an admin's quota change goes.
  */
 export interface AccountUsage {
   of(user: Pick<User, 'id' | 'username'>): Promise<UsageFigures>;
-  /**
-   * Sets (bytes) or clears (null) a user's quota. Absent while quotas do not
-   * exist: the admin API then refuses a quota (503) before changing anything.
-   */
-  readonly setQuota?: (user: Pick<User, 'id' | 'username'>, quota: number | null) => Promise<void>;
+  /** Sets (bytes) or clears (null) a user's quota. */
+  setQuota(user: Pick<User, 'id' | 'username'>, quota: number | null): Promise<void>;
 }
 
-/**
- * Until the quota service lands: `used` measured honestly by walking the
- * user's storage (correct on every backend, but its cost grows with the
- * number of files, so it is for these account pages only), `quota` null,
- * and no quota can be set.
- */
-export function walkedUsage(backend: StorageBackend): AccountUsage {
+/** The usage service in the account endpoints' terms. */
+export function accountUsage(usage: UsageService): AccountUsage {
   return {
     async of(user) {
-      let used = 0;
-      try {
-        for await (const { entry } of backend.walk({ user: user.username, segments: [] })) if (entry.isFile) used += entry.size;
-      } catch (e) {
-        // A user whose root folder is gone (removed by hand) uses nothing.
-        if (!isStorageError(e, 'not_found')) throw e;
-      }
-      return { used, quota: null };
+      const { used, quota } = await usage.get(user.username);
+      return { used, quota: quota ?? null };
     },
+    setQuota: (user, quota) => usage.setQuota(user.username, quota),
   };
 }

@@ -456,4 +456,50 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.deepEqual(await store.apiKeys.listByUser(a.id), []);
     assert.equal(await store.apiKeys.findByHash('h2', NOW), undefined);
   });
+
+  withStore('usage: figures per user, quota set and removed, unknown users answered as such', async (store) => {
+    await newUser(store, 'alice');
+    await newUser(store, 'bob');
+    assert.deepEqual(await store.usage.get('alice'), { used: 0, reserved: 0, quota: undefined });
+    assert.equal(await store.usage.get('nobody'), undefined);
+    await store.usage.add('alice', 5000);
+    await store.usage.add('alice', -1200);
+    await store.usage.add('nobody', 10);
+    assert.equal(await store.usage.setQuota('alice', 10 * 1024 ** 4), true, 'quotas beyond 32 bits');
+    assert.deepEqual(await store.usage.get('alice'), { used: 3800, reserved: 0, quota: 10 * 1024 ** 4 });
+    assert.deepEqual(await store.usage.get('bob'), { used: 0, reserved: 0, quota: undefined });
+    assert.equal(await store.usage.setQuota('alice', null), true);
+    assert.equal((await store.usage.get('alice'))?.quota, undefined);
+    assert.equal(await store.usage.setQuota('nobody', 5), false);
+    assert.equal(await store.usage.setUsed('alice', 42), true);
+    assert.equal((await store.usage.get('alice'))?.used, 42);
+    assert.equal(await store.usage.setUsed('nobody', 1), false);
+  });
+
+  withStore('usage: reserve fits or is refused against used + reserved; unlimited without a quota; release never goes below zero', async (store) => {
+    await newUser(store, 'alice');
+    assert.equal(await store.usage.reserve('alice', 100), 'unlimited');
+    assert.equal((await store.usage.get('alice'))?.reserved, 0);
+    await store.usage.setQuota('alice', 1000);
+    await store.usage.add('alice', 600);
+    assert.equal(await store.usage.reserve('alice', 300), 'reserved');
+    assert.equal(await store.usage.reserve('alice', 101), 'refused');
+    assert.equal(await store.usage.reserve('alice', 100), 'reserved', 'exactly the rest fits');
+    assert.deepEqual(await store.usage.get('alice'), { used: 600, reserved: 400, quota: 1000 });
+    await store.usage.release('alice', 300);
+    await store.usage.release('alice', 500);
+    assert.equal((await store.usage.get('alice'))?.reserved, 0);
+    assert.equal(await store.usage.reserve('nobody', 1), 'refused');
+  });
+
+  withStore('usage: concurrent changes lose no update, and concurrent reservations never pass the quota', async (store) => {
+    await newUser(store, 'alice');
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.usage.add('alice', i % 2 ? 7 : -3)));
+    assert.equal((await store.usage.get('alice'))?.used, 25 * 7 - 25 * 3);
+    await store.usage.setQuota('alice', 100 + 10 * 64);
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.usage.reserve('alice', 64)));
+    assert.equal(results.filter((r) => r === 'reserved').length, 10);
+    assert.equal(results.filter((r) => r === 'refused').length, 10);
+    assert.equal((await store.usage.get('alice'))?.reserved, 640);
+  });
 }

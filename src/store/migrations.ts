@@ -215,6 +215,17 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0011_usage_quota': {
+    async up(db: Kysely<unknown>) {
+      // Per-user quota (bytes, NULL = none) and usage kept beside it, so one conditional
+      // UPDATE of the user's row checks and reserves atomically on SQLite and PostgreSQL
+      // alike (src/store/usage-repo.ts). used_bytes: bytes of the user's files, kept from
+      // storage events; reserved_bytes: bytes of uploads under way, not yet committed.
+      await db.schema.alterTable('users').addColumn('quota', 'bigint').execute();
+      await db.schema.alterTable('users').addColumn('used_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('users').addColumn('reserved_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

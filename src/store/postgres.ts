@@ -17,6 +17,7 @@ import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
+import { createUsageRepo } from './usage-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -61,6 +62,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db),
     apiKeys: createApiKeyRepo(db),
+    usage: createUsageRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -18,6 +18,10 @@ export interface Database {
     totp_pending: string | null;
     totp_last_step: number | string | bigint | null;
     disabled: Generated<number>;
+    /** 0011_usage_quota: bytes, NULL = no quota. */
+    quota: Generated<number | string | bigint | null>;
+    used_bytes: Generated<number | string | bigint>;
+    reserved_bytes: Generated<number | string | bigint>;
   };
   sessions: {
     id: string;

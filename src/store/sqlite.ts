@@ -16,6 +16,7 @@ import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
+import { createUsageRepo } from './usage-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -98,6 +99,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db),
     apiKeys: createApiKeyRepo(db),
+    usage: createUsageRepo(db),
     close: () => db.destroy(),
   };
 }

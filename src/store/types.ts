@@ -336,6 +336,33 @@ export interface ZipCrcRepo {
   putMany(rows: readonly { key: string; crc: number }[], now: number): Promise<void>;
 }
 
+/** A user's storage usage and quota, in bytes. */
+export type Usage = { readonly used: number; readonly reserved: number; readonly quota: number | undefined };
+
+/**
+ * Usage and quotas (0011_usage_quota). Every change is one atomic UPDATE of
+ * the user's row (`used = used + delta`), never read-modify-write, so
+ * concurrent writers on any node lose no update.
+ */
+export interface UsageRepo {
+  /** undefined when no such user. */
+  get(username: string): Promise<Usage | undefined>;
+  /** Adds delta (may be negative) to the user's used bytes; no-op for an unknown user. */
+  add(username: string, delta: number): Promise<void>;
+  /** Sets used bytes outright (a recount by `file-cloud index`) and clears reservations. */
+  setUsed(username: string, used: number): Promise<boolean>;
+  /**
+   * Reserves bytes for an upload under way when they fit: `used + reserved +
+   * bytes <= quota`, checked and applied in one statement. 'unlimited' (nothing
+   * reserved) when the user has no quota; 'refused' when it does not fit.
+   */
+  reserve(username: string, bytes: number): Promise<'reserved' | 'unlimited' | 'refused'>;
+  /** Gives back bytes reserved earlier. */
+  release(username: string, bytes: number): Promise<void>;
+  /** Sets (bytes) or removes (null) the user's quota. False if no such user. */
+  setQuota(username: string, quota: number | null): Promise<boolean>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -350,5 +377,6 @@ export interface MetadataStore {
   readonly tusUploads: TusUploadRepo;
   readonly shares: ShareRepo;
   readonly apiKeys: ApiKeyRepo;
+  readonly usage: UsageRepo;
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { isUniqueViolation } from './sql-errors.js';
 type UserRow = Selectable<Database['users']>;
 
 /** `disabled` comes with migration 0008 (authz work); a row read before it exists has none. */
-export function toUser(r: Omit<UserRow, 'totp_secret' | 'totp_pending' | 'totp_last_step'> & { totp_secret?: string | null; disabled?: number | string | null }): User {
+export function toUser(r: Omit<UserRow, 'totp_secret' | 'totp_pending' | 'totp_last_step' | 'quota' | 'used_bytes' | 'reserved_bytes'> & { totp_secret?: string | null; disabled?: number | string | null }): User {
   return {
     id: r.id,
     username: r.username,
@@ -49,7 +49,7 @@ async function otherAdmins(db: Kysely<Database>, userId: string): Promise<number
 export function createUserRepo(db: Kysely<Database>): UserRepo {
   return {
     async create(u) {
-      const row: UserRow = {
+      const row: Omit<UserRow, 'quota' | 'used_bytes' | 'reserved_bytes'> = {
         id: randomUUID(),
         username: u.username,
         password_hash: u.passwordHash,

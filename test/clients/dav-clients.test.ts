@@ -141,5 +141,36 @@ for (const [storage, skip] of BACKENDS) {
       const changed = await run(RCLONE, ['check', up, 'fcdav:synced'], { env });
       assert.notEqual(changed.code, 0, changed.out);
     });
+
+    test('rclone under a quota: the upload that would pass it fails with 507 and is not stored; rclone about reads the RFC 4331 figures', { skip: toolSkip('rclone', RCLONE) }, async () => {
+      const up = join(home, 'rclone-quota');
+      await mkdir(up, { recursive: true });
+      await writeFile(join(up, 'small.bin'), Buffer.alloc(30_000, 1));
+      await writeFile(join(up, 'big.bin'), Buffer.alloc(90_000, 2));
+      await t.store.usage.setQuota('bob', 100_000);
+      const env = {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RCLONE_'))),
+        RCLONE_CONFIG: '/dev/null',
+        RCLONE_CONFIG_FCQ_TYPE: 'webdav',
+        RCLONE_CONFIG_FCQ_URL: `${t.url}/dav/bob/`,
+        RCLONE_CONFIG_FCQ_VENDOR: 'other',
+        RCLONE_CONFIG_FCQ_USER: 'bob',
+        RCLONE_CONFIG_FCQ_PASS: (await execFileP(RCLONE, ['obscure', 'bob-password'])).stdout.trim(),
+      };
+      const copy = await run(RCLONE, ['copy', up, 'fcq:q', '--transfers', '1', '--retries', '1', '--low-level-retries', '1'], { env });
+      assert.notEqual(copy.code, 0, copy.out);
+      assert.match(copy.out, /507|Insufficient Storage/i, copy.out);
+      const stored = await t.fs.names('q', 'bob');
+      assert.equal(stored.length, 1, `exactly one of the two fits: ${stored.join(', ')}`);
+      let used = 0;
+      for await (const w of t.backend.walk({ user: 'bob', segments: [] })) if (w.entry.isFile) used += w.entry.size;
+      assert.ok(used <= 100_000);
+      const about = await run(RCLONE, ['about', 'fcq:', '--json'], { env });
+      assert.equal(about.code, 0, about.out);
+      const figures = JSON.parse(about.out.slice(about.out.indexOf('{'))) as { used?: number; free?: number };
+      assert.equal(figures.used, used, about.out);
+      assert.equal(figures.free, 100_000 - used, about.out);
+      await t.store.usage.setQuota('bob', null);
+    });
   });
 }

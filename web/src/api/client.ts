@@ -41,7 +41,7 @@ async function failure(res: Response): Promise<ApiError> {
   return errorFromResponse(res.status, text, res.headers.get('retry-after'));
 }
 
-export type RequestOptions = { method?: string; json?: unknown; headers?: Record<string, string>; signal?: AbortSignal };
+export type RequestOptions = { method?: string; json?: unknown; body?: string | Blob | FormData; headers?: Record<string, string>; signal?: AbortSignal };
 
 export class ApiClient {
   private session: StoredSession | null = loadSession();
@@ -142,7 +142,7 @@ export class ApiClient {
   async request(url: string, opts: RequestOptions = {}): Promise<Response> {
     const attempt = async (token: string): Promise<Response> => {
       const headers: Record<string, string> = { ...opts.headers, authorization: `Bearer ${token}` };
-      let body: string | undefined;
+      let body = opts.body;
       if (opts.json !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(opts.json);

@@ -40,6 +40,7 @@ export const ERROR_MESSAGES = {
   storage_unavailable: 'The server cannot reach its file storage right now. Try again shortly.',
   storage_failed: 'The server’s file storage failed to carry this out. Try again shortly.',
   disk_full: 'The server’s disk is full.',
+  quota_exceeded: 'Not enough space left in your storage quota. Delete some files or ask an administrator for more space.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;

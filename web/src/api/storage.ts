@@ -1,5 +1,5 @@
 import { responseError, type ApiClient } from './client';
-import { networkError } from './errors';
+import { ApiError, networkError } from './errors';
 import { movePath, storageUrl, type Segments } from './paths';
 
 /** One entry of a folder listing (CONTRACT "GET / HEAD"). */
@@ -56,6 +56,40 @@ export class StorageApi {
     for (const n of names ?? []) q.append('name', n);
     q.append('token', token);
     return `${this.url(folder, true)}?${q.toString().replace(/\+/g, '%20')}`;
+  }
+
+  /**
+   * The whole file as UTF-8 text with its ETag, for the editor. A file that
+   * is not valid UTF-8 is refused rather than mangled by a save.
+   */
+  async readForEdit(path: Segments, signal?: AbortSignal): Promise<{ text: string; etag: string }> {
+    const res = await this.client.request(this.url(path), { signal });
+    const etag = res.headers.get('etag') ?? '';
+    const bytes = await res.arrayBuffer();
+    try {
+      return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), etag };
+    } catch {
+      throw new ApiError(0, 'not_text', 'This file is not UTF-8 text, so it cannot be edited here. Download it instead.');
+    }
+  }
+
+  /**
+   * Saves text over the file only while it is still the version `etag`
+   * names (If-Match): someone else's change meanwhile → ApiError 412, nothing
+   * overwritten. Returns the new version's ETag.
+   */
+  async saveText(path: Segments, text: string, etag: string): Promise<string> {
+    const res = await this.client.request(this.url(path), { method: 'PUT', body: new Blob([text]), headers: { 'content-type': 'text/plain; charset=utf-8', 'if-match': etag } });
+    return res.headers.get('etag') ?? '';
+  }
+
+  /** Saves text as a new file in `folder` named `name`, or `name (1).ext` … when taken; returns the name it got. */
+  async saveCopy(folder: Segments, name: string, text: string): Promise<string> {
+    const form = new FormData();
+    form.append('file', new Blob([text], { type: 'text/plain' }), name);
+    const res = await this.client.request(this.url(folder, true), { method: 'PUT', body: form });
+    const body = (await res.json()) as { files_written: string[] };
+    return body.files_written[0] ?? name;
   }
 
   /**

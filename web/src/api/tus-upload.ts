@@ -79,7 +79,8 @@ export function startResumable(
       }
       // The upload expired or was swept: forget it, a retry by the user starts anew.
       if (status === 404 || status === 410) return false;
-      return (status === 0 || status === 409 || status === 423 || status >= 500) && !!options.retryDelays;
+      // 507 (quota or disk full) stays so until the user frees space: tell them at once.
+      return (status === 0 || status === 409 || status === 423 || (status >= 500 && status !== 507)) && !!options.retryDelays;
     },
     onProgress(loaded, total) {
       opts.onProgress({ loaded, total });

@@ -4,6 +4,7 @@ import type { StorageApi } from '../api/storage';
 import { onLinkClick, SHARED_PATH, useLocation } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
+import { UsageBar } from './UsageBar';
 import { withBase } from '../lib/base';
 
 const PAGES = [
@@ -31,6 +32,7 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
         ))}
       </nav>
       <span className="spacer" />
+      <UsageBar client={storage.client} />
       {onShortcuts ? (
         <button type="button" className="icon-button hide-phone" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={onShortcuts}>
           <Icon name="keyboard" />

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { browseUrl, type Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { useTitle } from '../lib/router';
+import { announceStorageChange } from '../lib/usage-events';
 import { AppHeader } from './AppHeader';
 import { Banner, useBanner } from './Banner';
 import { BrowserDialogs, type DialogState } from './BrowserDialogs';
@@ -48,6 +49,11 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
     setDialog(null);
     setMenu(null);
   }, [key, reset, takeCameFrom]);
+
+  // Every (re)load follows a change made here or elsewhere: the usage figures may have moved too.
+  useEffect(() => {
+    if (state.status === 'ready') announceStorageChange();
+  }, [state]);
 
   const open = useCallback((entry: Entry) => (entry.is_file ? setDialog({ kind: 'preview', entry }) : enter(entry)), [enter]);
   const { download, act } = useEntryActions(storage, segments, open, setDialog);
@@ -127,7 +133,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
           entry={menu.entry}
           at={menu.at}
           // A menu on a selected row acts on the whole selection, except for what takes one entry.
-          onAction={(a) => act(a, selected.has(menu.entry.name) && a !== 'open' && a !== 'rename' && a !== 'share' ? selectedEntries : [menu.entry])}
+          onAction={(a) => act(a, selected.has(menu.entry.name) && a !== 'open' && a !== 'edit' && a !== 'rename' && a !== 'share' ? selectedEntries : [menu.entry])}
           onClose={() => {
             setMenu(null);
             document.querySelector<HTMLElement>(`.row[data-name="${CSS.escape(menu.entry.name)}"]`)?.focus();

@@ -10,6 +10,7 @@ import { NameDialog } from './NameDialog';
 import { PreviewDialog } from './PreviewDialog';
 import { ShareDialog } from './ShareDialog';
 import { ShortcutsDialog } from './ShortcutsDialog';
+import { TextEditorDialog } from './TextEditorDialog';
 import { useNotify } from './Toasts';
 
 export type DialogState =
@@ -19,6 +20,7 @@ export type DialogState =
   | { kind: 'delete'; entries: Entry[] }
   | { kind: 'share'; path: string[]; isFile: boolean }
   | { kind: 'preview'; entry: Entry }
+  | { kind: 'edit'; entry: Entry }
   | { kind: 'shortcuts' };
 
 type Props = {
@@ -110,9 +112,11 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, sorted, a
       }}
       onDownload={(entry) => download([entry])}
       onShare={(entry) => setDialog({ kind: 'share', path: [...segments, entry.name], isFile: true })}
+      onEdit={(entry) => setDialog({ kind: 'edit', entry })}
       onClose={close}
     />
   ) : null}
+  {dialog?.kind === 'edit' ? <TextEditorDialog storage={storage} folder={segments} entry={dialog.entry} onSaved={(name) => afterChange(name)} onClose={close} /> : null}
   {dialog?.kind === 'shortcuts' ? <ShortcutsDialog onClose={close} /> : null}
     </>
   );

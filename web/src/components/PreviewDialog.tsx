@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { ApiError, messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
-import { extensionOf, kindOf } from '../lib/file-kind';
+import { extensionOf, isEditable, kindOf } from '../lib/file-kind';
 import { formatDate, formatSize } from '../lib/format';
 import { renderMarkdown } from '../lib/markdown';
 import { Dialog } from './Dialog';
@@ -31,6 +31,8 @@ type Props = {
   onNavigate: (entry: Entry) => void;
   onDownload: (entry: Entry) => void;
   onShare: (entry: Entry) => void;
+  /** Opens the text editor (offered for text files small enough to edit). */
+  onEdit?: (entry: Entry) => void;
   onClose: () => void;
 };
 
@@ -39,7 +41,7 @@ type Props = {
  * loads them itself) and text, Markdown and code (size-capped); anything else
  * offers a download.
  */
-export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, onDownload, onShare, onClose }: Props) {
+export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, onDownload, onShare, onEdit, onClose }: Props) {
   const kind = kindOf(entry.name, true);
   const [src, setSrc] = useState<string | null>(null);
   const [text, setText] = useState<{ text: string; truncated: boolean } | null>(null);
@@ -84,6 +86,11 @@ export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, on
       <button type="button" className="icon-button" aria-label="Next file" disabled={!next} onClick={() => next && onNavigate(next)}>
         <Icon name="chevronRight" />
       </button>
+      {onEdit && isEditable(entry) ? (
+        <button type="button" className="icon-button" aria-label="Edit" title="Edit" onClick={() => onEdit(entry)}>
+          <Icon name="pencil" />
+        </button>
+      ) : null}
       <button type="button" className="icon-button" aria-label="Share" title="Share" onClick={() => onShare(entry)}>
         <Icon name="link" />
       </button>

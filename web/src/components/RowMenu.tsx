@@ -1,11 +1,13 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { Entry } from '../api/storage';
+import { isEditable } from '../lib/file-kind';
 import { Icon, type IconName } from './icons';
 
-export type MenuAction = 'open' | 'download' | 'zip' | 'share' | 'rename' | 'move' | 'delete';
+export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'share' | 'rename' | 'move' | 'delete';
 
-const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; danger?: boolean }[] = [
+const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; editableOnly?: boolean; danger?: boolean }[] = [
   { action: 'open', label: 'Open', icon: 'open' },
+  { action: 'edit', label: 'Edit', icon: 'pencil', editableOnly: true },
   { action: 'download', label: 'Download', icon: 'download', fileOnly: true },
   { action: 'zip', label: 'Download as zip', icon: 'archive', folderOnly: true },
   { action: 'share', label: 'Share…', icon: 'link' },
@@ -18,7 +20,7 @@ const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boo
 export function RowMenu({ entry, at, onAction, onClose }: { entry: Entry; at: { x: number; y: number }; onAction: (a: MenuAction) => void; onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
   const [pos, setPos] = useState({ left: at.x, top: at.y });
-  const items = ITEMS.filter((i) => (entry.is_file ? !i.folderOnly : !i.fileOnly));
+  const items = ITEMS.filter((i) => (entry.is_file ? !i.folderOnly : !i.fileOnly) && (!i.editableOnly || isEditable(entry)));
 
   useLayoutEffect(() => {
     const el = ref.current;

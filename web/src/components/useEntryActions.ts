@@ -40,6 +40,9 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
       case 'open':
         if (one) open(one);
         break;
+      case 'edit':
+        if (one) setDialog({ kind: 'edit', entry: one });
+        break;
       case 'download':
         download(entries);
         break;

@@ -36,3 +36,9 @@ export function stemLength(name: string, isFile: boolean): number {
   const i = name.lastIndexOf('.');
   return isFile && i > 0 ? i : name.length;
 }
+
+/** The text editor opens files up to this size: beyond it a browser textarea gets slow, and such files are rarely edited by hand. */
+export const EDIT_MAX_BYTES = 1024 * 1024;
+
+/** Whether the text editor offers to open this entry: a text file (by extension or well-known name) of at most EDIT_MAX_BYTES. */
+export const isEditable = (entry: { name: string; is_file: boolean; size: number }): boolean => entry.is_file && kindOf(entry.name, true) === 'text' && entry.size <= EDIT_MAX_BYTES;

@@ -1,0 +1,42 @@
+import type { Config } from '../config/options.js';
+import { openDataDir } from '../main.js';
+import { formatSize } from '../domain/sizes.js';
+import { createUsageService } from '../services/usage.js';
+import type { StorageBackend } from '../storage/backend.js';
+import type { MetadataStore } from '../store/types.js';
+
+export const INDEX_SUMMARY = 'Rescans every user\'s storage into what the server keeps about it (usage figures), for files put there by other tools. Safe beside a running server.';
+
+/** What a reindex step gets: the data directory's store and storage, and a line printer. */
+export type ReindexContext = { readonly store: MetadataStore; readonly backend: StorageBackend; readonly users: readonly string[]; readonly say: (line: string) => void };
+
+/**
+ * The steps of `file-cloud index`, run in order for all users. Each feature
+ * that keeps figures derived from storage adds its own step here.
+ */
+export const REINDEX_STEPS: readonly { readonly name: string; run(ctx: ReindexContext): Promise<void> }[] = [
+  {
+    name: 'usage',
+    async run({ store, backend, users, say }) {
+      const usage = createUsageService({ store, backend, onError: () => undefined });
+      try {
+        for (const user of users) say(`usage: ${user} uses ${formatSize(await usage.recount(user))}`);
+      } finally {
+        await usage.close();
+      }
+    },
+  },
+];
+
+export async function runIndex(config: Config): Promise<number> {
+  const { store, backend } = await openDataDir(config, false);
+  try {
+    const users = (await store.users.list()).map((u) => u.username);
+    const say = (line: string) => void process.stderr.write(`${line}\n`);
+    for (const step of REINDEX_STEPS) await step.run({ store, backend, users, say });
+  } finally {
+    await backend.close();
+    await store.close();
+  }
+  return 0;
+}

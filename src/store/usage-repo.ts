@@ -1,0 +1,62 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { UsageRepo } from './types.js';
+
+/**
+ * Usage and quotas on the users row. Each change is a single UPDATE whose
+ * arithmetic runs in the database: SQLite serializes writers, and
+ * PostgreSQL re-evaluates the WHERE of a row it had to wait for (READ
+ * COMMITTED), so the conditional reserve cannot let two uploads both take
+ * the last free bytes.
+ */
+export function createUsageRepo(db: Kysely<Database>): UsageRepo {
+  return {
+    async get(username) {
+      const r = await db.selectFrom('users').select(['used_bytes', 'reserved_bytes', 'quota']).where('username', '=', username).executeTakeFirst();
+      if (!r) return undefined;
+      return { used: Number(r.used_bytes), reserved: Number(r.reserved_bytes), quota: r.quota === null ? undefined : Number(r.quota) };
+    },
+
+    async add(username, delta) {
+      if (delta === 0) return;
+      await db
+        .updateTable('users')
+        .set({ used_bytes: sql`used_bytes + ${delta}` })
+        .where('username', '=', username)
+        .execute();
+    },
+
+    async setUsed(username, used) {
+      const r = await db.updateTable('users').set({ used_bytes: used, reserved_bytes: 0 }).where('username', '=', username).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    async reserve(username, bytes) {
+      const r = await db
+        .updateTable('users')
+        .set({ reserved_bytes: sql`reserved_bytes + ${bytes}` })
+        .where('username', '=', username)
+        .where('quota', 'is not', null)
+        .where(sql<boolean>`used_bytes + reserved_bytes + ${bytes} <= quota`)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) > 0) return 'reserved';
+      const row = await db.selectFrom('users').select('quota').where('username', '=', username).executeTakeFirst();
+      return row && row.quota === null ? 'unlimited' : 'refused';
+    },
+
+    async release(username, bytes) {
+      if (bytes === 0) return;
+      await db
+        .updateTable('users')
+        // Never below zero: a recount (setUsed) may have cleared the reservation meanwhile.
+        .set({ reserved_bytes: sql`CASE WHEN reserved_bytes > ${bytes} THEN reserved_bytes - ${bytes} ELSE 0 END` })
+        .where('username', '=', username)
+        .execute();
+    },
+
+    async setQuota(username, quota) {
+      const r = await db.updateTable('users').set({ quota }).where('username', '=', username).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+  };
+}

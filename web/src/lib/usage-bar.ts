@@ -1,0 +1,13 @@
+import { formatSize } from './format';
+
+/**
+ * What the usage bar shows: a fraction (0–1) of the quota used and its
+ * label, or only the bytes used when there is no quota. `level` picks the
+ * colour: full at or past the quota, warn from 90 %.
+ */
+export function usageView(used: number, quota: number | null): { label: string; fraction: number | undefined; level: 'ok' | 'warn' | 'full' } {
+  if (quota === null) return { label: `${formatSize(used)} used`, fraction: undefined, level: 'ok' };
+  const fraction = quota === 0 ? 1 : Math.min(1, used / quota);
+  const level = used >= quota ? 'full' : fraction >= 0.9 ? 'warn' : 'ok';
+  return { label: `${formatSize(used)} of ${formatSize(quota)} used`, fraction, level };
+}
