@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../domain/errors.js';
 import type { AccessRule } from '../domain/access.js';
 import { strictBodyValidator } from '../app/strict-validator.js';
 import type { User } from '../store/types.js';

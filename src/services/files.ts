@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 import { compareCodePoints, nameProblem } from '../domain/names.js';
-import type { Principal } from '../domain/principal.js';
-import { isRoot, isSameOrInside, keyChild, keyId, type StorageKey } from '../domain/storage-path.js';
+import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../http/conditional.js';
 import { listAll, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
