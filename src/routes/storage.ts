@@ -74,6 +74,7 @@ const putSchema: RouteSchema = {
   tags: ['Storage'],
   params: storagePath,
   querystring: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', '1'], description: 'Multipart: replace files of the same name instead of suffixing.' } } },
+  headers: { type: 'object', properties: { 'if-match': { type: 'string', description: 'Write only if the file\'s current ETag is one of these (or `*`: only if it exists); else 412.' } } },
   body: {
     required: true,
     description: 'The file\'s bytes (any content type but multipart), or multipart/form-data with one file per part.',
@@ -88,6 +89,7 @@ const putSchema: RouteSchema = {
       ...pathErrors,
       400: 'A bad path or file name (`invalid_path`, `invalid_name`), a raw upload to a path ending in `/`, a multipart body without a file part or malformed (`bad_request`).',
       409: 'A folder where the file should go, or a file where a folder is needed (`is_a_directory`, `not_a_directory`).',
+      412: '`If-Match` does not name the file\'s current ETag, or the file is gone (`precondition_failed`); nothing is written.',
       413: 'Over --max-upload-size (`too_large`).',
       502: 'The object store answered with an error (`storage_failed`).',
       503: 'The object store cannot be reached (`storage_unavailable`).',

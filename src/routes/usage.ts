@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import type { UsageService } from '../services/usage.js';
-
-const error = {
-  type: 'object',
-  required: ['error', 'message'],
-  properties: { error: { type: 'string' }, message: { type: 'string' } },
-} as const;
+import { errors, json } from './schemas.js';
 
 /** CONTRACT "Search, thumbnails, usage": the caller's bytes in use and quota. */
 export function usageRoutes(scope: FastifyInstance, deps: { usage: UsageService }): void {
@@ -17,19 +12,18 @@ export function usageRoutes(scope: FastifyInstance, deps: { usage: UsageService 
       schema: {
         summary: 'Storage used by the caller and their quota',
         description: 'Bytes of all the caller\'s files, kept exact as files change, and the quota in bytes (null when there is none). Uploads that would pass the quota are refused with 507 quota_exceeded.',
-        tags: ['usage'],
+        tags: ['Usage'],
         response: {
-          200: {
-            description: 'The caller\'s usage',
+          200: json("The caller's usage.", {
             type: 'object',
             required: ['used', 'quota'],
             additionalProperties: false,
             properties: {
-              used: { type: 'integer', minimum: 0, description: 'Bytes of the caller\'s files' },
-              quota: { type: ['integer', 'null'], minimum: 0, description: 'The quota in bytes, or null for none' },
+              used: { type: 'integer', minimum: 0, description: "Bytes of the caller's files." },
+              quota: { type: ['integer', 'null'], minimum: 0, description: 'The quota in bytes, or null for none.' },
             },
-          },
-          401: { description: 'No valid token', ...error },
+          }),
+          ...errors({ 401: 'No valid token (`unauthorized`).' }),
         },
       },
     },
