@@ -13,6 +13,9 @@ import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
+import type { ThumbnailService } from '../services/thumbnails.js';
+import { parseThumbnailSize } from '../thumbnails/sizes.js';
+import { sendThumbnail } from './thumbnail-reply.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 
 const COOKIE = 'fc_share';
@@ -46,6 +49,7 @@ export type ShareLinkDeps = {
   basePath: string;
   /** Requests per minute per client address (0: no limit). */
   visitorLimit: number;
+  thumbnails: ThumbnailService;
 };
 
 /** `<id>` and the raw rest after `<id>/` (undefined when there is no slash) from a URL under `<base><prefix>`. */
@@ -170,6 +174,9 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       requireUnlocked(request, live);
       if (!entry) throw new AppError('not_found', 'No file or folder exists at this path in the share.');
       const query = request.query as Record<string, unknown>;
+      // A thumbnail is not the file: it does not count as a download (docs/api.md).
+      const thumbnail = parseThumbnailSize(query.thumbnail);
+      if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
           // The zip counts as one download; it is named after the folder, never after the owner.
