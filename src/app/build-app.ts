@@ -1,4 +1,5 @@
 import { statfs } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -13,6 +14,7 @@ import { createUsageService } from '../services/usage.js';
 import { usageRoutes } from '../routes/usage.js';
 import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
 import { createPathTokenService } from '../services/path-token-service.js';
+import { createThumbnailService, DEFAULT_THUMBNAIL_LIMITS } from '../services/thumbnails.js';
 import { authRoutes } from '../routes/auth.js';
 import { bannerRoutes } from '../routes/banner.js';
 import { metaRoutes } from '../routes/meta.js';
@@ -127,6 +129,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
   });
 
+  const thumbnails = createThumbnailService({
+    backend: deps.backend,
+    options: {
+      ...DEFAULT_THUMBNAIL_LIMITS,
+      // Per node, whatever the storage: docs/storage.md ("Thumbnails").
+      cacheDir: join(resolve(config.dataDir), 'cache', 'thumbnails'),
+      namespace: config.storage.kind === 'file' ? 'file' : `s3:${config.storage.endpoint ?? ''}/${config.storage.bucket}/${config.storage.prefix}`,
+      concurrency: availableParallelism(),
+    },
+  });
+
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
@@ -177,7 +190,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: routeTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
@@ -189,7 +202,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
       await base.register(async (scope) => accountRoutes(scope, { account }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage }));
-      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -204,6 +217,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
     shares.sweep().catch((err: unknown) => app.log.warn({ err }, 'share link sweep failed'));
   }, 60_000);
+  // Every process trims the cache of its node (there is one per data dir, not one per cluster).
+  const thumbnailPrune = setInterval(() => {
+    thumbnails.prune().catch((err: unknown) => app.log.warn({ err }, 'thumbnail cache prune failed'));
+  }, 10 * 60_000);
+  thumbnailPrune.unref();
   sweep.unref();
   // Storage upkeep: staging and multipart uploads of dead writers, interrupted folder moves,
   // expired resumable uploads with their staged bytes.
@@ -225,6 +243,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await storageUsage.close();
     clearInterval(sweep);
     clearInterval(storageSweep);
+    clearInterval(thumbnailPrune);
     await sweeping;
   });
   return app;

@@ -18,6 +18,7 @@ export const ERRORS = {
   forbidden: 403,
   propfind_finite_depth: 403,
   not_found: 404,
+  no_thumbnail: 404,
   method_not_allowed: 405,
   already_exists: 409,
   not_a_directory: 409,

@@ -13,6 +13,9 @@ import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
+import type { ThumbnailService } from '../services/thumbnails.js';
+import { parseThumbnailSize } from '../thumbnails/sizes.js';
+import { sendThumbnail } from './thumbnail-reply.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { bytes, empty, errors, fileAnswers, FilesWritten, header, html, json, jsonBody, Listing, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
 
@@ -41,6 +44,7 @@ export type ShareLinkDeps = {
   /** For folder zips (sendFolderZip takes the backend). */
   backend: StorageBackend;
   basePath: string;
+  thumbnails: ThumbnailService;
 };
 
 type SharePrincipal = Extract<Principal, { kind: 'share' }>;
@@ -150,6 +154,9 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const { live, key, entry, segments, trailingSlash } = await open(request);
       if (!entry) throw new AppError('not_found', 'No file or folder exists at this path in the share.');
       const query = request.query as Record<string, unknown>;
+      // A thumbnail is not the file: it does not count as a download (docs/api.md).
+      const thumbnail = parseThumbnailSize(query.thumbnail);
+      if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
           // The zip counts as one download; it is named after the folder, never after the owner.

@@ -12,6 +12,9 @@ import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
+import type { ThumbnailService } from '../services/thumbnails.js';
+import { parseThumbnailSize } from '../thumbnails/sizes.js';
+import { sendThumbnail } from './thumbnail-reply.js';
 
 const JSON_LIMIT = 64 * 1024;
 
@@ -158,7 +161,7 @@ const deleteSchema: RouteSchema = {
  * "Path tokens". Handlers parse the path, check ownership, call one files
  * service method, and set the HTTP headers.
  */
-export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string }): Promise<void> {
+export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService }): Promise<void> {
   const { files } = deps;
 
   // PUT bodies are users' bytes and must stream untouched whatever their type
@@ -192,6 +195,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
   async function serve(request: FastifyRequest, reply: FastifyReply, { key, trailingSlash }: ParsedStoragePath, withBody: boolean) {
     const entry = await files.stat(key);
     const query = request.query as Record<string, unknown>;
+    const thumbnail = parseThumbnailSize(query.thumbnail);
+    if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
     if (query.zip === '1' || query.zip === 'true') {
       if (entry.isFile) throw new AppError('not_a_directory', 'Only a folder can be downloaded as a zip.');
       return sendFolderZip(request, reply, { backend: deps.backend, folder: key, names: zipNames(query.name) });

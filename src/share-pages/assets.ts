@@ -33,6 +33,7 @@ a{color:#1f5fd1}
 .entry .open{flex:1;display:flex;gap:.6rem;align-items:center;min-width:0;text-decoration:none;color:inherit;min-height:2.75rem}
 .entry .ename{overflow-wrap:anywhere}
 .entry .icon{width:1.4rem;height:1.4rem;flex:none}
+.entry .thumb{width:2.75rem;height:2.75rem;flex:none;object-fit:cover;border-radius:.35rem;background:#edf0f4}
 .entry .meta{color:#6b7280;font-size:.9rem;white-space:nowrap}
 .entry .dl{font-size:.9rem;white-space:nowrap}
 .actions{margin:0 0 1rem}

@@ -57,3 +57,24 @@ test('every page escapes names and text, and links under the base path', () => {
   assert.ok(uploadPage({ urls, rootName: 'r', segments: ['a b'] }).includes('action="/files/s/ID/a%20b/"'));
   assert.equal(deadLinkPage('/files'), deadLinkPage('/files'), 'one page, always the same bytes');
 });
+
+test('a folder page shows thumbnails of the images the server draws, and its gallery 1024 px ones', () => {
+  const at = new Date(0);
+  const page = folderPage({
+    urls,
+    rootName: 'r',
+    segments: ['p'],
+    entries: [
+      { name: 'a b.jpg', isFile: true, size: 3, modified: at },
+      { name: 'icon.bmp', isFile: true, size: 3, modified: at },
+      { name: 'notes.txt', isFile: true, size: 3, modified: at },
+    ],
+    preview: true,
+  });
+  assert.ok(page.includes('<img class="thumb" src="/files/share/ID/p/a%20b.jpg?thumbnail=64" alt="" loading="lazy"'));
+  assert.ok(page.includes('data-gallery="/files/share/ID/p/a%20b.jpg?thumbnail=1024"'));
+  assert.ok(page.includes('data-gallery="/files/share/ID/p/icon.bmp"'), 'an image the server does not draw is shown as it is');
+  assert.equal(page.match(/<img /g)?.length, 1, 'no thumbnail for the BMP or the text file');
+  const limited = folderPage({ urls, rootName: 'r', segments: [], entries: [{ name: 'a.jpg', isFile: true, size: 3, modified: at }], preview: false });
+  assert.ok(!limited.includes('thumbnail='), 'no thumbnails on a link with a download limit, as no previews');
+});

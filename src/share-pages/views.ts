@@ -1,3 +1,4 @@
+import { mayHaveThumbnail } from '../thumbnails/sizes.js';
 import { contentTypeFor } from '../http/mime.js';
 import { Html, html } from '../http/html.js';
 import { urlPath } from './urls.js';
@@ -164,7 +165,10 @@ export function folderPage(p: FolderPageInput): string {
     }
     const raw = urlPath(apiRoot(p.urls), segs);
     const image = p.preview && previewKind(e.name) === 'image';
-    return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${raw}"` : ''}>${image ? ICONS.image : ICONS.file}<span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size)}</span><a class="dl" href="${raw}?download=1" download aria-label="${`Download ${e.name}`}">Download</a></li>`;
+    // Images the server draws show their thumbnail, and the gallery shows 1024 px ones rather than the originals.
+    const drawn = image && mayHaveThumbnail(e.name);
+    const picture = drawn ? html`<img class="thumb" src="${raw}?thumbnail=64" alt="" loading="lazy" decoding="async" width="44" height="44">` : image ? ICONS.image : ICONS.file;
+    return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${drawn ? `${raw}?thumbnail=1024` : raw}"` : ''}>${picture}<span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size)}</span><a class="dl" href="${raw}?download=1" download aria-label="${`Download ${e.name}`}">Download</a></li>`;
   });
   const zip = `${urlPath(apiRoot(p.urls), here, true)}?zip=1`;
   return layout(

@@ -56,7 +56,7 @@ export async function signIn(page: Page, server: ServerProcess, path = '/'): Pro
 
 /** Waits until the current folder has loaded: rows, the empty state, or an error state. */
 export async function waitForFolder(page: Page): Promise<void> {
-  await page.locator('.file-grid, .empty-state').first().waitFor();
+  await page.locator('.file-grid, .tile-view, .empty-state').first().waitFor();
 }
 
 /** A row of the file list by its exact name. */

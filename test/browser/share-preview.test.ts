@@ -40,9 +40,17 @@ describe('web UI: previews and downloads', { skip }, () => {
     });
     assert.match((await img.getAttribute('src')) ?? '', /^\/storage\/admin\/Shared\/sunset\.png\?token=/);
     await screenshotAll(page, 'preview-image');
-    // Arrow keys go to the neighbouring files; Escape closes.
+    // From an image the arrow keys step through the folder's images (a gallery), and sunset.png is the only one.
     await page.keyboard.press('ArrowLeft');
-    await dialog.locator('.markdown h1').filter({ hasText: 'Read me' }).or(page.getByRole('dialog').locator('pre.preview-text')).first().waitFor();
+    await dialog.waitFor();
+    assert.equal(await dialog.getByRole('button', { name: 'Previous file' }).isDisabled(), true);
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    // From another file they go to the neighbouring files; Escape closes.
+    await row(page, 'report #1.txt').getByRole('button', { name: 'report #1.txt', exact: true }).click();
+    await page.getByRole('dialog', { name: /report #1\.txt/ }).locator('pre.preview-text').waitFor();
+    await page.keyboard.press('ArrowLeft');
+    await page.getByRole('dialog', { name: /README\.md/ }).locator('.markdown h1').filter({ hasText: 'Read me' }).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
 

@@ -360,7 +360,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.ok(html.includes('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;.txt'));
       assert.ok(!html.includes('alice'), 'no owner data');
       assert.match(html, new RegExp(`href="/share/${s.id}/\\?zip=1"[^>]*>Download all \\(zip\\)`));
-      assert.match(html, new RegExp(`data-gallery="/share/${s.id}/pic.png"`));
+      assert.match(html, new RegExp(`data-gallery="/share/${s.id}/pic.png\\?thumbnail=1024"`));
       const file = await get(`/s/${s.id}/${encodeURIComponent(evil)}`);
       assert.equal(file.status, 200);
       const fileHtml = await file.text();

@@ -41,7 +41,15 @@ async function failure(res: Response): Promise<ApiError> {
   return errorFromResponse(res.status, text, res.headers.get('retry-after'));
 }
 
-export type RequestOptions = { method?: string; json?: unknown; body?: string | Blob | FormData; headers?: Record<string, string>; signal?: AbortSignal };
+export type RequestOptions = {
+  method?: string;
+  json?: unknown;
+  body?: string | Blob | FormData;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** The browser cache mode; default no-store. Thumbnails use no-cache: revalidated by ETag, a 304 costs no bytes. */
+  cache?: RequestCache;
+};
 
 export class ApiClient {
   private session: StoredSession | null = loadSession();
@@ -148,7 +156,7 @@ export class ApiClient {
         body = JSON.stringify(opts.json);
       }
       try {
-        return await fetch(url, { method: opts.method ?? 'GET', headers, body, signal: opts.signal, cache: 'no-store' });
+        return await fetch(url, { method: opts.method ?? 'GET', headers, body, signal: opts.signal, cache: opts.cache ?? 'no-store' });
       } catch (e) {
         if (e instanceof DOMException && e.name === 'AbortError') throw e;
         throw networkError();

@@ -18,6 +18,7 @@ export const ERROR_MESSAGES = {
   forbidden: 'You are not allowed to do this.',
   propfind_finite_depth: 'The server does not list a whole tree at once; ask one folder at a time.',
   not_found: 'It no longer exists. It may have been moved or deleted.',
+  no_thumbnail: 'There is no thumbnail for this file.',
   already_exists: 'Something with this name already exists here.',
   not_a_directory: 'A file is in the way where a folder is needed.',
   is_a_directory: 'A folder already has this name.',

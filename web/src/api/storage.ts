@@ -1,6 +1,7 @@
 import { responseError, type ApiClient } from './client';
 import { ApiError, networkError } from './errors';
 import { movePath, storageUrl, type Segments } from './paths';
+import { ThumbnailLoader } from './thumbnails';
 
 /** One entry of a folder listing (CONTRACT "GET / HEAD"). */
 export type Entry = { readonly is_file: boolean; readonly name: string; readonly size: number; readonly modified: string };
@@ -13,6 +14,14 @@ export class StorageApi {
     readonly client: ApiClient,
     readonly user: string,
   ) {}
+
+  private thumbnailLoader: ThumbnailLoader | undefined;
+
+  /** Thumbnails of this user's images, loaded with the token and kept as object URLs. */
+  get thumbnails(): ThumbnailLoader {
+    // Made on first use: a field initializer would run before the constructor has set `client`.
+    return (this.thumbnailLoader ??= new ThumbnailLoader(this.client, (path) => this.url(path)));
+  }
 
   url(segments: Segments, folder = false): string {
     return storageUrl(this.user, segments, folder);

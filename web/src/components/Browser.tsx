@@ -8,6 +8,8 @@ import { Banner, useBanner } from './Banner';
 import { BrowserDialogs, type DialogState } from './BrowserDialogs';
 import { DropOverlay, useFileDrop } from './FileDrop';
 import { FileList } from './FileList';
+import { FileTiles } from './FileTiles';
+import { useViewMode } from './useViewMode';
 import { EmptyState, ErrorState, FolderSummary, Skeleton } from './FolderStates';
 import { RowMenu } from './RowMenu';
 import { useShortcutsKey } from './ShortcutsDialog';
@@ -38,6 +40,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const folderName = segments[segments.length - 1] ?? 'My files';
+  const [view, setView] = useViewMode();
   useTitle(folderName);
 
   // A new folder: fresh selection, no dialog or menu; the cursor on the child we came up from, if any.
@@ -88,6 +91,8 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
           onNewFolder={newFolder}
           onUploadFolder={() => folderInput.current?.click()}
           onUploadFiles={() => fileInput.current?.click()}
+          view={view}
+          onView={setView}
         />
         <UploadPickers fileInput={fileInput} folderInput={folderInput} onPick={pick} />
 
@@ -97,8 +102,23 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
           <Skeleton />
         ) : sorted.length === 0 ? (
           <EmptyState onUpload={() => fileInput.current?.click()} onNewFolder={newFolder} />
+        ) : view === 'grid' ? (
+          <FileTiles
+            storage={storage}
+            folder={segments}
+            entries={sorted}
+            selected={selected}
+            onSelect={selection.select}
+            onOpen={open}
+            onMenu={(entry, at) => {
+              selection.setFocused(entry.name);
+              setMenu({ entry, at });
+            }}
+          />
         ) : (
           <FileList
+            storage={storage}
+            folder={segments}
             entries={sorted}
             selected={selected}
             focused={selection.focused}

@@ -1,10 +1,13 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { Entry } from '../api/storage';
+import type { Entry, StorageApi } from '../api/storage';
+import type { Segments } from '../api/paths';
 import { PhoneSort, Row } from './FileRow';
 import { Icon } from './icons';
 import type { SelectMode, Sort, SortKey } from './list-order';
 
 type Props = {
+  storage: StorageApi;
+  folder: Segments;
   entries: readonly Entry[];
   selected: ReadonlySet<string>;
   focused: string | null;
@@ -186,6 +189,8 @@ export function FileList(props: Props) {
     rows.push(
       <Row
         key={entry.name}
+        storage={props.storage}
+        folder={props.folder}
         entry={entry}
         index={i}
         top={i * rowH}

@@ -1,10 +1,12 @@
 import { memo, type MouseEvent } from 'react';
 import type { Entry } from '../api/storage';
 import { formatDate, formatExactDate, formatSize } from '../lib/format';
-import { kindOf } from '../lib/file-kind';
 import { onLinkClick } from '../lib/router';
 import type { SelectMode, Sort } from './list-order';
-import { Icon, KindIcon } from './icons';
+import { Icon } from './icons';
+import { Thumb } from './Thumb';
+import type { Segments } from '../api/paths';
+import type { StorageApi } from '../api/storage';
 import { withBase } from '../lib/base';
 
 const PHONE_SORTS: { label: string; sort: Sort }[] = [
@@ -33,6 +35,8 @@ export function PhoneSort({ sort, onSetSort }: { sort: Sort; onSetSort: (s: Sort
 }
 
 export type RowProps = {
+  storage: StorageApi;
+  folder: Segments;
   entry: Entry;
   index: number;
   top: number;
@@ -46,8 +50,7 @@ export type RowProps = {
   onFocusRow: (name: string) => void;
 };
 
-export const Row = memo(function Row({ entry, index, top, height, selected, tabStop, href, onSelect, onOpen, onMenu, onFocusRow }: RowProps) {
-  const kind = kindOf(entry.name, entry.is_file);
+export const Row = memo(function Row({ storage, folder, entry, index, top, height, selected, tabStop, href, onSelect, onOpen, onMenu, onFocusRow }: RowProps) {
   const onClick = (e: MouseEvent) => {
     if ((e.target as HTMLElement).closest('a, button, input')) return;
     onSelect(entry.name, e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : 'only');
@@ -78,7 +81,7 @@ export const Row = memo(function Row({ entry, index, top, height, selected, tabS
         <input type="checkbox" tabIndex={-1} aria-label={`Select ${entry.name}`} checked={selected} onChange={() => onSelect(entry.name, 'toggle')} />
       </div>
       <div role="gridcell" className="cell name">
-        <KindIcon kind={kind} />
+        <Thumb storage={storage} folder={folder} entry={entry} size={64} />
         <span className="name-text">
           {href ? (
             <a href={withBase(href)} tabIndex={-1} className="entry-link" onClick={(e) => onLinkClick(e, href)}>

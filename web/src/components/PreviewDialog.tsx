@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiError, messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { extensionOf, isEditable, kindOf } from '../lib/file-kind';
+import { hasThumbnail } from '../api/thumbnails';
 import { formatDate, formatSize } from '../lib/format';
 import { renderMarkdown } from '../lib/markdown';
 import { Dialog } from './Dialog';
@@ -36,19 +37,31 @@ type Props = {
   onClose: () => void;
 };
 
+/** The files previous / next step through: from an image, the folder's images only (a gallery); else every file. */
+export function galleryOf(siblings: readonly Entry[], open: Entry): readonly Entry[] {
+  if (kindOf(open.name, true) !== 'image') return siblings;
+  return siblings.filter((e) => kindOf(e.name, true) === 'image');
+}
+
 /**
  * Previews images, video, audio, PDF (through path-token URLs, so the browser
  * loads them itself) and text, Markdown and code (size-capped); anything else
- * offers a download.
+ * offers a download. Images form a gallery: arrow keys, swipe, Escape; they
+ * show as 1024 px thumbnails (quick, EXIF-rotated), with the original a click away.
  */
-export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, onDownload, onShare, onEdit, onClose }: Props) {
+export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNavigate, onDownload, onShare, onEdit, onClose }: Props) {
   const kind = kindOf(entry.name, true);
   const [src, setSrc] = useState<string | null>(null);
   const [text, setText] = useState<{ text: string; truncated: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [original, setOriginal] = useState(false);
+  const siblings = galleryOf(allFiles, entry);
   const index = siblings.findIndex((s) => s.name === entry.name);
   const prev = index > 0 ? siblings[index - 1] : undefined;
   const next = index >= 0 && index < siblings.length - 1 ? siblings[index + 1] : undefined;
+  const touchX = useRef<number | null>(null);
+  // SVG stays vector; what the server cannot draw (BMP, ICO) is shown as it is.
+  const viaThumbnail = kind === 'image' && hasThumbnail(entry.name) && extensionOf(entry.name) !== 'svg' && !original;
 
   useEffect(() => {
     const ctrl = new AbortController();
@@ -56,6 +69,7 @@ export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, on
     setSrc(null);
     setText(null);
     setError(null);
+    setOriginal(false);
     const fail = (e: unknown) => !ctrl.signal.aborted && setError(messageOf(e));
     if (kind === 'text') {
       previewToken(storage, path)
@@ -102,7 +116,38 @@ export function PreviewDialog({ storage, folder, entry, siblings, onNavigate, on
 
   let body;
   if (error) body = <PreviewMessage entry={entry} text={error} onDownload={onDownload} error />;
-  else if (kind === 'image') body = src ? <img className="preview-media" src={src} alt={entry.name} /> : <Loading />;
+  else if (kind === 'image')
+    body = src ? (
+      <div
+        className="preview-gallery"
+        data-index={index}
+        onTouchStart={(e) => (touchX.current = e.touches[0]?.clientX ?? null)}
+        onTouchEnd={(e) => {
+          const x0 = touchX.current;
+          touchX.current = null;
+          const x1 = e.changedTouches[0]?.clientX;
+          if (x0 === null || x1 === undefined || Math.abs(x1 - x0) < 40) return;
+          const to = x1 < x0 ? next : prev;
+          if (to) onNavigate(to);
+        }}
+      >
+        <img
+          className="preview-media"
+          src={viaThumbnail ? `${src}&thumbnail=1024` : src}
+          alt={entry.name}
+          // No thumbnail (a corrupt or huge image): the browser may still show the original.
+          onError={() => viaThumbnail && setOriginal(true)}
+        />
+        <p className="muted small preview-note">
+          {siblings.length > 1 ? `${index + 1} / ${siblings.length} · ` : ''}
+          <a href={src} target="_blank" rel="noopener noreferrer">
+            Open the original
+          </a>
+        </p>
+      </div>
+    ) : (
+      <Loading />
+    );
   else if (kind === 'video') body = src ? <video className="preview-media" src={src} controls autoPlay={false} preload="metadata" /> : <Loading />;
   else if (kind === 'audio') body = src ? <audio className="preview-audio" src={src} controls preload="metadata" /> : <Loading />;
   else if (kind === 'pdf')

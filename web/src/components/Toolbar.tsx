@@ -5,6 +5,7 @@ import { onLinkClick } from '../lib/router';
 import { Icon } from './icons';
 import type { MenuAction } from './RowMenu';
 import { withBase } from '../lib/base';
+import type { ViewMode } from './useViewMode';
 
 /** Breadcrumbs from "My files" to the current folder; the last one is the page itself. */
 export function Breadcrumbs({ segments }: { segments: Segments }) {
@@ -105,6 +106,8 @@ type FolderToolbarProps = {
   onNewFolder: () => void;
   onUploadFolder: () => void;
   onUploadFiles: () => void;
+  view: ViewMode;
+  onView: (view: ViewMode) => void;
 };
 
 /** The bar above the list: the selection's actions while something is selected, else the path and the folder's actions. */
@@ -128,6 +131,16 @@ export function FolderToolbar(p: FolderToolbarProps) {
         <>
           <Breadcrumbs segments={p.segments} />
           <div className="toolbar-actions" role="toolbar" aria-label="Folder actions">
+            <button
+              type="button"
+              className="button tool view-toggle"
+              aria-pressed={p.view === 'grid'}
+              aria-label="Grid view"
+              title={p.view === 'grid' ? 'Show as a list' : 'Show as a grid of thumbnails'}
+              onClick={() => p.onView(p.view === 'grid' ? 'list' : 'grid')}
+            >
+              <Icon name={p.view === 'grid' ? 'list' : 'grid'} size={18} />
+            </button>
             <ToolButton icon="folderPlus" label="New folder" onClick={p.onNewFolder} disabled={p.missing} />
             <ToolButton icon="folderUp" label="Upload folder" onClick={p.onUploadFolder} disabled={p.missing} />
             <ToolButton icon="upload" label="Upload files" onClick={p.onUploadFiles} disabled={p.missing} primary />

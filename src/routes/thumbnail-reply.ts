@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import type { StorageKey } from '../domain/storage-path.js';
+import { isNotModified } from '../http/conditional.js';
+import type { ThumbnailService } from '../services/thumbnails.js';
+import type { Entry } from '../storage/backend.js';
+import { mayHaveThumbnail, type ThumbnailSize } from '../thumbnails/sizes.js';
+
+/**
+ * `?thumbnail=N` on a file, shared by /storage/ (owner or path token) and
+ * /share/: a WebP with its own ETag, so a client that has it gets a 304
+ * before anything is read or drawn. Private: it shows the file's content.
+ */
+export async function sendThumbnail(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  thumbnails: ThumbnailService,
+  key: StorageKey,
+  entry: Entry,
+  size: ThumbnailSize,
+  withBody: boolean,
+) {
+  if (!entry.isFile) throw new AppError('no_thumbnail', 'A folder has no thumbnail.');
+  if (!mayHaveThumbnail(entry.name)) throw new AppError('no_thumbnail', 'There is no thumbnail for this file: it is not an image File Cloud can draw.');
+  const etag = thumbnails.etagFor(entry, size);
+  reply.header('cache-control', 'private, no-cache').header('vary', 'authorization');
+  if (isNotModified({ 'if-none-match': request.headers['if-none-match'] }, etag, entry.modified)) {
+    return reply.code(304).header('etag', etag).send();
+  }
+  const thumb = await thumbnails.get(key, entry, size);
+  reply.header('content-type', 'image/webp').header('etag', thumb.etag).header('x-thumbnail', thumb.outcome);
+  reply.header('content-length', String(thumb.data.length));
+  return reply.code(200).send(withBody ? thumb.data : undefined);
+}

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { jpeg, jpegOrientation6, BLUE, RED } from '../helpers/images.js';
+import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, type ServerProcess } from './browser.js';
+
+const skip = missingBrowser();
+
+/** Runs in the page (serialized by Playwright, so self-contained): the image is loaded with that natural width. */
+const widthIs = ([selector, want]: [string, number]): boolean => {
+  const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document.querySelector(selector);
+  return !!img && img.complete && img.naturalWidth === want;
+};
+
+describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+  const loaded = (selector: string, width: number) => page.waitForFunction(widthIs, [selector, width] as [string, number]);
+
+  before(async () => {
+    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    await seed(server, {
+      'Photos/a-wide.jpg': await jpeg(600, 300, RED),
+      'Photos/b-rotated.jpg': await jpegOrientation6(),
+      'Photos/c-tall.jpg': await jpeg(300, 600, BLUE),
+      'Photos/notes.txt': 'not a picture',
+    });
+    ({ context, page, errors } = await newPage(browser));
+    await signIn(page, server, '/browse/Photos/');
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.dispose();
+  });
+
+  test('list rows show a 64 px thumbnail for images and the icon for other files', async () => {
+    await loaded('.file-grid [data-name="a-wide.jpg"] .thumb img', 64);
+    await loaded('.file-grid [data-name="b-rotated.jpg"] .thumb img', 32);
+    assert.equal(await row(page, 'notes.txt').locator('.thumb').getAttribute('data-thumb'), 'none');
+    assert.equal(await row(page, 'notes.txt').locator('.thumb img').count(), 0);
+  });
+
+  test('the grid view shows 256 px thumbnails, and is remembered after a reload', async () => {
+    await page.getByRole('button', { name: 'Grid view' }).click();
+    await page.locator('.tile-view').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Grid view' }).getAttribute('aria-pressed'), 'true');
+    await loaded('.tile[data-name="a-wide.jpg"] .thumb img', 256);
+    await loaded('.tile[data-name="c-tall.jpg"] .thumb img', 128);
+    // EXIF orientation 6: the 400 × 200 pixels show as 200 × 400.
+    await loaded('.tile[data-name="b-rotated.jpg"] .thumb img', 128);
+    await screenshot(page, 'grid-view');
+    await page.reload();
+    await page.locator('.tile-view').waitFor();
+    assert.equal(await page.evaluate("localStorage.getItem('file-cloud.view')"), 'grid');
+    assert.equal(await page.locator('.file-grid').count(), 0, 'still the grid, not the list');
+  });
+
+  test('the gallery steps through the images only with the arrow keys, and Escape closes it', async () => {
+    await page.locator('.tile[data-name="a-wide.jpg"] .tile-open').click();
+    const dialog = (name: string) => page.getByRole('dialog', { name: new RegExp(name.replace('.', '\\.')) });
+    await dialog('a-wide.jpg').waitFor();
+    await loaded('.preview-gallery img', 600);
+    assert.match(await page.locator('.preview-gallery .preview-note').innerText(), /^1 \/ 3/);
+    await page.keyboard.press('ArrowRight');
+    await dialog('b-rotated.jpg').waitFor();
+    await loaded('.preview-gallery img', 200);
+    await page.keyboard.press('ArrowRight');
+    await dialog('c-tall.jpg').waitFor();
+    await loaded('.preview-gallery img', 300);
+    assert.match(await page.locator('.preview-gallery .preview-note').innerText(), /^3 \/ 3/);
+    await page.keyboard.press('ArrowRight');
+    await dialog('c-tall.jpg').waitFor();
+    assert.equal(await page.getByRole('dialog', { name: /notes\.txt/ }).count(), 0, 'the text file is not in the gallery');
+    await page.keyboard.press('ArrowLeft');
+    await dialog('b-rotated.jpg').waitFor();
+    await screenshot(page, 'gallery');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+  });
+
+  test('the list view comes back with the toggle, remembered too', async () => {
+    await page.getByRole('button', { name: 'Grid view' }).click();
+    await page.locator('.file-grid').waitFor();
+    assert.equal(await page.evaluate("localStorage.getItem('file-cloud.view')"), 'list');
+    assert.deepEqual(errors, []);
+  });
+});
