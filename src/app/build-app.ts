@@ -92,7 +92,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   // First, before any route: every route registered from here on is in GET /api/openapi.json.
-  const routeTable = installRouteTable(app, { checkAnswer: deps.checkAnswer });
+  const schemaTable = installRouteTable(app, { checkAnswer: deps.checkAnswer });
 
   const hasher = deps.hasher ?? createPasswordHasher();
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });
@@ -150,7 +150,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         health: async () => void (await Promise.all([deps.store.users.count(), deps.backend.ping()])),
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
-      openApiRoutes(base, { routes: routeTable, basePath });
+      openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath }));
       const davAuth = createDavAuthenticator({ store: deps.store, auth, throttle, clock, secret: deps.secret });

@@ -4,8 +4,8 @@ import type { RouteSchema } from '../routes/schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route registered on this app, as onRoute saw it (the source of GET /api/openapi.json). */
-    routeTable: readonly RouteRecord[];
+    /** Every route registered on this app with its schema, as onRoute saw it (the source of GET /api/openapi.json). */
+    schemaTable: readonly RouteRecord[];
   }
 }
 
@@ -33,18 +33,32 @@ export type Answer = {
   readonly text: string | undefined;
 };
 
+type RouteConfig = { auth?: unknown; access?: unknown; hideOnAuthFailure?: unknown } | undefined;
+
 /**
- * The credential kinds a route's `config.auth` declares: today a list of kinds; an object with a `kinds`
- * list is read too. Any other form is passed on as one unknown kind, so the completeness check names the
- * route (teach this function the new form).
+ * The credential kinds a route declares, from either form: `config.auth` (a list of kinds:
+ * `['user', 'pathToken']`) or `config.access` (the rule `{ who, pathToken?, basic?, hide? }` of the one
+ * authorization model). A form this function does not know is passed on as one unknown kind, so the
+ * completeness check names the route (teach this function the new form).
  */
-export function authKinds(auth: unknown): readonly string[] | undefined {
+export function authKinds(config: RouteConfig): readonly string[] | undefined {
+  const access = config?.access as { who?: unknown; pathToken?: unknown; basic?: unknown } | undefined;
+  if (access !== undefined && access !== null) {
+    if (access.who === 'public') return undefined;
+    if (typeof access.who !== 'string') return [`<config.access of an unknown form: ${JSON.stringify(access)?.slice(0, 80)}>`];
+    return [access.who, ...(access.pathToken === true ? ['pathToken'] : []), ...(access.basic === true ? ['basic'] : [])];
+  }
+  const auth = config?.auth;
   if (auth === undefined || auth === null) return undefined;
   if (Array.isArray(auth)) return auth.map(String);
   const kinds = (auth as { kinds?: unknown }).kinds;
   if (Array.isArray(kinds)) return kinds.map(String);
   return [`<config.auth of an unknown form: ${JSON.stringify(auth)?.slice(0, 80)}>`];
 }
+
+/** A missing or bad credential answers 404 instead of 401 (`config.hideOnAuthFailure`, or `access.hide`). */
+export const hidesOnAuthFailure = (config: RouteConfig): boolean =>
+  config?.hideOnAuthFailure === true || (config?.access as { hide?: unknown } | undefined)?.hide === true;
 
 export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (answer: Answer) => void } = {}): RouteRecord[] {
   const routes: RouteRecord[] = [];
@@ -55,18 +69,18 @@ export function installRouteTable(app: FastifyInstance, opts: { checkAnswer?: (a
       methods: [r.method].flat(),
       url: r.url,
       schema: r.schema as RouteSchema | undefined,
-      auth: authKinds(r.config?.auth),
-      hideOnAuthFailure: r.config?.hideOnAuthFailure === true,
+      auth: authKinds(r.config as RouteConfig),
+      hideOnAuthFailure: hidesOnAuthFailure(r.config as RouteConfig),
     });
   });
-  app.decorate('routeTable', routes);
+  app.decorate('schemaTable', routes);
   const check = opts.checkAnswer;
   if (check) {
     app.addHook('onSend', async (request, reply, payload) => {
       const o = request.routeOptions;
       // Unmatched requests (the not-found handler) belong to no route.
       if (o.url === undefined) return payload;
-      const route: RouteRecord = { methods: [request.method], url: o.url, schema: o.schema as RouteSchema | undefined, auth: authKinds(o.config.auth), hideOnAuthFailure: o.config.hideOnAuthFailure === true };
+      const route: RouteRecord = { methods: [request.method], url: o.url, schema: o.schema as RouteSchema | undefined, auth: authKinds(o.config as RouteConfig), hideOnAuthFailure: hidesOnAuthFailure(o.config as RouteConfig) };
       const type = reply.getHeader('content-type');
       check({ route, method: request.method, status: reply.statusCode, contentType: typeof type === 'string' ? type : undefined, text: typeof payload === 'string' ? payload : undefined });
       return payload;
