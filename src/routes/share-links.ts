@@ -343,7 +343,7 @@ function readForm(stream: NodeJS.ReadableStream, limit: number): Promise<Record<
 
 const TAG = ['Share links'];
 /** Visitors need no account; a password link needs its cookie. */
-const visitor: RouteSchema['security'] = [{}, { shareCookie: [] }];
+const visitorSecurity: RouteSchema['security'] = [{}, { shareCookie: [] }];
 const sharePath = (what: string): JsonSchema => ({ type: 'object', properties: { '*': { type: 'string', description: what } } });
 const apiPath = sharePath('`<id>/[<sub/path>]`: the share id, then a path inside a shared folder.');
 const pagePath = sharePath('`<id>/[<sub/path>]` (a page), or `<id>/auth` for the password form.');
@@ -382,7 +382,7 @@ const SHARE_SCHEMAS = {
     summary: 'A shared file\'s bytes or a shared folder\'s listing (machine API)',
     description: 'Range, ETag and 304 as for storage. An upload-only link reads nothing.',
     tags: TAG,
-    security: visitor,
+    security: visitorSecurity,
     params: apiPath,
     querystring: flagQuery,
     response: readAnswers,
@@ -390,7 +390,7 @@ const SHARE_SCHEMAS = {
   head: {
     summary: 'The headers of a shared file or folder listing (machine API)',
     tags: TAG,
-    security: visitor,
+    security: visitorSecurity,
     params: apiPath,
     querystring: flagQuery,
     response: readAnswers,
@@ -399,7 +399,7 @@ const SHARE_SCHEMAS = {
     summary: 'Upload files through an upload-only link',
     description: 'As a multipart PUT to storage, but never replaces: a taken name gets a collision suffix. The answer names the files as sent.',
     tags: TAG,
-    security: visitor,
+    security: visitorSecurity,
     params: apiPath,
     body: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', contentMediaType: 'application/octet-stream' } } } } },
     response: {
@@ -444,7 +444,7 @@ const SHARE_SCHEMAS = {
     summary: 'The share page for people without an account: /s/<id>/…',
     description: 'A file: name, size, download and preview; a folder: browsable, with per-file downloads and "download all"; an upload-only link: a drop zone; a password link: the password form. Works without JavaScript.',
     tags: TAG,
-    security: visitor,
+    security: visitorSecurity,
     params: pagePath,
     querystring: { type: 'object', properties: { uploaded: { type: 'integer', minimum: 1, description: 'After an upload: how many files arrived.' } } },
     response: { 200: html('The page.'), ...pageErrors({ 400: 'A bad sub-path, or a malformed request', 401: 'The password form', 404: 'The one dead-link page, or nothing at the sub-path', 429: 'Too many requests' }) },
@@ -453,7 +453,7 @@ const SHARE_SCHEMAS = {
     summary: 'The password form and the no-JavaScript upload form of a share page',
     description: '`<id>/auth` with a form field `password` sets the share cookie; a multipart post to an upload-only link\'s page uploads files.',
     tags: TAG,
-    security: visitor,
+    security: visitorSecurity,
     params: pagePath,
     body: {
       required: true,
