@@ -33,7 +33,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** Every route with its access rule, as registered (the authorization matrix test reads it). */
-    accessTable: RouteEntry[];
+    routeTable: RouteEntry[];
   }
 }
 
@@ -73,7 +73,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('resource', null as never);
   const table: RouteEntry[] = [];
-  app.decorate('accessTable', table);
+  app.decorate('routeTable', table);
 
   // A route without a rule would be open by accident: refuse to start instead (the matrix test lists them all).
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -174,7 +174,7 @@ async function authenticate(request: FastifyRequest, rule: AccessRule, resource:
 export function methodsFor(app: FastifyInstance, basePath: string): (request: FastifyRequest) => string[] {
   let compiled: { method: string; re: RegExp; catchAll: boolean }[] | undefined;
   return (request) => {
-    compiled ??= app.accessTable.map((r) => ({ method: r.method, re: routePattern(r.url), catchAll: r.url === `${basePath}/*` }));
+    compiled ??= app.routeTable.map((r) => ({ method: r.method, re: routePattern(r.url), catchAll: r.url === `${basePath}/*` }));
     const path = rawPath(request.url);
     if (!path.startsWith(`${basePath}/`)) return [];
     const page = isUiPage(path.slice(basePath.length));

@@ -105,7 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   // First, before any route: every route registered from here on is in GET /api/openapi.json.
-  const routeTable = installRouteTable(app, { checkAnswer: deps.checkAnswer });
+  const schemaTable = installRouteTable(app, { checkAnswer: deps.checkAnswer });
 
   const hasher = deps.hasher ?? createPasswordHasher();
   const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
@@ -188,7 +188,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         health: async () => void (await Promise.all([deps.store.users.count(), deps.backend.ping()])),
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
-      openApiRoutes(base, { routes: routeTable, basePath });
+      openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApiDocument, openApiPath, pathParams, type RouteRecord } from './openapi.js';
+import { credentialAnswers, openApiDocument, openApiPath, pathParams, type RouteRecord } from './openapi.js';
 import { endpointIndex, unknownHeadings, withEndpointIndex, currentIndex } from './openapi-markdown.js';
 import type { RouteSchema } from '../routes/schemas.js';
 
@@ -69,4 +69,24 @@ test('the endpoint index replaces its own section only, and unknown headings are
     '"### GET / HEAD /s/x": no GET /s/x in the OpenAPI document',
     '"### GET / HEAD /s/x": no HEAD /s/x in the OpenAPI document',
   ]);
+});
+
+test('credentialAnswers: the refusal, 403 for admins only, 403 for app passwords on session-only routes, 403 for read-only keys on writes', () => {
+  const rows: [readonly string[] | undefined, boolean, string, string[]][] = [
+    [undefined, false, 'GET', []],
+    [['user'], false, 'GET', ['401']],
+    [['user', 'pathToken'], false, 'HEAD', ['401']],
+    [['user'], true, 'PATCH', ['403', '404']],
+    [['user'], false, 'PUT', ['401', '403']],
+    [['user', 'basic'], false, 'PROPFIND', ['401']],
+    [['user', 'basic'], false, 'MKCOL', ['401', '403']],
+    [['session'], false, 'GET', ['401', '403']],
+    [['admin'], false, 'GET', ['401', '403']],
+    [['share'], false, 'GET', []],
+    [['cookie'], false, 'POST', []],
+  ];
+  for (const [auth, hide, method, want] of rows) {
+    assert.deepEqual(Object.keys(credentialAnswers({ auth, hideOnAuthFailure: hide }, method)).sort(), want, `${JSON.stringify(auth)} ${method}`);
+  }
+  assert.match(credentialAnswers({ auth: ['admin'], hideOnAuthFailure: false }, 'DELETE')['403']?.description ?? '', /not an admin; a read-only app password/);
 });

@@ -1,4 +1,4 @@
-import type { JsonSchema, ResponseSpec, RouteSchema } from '../routes/schemas.js';
+import { ErrorBody, type JsonSchema, type ResponseSpec, type RouteSchema } from '../routes/schemas.js';
 
 /**
  * The OpenAPI 3.1 document of the server, built from the routes as Fastify
@@ -59,15 +59,47 @@ export const SECURITY_SCHEMES = {
   },
 } as const;
 
-/** `config.auth` kind → security scheme. API keys are bearer tokens too (and WebDAV Basic passwords). */
+/**
+ * Credential kind (from `config.auth`, or `config.access` via src/app/route-table.ts) → security scheme.
+ * API keys (app passwords) are bearer tokens too, and WebDAV Basic passwords.
+ */
 export const AUTH_SCHEMES: { readonly [kind: string]: keyof typeof SECURITY_SCHEMES } = {
   user: 'bearerAuth',
+  admin: 'bearerAuth',
   session: 'bearerAuth',
   apiKey: 'bearerAuth',
   pathToken: 'pathToken',
   basic: 'basicAuth',
   share: 'shareCookie',
+  cookie: 'basicSession',
 };
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
+
+/**
+ * Answers a route gives because of the credentials it declares, whether or not its schema lists
+ * them: the refusal of a missing or bad credential (401, or 404 for a private URL), 403 for a
+ * non-admin on an admin route, 403 for an app password on a session-only route, and 403 for a
+ * read-only app password on a route that writes.
+ * The document adds them where the schema does not list the status; the answer check accepts them.
+ */
+export function credentialAnswers(route: Pick<RouteRecord, 'auth' | 'hideOnAuthFailure'>, method: string): { [status: string]: ResponseSpec } {
+  const kinds = route.auth ?? [];
+  const signedIn = kinds.some((k) => k === 'user' || k === 'admin' || k === 'session' || k === 'apiKey');
+  const out: { [status: string]: ResponseSpec } = {};
+  const error = (description: string): ResponseSpec => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+  if (signedIn) {
+    out[route.hideOnAuthFailure ? '404' : '401'] = error(
+      route.hideOnAuthFailure ? 'No valid credential: this address does not exist for you (`not_found`).' : 'No valid credential (`unauthorized`).',
+    );
+  }
+  const forbidden: string[] = [];
+  if (kinds.includes('admin')) forbidden.push('the account is not an admin');
+  if (kinds.includes('session')) forbidden.push('an app password cannot do this, it needs a signed-in session');
+  if (signedIn && !READ_METHODS.has(method.toUpperCase())) forbidden.push('a read-only app password cannot change anything');
+  if (forbidden.length) out['403'] = error(`Signed in but not allowed: ${forbidden.join('; ')} (\`forbidden\`).`);
+  return out;
+}
 
 /** Methods an OpenAPI 3.1 Path Item holds; others (WebDAV's) go under `x-additionalOperations`, as OpenAPI 3.2's additionalOperations. */
 export const STANDARD_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -138,7 +170,9 @@ function securityOf(route: RouteRecord): unknown[] {
   if (route.schema?.security) return [...route.schema.security];
   if (!route.auth || route.auth.length === 0) return [];
   const schemes = [...new Set(route.auth.map((kind) => AUTH_SCHEMES[kind]).filter((s) => s !== undefined))];
-  return schemes.map((s) => ({ [s]: [] }));
+  // A share link's id is itself the credential; its cookie only for a password link. The basic pages redirect to their sign-in.
+  const optional = route.auth.every((k) => k === 'share' || k === 'cookie');
+  return [...(optional ? [{}] : []), ...schemes.map((s) => ({ [s]: [] }))];
 }
 
 function operationIdFor(method: string, path: string): string {
@@ -185,7 +219,7 @@ function operation(route: RouteRecord, method: string, path: string, headOfGet: 
   }
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(schema.response ?? {})) responses[status] = responseObject(spec, method !== 'HEAD');
-  for (const [status, spec] of Object.entries(anyRoute)) if (!(status in responses)) responses[status] = responseObject(spec, method !== 'HEAD');
+  for (const [status, spec] of Object.entries({ ...credentialAnswers(route, method), ...anyRoute })) if (!(status in responses)) responses[status] = responseObject(spec, method !== 'HEAD');
   // Status order, whatever order the schema and the common answers came in.
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   op.security = securityOf(route);
@@ -269,10 +303,6 @@ export function schemaProblems(routes: readonly RouteRecord[]): string[] {
         if (!/^([1-5]\d\d|[1-5]XX|default)$/.test(st)) say(`schema.response key "${st}" is not a status code`);
         const spec = s.response[st] as { description?: unknown } | undefined;
         if (typeof spec?.description !== 'string' || spec.description === '') say(`schema.response[${st}] has no description`);
-      }
-      if (route.auth && route.auth.length > 0) {
-        const refusal = route.hideOnAuthFailure ? '404' : '401';
-        if (!statuses.includes(refusal)) say(`declares config.auth but schema.response has no ${refusal} (the answer to a missing or invalid credential)`);
       }
     }
     const declared = properties(s.params);

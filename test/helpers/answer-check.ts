@@ -1,6 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Answer } from '../../src/app/route-table.js';
+import { credentialAnswers } from '../../src/http/openapi.js';
 import { ANY_ROUTE, type JsonSchema, type ResponseSpec } from '../../src/routes/schemas.js';
 
 /**
@@ -25,7 +26,7 @@ export function answerChecker(): { check: (answer: Answer) => void; problems: st
     if (!schema) return; // the completeness test reports it
     const label = `${a.method} ${a.route.url} answered ${a.status}`;
     const responses = schema.response ?? {};
-    const spec = (responses[String(a.status)] ?? responses[`${String(a.status)[0]}XX`] ?? responses.default ?? ANY_ROUTE[String(a.status)]) as ResponseSpec | undefined;
+    const spec = (responses[String(a.status)] ?? responses[`${String(a.status)[0]}XX`] ?? responses.default ?? credentialAnswers(a.route, a.method)[String(a.status)] ?? ANY_ROUTE[String(a.status)]) as ResponseSpec | undefined;
     if (!spec) {
       if (a.status < 500) problems.push(`${label}, which its schema.response does not document`);
       return;

@@ -1,5 +1,5 @@
 // The authorization matrix (issue 17, docs/security.md "The matrix"): every route of the server,
-// collected from Fastify's onRoute hook (app.accessTable), is called with every kind of principal, and
+// collected from Fastify's onRoute hook (app.routeTable), is called with every kind of principal, and
 // each cell's status is checked against this file's expectations. A route without a sample request
 // here fails the suite, and so does a route without a declared rule (buildApp refuses to start).
 import { describe, test, before, after } from 'node:test';
@@ -192,7 +192,7 @@ for (const [storage, skip] of BACKENDS) {
       t = await startApp({ users: ['alice', 'bob', 'dave'], storage, webRoot: WEB_ROOT, flags: { shareRateLimit: '0' } });
       // The cluster runs in other processes: its route table is the one this build makes in process.
       if (storage === 'cluster') ref = await startApp({ webRoot: WEB_ROOT });
-      routes = (ref ?? t).app.accessTable;
+      routes = (ref ?? t).app.routeTable;
       await t.addUser('root', { admin: true });
       await mkdir(join(t.dataDir, 'banner'), { recursive: true });
       await writeFile(join(t.dataDir, 'banner', 'login.txt'), 'hello');
