@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newDatabase, skipReason } from '../../test/helpers/services.js';
 import { runStoreConformance } from './conformance.js';
+import { runSearchConformance } from './search-conformance.js';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openPostgresStore } from './postgres.js';
 import { StoreOpenError } from './sqlite.js';
@@ -10,6 +11,9 @@ const skip = skipReason('PostgreSQL');
 
 if (skip) test('postgres store conformance', { skip }, () => undefined);
 else runStoreConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('conf')), cleanup: async () => undefined }));
+
+if (skip) test('postgres search conformance', { skip }, () => undefined);
+else runSearchConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('search')), cleanup: async () => undefined }));
 
 test('postgres: nodes starting together migrate once, under the advisory lock', { skip }, async () => {
   const url = await newDatabase('migrate');

@@ -14,6 +14,7 @@ import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
+import { createSearchRepo } from './search-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -94,6 +95,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db),
+    search: createSearchRepo(db),
     close: () => db.destroy(),
   };
 }
