@@ -24,6 +24,8 @@ import { basicRoutes } from '../routes/basic.js';
 import { createShareService } from '../services/shares.js';
 import { shareApiRoutes } from '../routes/shares-api.js';
 import { shareLinkRoutes } from '../routes/share-links.js';
+import { searchRoutes } from '../routes/search.js';
+import { createSearchService } from '../services/search.js';
 import { installAuth } from './auth-plugin.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -95,6 +97,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
   });
 
+  const search = createSearchService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
+
   installErrorHandling(app);
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
@@ -145,6 +149,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, throttle, clock, basePath, publicUrl: config.publicUrl }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
+      await base.register(async (scope) => searchRoutes(scope, { search }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, throttle, clock, basePath, visitorLimit: config.shareRateLimit }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
@@ -176,7 +181,25 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ).finally(() => (sweeping = undefined));
   }, Math.min(60_000, Math.max(1000, Math.min(staleMs, config.uploadExpiry * 1000) / 2)));
   storageSweep.unref();
+  // Search index upkeep: files other tools put into (or removed from) storage, once shortly
+  // after start and then every --index-interval seconds, on the leader only (docs/architecture.md).
+  let rescanning: Promise<void> | undefined;
+  const rescan = () => {
+    if (!leading() || rescanning) return;
+    rescanning = search
+      .rescanAll()
+      .then(
+        (r) => app.log.info({ rescan: r }, 'search index rescanned'),
+        (err: unknown) => app.log.warn({ err }, 'search index rescan failed'),
+      )
+      .finally(() => (rescanning = undefined));
+  };
+  const rescanTimers = config.indexInterval > 0 ? [setTimeout(rescan, Math.min(config.indexInterval, 30) * 1000), setInterval(rescan, config.indexInterval * 1000)] : [];
+  for (const t of rescanTimers) t.unref();
   app.addHook('onClose', async () => {
+    for (const t of rescanTimers) clearTimeout(t);
+    search.close();
+    await rescanning;
     await shares.close();
     clearInterval(sweep);
     clearInterval(storageSweep);

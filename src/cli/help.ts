@@ -29,6 +29,7 @@ Commands:
   user remove NAME           Remove a user; their sessions and path tokens stop working at once.
   user passwd NAME           Set a user's password; revokes all their sessions and path tokens.
   user list                  List users.
+  index                      Rescan storage into the search index (files other tools put there).
 
 Global options:
   --data-dir DIR             Data directory [env FILE_CLOUD_DATA_DIR; default ./data]

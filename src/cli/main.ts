@@ -5,6 +5,7 @@ import { isAppError } from '../domain/errors.js';
 import { commandWords, parseCommandArgs, type ExtraOption } from './args.js';
 import { MAIN_HELP, commandHelp } from './help.js';
 import { runServe } from './serve.js';
+import { runIndexCommand } from './index-command.js';
 import { runUserCommand, USER_COMMANDS } from './user.js';
 
 /** Exit codes of CONTRACT "Command line". */
@@ -33,6 +34,12 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     if (args.values.help) return print(commandHelp('file-cloud serve [options]', 'Runs the server. On a data directory without users it creates "admin" and prints its password once.', ['global', 'serve']));
     expectWords(args.positionals, ['serve']);
     return runServe(config(args.values, ['global', 'serve']));
+  }
+  if (command === 'index') {
+    const args = parseCommandArgs(argv, ['global'], []);
+    if (args.values.help) return print(commandHelp('file-cloud index [options]', 'Rescans storage into the search index (and the other figures kept from storage), for files other tools put there or removed. Safe while a server runs.', ['global']));
+    expectWords(args.positionals, ['index']);
+    return runIndexCommand(config(args.values, ['global']));
   }
   if (command !== 'user') throw new UsageError(`unknown command "${command}" (try --help)`);
   const sub = words[1];

@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
 import type { Database } from './schema.js';
-import type { IndexedEntry, SearchQuery, SearchRepo } from './types.js';
+import type { IndexedEntry, SearchRepo } from './types.js';
 
 /** Rows per INSERT: 9 parameters each, far below either database's limit. */
 const BATCH = 500;
@@ -82,6 +82,8 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
             depth: sql`depth + ${shift}`,
             name: sql`case when path = ${from} then ${name} else name end`,
             norm: sql`case when path = ${from} then ${normalizeName(name)} else norm end`,
+            // Written since a running rescan marked it: that rescan's walk may have passed both places.
+            scan: null,
           })
           .where('user_name', '=', user)
           .where(atOrBelow(from))
