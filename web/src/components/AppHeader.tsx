@@ -4,6 +4,7 @@ import type { StorageApi } from '../api/storage';
 import { onLinkClick, SHARED_PATH, useLocation } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
+import { SearchBox } from './SearchBox';
 import { withBase } from '../lib/base';
 
 const PAGES = [
@@ -30,6 +31,7 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
           </a>
         ))}
       </nav>
+      <SearchBox storage={storage} />
       <span className="spacer" />
       {onShortcuts ? (
         <button type="button" className="icon-button hide-phone" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={onShortcuts}>
