@@ -44,6 +44,7 @@ import { davScenario } from './scenarios/dav.js';
 import { tusScenario } from './scenarios/tus.js';
 import { shareScenario } from './scenarios/share.js';
 import { zipScenario } from './scenarios/zip.js';
+import { searchScenario } from './scenarios/search.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -63,6 +64,7 @@ async function main(): Promise<number> {
   let tus: PairPart | undefined;
   let share: PairPart | undefined;
   let zip: PairPart | undefined;
+  let search: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
@@ -89,6 +91,10 @@ async function main(): Promise<number> {
       const z = await zipScenario(o, tmp, dataDir, data, log);
       zip = { rows: z.rows, table: table(z.rows, 'plain GET', 'zip'), refKey: 'plainGet', subjectKey: 'zip', details: { files: z.files, peakRssMiB: z.peakRssMiB } };
     }
+    if (wants(o, 'search')) {
+      const se = await searchScenario(o, tmp, log);
+      search = { rows: se.rows, table: table(se.rows, 'PostgreSQL', 'SQLite'), refKey: 'postgres', subjectKey: 'sqlite', details: se.details };
+    }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
       const n = await nodesScenario(o, tmp, data, log);
@@ -109,9 +115,10 @@ async function main(): Promise<number> {
   if (tus) console.log(`${rows.length > 0 || workers || dav ? '' : '\n'}tus resumable uploads beside one raw PUT (local disk, one server):\n${tus.table}\n`);
   if (share) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Share links beside the authenticated API (local disk, one server):\n${share.table}\n`);
   if (zip) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Folder zip beside a plain GET (local disk, one server):\n${zip.table}\npeak RSS during the zip: ${String(zip.details.peakRssMiB ? Math.round(zip.details.peakRssMiB as number) : '?')} MiB\n`);
+  if (search) console.log(`\nSearch (the index in the metadata store; target on SQLite):\n${search.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, search, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

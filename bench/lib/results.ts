@@ -21,7 +21,7 @@ function pairJson(p: PairPart) {
   };
 }
 
-export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: number | undefined; s3: S3Part | undefined; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; nodes?: PairPart }) {
+export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: number | undefined; s3: S3Part | undefined; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; search?: PairPart; nodes?: PairPart }) {
   const { o, started, m0 } = r;
   const m1 = machine();
   const result = {
@@ -39,6 +39,7 @@ export async function writeResults(r: { o: Options; started: number; m0: Machine
     ...(r.tus ? { tus: pairJson(r.tus) } : {}),
     ...(r.share ? { share: pairJson(r.share) } : {}),
     ...(r.zip ? { zip: pairJson(r.zip) } : {}),
+    ...(r.search ? { search: pairJson(r.search) } : {}),
     ...(r.nodes ? { nodes: pairJson(r.nodes) } : {}),
   };
   await mkdir(RESULTS, { recursive: true });

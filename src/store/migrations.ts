@@ -178,7 +178,8 @@ const MIGRATIONS: Record<string, Migration> = {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name
       // as search compares it (src/domain/search-text.ts); `path` is the entry's path in its
       // owner's tree. Both compare byte-wise (SQLite's BINARY; PostgreSQL's "C"), so a subtree
-      // is a range of the (user_name, path) index and a prefix a range of (user_name, norm).
+      // is a range of the (user_name, path) index and the names of one depth starting with a
+      // prefix a range of (user_name, depth, norm, path).
       // `scan` marks entries a rescan has not confirmed yet (file-cloud index).
       if (isPostgres(db)) {
         await sql`CREATE TABLE search_entries (
@@ -217,7 +218,9 @@ const MIGRATIONS: Record<string, Migration> = {
           INSERT INTO search_fts(rowid, norm) VALUES (new.id, new.norm); END`.execute(db);
       }
       await db.schema.createIndex('search_entries_user_path').on('search_entries').columns(['user_name', 'path']).unique().execute();
-      await db.schema.createIndex('search_entries_user_norm').on('search_entries').columns(['user_name', 'norm']).execute();
+      // Best-first order itself (depth, then name): a query matching a large share of the names
+      // reads this index in order and stops at the limit instead of sorting every match.
+      await db.schema.createIndex('search_entries_user_order').on('search_entries').columns(['user_name', 'depth', 'norm', 'path']).execute();
       await db.schema.createIndex('search_entries_user_scan').on('search_entries').columns(['user_name', 'scan']).execute();
     },
   },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeName } from '../domain/search-text.js';
+import { matchRank, normalizeName } from '../domain/search-text.js';
 import type { IndexedEntry, MetadataStore, SearchQuery } from './types.js';
 
 /**
@@ -129,5 +129,43 @@ export function runSearchConformance(name: string, open: () => Promise<{ store: 
     const r = await store.search.search({ user: 'alice', text: 'file-12', within: '', type: undefined, limit: 1000 });
     assert.equal(r.entries.length, 34); // file-1200 … file-1233
     assert.deepEqual(new Set(r.entries.map((e) => e.path)), new Set(many.filter((e) => e.path.includes('file-12')).map((e) => e.path)));
+  });
+
+  withStore('a query matching thousands of names (read in best-first order) ranks exactly as a narrow one', async (store) => {
+    // Deterministic mix of depths, exact names, prefixes and substrings, far more than the
+    // 2,000 matches from which the index is read in order instead of sorted.
+    const names = ['Dense', 'dense', 'dense-1.txt', 'Dénse 2.pdf', 'a dense b', 'xdensey', 'de', 'other', 'ense'];
+    const entries: IndexedEntry[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const depth = 1 + ((i * 7) % 4);
+      const exact = i % 3 === 0;
+      const dirs = Array.from({ length: depth - 1 }, (_, k) => `d${(i + k) % 5}`);
+      const name = exact ? (names[i % names.length] as string) : `${names[i % names.length]} ${i}`;
+      // Every path distinct: a bare name gets a folder of its own.
+      if (exact) dirs.push(`f${i}`);
+      entries.push({ user: 'alice', path: [...dirs, name].join('/'), isFile: i % 4 !== 0, size: i, modified: T });
+    }
+    await store.search.put(entries);
+    const unique = [...new Map(entries.map((e) => [e.path, e])).values()];
+    assert.equal(unique.length, entries.length);
+    assert.ok(unique.filter((e) => normalizeName(e.path).includes('dense')).length > 2000, 'enough matches for the in-order plan');
+    const expected = (text: string, within = '', type?: 'file' | 'folder') =>
+      unique
+        .filter((e) => (within === '' || e.path.startsWith(`${within}/`)) && (type === undefined || e.isFile === (type === 'file')))
+        .map((e) => {
+          const name = e.path.slice(e.path.lastIndexOf('/') + 1);
+          return { e, norm: normalizeName(name), depth: e.path.split('/').length, rank: matchRank(normalizeName(name), text) };
+        })
+        .filter((x) => x.rank !== undefined)
+        .sort((a, b) => a.rank! - b.rank! || a.depth - b.depth || (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0) || (a.e.path < b.e.path ? -1 : a.e.path > b.e.path ? 1 : 0))
+        .map((x) => x.e.path);
+    for (const [text, within, type] of [['dense', '', undefined], ['de', '', undefined], ['d', '', undefined], ['dense', 'd1', undefined], ['ense', '', 'folder'], ['DENSE', 'd2', 'file']] as const) {
+      const want = expected(normalizeName(text), within, type);
+      for (const limit of [7, 100]) {
+        const r = await store.search.search({ user: 'alice', text: normalizeName(text), within, type, limit });
+        assert.deepEqual(r.entries.map((e) => e.path), want.slice(0, limit), `${text} within "${within}" ${type ?? ''} limit ${limit}`);
+        assert.equal(r.truncated, want.length > limit);
+      }
+    }
   });
 }

@@ -5,6 +5,18 @@ import type { IndexedEntry, SearchRepo } from './types.js';
 
 /** Rows per INSERT: 9 parameters each, far below either database's limit. */
 const BATCH = 500;
+/** From this many matches on, a query reads the best-first index in order instead of sorting its matches. */
+const DENSE = 2000;
+
+/** The first string after every string that starts with `s` (its last code point plus one); undefined when there is none. */
+function successor(s: string): string | undefined {
+  const points = [...s];
+  const last = points.pop()?.codePointAt(0);
+  if (last === undefined || last >= 0x10ffff) return undefined;
+  // Skip the surrogate range: no string holds those code points on their own.
+  const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+  return points.join('') + String.fromCodePoint(next);
+}
 
 /**
  * Strictly below `path` in one user's tree, as a range of the (user_name,
@@ -37,7 +49,9 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
   const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
 
   return {
-    async put(entries) {
+    async put(given) {
+      // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
+      const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
       for (let i = 0; i < entries.length; i += BATCH) {
         const values = entries.slice(i, i + BATCH).map((e) => {
           const name = nameOf(e.path);
@@ -92,26 +106,62 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
       });
     },
 
+    /**
+     * Two plans, chosen by how many names match. Few (the usual case): the
+     * trigram index finds them all and they are sorted. Many (a broad query
+     * such as ".pdf", or one or two characters, which trigrams cannot
+     * serve): exact and prefix matches come from the (user_name, norm)
+     * range, then the other matches by reading (user_name, depth, norm,
+     * path) in order until the page is full — no sort of every match.
+     */
     async search(q) {
-      const pattern = `%${escapeLike(q.text)}%`;
-      const useFts = !postgres && charCount(q.text) >= TRIGRAM;
-      let query = db
-        .selectFrom('search_entries')
-        .select(['user_name', 'path', 'is_file', 'size', 'modified'])
-        .where('user_name', '=', q.user)
-        .where(below(q.within));
-      query = useFts
-        ? query.where(sql<SqlBool>`id in (select rowid from search_fts where search_fts match ${ftsPhrase(q.text)})`)
-        : query.where(sql<SqlBool>`norm like ${pattern} escape '\\'`);
-      if (q.type) query = query.where('is_file', '=', q.type === 'file' ? 1 : 0);
-      const rows = await query
-        .orderBy(rankOf(q.text))
-        .orderBy('depth')
-        .orderBy('norm')
-        .orderBy('path')
-        .limit(q.limit + 1)
-        .execute();
-      return { entries: rows.slice(0, q.limit).map(fromRow), truncated: rows.length > q.limit };
+      const { text, limit } = q;
+      const length = charCount(text);
+      const pattern = `%${escapeLike(text)}%`;
+      // `+user_name` keeps SQLite from reading the user's whole index range when the FTS match list is the short way in.
+      const base = (byFts = false) => {
+        let query = db
+          .selectFrom('search_entries')
+          .select(['user_name', 'path', 'is_file', 'size', 'modified'])
+          .where(byFts ? sql<SqlBool>`+user_name = ${q.user}` : sql<SqlBool>`user_name = ${q.user}`)
+          .where(below(q.within));
+        if (q.type) query = query.where('is_file', '=', q.type === 'file' ? 1 : 0);
+        return query;
+      };
+      let many = length < TRIGRAM;
+      if (!many) {
+        // How many match, counting no further than DENSE (the trigram index answers this cheaply).
+        const counted = postgres
+          ? await sql<{ n: number | string }>`select count(*) as n from (select 1 from search_entries where user_name = ${q.user} and norm like ${pattern} escape '\\' limit ${DENSE}) m`.execute(db)
+          : await sql<{ n: number | string }>`select count(*) as n from (select 1 from search_fts where search_fts match ${ftsPhrase(text)} limit ${DENSE}) m`.execute(db);
+        many = Number(counted.rows[0]?.n ?? 0) >= DENSE;
+      }
+      const sorted = <T extends ReturnType<typeof base>>(query: T) => query.orderBy('depth').orderBy('norm').orderBy('path');
+      if (!many) {
+        // SQLite: start from the FTS matches, never from all of the user's rows.
+        const matching = postgres
+          ? base().where(sql<SqlBool>`norm like ${pattern} escape '\\'`)
+          : base(true).where(sql<SqlBool>`id in (select rowid from search_fts where search_fts match ${ftsPhrase(text)})`);
+        const rows = await sorted(matching.orderBy(rankOf(text))).limit(limit + 1).execute();
+        return { entries: rows.slice(0, limit).map(fromRow), truncated: rows.length > limit };
+      }
+      // Many: each class in turn, best first, until the page is full. Exact and prefix matches of
+      // one depth are a range of (user_name, depth, norm, path), already in order: one small read per
+      // depth. The other matches are read from that index in order until enough are found.
+      const rows: Row[] = [];
+      const need = () => limit + 1 - rows.length;
+      const deepest = await db.selectFrom('search_entries').select(sql<number | string | null>`max(depth)`.as('d')).where('user_name', '=', q.user).executeTakeFirst();
+      const first = q.within === '' ? 1 : depthOf(q.within) + 1;
+      const last = Number(deepest?.d ?? 0);
+      const upper = successor(text);
+      const prefix = (query: ReturnType<typeof base>) => (upper === undefined ? query.where(sql<SqlBool>`substr(norm, 1, ${length}) = ${text}`) : query.where('norm', '<', upper));
+      for (let d = first; d <= last && need() > 0; d++) rows.push(...(await base().where('depth', '=', d).where('norm', '=', text).orderBy('path').limit(need()).execute()));
+      for (let d = first; d <= last && need() > 0; d++) rows.push(...(await prefix(base().where('depth', '=', d).where('norm', '>', text)).orderBy('norm').orderBy('path').limit(need()).execute()));
+      if (need() > 0) {
+        const inside = base().where(sql<SqlBool>`norm like ${pattern} escape '\\'`).where(sql<SqlBool>`substr(norm, 1, ${length}) <> ${text}`);
+        rows.push(...(await sorted(inside).limit(need()).execute()));
+      }
+      return { entries: rows.slice(0, limit).map(fromRow), truncated: rows.length > limit };
     },
 
     async markAll(user, scan) {
