@@ -7,6 +7,7 @@ import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, encodePath, postJson } from '../helpers/client.js';
 import { s3Client, s3Service } from '../helpers/services.js';
 import { runCli } from '../helpers/server.js';
+import { multipartBody } from '../helpers/multipart.js';
 
 type Result = { path: string; name: string; is_file: boolean; size: number; modified: string };
 type Answer = { results: Result[]; truncated: boolean };
@@ -184,6 +185,16 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(await paths('tusdir'), ['/alice/tusdir']);
     });
 
+    test('a file a visitor uploads through an upload-only share link is found by its owner at once', async () => {
+      assert.equal((await postJson(`${t.url}/storage/alice/inbox`, { action: 'CreateFolder' }, alice)).status, 201);
+      const created = await postJson(`${t.url}/api/shares`, { path: '/alice/inbox', upload_only: true }, alice);
+      assert.equal(created.status, 201);
+      const { id } = (await created.json()) as { id: string };
+      const { body, contentType } = multipartBody([{ filename: 'Visitor Ñote.txt', content: 'hello' }]);
+      assert.equal((await fetch(`${t.url}/share/${id}/`, { method: 'PUT', headers: { 'content-type': contentType }, body })).status, 201);
+      assert.deepEqual(await paths('visitor note'), ['/alice/inbox/Visitor Ñote.txt']);
+    });
+
     test('files added or removed behind the server\'s back are found (and forgotten) after file-cloud index', async () => {
       await put('gone-later.txt', 'x');
       await behindTheBack(t, 'outside/Élan Vital.txt', 'abc');
@@ -195,6 +206,29 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(await paths('gone-later'), []);
       assert.deepEqual(await paths('cafe'), ['/alice/Café Crème.txt', '/alice/cafe.md'], 'what was there stays');
       assert.deepEqual(await paths('secret', {}, bob), ['/bob/bob-secret.txt']);
+    });
+  });
+}
+
+for (const [storage, skip] of BACKENDS) {
+  describe(`search's background rescan on ${storage}`, { skip }, () => {
+    test('the server finds files put behind its back by itself (--index-interval 1)', async () => {
+      const t = await startApp({ users: ['alice'], storage, flags: { indexInterval: '1' } });
+      try {
+        const auth = bearer((await t.login('alice')).access_token);
+        await behindTheBack(t, 'dropped/Büro Plan.txt', 'x');
+        const deadline = Date.now() + 20_000;
+        let found: string[] = [];
+        while (Date.now() < deadline) {
+          const res = await fetch(`${t.url}/api/search?q=buro`, { headers: auth });
+          found = ((await res.json()) as Answer).results.map((r) => r.path);
+          if (found.length > 0) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        assert.deepEqual(found, ['/alice/dropped/Büro Plan.txt']);
+      } finally {
+        await t.close();
+      }
     });
   });
 }
