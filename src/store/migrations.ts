@@ -207,7 +207,9 @@ const MIGRATIONS: Record<string, Migration> = {
           modified BIGINT NOT NULL, scan TEXT)`.execute(db);
         // Substring search: an FTS5 trigram index over norm, kept in step by triggers (external
         // content: the text is stored once). The explicit integer key keeps rowids stable across VACUUM.
-        await sql`CREATE VIRTUAL TABLE search_fts USING fts5(norm, content='search_entries', content_rowid='id', tokenize='trigram')`.execute(db);
+        // case_sensitive 1: norm is folded already (src/domain/search-text.ts); SQLite's own folding
+        // differs in places (Greek final sigma), and matches must be exactly PostgreSQL's LIKE on norm.
+        await sql`CREATE VIRTUAL TABLE search_fts USING fts5(norm, content='search_entries', content_rowid='id', tokenize='trigram case_sensitive 1')`.execute(db);
         await sql`CREATE TRIGGER search_entries_ai AFTER INSERT ON search_entries BEGIN
           INSERT INTO search_fts(rowid, norm) VALUES (new.id, new.norm); END`.execute(db);
         await sql`CREATE TRIGGER search_entries_ad AFTER DELETE ON search_entries BEGIN

@@ -107,12 +107,13 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
     },
 
     /**
-     * Two plans, chosen by how many names match. Few (the usual case): the
-     * trigram index finds them all and they are sorted. Many (a broad query
-     * such as ".pdf", or one or two characters, which trigrams cannot
-     * serve): exact and prefix matches come from the (user_name, norm)
-     * range, then the other matches by reading (user_name, depth, norm,
-     * path) in order until the page is full — no sort of every match.
+     * Two plans, chosen by how many names match (counted up to DENSE). Few
+     * (the usual case): the trigram index finds them all and they are
+     * sorted. Many (a broad query such as ".pdf", or one or two characters,
+     * which trigrams cannot serve): exact matches, then prefix matches, one
+     * range of (user_name, depth, norm, path) per depth, already in order;
+     * then the other matches by reading that index in order until the page
+     * is full — never a sort of every match. Both give the same order.
      */
     async search(q) {
       const { text, limit } = q;
