@@ -48,7 +48,9 @@ export function SearchBox({ storage }: { storage: StorageApi }) {
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const listId = useId();
+  const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useSlashKey(input);
+  useEffect(() => () => clearTimeout(closing.current), []);
 
   useEffect(() => {
     const text = q.trim();
@@ -123,9 +125,15 @@ export function SearchBox({ storage }: { storage: StorageApi }) {
           setQ(e.target.value);
           setOpen(true);
         }}
-        onFocus={() => setOpen(true)}
+        onFocus={() => {
+          // Focus back before the blur's close ran (a quick "/" after choosing): stay open.
+          clearTimeout(closing.current);
+          setOpen(true);
+        }}
         // Later than a click on a result, which must still land.
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onBlur={() => {
+          closing.current = setTimeout(() => setOpen(false), 150);
+        }}
         onKeyDown={onKeyDown}
       />
       {showPanel ? (
