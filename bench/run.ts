@@ -45,6 +45,7 @@ import { tusScenario } from './scenarios/tus.js';
 import { shareScenario } from './scenarios/share.js';
 import { zipScenario } from './scenarios/zip.js';
 import { thumbsScenario } from './scenarios/thumbs.js';
+import { searchScenario } from './scenarios/search.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -65,6 +66,7 @@ async function main(): Promise<number> {
   let share: PairPart | undefined;
   let zip: PairPart | undefined;
   let thumbs: PairPart | undefined;
+  let search: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
@@ -95,6 +97,10 @@ async function main(): Promise<number> {
       const th = await thumbsScenario(o, tmp, dataDir, data, log);
       thumbs = { rows: th.rows, table: table(th.rows, 'vipsthumbnail', 'File Cloud'), refKey: 'vipsthumbnail', subjectKey: 'fileCloud', details: { files: th.files, parallel: th.parallel, vips: th.vips } };
     }
+    if (wants(o, 'search')) {
+      const se = await searchScenario(o, tmp, log);
+      search = { rows: se.rows, table: table(se.rows, 'PostgreSQL', 'SQLite'), refKey: 'postgres', subjectKey: 'sqlite', details: se.details };
+    }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
       const n = await nodesScenario(o, tmp, data, log);
@@ -116,9 +122,10 @@ async function main(): Promise<number> {
   if (share) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Share links beside the authenticated API (local disk, one server):\n${share.table}\n`);
   if (zip) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Folder zip beside a plain GET (local disk, one server):\n${zip.table}\npeak RSS during the zip: ${String(zip.details.peakRssMiB ? Math.round(zip.details.peakRssMiB as number) : '?')} MiB\n`);
   if (thumbs) console.log(`${rows.length > 0 || workers || dav || tus || zip ? '' : '\n'}Thumbnails beside vipsthumbnail (${String(thumbs.details.vips)}; local disk, one server):\n${thumbs.table}\n`);
+  if (search) console.log(`\nSearch (the index in the metadata store; target on SQLite):\n${search.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, thumbs, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, thumbs, search, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

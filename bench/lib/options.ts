@@ -36,11 +36,13 @@ export const SHARE_METRICS = ['share'] as const;
 export const ZIP_METRICS = ['zip'] as const;
 /** 256 px thumbnails of 12 MP JPEGs beside Debian's vipsthumbnail on the same files (part of every run; 4 files, 1 repetition with --quick). */
 export const THUMB_METRICS = ['thumbs'] as const;
+/** Name search over a big index and index rebuild, SQLite beside PostgreSQL (part of every run; small with --quick). */
+export const SEARCH_METRICS = ['search'] as const;
 /** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
 export const NODE_METRICS = ['nodes'] as const;
-export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof NODE_METRICS)[number];
+export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof SEARCH_METRICS)[number] | (typeof NODE_METRICS)[number];
 
-const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS].join(',')}]
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS].join(',')}]
                         [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3] [--nodes N]
   --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
   --reps N    repetitions of each metric (default 3; quick 2)
@@ -49,8 +51,10 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               with --nodes also nodes). workers: File Cloud --workers 1 beside --workers auto (1 repetition with --quick);
               dav: WebDAV GET, PUT and PROPFIND beside the HTTP API's GET, PUT and JSON listing;
               tus: the big file over tus in 8 MiB and 64 MiB chunks beside one raw PUT, with RSS growth;
-              zip: a folder of 1024 × 1 MiB files (64 with --quick) as a zip beside a plain GET of big.bin, with RSS
-              thumbs: 256 px thumbnails of 20 × 12 MP JPEGs (4 with --quick) beside vipsthumbnail (libvips-tools)
+              zip: a folder of 1024 × 1 MiB files (64 with --quick) as a zip beside a plain GET of big.bin, with RSS;
+              thumbs: 256 px thumbnails of 20 × 12 MP JPEGs (4 with --quick) beside vipsthumbnail (libvips-tools);
+              search: /api/search p50/p99 over 1,000,000 indexed names (20,000 with --quick) and file-cloud index of
+              100,000 files (2,000), SQLite beside PostgreSQL (FC_TEST_DATABASE_URL, else test-services.sh starts one)
   --profile   run File Cloud with --cpu-prof; profiles go to bench/results/profiles/
   --keep      keep the temporary data dir and dataset
   --dir DIR   where to create the temporary dir (default: the OS temp dir)
@@ -104,7 +108,7 @@ export function parseOptions(argv: string[]): Options {
         for (const n of names) {
           if ((S3_METRICS as readonly string[]).includes(n)) onlyS3 = true;
           else if ((NODE_METRICS as readonly string[]).includes(n)) onlyNodes = true;
-          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
+          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
         }
         o.only = new Set(names);
         break;

@@ -21,7 +21,7 @@ function pairJson(p: PairPart) {
   };
 }
 
-export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: number | undefined; s3: S3Part | undefined; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; nodes?: PairPart }) {
+export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: number | undefined; s3: S3Part | undefined; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; nodes?: PairPart }) {
   const { o, started, m0 } = r;
   const m1 = machine();
   const result = {
@@ -40,6 +40,7 @@ export async function writeResults(r: { o: Options; started: number; m0: Machine
     ...(r.share ? { share: pairJson(r.share) } : {}),
     ...(r.zip ? { zip: pairJson(r.zip) } : {}),
     ...(r.thumbs ? { thumbs: pairJson(r.thumbs) } : {}),
+    ...(r.search ? { search: pairJson(r.search) } : {}),
     ...(r.nodes ? { nodes: pairJson(r.nodes) } : {}),
   };
   await mkdir(RESULTS, { recursive: true });

@@ -92,6 +92,20 @@ export async function startBacking(dir: string, memBytes: number): Promise<Backi
   return { s3, databaseUrl, redisUrl, startedHere, pids, stop };
 }
 
+/**
+ * PostgreSQL alone (the search bench): the one FC_TEST_DATABASE_URL names,
+ * else one started in DIR by scripts/test-services.sh, stopped by stop().
+ */
+export async function startPostgres(dir: string): Promise<{ databaseUrl: string; startedHere: boolean; stop(): void }> {
+  if (process.env.FC_TEST_DATABASE_URL) return { databaseUrl: process.env.FC_TEST_DATABASE_URL, startedHere: false, stop: () => undefined };
+  const { kv, stop } = await startServices(dir, { SKIP_S3: '1', SKIP_REDIS: '1' });
+  if (!kv.DATABASE_URL) {
+    stop();
+    throw new BenchError('scripts/test-services.sh printed no DATABASE_URL');
+  }
+  return { databaseUrl: kv.DATABASE_URL, startedHere: true, stop };
+}
+
 /** `scripts/test-services.sh start DIR` with `env`; its KEY=VALUE lines, and the clean-up that stops what it started. */
 async function startServices(dir: string, extraEnv: Record<string, string>): Promise<{ kv: Record<string, string>; stop: () => void }> {
   // From here on the services may be (partly) running: stop them whatever happens next.

@@ -41,6 +41,8 @@ import { installAuth, methodsFor } from './auth-plugin.js';
 import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
 import { empty, errors, type RouteSchema } from '../routes/schemas.js';
+import { searchRoutes } from '../routes/search.js';
+import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
@@ -140,6 +142,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   });
 
+  const search = createSearchService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
+
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
@@ -203,6 +207,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => accountRoutes(scope, { account }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
+      await base.register(async (scope) => searchRoutes(scope, { search }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -238,7 +243,25 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ).finally(() => (sweeping = undefined));
   }, Math.min(60_000, Math.max(1000, Math.min(staleMs, config.uploadExpiry * 1000) / 2)));
   storageSweep.unref();
+  // Search index upkeep: files other tools put into (or removed from) storage, once shortly
+  // after start and then every --index-interval seconds, on the leader only (docs/architecture.md).
+  let rescanning: Promise<void> | undefined;
+  const rescan = () => {
+    if (!leading() || rescanning) return;
+    rescanning = search
+      .rescanAll()
+      .then(
+        (r) => app.log.info({ rescan: r }, 'search index rescanned'),
+        (err: unknown) => app.log.warn({ err }, 'search index rescan failed'),
+      )
+      .finally(() => (rescanning = undefined));
+  };
+  const rescanTimers = config.indexInterval > 0 ? [setTimeout(rescan, Math.min(config.indexInterval, 30) * 1000), setInterval(rescan, config.indexInterval * 1000)] : [];
+  for (const t of rescanTimers) t.unref();
   app.addHook('onClose', async () => {
+    for (const t of rescanTimers) clearTimeout(t);
+    search.close();
+    await rescanning;
     await shares.close();
     await storageUsage.close();
     clearInterval(sweep);

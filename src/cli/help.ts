@@ -31,7 +31,7 @@ Commands:
   user admin NAME on|off     Grant or take the administrator right (never from the last administrator).
   user list                  List users.
   user quota NAME SIZE|none  Set a user's storage quota (like 10G or 500M) or remove it.
-  index                      Rescan storage into the usage figures (files put there by other tools).
+  index                      Rescan storage into the search index and the usage figures (files other tools put there).
 
 Global options:
   --data-dir DIR             Data directory [env FILE_CLOUD_DATA_DIR; default ./data]

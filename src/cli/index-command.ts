@@ -1,20 +1,34 @@
 import type { Config } from '../config/options.js';
 import { openDataDir } from '../main.js';
 import { formatSize } from '../domain/sizes.js';
+import { createSearchService } from '../services/search.js';
 import { createUsageService } from '../services/usage.js';
 import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore } from '../store/types.js';
 
-export const INDEX_SUMMARY = 'Rescans every user\'s storage into what the server keeps about it (usage figures), for files put there by other tools. Safe beside a running server.';
+export const INDEX_SUMMARY =
+  "Rescans every user's storage into what the server keeps about it (the search index and usage figures), for files other tools put there or removed. Safe beside a running server.";
 
-/** What a reindex step gets: the data directory's store and storage, and a line printer. */
+/** What a reindex step gets: the data directory's store and storage, the users, and a line printer. */
 export type ReindexContext = { readonly store: MetadataStore; readonly backend: StorageBackend; readonly users: readonly string[]; readonly say: (line: string) => void };
 
 /**
  * The steps of `file-cloud index`, run in order for all users. Each feature
- * that keeps figures derived from storage adds its own step here.
+ * that keeps figures derived from storage events adds its own step here.
  */
 export const REINDEX_STEPS: readonly { readonly name: string; run(ctx: ReindexContext): Promise<void> }[] = [
+  {
+    name: 'search',
+    async run({ store, backend, say }) {
+      const search = createSearchService({ store, backend });
+      try {
+        const r = await search.rescanAll();
+        say(`Search index: ${r.entries} entries of ${r.users} user${r.users === 1 ? '' : 's'} rescanned, ${r.removed} stale removed.`);
+      } finally {
+        search.close();
+      }
+    },
+  },
   {
     name: 'usage',
     async run({ store, backend, users, say }) {
@@ -28,6 +42,7 @@ export const REINDEX_STEPS: readonly { readonly name: string; run(ctx: ReindexCo
   },
 ];
 
+/** `file-cloud index`: every step in order, against the data directory. */
 export async function runIndex(config: Config): Promise<number> {
   const { store, backend } = await openDataDir(config, false);
   try {

@@ -19,7 +19,12 @@ export type StorageEvent =
       readonly replacedSize: number;
     };
 
-export type StorageListener = (event: StorageEvent) => void;
+/**
+ * A listener may return a promise (any other value is ignored): the storage operation then returns only
+ * after it settled, so an index kept from events (search, usage) is up to
+ * date when the client gets its answer.
+ */
+export type StorageListener = (event: StorageEvent) => unknown;
 
 export interface StorageEvents {
   /** Adds a listener; returns the function that removes it. */
@@ -27,25 +32,29 @@ export interface StorageEvents {
 }
 
 /**
- * The backends' side of StorageEvents. Listeners run synchronously after the
- * change; one that throws is reported to `onListenerError` and never fails
- * the storage operation that already happened.
+ * The backends' side of StorageEvents. Listeners start synchronously after
+ * the change; `emit` resolves when the promises they returned have settled.
+ * One that throws or rejects is reported to `onListenerError` and never
+ * fails the storage operation that already happened.
  */
-export function createEventHub(onListenerError: (e: unknown) => void = () => undefined): StorageEvents & { emit(event: StorageEvent): void } {
+export function createEventHub(onListenerError: (e: unknown) => void = () => undefined): StorageEvents & { emit(event: StorageEvent): Promise<void> } {
   const listeners = new Set<StorageListener>();
   return {
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    emit(event) {
+    async emit(event) {
+      const pending: Promise<void>[] = [];
       for (const l of listeners) {
         try {
-          l(event);
+          const r = l(event);
+          if (r instanceof Promise) pending.push(r.then(() => undefined, onListenerError));
         } catch (e) {
           onListenerError(e);
         }
       }
+      if (pending.length > 0) await Promise.all(pending);
     },
   };
 }

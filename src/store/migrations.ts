@@ -226,6 +226,59 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('users').addColumn('reserved_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  '0010_search_index': {
+    async up(db: Kysely<unknown>) {
+      // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name
+      // as search compares it (src/domain/search-text.ts); `path` is the entry's path in its
+      // owner's tree. Both compare byte-wise (SQLite's BINARY; PostgreSQL's "C"), so a subtree
+      // is a range of the (user_name, path) index and the names of one depth starting with a
+      // prefix a range of (user_name, depth, norm, path).
+      // `scan` marks entries a rescan has not confirmed yet (file-cloud index).
+      if (isPostgres(db)) {
+        await sql`CREATE TABLE search_entries (
+          id bigserial PRIMARY KEY, user_name text NOT NULL, path text COLLATE "C" NOT NULL, name text NOT NULL,
+          norm text COLLATE "C" NOT NULL, depth integer NOT NULL, is_file integer NOT NULL, size bigint NOT NULL,
+          modified bigint NOT NULL, scan text)`.execute(db);
+        // Substring search: a GIN trigram index (pg_trgm, in Debian's postgresql package). Without the
+        // extension (a server without contrib, or no right to create it) search still works, by scanning
+        // one user's rows; docs/architecture.md says so.
+        const available = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'pg_trgm'`.execute(db);
+        if ((available.rows[0]?.n ?? 0) > 0) {
+          await sql`SAVEPOINT search_trgm`.execute(db);
+          try {
+            await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
+            await sql`CREATE INDEX search_entries_norm_trgm ON search_entries USING gin (norm gin_trgm_ops)`.execute(db);
+            await sql`RELEASE SAVEPOINT search_trgm`.execute(db);
+          } catch {
+            await sql`ROLLBACK TO SAVEPOINT search_trgm`.execute(db);
+          }
+        }
+      } else {
+        await sql`CREATE TABLE search_entries (
+          id INTEGER PRIMARY KEY, user_name TEXT NOT NULL, path TEXT NOT NULL, name TEXT NOT NULL,
+          norm TEXT NOT NULL, depth INTEGER NOT NULL, is_file INTEGER NOT NULL, size BIGINT NOT NULL,
+          modified BIGINT NOT NULL, scan TEXT)`.execute(db);
+        // Substring search: an FTS5 trigram index over norm, kept in step by triggers (external
+        // content: the text is stored once). The explicit integer key keeps rowids stable across VACUUM.
+        // case_sensitive 1: norm is folded already (src/domain/search-text.ts); SQLite's own folding
+        // differs in places (Greek final sigma), and matches must be exactly PostgreSQL's LIKE on norm.
+        await sql`CREATE VIRTUAL TABLE search_fts USING fts5(norm, content='search_entries', content_rowid='id', tokenize='trigram case_sensitive 1')`.execute(db);
+        await sql`CREATE TRIGGER search_entries_ai AFTER INSERT ON search_entries BEGIN
+          INSERT INTO search_fts(rowid, norm) VALUES (new.id, new.norm); END`.execute(db);
+        await sql`CREATE TRIGGER search_entries_ad AFTER DELETE ON search_entries BEGIN
+          INSERT INTO search_fts(search_fts, rowid, norm) VALUES ('delete', old.id, old.norm); END`.execute(db);
+        // Only a changed name touches the text index: a folder move rewrites paths, not names.
+        await sql`CREATE TRIGGER search_entries_au AFTER UPDATE OF norm ON search_entries WHEN old.norm IS NOT new.norm BEGIN
+          INSERT INTO search_fts(search_fts, rowid, norm) VALUES ('delete', old.id, old.norm);
+          INSERT INTO search_fts(rowid, norm) VALUES (new.id, new.norm); END`.execute(db);
+      }
+      await db.schema.createIndex('search_entries_user_path').on('search_entries').columns(['user_name', 'path']).unique().execute();
+      // Best-first order itself (depth, then name): a query matching a large share of the names
+      // reads this index in order and stops at the limit instead of sorting every match.
+      await db.schema.createIndex('search_entries_user_order').on('search_entries').columns(['user_name', 'depth', 'norm', 'path']).execute();
+      await db.schema.createIndex('search_entries_user_scan').on('search_entries').columns(['user_name', 'scan']).execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

@@ -4,6 +4,7 @@ import { newDatabase, skipReason } from '../../test/helpers/services.js';
 import { runStoreConformance } from './conformance.js';
 import { runAccountsConformance } from './accounts-conformance.js';
 import { LastAdminError } from './types.js';
+import { runSearchConformance } from './search-conformance.js';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openPostgresStore } from './postgres.js';
 import { StoreOpenError } from './sqlite.js';
@@ -41,6 +42,9 @@ test('postgres: two nodes demoting the last two administrators at once never lea
     await Promise.all([n1!.close(), n2!.close()]);
   }
 });
+
+if (skip) test('postgres search conformance', { skip }, () => undefined);
+else runSearchConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('search')), cleanup: async () => undefined }));
 
 test('postgres: nodes starting together migrate once, under the advisory lock', { skip }, async () => {
   const url = await newDatabase('migrate');

@@ -124,4 +124,16 @@ export interface Database {
     crc: number | string | bigint;
     created_at: number | string | bigint;
   };
+  search_entries: {
+    id: Generated<number | string>;
+    user_name: string;
+    path: string;
+    name: string;
+    norm: string;
+    depth: number;
+    is_file: number;
+    size: number | string | bigint;
+    modified: number | string | bigint;
+    scan: string | null;
+  };
 }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runStoreConformance } from './conformance.js';
 import { runAccountsConformance } from './accounts-conformance.js';
+import { runSearchConformance } from './search-conformance.js';
 import { openSqliteStore, StoreOpenError } from './sqlite.js';
 
 const openTemp = async () => {
@@ -13,6 +14,11 @@ const openTemp = async () => {
 };
 runStoreConformance('sqlite', openTemp);
 runAccountsConformance('sqlite', openTemp);
+
+runSearchConformance('sqlite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  return { store: await openSqliteStore(join(dir, 'file-cloud.db')), cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
 
 test('sqlite: data survives closing and reopening the file', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));

@@ -17,6 +17,7 @@ import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
+import { createSearchRepo } from './search-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -100,6 +101,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     shares: createShareRepo(db),
     apiKeys: createApiKeyRepo(db),
     usage: createUsageRepo(db),
+    search: createSearchRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -363,6 +363,54 @@ export interface UsageRepo {
   setQuota(username: string, quota: number | null): Promise<boolean>;
 }
 
+/**
+ * One file or folder in the search index (CONTRACT "Search, thumbnails,
+ * usage"). `path` is its path in `user`'s tree ('a/b.txt'; never '', the root
+ * is not indexed); `modified` is epoch ms.
+ */
+export type IndexedEntry = {
+  readonly user: string;
+  readonly path: string;
+  readonly isFile: boolean;
+  readonly size: number;
+  readonly modified: number;
+};
+
+export type SearchQuery = {
+  readonly user: string;
+  /** The query normalized (src/domain/search-text.ts normalizeName); not empty. */
+  readonly text: string;
+  /** Only entries strictly below this folder ('' = the user's whole tree). */
+  readonly within: string;
+  readonly type: 'file' | 'folder' | undefined;
+  readonly limit: number;
+};
+
+/**
+ * The search index of names, shared by every node. Names match by substring
+ * of their normalized form; results come best first: exact name, prefix,
+ * substring, then shallower paths, then by normalized name and path.
+ * Prefix conditions are path ranges, never LIKE (a name may hold % or _).
+ */
+export interface SearchRepo {
+  /** Inserts or updates entries by (user, path); each one written counts as seen by a running rescan. */
+  put(entries: readonly IndexedEntry[]): Promise<void>;
+  /** Which of `paths` are indexed for `user`. */
+  existing(user: string, paths: readonly string[]): Promise<Set<string>>;
+  /** Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went. */
+  deleteWithin(user: string, path: string): Promise<number>;
+  /** `from` and everything below it move to `to`; what was at `to` and below goes first. Returns how many moved. */
+  moveWithin(user: string, from: string, to: string): Promise<number>;
+  /** At most `limit` entries, best first; `truncated` when more match. */
+  search(q: SearchQuery): Promise<{ entries: IndexedEntry[]; truncated: boolean }>;
+  /** Rescan start: marks all of `user`'s entries with `scan`; put() clears the mark. */
+  markAll(user: string, scan: string): Promise<void>;
+  /** Rescan end: removes `user`'s entries still marked with `scan` (neither seen by the walk nor written since). */
+  sweepMarked(user: string, scan: string): Promise<number>;
+  /** Every user name that has entries. */
+  users(): Promise<string[]>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -378,5 +426,6 @@ export interface MetadataStore {
   readonly shares: ShareRepo;
   readonly apiKeys: ApiKeyRepo;
   readonly usage: UsageRepo;
+  readonly search: SearchRepo;
   close(): Promise<void>;
 }

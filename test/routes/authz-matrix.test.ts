@@ -92,6 +92,7 @@ const SAMPLES: Record<string, Sample> = {
   // Account routes: a body the route refuses (400) or an id nobody has (404) is the answer past the one check.
   'GET /api/me': { kind: 'user', ok: 200, path: '/api/me' },
   'GET /api/usage': { kind: 'user', ok: 200, path: '/api/usage' },
+  'GET /api/search': { kind: 'user', ok: 200, path: '/api/search?q=doc' },
   'POST /api/me/password': { kind: 'session', ok: 400, path: '/api/me/password', headers: json, body: '{}' },
   'GET /api/sessions': { kind: 'session', ok: 200, path: '/api/sessions' },
   'DELETE /api/sessions/:id': { kind: 'session', ok: 404, path: '/api/sessions/no-such-session' },

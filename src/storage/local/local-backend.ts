@@ -192,13 +192,13 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
     mkdir: checked(async (key, opts) => {
       const existed = opts.existOk && (await backend.stat(key).catch(() => undefined)) !== undefined;
       await makeDir(dirs, key, opts);
-      if (!existed && !isRoot(key)) events.emit({ type: 'created', key, isFile: false, size: 0 });
+      if (!existed && !isRoot(key)) await events.emit({ type: 'created', key, isFile: false, size: 0 });
     }),
 
     delete: checked(async (key, opts) => {
       const gone = await sizeOf(key);
       await deleteEntry(dirs, key, opts);
-      events.emit({ type: 'deleted', key, isFile: gone?.isFile ?? true, size: gone?.size ?? 0 });
+      await events.emit({ type: 'deleted', key, isFile: gone?.isFile ?? true, size: gone?.size ?? 0 });
     }),
 
     move: async (from, to, opts) => {
@@ -207,7 +207,7 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
       const source = await backend.stat(from);
       const replaced = opts.overwrite ? await sizeOf(to) : undefined;
       await moveEntry(dirs, from, to, opts);
-      events.emit({ type: 'moved', from, to, isFile: source?.isFile ?? true, replacedSize: replaced?.size ?? 0 });
+      await events.emit({ type: 'moved', from, to, isFile: source?.isFile ?? true, replacedSize: replaced?.size ?? 0 });
     },
 
     copy: async (from, to, opts) => {

@@ -24,7 +24,7 @@ const CHECKPOINT = 4 * 1024 * 1024;
  * same rename/link commit as a PUT (no copy). Offsets are reported only
  * after fdatasync.
  */
-export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => void): ResumableStaging {
+export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => void | Promise<void>): ResumableStaging {
   const dir = join(dirs.tmpDir, RESUMABLE_DIR);
   const fileOf = (id: string) => {
     checkUploadId(id);

@@ -44,7 +44,7 @@ const SYNC_EVERY = 32 * 1024 * 1024;
  * reading and leave the stream to its owner (an HTTP request must survive to
  * carry the 413 answer). Only an abort destroys it: its owner gave up on it.
  */
-export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions, onCommit: (c: Committed) => void): Promise<StagedFile> {
+export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions, onCommit: (c: Committed) => void | Promise<void>): Promise<StagedFile> {
   if (isRoot(key)) throw new StorageError('is_a_directory', 'The user root is a folder.');
   const parents = key.segments.slice(0, -1);
   // Fail fast on a path that can never be written (a file or a leaving link
@@ -85,7 +85,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
  * missing parents; the staging name stays for the caller to remove (after a
  * link it still names the committed file). Shared with resumable uploads.
  */
-export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], onCommit: (c: Committed) => void) {
+export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], onCommit: (c: Committed) => void | Promise<void>) {
   const parents = key.segments.slice(0, -1);
   // Parents are created only now, so an aborted upload leaves no empty folders.
   const root = await ensureRoot(dirs.storageDir, key.user);
@@ -93,7 +93,7 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   const { name, previousSize } = await commit(root, staging, dir, keyName(key), mode);
   // The staging file's stats describe the committed inode: rename and link keep it.
   const entry = entryFromStats(name, stats);
-  onCommit({ key: { user: key.user, segments: [...parents, name] }, size: entry.size, previousSize });
+  await onCommit({ key: { user: key.user, segments: [...parents, name] }, size: entry.size, previousSize });
   return entry;
 }
 

@@ -271,7 +271,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
           // radosgw leaves the ETag out of CompleteMultipartUpload's answer: ask.
           const h = await headFile(target);
           if (!h) throw new StorageError('failed', 'The object store lost the file it just stored.');
-          events.emit(before ? { type: 'replaced', key: target, size: h.size, previousSize: before.size } : { type: 'created', key: target, isFile: true, size: h.size });
+          await events.emit(before ? { type: 'replaced', key: target, size: h.size, previousSize: before.size } : { type: 'created', key: target, isFile: true, size: h.size });
           return fileEntry(keyName(target), h);
         } finally {
           if (!settled) await discard().catch(() => undefined);
@@ -304,7 +304,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       throw taken();
     }
     await putMarker(key);
-    if (!isRoot(key)) events.emit({ type: 'created', key, isFile: false, size: 0 });
+    if (!isRoot(key)) await events.emit({ type: 'created', key, isFile: false, size: 0 });
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
@@ -312,7 +312,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     if (h) {
       if (!isRoot(keyParent(key))) await keepParent(key);
       await s3Call('Deleting the file', () => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(prefix, key) })));
-      events.emit({ type: 'deleted', key, isFile: true, size: h.size });
+      await events.emit({ type: 'deleted', key, isFile: true, size: h.size });
       return;
     }
     const p = folderPrefix(prefix, key);
@@ -329,7 +329,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
     }
     if (!found) throw notFound();
-    events.emit({ type: 'deleted', key, isFile: false, size });
+    await events.emit({ type: 'deleted', key, isFile: false, size });
   }
 
   /** The bytes at key (a file, or every object below a folder), for events; undefined when nothing is there. */
@@ -373,7 +373,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         if (!isRoot(keyParent(from))) await keepParent(from);
         await deleteKeys(s3, bucket, [objectKey(prefix, from)]);
       }
-      events.emit({ type: 'moved', from, to, isFile: source !== 'folder', replacedSize: replaced ?? 0 });
+      await events.emit({ type: 'moved', from, to, isFile: source !== 'folder', replacedSize: replaced ?? 0 });
     } finally {
       await lease.release();
     }
@@ -387,7 +387,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       if (replaced !== undefined && !(source !== 'folder' && (await headFile(to)))) await remove(to, { recursive: true });
       if (source !== 'folder') {
         await copyObject(s3, bucket, objectKey(prefix, from), dst, source.size);
-        events.emit(replaced !== undefined ? { type: 'replaced', key: to, size: source.size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size: source.size });
+        await events.emit(replaced !== undefined ? { type: 'replaced', key: to, size: source.size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size: source.size });
         return;
       }
       const src = folderPrefix(prefix, from);
@@ -400,7 +400,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
           if (rest !== '') await copyObject(s3, bucket, o.Key as string, `${dst}/${rest}`, o.Size ?? 0);
         }
       }
-      events.emit({ type: 'created', key: to, isFile: false, size });
+      await events.emit({ type: 'created', key: to, isFile: false, size });
     } finally {
       await lease.release();
     }

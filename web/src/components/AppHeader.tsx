@@ -5,6 +5,7 @@ import { onLinkClick, SHARED_PATH, useLocation } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
 import { UsageBar } from './UsageBar';
+import { SearchBox } from './SearchBox';
 import { withBase } from '../lib/base';
 
 const PAGES = [
@@ -31,6 +32,7 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
           </a>
         ))}
       </nav>
+      <SearchBox storage={storage} />
       <span className="spacer" />
       <UsageBar client={storage.client} />
       {onShortcuts ? (

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { browseUrl, type Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
-import { useTitle } from '../lib/router';
+import { useQueryParam, useTitle } from '../lib/router';
 import { announceStorageChange } from '../lib/usage-events';
 import { AppHeader } from './AppHeader';
 import { Banner, useBanner } from './Banner';
@@ -72,6 +72,11 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
     },
     [focusListOnLoad, selectOnly, reload],
   );
+  // Arriving from a search result (?at=<name>): the cursor on that entry, selected and scrolled into view.
+  const at = useQueryParam('at');
+  useEffect(() => {
+    if (at !== null) afterChange(at);
+  }, [key, at, afterChange]);
   const { selected, selectedEntries } = selection;
   const notFound = state.status === 'error' && state.error.status === 404;
   const newFolder = () => setDialog({ kind: 'new-folder' });

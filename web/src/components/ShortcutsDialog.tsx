@@ -14,6 +14,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Backspace / Alt + ↑', 'Go to the parent folder'],
   ['← / →', 'Previous / next file in a preview'],
   ['Escape', 'Close a dialog or menu, clear the selection'],
+  ['/', 'Search file and folder names'],
   ['?', 'Show these shortcuts'],
 ];
 

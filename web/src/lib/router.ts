@@ -30,6 +30,11 @@ export function useLocation(): string {
   return useSyncExternalStore(subscribe, () => stripBase(location.pathname));
 }
 
+/** The value of one query parameter of the current address (null when absent); re-renders when it changes. */
+export function useQueryParam(name: string): string | null {
+  return useSyncExternalStore(subscribe, () => new URLSearchParams(location.search).get(name));
+}
+
 /** Sets document.title for as long as a view is shown. */
 export function useTitle(title: string): void {
   useEffect(() => {

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
+import { isRoot, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import type { StorageBackend } from '../storage/backend.js';
+import type { StorageEvent } from '../storage/events.js';
+import type { IndexedEntry, MetadataStore } from '../store/types.js';
+import { storageCall } from './storage-errors.js';
+
+/** Entries written per statement while a tree is walked into the index. */
+const BATCH = 500;
+
+/** One result of GET /api/search (CONTRACT "Search, thumbnails, usage"). */
+export type SearchResult = { path: string; name: string; is_file: boolean; size: number; modified: string };
+
+export type SearchInput = { q: string; path?: string | undefined; type?: 'file' | 'folder' | undefined; limit?: number | undefined };
+
+/** What a rescan of one user did: entries seen in storage, stale entries removed. */
+export type RescanSummary = { users: number; entries: number; removed: number };
+
+export type SearchService = ReturnType<typeof createSearchService>;
+
+const pathOf = (key: StorageKey): string => key.segments.join('/');
+
+/**
+ * Name search over the index in the metadata store. The index follows the
+ * backend's storage events — every write path (HTTP, WebDAV, tus, share
+ * uploads, moves, deletes) ends in the backend, so this one listener sees
+ * them all, and the backend returns only once the index is updated. Each
+ * node indexes its own writes into the shared store. Files that other
+ * tools put into storage are found by a rescan (`file-cloud index`, and the
+ * leader's periodic one).
+ */
+export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void }) {
+  const { store, backend } = deps;
+  const onError = deps.onError ?? (() => undefined);
+
+  const indexed = async (key: StorageKey): Promise<IndexedEntry | undefined> => {
+    const entry = await backend.stat(key);
+    return entry && { user: key.user, path: pathOf(key), isFile: entry.isFile, size: entry.size, modified: entry.modified.getTime() };
+  };
+
+  /** Indexes what is at key now (gone meanwhile: nothing to do; a later event says so). */
+  const putCurrent = async (key: StorageKey): Promise<void> => {
+    const e = await indexed(key);
+    if (e) await store.search.put([e]);
+  };
+
+  /** Folders a write created on its way (parents made by an upload or a move) are entries too. */
+  const putAncestors = async (key: StorageKey): Promise<void> => {
+    const paths = key.segments.slice(0, -1).map((_, i) => key.segments.slice(0, i + 1).join('/'));
+    if (paths.length === 0) return;
+    const have = await store.search.existing(key.user, paths);
+    const missing: IndexedEntry[] = [];
+    for (const p of paths) {
+      if (have.has(p)) continue;
+      const e = await indexed({ user: key.user, segments: p.split('/') });
+      if (e) missing.push(e);
+    }
+    await store.search.put(missing);
+  };
+
+  /** Everything below a folder, in batches (a copied folder arrives as one event). */
+  const putTree = async (dir: StorageKey): Promise<number> => {
+    let batch: IndexedEntry[] = [];
+    let count = 0;
+    const prefix = pathOf(dir);
+    for await (const w of backend.walk(dir)) {
+      const rel = w.path.join('/');
+      batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime() });
+      if (batch.length >= BATCH) {
+        await store.search.put(batch);
+        count += batch.length;
+        batch = [];
+      }
+    }
+    await store.search.put(batch);
+    return count + batch.length;
+  };
+
+  async function apply(e: StorageEvent): Promise<void> {
+    switch (e.type) {
+      case 'created':
+        if (isRoot(e.key)) return;
+        await putCurrent(e.key);
+        await putAncestors(e.key);
+        // A folder that arrives with contents (an object store's folder copy) brings its entries.
+        if (!e.isFile) await putTree(e.key);
+        return;
+      case 'replaced':
+        await putCurrent(e.key);
+        return;
+      case 'deleted':
+        await store.search.deleteWithin(e.key.user, pathOf(e.key));
+        return;
+      case 'moved': {
+        const moved = await store.search.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to));
+        // The entry's own figures may change with a move (an object store copies, new time).
+        await putCurrent(e.to);
+        await putAncestors(e.to);
+        if (!e.isFile && moved === 0) await putTree(e.to);
+        return;
+      }
+    }
+  }
+
+  const unsubscribe = backend.events.subscribe((e) => apply(e).catch(onError));
+
+  /**
+   * Brings one user's index in line with storage: every entry the walk sees
+   * is written; what it neither saw nor anyone wrote meanwhile (files other
+   * tools removed) goes. Storage events during the rescan keep working.
+   */
+  async function rescanUser(user: string): Promise<{ entries: number; removed: number }> {
+    const scan = randomUUID();
+    await store.search.markAll(user, scan);
+    const entries = await putTree({ user, segments: [] });
+    const removed = await store.search.sweepMarked(user, scan);
+    return { entries, removed };
+  }
+
+  return {
+    async search(principal: Principal, input: SearchInput): Promise<{ results: SearchResult[]; truncated: boolean }> {
+      if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
+      const text = normalizeName(input.q);
+      if (input.q.length === 0 || [...input.q].length > MAX_QUERY_LENGTH) throw new AppError('bad_request', `"q" must be 1 to ${MAX_QUERY_LENGTH} characters long.`);
+      if (text === '') throw new AppError('bad_request', '"q" has no letter, digit or other character to search for.');
+      const limit = input.limit ?? DEFAULT_LIMIT;
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_LIMIT}.`);
+      let within = '';
+      if (input.path !== undefined) {
+        const raw = input.path.replace(/^\//, '');
+        const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
+        if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+        if (!isRoot(key)) {
+          const entry = await storageCall(() => backend.stat(key));
+          if (!entry) throw new AppError('not_found', 'No folder exists at this path.');
+          if (entry.isFile) throw new AppError('not_a_directory', '"path" names a file; search within a folder.');
+        }
+        within = pathOf(key);
+      }
+      const found = await store.search.search({ user: principal.username, text, within, type: input.type, limit });
+      return {
+        results: found.entries.map((e) => ({
+          path: `/${e.user}/${e.path}`,
+          name: e.path.slice(e.path.lastIndexOf('/') + 1),
+          is_file: e.isFile,
+          size: e.size,
+          modified: new Date(e.modified).toISOString(),
+        })),
+        truncated: found.truncated,
+      };
+    },
+
+    rescanUser,
+
+    /** Rescans every user; entries of names that are no user any more go. */
+    async rescanAll(): Promise<RescanSummary> {
+      const users = (await store.users.list()).map((u) => u.username);
+      const summary: RescanSummary = { users: users.length, entries: 0, removed: 0 };
+      for (const user of users) {
+        const r = await rescanUser(user);
+        summary.entries += r.entries;
+        summary.removed += r.removed;
+      }
+      const known = new Set(users);
+      for (const stale of await store.search.users()) if (!known.has(stale)) summary.removed += await store.search.deleteWithin(stale, '');
+      return summary;
+    },
+
+    close(): void {
+      unsubscribe();
+    },
+  };
+}

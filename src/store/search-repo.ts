@@ -1,0 +1,182 @@
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
+import type { Database } from './schema.js';
+import type { IndexedEntry, SearchRepo } from './types.js';
+
+/** Rows per INSERT: 9 parameters each, far below either database's limit. */
+const BATCH = 500;
+/** From this many matches on, a query reads the best-first index in order instead of sorting its matches. */
+const DENSE = 2000;
+
+/** The first string after every string that starts with `s` (its last code point plus one); undefined when there is none. */
+function successor(s: string): string | undefined {
+  const points = [...s];
+  const last = points.pop()?.codePointAt(0);
+  if (last === undefined || last >= 0x10ffff) return undefined;
+  // Skip the surrogate range: no string holds those code points on their own.
+  const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+  return points.join('') + String.fromCodePoint(next);
+}
+
+/**
+ * Strictly below `path` in one user's tree, as a range of the (user_name,
+ * path) index: every path starting with 'a/' lies in ['a/', 'a0') because
+ * '0' follows '/' directly and both databases compare these columns
+ * byte-wise (UTF-8 byte order is code-point order).
+ */
+function below(path: string): RawBuilder<SqlBool> {
+  if (path === '') return sql<SqlBool>`(1 = 1)`;
+  return sql<SqlBool>`(path >= ${`${path}/`} and path < ${`${path}0`})`;
+}
+
+const atOrBelow = (path: string): RawBuilder<SqlBool> => (path === '' ? sql<SqlBool>`(1 = 1)` : sql<SqlBool>`(path = ${path} or ${below(path)})`);
+
+const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+const depthOf = (path: string): number => path.split('/').length;
+
+type Row = { path: string; user_name: string; is_file: number | string; size: number | string | bigint; modified: number | string | bigint };
+const fromRow = (r: Row): IndexedEntry => ({ user: r.user_name, path: r.path, isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified) });
+
+/**
+ * The search index as rows of `search_entries` (migration 0010). Substring
+ * matching uses SQLite's FTS5 trigram table or PostgreSQL's pg_trgm GIN
+ * index for queries of at least three characters; shorter ones read the
+ * user's names through LIKE (escaped: % and _ are literal).
+ */
+export function createSearchRepo(db: Kysely<Database>): SearchRepo {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+
+  const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
+
+  return {
+    async put(given) {
+      // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
+      const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
+      for (let i = 0; i < entries.length; i += BATCH) {
+        const values = entries.slice(i, i + BATCH).map((e) => {
+          const name = nameOf(e.path);
+          return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null };
+        });
+        await db
+          .insertInto('search_entries')
+          .values(values)
+          .onConflict((oc) =>
+            oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
+              is_file: eb.ref('excluded.is_file'),
+              size: eb.ref('excluded.size'),
+              modified: eb.ref('excluded.modified'),
+              scan: null,
+            })),
+          )
+          .execute();
+      }
+    },
+
+    async existing(user, paths) {
+      if (paths.length === 0) return new Set();
+      const rows = await db.selectFrom('search_entries').select('path').where('user_name', '=', user).where('path', 'in', paths).execute();
+      return new Set(rows.map((r) => r.path));
+    },
+
+    async deleteWithin(user, path) {
+      const r = await db.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+
+    async moveWithin(user, from, to) {
+      const name = nameOf(to);
+      const shift = depthOf(to) - depthOf(from);
+      return db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(to)).execute();
+        // The moved entry itself gets its new name; below it only paths and depths change.
+        const r = await trx
+          .updateTable('search_entries')
+          .set({
+            path: sql`${to} || substr(path, ${charCount(from) + 1})`,
+            depth: sql`depth + ${shift}`,
+            name: sql`case when path = ${from} then ${name} else name end`,
+            norm: sql`case when path = ${from} then ${normalizeName(name)} else norm end`,
+            // Written since a running rescan marked it: that rescan's walk may have passed both places.
+            scan: null,
+          })
+          .where('user_name', '=', user)
+          .where(atOrBelow(from))
+          .executeTakeFirst();
+        return Number(r.numUpdatedRows);
+      });
+    },
+
+    /**
+     * Two plans, chosen by how many names match (counted up to DENSE). Few
+     * (the usual case): the trigram index finds them all and they are
+     * sorted. Many (a broad query such as ".pdf", or one or two characters,
+     * which trigrams cannot serve): exact matches, then prefix matches, one
+     * range of (user_name, depth, norm, path) per depth, already in order;
+     * then the other matches by reading that index in order until the page
+     * is full — never a sort of every match. Both give the same order.
+     */
+    async search(q) {
+      const { text, limit } = q;
+      const length = charCount(text);
+      const pattern = `%${escapeLike(text)}%`;
+      // `+user_name` keeps SQLite from reading the user's whole index range when the FTS match list is the short way in.
+      const base = (byFts = false) => {
+        let query = db
+          .selectFrom('search_entries')
+          .select(['user_name', 'path', 'is_file', 'size', 'modified'])
+          .where(byFts ? sql<SqlBool>`+user_name = ${q.user}` : sql<SqlBool>`user_name = ${q.user}`)
+          .where(below(q.within));
+        if (q.type) query = query.where('is_file', '=', q.type === 'file' ? 1 : 0);
+        return query;
+      };
+      let many = length < TRIGRAM;
+      if (!many) {
+        // How many match, counting no further than DENSE (the trigram index answers this cheaply).
+        const counted = postgres
+          ? await sql<{ n: number | string }>`select count(*) as n from (select 1 from search_entries where user_name = ${q.user} and norm like ${pattern} escape '\\' limit ${DENSE}) m`.execute(db)
+          : await sql<{ n: number | string }>`select count(*) as n from (select 1 from search_fts where search_fts match ${ftsPhrase(text)} limit ${DENSE}) m`.execute(db);
+        many = Number(counted.rows[0]?.n ?? 0) >= DENSE;
+      }
+      const sorted = <T extends ReturnType<typeof base>>(query: T) => query.orderBy('depth').orderBy('norm').orderBy('path');
+      if (!many) {
+        // SQLite: start from the FTS matches, never from all of the user's rows.
+        const matching = postgres
+          ? base().where(sql<SqlBool>`norm like ${pattern} escape '\\'`)
+          : base(true).where(sql<SqlBool>`id in (select rowid from search_fts where search_fts match ${ftsPhrase(text)})`);
+        const rows = await sorted(matching.orderBy(rankOf(text))).limit(limit + 1).execute();
+        return { entries: rows.slice(0, limit).map(fromRow), truncated: rows.length > limit };
+      }
+      // Many: each class in turn, best first, until the page is full. Exact and prefix matches of
+      // one depth are a range of (user_name, depth, norm, path), already in order: one small read per
+      // depth. The other matches are read from that index in order until enough are found.
+      const rows: Row[] = [];
+      const need = () => limit + 1 - rows.length;
+      const deepest = await db.selectFrom('search_entries').select(sql<number | string | null>`max(depth)`.as('d')).where('user_name', '=', q.user).executeTakeFirst();
+      const first = q.within === '' ? 1 : depthOf(q.within) + 1;
+      const last = Number(deepest?.d ?? 0);
+      const upper = successor(text);
+      const prefix = (query: ReturnType<typeof base>) => (upper === undefined ? query.where(sql<SqlBool>`substr(norm, 1, ${length}) = ${text}`) : query.where('norm', '<', upper));
+      for (let d = first; d <= last && need() > 0; d++) rows.push(...(await base().where('depth', '=', d).where('norm', '=', text).orderBy('path').limit(need()).execute()));
+      for (let d = first; d <= last && need() > 0; d++) rows.push(...(await prefix(base().where('depth', '=', d).where('norm', '>', text)).orderBy('norm').orderBy('path').limit(need()).execute()));
+      if (need() > 0) {
+        const inside = base().where(sql<SqlBool>`norm like ${pattern} escape '\\'`).where(sql<SqlBool>`substr(norm, 1, ${length}) <> ${text}`);
+        rows.push(...(await sorted(inside).limit(need()).execute()));
+      }
+      return { entries: rows.slice(0, limit).map(fromRow), truncated: rows.length > limit };
+    },
+
+    async markAll(user, scan) {
+      await db.updateTable('search_entries').set({ scan }).where('user_name', '=', user).execute();
+    },
+
+    async sweepMarked(user, scan) {
+      const r = await db.deleteFrom('search_entries').where('user_name', '=', user).where('scan', '=', scan).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+
+    async users() {
+      const rows = await db.selectFrom('search_entries').select('user_name').distinct().orderBy('user_name').execute();
+      return rows.map((r) => r.user_name);
+    },
+  };
+}
