@@ -82,8 +82,12 @@ export class ApiClient {
     return () => this.listeners.delete(listener);
   }
 
-  async login(username: string, password: string): Promise<void> {
-    const res = await postJson(withBase('/auth/login'), { username, password });
+  /**
+   * Signs in. With TOTP on for the account, the server answers 401
+   * `totp_required` until `totp` (a code from the app, or a recovery code) is sent too.
+   */
+  async login(username: string, password: string, totp?: string): Promise<void> {
+    const res = await postJson(withBase('/auth/login'), totp === undefined ? { username, password } : { username, password, totp });
     if (!res.ok) throw await failure(res);
     const set = (await res.json()) as TokenSet;
     this.session = { username, refresh_token: set.refresh_token };
