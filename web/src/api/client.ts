@@ -132,8 +132,8 @@ export class ApiClient {
     const s = this.session;
     if (!s) throw new ApiError(401, 'unauthorized', 'You are signed out. Sign in to continue.');
     const res = await postJson(withBase('/auth/refresh'), { username: s.username, refresh_token: s.refresh_token });
-    if (res.status === 401 || res.status === 400) {
-      // The session was revoked or expired: nothing will work until the user signs in again.
+    if (res.status === 401 || res.status === 400 || res.status === 403) {
+      // The session was revoked or expired, or the account disabled: nothing will work until the user signs in again.
       this.forget();
       this.emit('expired');
       throw new ApiError(401, 'unauthorized', 'Your session has ended. Sign in again.');
