@@ -12,7 +12,7 @@ import { UsersPage } from './components/UsersPage';
 import { navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, USERS_PATH, useLocation } from './lib/router';
 import { stripBase } from './lib/base';
 
-/** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /users for admins. */
+/** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /admin/users for admins. */
 export function App({ client }: { client: ApiClient }) {
   const pathname = useLocation();
   const [user, setUser] = useState<string | null>(client.username);
@@ -35,7 +35,7 @@ export function App({ client }: { client: ApiClient }) {
   const page = PAGE_PATHS.includes(pathname) ? pathname : null;
 
   // Redirects are effects so that history entries stay right.
-  const redirect = !storage ? (pathname === '/login' ? null : `/login${segments || page ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || page ? null : '/browse/';
+  const redirect = !storage ? (pathname === '/login' ? null : `/login${segments || page ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || page ? null : pathname === '/admin' || pathname === '/admin/' ? USERS_PATH : '/browse/';
   useEffect(() => {
     if (redirect) navigate(redirect, { replace: true });
   }, [redirect]);

@@ -16,8 +16,9 @@ export type Me = {
 /** One signed-in session of the caller (`GET /api/sessions`). */
 export type Session = {
   readonly id: string;
-  readonly created: string;
-  readonly last_used: string | null;
+  readonly created_at: string;
+  /** Recorded at each refresh and at most once a minute from access-token use. */
+  readonly last_used_at: string;
   /** The User-Agent it signed in with, or null. */
   readonly client: string | null;
   /** The client address it signed in from (or was last used from), or null. */

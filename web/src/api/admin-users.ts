@@ -10,6 +10,9 @@ export type User = {
   readonly used: number;
   /** Bytes allowed, or null for no quota. */
   readonly quota: number | null;
+  /** Two-step verification is on. */
+  readonly totp: boolean;
+  readonly created_at: string;
 };
 
 /** What `PATCH /api/admin/users/<name>` may change; absent fields stay as they are. */

@@ -160,7 +160,7 @@ export class ApiClient {
     };
     let token = await this.token();
     let res = await attempt(token);
-    if (res.status === 401 && this.session) {
+    if (res.status === 401 && this.session && !(await isWrongSecret(res))) {
       token = (await this.refresh(token)).token;
       res = await attempt(token);
     }
@@ -198,6 +198,19 @@ export class ApiClient {
 
   private emit(why: SessionEnd): void {
     for (const l of this.listeners) l(why);
+  }
+}
+
+/**
+ * A 401 that refuses a password or code in the request (changing one's own
+ * password, TOTP), not the token: refreshing would not help, and the retry
+ * would count as a second attempt against the throttle.
+ */
+async function isWrongSecret(res: Response): Promise<boolean> {
+  try {
+    return ((await res.clone().json()) as { error?: unknown }).error === 'invalid_credentials';
+  } catch {
+    return false;
   }
 }
 

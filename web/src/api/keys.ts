@@ -6,11 +6,11 @@ export type ApiKey = {
   readonly id: string;
   readonly name: string;
   readonly read_only: boolean;
+  readonly created: string;
   /** ISO date, or null for a key that never expires. */
-  readonly expires_at: string | null;
-  readonly created_at: string;
-  /** ISO date of its last use, or null when never used. */
-  readonly last_used_at: string | null;
+  readonly expires: string | null;
+  /** ISO date of its last use (kept to the minute), or null when never used. */
+  readonly last_used: string | null;
 };
 
 /** `POST /api/keys` answers the key once, with its description. */

@@ -9,12 +9,12 @@ import { ListEmpty, ListError, ListSkeleton } from './SectionStates';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
 
-const isExpired = (k: ApiKey, now: Date) => k.expires_at !== null && new Date(k.expires_at).getTime() <= now.getTime();
+const isExpired = (k: ApiKey, now: Date) => k.expires !== null && new Date(k.expires).getTime() <= now.getTime();
 
 /** App passwords (API keys): for WebDAV clients and scripts, each revocable on its own, never the account password. */
 export function AppPasswordsSection({ client, user }: { client: ApiClient; user: string }) {
   const api = useMemo(() => new KeysApi(client), [client]);
-  const load = useCallback((signal: AbortSignal) => api.list(signal).then((keys) => [...keys].sort((a, b) => b.created_at.localeCompare(a.created_at))), [api]);
+  const load = useCallback((signal: AbortSignal) => api.list(signal).then((keys) => [...keys].sort((a, b) => b.created.localeCompare(a.created))), [api]);
   const { state, reload, drop } = useRemoteList(load);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -61,17 +61,17 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
                     <dl className="item-facts">
                       <div>
                         <dt>Created</dt>
-                        <dd title={formatExactDate(k.created_at)}>{formatDate(k.created_at, now)}</dd>
+                        <dd title={formatExactDate(k.created)}>{formatDate(k.created, now)}</dd>
                       </div>
                       <div>
                         <dt>Last used</dt>
-                        <dd className="key-last-used" title={k.last_used_at ? formatExactDate(k.last_used_at) : undefined}>
-                          {k.last_used_at ? formatDate(k.last_used_at, now) : 'Never'}
+                        <dd className="key-last-used" title={k.last_used ? formatExactDate(k.last_used) : undefined}>
+                          {k.last_used ? formatDate(k.last_used, now) : 'Never'}
                         </dd>
                       </div>
                       <div>
                         <dt>Expires</dt>
-                        <dd title={k.expires_at ? formatExactDate(k.expires_at) : undefined}>{k.expires_at ? formatDate(k.expires_at, now) : 'Never'}</dd>
+                        <dd title={k.expires ? formatExactDate(k.expires) : undefined}>{k.expires ? formatDate(k.expires, now) : 'Never'}</dd>
                       </div>
                     </dl>
                   </div>

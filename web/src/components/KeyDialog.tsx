@@ -95,7 +95,7 @@ function KeyForm({ api, onCreated, onClose }: { api: KeysApi; onCreated: (k: New
 function KeyCreated({ created, user, onClose }: { created: NewApiKey; user: string; onClose: () => void }) {
   const input = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
-  const dav = publicUrlOf(withBase('/dav/'));
+  const dav = publicUrlOf(withBase(`/dav/${encodeURIComponent(user)}/`));
   return (
     <div className="stack">
       <p className="warning-text" id="key-once">

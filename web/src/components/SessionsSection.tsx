@@ -11,7 +11,7 @@ import { useRemoteList } from './useRemoteList';
 /** This device first, then the most recently used. */
 function order(a: Session, b: Session): number {
   if (a.current !== b.current) return a.current ? -1 : 1;
-  return (b.last_used ?? b.created).localeCompare(a.last_used ?? a.created);
+  return b.last_used_at.localeCompare(a.last_used_at);
 }
 
 /** Where you are signed in: each session's client, address and times; any but this one can be signed out. */
@@ -58,11 +58,11 @@ export function SessionsSection({ api, reloadKey }: { api: AccountApi; reloadKey
                     </div>
                     <div>
                       <dt>Signed in</dt>
-                      <dd title={formatExactDate(s.created)}>{formatDate(s.created, now)}</dd>
+                      <dd title={formatExactDate(s.created_at)}>{formatDate(s.created_at, now)}</dd>
                     </div>
                     <div>
                       <dt>Last used</dt>
-                      <dd title={s.last_used ? formatExactDate(s.last_used) : undefined}>{s.last_used ? formatDate(s.last_used, now) : '—'}</dd>
+                      <dd title={formatExactDate(s.last_used_at)}>{formatDate(s.last_used_at, now)}</dd>
                     </div>
                   </dl>
                 </div>

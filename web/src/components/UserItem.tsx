@@ -18,7 +18,15 @@ export function UserItem({ user, self, onAction }: { user: User; self: boolean; 
     { key: 'quota', label: 'Set quota…', icon: 'gauge', onSelect: () => onAction('quota') },
     user.disabled
       ? { key: 'enable', label: 'Enable', icon: 'check', onSelect: () => onAction('enable') }
-      : { key: 'disable', label: 'Disable…', icon: 'ban', disabled: self, hint: self ? 'You cannot disable yourself' : undefined, onSelect: () => onAction('disable') },
+      : {
+          key: 'disable',
+          label: 'Disable…',
+          icon: 'ban',
+          // The server's rule: administrators stay enabled (take the right away first).
+          disabled: self || user.admin,
+          hint: self ? 'You cannot disable yourself' : user.admin ? 'Administrators cannot be disabled: remove the admin rights first' : undefined,
+          onSelect: () => onAction('disable'),
+        },
     { key: 'remove', label: 'Remove…', icon: 'trash', danger: true, disabled: self, hint: self ? 'You cannot remove yourself' : undefined, onSelect: () => onAction('remove') },
   ];
   return (
@@ -32,6 +40,11 @@ export function UserItem({ user, self, onAction }: { user: User; self: boolean; 
           {self ? <span className="badge">You</span> : null}
           {user.admin ? <span className="badge badge-active">Admin</span> : null}
           {user.disabled ? <span className="badge badge-expired">Disabled</span> : null}
+          {user.totp ? (
+            <span className="badge" title="Two-step verification is on">
+              2FA
+            </span>
+          ) : null}
         </div>
         <div className="usage" title={user.quota === null ? `${user.used.toLocaleString()} bytes` : `${user.used.toLocaleString()} of ${user.quota.toLocaleString()} bytes`}>
           <span className="usage-text">
