@@ -22,8 +22,13 @@ export function Menu({ anchor, label, items, onClose }: { anchor: HTMLElement; l
       left: Math.max(8, Math.min(a.right - r.width, innerWidth - r.width - 8)),
       top: below + r.height > innerHeight - 8 ? Math.max(8, a.top - r.height - 4) : below,
     });
-    el.querySelector<HTMLElement>('[role="menuitem"]:not([aria-disabled="true"])')?.focus();
   }, [anchor]);
+
+  // The first item takes the focus once the menu is placed (a hidden element cannot be focused).
+  const placed = pos !== null;
+  useEffect(() => {
+    if (placed) ref.current?.querySelector<HTMLElement>('[role="menuitem"]:not([aria-disabled="true"])')?.focus();
+  }, [placed]);
 
   useEffect(() => {
     const close = (e: Event) => {
