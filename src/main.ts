@@ -111,7 +111,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {
-    if (firstAdmin) await users.remove(firstAdmin.username, true).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
+    if (firstAdmin) await users.undoFirstAdmin(firstAdmin.username).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
     await app.close().catch(() => undefined);
     await leader.stop();
     await backend.close();

@@ -64,7 +64,7 @@ async function resolvePrincipal(
 ): Promise<Principal | undefined> {
   const header = request.headers.authorization;
   // An Authorization header is decisive: a bad one is not rescued by a ?token=.
-  if (header !== undefined) return deps.auth.authenticate(accessTokenFrom(header));
+  if (header !== undefined) return deps.auth.authenticate(accessTokenFrom(header), request.ip);
   if (!accepted.includes('pathToken') || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
   const token = (request.query as Record<string, unknown> | undefined)?.token;
   const raw = rawStoragePath(request.url, deps.basePath);

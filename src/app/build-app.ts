@@ -24,6 +24,12 @@ import { basicRoutes } from '../routes/basic.js';
 import { createShareService } from '../services/shares.js';
 import { shareApiRoutes } from '../routes/shares-api.js';
 import { shareLinkRoutes } from '../routes/share-links.js';
+import { createSecondFactor } from '../services/second-factor.js';
+import { createUserService } from '../services/users.js';
+import { createAccountService } from '../services/account.js';
+import { walkedUsage, type AccountUsage } from '../services/usage.js';
+import { accountRoutes } from '../routes/account.js';
+import { adminUserRoutes } from '../routes/admin-users.js';
 import { installAuth } from './auth-plugin.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -49,6 +55,11 @@ export type AppDeps = {
    * lease; without one, every process sweeps (safe, just repeated work).
    */
   readonly isLeader?: () => boolean;
+  /**
+   * Usage and quota figures for /api/me and the admin users API. Default: usage measured by
+   * walking the user's storage, no quotas (src/services/usage.ts) — the quota service replaces it.
+   */
+  readonly usage?: AccountUsage;
 };
 
 /**
@@ -79,11 +90,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   const hasher = deps.hasher ?? createPasswordHasher();
-  const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl });
+  const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
+  const secondFactor = createSecondFactor({ store: deps.store, clock, limiter: throttle });
+  const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor });
+  const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
+  const usage = deps.usage ?? walkedUsage(deps.backend);
+  const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry });
-  const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
   const shares = createShareService({
     store: deps.store,
     backend: deps.backend,
@@ -145,6 +160,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, throttle, clock, basePath, publicUrl: config.publicUrl }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
+      await base.register(async (scope) => accountRoutes(scope, { account, throttle, clock }));
+      await base.register(async (scope) => adminUserRoutes(scope, { users, usage }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, throttle, clock, basePath, visitorLimit: config.shareRateLimit }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },

@@ -20,6 +20,9 @@ export function toAppError(err: unknown): AppError {
       return new AppError('bad_request', 'The request body must be JSON (Content-Type: application/json).');
     case 'FST_ERR_BAD_URL':
       return new AppError('invalid_path', 'The URL is not valid.');
+    case 'FST_ERR_VALIDATION':
+      // A route schema refused the input; Ajv's text names the field ("body/new_password must be string").
+      return new AppError('bad_request', `The request is not valid: ${fe.message ?? 'a field is missing or has the wrong type'}.`);
   }
   // Errors Node's parser or Fastify mark as client errors keep their class, never their raw message.
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;

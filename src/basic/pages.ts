@@ -50,6 +50,7 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="${site.root}login">${opts.next ? html`<input type="hidden" name="next" value="${opts.next}">` : ''}
 <p><label for="username">Username</label><br><input id="username" name="username" autocomplete="username" required value="${opts.username ?? ''}"></p>
 <p><label for="password">Password</label><br><input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><label for="totp">Code from your authenticator app <span class="small">(only if two-factor sign-in is on)</span></label><br><input id="totp" name="totp" autocomplete="one-time-code"></p>
 <p><button type="submit">Sign in</button></p>
 </form>
 <p class="small">This version works without JavaScript, in text browsers too.</p>`,

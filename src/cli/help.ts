@@ -28,6 +28,7 @@ Commands:
   user add NAME              Create a user and their storage folder.
   user remove NAME           Remove a user; their sessions and path tokens stop working at once.
   user passwd NAME           Set a user's password; revokes all their sessions and path tokens.
+  user admin NAME on|off     Grant or take the administrator right (never from the last administrator).
   user list                  List users.
 
 Global options:

@@ -39,13 +39,13 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   const spec = sub !== undefined && Object.hasOwn(USER_COMMANDS, sub) ? USER_COMMANDS[sub as keyof typeof USER_COMMANDS] : undefined;
   if (!spec) {
     if (argv.includes('--help')) return print(userHelp());
-    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd or list');
+    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd, admin or list');
   }
   const args = parseCommandArgs(argv, ['global'], spec.options);
   if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global'], spec.options));
   const rest = args.positionals.slice(2);
   if (rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
-  return runUserCommand(sub as keyof typeof USER_COMMANDS, rest[0], args.values, config(args.values, ['global']));
+  return runUserCommand(sub as keyof typeof USER_COMMANDS, rest[0], args.values, config(args.values, ['global']), rest);
 }
 
 function config(values: Record<string, string | boolean | undefined>, scopes: readonly ('global' | 'serve')[]): Config {

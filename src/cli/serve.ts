@@ -134,7 +134,7 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
   } catch (e) {
     stopping = true;
     for (const w of workers) w.process.kill('SIGTERM');
-    if (firstAdmin) await users.remove(firstAdmin.username, true).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
+    if (firstAdmin) await users.undoFirstAdmin(firstAdmin.username).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
     await store.close();
     await backend.close();
     throw e;

@@ -17,6 +17,7 @@ export const USER_COMMANDS = {
   remove: { usage: 'user remove NAME [--delete-files]', summary: 'Removes a user; their sessions and path tokens stop working at once.', arity: 1, options: [{ flag: '--delete-files', type: 'boolean', description: "Also delete the user's files (otherwise they stay in the data directory)." }] },
   passwd: { usage: 'user passwd NAME [--password PW | --password-stdin]', summary: "Sets a password; revokes all of that user's sessions and path tokens.", arity: 1, options: PASSWORD_OPTIONS },
   list: { usage: 'user list', summary: 'Lists users.', arity: 0, options: [] },
+  admin: { usage: 'user admin NAME on|off', summary: 'Grants or takes the administrator right (never from the last administrator).', arity: 2, options: [] },
 } satisfies Record<string, { usage: string; summary: string; arity: number; options: ExtraOption[] }>;
 
 async function password(values: Record<string, unknown>, confirm: boolean): Promise<string> {
@@ -27,7 +28,9 @@ async function password(values: Record<string, unknown>, confirm: boolean): Prom
 }
 
 /** Runs one user command against the data directory; safe beside a running server (SQLite WAL). */
-export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: string | undefined, values: Record<string, unknown>, config: Config): Promise<number> {
+export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: string | undefined, values: Record<string, unknown>, config: Config, args: readonly string[] = []): Promise<number> {
+  const onOff = args[1];
+  if (command === 'admin' && onOff !== 'on' && onOff !== 'off') throw new UsageError(`usage: file-cloud ${USER_COMMANDS.admin.usage}`);
   // Ask for the password before touching the data directory, so a usage error changes nothing.
   const pw = command === 'add' || command === 'passwd' ? await password(values, true) : undefined;
   const { store, backend } = await openDataDir(config, false);
@@ -45,6 +48,10 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, name: 
       case 'passwd':
         await users.setPassword(name as string, pw as string);
         process.stderr.write(`Changed the password of "${name}"; their sessions and path tokens are revoked.\n`);
+        break;
+      case 'admin':
+        await users.setAdmin(name as string, onOff === 'on');
+        process.stderr.write(`"${name}" is ${onOff === 'on' ? 'now an administrator' : 'no longer an administrator'}.\n`);
         break;
       case 'list':
         for (const u of await users.list()) process.stdout.write(`${u.username}${u.isAdmin ? '\tadmin' : ''}\n`);

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { RateLimiter } from '../app/login-throttle.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthService } from '../services/auth.js';
-import { objectBody, requiredString } from './body.js';
+import { objectBody, optionalString, requiredString } from './body.js';
 
 /** Login, refresh and logout: seed §4.1, §4.2, §5; CONTRACT "Authentication". */
 export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; throttle: RateLimiter | undefined; clock: Clock }): void {
@@ -23,13 +23,14 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; thro
     const body = objectBody(request.body);
     const username = requiredString(body, 'username');
     const password = requiredString(body, 'password');
+    const totp = optionalString(body, 'totp');
     reply.header('cache-control', 'no-store');
-    return deps.auth.login(username, password);
+    return deps.auth.login(username, password, totp, { client: request.headers['user-agent'], address: request.ip });
   });
 
   app.post('/auth/refresh', { bodyLimit }, async (request, reply) => {
     const body = objectBody(request.body);
-    const tokens = await deps.auth.refresh(requiredString(body, 'username'), requiredString(body, 'refresh_token'));
+    const tokens = await deps.auth.refresh(requiredString(body, 'username'), requiredString(body, 'refresh_token'), { address: request.ip });
     reply.header('cache-control', 'no-store');
     return tokens;
   });

@@ -61,7 +61,7 @@ export async function basicRoutes(
     // The style sheet needs no session: no database read for it.
     if (rawPath(request.url) === `${root}style.css`) return;
     const cookie = parseSessionCookie(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
-    if (cookie) request.principal = (await auth.resumeSession(cookie.username, cookie.refreshToken)) ?? null;
+    if (cookie) request.principal = (await auth.resumeSession(cookie.username, cookie.refreshToken, { address: request.ip })) ?? null;
   });
   scope.addHook('onSend', async (_request, reply) => {
     reply.header('x-frame-options', 'DENY');
@@ -152,13 +152,18 @@ export async function basicRoutes(
     const body = (request.body ?? {}) as Record<string, string>;
     const username = (body.username ?? '').trim();
     const password = body.password ?? '';
+    const totp = body.totp ?? '';
     const next = safeNext(body.next) ? body.next : undefined;
     if (!username || !password) return page(reply, loginPage(site, { error: 'Enter your username and password.', username, next }), 400);
     let session;
     try {
-      session = await auth.startSession(username, password);
+      session = await auth.startSession(username, password, totp, { client: request.headers['user-agent'], address: request.ip });
     } catch (e) {
-      if (e instanceof AppError && e.code === 'invalid_credentials') return page(reply, loginPage(site, { error: 'The username or password is wrong.', username, next }), 401);
+      // One message for a wrong password, an unknown user and a wrong code: which one it was is not told.
+      if (e instanceof AppError && e.code === 'invalid_credentials') {
+        return page(reply, loginPage(site, { error: totp.trim() ? 'The username, password or code is wrong.' : 'The username or password is wrong.', username, next }), 401);
+      }
+      if (e instanceof AppError && e.code === 'totp_required') return page(reply, loginPage(site, { error: 'This account uses two-factor sign-in: enter the code from your authenticator app (or a recovery code).', username, next }), 401);
       throw e;
     }
     reply.header('set-cookie', setCookie(SESSION_COOKIE, sessionCookieValue(username, session.refreshToken), cookieOpts(request)));

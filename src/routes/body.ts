@@ -15,6 +15,13 @@ export function requiredString(body: Record<string, unknown>, field: string): st
   return v;
 }
 
+export function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new AppError('bad_request', `The field "${field}" must be a string.`);
+  return v;
+}
+
 export function optionalBoolean(body: Record<string, unknown>, field: string): boolean | undefined {
   const v = body[field];
   if (v === undefined) return undefined;

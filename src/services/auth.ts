@@ -5,6 +5,13 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { QueueFullError } from '../lib/semaphore.js';
 import type { MetadataStore, User } from '../store/types.js';
 import type { PasswordHasher } from './passwords.js';
+import type { SecondFactor } from './second-factor.js';
+
+/** Who is signing in from where: shown in the sessions list (GET /api/sessions). */
+export type ClientInfo = { readonly client?: string | undefined; readonly address?: string | undefined };
+
+/** A session's last use is written at most this often from access-token use (one UPDATE a minute at most). */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** The token set of seed §2.1. */
 export type TokenSet = { access_token: string; refresh_token: string; valid_for_seconds: number };
@@ -25,6 +32,7 @@ export function createAuthService(deps: {
   clock: Clock;
   accessTokenTtl: number;
   refreshTokenTtl: number;
+  secondFactor: SecondFactor;
 }) {
   const { store, hasher, clock } = deps;
   const accessMs = deps.accessTokenTtl * 1000;
@@ -62,28 +70,36 @@ export function createAuthService(deps: {
     return user && ok ? user : undefined;
   }
 
-  /** Checks the password and opens a session; the same for the API login and the /basic/ cookie. */
-  async function openSession(username: string, password: string) {
+  /**
+   * Checks the password and, when the account has TOTP on, the code (a missing one → totp_required,
+   * asked only once the password is right; a wrong one → invalid_credentials), then opens a session.
+   * The same for the API login and the /basic/ cookie.
+   */
+  async function openSession(username: string, password: string, totp: string | undefined, from: ClientInfo) {
     const user = await verifyPassword(username, password);
     if (!user) throw invalidCredentials();
+    if (user.totpEnabled) {
+      if (totp === undefined || totp.trim() === '') throw new AppError('totp_required', 'This account uses two-factor sign-in: send the code from its authenticator app in the field "totp".');
+      if (!(await deps.secondFactor.check(user.id, totp))) throw invalidCredentials();
+    }
     const now = clock.now();
     const refreshToken = randomToken(REFRESH_PREFIX, 32);
-    const session = await store.sessions.create({ userId: user.id, refreshHash: sha256Hex(refreshToken), now, expiresAt: now + refreshMs });
+    const session = await store.sessions.create({ userId: user.id, refreshHash: sha256Hex(refreshToken), now, expiresAt: now + refreshMs, client: from.client ?? null, address: from.address ?? null });
     return { session, refreshToken, now };
   }
 
   return {
     verifyPassword,
 
-    async login(username: string, password: string): Promise<TokenSet> {
-      const { session, refreshToken, now } = await openSession(username, password);
+    async login(username: string, password: string, totp?: string, from: ClientInfo = {}): Promise<TokenSet> {
+      const { session, refreshToken, now } = await openSession(username, password, totp, from);
       return { access_token: await issueAccessToken(session.id, now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
     },
 
-    async refresh(username: string, refreshToken: string): Promise<TokenSet> {
+    async refresh(username: string, refreshToken: string, from: ClientInfo = {}): Promise<TokenSet> {
       const found = await findSession(username, refreshToken);
       if (!found) throw invalidRefresh();
-      await store.sessions.touch(found.session.id, found.now, found.now + refreshMs);
+      await store.sessions.touch(found.session.id, found.now, found.now + refreshMs, from.address);
       return { access_token: await issueAccessToken(found.session.id, found.now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
     },
 
@@ -98,8 +114,8 @@ export function createAuthService(deps: {
      * seen by every node and revoked with the user's other sessions, but no access token is issued: the
      * refresh token itself is the cookie's secret (stored only as its hash).
      */
-    async startSession(username: string, password: string): Promise<{ refreshToken: string; sessionId: string }> {
-      const { session, refreshToken } = await openSession(username, password);
+    async startSession(username: string, password: string, totp?: string, from: ClientInfo = {}): Promise<{ refreshToken: string; sessionId: string }> {
+      const { session, refreshToken } = await openSession(username, password, totp, from);
       return { refreshToken, sessionId: session.id };
     },
 
@@ -107,22 +123,28 @@ export function createAuthService(deps: {
      * The principal behind a cookie session, or undefined when it is unknown, expired or revoked. Its
      * inactivity expiry slides as a refresh does, written at most once a minute to spare the database.
      */
-    async resumeSession(username: string, refreshToken: string): Promise<(Principal & { kind: 'user' }) | undefined> {
+    async resumeSession(username: string, refreshToken: string, from: ClientInfo = {}): Promise<(Principal & { kind: 'user' }) | undefined> {
       const found = await findSession(username, refreshToken);
       if (!found) return undefined;
       const { session, user, now } = found;
-      if (now - session.lastUsedAt > 60_000) await store.sessions.touch(session.id, now, now + refreshMs);
+      if (now - session.lastUsedAt > LAST_USED_RESOLUTION_MS) await store.sessions.touch(session.id, now, now + refreshMs, from.address);
       return { kind: 'user', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: session.id };
     },
 
     /** Ends a session (its refresh token and access tokens stop working at once). */
     endSession: (sessionId: string) => store.sessions.delete(sessionId),
 
-    /** The principal behind an access token, or undefined for any token that is not a live access token. */
-    async authenticate(accessToken: string): Promise<Principal | undefined> {
+    /**
+     * The principal behind an access token, or undefined for any token that is not a live access token.
+     * The session's last use (and `address`) is recorded at most once a minute: the row just read says
+     * when it was, so most requests write nothing.
+     */
+    async authenticate(accessToken: string, address?: string): Promise<Principal | undefined> {
       if (!accessToken.startsWith(ACCESS_PREFIX) || accessToken.length > 128) return undefined;
-      const found = await store.sessions.findAccess(sha256Hex(accessToken), clock.now());
+      const now = clock.now();
+      const found = await store.sessions.findAccess(sha256Hex(accessToken), now);
       if (!found) return undefined;
+      if (now - found.session.lastUsedAt >= LAST_USED_RESOLUTION_MS) await store.sessions.markUsed(found.session.id, now, address, LAST_USED_RESOLUTION_MS);
       return { kind: 'user', userId: found.user.id, username: found.user.username, isAdmin: found.user.isAdmin, sessionId: found.session.id };
     },
 

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { isValidUsername } from '../domain/names.js';
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
-import { StoreConflictError, type MetadataStore, type User } from '../store/types.js';
+import { LastAdminError, StoreConflictError, type MetadataStore, type User } from '../store/types.js';
 import type { PasswordHasher } from './passwords.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -27,10 +27,19 @@ export const generatePassword = () => randomBytes(18).toString('base64url');
 
 export type UserService = ReturnType<typeof createUserService>;
 
-/** Account management used by the CLI and first run. Revocation is immediate: sessions live in the store. */
+const lastAdmin = (username: string) =>
+  new AppError('last_admin', `"${username}" is the last administrator; make another user an administrator first.`);
+
+/**
+ * Account management: the one set of rules for the CLI, first run and the admin API
+ * (/api/admin/users). Revocation is immediate: sessions live in the store, path tokens
+ * are bound to the auth epoch a password change replaces. No change may leave the
+ * server without an administrator.
+ */
 export function createUserService(deps: { store: MetadataStore; backend: StorageBackend; hasher: PasswordHasher; clock: Clock }) {
   const { store, backend, hasher } = deps;
   const rootOf = (username: string) => ({ user: username, segments: [] as string[] });
+  const noUser = (username: string) => new AppError('not_found', `There is no user "${username}".`);
 
   return {
     async add(username: string, password: string, isAdmin: boolean): Promise<User> {
@@ -49,7 +58,14 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
     },
 
     async remove(username: string, deleteFiles: boolean): Promise<void> {
-      if (!(await store.users.delete(username))) throw new AppError('not_found', `There is no user "${username}".`);
+      let removed: boolean;
+      try {
+        removed = await store.users.delete(username, { keepAnAdmin: true });
+      } catch (e) {
+        if (e instanceof LastAdminError) throw lastAdmin(username);
+        throw e;
+      }
+      if (!removed) throw noUser(username);
       if (deleteFiles && isValidUsername(username)) {
         try {
           await backend.delete(rootOf(username), { recursive: true });
@@ -59,10 +75,56 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
       }
     },
 
-    async setPassword(username: string, password: string): Promise<void> {
+    /**
+     * Undoes first run after a failed start: removes the admin it created, with their storage root.
+     * The last-admin rule does not apply — before the start failed nobody else existed to keep.
+     */
+    async undoFirstAdmin(username: string): Promise<void> {
+      await store.users.delete(username);
+      try {
+        await backend.delete(rootOf(username), { recursive: true });
+      } catch (e) {
+        if ((e as { code?: string }).code !== 'not_found') throw e;
+      }
+    },
+
+    /** Sets a password; ends every session of the user but `keepSessionId` (a user changing their own keeps theirs). */
+    async setPassword(username: string, password: string, keepSessionId?: string): Promise<void> {
       checkPassword(password);
       const passwordHash = await hasher.hash(password);
-      if (!(await store.users.setPassword(username, passwordHash, newEpoch()))) throw new AppError('not_found', `There is no user "${username}".`);
+      if (!(await store.users.setPassword(username, passwordHash, newEpoch(), keepSessionId))) throw noUser(username);
+    },
+
+    /** Grants or takes the admin right; never from the last administrator, nor to a disabled user. */
+    async setAdmin(username: string, isAdmin: boolean): Promise<void> {
+      if (isAdmin && (await store.users.getByName(username))?.disabled) {
+        throw new AppError('admin_must_be_enabled', `"${username}" is disabled; enable them before making them an administrator.`);
+      }
+      let done: boolean;
+      try {
+        done = await store.users.setAdmin(username, isAdmin);
+      } catch (e) {
+        if (e instanceof LastAdminError) throw lastAdmin(username);
+        throw e;
+      }
+      if (!done) throw noUser(username);
+    },
+
+    /**
+     * Disables or enables a user. An administrator cannot be disabled (take the right first):
+     * so "the last administrator" is always one who can sign in.
+     */
+    async setDisabled(username: string, disabled: boolean): Promise<void> {
+      const user = await store.users.getByName(username);
+      if (!user) throw noUser(username);
+      if (disabled && user.isAdmin) throw new AppError('admin_must_be_enabled', `"${username}" is an administrator; take the administrator right away before disabling them.`);
+      if (!(await store.users.setDisabled(username, disabled))) throw noUser(username);
+    },
+
+    async get(username: string): Promise<User> {
+      const user = await store.users.getByName(username);
+      if (!user) throw noUser(username);
+      return user;
     },
 
     list: () => store.users.list(),

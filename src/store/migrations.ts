@@ -173,6 +173,27 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0009_accounts': {
+    async up(db: Kysely<unknown>) {
+      // The sessions list (GET /api/sessions) shows where a session signs in from: the client's
+      // User-Agent and address, set at login and refreshed with last_used_at (at most once a minute).
+      await db.schema.alterTable('sessions').addColumn('client', 'text').execute();
+      await db.schema.alterTable('sessions').addColumn('address', 'text').execute();
+      // TOTP (RFC 6238): the confirmed secret (NULL = off), a secret waiting for its first code,
+      // and the last time step accepted, so a code is never accepted twice (one conditional UPDATE,
+      // exact across nodes). On users, so every login reads it with the user, at no extra query.
+      await db.schema.alterTable('users').addColumn('totp_secret', 'text').execute();
+      await db.schema.alterTable('users').addColumn('totp_pending', 'text').execute();
+      await db.schema.alterTable('users').addColumn('totp_last_step', 'bigint').execute();
+      // Recovery codes, each usable once: only their SHA-256 (they are 80 random bits each).
+      await db.schema
+        .createTable('totp_recovery_codes')
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('code_hash', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('totp_recovery_codes_pk', ['user_id', 'code_hash'])
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newDatabase, skipReason } from '../../test/helpers/services.js';
 import { runStoreConformance } from './conformance.js';
+import { runAccountsConformance } from './accounts-conformance.js';
+import { LastAdminError } from './types.js';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openPostgresStore } from './postgres.js';
 import { StoreOpenError } from './sqlite.js';
@@ -10,6 +12,35 @@ const skip = skipReason('PostgreSQL');
 
 if (skip) test('postgres store conformance', { skip }, () => undefined);
 else runStoreConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('conf')), cleanup: async () => undefined }));
+if (!skip) runAccountsConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('acct')), cleanup: async () => undefined }));
+
+test('postgres: two nodes demoting the last two administrators at once never leave none; a TOTP step is claimed once across nodes', { skip }, async () => {
+  const url = await newDatabase('admins');
+  const [n1, n2] = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
+  try {
+    for (let round = 0; round < 10; round++) {
+      await n1!.users.create({ username: `a${round}`, passwordHash: 'h', isAdmin: true, authEpoch: 'e', now: 1 });
+      await n1!.users.create({ username: `b${round}`, passwordHash: 'h', isAdmin: true, authEpoch: 'e', now: 1 });
+      if (round > 0) for (const n of [`a${round - 1}`, `b${round - 1}`]) await n1!.users.delete(n);
+      const results = await Promise.allSettled([n1!.users.setAdmin(`a${round}`, false), n2!.users.setAdmin(`b${round}`, false)]);
+      assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected'], `round ${round}`);
+      const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      assert.ok(failed.reason instanceof LastAdminError, String(failed.reason));
+      const admins = (await n1!.users.list()).filter((u) => u.isAdmin);
+      assert.equal(admins.length, 1, `round ${round}`);
+      await n1!.users.setAdmin(admins[0]!.username === `a${round}` ? `b${round}` : `a${round}`, true);
+    }
+    const u = await n1!.users.create({ username: 'totp', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 });
+    await n1!.totp.setPending(u.id, 'S');
+    await n1!.totp.enable(u.id, 'S', 1, []);
+    for (let step = 2; step < 22; step++) {
+      const claims = await Promise.all([n1!.totp.claimStep(u.id, step), n2!.totp.claimStep(u.id, step)]);
+      assert.deepEqual(claims.sort(), [false, true], `step ${step}`);
+    }
+  } finally {
+    await Promise.all([n1!.close(), n2!.close()]);
+  }
+});
 
 test('postgres: nodes starting together migrate once, under the advisory lock', { skip }, async () => {
   const url = await newDatabase('migrate');

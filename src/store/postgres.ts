@@ -6,6 +6,7 @@ import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
 import { createUserRepo } from './users-repo.js';
 import { createSessionRepo } from './sessions-repo.js';
+import { createTotpRepo } from './totp-repo.js';
 import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
@@ -48,6 +49,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     db,
     users: createUserRepo(db),
     sessions: createSessionRepo(db),
+    totp: createTotpRepo(db),
     leases: createLeaseRepo(db),
     journal: createJournalRepo(db),
     settings: createSettingsRepo(db),

@@ -13,6 +13,10 @@ export interface Database {
     is_admin: number;
     auth_epoch: string;
     created_at: number | string | bigint;
+    /** 0009_accounts: TOTP secret when on, the secret awaiting confirmation, the last accepted time step. */
+    totp_secret: string | null;
+    totp_pending: string | null;
+    totp_last_step: number | string | bigint | null;
   };
   sessions: {
     id: string;
@@ -21,6 +25,9 @@ export interface Database {
     created_at: number | string | bigint;
     last_used_at: number | string | bigint;
     expires_at: number | string | bigint;
+    /** 0009_accounts: User-Agent and address of the client (NULL for sessions opened before). */
+    client: string | null;
+    address: string | null;
   };
   access_tokens: {
     token_hash: string;
@@ -92,6 +99,10 @@ export interface Database {
     downloads: Generated<number | string | bigint>;
     expires_at: number | string | bigint | null;
     created_at: number | string | bigint;
+  };
+  totp_recovery_codes: {
+    user_id: string;
+    code_hash: string;
   };
   zip_crcs: {
     key: string;

@@ -4,15 +4,20 @@ import type { Database } from './schema.js';
 import type { Session, SessionRepo } from './types.js';
 import { toUser } from './users-repo.js';
 
-function toSession(r: Selectable<Database['sessions']>): Session {
+function toSession(r: Omit<Selectable<Database['sessions']>, 'client' | 'address'> & { client?: string | null; address?: string | null }): Session {
   return {
     id: r.id,
     userId: r.user_id,
     createdAt: Number(r.created_at),
     lastUsedAt: Number(r.last_used_at),
     expiresAt: Number(r.expires_at),
+    client: r.client ?? null,
+    address: r.address ?? null,
   };
 }
+
+/** Longest User-Agent kept: the sessions list shows it, nothing needs more. */
+const MAX_CLIENT = 512;
 
 /** Stand-ins swapped for the real values in the compiled access-token query. */
 const HASH_MARK = '\u0000token_hash';
@@ -37,7 +42,10 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
 
   return {
     async create(s) {
-      const row = { id: randomUUID(), user_id: s.userId, refresh_hash: s.refreshHash, created_at: s.now, last_used_at: s.now, expires_at: s.expiresAt };
+      const row = {
+        id: randomUUID(), user_id: s.userId, refresh_hash: s.refreshHash, created_at: s.now, last_used_at: s.now, expires_at: s.expiresAt,
+        client: s.client?.slice(0, MAX_CLIENT) ?? null, address: s.address ?? null,
+      };
       await db.insertInto('sessions').values(row).execute();
       return toSession(row);
     },
@@ -47,8 +55,27 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
       return r ? toSession(r) : undefined;
     },
 
-    async touch(sessionId, now, expiresAt) {
-      await db.updateTable('sessions').set({ last_used_at: now, expires_at: expiresAt }).where('id', '=', sessionId).execute();
+    async touch(sessionId, now, expiresAt, address) {
+      await db.updateTable('sessions').set({ last_used_at: now, expires_at: expiresAt, ...(address === undefined ? {} : { address }) }).where('id', '=', sessionId).execute();
+    },
+
+    async markUsed(sessionId, now, address, minIntervalMs) {
+      await db.updateTable('sessions').set({ last_used_at: now, ...(address === undefined ? {} : { address }) }).where('id', '=', sessionId).where('last_used_at', '<=', now - minIntervalMs).execute();
+    },
+
+    async listByUser(userId, now) {
+      const rows = await db.selectFrom('sessions').selectAll().where('user_id', '=', userId).where('expires_at', '>', now).orderBy('last_used_at', 'desc').orderBy('id').execute();
+      return rows.map(toSession);
+    },
+
+    async deleteOwned(sessionId, userId) {
+      return db.transaction().execute(async (trx) => {
+        const owned = await trx.selectFrom('sessions').select('id').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
+        if (!owned) return false;
+        await trx.deleteFrom('access_tokens').where('session_id', '=', sessionId).execute();
+        await trx.deleteFrom('sessions').where('id', '=', sessionId).execute();
+        return true;
+      });
     },
 
     async addAccessToken(a) {
@@ -61,6 +88,7 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
       const r = (await db.executeQuery(query)).rows[0];
       if (!r) return undefined;
       return {
+        // client/address are not read here (the hot path needs none); the sessions list reads them.
         session: toSession({ id: r.s_id, user_id: r.s_user_id, refresh_hash: '', created_at: r.s_created_at, last_used_at: r.s_last_used_at, expires_at: r.s_expires_at }),
         user: toUser(r),
       };

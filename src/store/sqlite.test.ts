@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runStoreConformance } from './conformance.js';
+import { runAccountsConformance } from './accounts-conformance.js';
 import { openSqliteStore, StoreOpenError } from './sqlite.js';
 
-runStoreConformance('sqlite', async () => {
+const openTemp = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
   return { store: await openSqliteStore(join(dir, 'file-cloud.db')), cleanup: () => rm(dir, { recursive: true, force: true }) };
-});
+};
+runStoreConformance('sqlite', openTemp);
+runAccountsConformance('sqlite', openTemp);
 
 test('sqlite: data survives closing and reopening the file', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));

@@ -5,6 +5,7 @@ import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
 import { createUserRepo } from './users-repo.js';
 import { createSessionRepo } from './sessions-repo.js';
+import { createTotpRepo } from './totp-repo.js';
 import { createLeaseRepo } from './leases-repo.js';
 import { createJournalRepo } from './journal-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
@@ -85,6 +86,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
   return {
     users: createUserRepo(db),
     sessions: createSessionRepo(db),
+    totp: createTotpRepo(db),
     leases: createLeaseRepo(db),
     journal: createJournalRepo(db),
     settings: createSettingsRepo(db),

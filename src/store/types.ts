@@ -12,6 +12,10 @@ export type User = {
   /** Changes with every password change; path tokens and sessions are bound to it. */
   readonly authEpoch: string;
   readonly createdAt: number;
+  /** TOTP is on (a confirmed secret exists): logins need a code, WebDAV refuses the account password. */
+  readonly totpEnabled: boolean;
+  /** Disabled by an admin (column `users.disabled`, migration 0008 of the authz work; false until it exists). */
+  readonly disabled: boolean;
 };
 
 export type Session = {
@@ -21,7 +25,13 @@ export type Session = {
   readonly lastUsedAt: number;
   /** Refresh-token expiry: slides forward to lastUsedAt + TTL on each refresh. */
   readonly expiresAt: number;
+  /** The client's User-Agent at sign-in, and its address as last seen (null: not known). */
+  readonly client: string | null;
+  readonly address: string | null;
 };
+
+/** Thrown when a change would leave no administrator (the last admin demoted or removed). */
+export class LastAdminError extends Error {}
 
 export class StoreConflictError extends Error {}
 
@@ -31,17 +41,65 @@ export interface UserRepo {
   getByName(username: string): Promise<User | undefined>;
   list(): Promise<User[]>;
   count(): Promise<number>;
-  /** Sets the hash and a new auth epoch and deletes all the user's sessions, in one transaction. False if no such user. */
-  setPassword(username: string, passwordHash: string, authEpoch: string): Promise<boolean>;
-  /** Deletes the user and, with them, all their sessions and access tokens. False if no such user. */
-  delete(username: string): Promise<boolean>;
+  /**
+   * Sets the hash and a new auth epoch and deletes all the user's sessions, in one transaction,
+   * except `keepSessionId` (the caller's own session when users change their own password). False if no such user.
+   */
+  setPassword(username: string, passwordHash: string, authEpoch: string, keepSessionId?: string): Promise<boolean>;
+  /**
+   * Deletes the user and, with them, all their sessions and access tokens. False if no such user.
+   * With `keepAnAdmin`, throws LastAdminError instead when the user is the last administrator.
+   */
+  delete(username: string, opts?: { keepAnAdmin?: boolean }): Promise<boolean>;
+  /**
+   * Grants or takes the admin right. Taking it from the last administrator throws LastAdminError;
+   * exact across processes and nodes (concurrent demotions are serialized). False if no such user.
+   */
+  setAdmin(username: string, isAdmin: boolean): Promise<boolean>;
+  /** Sets the disabled flag (the column comes with migration 0008_api_keys_disabled). False if no such user. */
+  setDisabled(username: string, disabled: boolean): Promise<boolean>;
+}
+
+/** A user's TOTP state (the secret in clear: codes are computed from it). */
+export type TotpState = { readonly secret: string | null; readonly pending: string | null; readonly lastStep: number | null };
+
+/** TOTP secrets, replay protection and recovery codes (RFC 6238; docs/security.md). */
+export interface TotpRepo {
+  get(userId: string): Promise<TotpState | undefined>;
+  /** Stores a secret awaiting confirmation; false when TOTP is already on (or no such user). */
+  setPending(userId: string, secret: string): Promise<boolean>;
+  /**
+   * Turns TOTP on with the pending secret `secret`, accepting time step `step`, and replaces the
+   * recovery codes, in one transaction. False when that secret is no longer the pending one.
+   */
+  enable(userId: string, secret: string, step: number, recoveryHashes: readonly string[]): Promise<boolean>;
+  /**
+   * Records `step` as used: one conditional UPDATE that succeeds only when TOTP is on and no
+   * step at or after it was used, so a code is accepted once across all nodes.
+   */
+  claimStep(userId: string, step: number): Promise<boolean>;
+  /** Consumes a recovery code by its hash; false when it is unknown or already used. */
+  useRecoveryCode(userId: string, codeHash: string): Promise<boolean>;
+  recoveryCodesLeft(userId: string): Promise<number>;
+  /** Turns TOTP off: secret, pending secret, last step and recovery codes go. */
+  disable(userId: string): Promise<void>;
 }
 
 export interface SessionRepo {
-  create(s: { userId: string; refreshHash: string; now: number; expiresAt: number }): Promise<Session>;
+  create(s: { userId: string; refreshHash: string; now: number; expiresAt: number; client?: string | null; address?: string | null }): Promise<Session>;
   /** The live session whose refresh token hashes to this, or undefined (also when expired at `now`). */
   findByRefreshHash(refreshHash: string, now: number): Promise<Session | undefined>;
-  touch(sessionId: string, now: number, expiresAt: number): Promise<void>;
+  /** A refresh: last used now, expiry slid to `expiresAt`, and the address seen (when given). */
+  touch(sessionId: string, now: number, expiresAt: number, address?: string): Promise<void>;
+  /**
+   * Records a use of the session (an access token) unless one was recorded in the last
+   * `minIntervalMs`: one conditional UPDATE, so busy sessions cost a write a minute at most.
+   */
+  markUsed(sessionId: string, now: number, address: string | undefined, minIntervalMs: number): Promise<void>;
+  /** The user's live sessions, most recently used first. */
+  listByUser(userId: string, now: number): Promise<Session[]>;
+  /** Deletes a session and its access tokens if `userId` owns it; false otherwise (unknown or another user's). */
+  deleteOwned(sessionId: string, userId: string): Promise<boolean>;
   addAccessToken(a: { tokenHash: string; sessionId: string; expiresAt: number }): Promise<void>;
   /** The session and user behind a live access token, or undefined (expired, revoked, unknown). */
   findAccess(tokenHash: string, now: number): Promise<{ session: Session; user: User } | undefined>;
@@ -254,6 +312,7 @@ export interface ZipCrcRepo {
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
+  readonly totp: TotpRepo;
   readonly leases: LeaseRepo;
   readonly journal: JournalRepo;
   readonly settings: SettingsRepo;

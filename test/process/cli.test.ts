@@ -23,9 +23,12 @@ test('user add, list, passwd and remove work with --data-dir before or after the
     assert.equal(r.stdout, 'alice\nbob\tadmin\n', 'FILE_CLOUD_DATA_DIR is honoured');
     r = await runCli(['user', 'passwd', 'alice', '--password', 'new-password', '--data-dir', dir]);
     assert.equal(r.code, 0, r.stderr);
+    // bob is the only administrator: alice takes the right first (the server never loses its last one).
+    r = await runCli(['user', 'admin', 'alice', 'on', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
     r = await runCli(['user', 'remove', 'bob', '--data-dir', dir]);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal((await runCli(['user', 'list', '--data-dir', dir])).stdout, 'alice\n');
+    assert.equal((await runCli(['user', 'list', '--data-dir', dir])).stdout, 'alice\tadmin\n');
     // The data directory holds exactly the contract's entries (the db may have WAL companions).
     const entries = (await readdir(dir)).filter((n) => !/^file-cloud\.db-(wal|shm)$/.test(n)).sort();
     assert.deepEqual(entries, ['file-cloud.db', 'storage', 'tmp']);
@@ -91,8 +94,38 @@ test('exit codes: 2 for usage errors, 1 for runtime failures, one line on stderr
   }
 });
 
+test('user admin NAME on|off grants and takes the right; the last administrator keeps it (also against user remove)', async () => {
+  const dir = await tempDir();
+  try {
+    assert.equal((await runCli(['user', 'add', 'root', '--admin', '--password', 'root-password', '--data-dir', dir])).code, 0);
+    assert.equal((await runCli(['user', 'add', 'alice', '--password', 'alice-password', '--data-dir', dir])).code, 0);
+    let r = await runCli(['user', 'admin', 'alice', 'on', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /"alice" is now an administrator/);
+    assert.equal((await runCli(['user', 'list', '--data-dir', dir])).stdout, 'alice\tadmin\nroot\tadmin\n');
+    assert.equal((await runCli(['user', 'admin', 'root', 'off', '--data-dir', dir])).code, 0);
+    for (const args of [['user', 'admin', 'alice', 'off'], ['user', 'remove', 'alice']]) {
+      r = await runCli([...args, '--data-dir', dir]);
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /"alice" is the last administrator; make another user an administrator first/);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+    }
+    assert.equal((await runCli(['user', 'list', '--data-dir', dir])).stdout, 'alice\tadmin\nroot\n', 'refusals change nothing');
+    for (const args of [['user', 'admin', 'alice', 'maybe'], ['user', 'admin', 'alice'], ['user', 'admin', 'alice', 'on', 'extra']]) {
+      r = await runCli([...args, '--data-dir', dir]);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /usage: file-cloud user admin NAME on\|off/);
+    }
+    r = await runCli(['user', 'admin', 'nobody', 'on', '--data-dir', dir]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no user "nobody"/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('--help works on every command and lists its options', async () => {
-  for (const args of [['--help'], ['serve', '--help'], ['user', '--help'], ['user', 'add', '--help'], ['user', 'remove', '--help'], ['user', 'passwd', '--help'], ['user', 'list', '--help']]) {
+  for (const args of [['--help'], ['serve', '--help'], ['user', '--help'], ['user', 'add', '--help'], ['user', 'remove', '--help'], ['user', 'passwd', '--help'], ['user', 'admin', '--help'], ['user', 'list', '--help']]) {
     const r = await runCli(args);
     assert.equal(r.code, 0, args.join(' '));
     assert.match(r.stdout, /Usage/, args.join(' '));

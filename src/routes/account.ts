@@ -1,0 +1,165 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { strictBodyValidator } from '../app/strict-validator.js';
+import type { RateLimiter } from '../app/login-throttle.js';
+import type { Clock } from '../lib/clock.js';
+import type { AccountCaller, AccountService } from '../services/account.js';
+import { error, noContent, signedIn, throttled } from './route-schemas.js';
+
+/** The caller of a signed-in route, in the fields the principal keeps (username, userId, sessionId). */
+export function callerOf(request: FastifyRequest): AccountCaller {
+  const p = request.principal as { userId?: string; username: string; sessionId?: string } | null;
+  if (!p?.userId) throw new AppError('unauthorized', 'A valid access token is required.');
+  return { userId: p.userId, username: p.username, sessionId: p.sessionId };
+}
+
+/**
+ * Counts an attempt against the login throttle (per client address), before the body is read:
+ * a stolen access token cannot be used to guess the password or TOTP codes faster than a login could.
+ */
+export function passwordThrottle(deps: { throttle: RateLimiter | undefined; clock: Clock }) {
+  return async (request: FastifyRequest) => {
+    const wait = (await deps.throttle?.hit(request.ip, deps.clock.now())) ?? 0;
+    if (wait > 0) throw new AppError('rate_limited', `Too many attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+  };
+}
+
+const sessionSchema = {
+  type: 'object',
+  required: ['id', 'created_at', 'last_used_at', 'client', 'address', 'current'],
+  properties: {
+    id: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    last_used_at: { type: 'string', format: 'date-time', description: 'Recorded at refresh and at most once a minute from access-token use.' },
+    client: { type: ['string', 'null'], description: 'The User-Agent at sign-in.' },
+    address: { type: ['string', 'null'], description: 'The client address last seen.' },
+    current: { type: 'boolean', description: 'The session of the access token making this request.' },
+  },
+} as const;
+
+const codeBody = { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 64, description: 'A 6-digit code from the authenticator app (or, to turn TOTP off, a recovery code).' } } } as const;
+
+/** CONTRACT "Accounts and API": /api/me, own password, own sessions, TOTP. */
+export function accountRoutes(scope: FastifyInstance, deps: { account: AccountService; throttle: RateLimiter | undefined; clock: Clock }): void {
+  const { account } = deps;
+  const user = { auth: ['user'] as const };
+  const limited = passwordThrottle(deps);
+  scope.setValidatorCompiler(strictBodyValidator);
+  scope.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
+
+  scope.get('/api/me', {
+    config: user,
+    schema: {
+      summary: 'The signed-in user',
+      tags: ['account'],
+      response: {
+        200: {
+          type: 'object',
+          required: ['username', 'admin', 'used', 'quota', 'totp'],
+          properties: {
+            username: { type: 'string' },
+            admin: { type: 'boolean' },
+            used: { type: 'integer', description: 'Bytes stored.' },
+            quota: { type: ['integer', 'null'], description: 'Bytes allowed; null = no quota.' },
+            totp: { type: 'boolean', description: 'Two-factor sign-in (TOTP) is on.' },
+          },
+        },
+        ...signedIn,
+      },
+    },
+  }, async (request) => account.me(callerOf(request)));
+
+  scope.post('/api/me/password', {
+    config: user,
+    onRequest: limited,
+    schema: {
+      summary: 'Change your own password',
+      description: 'Every other session and every path token of the account stops working; the session making the request stays.',
+      tags: ['account'],
+      body: {
+        type: 'object',
+        required: ['current_password', 'new_password'],
+        properties: { current_password: { type: 'string' }, new_password: { type: 'string', description: '8 to 1024 characters.' } },
+      },
+      response: { 204: noContent, 400: error('A missing or mistyped field, or a new password that breaks the rules (`bad_request`).'), ...signedIn, ...throttled },
+    },
+  }, async (request, reply) => {
+    const body = request.body as { current_password: string; new_password: string };
+    await account.changePassword(callerOf(request), body.current_password, body.new_password);
+    return reply.code(204).send();
+  });
+
+  scope.get('/api/sessions', {
+    config: user,
+    schema: {
+      summary: 'Your sessions',
+      tags: ['account'],
+      response: { 200: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } }, ...signedIn },
+    },
+  }, async (request) => ({ sessions: await account.sessions(callerOf(request)) }));
+
+  scope.delete('/api/sessions/:id', {
+    config: user,
+    schema: {
+      summary: 'End one of your sessions',
+      description: 'Its refresh token and access tokens stop working at once. Ending the current session is a logout.',
+      tags: ['account'],
+      params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 } } },
+      response: { 204: noContent, ...signedIn, 404: error('No session of yours has this id (`not_found`).') },
+    },
+  }, async (request, reply) => {
+    await account.revokeSession(callerOf(request), (request.params as { id: string }).id);
+    return reply.code(204).send();
+  });
+
+  scope.post('/api/me/totp', {
+    config: user,
+    schema: {
+      summary: 'Start setting up two-factor sign-in (TOTP)',
+      description: 'A new secret, pending until a code from it is confirmed (POST /api/me/totp/confirm). Calling again replaces a pending secret.',
+      tags: ['account'],
+      response: {
+        200: {
+          type: 'object',
+          required: ['secret', 'otpauth_url'],
+          properties: { secret: { type: 'string', description: 'Base32, 160 bits.' }, otpauth_url: { type: 'string', description: 'otpauth://totp/… for a QR code.' } },
+        },
+        ...signedIn,
+        409: error('TOTP is already on (`already_exists`).'),
+      },
+    },
+  }, async (request) => account.beginTotp(callerOf(request)));
+
+  scope.post('/api/me/totp/confirm', {
+    config: user,
+    onRequest: limited,
+    schema: {
+      summary: 'Turn two-factor sign-in on',
+      description: 'With a code from the pending secret. Answers the recovery codes, shown this once: each signs in once in place of a code.',
+      tags: ['account'],
+      body: codeBody,
+      response: {
+        200: { type: 'object', required: ['recovery_codes'], properties: { recovery_codes: { type: 'array', items: { type: 'string' } } } },
+        400: error('No setup is pending, or a malformed body (`bad_request`).'),
+        ...signedIn,
+        409: error('TOTP is already on (`already_exists`).'),
+        ...throttled,
+      },
+    },
+  }, async (request) => account.confirmTotp(callerOf(request), (request.body as { code: string }).code));
+
+  scope.delete('/api/me/totp', {
+    config: user,
+    onRequest: limited,
+    schema: {
+      summary: 'Turn two-factor sign-in off',
+      description: 'Needs a current code (or a recovery code). The recovery codes go too.',
+      tags: ['account'],
+      body: codeBody,
+      response: { 204: noContent, 400: error('TOTP is not on, or a malformed body (`bad_request`).'), ...signedIn, ...throttled },
+    },
+  }, async (request, reply) => {
+    await account.disableTotp(callerOf(request), (request.body as { code: string }).code);
+    return reply.code(204).send();
+  });
+}
