@@ -18,7 +18,10 @@ import { storageRoutes } from '../routes/storage.js';
 import { davRoutes } from '../routes/dav.js';
 import { tusRoutes } from '../routes/tus.js';
 import { createTusService } from '../services/tus.js';
-import { createDavAuthenticator } from '../dav/basic-auth.js';
+import { createBasicAuthenticator } from '../dav/basic-auth.js';
+import { createApiKeyService } from '../services/api-keys.js';
+import { keyRoutes } from '../routes/keys.js';
+import { createVisitorLimiter } from './visitor-limit.js';
 import { uiRoutes } from '../routes/ui.js';
 import { basicRoutes } from '../routes/basic.js';
 import { createShareService } from '../services/shares.js';
@@ -30,7 +33,7 @@ import { createAccountService } from '../services/account.js';
 import { walkedUsage, type AccountUsage } from '../services/usage.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminUserRoutes } from '../routes/admin-users.js';
-import { installAuth } from './auth-plugin.js';
+import { installAuth, methodsFor } from './auth-plugin.js';
 import { installCors } from './cors.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
@@ -110,7 +113,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
   });
 
-  installErrorHandling(app);
+  installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
   app.addHook('onResponse', async (request, reply) => {
@@ -131,7 +134,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   metrics?.install(app);
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);
-  installAuth(app, { auth, pathTokens, basePath: config.basePath });
+  const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
+  const basic = createBasicAuthenticator({ store: deps.store, auth, keys, throttle, clock, secret: deps.secret });
+  const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
+  installAuth(app, { auth, keys, pathTokens, basic, shares, clock, throttle, visitors });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     // Path tokens travel in URLs: never hand them to another site as a Referer.
@@ -142,7 +148,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const basePath = config.basePath;
   await app.register(
     async (base) => {
-      authRoutes(base, { auth, throttle, clock });
+      authRoutes(base, { auth });
+      keyRoutes(base, { keys });
       metaRoutes(base, {
         startedAt: performance.now(),
         now: () => performance.now(),
@@ -151,23 +158,22 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath }));
-      const davAuth = createDavAuthenticator({ store: deps.store, auth, throttle, clock, secret: deps.secret });
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, davAuth, clock, basePath, freeBytes }));
+      await base.register(async (scope) => davRoutes(scope, { files, backend: deps.backend, store: deps.store, clock, basePath, freeBytes }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
-      await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, throttle, clock, basePath, publicUrl: config.publicUrl }));
+      await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
       await base.register(async (scope) => accountRoutes(scope, { account, throttle, clock }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage }));
-      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, throttle, clock, basePath, visitorLimit: config.shareRateLimit }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
   );
-  if (basePath) app.get(basePath, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
+  if (basePath) app.get(basePath, { config: { access: { who: 'public' } } }, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
 
   const leading = deps.isLeader ?? (() => true);
   const sweep = setInterval(() => {

@@ -64,7 +64,16 @@ export function bodyLeftUnread(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || length > 0;
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * `allowed(request)`: the methods the request's path has routes for (CONTRACT "Web UI": a known path with a
+ * method it lacks → 405 with Allow); none → 404.
+ */
+export function installErrorHandling(app: FastifyInstance, allowed: (request: FastifyRequest) => readonly string[] = () => []): void {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('not_found', defaultMessage('not_found'))));
+  app.setNotFoundHandler((request, reply) => {
+    const methods = allowed(request);
+    if (methods.length === 0) return sendError(request, reply, new AppError('not_found', defaultMessage('not_found')));
+    const allow = methods.join(', ');
+    return sendError(request, reply, new AppError('method_not_allowed', `${request.method} does not apply here; allowed: ${allow}.`, { headers: { allow } }));
+  });
 }

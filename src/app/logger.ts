@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { prettyDestination } from './pretty-log.js';
-import { redactUrl } from './request-url.js';
+import { redactUrl } from '../http/url.js';
 
 /**
  * The process logger. Request logs carry a redacted URL (path-token query

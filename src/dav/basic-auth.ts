@@ -3,8 +3,8 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../app/login-throttle.js';
-import { accessTokenFrom } from '../app/auth-plugin.js';
 import type { AuthService } from '../services/auth.js';
+import { KEY_PREFIX, type ApiKeyService } from '../services/api-keys.js';
 import type { MetadataStore } from '../store/types.js';
 
 /** The challenge every WebDAV 401 carries (CONTRACT "WebDAV"). */
@@ -16,7 +16,7 @@ const MAX_CACHED = 10_000;
 
 type Verified = { readonly userId: string; readonly authEpoch: string; readonly expiresAt: number };
 
-export type DavAuthenticator = ReturnType<typeof createDavAuthenticator>;
+export type BasicAuthenticator = ReturnType<typeof createBasicAuthenticator>;
 
 /**
  * WebDAV clients send HTTP Basic with every request, and a password check is
@@ -28,10 +28,16 @@ export type DavAuthenticator = ReturnType<typeof createDavAuthenticator>;
  * the epoch lives in the shared database. Concurrent requests with the same
  * new credential (Finder opens several connections at once) share one check.
  * Every full check counts towards the login throttle, as a login does.
+ *
+ * The password may also be an app password (`fck_…`, src/services/api-keys.ts)
+ * of the named user: a cheap hashed lookup, so it is not cached; a wrong one
+ * counts towards the throttle like a wrong password. A disabled user gets
+ * nothing either way.
  */
-export function createDavAuthenticator(deps: {
+export function createBasicAuthenticator(deps: {
   store: MetadataStore;
   auth: AuthService;
+  keys: ApiKeyService;
   throttle: RateLimiter | undefined;
   clock: Clock;
   secret: Buffer;
@@ -39,29 +45,37 @@ export function createDavAuthenticator(deps: {
   const { store, clock } = deps;
   const cache = new Map<string, Verified>();
   const checking = new Map<string, Promise<Verified | undefined>>();
-  const refused = (message: string) => new AppError('unauthorized', message, { headers: DAV_CHALLENGE });
-  const totpOn = () => refused('This account uses two-factor sign-in: WebDAV needs an app password instead of the account password.');
-
-  async function fullCheck(username: string, password: string, ip: string): Promise<Verified | undefined> {
+  const totpOn = () => new AppError('unauthorized', 'This account uses two-factor sign-in: WebDAV needs an app password instead of the account password.', { headers: DAV_CHALLENGE });
+  const count = async (ip: string) => {
     const wait = (await deps.throttle?.hit(ip, clock.now())) ?? 0;
     if (wait > 0) throw new AppError('rate_limited', `Too many login attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+  };
+
+  async function fullCheck(username: string, password: string, ip: string): Promise<Verified | undefined> {
+    await count(ip);
     const user = await deps.auth.verifyPassword(username, password);
     return user && { userId: user.id, authEpoch: user.authEpoch, expiresAt: clock.now() + CREDENTIAL_TTL_MS };
   }
 
-  async function basic(encoded: string, ip: string): Promise<Principal> {
+  async function basic(encoded: string, ip: string): Promise<Principal | undefined> {
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon <= 0) throw refused('The Basic credentials are malformed.');
+    if (colon <= 0) return undefined;
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
+    if (password.startsWith(KEY_PREFIX)) {
+      const principal = await deps.keys.authenticate(password);
+      if (principal && principal.username === username) return principal;
+      await count(ip);
+      return undefined;
+    }
     const id = createHmac('sha256', deps.secret).update(username).update('\0').update(password).digest('base64url');
     const now = clock.now();
     const cached = cache.get(id);
     const user = await store.users.getByName(username);
-    if (cached && cached.expiresAt > now && user && user.id === cached.userId && user.authEpoch === cached.authEpoch) {
+    if (cached && cached.expiresAt > now && user && !user.disabled && user.id === cached.userId && user.authEpoch === cached.authEpoch) {
       if (user.totpEnabled) throw totpOn();
-      return { kind: 'user', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: '' };
+      return { kind: 'user', via: 'password', userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false };
     }
     if (cached) cache.delete(id);
     let pending = checking.get(id);
@@ -70,24 +84,17 @@ export function createDavAuthenticator(deps: {
       checking.set(id, pending);
     }
     const verified = await pending;
-    if (!verified || !user || verified.userId !== user.id) throw refused('The username or password is wrong.');
+    if (!verified || !user || verified.userId !== user.id) return undefined;
     // WebDAV clients cannot ask for a TOTP code: with two-factor sign-in on, the account password alone
     // must not open the files (docs/security.md). Told only after the password proved right.
     if (user.totpEnabled) throw totpOn();
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(id, verified);
-    return { kind: 'user', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: '' };
+    return { kind: 'user', via: 'password', userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false };
   }
 
   return {
-    /** The caller of a WebDAV request: Basic (account password) or Bearer (an access token). */
-    async authenticate(header: string | undefined, ip: string): Promise<Principal> {
-      if (header === undefined) throw refused('Sign in with your File Cloud username and password.');
-      const m = /^\s*Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-      if (m) return basic(m[1] as string, ip);
-      const principal = await deps.auth.authenticate(accessTokenFrom(header));
-      if (!principal) throw refused('The access token is invalid or expired.');
-      return principal;
-    },
+    /** The account behind `Authorization: Basic <encoded>` (account or app password), or undefined. */
+    authenticate: basic,
   };
 }

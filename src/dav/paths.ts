@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
-import { rawPath } from '../app/request-url.js';
+import { rawPath } from '../http/url.js';
 
 export const DAV_PREFIX = '/dav/';
 

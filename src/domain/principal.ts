@@ -1,11 +1,40 @@
+import type { Share } from '../store/types.js';
+
+/** What every account-holding principal carries (other modules code against these names). */
+type Account = {
+  readonly kind: 'user';
+  readonly userId: string;
+  readonly username: string;
+  readonly isAdmin: boolean;
+  /** A read-only app password: every write is refused with 403. */
+  readonly readOnly: boolean;
+};
+
 /**
- * Who is making a request, resolved once per request by the auth plugin.
- * - `user`: an access token from the Authorization header.
+ * Who is making a request, resolved once per request by the authenticator
+ * chain (src/app/auth-plugin.ts, docs/security.md "Authorization"):
+ * - `user` via `session`: an access token (or the /basic/ cookie) of a signed-in session.
+ * - `user` via `key`: an app password / API key, as Bearer or as the WebDAV Basic password.
+ * - `user` via `password`: the account password over WebDAV Basic.
  * - `pathToken`: a signed path token from `?token=`; it authorizes GET/HEAD of
- *   exactly `path` (a normalized storage key) and nothing else.
+ *   exactly `path` (a normalized storage key id, `alice/a/b.txt`) and nothing else.
+ * - `share`: a visitor of a live share link; `username` is the owner.
  */
 export type Principal =
-  | { readonly kind: 'user'; readonly userId: string; readonly username: string; readonly isAdmin: boolean; readonly sessionId: string }
-  | { readonly kind: 'pathToken'; readonly username: string; readonly keyId: string };
+  | (Account & { readonly via: 'session'; readonly sessionId: string; readonly readOnly: false })
+  | (Account & { readonly via: 'key'; readonly keyId: string; readonly sessionId?: undefined })
+  | (Account & { readonly via: 'password'; readonly sessionId?: undefined; readonly readOnly: false })
+  | { readonly kind: 'pathToken'; readonly username: string; readonly path: string; readonly readOnly: true }
+  | {
+      readonly kind: 'share';
+      readonly shareId: string;
+      readonly username: string;
+      readonly share: Share;
+      /** The link has no password, or the visitor's cookie proves it. */
+      readonly unlocked: boolean;
+      readonly readOnly: boolean;
+    };
 
+export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+export type SessionPrincipal = Extract<Principal, { via: 'session' }>;
 export type AuthKind = Principal['kind'];

@@ -70,7 +70,8 @@ export function createMetrics(opts: { basePath: string }): Metrics {
       });
     },
     route(scope) {
-      scope.get('/metrics', async (_request, reply) => {
+      // Public like /api/health: operators keep it from the outside at the proxy (docs/operations.md).
+      scope.get('/metrics', { config: { access: { who: 'public' } } }, async (_request, reply) => {
         reply.header('cache-control', 'no-store').type(registry.contentType);
         return registry.metrics();
       });

@@ -38,6 +38,6 @@ export function bannerRoutes(app: FastifyInstance, deps: { dir: string }): void 
     if (text === undefined) throw new AppError('not_found', 'No banner is set.');
     return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-cache').send(text);
   };
-  app.get('/banner/login', async (_request, reply) => send(reply, 'login'));
-  app.get('/banner/page', { config: { auth: ['user'] } }, async (_request, reply) => send(reply, 'page'));
+  app.get('/banner/login', { config: { access: { who: 'public' } } }, async (_request, reply) => send(reply, 'login'));
+  app.get('/banner/page', { config: { access: { who: 'user' } } }, async (_request, reply) => send(reply, 'page'));
 }

@@ -1,20 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
-import type { Principal } from '../domain/principal.js';
+import type { Principal, SessionPrincipal } from '../domain/principal.js';
+import type { AccessRule } from '../domain/access.js';
 import { keyChild, parseStoragePath, type StorageKey } from '../domain/storage-path.js';
-import { rawPath } from '../app/request-url.js';
-import type { RateLimiter } from '../app/login-throttle.js';
+import { rawPath } from '../http/url.js';
 import { bodyLeftUnread, toAppError } from '../app/error-handler.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
-import type { Clock } from '../lib/clock.js';
 import type { AuthService } from '../services/auth.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import { pageNumber } from '../basic/format.js';
 import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
 import {
-  clearCookie, crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, parseCookies, parseSessionCookie, SESSION_COOKIE, sessionCookieValue, setCookie,
+  clearCookie, crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, parseCookies, SESSION_COOKIE, sessionCookieValue, setCookie,
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
 import { serveFile } from './serve-file.js';
@@ -26,7 +25,8 @@ const FORM_LIMIT = 64 * 1024;
 /** CSP of the basic pages: no script at all, our one style sheet, forms only to us, never framed. */
 export const BASIC_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-type UserPrincipal = Principal & { kind: 'user' };
+type UserPrincipal = SessionPrincipal;
+const sessionOf = (p: Principal | null): SessionPrincipal | undefined => (p?.kind === 'user' && p.via === 'session' ? p : undefined);
 
 /**
  * The no-JavaScript file manager at `<base>/basic/` (docs/web-ui.md):
@@ -42,7 +42,7 @@ type UserPrincipal = Principal & { kind: 'user' };
  */
 export async function basicRoutes(
   scope: FastifyInstance,
-  deps: { auth: AuthService; files: FilesService; secret: Buffer; throttle: RateLimiter | undefined; clock: Clock; basePath: string; publicUrl: string },
+  deps: { auth: AuthService; files: FilesService; secret: Buffer; basePath: string; publicUrl: string },
 ): Promise<void> {
   const { auth, files } = deps;
   const root = `${deps.basePath}/basic/`;
@@ -57,12 +57,11 @@ export async function basicRoutes(
   scope.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
   scope.addContentTypeParser('*', (_request, _payload, done) => done(new AppError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded or multipart/form-data.')));
 
-  scope.addHook('onRequest', async (request) => {
-    // The style sheet needs no session: no database read for it.
-    if (rawPath(request.url) === `${root}style.css`) return;
-    const cookie = parseSessionCookie(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
-    if (cookie) request.principal = (await auth.resumeSession(cookie.username, cookie.refreshToken, { address: request.ip })) ?? null;
-  });
+  // The cookie session is looked up by the authenticator chain (src/app/auth-plugin.ts); without one a page
+  // redirects to the sign-in form itself. The style sheet needs no session: no database read for it.
+  const pages = { config: { access: { who: 'cookie' } as AccessRule } };
+  const open = { config: { access: { who: 'public' } as AccessRule } };
+  const signIn = { config: { access: { who: 'public', throttle: ['login'] } as AccessRule } };
   scope.addHook('onSend', async (_request, reply) => {
     reply.header('x-frame-options', 'DENY');
     // Not no-referrer (the app's default): with it browsers send "Origin: null" on our own forms, and the
@@ -79,7 +78,7 @@ export async function basicRoutes(
     if (e.code === 'too_large' && bodyLeftUnread(request)) reply.header('connection', 'close');
     // A download's headers may be set already; an error page is a page.
     reply.removeHeader('content-disposition').removeHeader('content-security-policy').removeHeader('etag').removeHeader('last-modified').removeHeader('cache-control');
-    const user = request.principal?.kind === 'user' ? request.principal : undefined;
+    const user = sessionOf(request.principal);
     return page(reply, errorPage(site, e.status, e.message, { viewer: user && viewerOf(user), back: folderBack(request) }), e.status);
   });
 
@@ -108,8 +107,8 @@ export async function basicRoutes(
   };
 
   const signedIn = (request: FastifyRequest, reply: FastifyReply): UserPrincipal | undefined => {
-    const p = request.principal;
-    if (p?.kind === 'user') return p;
+    const p = sessionOf(request.principal);
+    if (p) return p;
     // A page asked for (a bookmark, a link) is where the sign-in returns; a form's POST is not repeated.
     const back = request.method === 'GET' && safeNext(request.url) && request.url !== root ? `?next=${encodeURIComponent(request.url)}` : '';
     void reply.redirect(`${root}login${back}`, 303);
@@ -130,23 +129,18 @@ export async function basicRoutes(
   };
   const allowedHosts = (request: FastifyRequest) => [request.headers.host ?? '', ...(publicHost ? [publicHost] : [])];
 
-  const loginThrottle = async (request: FastifyRequest) => {
-    const wait = (await deps.throttle?.hit(request.ip, deps.clock.now())) ?? 0;
-    if (wait > 0) throw new AppError('rate_limited', `Too many sign-in attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
-  };
+  scope.get('/basic', open, async (_request, reply) => reply.redirect(root, 308));
+  scope.get('/basic/style.css', open, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(BASIC_CSS));
 
-  scope.get('/basic', async (_request, reply) => reply.redirect(root, 308));
-  scope.get('/basic/style.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(BASIC_CSS));
-
-  scope.get('/basic/login', async (request, reply) => {
+  scope.get('/basic/login', pages, async (request, reply) => {
     const next = (request.query as Record<string, unknown>).next;
-    if (request.principal?.kind === 'user') return reply.redirect(safeNext(next) ? next : root, 303);
+    if (sessionOf(request.principal)) return reply.redirect(safeNext(next) ? next : root, 303);
     return page(reply, loginPage(site, { notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
   });
 
   // Counted by the same throttle as /auth/login (before the body is read), and one message for a wrong
   // password and an unknown user.
-  scope.post('/basic/login', { onRequest: loginThrottle }, async (request, reply) => {
+  scope.post('/basic/login', signIn, async (request, reply) => {
     const problem = crossSiteProblem(request.headers as Record<string, string | undefined>, allowedHosts(request));
     if (problem) throw new AppError('forbidden', `Refused: ${problem}.`);
     const body = (request.body ?? {}) as Record<string, string>;
@@ -170,7 +164,7 @@ export async function basicRoutes(
     return reply.redirect(next ?? root, 303);
   });
 
-  scope.post('/basic/logout', async (request, reply) => {
+  scope.post('/basic/logout', pages, async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return reply;
     checkCsrf(request, user);
@@ -190,7 +184,7 @@ export async function basicRoutes(
     return { kind: 'slashless', key: parse(rest), rest };
   };
 
-  scope.get('/basic/*', async (request, reply) => {
+  scope.get('/basic/*', pages, async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return reply;
     const t = target(request, user);
@@ -220,7 +214,7 @@ export async function basicRoutes(
     return page(reply, folderPage(site, viewer, { segments, entries: shown, total: entries.length, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
   });
 
-  scope.post('/basic/*', async (request, reply) => {
+  scope.post('/basic/*', pages, async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return reply;
     checkCsrf(request, user);

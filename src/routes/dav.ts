@@ -9,7 +9,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
 import { storageCall } from '../services/storage-errors.js';
 import type { DavLock, DeadProperty, MetadataStore } from '../store/types.js';
-import type { DavAuthenticator } from '../dav/basic-auth.js';
+import type { AccessRule, Resource as UrlTarget } from '../domain/access.js';
 import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from '../dav/if-header.js';
 import { assertTokensHeld, locksOver, parentPath, parseTimeout, type WriteScope } from '../dav/locks.js';
 import { DAV_PREFIX, encodeSegment, hrefFor, parseDavPath, parseDestination, rawDavPath, resourcePath, type DavTarget } from '../dav/paths.js';
@@ -45,7 +45,6 @@ export type DavDeps = {
   readonly files: FilesService;
   readonly backend: StorageBackend;
   readonly store: MetadataStore;
-  readonly davAuth: DavAuthenticator;
   readonly clock: Clock;
   readonly basePath: string;
   /** Bytes free for new files, when the backend can tell (local disk); RFC 4331 quota-available-bytes. */
@@ -67,27 +66,34 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  scope.addHook('onRequest', async (request, reply) => {
+  scope.addHook('onRequest', async (_request, reply) => {
     reply.header('dav', '1, 2').header('ms-author-via', 'DAV');
-    // OPTIONS answers without credentials: the Windows Mini-Redirector probes with it first.
-    if (request.method === 'OPTIONS') return;
-    request.principal = await deps.davAuth.authenticate(request.headers.authorization, request.ip);
   });
   scope.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('content-security-policy', 'sandbox');
   });
 
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+  // What the URL names: the caller's own tree only (the access check compares owners); the top is nobody's.
+  const resource = (request: FastifyRequest): UrlTarget => {
     const target = parseDavPath(rawDavPath(request.url, basePath) ?? '');
-    if (request.method === 'OPTIONS') return reply.header('allow', ALLOW).header('content-length', '0').code(200).send();
+    return target.kind === 'top' ? { kind: 'none' } : { kind: 'storage', key: target.key, trailingSlash: target.trailingSlash };
+  };
+  const targetOf = (request: FastifyRequest): DavTarget =>
+    request.resource.kind === 'storage' ? { kind: 'entry', key: request.resource.key, trailingSlash: request.resource.trailingSlash } : { kind: 'top' };
+  // Basic with the account or an app password, or a Bearer token; writes need a key that is not read-only.
+  const signedIn: AccessRule = { who: 'user', basic: true };
+
+  const options = async (_request: FastifyRequest, reply: FastifyReply) => reply.header('allow', ALLOW).header('content-length', '0').code(200).send();
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const target = targetOf(request);
     const principal = request.principal as Principal;
     if (target.kind === 'top') {
       if (request.method === 'PROPFIND') return propfindTop(request, reply, principal);
       throw new AppError('method_not_allowed', `Only PROPFIND and OPTIONS apply to ${basePath}${DAV_PREFIX}; your files are under ${basePath}${DAV_PREFIX}${principal.username}/.`, { headers: { allow: 'OPTIONS, PROPFIND' } });
     }
     const { key } = target;
-    if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
     const cond = conditions(request);
     switch (request.method) {
       case 'GET':
@@ -117,8 +123,12 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     }
   };
   for (const method of METHODS.filter((m) => !['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(m))) scope.addHttpMethod(method, { hasBody: true });
-  scope.route({ method: [...METHODS, 'POST', 'PATCH'], url: '/dav/*', exposeHeadRoute: false, handler });
-  scope.route({ method: [...METHODS, 'POST', 'PATCH'], url: '/dav', exposeHeadRoute: false, handler });
+  const methods = [...METHODS.filter((m) => m !== 'OPTIONS'), 'POST', 'PATCH'];
+  for (const url of ['/dav/*', '/dav']) {
+    // OPTIONS answers without credentials: the Windows Mini-Redirector probes with it first.
+    scope.options(url, { config: { access: { who: 'public' } } }, options);
+    scope.route({ method: methods, url, exposeHeadRoute: false, config: { access: signedIn, resource }, handler });
+  }
 
   // ---------------------------------------------------------------- If header and locks
 

@@ -13,6 +13,7 @@ export function metaRoutes(app: FastifyInstance, deps: { startedAt: number; now:
     method: ['GET', 'HEAD'],
     url: '/api/health',
     exposeHeadRoute: false,
+    config: { access: { who: 'public' } },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
       try {
@@ -25,8 +26,8 @@ export function metaRoutes(app: FastifyInstance, deps: { startedAt: number; now:
       return reply.code(200).send(request.method === 'HEAD' ? undefined : { status: 'ok' });
     },
   });
-  app.get('/api/stats', { config: { auth: ['user'] }, exposeHeadRoute: false }, async () => ({ uptime: isoDuration(deps.now() - deps.startedAt) }));
+  app.get('/api/stats', { config: { access: { who: 'user' } }, exposeHeadRoute: false }, async () => ({ uptime: isoDuration(deps.now() - deps.startedAt) }));
   // Cheap on purpose: the auth hook has already done the only work there is.
-  app.head('/api/stats', { config: { auth: ['user'] } }, async (_request, reply) => reply.code(200).send());
-  app.route({ method: ['GET', 'HEAD'], url: '/is_file_cloud', exposeHeadRoute: false, handler: async (_request, reply) => reply.code(200).send() });
+  app.head('/api/stats', { config: { access: { who: 'user' } } }, async (_request, reply) => reply.code(200).send());
+  app.route({ method: ['GET', 'HEAD'], url: '/is_file_cloud', exposeHeadRoute: false, config: { access: { who: 'public' } }, handler: async (_request, reply) => reply.code(200).send() });
 }

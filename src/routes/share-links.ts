@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { rawPath } from '../app/request-url.js';
+import { rawPath } from '../http/url.js';
 import { toAppError } from '../app/error-handler.js';
-import type { RateLimiter } from '../app/login-throttle.js';
-import { createVisitorLimiter } from '../app/visitor-limit.js';
+import type { AccessRule, Resource } from '../domain/access.js';
+import type { Principal } from '../domain/principal.js';
+import { SHARE_COOKIE } from '../http/cookies.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
-import type { Clock } from '../lib/clock.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { deadLink, subPathSegments, type LiveShare, type ShareService } from '../services/shares.js';
@@ -15,7 +15,6 @@ import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 
-const COOKIE = 'fc_share';
 const FORM_LIMIT = 8 * 1024;
 const TEXT_PREVIEW_BYTES = 64 * 1024;
 const DEAD_MESSAGE = deadLink().message;
@@ -40,13 +39,15 @@ export type ShareLinkDeps = {
   files: FilesService;
   /** For folder zips (sendFolderZip takes the backend). */
   backend: StorageBackend;
-  /** The login throttle (Redis-backed in a cluster); undefined with --dev. */
-  throttle: RateLimiter | undefined;
-  clock: Clock;
   basePath: string;
-  /** Requests per minute per client address (0: no limit). */
-  visitorLimit: number;
 };
+
+type SharePrincipal = Extract<Principal, { kind: 'share' }>;
+const visitor = (request: FastifyRequest) => request.principal as SharePrincipal;
+const restOf = (request: FastifyRequest) => (request.resource.kind === 'share' ? request.resource.rest : undefined);
+
+/** The share link a URL under `<prefix>` (e.g. `/base/share/`) names: the share authenticator's input. */
+const shareResource = (prefix: string) => (request: FastifyRequest): Resource => ({ kind: 'share', ...splitShareUrl(request.url, prefix) });
 
 /** `<id>` and the raw rest after `<id>/` (undefined when there is no slash) from a URL under `<base><prefix>`. */
 function splitShareUrl(url: string, prefix: string): { id: string; rest: string | undefined } {
@@ -66,16 +67,6 @@ function decodeSub(rest: string | undefined): { segments: string[]; trailingSlas
   return { segments: subPathSegments(decoded), trailingSlash: decoded.endsWith('/') };
 }
 
-function cookieValues(header: string | undefined): string[] {
-  if (!header) return [];
-  const out: string[] = [];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === COOKIE) out.push(part.slice(eq + 1).trim());
-  }
-  return out;
-}
-
 const wantsFlag = (v: unknown) => v === '1' || v === 'true';
 
 /**
@@ -87,7 +78,10 @@ const wantsFlag = (v: unknown) => v === '1' || v === 'true';
  */
 export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDeps): Promise<void> {
   const { shares, files, basePath } = deps;
-  const limiter = deps.visitorLimit > 0 ? createVisitorLimiter(deps.visitorLimit) : undefined;
+  // Every visitor request counts towards the per-address limit; password attempts also towards the
+  // login throttle's shared counter (src/app/auth-plugin.ts applies both before anything else).
+  const publicRule: AccessRule = { who: 'public', throttle: ['visitor'] };
+  const passwordRule: AccessRule = { who: 'public', throttle: ['visitor', 'share-password'] };
 
   // Bodies are parsed here, by kind: JSON (password), a small form (password page), and
   // multipart uploads left unread for streaming.
@@ -102,26 +96,15 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     readJsonBody(payload, FORM_LIMIT).then((v) => done(null, v), (e: Error) => done(e));
   });
 
-  scope.addHook('onRequest', async (request) => {
-    const wait = limiter?.hit(request.ip, deps.clock.now()) ?? 0;
-    if (wait > 0) throw new AppError('rate_limited', `Too many requests; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
-  });
   scope.addHook('onSend', async (_request, reply) => {
     reply.header('x-robots-tag', 'noindex, nofollow');
   });
-
-  const throttlePassword = async (request: FastifyRequest) => {
-    const wait = (await deps.throttle?.hit(`share:${request.ip}`, deps.clock.now())) ?? 0;
-    if (wait > 0) throw new AppError('rate_limited', `Too many password attempts; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
-  };
-
-  const unlocked = (request: FastifyRequest, live: LiveShare) => shares.unlocked(live.share, cookieValues(request.headers.cookie));
 
   /** The password cookie, once per URL root of the share, so it is sent to nothing else. */
   const setPasswordCookie = (request: FastifyRequest, reply: FastifyReply, live: LiveShare) => {
     const { value, maxAge } = shares.cookieFor(live.share);
     const secure = request.protocol === 'https' ? '; Secure' : '';
-    reply.header('set-cookie', [`/s/`, `/share/`].map((root) => `${COOKIE}=${value}; Path=${basePath}${root}${live.share.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`));
+    reply.header('set-cookie', [`/s/`, `/share/`].map((root) => `${SHARE_COOKIE}=${value}; Path=${basePath}${root}${live.share.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`));
   };
 
   function uploadParts(request: FastifyRequest, sent: string[]): AsyncIterable<UploadPart> {
@@ -154,20 +137,16 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       reply.header('content-security-policy', 'sandbox');
     });
 
+    // The link's kind (upload-only or not) and its password are checked by the access rule (domain/access.ts).
+    const link: AccessRule = { who: 'share', throttle: ['visitor'] };
+    const resource = shareResource(prefix);
     const open = async (request: FastifyRequest) => {
-      const { id, rest } = splitShareUrl(request.url, prefix);
-      const sub = decodeSub(rest);
-      return { ...(await shares.open(id, sub.segments)), ...sub };
-    };
-    const requireUnlocked = (request: FastifyRequest, live: LiveShare) => {
-      if (!unlocked(request, live)) throw new AppError('password_required', 'This link needs a password: POST {"password"} to <link>/auth first.');
+      const sub = decodeSub(restOf(request));
+      return { ...(await shares.open(visitor(request).share, sub.segments)), ...sub };
     };
 
     const read = async (request: FastifyRequest, reply: FastifyReply, withBody: boolean) => {
       const { live, key, entry, segments, trailingSlash } = await open(request);
-      // An upload-only link reads nothing, not even that it exists.
-      if (live.share.uploadOnly) throw deadLink();
-      requireUnlocked(request, live);
       if (!entry) throw new AppError('not_found', 'No file or folder exists at this path in the share.');
       const query = request.query as Record<string, unknown>;
       if (!entry.isFile) {
@@ -195,19 +174,17 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       });
     };
 
-    const readOpts = { exposeHeadRoute: false };
+    const readOpts = { exposeHeadRoute: false, config: { access: link, resource } };
     api.get('/share/*', readOpts, async (request, reply) => read(request, reply, true));
     api.head('/share/*', readOpts, async (request, reply) => read(request, reply, false));
 
-    api.put('/share/*', async (request, reply) => {
+    api.put('/share/*', { config: { access: link, resource } }, async (request, reply) => {
       const { live, segments } = await open(request);
-      if (!live.share.uploadOnly) throw new AppError('forbidden', 'This link does not accept uploads.');
-      requireUnlocked(request, live);
       const written = await receive(request, live, segments);
       return reply.code(201).send({ files_written: written });
     });
 
-    api.post('/share/*', { onRequest: throttlePassword }, async (request, reply) => {
+    api.post('/share/*', { config: { access: passwordRule } }, async (request, reply) => {
       const { id, rest } = splitShareUrl(request.url, prefix);
       if (rest !== 'auth') throw new AppError('method_not_allowed', 'Use GET, HEAD or PUT here; POST only to /share/<id>/auth.', { headers: { allow: 'GET, HEAD, PUT' } });
       const live = await shares.resolve(id);
@@ -236,7 +213,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       return reply.send(messagePage(basePath, title, e.message));
     });
 
-    pages.get('/s/_assets/:name', async (request, reply) => {
+    pages.get('/s/_assets/:name', { config: { access: publicRule } }, async (request, reply) => {
       const asset = SHARE_ASSETS[(request.params as { name: string }).name];
       if (!asset || !Object.hasOwn(SHARE_ASSETS, (request.params as { name: string }).name)) throw new AppError('not_found', 'No such file.');
       reply.header('content-type', asset.type).header('etag', asset.etag).header('cache-control', 'public, max-age=3600');
@@ -247,17 +224,19 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     const html = (reply: FastifyReply, status: number, body: string) =>
       reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
 
+    // A page needs the link alive; it shows its own password form and drop zone.
+    const page = { config: { access: { who: 'share', share: 'page', throttle: ['visitor'] } as AccessRule, resource: shareResource(prefix) } };
+    const unlocked = (request: FastifyRequest) => visitor(request).unlocked;
     const open = async (request: FastifyRequest) => {
-      const { id, rest } = splitShareUrl(request.url, prefix);
-      const sub = decodeSub(rest);
-      const opened = await shares.open(id, sub.segments);
+      const sub = decodeSub(restOf(request));
+      const opened = await shares.open(visitor(request).share, sub.segments);
       const urls = { base: basePath, id: opened.live.share.id };
       return { ...opened, urls, rootName: shares.displayName(opened.live), ...sub };
     };
 
-    pages.get('/s/*', async (request, reply) => {
+    pages.get('/s/*', page, async (request, reply) => {
       const { live, key, entry, urls, rootName, segments } = await open(request);
-      if (!unlocked(request, live)) return html(reply, 401, passwordPage(urls));
+      if (!unlocked(request)) return html(reply, 401, passwordPage(urls));
       if (live.share.uploadOnly) {
         const n = Number((request.query as Record<string, unknown>).uploaded);
         const message = Number.isSafeInteger(n) && n > 0 ? (n === 1 ? '1 file uploaded. Thank you!' : `${n} files uploaded. Thank you!`) : undefined;
@@ -281,11 +260,9 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       return html(reply, 200, filePage({ urls, rootName, segments, name, size: entry.size, preview, text }));
     });
 
-    pages.post('/s/*', async (request, reply) => {
-      const { id, rest } = splitShareUrl(request.url, prefix);
-      if (rest === 'auth') {
-        await throttlePassword(request);
-        const live = await shares.resolve(id);
+    pages.post('/s/:id/auth', { config: { access: passwordRule } }, async (request, reply) => {
+      {
+        const live = await shares.resolve((request.params as { id: string }).id);
         const urls = { base: basePath, id: live.share.id };
         const form = request.body as Record<string, string> | undefined;
         const password = typeof form?.password === 'string' ? form.password : '';
@@ -295,10 +272,13 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
         setPasswordCookie(request, reply, live);
         return reply.code(303).header('cache-control', 'no-store').redirect(`${prefix}${live.share.id}/`, 303);
       }
-      // The no-JavaScript upload form of an upload-only link.
+    });
+
+    // The no-JavaScript upload form of an upload-only link.
+    pages.post('/s/*', page, async (request, reply) => {
       const { live, urls, rootName, segments } = await open(request);
       if (!live.share.uploadOnly) throw new AppError('forbidden', 'This link does not accept uploads.');
-      if (!unlocked(request, live)) return html(reply, 401, passwordPage(urls));
+      if (!unlocked(request)) return html(reply, 401, passwordPage(urls));
       let sent: string[];
       try {
         sent = await receive(request, live, segments);

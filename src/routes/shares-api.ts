@@ -21,7 +21,7 @@ function nullableString(body: Record<string, unknown>, field: string): string | 
 /** The owner's side of share links: CONTRACT "Share links" (create, list, revoke). */
 export function shareApiRoutes(scope: FastifyInstance, deps: { shares: ShareService }): void {
   const { shares } = deps;
-  const user = { config: { auth: ['user'] as const } };
+  const user = { config: { access: { who: 'user' } as const } };
 
   scope.post('/api/shares', { ...user, bodyLimit: 64 * 1024 }, async (request, reply) => {
     const body = objectBody(request.body);

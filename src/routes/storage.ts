@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
-import { rawStoragePath } from '../app/request-url.js';
+import { rawStoragePath } from '../http/url.js';
+import type { AccessRule, Resource } from '../domain/access.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import type { PathTokenService } from '../services/path-token-service.js';
@@ -35,16 +36,16 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     reply.header('content-security-policy', 'sandbox');
   });
 
-  const target = (request: FastifyRequest): ParsedStoragePath => {
+  // What the URL names: the access check compares its owner with the caller's and a path token's path with it.
+  const resource = (request: FastifyRequest): Resource => {
     const raw = rawStoragePath(request.url, deps.basePath);
     if (raw === undefined) throw new AppError('not_found', 'Nothing exists at this address.');
-    const parsed = parseStoragePath(raw);
-    files.authorize(request.principal, parsed.key, request.method);
-    return parsed;
+    return { kind: 'storage', ...parseStoragePath(raw) };
   };
+  const target = (request: FastifyRequest): ParsedStoragePath => request.resource as ParsedStoragePath & Resource;
 
-  const read = { config: { auth: ['user', 'pathToken'] as const }, exposeHeadRoute: false };
-  const write = { config: { auth: ['user'] as const } };
+  const read = { config: { access: { who: 'user', pathToken: true } as AccessRule, resource }, exposeHeadRoute: false };
+  const write = { config: { access: { who: 'user' } as AccessRule, resource } };
 
   scope.get('/storage/*', read, async (request, reply) => serve(request, reply, target(request), true));
   scope.head('/storage/*', read, async (request, reply) => serve(request, reply, target(request), false));

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import type { AccessRule } from '../domain/access.js';
 import type { Principal } from '../domain/principal.js';
 import { parseByteCount, parseDeferLength, parseOverwrite, parseUploadChecksum, parseUploadMetadata, CHECKSUM_ALGORITHMS, type Parsed } from '../http/tus-headers.js';
 import type { TusService } from '../services/tus.js';
@@ -58,9 +59,10 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
     }
   });
 
-  const user = { config: { auth: ['user'] as const } };
+  const user = { config: { access: { who: 'user' } as AccessRule } };
   // An upload's URL is private: without the owner's valid token it does not exist (404, not 401).
-  const owner = { config: { auth: ['user'] as const, hideOnAuthFailure: true } };
+  const owner = { config: { access: { who: 'user', hide: true } as AccessRule } };
+  const open = { config: { access: { who: 'public' } as AccessRule } };
   const principal = (request: FastifyRequest) => request.principal as Principal;
   const uploadId = (request: FastifyRequest) => (request.params as { id: string }).id;
 
@@ -127,13 +129,13 @@ export async function tusRoutes(scope: FastifyInstance, deps: { tus: TusService;
   };
 
   for (const url of ['/tus', '/tus/']) {
-    scope.options(url, options);
+    scope.options(url, open, options);
     scope.post(url, user, create);
-    scope.route({ method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'], url, exposeHeadRoute: false, handler: notAllowed(COLLECTION_METHODS) });
+    scope.route({ method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'], url, exposeHeadRoute: false, ...open, handler: notAllowed(COLLECTION_METHODS) });
   }
-  scope.options('/tus/:id', options);
+  scope.options('/tus/:id', open, options);
   scope.head('/tus/:id', owner, head);
   scope.patch('/tus/:id', owner, patch);
   scope.delete('/tus/:id', owner, terminate);
-  scope.route({ method: ['GET', 'PUT', 'POST'], url: '/tus/:id', exposeHeadRoute: false, handler: notAllowed(UPLOAD_METHODS) });
+  scope.route({ method: ['GET', 'PUT', 'POST'], url: '/tus/:id', exposeHeadRoute: false, ...open, handler: notAllowed(UPLOAD_METHODS) });
 }

@@ -4,10 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { contentTypeFor } from '../http/mime.js';
-import { rawPath } from '../app/request-url.js';
-
-/** URL prefixes that belong to the API; the web UI never answers under them. */
-const API_PREFIXES = ['/auth/', '/api/', '/storage/', '/share/', '/tus/', '/is_file_cloud', '/banner/', '/metrics'];
+import { isApiPath, isUiPage, rawPath } from '../http/url.js';
 
 const escapeAttr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -51,7 +48,7 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
   const built = indexFile ? await readFile(indexFile, 'utf8').catch(() => undefined) : undefined;
   const shell = built === undefined ? undefined : adaptShell(built, { basePath, publicUrl: deps.publicUrl ?? '' });
 
-  app.get('/assets/:name', async (request, reply) => {
+  app.get('/assets/:name', { config: { access: { who: 'public' } } }, async (request, reply) => {
     const { name } = request.params as { name: string };
     if (!deps.webRoot || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new AppError('not_found', 'No such asset.');
     const file = join(deps.webRoot, 'assets', name);
@@ -62,9 +59,12 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
     return reply.send(createReadStream(file));
   });
 
-  app.get('/*', async (request, reply) => {
+  app.get('/*', { config: { access: { who: 'public' } } }, async (request, reply) => {
     const path = rawPath(request.url).slice(basePath.length);
-    if (API_PREFIXES.some((p) => path.startsWith(p) || path === p.replace(/\/$/, ''))) throw new AppError('not_found', 'Nothing exists at this address.');
+    // Under the API prefixes: the not-found handler's 404 JSON, or 405 with Allow for a known path.
+    if (isApiPath(path)) return reply.callNotFound();
+    // Any other page path than the app's own: the shell with 404, and the app shows its not-found view.
+    if (!isUiPage(path)) reply.code(404);
     reply.header('content-security-policy', UI_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache');
     reply.type('text/html; charset=utf-8');
     if (shell) return reply.send(shell);

@@ -1,5 +1,5 @@
 import { AppError } from '../domain/errors.js';
-import type { Principal } from '../domain/principal.js';
+import type { SessionPrincipal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { QueueFullError } from '../lib/semaphore.js';
@@ -51,8 +51,8 @@ export function createAuthService(deps: {
     const now = clock.now();
     const session = await store.sessions.findByRefreshHash(sha256Hex(refreshToken), now);
     const user = session && (await store.users.getByName(username));
-    // A refresh token presented with another user's name is refused like a wrong one.
-    if (!session || !user || user.id !== session.userId) return undefined;
+    // A refresh token presented with another user's name is refused like a wrong one; a disabled user's sessions are dead.
+    if (!session || !user || user.id !== session.userId || user.disabled) return undefined;
     return { session, user, now };
   }
 
@@ -67,7 +67,8 @@ export function createAuthService(deps: {
       if (e instanceof QueueFullError) throw new AppError('unavailable', 'The server is busy checking other logins; try again in a moment.', { headers: { 'retry-after': '1' } });
       throw e;
     }
-    return user && ok ? user : undefined;
+    // A disabled user's right password is as wrong as any other (docs/security.md): the same answer, the same work.
+    return user && ok && !user.disabled ? user : undefined;
   }
 
   /**
@@ -123,29 +124,30 @@ export function createAuthService(deps: {
      * The principal behind a cookie session, or undefined when it is unknown, expired or revoked. Its
      * inactivity expiry slides as a refresh does, written at most once a minute to spare the database.
      */
-    async resumeSession(username: string, refreshToken: string, from: ClientInfo = {}): Promise<(Principal & { kind: 'user' }) | undefined> {
+    async resumeSession(username: string, refreshToken: string, from: ClientInfo = {}): Promise<SessionPrincipal | undefined> {
       const found = await findSession(username, refreshToken);
       if (!found) return undefined;
       const { session, user, now } = found;
       if (now - session.lastUsedAt > LAST_USED_RESOLUTION_MS) await store.sessions.touch(session.id, now, now + refreshMs, from.address);
-      return { kind: 'user', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: session.id };
+      return { kind: 'user', via: 'session', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: session.id, readOnly: false };
     },
 
     /** Ends a session (its refresh token and access tokens stop working at once). */
     endSession: (sessionId: string) => store.sessions.delete(sessionId),
 
     /**
-     * The principal behind an access token, or undefined for any token that is not a live access token.
-     * The session's last use (and `address`) is recorded at most once a minute: the row just read says
-     * when it was, so most requests write nothing.
+     * The principal behind an access token, or undefined for any token that is not a live access token
+     * (or whose user is disabled). The session's last use (and `address`) is recorded at most once a
+     * minute: the row just read says when it was, so most requests write nothing.
      */
-    async authenticate(accessToken: string, address?: string): Promise<Principal | undefined> {
+    async authenticate(accessToken: string, address?: string): Promise<SessionPrincipal | undefined> {
       if (!accessToken.startsWith(ACCESS_PREFIX) || accessToken.length > 128) return undefined;
       const now = clock.now();
       const found = await store.sessions.findAccess(sha256Hex(accessToken), now);
-      if (!found) return undefined;
-      if (now - found.session.lastUsedAt >= LAST_USED_RESOLUTION_MS) await store.sessions.markUsed(found.session.id, now, address, LAST_USED_RESOLUTION_MS);
-      return { kind: 'user', userId: found.user.id, username: found.user.username, isAdmin: found.user.isAdmin, sessionId: found.session.id };
+      if (!found || found.user.disabled) return undefined;
+      const { user, session } = found;
+      if (now - session.lastUsedAt >= LAST_USED_RESOLUTION_MS) await store.sessions.markUsed(session.id, now, address, LAST_USED_RESOLUTION_MS);
+      return { kind: 'user', via: 'session', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: session.id, readOnly: false };
     },
 
     /** Removes expired sessions and tokens; run periodically. */

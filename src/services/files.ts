@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 import { compareCodePoints, nameProblem } from '../domain/names.js';
-import type { Principal } from '../domain/principal.js';
-import { isRoot, isSameOrInside, keyChild, keyId, type StorageKey } from '../domain/storage-path.js';
+import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { listAll, type ByteRange, type Entry, type StorageBackend } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 
@@ -19,8 +18,9 @@ export type UploadPart = { readonly filename: string; readonly stream: Readable 
 
 /**
  * The storage rules of the contract, over the StorageBackend seam. Knows no
- * HTTP: routes pass in a validated key and the principal, get entries and
- * streams back, and set the headers themselves.
+ * HTTP and no credentials: routes pass in a validated key the access check
+ * has already allowed (src/domain/access.ts), get entries and streams back,
+ * and set the headers themselves.
  */
 export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number }) {
   const { backend } = deps;
@@ -35,16 +35,6 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
 
   return {
     maxUploadBytes: maxBytes,
-
-    /**
-     * Refuses, with the same 401 whether or not the path or user exists,
-     * anything but the owner's own storage; path tokens only for GET/HEAD of
-     * exactly their path.
-     */
-    authorize(principal: Principal | null, key: StorageKey, method: string): void {
-      if (!principal || principal.username !== key.user) throw forbidden();
-      if (principal.kind === 'pathToken' && (keyId(key) !== principal.keyId || (method !== 'GET' && method !== 'HEAD'))) throw forbidden();
-    },
 
     async stat(key: StorageKey): Promise<Entry> {
       // A user's root exists from their first request on, whatever made the user (CLI, another node).

@@ -26,10 +26,10 @@ export function createPathTokenService(deps: { secret: Buffer; store: MetadataSt
     /** The path-token principal for `key`, or undefined when the token does not authorize exactly it. */
     async verify(token: string, key: StorageKey): Promise<Principal | undefined> {
       const owner = await deps.store.users.getByName(key.user);
-      if (!owner) return undefined;
+      if (!owner || owner.disabled) return undefined;
       const id = keyId(key);
       const check = verifyPathToken(deps.secret, token, { owner: owner.username, keyId: id, authEpoch: owner.authEpoch }, nowSeconds());
-      return check === 'ok' ? { kind: 'pathToken', username: owner.username, keyId: id } : undefined;
+      return check === 'ok' ? { kind: 'pathToken', username: owner.username, path: id, readOnly: true } : undefined;
     },
   };
 }

@@ -194,21 +194,29 @@ export function createShareService(deps: {
       }
     },
 
-    /** The live share behind `id`, or the dead-link 404 (unknown, expired, revoked, used up, target gone or changed kind). */
+    /**
+     * The live share behind `id`, or the dead-link 404: unknown, expired, revoked, used up, or its
+     * owner disabled (the share authenticator's question; the target is looked at by open()).
+     */
+    async find(id: string): Promise<Share> {
+      if (!isShareId(id)) throw deadLink();
+      const share = await store.shares.get(id);
+      if (!share || share.ownerDisabled || !isAlive(share, clock.now())) throw deadLink();
+      return share;
+    },
+
+    /** The live share behind `id` with its target, or the dead-link 404 (also when the target is gone or changed kind). */
     async resolve(id: string): Promise<LiveShare> {
-      return (await this.open(id, [])).live;
+      return (await this.open(await this.find(id), [])).live;
     },
 
     /**
-     * The live share and what `segments` address below it (entry undefined
-     * when nothing is there; always for sub-paths of a file share). A found
+     * What `segments` address below a live share (entry undefined when
+     * nothing is there; always for sub-paths of a file share). A found
      * sub-path proves the shared folder is there, so the common case costs
      * one stat; only a miss looks at the share's own target.
      */
-    async open(id: string, segments: readonly string[]): Promise<{ live: LiveShare; key: StorageKey; entry: Entry | undefined }> {
-      if (!isShareId(id)) throw deadLink();
-      const share = await store.shares.get(id);
-      if (!share || !isAlive(share, clock.now())) throw deadLink();
+    async open(share: Share, segments: readonly string[]): Promise<{ live: LiveShare; key: StorageKey; entry: Entry | undefined }> {
       const root = keyOf(share);
       if (segments.length > 0 && !share.isFile) {
         const key: StorageKey = { user: root.user, segments: [...root.segments, ...segments] };

@@ -350,7 +350,7 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     await store.shares.create(s1);
     await store.shares.create(newShare(a.id, { id: 'S2', path: '', isFile: false, uploadOnly: true, createdAt: NOW + 1 }));
     await store.shares.create(newShare(b.id, { id: 'S3', owner: 'bob' }));
-    assert.deepEqual(await store.shares.get('S1'), s1);
+    assert.deepEqual(await store.shares.get('S1'), { ...s1, ownerDisabled: false });
     assert.equal((await store.shares.get('S2'))?.uploadOnly, true);
     assert.equal((await store.shares.get('S2'))?.expiresAt, undefined);
     assert.equal(await store.shares.get('nope'), undefined);
@@ -404,5 +404,56 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await store.users.delete('alice'), true);
     assert.equal(await store.shares.get('S1'), undefined);
     assert.ok(await store.shares.get('S2'));
+  });
+
+  withStore('users: setDisabled flips the flag of that user only; new users are enabled; sessions and shares see it', async (store) => {
+    const a = await newUser(store, 'alice');
+    const b = await newUser(store, 'bob');
+    assert.equal(a.disabled, false);
+    const s = await store.sessions.create({ userId: a.id, refreshHash: 'r', now: NOW, expiresAt: NOW + 1000 });
+    await store.sessions.addAccessToken({ tokenHash: 'a', sessionId: s.id, expiresAt: NOW + 1000 });
+    await store.shares.create(newShare(a.id));
+    assert.equal(await store.users.setDisabled('alice', true), true);
+    assert.equal((await store.users.getByName('alice'))?.disabled, true);
+    assert.equal((await store.users.getByName('bob'))?.disabled, false);
+    assert.equal((await store.sessions.findAccess('a', NOW))?.user.disabled, true);
+    assert.equal((await store.shares.get('S1'))?.ownerDisabled, true);
+    assert.equal(await store.users.setDisabled('alice', false), true);
+    assert.equal((await store.users.getByName('alice'))?.disabled, false);
+    assert.equal((await store.shares.get('S1'))?.ownerDisabled, false);
+    assert.equal(await store.users.setDisabled('nobody', true), false);
+    assert.equal(b.disabled, false);
+  });
+
+  withStore('api keys: create, find by hash with the user, expiry, list newest first, delete by owner only, touch at most once per window', async (store) => {
+    const a = await newUser(store, 'alice');
+    const b = await newUser(store, 'bob');
+    const base = { userId: a.id, readOnly: false, expiresAt: undefined, lastUsedAt: undefined };
+    await store.apiKeys.create({ ...base, id: 'K1', name: 'laptop', keyHash: 'h1', createdAt: NOW });
+    await store.apiKeys.create({ ...base, id: 'K2', name: 'backup', keyHash: 'h2', readOnly: true, createdAt: NOW + 1, expiresAt: NOW + 5_000_000_000 });
+    await store.apiKeys.create({ ...base, id: 'K3', name: 'old', keyHash: 'h3', createdAt: NOW + 2, expiresAt: NOW + 10 });
+    await store.apiKeys.create({ ...base, userId: b.id, id: 'K4', name: 'bob', keyHash: 'h4', createdAt: NOW });
+    await assert.rejects(store.apiKeys.create({ ...base, id: 'K5', name: 'dup', keyHash: 'h1', createdAt: NOW }));
+    const found = await store.apiKeys.findByHash('h2', NOW);
+    assert.deepEqual(found?.key, { id: 'K2', userId: a.id, name: 'backup', readOnly: true, createdAt: NOW + 1, expiresAt: NOW + 5_000_000_000, lastUsedAt: undefined });
+    assert.equal(found?.user.username, 'alice');
+    assert.equal(found?.user.disabled, false);
+    assert.ok(await store.apiKeys.findByHash('h3', NOW + 9));
+    assert.equal(await store.apiKeys.findByHash('h3', NOW + 10), undefined, 'expired at its expiry');
+    assert.equal(await store.apiKeys.findByHash('nope', NOW), undefined);
+    assert.deepEqual((await store.apiKeys.listByUser(a.id)).map((k) => k.id), ['K3', 'K2', 'K1']);
+    assert.equal(await store.apiKeys.delete('K4', a.id), false, "another user's key");
+    assert.ok(await store.apiKeys.findByHash('h4', NOW));
+    assert.equal(await store.apiKeys.delete('K1', a.id), true);
+    assert.equal(await store.apiKeys.findByHash('h1', NOW), undefined);
+    await store.apiKeys.touch('K2', NOW + 100, NOW + 100 - 60_000);
+    assert.equal((await store.apiKeys.findByHash('h2', NOW))?.key.lastUsedAt, NOW + 100);
+    await store.apiKeys.touch('K2', NOW + 200, NOW + 200 - 60_000);
+    assert.equal((await store.apiKeys.findByHash('h2', NOW))?.key.lastUsedAt, NOW + 100, 'within the window: not written again');
+    await store.apiKeys.touch('K2', NOW + 70_000, NOW + 70_000 - 60_000);
+    assert.equal((await store.apiKeys.findByHash('h2', NOW))?.key.lastUsedAt, NOW + 70_000);
+    assert.equal(await store.users.delete('alice'), true);
+    assert.deepEqual(await store.apiKeys.listByUser(a.id), []);
+    assert.equal(await store.apiKeys.findByHash('h2', NOW), undefined);
   });
 }

@@ -173,6 +173,27 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0008_api_keys_disabled': {
+    async up(db: Kysely<unknown>) {
+      // App passwords / API keys (CONTRACT "Accounts and API"): stored only as the SHA-256 of the
+      // key, like access tokens. The owner's keys go with the user (ON DELETE CASCADE, and
+      // users-repo deletes them explicitly, as SQLite enforces foreign keys only with its pragma).
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('read_only', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        .addColumn('last_used_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('api_keys_user_id').on('api_keys').column('user_id').execute();
+      // A disabled user keeps their data but nothing of theirs authenticates (docs/security.md).
+      await db.schema.alterTable('users').addColumn('disabled', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
   '0009_accounts': {
     async up(db: Kysely<unknown>) {
       // The sessions list (GET /api/sessions) shows where a session signs in from: the client's

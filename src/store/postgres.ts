@@ -16,6 +16,7 @@ import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
+import { createApiKeyRepo } from './api-keys-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -59,6 +60,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db),
+    apiKeys: createApiKeyRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -17,6 +17,7 @@ export interface Database {
     totp_secret: string | null;
     totp_pending: string | null;
     totp_last_step: number | string | bigint | null;
+    disabled: Generated<number>;
   };
   sessions: {
     id: string;
@@ -33,6 +34,16 @@ export interface Database {
     token_hash: string;
     session_id: string;
     expires_at: number | string | bigint;
+  };
+  api_keys: {
+    id: string;
+    user_id: string;
+    name: string;
+    key_hash: string;
+    read_only: number;
+    created_at: number | string | bigint;
+    expires_at: number | string | bigint | null;
+    last_used_at: number | string | bigint | null;
   };
   leases: {
     name: string;

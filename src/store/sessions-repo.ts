@@ -33,7 +33,7 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select([
       's.id as s_id', 's.user_id as s_user_id', 's.created_at as s_created_at', 's.last_used_at as s_last_used_at', 's.expires_at as s_expires_at',
-      'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at',
+      'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at', 'u.disabled',
     ])
     .where('a.token_hash', '=', HASH_MARK)
     .where('a.expires_at', '>', NOW_MARK)

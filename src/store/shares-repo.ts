@@ -48,8 +48,14 @@ export function createShareRepo(db: Kysely<Database>): ShareRepo {
     },
 
     async get(id) {
-      const r = await db.selectFrom('shares').selectAll().where('id', '=', id).executeTakeFirst();
-      return r && fromRow(r);
+      const r = await db
+        .selectFrom('shares')
+        .innerJoin('users', 'users.id', 'shares.owner_id')
+        .selectAll('shares')
+        .select('users.disabled as owner_disabled')
+        .where('shares.id', '=', id)
+        .executeTakeFirst();
+      return r && { ...fromRow(r), ownerDisabled: Number(r.owner_disabled) === 1 };
     },
 
     async listByOwner(ownerId) {

@@ -15,6 +15,7 @@ import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
+import { createApiKeyRepo } from './api-keys-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -96,6 +97,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db),
+    apiKeys: createApiKeyRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -14,7 +14,7 @@ export type User = {
   readonly createdAt: number;
   /** TOTP is on (a confirmed secret exists): logins need a code, WebDAV refuses the account password. */
   readonly totpEnabled: boolean;
-  /** Disabled by an admin (column `users.disabled`, migration 0008 of the authz work; false until it exists). */
+  /** A disabled user keeps their account and files, but no credential of theirs works (docs/security.md). */
   readonly disabled: boolean;
 };
 
@@ -58,6 +58,31 @@ export interface UserRepo {
   setAdmin(username: string, isAdmin: boolean): Promise<boolean>;
   /** Sets the disabled flag (the column comes with migration 0008_api_keys_disabled). False if no such user. */
   setDisabled(username: string, disabled: boolean): Promise<boolean>;
+}
+
+/** An app password / API key (CONTRACT "Accounts and API"); the key itself is never stored, only its SHA-256. */
+export type ApiKey = {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  readonly readOnly: boolean;
+  readonly createdAt: number;
+  /** Undefined: never expires. */
+  readonly expiresAt: number | undefined;
+  /** Undefined: never used. Updated at most about once a minute (ApiKeyRepo.touch). */
+  readonly lastUsedAt: number | undefined;
+};
+
+export interface ApiKeyRepo {
+  create(k: ApiKey & { keyHash: string }): Promise<void>;
+  /** The live key (not expired at `now`) with this hash and its user, or undefined. */
+  findByHash(keyHash: string, now: number): Promise<{ key: ApiKey; user: User } | undefined>;
+  /** The user's keys, newest first. */
+  listByUser(userId: string): Promise<ApiKey[]>;
+  /** Deletes the key if `userId` owns it; false otherwise (unknown or someone else's). */
+  delete(id: string, userId: string): Promise<boolean>;
+  /** Records a use at `now` unless one was recorded after `notBefore` (one conditional UPDATE). */
+  touch(id: string, now: number, notBefore: number): Promise<void>;
 }
 
 /** A user's TOTP state (the secret in clear: codes are computed from it). */
@@ -277,6 +302,8 @@ export type Share = {
   readonly downloads: number;
   readonly expiresAt: number | undefined;
   readonly createdAt: number;
+  /** Whether the owner is disabled (read by get(); a disabled owner's links are dead). */
+  readonly ownerDisabled?: boolean;
 };
 
 /** Share links, seen by every process and node at once. */
@@ -322,5 +349,6 @@ export interface MetadataStore {
   readonly davProperties: DavPropertyRepo;
   readonly tusUploads: TusUploadRepo;
   readonly shares: ShareRepo;
+  readonly apiKeys: ApiKeyRepo;
   close(): Promise<void>;
 }

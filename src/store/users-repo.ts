@@ -16,7 +16,7 @@ export function toUser(r: Omit<UserRow, 'totp_secret' | 'totp_pending' | 'totp_l
     authEpoch: r.auth_epoch,
     createdAt: Number(r.created_at),
     totpEnabled: r.totp_secret != null,
-    disabled: Number(r.disabled ?? 0) === 1,
+    disabled: Number(r.disabled) === 1,
   };
 }
 
@@ -59,6 +59,7 @@ export function createUserRepo(db: Kysely<Database>): UserRepo {
         totp_secret: null,
         totp_pending: null,
         totp_last_step: null,
+        disabled: 0,
       };
       try {
         await db.insertInto('users').values(row).execute();
@@ -101,6 +102,7 @@ export function createUserRepo(db: Kysely<Database>): UserRepo {
         if (opts.keepAnAdmin && Number(user.is_admin) === 1 && (await otherAdmins(trx, user.id)) === 0) throw new LastAdminError(`${username} is the last administrator`);
         // Explicit deletes rather than relying on ON DELETE CASCADE alone, which SQLite enforces only with a pragma.
         await deleteSessionsOf(trx, user.id);
+        await trx.deleteFrom('api_keys').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('shares').where('owner_id', '=', user.id).execute();
         await trx.deleteFrom('totp_recovery_codes').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('users').where('id', '=', user.id).execute();
@@ -120,12 +122,7 @@ export function createUserRepo(db: Kysely<Database>): UserRepo {
     },
 
     async setDisabled(username, disabled) {
-      // Through an untyped builder: the column is added by migration 0008 (authz work), not in this schema file.
-      const r = await (db as unknown as Kysely<{ users: { username: string; disabled: number } }>)
-        .updateTable('users')
-        .set({ disabled: disabled ? 1 : 0 })
-        .where('username', '=', username)
-        .executeTakeFirst();
+      const r = await db.updateTable('users').set({ disabled: disabled ? 1 : 0 }).where('username', '=', username).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
   };

@@ -128,10 +128,11 @@ for (const [storage, skip] of BACKENDS.filter(([s]) => s !== 's3')) {
       assert.equal((await postJson(`${t.url}/auth/logout`, { username: 'alice', refresh_token: 5 })).status, 400);
     });
 
-    test('login is not answered for GET', async () => {
+    test('login is not answered for GET: 405 with Allow: POST', async () => {
       const res = await fetch(`${t.url}/auth/login`);
-      assert.equal(res.status, 404);
-      assert.equal((await errorBody(res)).error, 'not_found');
+      assert.equal(res.status, 405);
+      assert.equal(res.headers.get('allow'), 'POST');
+      assert.equal((await errorBody(res)).error, 'method_not_allowed');
     });
   });
 }

@@ -6,7 +6,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
 import { WEB_ROOT } from '../../src/main.js';
 import { adaptShell } from '../../src/routes/ui.js';
-import { rawStoragePath } from '../../src/app/request-url.js';
+import { rawStoragePath } from '../../src/http/url.js';
 
 let t: TestApp;
 let token: string;

@@ -108,7 +108,7 @@ after(() => t.close());
 function expected(method: Method, target: Target, cred: Credential): number {
   const read = method === 'GET' || method === 'HEAD';
   if (target === '/api/stats') {
-    if (!read) return 404; // no such route, whoever asks
+    if (!read) return 405; // a known path without that method (with Allow), whoever asks
     return cred === 'own access token' || cred === "another user's token" ? 200 : 401;
   }
   if (cred === 'own access token' && target === 'own') return { GET: 200, HEAD: 200, PUT: 201, POST: 204, DELETE: 204 }[method];

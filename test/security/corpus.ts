@@ -113,7 +113,7 @@ export const CORPUS: Case[] = [
   { name: 'path token with a huge expiry', request: (c) => req('GET', `/storage/${c.user}/f.txt?token=fcp1.${'9'.repeat(400)}.AAAA`), status: 401 },
   { name: 'unknown method', request: () => req('FOO', '/api/stats'), status: 400 },
   { name: 'method in lower case', request: () => req('get', '/api/stats'), status: 400 },
-  { name: 'PATCH on storage', request: (c) => req('PATCH', `/storage/${c.user}/f.txt`, auth(c), 'x'), status: 404 },
+  { name: 'PATCH on storage', request: (c) => req('PATCH', `/storage/${c.user}/f.txt`, auth(c), 'x'), status: 405 },
   { name: 'missing Host header', request: () => Buffer.from('GET /api/stats HTTP/1.1\r\nConnection: close\r\n\r\n'), status: 400 },
   { name: 'header without a colon', request: () => Buffer.from('GET /api/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\nno colon here\r\n\r\n'), status: 400 },
   { name: 'space before the header colon', request: () => Buffer.from('GET /api/stats HTTP/1.1\r\nHost: x\r\nConnection : close\r\n\r\n'), status: 400 },

@@ -6,10 +6,11 @@ import { Browser } from './components/Browser';
 import { LoginPage } from './components/LoginPage';
 import { SettingsPage } from './components/SettingsPage';
 import { SharedPage } from './components/SharedPage';
+import { NotFoundPage } from './components/NotFoundPage';
 import { ToastProvider } from './components/Toasts';
 import { AccountProvider } from './components/useAccount';
 import { UsersPage } from './components/UsersPage';
-import { navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, USERS_PATH, useLocation } from './lib/router';
+import { isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, USERS_PATH, useLocation } from './lib/router';
 import { stripBase } from './lib/base';
 
 /** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /admin/users for admins. */
@@ -35,7 +36,8 @@ export function App({ client }: { client: ApiClient }) {
   const page = PAGE_PATHS.includes(pathname) ? pathname : null;
 
   // Redirects are effects so that history entries stay right.
-  const redirect = !storage ? (pathname === '/login' ? null : `/login${segments || page ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || page ? null : pathname === '/admin' || pathname === '/admin/' ? USERS_PATH : '/browse/';
+  const known = isAppPath(pathname);
+  const redirect = !known ? null : !storage ? (pathname === '/login' ? null : `/login${segments || page ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || page ? null : pathname === '/admin' || pathname === '/admin/' ? USERS_PATH : '/browse/';
   useEffect(() => {
     if (redirect) navigate(redirect, { replace: true });
   }, [redirect]);
@@ -43,7 +45,9 @@ export function App({ client }: { client: ApiClient }) {
   return (
     <AccountProvider client={client} user={storage ? user : null}>
     <ToastProvider>
-      {!storage ? (
+      {!known ? (
+        <NotFoundPage signedIn={!!storage} />
+      ) : !storage ? (
         <LoginPage
           client={client}
           notice={notice}

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decide, isWriteMethod, type AccessRule, type Resource } from './access.js';
+import type { Principal } from './principal.js';
+import type { Share } from '../store/types.js';
+
+const alice = { kind: 'user', userId: 'u1', username: 'alice', isAdmin: false } as const;
+const session: Principal = { ...alice, via: 'session', sessionId: 's1', readOnly: false };
+const admin: Principal = { ...session, isAdmin: true };
+const fullKey: Principal = { ...alice, via: 'key', keyId: 'k1', readOnly: false };
+const roKey: Principal = { ...alice, via: 'key', keyId: 'k2', readOnly: true };
+const basicPw: Principal = { ...alice, via: 'password', readOnly: false };
+const pathTok: Principal = { kind: 'pathToken', username: 'alice', path: 'alice/a.txt', readOnly: true };
+const shareOf = (over: Partial<Share>): Principal => {
+  const share: Share = { id: 'S', ownerId: 'u1', owner: 'alice', path: 'f', isFile: false, uploadOnly: false, passwordHash: undefined, maxDownloads: undefined, downloads: 0, expiresAt: undefined, createdAt: 0, ...over };
+  return { kind: 'share', shareId: 'S', username: 'alice', share, unlocked: over.passwordHash === undefined, readOnly: !share.uploadOnly };
+};
+const readLink = shareOf({});
+const uploadLink = shareOf({ uploadOnly: true });
+const lockedLink = shareOf({ passwordHash: 'h' });
+
+const own: Resource = { kind: 'storage', key: { user: 'alice', segments: ['a.txt'] }, trailingSlash: false };
+const other: Resource = { kind: 'storage', key: { user: 'bob', segments: ['a.txt'] }, trailingSlash: false };
+const sibling: Resource = { kind: 'storage', key: { user: 'alice', segments: ['b.txt'] }, trailingSlash: false };
+const none: Resource = { kind: 'none' };
+
+const USER: AccessRule = { who: 'user' };
+const STORAGE_READ: AccessRule = { who: 'user', pathToken: true };
+const ADMIN: AccessRule = { who: 'admin' };
+const SESSION_ONLY: AccessRule = { who: 'user', sessionOnly: true };
+const HIDDEN: AccessRule = { who: 'user', hide: true };
+const SHARE: AccessRule = { who: 'share' };
+const PAGE: AccessRule = { who: 'share', share: 'page' };
+
+// rule, principal, method, resource → expected denial code (undefined = allowed)
+const CASES: [string, AccessRule, Principal | undefined, string, Resource, string | undefined][] = [
+  ['public needs nothing', { who: 'public' }, undefined, 'POST', none, undefined],
+  ['cookie pages decide themselves', { who: 'cookie' }, undefined, 'GET', none, undefined],
+  ['no credential', USER, undefined, 'GET', none, 'unauthorized'],
+  ['no credential on a private URL', HIDDEN, undefined, 'PATCH', none, 'not_found'],
+  ['session reads', USER, session, 'GET', none, undefined],
+  ['session writes', USER, session, 'DELETE', none, undefined],
+  ['full key writes', USER, fullKey, 'PUT', own, undefined],
+  ['read-only key reads', USER, roKey, 'GET', own, undefined],
+  ['read-only key PROPFIND is a read', USER, roKey, 'PROPFIND', own, undefined],
+  ['read-only key PUT', USER, roKey, 'PUT', own, 'forbidden'],
+  ['read-only key POST', USER, roKey, 'POST', none, 'forbidden'],
+  ['read-only key MOVE', USER, roKey, 'MOVE', own, 'forbidden'],
+  ['read-only key LOCK', USER, roKey, 'LOCK', own, 'forbidden'],
+  ['read-only key on a declared read', { who: 'user', write: false }, roKey, 'POST', none, undefined],
+  ["another user's storage", USER, session, 'GET', other, 'unauthorized'],
+  ["another user's storage beats read-only", USER, roKey, 'PUT', other, 'unauthorized'],
+  ['Basic password writes', USER, basicPw, 'PUT', own, undefined],
+  ['non-admin on admin', ADMIN, session, 'GET', none, 'forbidden'],
+  ['admin on admin', ADMIN, admin, 'GET', none, undefined],
+  ['key of a non-admin on admin', ADMIN, fullKey, 'GET', none, 'forbidden'],
+  ['key on a session-only route', SESSION_ONLY, fullKey, 'GET', none, 'forbidden'],
+  ['session on a session-only route', SESSION_ONLY, session, 'POST', none, undefined],
+  ['path token: exact path GET', STORAGE_READ, pathTok, 'GET', own, undefined],
+  ['path token: exact path HEAD', STORAGE_READ, pathTok, 'HEAD', own, undefined],
+  ['path token: another path', STORAGE_READ, pathTok, 'GET', sibling, 'unauthorized'],
+  ['path token: a write', STORAGE_READ, pathTok, 'PUT', own, 'unauthorized'],
+  ['path token: route without path tokens', USER, pathTok, 'GET', own, 'unauthorized'],
+  ['share link on a user route', USER, readLink, 'GET', none, 'unauthorized'],
+  ['dead link', SHARE, undefined, 'GET', none, 'not_found'],
+  ['read link read', SHARE, readLink, 'GET', none, undefined],
+  ['read link upload', SHARE, readLink, 'PUT', none, 'forbidden'],
+  ['upload link read', SHARE, uploadLink, 'GET', none, 'not_found'],
+  ['upload link upload', SHARE, uploadLink, 'PUT', none, undefined],
+  ['locked link', SHARE, lockedLink, 'GET', none, 'password_required'],
+  ['locked link page', PAGE, lockedLink, 'GET', none, undefined],
+  ['session on a share route', SHARE, session, 'GET', none, 'not_found'],
+];
+
+for (const [name, rule, principal, method, resource, expected] of CASES) {
+  test(`decide: ${name} → ${expected ?? 'allowed'}`, () => {
+    assert.equal(decide(rule, principal, method, resource)?.code, expected);
+  });
+}
+
+test('isWriteMethod: GET, HEAD, OPTIONS and PROPFIND read; the rest write', () => {
+  for (const m of ['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'propfind']) assert.equal(isWriteMethod(m), false, m);
+  for (const m of ['PUT', 'POST', 'PATCH', 'DELETE', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'PROPPATCH']) assert.equal(isWriteMethod(m), true, m);
+});

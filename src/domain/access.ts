@@ -1,0 +1,96 @@
+import type { StorageKey } from './storage-path.js';
+import { keyId } from './storage-path.js';
+import type { Principal } from './principal.js';
+
+/**
+ * What a route needs, declared once on the route (`config: { access }`) and
+ * enforced by one check (src/app/auth-plugin.ts). docs/security.md has the
+ * matrix of who gets what.
+ */
+export type AccessRule = {
+  /**
+   * - `public`: anyone, no credential is looked at.
+   * - `user`: a signed-in account (session token, app password; WebDAV Basic when `basic`).
+   * - `admin`: as `user`, and the account is an admin (else 403).
+   * - `share`: a visitor of the live share link the URL names.
+   * - `cookie`: the /basic/ pages' cookie session, optional: the page redirects to its sign-in itself.
+   */
+  readonly who: 'public' | 'user' | 'admin' | 'share' | 'cookie';
+  /** A path token also opens it, for GET/HEAD of exactly the route's storage key. */
+  readonly pathToken?: boolean;
+  /** HTTP Basic is accepted (account password or app password): WebDAV. Its 401s carry the Basic challenge. */
+  readonly basic?: boolean;
+  /** An app password is not enough (403): managing app passwords and the account itself needs a session. */
+  readonly sessionOnly?: boolean;
+  /** A missing or bad credential gets 404 instead of 401: the URL itself is private (a tus upload). */
+  readonly hide?: boolean;
+  /** Whether the route changes anything; default from the method (see isWriteMethod). Read-only keys get 403 on writes. */
+  readonly write?: boolean;
+  /**
+   * Share routes: `api` (default) enforces the link's kind (upload-only links only take uploads and read
+   * nothing; others take no uploads) and its password; `page` only needs the link alive, the page shows
+   * its own password form and drop zone.
+   */
+  readonly share?: 'api' | 'page';
+  /** Counters consulted before anything else, even before the body is read. */
+  readonly throttle?: readonly Throttle[];
+};
+
+/**
+ * - `login`: the login throttle (per client address, shared by every node): sign-in forms and password checks.
+ * - `share-password`: the same counter for share-link passwords, in a bucket of its own.
+ * - `visitor`: the per-process request limit of share-link visitors (--share-rate-limit).
+ */
+export type Throttle = 'login' | 'share-password' | 'visitor';
+
+/** What a route's URL names, parsed by the route's own `resource` function. */
+export type Resource =
+  | { readonly kind: 'storage'; readonly key: StorageKey; readonly trailingSlash: boolean }
+  | { readonly kind: 'share'; readonly id: string; readonly rest: string | undefined }
+  | { readonly kind: 'none' };
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
+
+/** Reads are GET, HEAD, OPTIONS and WebDAV's PROPFIND; everything else may change something. */
+export const isWriteMethod = (method: string): boolean => !READ_METHODS.has(method.toUpperCase());
+
+export type Denial = { readonly code: 'unauthorized' | 'forbidden' | 'not_found' | 'password_required'; readonly message: string };
+
+const denied = (code: Denial['code'], message: string): Denial => ({ code, message });
+const NOT_YOURS = 'You are not allowed to access this path.';
+
+/**
+ * The one check: may `principal` do `method` on `resource` under `rule`?
+ * Undefined when allowed, else why not. Pure (table-tested in access.test.ts);
+ * the authenticators have already refused disabled users, dead links and bad
+ * or expired credentials by yielding no principal.
+ */
+export function decide(rule: AccessRule, principal: Principal | undefined, method: string, resource: Resource): Denial | undefined {
+  if (rule.who === 'public' || rule.who === 'cookie') return undefined;
+  const write = rule.write ?? isWriteMethod(method);
+  if (!principal) {
+    if (rule.hide) return denied('not_found', 'Nothing exists at this address.');
+    if (rule.who === 'share') return denied('not_found', 'This link does not exist or is no longer available.');
+    return denied('unauthorized', rule.basic ? 'Sign in with your File Cloud username and password (or an app password).' : 'A valid access token is required.');
+  }
+  if (rule.who === 'share') {
+    if (principal.kind !== 'share') return denied('not_found', 'This link does not exist or is no longer available.');
+    if (rule.share === 'page') return undefined;
+    // An upload-only link reads nothing, not even that it exists.
+    if (!write && principal.share.uploadOnly) return denied('not_found', 'This link does not exist or is no longer available.');
+    if (write && !principal.share.uploadOnly) return denied('forbidden', 'This link does not accept uploads.');
+    if (!principal.unlocked) return denied('password_required', 'This link needs a password: POST {"password"} to <link>/auth first.');
+    return undefined;
+  }
+  if (principal.kind === 'share') return denied('unauthorized', 'A valid access token is required.');
+  if (principal.kind === 'pathToken') {
+    const exact = rule.pathToken && (method === 'GET' || method === 'HEAD') && resource.kind === 'storage' && resource.key.user === principal.username && keyId(resource.key) === principal.path;
+    return exact ? undefined : denied('unauthorized', NOT_YOURS);
+  }
+  // The same 401 whether or not the other user or the path exists (CONTRACT "Authentication").
+  if (resource.kind === 'storage' && resource.key.user !== principal.username) return denied('unauthorized', NOT_YOURS);
+  if (rule.who === 'admin' && !principal.isAdmin) return denied('forbidden', 'Only an administrator may do this.');
+  if (rule.sessionOnly && principal.via !== 'session') return denied('forbidden', 'An app password cannot do this; sign in with your account password.');
+  if (write && principal.readOnly) return denied('forbidden', 'This app password is read-only.');
+  return undefined;
+}
