@@ -4,13 +4,16 @@ import { segmentsFromBrowsePath } from './api/paths';
 import { StorageApi } from './api/storage';
 import { Browser } from './components/Browser';
 import { LoginPage } from './components/LoginPage';
+import { SettingsPage } from './components/SettingsPage';
 import { SharedPage } from './components/SharedPage';
 import { NotFoundPage } from './components/NotFoundPage';
 import { ToastProvider } from './components/Toasts';
-import { isAppPath, navigate, SHARED_PATH, useLocation } from './lib/router';
+import { AccountProvider } from './components/useAccount';
+import { UsersPage } from './components/UsersPage';
+import { isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, USERS_PATH, useLocation } from './lib/router';
 import { stripBase } from './lib/base';
 
-/** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links. */
+/** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /admin/users for admins. */
 export function App({ client }: { client: ApiClient }) {
   const pathname = useLocation();
   const [user, setUser] = useState<string | null>(client.username);
@@ -22,7 +25,7 @@ export function App({ client }: { client: ApiClient }) {
         setUser(null);
         setNotice(why === 'expired' ? 'Your session has ended. Sign in again.' : null);
         const here = stripBase(location.pathname);
-        const back = (here.startsWith('/browse') || here === SHARED_PATH) && why === 'expired' ? `?next=${encodeURIComponent(here)}` : '';
+        const back = (here.startsWith('/browse') || PAGE_PATHS.includes(here)) && why === 'expired' ? `?next=${encodeURIComponent(here)}` : '';
         navigate(`/login${back}`, { replace: true });
       }),
     [client],
@@ -30,16 +33,17 @@ export function App({ client }: { client: ApiClient }) {
 
   const storage = useMemo(() => (user ? new StorageApi(client, user) : null), [client, user]);
   const segments = useMemo(() => segmentsFromBrowsePath(pathname), [pathname]);
-  const shared = pathname === SHARED_PATH;
+  const page = PAGE_PATHS.includes(pathname) ? pathname : null;
 
   // Redirects are effects so that history entries stay right.
   const known = isAppPath(pathname);
-  const redirect = !known ? null : !storage ? (pathname === '/login' ? null : `/login${segments || shared ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || shared ? null : '/browse/';
+  const redirect = !known ? null : !storage ? (pathname === '/login' ? null : `/login${segments || page ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || page ? null : pathname === '/admin' || pathname === '/admin/' ? USERS_PATH : '/browse/';
   useEffect(() => {
     if (redirect) navigate(redirect, { replace: true });
   }, [redirect]);
 
   return (
+    <AccountProvider client={client} user={storage ? user : null}>
     <ToastProvider>
       {!known ? (
         <NotFoundPage signedIn={!!storage} />
@@ -51,14 +55,19 @@ export function App({ client }: { client: ApiClient }) {
             setNotice(null);
             setUser(client.username);
             const next = new URLSearchParams(location.search).get('next');
-            navigate(next && (next.startsWith('/browse/') || next === SHARED_PATH) ? next : '/browse/', { replace: true });
+            navigate(next && (next.startsWith('/browse/') || PAGE_PATHS.includes(next)) ? next : '/browse/', { replace: true });
           }}
         />
-      ) : shared ? (
+      ) : page === SHARED_PATH ? (
         <SharedPage key={storage.user} storage={storage} />
+      ) : page === SETTINGS_PATH ? (
+        <SettingsPage key={storage.user} storage={storage} />
+      ) : page === USERS_PATH ? (
+        <UsersPage key={storage.user} storage={storage} />
       ) : segments ? (
         <Browser key={storage.user} storage={storage} segments={segments} />
       ) : null}
     </ToastProvider>
+    </AccountProvider>
   );
 }

@@ -90,8 +90,12 @@ export class ApiClient {
     return () => this.listeners.delete(listener);
   }
 
-  async login(username: string, password: string): Promise<void> {
-    const res = await postJson(withBase('/auth/login'), { username, password });
+  /**
+   * Signs in. With TOTP on for the account, the server answers 401
+   * `totp_required` until `totp` (a code from the app, or a recovery code) is sent too.
+   */
+  async login(username: string, password: string, totp?: string): Promise<void> {
+    const res = await postJson(withBase('/auth/login'), totp === undefined ? { username, password } : { username, password, totp });
     if (!res.ok) throw await failure(res);
     const set = (await res.json()) as TokenSet;
     this.session = { username, refresh_token: set.refresh_token };
@@ -136,8 +140,8 @@ export class ApiClient {
     const s = this.session;
     if (!s) throw new ApiError(401, 'unauthorized', 'You are signed out. Sign in to continue.');
     const res = await postJson(withBase('/auth/refresh'), { username: s.username, refresh_token: s.refresh_token });
-    if (res.status === 401 || res.status === 400) {
-      // The session was revoked or expired: nothing will work until the user signs in again.
+    if (res.status === 401 || res.status === 400 || res.status === 403) {
+      // The session was revoked or expired, or the account disabled: nothing will work until the user signs in again.
       this.forget();
       this.emit('expired');
       throw new ApiError(401, 'unauthorized', 'Your session has ended. Sign in again.');
@@ -164,7 +168,7 @@ export class ApiClient {
     };
     let token = await this.token();
     let res = await attempt(token);
-    if (res.status === 401 && this.session) {
+    if (res.status === 401 && this.session && !(await isWrongSecret(res))) {
       token = (await this.refresh(token)).token;
       res = await attempt(token);
     }
@@ -202,6 +206,19 @@ export class ApiClient {
 
   private emit(why: SessionEnd): void {
     for (const l of this.listeners) l(why);
+  }
+}
+
+/**
+ * A 401 that refuses a password or code in the request (changing one's own
+ * password, TOTP), not the token: refreshing would not help, and the retry
+ * would count as a second attempt against the throttle.
+ */
+async function isWrongSecret(res: Response): Promise<boolean> {
+  try {
+    return ((await res.clone().json()) as { error?: unknown }).error === 'invalid_credentials';
+  } catch {
+    return false;
   }
 }
 

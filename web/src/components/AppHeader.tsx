@@ -6,6 +6,7 @@ import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
 import { UsageBar } from './UsageBar';
 import { SearchBox } from './SearchBox';
+import { AccountMenu } from './AccountMenu';
 import { withBase } from '../lib/base';
 
 const PAGES = [
@@ -40,12 +41,7 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
           <Icon name="keyboard" />
         </button>
       ) : null}
-      <span className="user-name" title={`Signed in as ${storage.user}`}>
-        <span className="avatar" aria-hidden="true">
-          {storage.user.slice(0, 1).toUpperCase()}
-        </span>
-        <span className="hide-phone">{storage.user}</span>
-      </span>
+      <AccountMenu user={storage.user} />
       <button
         type="button"
         className="button ghost small"

@@ -1,12 +1,19 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { ApiClient } from '../api/client';
 import { ApiError, formatWait, messageOf } from '../api/errors';
+import { cleanCode } from '../lib/account-rules';
 import { BASE } from '../lib/base';
 import { useTitle } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { Banner, useBanner } from './Banner';
 
-/** Sign in. Wrong password, throttling (with a live countdown) and an unreachable server each get their own sentence. */
+/**
+ * Sign in. Wrong password, throttling (with a live countdown) and an
+ * unreachable server each get their own sentence. An account with two-step
+ * verification gets a second step: the server answers 401 `totp_required`,
+ * and the password (kept in this component's state only) is sent again with
+ * the code from the app or a recovery code.
+ */
 export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; notice: string | null; onSignedIn: () => void }) {
   useTitle('Sign in');
   const banner = useBanner('login');
@@ -18,6 +25,9 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
   const [now, setNow] = useState(Date.now());
   const [showPassword, setShowPassword] = useState(false);
   const passwordRef = useRef<HTMLInputElement>(null);
+  const [totpStep, setTotpStep] = useState(false);
+  const [code, setCode] = useState('');
+  const codeRef = useRef<HTMLInputElement>(null);
 
   const waiting = waitUntil > now;
   useEffect(() => {
@@ -33,14 +43,27 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
       setError(!username.trim() ? 'Enter your username.' : 'Enter your password.');
       return;
     }
+    const totp = totpStep ? cleanCode(code) : undefined;
+    if (totpStep && !totp) {
+      setError('Enter the code from your authenticator app.');
+      return codeRef.current?.focus();
+    }
     setBusy(true);
     setError(null);
     try {
-      await client.login(username.trim(), password);
+      await client.login(username.trim(), password, totp);
       setPassword('');
+      setCode('');
       onSignedIn();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 429) {
+      if (err instanceof ApiError && err.code === 'totp_required') {
+        setTotpStep(true);
+        setCode('');
+      } else if (totpStep && err instanceof ApiError && err.code === 'invalid_credentials') {
+        setError('That code is not right. Enter the code your app shows now, or a recovery code.');
+        setCode('');
+        codeRef.current?.focus();
+      } else if (err instanceof ApiError && err.status === 429) {
         const secs = err.retryAfter ?? 60;
         setWaitUntil(Date.now() + secs * 1000);
         setNow(Date.now());
@@ -59,6 +82,55 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
 
   const remaining = Math.max(0, Math.ceil((waitUntil - now) / 1000));
   const shown = waiting ? `Too many sign-in attempts. Try again in ${formatWait(remaining)}.` : error;
+
+  const alert = (
+    <p className="form-error" role="alert" aria-live="assertive">
+      {shown ? (
+        <>
+          <Icon name="alert" size={18} />
+          <span>{shown}</span>
+        </>
+      ) : null}
+    </p>
+  );
+
+  if (totpStep) {
+    return (
+      <main className="login-page">
+        <Banner kind="login" text={banner} />
+        <form className="login-card" onSubmit={submit} noValidate aria-labelledby="login-title">
+          <div className="login-brand">
+            <Logo size={40} />
+            <span>File Cloud</span>
+          </div>
+          <h1 id="login-title">Two-step verification</h1>
+          <p className="muted login-hint">
+            Enter the code from your authenticator app for <strong>{username.trim()}</strong>. Lost your phone? Enter one of your recovery codes instead.
+          </p>
+          <label className="field">
+            <span>Authentication code</span>
+            <input ref={codeRef} name="totp" className="code-input" autoComplete="one-time-code" inputMode="numeric" autoFocus spellCheck={false} autoCapitalize="none" maxLength={64} value={code} onChange={(e) => setCode(e.target.value)} aria-invalid={error ? true : undefined} />
+          </label>
+          {alert}
+          <button type="submit" className="button primary block" disabled={busy || waiting}>
+            {busy ? 'Checking…' : 'Verify'}
+          </button>
+          <button
+            type="button"
+            className="button ghost block"
+            onClick={() => {
+              setTotpStep(false);
+              setPassword('');
+              setCode('');
+              setError(null);
+            }}
+          >
+            Back
+          </button>
+        </form>
+      </main>
+    );
+  }
 
   return (
     <main className="login-page">
@@ -92,14 +164,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
             </button>
           </span>
         </label>
-        <p className="form-error" role="alert" aria-live="assertive">
-          {shown ? (
-            <>
-              <Icon name="alert" size={18} />
-              <span>{shown}</span>
-            </>
-          ) : null}
-        </p>
+        {alert}
         <button type="submit" className="button primary block" disabled={busy || waiting}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

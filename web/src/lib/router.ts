@@ -1,9 +1,16 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { stripBase, withBase } from './base';
 
-/** A tiny history router: the app's pages are /login, /browse/<path>/ and /shared ("Shared by me"). */
+/** A tiny history router: the app's pages are /login, /browse/<path>/, /shared ("Shared by me"), /settings and /admin/users. */
 /** The "Shared by me" page: the signed-in user's share links. */
 export const SHARED_PATH = '/shared';
+/** The signed-in user's own account: password, sessions, app passwords, two-step verification. */
+export const SETTINGS_PATH = '/settings';
+/** User management, for admins (under /admin/, the server's admin pages). */
+export const USERS_PATH = '/admin/users';
+
+/** Pages other than folders that a signed-in user can land on (and come back to after signing in again). */
+export const PAGE_PATHS: readonly string[] = [SHARED_PATH, SETTINGS_PATH, USERS_PATH];
 
 /** The app's own page paths; any other path shows the not-found view (the server's UI_PAGES in src/routes/ui.ts agree). */
 const APP_PATHS = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];

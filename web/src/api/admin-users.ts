@@ -1,0 +1,56 @@
+import { withBase } from '../lib/base';
+import type { ApiClient } from './client';
+import { ApiError } from './errors';
+
+/** A user as the admin users API describes them (CONTRACT "Accounts and API"). */
+export type User = {
+  readonly username: string;
+  readonly admin: boolean;
+  readonly disabled: boolean;
+  /** Bytes stored. */
+  readonly used: number;
+  /** Bytes allowed, or null for no quota. */
+  readonly quota: number | null;
+  /** Two-step verification is on. */
+  readonly totp: boolean;
+  readonly created_at: string;
+};
+
+/** What `PATCH /api/admin/users/<name>` may change; absent fields stay as they are. */
+export type UserChange = { password?: string; admin?: boolean; quota?: number | null; disabled?: boolean };
+
+export type NewUser = { username: string; password: string; admin: boolean };
+
+const userUrl = (name: string) => withBase(`/api/admin/users/${encodeURIComponent(name)}`);
+
+/** User management for admins (403 `forbidden` for everyone else), with the CLI's rules: the last admin stays. */
+export class AdminUsersApi {
+  constructor(private readonly client: ApiClient) {}
+
+  async list(signal?: AbortSignal): Promise<User[]> {
+    return (await this.client.json<{ users: User[] }>(withBase('/api/admin/users'), { signal })).users;
+  }
+
+  async create(user: NewUser): Promise<void> {
+    const json: Record<string, unknown> = { username: user.username, password: user.password };
+    if (user.admin) json.admin = true;
+    await this.client.request(withBase('/api/admin/users'), { method: 'POST', json });
+  }
+
+  async update(name: string, change: UserChange): Promise<void> {
+    try {
+      await this.client.request(userUrl(name), { method: 'PATCH', json: change });
+    } catch (e) {
+      // 503 `unavailable` here means no quota support on this server, not a busy one: say so.
+      if (e instanceof ApiError && e.status === 503 && e.code === 'unavailable' && change.quota !== undefined) {
+        throw new ApiError(503, 'unavailable', 'Quotas are not available on this server; nothing was changed.');
+      }
+      throw e;
+    }
+  }
+
+  /** Removes the user; their files stay on the server unless `deleteFiles`. */
+  async remove(name: string, deleteFiles: boolean): Promise<void> {
+    await this.client.request(deleteFiles ? `${userUrl(name)}?delete_files=true` : userUrl(name), { method: 'DELETE' });
+  }
+}

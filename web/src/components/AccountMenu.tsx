@@ -1,0 +1,32 @@
+import { navigate, SETTINGS_PATH, USERS_PATH } from '../lib/router';
+import { Icon } from './icons';
+import { Menu, useMenuAnchor, type MenuItem } from './Menu';
+import { useAccount } from './useAccount';
+
+/** Who is signed in, as a button that opens the account menu: Settings, and Users for admins. */
+export function AccountMenu({ user }: { user: string }) {
+  const { me } = useAccount();
+  const menu = useMenuAnchor();
+  const items: MenuItem[] = [{ key: 'settings', label: 'Settings', icon: 'settings', onSelect: () => navigate(SETTINGS_PATH) }];
+  if (me?.admin) items.push({ key: 'users', label: 'Users', icon: 'users', onSelect: () => navigate(USERS_PATH) });
+  return (
+    <>
+      <button
+        type="button"
+        className="user-name account-button"
+        title={`Signed in as ${user}`}
+        aria-label={`Account: ${user}`}
+        aria-haspopup="menu"
+        aria-expanded={menu.anchor ? true : false}
+        onClick={(e) => menu.toggle(e.currentTarget)}
+      >
+        <span className="avatar" aria-hidden="true">
+          {user.slice(0, 1).toUpperCase()}
+        </span>
+        <span className="hide-phone">{user}</span>
+        <Icon name="chevronDown" size={16} className="hide-phone" />
+      </button>
+      {menu.anchor ? <Menu anchor={menu.anchor} label="Account" items={items} onClose={menu.close} /> : null}
+    </>
+  );
+}

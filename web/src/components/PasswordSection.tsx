@@ -1,0 +1,97 @@
+import { useRef, useState, type FormEvent } from 'react';
+import type { AccountApi } from '../api/account';
+import { ApiError, messageOf } from '../api/errors';
+import { newPasswordProblem } from '../lib/account-rules';
+import { Icon } from './icons';
+import { PasswordField } from './PasswordField';
+import { useNotify } from './Toasts';
+
+/**
+ * Change your own password: current, new, new again. This session stays
+ * signed in; the server ends the others and every path token, which the
+ * sessions list then shows.
+ */
+export function PasswordSection({ api, user, onChanged }: { api: AccountApi; user: string; onChanged: () => void }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [error, setError] = useState<{ text: string; field: 'current' | 'next' | 'confirm' | null } | null>(null);
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const currentRef = useRef<HTMLInputElement>(null);
+  const nextRef = useRef<HTMLInputElement>(null);
+  const notify = useNotify();
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (busy) return;
+    setDone(false);
+    if (!current) {
+      setError({ text: 'Enter your current password.', field: 'current' });
+      return currentRef.current?.focus();
+    }
+    const problem = newPasswordProblem(next, confirm, current);
+    if (problem) {
+      setError({ text: problem, field: problem.includes('match') ? 'confirm' : 'next' });
+      return nextRef.current?.focus();
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await api.changePassword(current, next);
+      setCurrent('');
+      setNext('');
+      setConfirm('');
+      setDone(true);
+      notify('Password changed. Your other sessions were signed out.');
+      onChanged();
+    } catch (err) {
+      if (err instanceof ApiError && (err.code === 'invalid_credentials' || err.status === 403)) {
+        setError({ text: 'Your current password is not right.', field: 'current' });
+        setCurrent('');
+        currentRef.current?.focus();
+      } else setError({ text: messageOf(err), field: err instanceof ApiError && err.status === 400 ? 'next' : null });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="settings-section" aria-labelledby="password-title">
+      <header className="section-head">
+        <Icon name="lock" />
+        <div>
+          <h2 id="password-title">Password</h2>
+          <p className="muted small">Changing it signs out your other sessions and ends every download link made with a path token. You stay signed in here.</p>
+        </div>
+      </header>
+      <form className="stack password-form" onSubmit={submit} noValidate aria-label="Change password">
+        {/* For password managers: which account this new password belongs to. */}
+        <input type="text" name="username" autoComplete="username" value={user} readOnly hidden />
+        <PasswordField ref={currentRef} label="Current password" name="current-password" autoComplete="current-password" value={current} onChange={setCurrent} invalid={error?.field === 'current'} describedBy="password-error" />
+        <PasswordField ref={nextRef} label="New password" name="new-password" autoComplete="new-password" value={next} onChange={setNext} invalid={error?.field === 'next'} describedBy="password-error" />
+        <PasswordField label="New password again" name="confirm-password" autoComplete="new-password" value={confirm} onChange={setConfirm} invalid={error?.field === 'confirm'} describedBy="password-error" />
+        <p id="password-error" className="form-error" role="alert">
+          {error ? (
+            <>
+              <Icon name="alert" size={18} />
+              <span>{error.text}</span>
+            </>
+          ) : null}
+        </p>
+        <div className="section-actions">
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? 'Changing…' : 'Change password'}
+          </button>
+          <span className="form-ok" role="status">
+            {done ? (
+              <>
+                <Icon name="check" size={18} /> Password changed.
+              </>
+            ) : null}
+          </span>
+        </div>
+      </form>
+    </section>
+  );
+}
