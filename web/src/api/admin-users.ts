@@ -1,6 +1,5 @@
 import { withBase } from '../lib/base';
 import type { ApiClient } from './client';
-import { ApiError } from './errors';
 
 /** A user as the admin users API describes them (CONTRACT "Accounts and API"). */
 export type User = {
@@ -38,15 +37,7 @@ export class AdminUsersApi {
   }
 
   async update(name: string, change: UserChange): Promise<void> {
-    try {
-      await this.client.request(userUrl(name), { method: 'PATCH', json: change });
-    } catch (e) {
-      // 503 `unavailable` here means no quota support on this server, not a busy one: say so.
-      if (e instanceof ApiError && e.status === 503 && e.code === 'unavailable' && change.quota !== undefined) {
-        throw new ApiError(503, 'unavailable', 'Quotas are not available on this server; nothing was changed.');
-      }
-      throw e;
-    }
+    await this.client.request(userUrl(name), { method: 'PATCH', json: change });
   }
 
   /** Removes the user; their files stay on the server unless `deleteFiles`. */
