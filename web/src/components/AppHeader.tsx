@@ -45,6 +45,8 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
       <button
         type="button"
         className="button ghost small"
+        aria-label="Sign out"
+        title="Sign out"
         disabled={busy}
         onClick={() => {
           setBusy(true);
@@ -55,7 +57,8 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
         }}
       >
         <Icon name="logout" size={18} />
-        <span>Sign out</span>
+        {/* Icon only on a phone: the header holds the pages, search, usage and the account menu too. */}
+        <span className="hide-phone">Sign out</span>
       </button>
     </header>
   );
