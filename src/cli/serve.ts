@@ -133,7 +133,14 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
     });
   } catch (e) {
     stopping = true;
-    for (const w of workers) w.process.kill('SIGTERM');
+    // The workers have the database open too: let them go before undoing first run, so the undo
+    // does not race a worker's startup writes (it failed with SQLITE_BUSY once, leaving the admin).
+    await Promise.all([...workers].map((w) => new Promise<void>((resolve) => {
+      if (w.isDead()) return resolve();
+      const timer = setTimeout(() => { w.process.kill('SIGKILL'); resolve(); }, 5000);
+      w.once('exit', () => { clearTimeout(timer); resolve(); });
+      w.process.kill('SIGTERM');
+    })));
     if (firstAdmin) await users.undoFirstAdmin(firstAdmin.username).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
     await store.close();
     await backend.close();
