@@ -6,7 +6,7 @@ import { isUniqueViolation } from './sql-errors.js';
 
 type UserRow = Selectable<Database['users']>;
 
-/** `disabled` comes with migration 0008 (authz work); a row read before it exists has none. */
+/** A user row as read; `disabled` (migration 0008) may be absent from a row read for another purpose. */
 export function toUser(r: Omit<UserRow, 'totp_secret' | 'totp_pending' | 'totp_last_step' | 'quota' | 'used_bytes' | 'reserved_bytes'> & { totp_secret?: string | null; disabled?: number | string | null }): User {
   return {
     id: r.id,
