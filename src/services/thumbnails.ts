@@ -55,6 +55,9 @@ export function createThumbnailService(deps: { backend: StorageBackend; options:
       opened.stream.destroy();
       throw new AppError('unavailable', 'The file changed while its thumbnail was being drawn; try again.', { headers: { 'retry-after': '1' } });
     }
+    // The one place a user's file is held whole: libvips decodes an encoded image from one buffer (a
+    // stream piped into sharp is buffered the same way). Bounded: files over maxInputBytes are refused
+    // before this, and the read happens inside a pool slot, so at most maxInputBytes × the pool's size.
     const input = await readCapped(opened.stream, options.maxInputBytes);
     return renderThumbnail(input, size, options);
   }
