@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { ApiKey, ApiKeyRepo } from './types.js';
+import type { ApiKey, ApiKeyRepo, User } from './types.js';
 import { toUser } from './users-repo.js';
+import { createStampedCache, type ChangeStamp } from './stamped-cache.js';
 
 type Row = Selectable<Database['api_keys']>;
 
@@ -17,8 +18,34 @@ const fromRow = (r: Row): ApiKey => ({
   lastUsedAt: optionalNumber(r.last_used_at),
 });
 
-/** App passwords / API keys as rows, found by the SHA-256 of the key (the key itself is never stored). */
-export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
+/**
+ * App passwords / API keys as rows, found by the SHA-256 of the key (the key itself is never stored).
+ * With a `changeStamp` (SQLite), verified keys are cached like access tokens (sessions-repo.ts);
+ * a key's expiry is still checked against each request's time.
+ */
+export function createApiKeyRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): ApiKeyRepo {
+  const cache = changeStamp && createStampedCache<{ key: ApiKey; user: User }>(changeStamp);
+  const live = (found: { key: ApiKey; user: User } | undefined, now: number) => (found && (found.key.expiresAt === undefined || found.key.expiresAt > now) ? found : undefined);
+  async function queryByHash(keyHash: string, now: number): Promise<{ key: ApiKey; user: User } | undefined> {
+    const r = await db
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select([
+        'k.id as k_id', 'k.user_id as k_user_id', 'k.name as k_name', 'k.key_hash as k_key_hash', 'k.read_only as k_read_only',
+        'k.created_at as k_created_at', 'k.expires_at as k_expires_at', 'k.last_used_at as k_last_used_at',
+        'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at', 'u.disabled',
+      ])
+      .where('k.key_hash', '=', keyHash)
+      .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+      .executeTakeFirst();
+    if (!r) return undefined;
+    const key = fromRow({
+      id: r.k_id, user_id: r.k_user_id, name: r.k_name, key_hash: r.k_key_hash, read_only: r.k_read_only,
+      created_at: r.k_created_at, expires_at: r.k_expires_at, last_used_at: r.k_last_used_at,
+    });
+    return { key, user: toUser(r) };
+  }
+
   return {
     async create(k) {
       await db
@@ -37,23 +64,7 @@ export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
     },
 
     async findByHash(keyHash, now) {
-      const r = await db
-        .selectFrom('api_keys as k')
-        .innerJoin('users as u', 'u.id', 'k.user_id')
-        .select([
-          'k.id as k_id', 'k.user_id as k_user_id', 'k.name as k_name', 'k.key_hash as k_key_hash', 'k.read_only as k_read_only',
-          'k.created_at as k_created_at', 'k.expires_at as k_expires_at', 'k.last_used_at as k_last_used_at',
-          'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at', 'u.disabled',
-        ])
-        .where('k.key_hash', '=', keyHash)
-        .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
-        .executeTakeFirst();
-      if (!r) return undefined;
-      const key = fromRow({
-        id: r.k_id, user_id: r.k_user_id, name: r.k_name, key_hash: r.k_key_hash, read_only: r.k_read_only,
-        created_at: r.k_created_at, expires_at: r.k_expires_at, last_used_at: r.k_last_used_at,
-      });
-      return { key, user: toUser(r) };
+      return live(cache ? await cache.get(keyHash, () => queryByHash(keyHash, now)) : await queryByHash(keyHash, now), now);
     },
 
     async listByUser(userId) {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createQueryId, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { Session, SessionRepo } from './types.js';
+import type { Session, SessionRepo, User } from './types.js';
 import { toUser } from './users-repo.js';
+import { createStampedCache, type ChangeStamp } from './stamped-cache.js';
 
 function toSession(r: Omit<Selectable<Database['sessions']>, 'client' | 'address'> & { client?: string | null; address?: string | null }): Session {
   return {
@@ -23,7 +24,15 @@ const MAX_CLIENT = 512;
 const HASH_MARK = '\u0000token_hash';
 const NOW_MARK = -8_000_000_000_000_001;
 
-export function createSessionRepo(db: Kysely<Database>): SessionRepo {
+type Access = { session: Session; user: User; tokenExpiresAt: number };
+
+/**
+ * `changeStamp` (a store that has a cheap one: SQLite) turns on the cache of
+ * verified access tokens: a token's session and user are kept, keyed by the
+ * token's hash, while the database is unchanged (stamped-cache.ts). Every
+ * request still checks the token's expiry against its own time.
+ */
+export function createSessionRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): SessionRepo {
   // Every authenticated request runs this lookup; building and compiling it
   // with Kysely cost more than SQLite's indexed read, so it is compiled once
   // and run with each request's own parameters (the same SQL, the same checks).
@@ -34,11 +43,26 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
     .select([
       's.id as s_id', 's.user_id as s_user_id', 's.created_at as s_created_at', 's.last_used_at as s_last_used_at', 's.expires_at as s_expires_at',
       'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at', 'u.disabled',
+      'a.expires_at as a_expires_at',
     ])
     .where('a.token_hash', '=', HASH_MARK)
     .where('a.expires_at', '>', NOW_MARK)
     .compile();
   if (findAccessQuery.parameters.filter((p) => p === HASH_MARK || p === NOW_MARK).length !== 2) throw new Error('findAccess: unexpected compiled parameters');
+
+  async function queryAccess(tokenHash: string, now: number): Promise<Access | undefined> {
+    const parameters = findAccessQuery.parameters.map((p) => (p === HASH_MARK ? tokenHash : p === NOW_MARK ? now : p));
+    const query: typeof findAccessQuery = { ...findAccessQuery, parameters, queryId: createQueryId() };
+    const r = (await db.executeQuery(query)).rows[0];
+    if (!r) return undefined;
+    return {
+      // client/address are not read here (the hot path needs none); the sessions list reads them.
+      session: toSession({ id: r.s_id, user_id: r.s_user_id, refresh_hash: '', created_at: r.s_created_at, last_used_at: r.s_last_used_at, expires_at: r.s_expires_at }),
+      user: toUser(r),
+      tokenExpiresAt: Number(r.a_expires_at),
+    };
+  }
+  const cache = changeStamp && createStampedCache<Access>(changeStamp);
 
   return {
     async create(s) {
@@ -83,15 +107,9 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
     },
 
     async findAccess(tokenHash, now) {
-      const parameters = findAccessQuery.parameters.map((p) => (p === HASH_MARK ? tokenHash : p === NOW_MARK ? now : p));
-      const query: typeof findAccessQuery = { ...findAccessQuery, parameters, queryId: createQueryId() };
-      const r = (await db.executeQuery(query)).rows[0];
-      if (!r) return undefined;
-      return {
-        // client/address are not read here (the hot path needs none); the sessions list reads them.
-        session: toSession({ id: r.s_id, user_id: r.s_user_id, refresh_hash: '', created_at: r.s_created_at, last_used_at: r.s_last_used_at, expires_at: r.s_expires_at }),
-        user: toUser(r),
-      };
+      const found = cache ? await cache.get(tokenHash, () => queryAccess(tokenHash, now)) : await queryAccess(tokenHash, now);
+      if (!found || found.tokenExpiresAt <= now) return undefined;
+      return { session: found.session, user: found.user };
     },
 
     async delete(sessionId) {

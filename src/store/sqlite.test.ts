@@ -45,3 +45,46 @@ test('sqlite: a file that is not a database gives a clear StoreOpenError', async
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('sqlite: a cached access token stops working at once when another connection or this one revokes it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  const file = join(dir, 'file-cloud.db');
+  // Two connections to one file: two workers, or a server and the CLI.
+  const server = await openSqliteStore(file);
+  const other = await openSqliteStore(file);
+  try {
+    const user = await server.users.create({ username: 'alice', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 });
+    const live = async (n: number) => {
+      const s = await server.sessions.create({ userId: user.id, refreshHash: `r${n}`, now: 1, expiresAt: 1e12 });
+      await server.sessions.addAccessToken({ tokenHash: `a${n}`, sessionId: s.id, expiresAt: 1000 });
+      // Looked up twice, so the second answer comes from the cache.
+      for (let i = 0; i < 2; i++) assert.equal((await server.sessions.findAccess(`a${n}`, 10))?.session.id, s.id);
+      return s;
+    };
+    const s1 = await live(1);
+    await other.sessions.delete(s1.id);
+    assert.equal(await server.sessions.findAccess('a1', 10), undefined, 'a session ended by another connection');
+
+    const s2 = await live(2);
+    await server.sessions.delete(s2.id);
+    assert.equal(await server.sessions.findAccess('a2', 10), undefined, 'a session ended by this connection');
+
+    await live(3);
+    assert.ok(await other.users.setDisabled('alice', true));
+    assert.equal((await server.sessions.findAccess('a3', 10))?.user.disabled, true, 'the user disabled by another connection');
+
+    assert.equal(await server.sessions.findAccess('a3', 1000), undefined, 'a cached token still expires on time');
+
+    // App passwords are cached the same way.
+    assert.ok(await other.users.setDisabled('alice', false));
+    await server.apiKeys.create({ id: 'k1', userId: user.id, name: 'sync', keyHash: 'k1h', readOnly: false, createdAt: 1, expiresAt: 1000, lastUsedAt: undefined });
+    for (let i = 0; i < 2; i++) assert.equal((await server.apiKeys.findByHash('k1h', 10))?.key.id, 'k1');
+    assert.equal(await server.apiKeys.findByHash('k1h', 1000), undefined, 'a cached key still expires on time');
+    assert.ok(await other.apiKeys.delete('k1', user.id));
+    assert.equal(await server.apiKeys.findByHash('k1h', 10), undefined, 'a key deleted by another connection');
+  } finally {
+    await other.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

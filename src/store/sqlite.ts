@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import type { ChangeStamp } from './stamped-cache.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
@@ -29,29 +30,54 @@ const STATEMENT_CACHE_SIZE = 200;
  * prepare (parse + plan) costs more than running the indexed lookup each
  * request makes to check its access token. This keeps the prepared
  * statement of each SQL text (bounded, least recently used out) and runs it
- * with each query's own parameters: it caches plans, never results, so
- * every query still reads the database (a token revoked from the CLI stops
- * working at once). SQLite re-prepares a statement itself after a schema
- * change. The driver runs one query at a time (it holds a connection
- * mutex), so a shared statement is never in use twice; we do not stream
- * results (Kysely's stream() would keep a statement busy).
+ * with each query's own parameters: it caches plans, never results. SQLite
+ * re-prepares a statement itself after a schema change. The driver runs one
+ * query at a time (it holds a connection mutex), so a shared statement is
+ * never in use twice; we do not stream results (Kysely's stream() would keep
+ * a statement busy).
+ *
+ * It also counts this connection's writes (every statement that is not
+ * read-only, counted as it runs), for the change stamp below.
  */
-export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
-  const cache = new Map<string, Database.Statement>();
+export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase & { readonly writes: number } {
+  const cache = new Map<string, SqliteStatement>();
+  let writes = 0;
+  const counted = (statement: Database.Statement): SqliteStatement => {
+    if (statement.readonly) return statement;
+    return {
+      reader: statement.reader,
+      all: (parameters) => (writes++, statement.all(parameters)),
+      run: (parameters) => (writes++, statement.run(parameters)),
+      iterate: (parameters) => (writes++, statement.iterate(parameters)),
+    };
+  };
   return {
+    get writes() {
+      return writes;
+    },
     close: () => db.close(),
     prepare(sql: string) {
       let statement = cache.get(sql);
       if (statement) {
         cache.delete(sql);
       } else {
-        statement = db.prepare(sql);
+        statement = counted(db.prepare(sql));
         if (cache.size >= size) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sql, statement);
       return statement;
     },
   };
+}
+
+/**
+ * The database's change stamp (stamped-cache.ts): `PRAGMA data_version`
+ * moves when another connection commits (another worker, node process or
+ * the CLI on the same file), and the write count when this one writes.
+ */
+export function sqliteChangeStamp(db: Database.Database, own: { readonly writes: number }): ChangeStamp {
+  const version = db.prepare('PRAGMA data_version').pluck();
+  return () => `${String(version.get())}:${own.writes}`;
 }
 
 /**
@@ -79,16 +105,18 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     const why = code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? 'it is locked by another process (an open sqlite3 transaction or another program)' : (e as Error).message;
     throw new StoreOpenError(`cannot open the database ${file}: ${why}`, { cause: e });
   }
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: statements }) });
   try {
     await migrateToLatest(db as Kysely<unknown>);
   } catch (e) {
     await db.destroy();
     throw new StoreOpenError(`cannot prepare the database ${file}: ${(e as Error).message}`, { cause: e });
   }
+  const changes = sqliteChangeStamp(sqlite, statements);
   return {
     users: createUserRepo(db),
-    sessions: createSessionRepo(db),
+    sessions: createSessionRepo(db, changes),
     totp: createTotpRepo(db),
     leases: createLeaseRepo(db),
     journal: createJournalRepo(db),
@@ -99,7 +127,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db),
-    apiKeys: createApiKeyRepo(db),
+    apiKeys: createApiKeyRepo(db, changes),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
     close: () => db.destroy(),
