@@ -5,7 +5,8 @@ import { ifRangeMatches, isNotModified } from '../http/conditional.js';
 import { contentDisposition } from '../http/content-disposition.js';
 import { contentTypeFor } from '../http/mime.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
-import type { Entry } from '../storage/backend.js';
+import type { Readable } from 'node:stream';
+import type { Entry, Opened } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
 
 /**
@@ -44,21 +45,24 @@ export async function serveFile(
   let opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
   if (opened.entry.etag !== entry.etag) {
     // Replaced between stat and open: serve the new version whole rather than a range of it.
-    opened.stream.destroy();
+    if (!opened.bytes) opened.stream.destroy();
     if (!fromStart) await opts.onFirstByte?.();
     opened = await files.read(key);
     fileHeaders(reply, opened.entry, opts.download);
     reply.header('content-length', String(opened.entry.size));
-    return reply.code(200).send(opened.stream);
+    return reply.code(200).send(body(opened));
   }
   if (range.kind === 'range') {
     reply.header('content-range', contentRange(range.start, range.end, entry.size));
     reply.header('content-length', String(range.end - range.start + 1));
-    return reply.code(206).send(opened.stream);
+    return reply.code(206).send(body(opened));
   }
   reply.header('content-length', String(entry.size));
-  return reply.code(200).send(opened.stream);
+  return reply.code(200).send(body(opened));
 }
+
+/** A small file already read whole goes out as one buffer, anything else as its stream. */
+const body = (opened: Opened): Buffer | Readable => opened.bytes ?? opened.stream;
 
 export function fileHeaders(reply: FastifyReply, entry: Entry, download: boolean): void {
   reply.header('content-type', contentTypeFor(entry.name));

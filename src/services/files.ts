@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { compareCodePoints, nameProblem } from '../domain/names.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../http/conditional.js';
-import { listAll, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
+import { listAll, type ByteRange, type Entry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 
@@ -72,7 +72,7 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       return entries.sort(compareEntries);
     },
 
-    read(key: StorageKey, range?: ByteRange): Promise<{ stream: Readable; entry: Entry }> {
+    read(key: StorageKey, range?: ByteRange): Promise<Opened> {
       return storageCall(() => backend.read(key, range));
     },
 

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { StorageEvents } from './events.js';
 import type { ResumableStaging } from './resumable.js';
@@ -138,7 +138,7 @@ export interface StorageBackend {
    * Opens a file for reading. The entry describes exactly the bytes the stream
    * yields, even if the file is replaced meanwhile. `not_found` / `is_a_directory`.
    */
-  read(key: StorageKey, range?: ByteRange): Promise<{ stream: Readable; entry: Entry }>;
+  read(key: StorageKey, range?: ByteRange): Promise<Opened>;
 
   /**
    * Receives body for key without making it visible. Checks that can be
@@ -184,6 +184,26 @@ export interface StorageBackend {
 
   /** Releases resources (open handles, clients). */
   close(): Promise<void>;
+}
+
+/**
+ * An open file: a stream of the requested bytes, and the entry they belong
+ * to. A backend that has already read a small range whole gives it as
+ * `bytes` too (the same bytes the stream yields), so a server can send one
+ * buffer instead of piping a stream; the stream is made only if asked for.
+ */
+export type Opened = { readonly stream: Readable; readonly entry: Entry; readonly bytes?: Buffer };
+
+/** An Opened for bytes already in memory. */
+export function openedBytes(entry: Entry, bytes: Buffer): Opened {
+  let stream: Readable | undefined;
+  return {
+    entry,
+    bytes,
+    get stream() {
+      return (stream ??= Readable.from([bytes]));
+    },
+  };
 }
 
 /** All entries of a folder in one array: for small folders and tests; big listings should stream the pages. */

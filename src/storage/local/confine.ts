@@ -117,10 +117,26 @@ export async function inspectRoot(root: string): Promise<Node> {
 /** Path of a user's root inside storageDir (not resolved). */
 export const userRootPath = (storageDir: string, user: string): string => join(storageDir, user);
 
+/**
+ * Real paths of storage dirs, resolved once per process: the administrator's
+ * configuration, which does not move while the server runs. A user root is
+ * then `<real storageDir>/<user>` unless the root itself is a link, which one
+ * lstat tells (~2 µs, where realpath of the whole path walked every component
+ * on every request: ~23 µs, the largest cost of a small GET after the token).
+ */
+const realStorageDirs = new Map<string, string>();
+
 /** Real path of a user's root, or undefined when it does not exist. */
 export async function realRoot(storageDir: string, user: string): Promise<string | undefined> {
   try {
-    return realpathSync.native(userRootPath(storageDir, user));
+    let base = realStorageDirs.get(storageDir);
+    if (base === undefined) {
+      base = realpathSync.native(storageDir);
+      realStorageDirs.set(storageDir, base);
+    }
+    const root = join(base, user);
+    // A link there is the administrator's choice: followed, to wherever it leads.
+    return lstatSync(root).isSymbolicLink() ? realpathSync.native(root) : root;
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return undefined;
     throw fromErrno(e, 'Opening the user root failed');

@@ -1,8 +1,8 @@
-import { closeSync, constants, createReadStream, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isRoot, keyChild, keyName, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, stageAndCommit, StorageError, type ByteRange, type Entry, type StorageBackend, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type Entry, type StorageBackend, type WalkEntry } from '../backend.js';
 import { createEventHub } from '../events.js';
 import { checkKey, inspect, inspectRoot, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
@@ -33,6 +33,28 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * eightfold. Memory stays bounded per download (one chunk read ahead).
  */
 const READ_CHUNK = 512 * 1024;
+
+/**
+ * Ranges up to this size are read whole with one synchronous read, like the
+ * metadata calls before it (see confine.ts): from the page cache that is a
+ * few microseconds, where a stream costs two thread-pool round trips (read,
+ * close) and the piping around them — together the largest cost of a 4 KiB
+ * GET after the token check (docs/performance.md). A cold read of at most
+ * this much blocks the event loop for one disk read.
+ */
+const WHOLE_READ_MAX = 64 * 1024;
+
+/** Bytes start..end of the open file; fewer if the file shrank meanwhile. */
+function readWhole(fd: number, start: number, end: number): Buffer {
+  const bytes = Buffer.allocUnsafe(end - start + 1);
+  let got = 0;
+  while (got < bytes.length) {
+    const n = readSync(fd, bytes, got, bytes.length - got, start + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got === bytes.length ? bytes : bytes.subarray(0, got);
+}
 
 /**
  * The local-disk StorageBackend: a user's files are plain files under
@@ -170,6 +192,11 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
         if (end < start) {
           closeSync(fd);
           return { stream: Readable.from([]), entry };
+        }
+        if (end - start + 1 <= WHOLE_READ_MAX) {
+          const bytes = readWhole(fd, start, end);
+          closeSync(fd);
+          return openedBytes(entry, bytes);
         }
         // The stream owns the descriptor from here and closes it when it ends or is destroyed.
         return { stream: createReadStream(node.target, { fd, start, end, highWaterMark: READ_CHUNK }), entry };
