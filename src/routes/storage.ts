@@ -193,8 +193,17 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
   scope.head('/storage/*', { ...read, schema: headSchema }, async (request, reply) => serve(request, reply, target(request), false));
 
   async function serve(request: FastifyRequest, reply: FastifyReply, { key, trailingSlash }: ParsedStoragePath, withBody: boolean) {
-    const entry = await files.stat(key);
     const query = request.query as Record<string, unknown>;
+    // A plain GET of a file (the common case) opens it at once: one lookup instead of a stat and
+    // an open (on S3 one GetObject instead of HeadObject + GetObject). Conditional and range
+    // requests stat first: a 304 or a slice of a big file should not start reading it.
+    const h = request.headers;
+    const plain = h.range === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined;
+    if (withBody && plain && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
+      const whole = await files.readIfFile(key);
+      if (whole) return serveFile(request, reply, files, key, whole.entry, { download: query.download === '1' || query.download === 'true', withBody }, whole);
+    }
+    const entry = await files.stat(key);
     const thumbnail = parseThumbnailSize(query.thumbnail);
     if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
     if (query.zip === '1' || query.zip === 'true') {

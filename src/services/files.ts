@@ -76,6 +76,16 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       return storageCall(() => backend.read(key, range));
     },
 
+    /** The file at key opened whole, or undefined when a folder is there (a GET that may be either). */
+    async readIfFile(key: StorageKey): Promise<Opened | undefined> {
+      try {
+        return await storageCall(() => backend.read(key));
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'is_a_directory') return undefined;
+        throw e;
+      }
+    },
+
     /**
      * Raw-body upload to a file path: created or atomically replaced, parents
      * created. `ifMatch` (the If-Match header) makes it conditional on the
