@@ -115,7 +115,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
   }
   const changes = sqliteChangeStamp(sqlite, statements);
   return {
-    users: createUserRepo(db),
+    users: createUserRepo(db, changes),
     sessions: createSessionRepo(db, changes),
     totp: createTotpRepo(db),
     leases: createLeaseRepo(db),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
+import { createStampedCache, type ChangeStamp } from './stamped-cache.js';
 import { LastAdminError, StoreConflictError, type User, type UserRepo } from './types.js';
 import { isUniqueViolation } from './sql-errors.js';
 
@@ -46,7 +47,17 @@ async function otherAdmins(db: Kysely<Database>, userId: string): Promise<number
   return Number(r.n);
 }
 
-export function createUserRepo(db: Kysely<Database>): UserRepo {
+/**
+ * With a `changeStamp` (SQLite), users found by name are cached while the
+ * database is unchanged (stamped-cache.ts): a path-token GET looks up its
+ * owner's auth epoch on every request.
+ */
+export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): UserRepo {
+  const byName = changeStamp && createStampedCache<User>(changeStamp, 1000);
+  const queryByName = async (username: string) => {
+    const r = await db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    return r ? toUser(r) : undefined;
+  };
   return {
     async create(u) {
       const row: Omit<UserRow, 'quota' | 'used_bytes' | 'reserved_bytes'> = {
@@ -70,10 +81,7 @@ export function createUserRepo(db: Kysely<Database>): UserRepo {
       return toUser(row);
     },
 
-    async getByName(username) {
-      const r = await db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
-      return r ? toUser(r) : undefined;
-    },
+    getByName: (username) => (byName ? byName.get(username, () => queryByName(username)) : queryByName(username)),
 
     async list() {
       const rows = await db.selectFrom('users').selectAll().orderBy('username').execute();
