@@ -15,7 +15,6 @@ import { createUserService } from './services/users.js';
 import { createLocalBackend } from './storage/local/local-backend.js';
 import type { StorageBackend } from './storage/backend.js';
 import type { S3Credentials } from './storage/s3/client.js';
-import { createS3Backend } from './storage/s3/s3-backend.js';
 import { openSqliteStore } from './store/sqlite.js';
 import { openPostgresStore } from './store/postgres.js';
 import { LOGIN_WINDOW_MS } from './app/login-throttle.js';
@@ -52,7 +51,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
   await mkdir(paths.tmp, { recursive: true });
   const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url) : await openSqliteStore(paths.db);
   const leases = opts.redis ? redisLeaseRepo(opts.redis) : store.leases;
-  const backend = openBackend(config.storage, { leases, journal: store.journal }, paths, opts);
+  const backend = await openBackend(config.storage, { leases, journal: store.journal }, paths, opts);
   if (serving) {
     try {
       await backend.init();
@@ -65,9 +64,13 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
   return { store, backend, paths };
 }
 
-/** The StorageBackend that --storage names. */
-export function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials } = {}): StorageBackend {
+/**
+ * The StorageBackend that --storage names. The S3 SDK is loaded only for S3
+ * storage (on local disk it would cost every process ~3 MiB for nothing).
+ */
+export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials } = {}): Promise<StorageBackend> {
   if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp });
+  const { createS3Backend } = await import('./storage/s3/s3-backend.js');
   return createS3Backend(storage, coordination, opts);
 }
 
