@@ -147,8 +147,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
+  // The request line holds only what the serializers pick (method, redacted URL, address, status),
+  // never a body or a header, so it skips the redaction paths, which cost ~4% of a small GET.
+  const accessLog = app.log.child({}, { redact: [] });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    accessLog.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
   app.addHook('onRequest', async (request) => {
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
