@@ -3,14 +3,12 @@ import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../http/conditional.js';
-import { compareListed, listAll, type ByteRange, type Entry, type ListedEntry, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
+import { type ByteRange, type Entry, type ListedEntry, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 
 export type FilesService = ReturnType<typeof createFilesService>;
 
-/** Folders first, then names in code-point order (CONTRACT "GET / HEAD"). */
-export const compareEntries: (a: Entry, b: Entry) => number = compareListed;
 
 /** A file part of a multipart upload, consumed in order. */
 export type UploadPart = { readonly filename: string; readonly stream: Readable };
@@ -85,12 +83,6 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       if (entry) return entry;
       if (isRoot(key)) await storageCall(() => backend.mkdir(key, { parents: true, existOk: true }));
       return statOrThrow(key);
-    },
-
-    /** Every entry at once, collected from list() and sorted here: the reference the sorted listing is tested against. */
-    async list(key: StorageKey): Promise<Entry[]> {
-      const entries = await storageCall(() => listAll(backend, key));
-      return entries.sort(compareEntries);
     },
 
     listSorted,

@@ -1,7 +1,7 @@
 // Streamed folder listings (issue 18): the JSON answer of GET /storage/<user>/<folder>/, of a
 // share link and of a WebDAV collection's GET is streamed from the backend's sorted listing, and
 // must be byte for byte what the old path gave: every entry from list(), sorted here by
-// compareEntries, mapped and JSON.stringify'd once. Every backend; links on the local disk.
+// compareListed, mapped and JSON.stringify'd once. Every backend; links on the local disk.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,8 +9,8 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, encodePath, postJson } from '../helpers/client.js';
-import { listAll } from '../../src/storage/backend.js';
-import { compareEntries } from '../../src/services/files.js';
+import { compareListed, listAll } from '../../src/storage/backend.js';
+import { isValidName } from '../../src/domain/names.js';
 import { keyChild, type StorageKey } from '../../src/domain/storage-path.js';
 
 const keyOf = (path: string, user = 'alice'): StorageKey => ({ user, segments: path === '' ? [] : path.split('/') });
@@ -27,7 +27,7 @@ for (const [storage, skip] of BACKENDS) {
 
     /** The old answer: list() collected, sorted once here, mapped and stringified whole. */
     const reference = async (path: string) => {
-      const entries = (await listAll(t.backend, keyOf(path))).sort(compareEntries);
+      const entries = (await listAll(t.backend, keyOf(path))).sort(compareListed);
       return JSON.stringify({ entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) });
     };
     const getBytes = async (url: string, headers: Record<string, string> = auth) => {
@@ -158,9 +158,13 @@ for (const [storage, skip] of BACKENDS) {
     test('the backend\'s sorted listing with etags gives exactly stat()\'s entries', async () => {
       const seen = [];
       for await (const page of t.backend.listSorted(keyOf('mixed'), { etags: true })) seen.push(...page);
-      const want = (await listAll(t.backend, keyOf('mixed'))).sort(compareEntries);
+      const want = (await listAll(t.backend, keyOf('mixed'))).sort(compareListed);
       assert.deepEqual(seen, want);
-      for (const e of seen.slice(0, 5)) assert.deepEqual(await t.backend.stat(keyChild(keyOf('mixed'), e.name)), e);
+      // A file's entry is what stat says (its ETag is GET's); S3 folders are dated by list and stat differently, as before.
+      // (A name planted on disk that no key can address, `back\\slash`, is listed but has no stat.)
+      const files = seen.filter((e) => e.isFile && isValidName(e.name));
+      assert.ok(files.length >= FILES.length);
+      for (const e of files) assert.deepEqual(await t.backend.stat(keyChild(keyOf('mixed'), e.name)), e, e.name);
     });
   });
 }
