@@ -1,4 +1,4 @@
-import type { Entry } from '../storage/backend.js';
+import type { Entry, ListedEntry } from '../storage/backend.js';
 import { formatModified, formatSize } from './format.js';
 import { html, type Html, type HtmlValue } from '../http/html.js';
 import { pathUrl } from './urls.js';
@@ -61,7 +61,7 @@ export type FolderView = {
   /** Segments of the folder below the user's root. */
   readonly segments: readonly string[];
   /** The entries of this page, already sorted (folders first, then by name). */
-  readonly entries: readonly Entry[];
+  readonly entries: readonly ListedEntry[];
   readonly total: number;
   readonly page: number;
   readonly pageSize: number;
@@ -81,7 +81,7 @@ function breadcrumb(site: Site, viewer: Viewer, segments: readonly string[]): Ht
 
 const query = (name: string, value: string) => `?${name}=${encodeURIComponent(value)}`;
 
-function entryRow(site: Site, segments: readonly string[], e: Entry): Html {
+function entryRow(site: Site, segments: readonly string[], e: ListedEntry): Html {
   const path = [...segments, e.name];
   const here = folderUrl(site, segments);
   const link = e.isFile ? html`<a href="${downloadUrl(site, path)}">${e.name}</a>` : html`<a href="${folderUrl(site, path)}">${e.name}/</a>`;

@@ -16,6 +16,7 @@ import {
   clearCookie, crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, parseCookies, SESSION_COOKIE, sessionCookieValue, setCookie,
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
+import type { ListedEntry } from '../storage/backend.js';
 import { serveFile } from './serve-file.js';
 import { bytes, empty, fileAnswers, header, html, type ResponseSpec, type RouteSchema } from './schemas.js';
 
@@ -208,11 +209,23 @@ export async function basicRoutes(
       return page(reply, what === 'rename' ? renamePage(site, viewer, segments, child) : deletePage(site, viewer, segments, child));
     }
     const notice = takeFlash(request, reply);
-    // Entries are held once (sorted as the app sorts them) and only one page of them is rendered.
-    const entries = await files.list(t.key);
-    const n = pageNumber(query.page, entries.length, BASIC_PAGE_SIZE);
-    const shown = entries.slice((n - 1) * BASIC_PAGE_SIZE, n * BASIC_PAGE_SIZE);
-    return page(reply, folderPage(site, viewer, { segments, entries: shown, total: entries.length, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
+    // Only one page is rendered, so only one page of entries is held: the one asked for, and the
+    // latest, which is shown when the page asked for lies beyond the last.
+    const asked = pageNumber(query.page, Infinity, BASIC_PAGE_SIZE);
+    let total = 0;
+    let wanted: ListedEntry[] = [];
+    let latest: ListedEntry[] = [];
+    for await (const listed of await files.listSorted(t.key)) {
+      for (const e of listed) {
+        if (total % BASIC_PAGE_SIZE === 0) latest = [];
+        latest.push(e);
+        total++;
+        if (Math.ceil(total / BASIC_PAGE_SIZE) === asked) wanted = latest;
+      }
+    }
+    const n = pageNumber(query.page, total, BASIC_PAGE_SIZE);
+    const shown = n === asked ? wanted : latest;
+    return page(reply, folderPage(site, viewer, { segments, entries: shown, total, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
   });
 
   scope.post('/basic/*', { ...pages, schema: BASIC_SCHEMAS.change }, async (request, reply) => {

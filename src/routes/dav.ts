@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
-import type { StorageBackend } from '../storage/backend.js';
+import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
 import type { UsageService } from '../services/usage.js';
 import { storageCall } from '../services/storage-errors.js';
@@ -33,6 +33,7 @@ import {
 import { readXmlBody } from '../dav/request-body.js';
 import { child, serializeElement } from '../dav/xml.js';
 import { serveFile } from './serve-file.js';
+import { sendListing } from './listing-reply.js';
 import { bytes, empty, errors, fileAnswers, header as responseHeader, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
 
 /** Methods of WebDAV class 1 and 2 that /dav/ answers (CONTRACT "WebDAV"). */
@@ -194,10 +195,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const entry = await files.stat(target.key);
     if (!entry.isFile) {
       // A collection's GET is the storage API's JSON listing: one shape for both doors.
-      reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
-      if (!withBody) return reply.send();
-      const entries = await files.list(target.key);
-      return { entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) };
+      return sendListing(reply, files, target.key, withBody);
     }
     if (target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
     return serveFile(request, reply, files, target.key, entry, { download: false, withBody });
@@ -323,35 +321,39 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const { key } = target;
     const entry = await files.stat(key);
     if (entry.isFile && target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
-    const members = depth === '1' && !entry.isFile ? await files.list(key) : [];
+    // Members in the listing order straight from the backend (sorted once), streamed page by page below.
+    const members = depth === '1' && !entry.isFile ? await files.listSorted(key, { etags: true }) : undefined;
+    const withMembers = members !== undefined;
     const path = resourcePath(key);
     const now = clock.now();
     const [dead, locks, quota] = await Promise.all([
-      wantsDead(req) ? deadProperties(key.user, path, members.length > 0) : new Map<string, DeadProperty[]>(),
-      wants(req, 'lockdiscovery') ? lockMap(key.user, path, members.length > 0, now) : () => [],
+      wantsDead(req) ? deadProperties(key.user, path, withMembers) : new Map<string, DeadProperty[]>(),
+      wants(req, 'lockdiscovery') ? lockMap(key.user, path, withMembers, now) : () => [],
       wants(req, 'quota-used-bytes') || wants(req, 'quota-available-bytes') ? quotaOf(key.user) : undefined,
     ]);
     const lockroot = (l: DavLock) => hrefFor(basePath, { user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);
     const render = propfindRenderer(req, lockroot);
     const top = render({ href: hrefFor(basePath, key, !entry.isFile), name: isRoot(key) ? key.user : keyName(key), entry, locks: locks(path), dead: dead.get(path) ?? [], quota, now });
-    if (members.length === 0) return multistatus(reply, [MULTISTATUS_OPEN, top, MULTISTATUS_CLOSE]);
+    if (!members) return multistatus(reply, [MULTISTATUS_OPEN, top, MULTISTATUS_CLOSE]);
     // Members share the folder's href and path: only their own name is encoded per entry.
     const dirHref = hrefFor(basePath, key, true);
     const dirPath = path === '' ? '' : `${path}/`;
-    function* body(): Generator<string> {
+    async function* body(pages: AsyncIterable<Entry[]>): AsyncGenerator<string> {
       let batch = MULTISTATUS_OPEN + top;
-      for (const m of members) {
-        const p = dirPath + m.name;
-        batch += render({ href: dirHref + encodeSegment(m.name) + (m.isFile ? '' : '/'), name: m.name, entry: m, locks: locks(p), dead: dead.get(p) ?? NONE, quota, now });
-        if (batch.length >= STREAM_BATCH_CHARS) {
-          yield batch;
-          batch = '';
+      for await (const page of pages) {
+        for (const m of page) {
+          const p = dirPath + m.name;
+          batch += render({ href: dirHref + encodeSegment(m.name) + (m.isFile ? '' : '/'), name: m.name, entry: m, locks: locks(p), dead: dead.get(p) ?? NONE, quota, now });
+          if (batch.length >= STREAM_BATCH_CHARS) {
+            yield batch;
+            batch = '';
+          }
         }
       }
       yield batch + MULTISTATUS_CLOSE;
     }
     // Streamed in batches: a big folder's multistatus never sits in memory whole.
-    return reply.code(207).type(XML_TYPE).send(Readable.from(body(), { objectMode: false }));
+    return reply.code(207).type(XML_TYPE).send(Readable.from(body(members), { objectMode: false }));
   }
 
   async function deadProperties(user: string, path: string, withMembers: boolean) {

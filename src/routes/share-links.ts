@@ -13,6 +13,8 @@ import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
+import { sendListing } from './listing-reply.js';
+import type { ListedEntry } from '../storage/backend.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
@@ -168,10 +170,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
             onFirstByte: () => shares.claimDownload(live.share),
           });
         }
-        reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
-        if (!withBody) return reply.send();
-        const entries = await files.list(key);
-        return { entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) };
+        return sendListing(reply, files, key, withBody);
       }
       // A trailing slash addresses a folder; a file share's own address may carry one.
       if (trailingSlash && segments.length > 0) throw new AppError('not_found', 'No folder exists at this path.');
@@ -253,7 +252,9 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       if (!entry) return html(reply, 404, notInSharePage(urls));
       const preview = live.share.maxDownloads === undefined;
       if (!entry.isFile) {
-        const entries = await files.list(key);
+        // The page is one HTML document of every entry (as the web UI shows a folder): collected, sorted once by the backend.
+        const entries: ListedEntry[] = [];
+        for await (const listed of await files.listSorted(key)) for (const e of listed) entries.push(e);
         return html(reply, 200, folderPage({ urls, rootName, segments, entries, preview }));
       }
       let text: { content: string; truncated: boolean } | undefined;

@@ -10,6 +10,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
+import { sendListing } from './listing-reply.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
@@ -211,10 +212,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
       return sendFolderZip(request, reply, { backend: deps.backend, folder: key, names: zipNames(query.name) });
     }
     if (!entry.isFile) {
-      reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
-      if (!withBody) return reply.send();
-      const entries = await files.list(key);
-      return { entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) };
+      return sendListing(reply, files, key, withBody);
     }
     // A trailing slash addresses a folder; there is none here.
     if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');

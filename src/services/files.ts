@@ -1,19 +1,14 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
-import { compareCodePoints, nameProblem } from '../domain/names.js';
+import { nameProblem } from '../domain/names.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../http/conditional.js';
-import { listAll, type ByteRange, type Entry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
+import { type ByteRange, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 
 export type FilesService = ReturnType<typeof createFilesService>;
 
-/** Folders first, then names in code-point order (CONTRACT "GET / HEAD"). */
-export function compareEntries(a: Entry, b: Entry): number {
-  if (a.isFile !== b.isFile) return a.isFile ? 1 : -1;
-  return compareCodePoints(a.name, b.name);
-}
 
 /** A file part of a multipart upload, consumed in order. */
 export type UploadPart = { readonly filename: string; readonly stream: Readable };
@@ -56,6 +51,29 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
     return entries;
   }
 
+  /**
+   * The folder's entries in the listing order, page by page, sorted once by
+   * the backend. The first page is read before this resolves, so a missing
+   * folder or an unreachable store is the contract's error before a byte of
+   * the answer; a later page's storage error is translated the same way but
+   * can only end the answer.
+   */
+  function listSorted(key: StorageKey, opts: { etags: true }): Promise<AsyncIterable<Entry[]>>;
+  function listSorted(key: StorageKey): Promise<AsyncIterable<ListedEntry[]>>;
+  async function listSorted(key: StorageKey, opts?: { etags: true }): Promise<AsyncIterable<ListedEntry[]>> {
+    const pages = backend.listSorted(key, opts)[Symbol.asyncIterator]();
+    const next = () => storageCall(() => pages.next());
+    const first = await next();
+    return (async function* () {
+      try {
+        for (let r = first; !r.done; r = await next()) yield r.value;
+      } finally {
+        // The client went away (or a page failed): the backend's listing stops here too.
+        await pages.return?.();
+      }
+    })();
+  }
+
   return {
     maxUploadBytes: maxBytes,
 
@@ -67,10 +85,7 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       return statOrThrow(key);
     },
 
-    async list(key: StorageKey): Promise<Entry[]> {
-      const entries = await storageCall(() => listAll(backend, key));
-      return entries.sort(compareEntries);
-    },
+    listSorted,
 
     read(key: StorageKey, range?: ByteRange): Promise<Opened> {
       return storageCall(() => backend.read(key, range));

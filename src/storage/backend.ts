@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { compareCodePoints } from '../domain/names.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { StorageEvents } from './events.js';
 import type { ResumableStaging } from './resumable.js';
@@ -48,6 +49,13 @@ export type Entry = {
   /** Strong validator of the file's current contents, quoted (`"…"`), for ETag. */
   readonly etag: string;
 };
+
+/**
+ * An entry as a folder listing shows it: everything but the validator,
+ * which a listing never sends and which costs the local disk a BigInt stat
+ * per entry. Listings that need it ask for `etags`.
+ */
+export type ListedEntry = Omit<Entry, 'etag'>;
 
 /** An entry found by walk: `path` is its segments below the folder walked. */
 export type WalkEntry = { readonly path: readonly string[]; readonly entry: Entry };
@@ -127,6 +135,19 @@ export interface StorageBackend {
    * the first page.
    */
   list(dir: StorageKey): AsyncIterable<Entry[]>;
+
+  /**
+   * The entries of a folder in the listing order of the contract (folders
+   * first, then names by code point: `compareListed`), in pages, under the
+   * same rules as list (what list omits is omitted here). Each backend
+   * sorts once, as cheaply as its storage allows: the local disk sorts
+   * names before any stat, so only names are held while entries stream.
+   * With `etags`, every entry carries its validator (WebDAV's getetag);
+   * without, entries may lack it. Errors (`not_found` / `not_a_directory`)
+   * surface on the first page.
+   */
+  listSorted(dir: StorageKey, opts: { etags: true }): AsyncIterable<Entry[]>;
+  listSorted(dir: StorageKey, opts?: { etags?: boolean }): AsyncIterable<ListedEntry[]>;
 
   /**
    * Every file and folder below dir, each folder before its contents, links
@@ -211,6 +232,25 @@ export async function listAll(backend: StorageBackend, dir: StorageKey): Promise
   const all: Entry[] = [];
   for await (const page of backend.list(dir)) all.push(...page);
   return all;
+}
+
+/** The contract's listing order (CONTRACT "GET / HEAD"): folders first, then names in code-point order. */
+export function compareListed(a: Pick<Entry, 'isFile' | 'name'>, b: Pick<Entry, 'isFile' | 'name'>): number {
+  if (a.isFile !== b.isFile) return a.isFile ? 1 : -1;
+  return compareCodePoints(a.name, b.name);
+}
+
+/**
+ * listSorted for a backend whose own order is not the contract's (S3 lists
+ * keys by UTF-8 bytes with `a-b/` before `a/`): collects the entries of
+ * `list` and sorts them once. Memory grows with the folder (the entries,
+ * not the answer); yields pages of `pageSize`.
+ */
+export async function* collectAndSort(pages: AsyncIterable<Entry[]>, pageSize = 1000): AsyncGenerator<Entry[]> {
+  const all: Entry[] = [];
+  for await (const page of pages) for (const e of page) all.push(e);
+  all.sort(compareListed);
+  for (let i = 0; i < all.length; i += pageSize) yield all.slice(i, i + pageSize);
 }
 
 /** write in terms of stage and commit, for backends with nothing faster. */

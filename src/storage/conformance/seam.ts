@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isStorageError } from '../backend.js';
+import { compareListed, isStorageError, listAll, type Entry, type ListedEntry } from '../backend.js';
 import type { StorageEvent } from '../events.js';
 import { bodyOf, keyOf, put, readAll, rejectsCode, stagingIsEmpty, names, text, type It } from './support.js';
 
@@ -31,6 +31,29 @@ export function seamTests(it: It): void {
     assert.equal(seen.length, COUNT);
     assert.equal(new Set(seen).size, COUNT);
     assert.ok(pages > 1, `${COUNT} entries came in ${pages} page(s); a big folder must not be one array`);
+  });
+
+  it('listSorted yields what list yields, folders first then by code point, errors on the first page', async ({ b }) => {
+    // `a-b/` sorts before `a/` in S3's key order, `a` before `a-b` in ours; a file `a.b` between two folders' names.
+    for (const f of ['a/x', 'a-b/x', 'B/x', 'é/x', '😀/x']) await put(b, `sorted/${f}`, 'in');
+    await b.mkdir(keyOf('sorted/empty'), { parents: false, existOk: false });
+    for (const f of ['a.b', 'a b', 'A', 'b', '\uffee', '😀.txt', 'é.txt']) await put(b, `sorted/${f}`, f);
+    const sorted: Entry[] = [];
+    for await (const page of b.listSorted(keyOf('sorted'), { etags: true })) sorted.push(...page);
+    assert.deepEqual(sorted.map((e) => (e.isFile ? e.name : `${e.name}/`)), ['B/', 'a/', 'a-b/', 'empty/', 'é/', '😀/', 'A', 'a b', 'a.b', 'b', 'é.txt', '\uffee', '😀.txt']);
+    assert.deepEqual(sorted, (await listAll(b, keyOf('sorted'))).sort(compareListed), 'the same entries as list, etags included');
+    const plain: ListedEntry[] = [];
+    for await (const page of b.listSorted(keyOf('sorted'))) plain.push(...page);
+    assert.deepEqual(plain.map(({ name, isFile, size, modified }) => ({ name, isFile, size, modified })), sorted.map(({ name, isFile, size, modified }) => ({ name, isFile, size, modified })));
+    const empty: ListedEntry[] = [];
+    for await (const page of b.listSorted(keyOf('sorted/empty'))) empty.push(...page);
+    assert.deepEqual(empty, []);
+    const first = async (path: string) => {
+      for await (const page of b.listSorted(keyOf(path))) return page;
+      return undefined;
+    };
+    await rejectsCode(first('nope'), 'not_found');
+    await rejectsCode(first('sorted/a.b'), 'not_a_directory');
   });
 
   it('walk yields every file and folder below a folder, each folder before its contents', async ({ b }) => {

@@ -2,10 +2,11 @@ import { closeSync, constants, createReadStream, fstatSync, openSync, readSync }
 import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isRoot, keyChild, keyName, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type Entry, type StorageBackend, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
 import { createEventHub } from '../events.js';
 import { checkKey, inspect, inspectRoot, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
+import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry } from './mutate.js';
 import { prepareDirs, sweepStaging } from './staging.js';
@@ -111,6 +112,15 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
     }
   }
 
+  /** The folder at key in the listing order (sorted-listing.ts). */
+  async function* sortedPages(key: StorageKey, etags: boolean): AsyncGenerator<ListedEntry[]> {
+    checkKey(key);
+    const node = await find(key);
+    if (!node) throw new StorageError('not_found', 'No folder exists at this path.');
+    if (node.kind !== 'dir') throw new StorageError('not_a_directory', 'A file is at this path, where a folder is needed.');
+    yield* sortedEntries(node.root, node.target, { etags });
+  }
+
   /** Depth first, each folder before its contents; links are never followed (nor listed). */
   async function* walk(dir: StorageKey, prefix: readonly string[]): AsyncGenerator<WalkEntry> {
     const node = await find(dir);
@@ -161,6 +171,9 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
     }),
 
     list: (key) => listPages(key),
+
+    // With etags every entry is made by entryFromStats (sorted-listing.ts), so the overload for Entry holds.
+    listSorted: ((key: StorageKey, opts?: { etags?: boolean }) => sortedPages(key, opts?.etags === true)) as StorageBackend['listSorted'],
 
     walk: (key) => walk(key, []),
 

@@ -13,7 +13,7 @@ import {
 import { collisionName } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
-import { stageAndCommit, StorageError, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
+import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { hold, tryHold, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub } from '../events.js';
@@ -452,6 +452,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
 
     stat: (key) => stat(key),
     list: (dir) => listPages(dir),
+    // S3 lists keys in UTF-8 byte order, folders (`a/`) among files and after `a-b/`:
+    // not the contract's order, so the entries (compact, no stat needed) are collected and sorted once.
+    listSorted: (dir: StorageKey) => collectAndSort(listPages(dir)),
     walk: (dir) => walk(dir),
     read,
     stage,

@@ -1,0 +1,22 @@
+import type { FastifyReply } from 'fastify';
+import type { StorageKey } from '../domain/storage-path.js';
+import { listingStream } from '../http/listing-json.js';
+import type { FilesService } from '../services/files.js';
+
+/**
+ * Answers a folder's JSON listing (`/storage/`, `/share/`, a WebDAV
+ * collection's GET): streamed, in the contract's order, the same bytes as
+ * `JSON.stringify({ entries })` and sent chunked.
+ *
+ * An error before the first page (a missing folder, the store unreachable)
+ * is thrown here and answered as the contract's JSON error. A storage error
+ * after the status line was sent cannot become one: Fastify logs it and
+ * destroys the response, so the client sees a connection closed before the
+ * chunked body's end, never a truncated body passed off as a success.
+ */
+export async function sendListing(reply: FastifyReply, files: FilesService, key: StorageKey, withBody: boolean): Promise<FastifyReply> {
+  reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
+  if (!withBody) return reply.send();
+  const pages = await files.listSorted(key);
+  return reply.send(listingStream(pages));
+}
