@@ -10,7 +10,8 @@
  * on the very same dataset (created by bench/setup in the File Cloud data
  * dir's storage/admin/, which is nginx's root). Measures every metric a few
  * times, alternating the servers, and prints
- * `metric | nginx | File Cloud | ratio | target`; writes the JSON to
+ * `metric | nginx | File Cloud | ratio | target` (PASS/FAIL), then every
+ * target of the run with its measured value and PASS/FAIL; writes the JSON to
  * bench/results/. Load: wrk for request rates (C, fixed connections, latency
  * histogram); Node's own http for transfers (a 1 GiB download or upload is
  * one request, which wrk cannot time) and /proc/<pid>/status for memory.
@@ -33,7 +34,7 @@ import type { PairPart } from './lib/results.js';
 import { BenchError, RESULTS, SETUP, USER } from './lib/paths.js';
 import { children, killChildren, runExitHooks, stopChild } from './lib/processes.js';
 import { writeResults } from './lib/results.js';
-import { table, type Row } from './lib/stats.js';
+import { table, targetResults, targetSummary, type Row, type TargetResult } from './lib/stats.js';
 import { readDataset } from './scenarios/context.js';
 import { localScenarios } from './scenarios/local.js';
 import { DIRECT } from './scenarios/s3/context.js';
@@ -125,7 +126,14 @@ async function main(): Promise<number> {
   if (search) console.log(`\nSearch (the index in the metadata store; target on SQLite):\n${search.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, thumbs, search, nodes });
+  // Every target of the run, checked against its reference measured in this same run.
+  const targets: TargetResult[] = [
+    ...targetResults('nginx', rows),
+    ...(s3 ? targetResults('S3', s3.rows) : []),
+    ...([['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
+  ];
+  if (targets.length > 0) console.log(`${targetSummary(targets)}\n`);
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, thumbs, search, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;
