@@ -37,6 +37,7 @@ import { writeResults } from './lib/results.js';
 import { table, targetResults, targetSummary, type Row, type TargetResult } from './lib/stats.js';
 import { readDataset } from './scenarios/context.js';
 import { localScenarios } from './scenarios/local.js';
+import type { PeakMemory } from './scenarios/memory.js';
 import { DIRECT } from './scenarios/s3/context.js';
 import { s3Scenarios, type S3Run } from './scenarios/s3/index.js';
 import { nodesScenario } from './scenarios/nodes.js';
@@ -58,7 +59,7 @@ async function main(): Promise<number> {
   console.log(`bench: ${o.quick ? 'quick' : 'full'} run in ${tmp}; ${m0.nproc} CPUs, load ${m0.loadavg.join(' ')}`);
   const log = (msg: string) => console.log(`  ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${msg}`);
   let rows: Row[] = [];
-  let fcPeak: number | undefined;
+  let fcPeak: PeakMemory | undefined;
   let s3: S3Run | undefined;
   let workers: PairPart | undefined;
   let nodes: PairPart | undefined;

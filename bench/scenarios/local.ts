@@ -11,11 +11,12 @@ import type { Row } from '../lib/stats.js';
 import type { Context, Dataset } from './context.js';
 import { downloads } from './downloads.js';
 import { requestRates } from './request-rates.js';
+import { peakMemory, type PeakMemory } from './memory.js';
 import { checkSanity } from './sanity.js';
 import { uploads } from './uploads.js';
 
-/** Runs the chosen local metric groups; returns their rows and File Cloud's peak RSS (MiB). */
-export async function localScenarios(o: Options, tmp: string, dataDir: string, data: Dataset, log: (msg: string) => void): Promise<{ rows: Row[]; fcPeak: number }> {
+/** Runs the chosen local metric groups; returns their rows and File Cloud's peak RSS per process and in total (MiB). */
+export async function localScenarios(o: Options, tmp: string, dataDir: string, data: Dataset, log: (msg: string) => void): Promise<{ rows: Row[]; fcPeak: PeakMemory }> {
   let fc: Server | undefined;
   let ng: Server | undefined;
   try {
@@ -27,7 +28,8 @@ export async function localScenarios(o: Options, tmp: string, dataDir: string, d
     await checkSanity(c);
     await downloads(c);
     await requestRates(c);
-    const fcPeak = await uploads(c);
+    await uploads(c);
+    const fcPeak = await peakMemory(c);
     return { rows: c.rows, fcPeak };
   } finally {
     // Stop what we started, by pid; File Cloud gracefully (SIGTERM writes its CPU profile).
