@@ -61,6 +61,7 @@ async function main(): Promise<number> {
   let rows: Row[] = [];
   let fcPeak: PeakMemory | undefined;
   let s3: S3Run | undefined;
+  let listScale: PairPart | undefined;
   let workers: PairPart | undefined;
   let nodes: PairPart | undefined;
   let dav: PairPart | undefined;
@@ -73,7 +74,14 @@ async function main(): Promise<number> {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
     const data = await readDataset(dataset);
-    if (METRICS.some((g) => wants(o, g))) ({ rows, fcPeak } = await localScenarios(o, tmp, dataDir, data, log));
+    if (METRICS.some((g) => wants(o, g))) {
+      const local = await localScenarios(o, tmp, dataDir, data, log);
+      ({ rows, fcPeak } = local);
+      if (local.scale) {
+        const { rows: sRows, manyCount, hugeCount } = local.scale;
+        listScale = { rows: sRows, table: table(sRows, `${manyCount.toLocaleString('en-US')} entries`, `${hugeCount.toLocaleString('en-US')} entries`), refKey: 'many', subjectKey: 'huge', details: { manyCount, hugeCount } };
+      }
+    }
     if (wants(o, 'workers')) {
       const w = await workersScenario(o, tmp, dataDir, data, log);
       const { rows: wRows, ...details } = w;
@@ -118,6 +126,7 @@ async function main(): Promise<number> {
   const text = table(rows);
   const s3Text = s3 && table(s3.rows, DIRECT.title);
   if (rows.length > 0) console.log(`\n${text}\n`);
+  if (listScale) console.log(`${rows.length > 0 ? '' : '\n'}Listing scaling (File Cloud, one GET of each folder; ratio = right ÷ left):\n${listScale.table}\n`);
   if (workers) console.log(`${rows.length > 0 ? '' : '\n'}Workers (local disk, one data dir):\n${workers.table}\n`);
   if (dav) console.log(`${rows.length > 0 || workers ? '' : '\n'}WebDAV beside the HTTP API (local disk, one server):\n${dav.table}\n`);
   if (tus) console.log(`${rows.length > 0 || workers || dav ? '' : '\n'}tus resumable uploads beside one raw PUT (local disk, one server):\n${tus.table}\n`);
@@ -131,10 +140,10 @@ async function main(): Promise<number> {
   const targets: TargetResult[] = [
     ...targetResults('nginx', rows),
     ...(s3 ? targetResults('S3', s3.rows) : []),
-    ...([['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
+    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
   ];
   if (targets.length > 0) console.log(`${targetSummary(targets)}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, thumbs, search, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

@@ -22,7 +22,7 @@ function pairJson(p: PairPart) {
   };
 }
 
-export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: PeakMemory | undefined; targets: TargetResult[]; s3: S3Part | undefined; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; nodes?: PairPart }) {
+export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: PeakMemory | undefined; targets: TargetResult[]; s3: S3Part | undefined; listScale?: PairPart; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; nodes?: PairPart }) {
   const { o, started, m0 } = r;
   const m1 = machine();
   const result = {
@@ -39,6 +39,7 @@ export async function writeResults(r: { o: Options; started: number; m0: Machine
     rows: r.rows.map((row) => rowJson(row, 'nginx')),
     table: r.text,
     ...(r.s3 ? { s3: { store: r.s3.store, rows: r.s3.rows.map((row) => rowJson(row, 'direct')), table: r.s3.table } } : {}),
+    ...(r.listScale ? { listingScale: pairJson(r.listScale) } : {}),
     ...(r.workers ? { workers: pairJson(r.workers) } : {}),
     ...(r.dav ? { dav: pairJson(r.dav) } : {}),
     ...(r.tus ? { tus: pairJson(r.tus) } : {}),
