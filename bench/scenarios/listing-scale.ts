@@ -36,14 +36,12 @@ async function listOnce(fc: Server, rel: string, expected: number): Promise<{ ms
   const before = (await memTotal(fc)).rss;
   const sampler = rssSampler(() => fc.pids(), before);
   const t0 = performance.now();
-  let r: HttpResult;
-  let peak = before;
-  try {
-    r = await request(fc, 'GET', fc.path(rel), { timeoutMs: 120_000 });
-  } finally {
-    peak = await sampler.stop();
-  }
+  const r: HttpResult = await request(fc, 'GET', fc.path(rel), { timeoutMs: 120_000 }).catch(async (e: unknown) => {
+    await sampler.stop();
+    throw e;
+  });
   const ms = performance.now() - t0;
+  const peak = await sampler.stop();
   expectStatus(fc, `listing ${rel}`, r, [200]);
   let n: number;
   try {
