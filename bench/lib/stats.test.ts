@@ -33,7 +33,8 @@ test('the table says PASS/FAIL and the summary lists every target with its measu
   assert.deepEqual(results.map((r) => [r.id, r.verdict, r.measured]), [['a', 'PASS', 0.5], ['b', 'FAIL', 12]]);
   const summary = targetSummary(results);
   assert.match(summary, /^Targets \(1 PASS, 1 FAIL\):/);
-  assert.match(summary, /PASS {2}GET \(req\/s\): ratio ≥ 0.3 +measured 0.50× \(500 vs 1,000 req\/s\)/);
-  assert.match(summary, /FAIL {2}p99 \(ms\): File Cloud ≤ 10 +measured 12.0 ms/);
+  assert.match(summary, /\n {2}PASS {2}GET \(req\/s\): ratio ≥ 0.3; measured 0.50× \(500 vs 1,000 req\/s\)\n/);
+  assert.match(summary, /\n {2}FAIL {2}p99 \(ms\): File Cloud ≤ 10; measured 12.0 ms$/);
+  assert.match(targetSummary(targetResults('WebDAV', rows, 'WebDAV')), /FAIL {2}\[WebDAV\] p99 \(ms\): WebDAV ≤ 10; measured 12.0 ms/);
   assert.equal(targetSummary([]), '');
 });

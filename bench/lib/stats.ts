@@ -99,8 +99,7 @@ export function targetResults(section: string, rows: Row[], subject = 'File Clou
 /** The target summary block: one line per target with its measured value and PASS/FAIL, then the count. */
 export function targetSummary(results: TargetResult[]): string {
   if (results.length === 0) return '';
-  const width = Math.max(...results.map((t) => `${t.label}: ${t.target}`.length));
-  const lines = results.map((t) => `  ${t.verdict}  ${`${t.label}: ${t.target}`.padEnd(width)}  measured ${t.measuredText}${t.section === 'nginx' ? '' : `  [${t.section}]`}`);
+  const lines = results.map((t) => `  ${t.verdict}  ${t.section === 'nginx' ? '' : `[${t.section}] `}${t.label}: ${t.target}; measured ${t.measuredText}`);
   const failed = results.filter((t) => t.verdict === 'FAIL').length;
   return [`Targets (${results.length - failed} PASS, ${failed} FAIL):`, ...lines].join('\n');
 }
