@@ -17,7 +17,8 @@
  *   spike from tilting it (a plain least-squares fit over the raw samples is
  *   pulled by a single spike near an end). Over a shorter window (the
  *   20-second CI soak) a slope in MiB per minute is mostly noise: it is
- *   reported (over the raw samples), not judged.
+ *   reported, not judged. Both slopes are reported: over the raw samples
+ *   and over the 30-second medians (the one judged).
  */
 
 export type Sample = { readonly t: number; readonly mib: number };
@@ -27,8 +28,10 @@ export type Trend = {
   samples: number;
   /** Seconds the judged window lasts. */
   windowSeconds: number;
-  /** Least-squares slope over the window (of the 30-second medians when judged), MiB per minute (NaN with fewer than 2 points). */
+  /** Least-squares slope over the window's samples, MiB per minute (NaN with fewer than 2). */
   slopeMiBPerMin: number;
+  /** Least-squares slope of the window's 30-second medians, MiB per minute (NaN with fewer than 2 full slices): the one judged. */
+  slopeOfMediansMiBPerMin: number;
   firstThirdMedianMiB: number;
   lastThirdMedianMiB: number;
   /** Last-third median minus first-third median. */
@@ -105,7 +108,8 @@ export function memoryTrend(all: readonly Sample[], runSeconds: number, name = '
   const last = median(window.slice(-third).map((s) => s.mib));
   const windowSeconds = window.length > 1 ? (window.at(-1) as Sample).t - (window[0] as Sample).t : 0;
   const slopeJudged = windowSeconds >= RULE.minSlopeWindowSeconds;
-  const slope = slopePerMinute(slopeJudged ? binMedians(window, RULE.slopeBinSeconds) : window);
+  const rawSlope = slopePerMinute(window);
+  const slope = slopePerMinute(binMedians(window, RULE.slopeBinSeconds));
   const allowance = slopeJudged ? Math.max(RULE.minAllowanceMiB, first * RULE.allowanceFraction) : Math.max(RULE.shortMinAllowanceMiB, first * RULE.shortAllowanceFraction);
   const failures: string[] = [];
   if (window.length < 3) failures.push(`${name}: only ${window.length} memory sample(s) after warm-up`);
@@ -114,7 +118,8 @@ export function memoryTrend(all: readonly Sample[], runSeconds: number, name = '
   return {
     samples: window.length,
     windowSeconds: Math.round(windowSeconds),
-    slopeMiBPerMin: r1(slope),
+    slopeMiBPerMin: r1(rawSlope),
+    slopeOfMediansMiBPerMin: r1(slope),
     firstThirdMedianMiB: r1(first),
     lastThirdMedianMiB: r1(last),
     growthMiB: r1(last - first),

@@ -315,7 +315,7 @@ async function drive(proc: ChildProcess, url: string, dataDir: string, opts: Soa
     filesCorrupt,
   };
   log(`soak: ${report.requests} requests, ${report.rps}/s, p50 ${report.p50} ms, p99 ${report.p99} ms, 5xx ${status5xx}, socket errors ${socketErrors}, unexpected ${unexpected}; RSS ${rssAfterWarmupMiB} → ${rssEndMiB} MiB; ${filesChecked} files checked, ${filesCorrupt} not intact: ${report.ok ? 'PASS' : 'FAIL'}`);
-  const trendText = (t: Trend) => `slope ${t.slopeMiBPerMin} MiB/min${t.slopeJudged ? '' : ' (not judged: window under 5 min)'}, median ${t.firstThirdMedianMiB} → ${t.lastThirdMedianMiB} MiB (first → last third, allowance ${t.allowanceMiB})`;
+  const trendText = (t: Trend) => `slope ${t.slopeMiBPerMin} MiB/min (of the 30 s medians ${t.slopeOfMediansMiBPerMin}${t.slopeJudged ? '' : ', not judged: window under 5 min'}), median ${t.firstThirdMedianMiB} → ${t.lastThirdMedianMiB} MiB (first → last third, allowance ${t.allowanceMiB})`;
   log(`soak memory (after warm-up, ${totalTrend.windowSeconds} s, ${totalTrend.samples} samples): process tree ${trendText(totalTrend)}`);
   for (const p of processes) log(`  ${p.role} (pid ${p.pid}): ${trendText(p)}`);
   log(`  rule: ${RULE_TEXT}`);
