@@ -89,7 +89,9 @@ export function binMedians(samples: readonly Sample[], bin: number): Sample[] {
   const bins = new Map<number, number[]>();
   for (const s of samples) {
     const k = Math.floor((s.t - t0) / bin);
-    bins.set(k, [...(bins.get(k) ?? []), s.mib]);
+    const xs = bins.get(k) ?? [];
+    xs.push(s.mib);
+    bins.set(k, xs);
   }
   const fullest = Math.max(...[...bins.values()].map((xs) => xs.length));
   return [...bins]

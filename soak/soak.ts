@@ -83,15 +83,20 @@ function memorySampler(pid: number, started: number, everyMs: number) {
   const sample = async () => {
     const t = (performance.now() - started) / 1000;
     const pids = await processTree(pid);
+    const mibs = await Promise.all(pids.map(rssOf));
+    // A sample finished after stop() belongs to no series (the load has ended).
+    if (stopped) return;
     let sum = 0;
-    for (const p of pids) {
-      const mib = await rssOf(p);
+    for (const [i, p] of pids.entries()) {
+      const mib = mibs[i] as number;
       if (mib === 0) continue;
       if (!roles.has(p)) roles.set(p, p === pid ? 'primary' : `worker ${[...roles.values()].filter((r) => r.startsWith('worker')).length + 1}`);
-      perPid.set(p, [...(perPid.get(p) ?? []), { t, mib }]);
+      const own = perPid.get(p) ?? [];
+      own.push({ t, mib });
+      perPid.set(p, own);
       sum += mib;
     }
-    if (!stopped && sum > 0) total.push({ t, mib: sum });
+    if (sum > 0) total.push({ t, mib: sum });
     last = sum;
   };
   let running = Promise.resolve();
