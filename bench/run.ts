@@ -10,7 +10,8 @@
  * on the very same dataset (created by bench/setup in the File Cloud data
  * dir's storage/admin/, which is nginx's root). Measures every metric a few
  * times, alternating the servers, and prints
- * `metric | nginx | File Cloud | ratio | target`; writes the JSON to
+ * `metric | nginx | File Cloud | ratio | target` (PASS/FAIL), then every
+ * target of the run with its measured value and PASS/FAIL; writes the JSON to
  * bench/results/. Load: wrk for request rates (C, fixed connections, latency
  * histogram); Node's own http for transfers (a 1 GiB download or upload is
  * one request, which wrk cannot time) and /proc/<pid>/status for memory.
@@ -33,9 +34,10 @@ import type { PairPart } from './lib/results.js';
 import { BenchError, RESULTS, SETUP, USER } from './lib/paths.js';
 import { children, killChildren, runExitHooks, stopChild } from './lib/processes.js';
 import { writeResults } from './lib/results.js';
-import { table, type Row } from './lib/stats.js';
+import { table, targetResults, targetSummary, type Row, type TargetResult } from './lib/stats.js';
 import { readDataset } from './scenarios/context.js';
 import { localScenarios } from './scenarios/local.js';
+import type { PeakMemory } from './scenarios/memory.js';
 import { DIRECT } from './scenarios/s3/context.js';
 import { s3Scenarios, type S3Run } from './scenarios/s3/index.js';
 import { nodesScenario } from './scenarios/nodes.js';
@@ -57,8 +59,9 @@ async function main(): Promise<number> {
   console.log(`bench: ${o.quick ? 'quick' : 'full'} run in ${tmp}; ${m0.nproc} CPUs, load ${m0.loadavg.join(' ')}`);
   const log = (msg: string) => console.log(`  ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${msg}`);
   let rows: Row[] = [];
-  let fcPeak: number | undefined;
+  let fcPeak: PeakMemory | undefined;
   let s3: S3Run | undefined;
+  let listScale: PairPart | undefined;
   let workers: PairPart | undefined;
   let nodes: PairPart | undefined;
   let dav: PairPart | undefined;
@@ -71,7 +74,14 @@ async function main(): Promise<number> {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
     const data = await readDataset(dataset);
-    if (METRICS.some((g) => wants(o, g))) ({ rows, fcPeak } = await localScenarios(o, tmp, dataDir, data, log));
+    if (METRICS.some((g) => wants(o, g))) {
+      const local = await localScenarios(o, tmp, dataDir, data, log);
+      ({ rows, fcPeak } = local);
+      if (local.scale) {
+        const { rows: sRows, manyCount, hugeCount } = local.scale;
+        listScale = { rows: sRows, table: table(sRows, `${manyCount.toLocaleString('en-US')} entries`, `${hugeCount.toLocaleString('en-US')} entries`), refKey: 'many', subjectKey: 'huge', details: { manyCount, hugeCount } };
+      }
+    }
     if (wants(o, 'workers')) {
       const w = await workersScenario(o, tmp, dataDir, data, log);
       const { rows: wRows, ...details } = w;
@@ -116,6 +126,7 @@ async function main(): Promise<number> {
   const text = table(rows);
   const s3Text = s3 && table(s3.rows, DIRECT.title);
   if (rows.length > 0) console.log(`\n${text}\n`);
+  if (listScale) console.log(`${rows.length > 0 ? '' : '\n'}Listing scaling (File Cloud, one GET of each folder; ratio = right ÷ left):\n${listScale.table}\n`);
   if (workers) console.log(`${rows.length > 0 ? '' : '\n'}Workers (local disk, one data dir):\n${workers.table}\n`);
   if (dav) console.log(`${rows.length > 0 || workers ? '' : '\n'}WebDAV beside the HTTP API (local disk, one server):\n${dav.table}\n`);
   if (tus) console.log(`${rows.length > 0 || workers || dav ? '' : '\n'}tus resumable uploads beside one raw PUT (local disk, one server):\n${tus.table}\n`);
@@ -125,7 +136,14 @@ async function main(): Promise<number> {
   if (search) console.log(`\nSearch (the index in the metadata store; target on SQLite):\n${search.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, s3: s3 && { ...s3, table: s3Text as string }, workers, dav, tus, share, zip, thumbs, search, nodes });
+  // Every target of the run, checked against its reference measured in this same run.
+  const targets: TargetResult[] = [
+    ...targetResults('nginx', rows),
+    ...(s3 ? targetResults('S3', s3.rows) : []),
+    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
+  ];
+  if (targets.length > 0) console.log(`${targetSummary(targets)}\n`);
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

@@ -21,7 +21,7 @@ export type Options = {
 };
 
 /** Metric groups against nginx on the local disk. */
-export const METRICS = ['download1', 'download4', 'get4k', 'listing', 'head', 'putraw', 'putmultipart', 'put4'] as const;
+export const METRICS = ['download1', 'download4', 'get4k', 'listing', 'head', 'pathtoken', 'listscale', 'putraw', 'putmultipart', 'put4'] as const;
 /** Metric groups against the AWS SDK on S3 (with --storage s3). */
 export const S3_METRICS = ['s3get', 's3put', 's3get4k', 's3listing'] as const;
 /** File Cloud alone on the local disk, --workers 1 beside --workers auto (part of every run; small with --quick). */
@@ -48,7 +48,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
   --reps N    repetitions of each metric (default 3; quick 2)
   --seconds S duration of each wrk run (default 10; quick 2)
   --only L    run only these metric groups (comma-separated; with --storage s3 also ${S3_METRICS.join(',')};
-              with --nodes also nodes). workers: File Cloud --workers 1 beside --workers auto (1 repetition with --quick);
+              with --nodes also nodes). get4k: 4 KiB GETs of the 1,000 small files (wrk, 64 connections);
+              head: HEAD of the same files and HEAD /api/stats (Node client); pathtoken: the 4 KiB GETs with a
+              path token per file and no Authorization (nginx: plain GETs); listing: the 10,000-entry folder;
+              listscale: File Cloud's listing of 10,000 vs 100,000 entries (20,000 with --quick): time per
+              entry and RSS growth. workers: File Cloud --workers 1 beside --workers auto (1 repetition with --quick);
               dav: WebDAV GET, PUT and PROPFIND beside the HTTP API's GET, PUT and JSON listing;
               tus: the big file over tus in 8 MiB and 64 MiB chunks beside one raw PUT, with RSS growth;
               zip: a folder of 1024 × 1 MiB files (64 with --quick) as a zip beside a plain GET of big.bin, with RSS;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { machine, type Machine } from './machine.js';
 import type { Options } from './options.js';
 import { RESULTS } from './paths.js';
-import { rowJson, type Row } from './stats.js';
+import type { PeakMemory } from '../scenarios/memory.js';
+import { rowJson, type Row, type TargetResult } from './stats.js';
 
 type S3Part = { rows: Row[]; table: string; store: { endpoint: string; startedHere: boolean; bucket: string } };
 /** A side-by-side section (workers, nodes): its rows (reference column under `refKey`, subject under `subjectKey`), table and details. */
@@ -21,7 +22,7 @@ function pairJson(p: PairPart) {
   };
 }
 
-export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: number | undefined; s3: S3Part | undefined; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; nodes?: PairPart }) {
+export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: PeakMemory | undefined; targets: TargetResult[]; s3: S3Part | undefined; listScale?: PairPart; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; nodes?: PairPart }) {
   const { o, started, m0 } = r;
   const m1 = machine();
   const result = {
@@ -30,10 +31,15 @@ export async function writeResults(r: { o: Options; started: number; m0: Machine
     mode: o.quick ? 'quick' : 'full',
     options: { reps: o.reps, seconds: o.seconds, only: o.only ? [...o.only] : 'all', profile: o.profile, fcArgs: o.fcArgs, fcBin: o.fcBin, ...(o.storage === 's3' ? { storage: o.storage } : {}), ...(o.nodes ? { nodes: o.nodes } : {}) },
     machine: { ...m0, loadavgStart: m0.loadavg, loadavgEnd: m1.loadavg },
-    fileCloudPeakRssMiB: r.fcPeak,
+    /** VmHWM summed over File Cloud's processes (primary + workers), as before; per process below. */
+    fileCloudPeakRssMiB: r.fcPeak?.totalMiB,
+    fileCloudPeakRss: r.fcPeak,
+    /** Every target of the run (all sections), checked: PASS or FAIL against the reference of the same run. */
+    targets: r.targets.map(({ measuredText: _text, ...t }) => ({ ...t, measured: Number.isFinite(t.measured) ? t.measured : null })),
     rows: r.rows.map((row) => rowJson(row, 'nginx')),
     table: r.text,
     ...(r.s3 ? { s3: { store: r.s3.store, rows: r.s3.rows.map((row) => rowJson(row, 'direct')), table: r.s3.table } } : {}),
+    ...(r.listScale ? { listingScale: pairJson(r.listScale) } : {}),
     ...(r.workers ? { workers: pairJson(r.workers) } : {}),
     ...(r.dav ? { dav: pairJson(r.dav) } : {}),
     ...(r.tus ? { tus: pairJson(r.tus) } : {}),

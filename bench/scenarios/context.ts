@@ -5,8 +5,8 @@ import type { Options } from '../lib/options.js';
 import type { Server } from '../lib/server.js';
 import type { Row } from '../lib/stats.js';
 
-/** The files bench/setup made (big.bin, mid.bin, small/, many/, tiny.txt). */
-export type Dataset = { dir: string; bigSize: number; midSize: number; smallNames: string[]; manyCount: number };
+/** The files bench/setup made (big.bin, mid.bin, small/, many/, huge/, tiny.txt). */
+export type Dataset = { dir: string; bigSize: number; midSize: number; smallNames: string[]; manyCount: number; hugeCount: number };
 
 export async function readDataset(dir: string): Promise<Dataset> {
   return {
@@ -15,6 +15,7 @@ export async function readDataset(dir: string): Promise<Dataset> {
     midSize: (await stat(join(dir, 'mid.bin'))).size,
     smallNames: (await readdir(join(dir, 'small'))).sort(),
     manyCount: (await readdir(join(dir, 'many'))).length,
+    hugeCount: (await readdir(join(dir, 'huge'))).length,
   };
 }
 

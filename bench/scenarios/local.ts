@@ -4,18 +4,20 @@
  */
 import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import { startNginx } from '../lib/nginx.js';
-import type { Options } from '../lib/options.js';
+import { wants, type Options } from '../lib/options.js';
 import { stopChild } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
 import type { Row } from '../lib/stats.js';
 import type { Context, Dataset } from './context.js';
 import { downloads } from './downloads.js';
 import { requestRates } from './request-rates.js';
+import { listingScale, type ListingScale } from './listing-scale.js';
+import { peakMemory, type PeakMemory } from './memory.js';
 import { checkSanity } from './sanity.js';
 import { uploads } from './uploads.js';
 
-/** Runs the chosen local metric groups; returns their rows and File Cloud's peak RSS (MiB). */
-export async function localScenarios(o: Options, tmp: string, dataDir: string, data: Dataset, log: (msg: string) => void): Promise<{ rows: Row[]; fcPeak: number }> {
+/** Runs the chosen local metric groups; returns their rows and File Cloud's peak RSS per process and in total (MiB). */
+export async function localScenarios(o: Options, tmp: string, dataDir: string, data: Dataset, log: (msg: string) => void): Promise<{ rows: Row[]; fcPeak: PeakMemory; scale: ListingScale | undefined }> {
   let fc: Server | undefined;
   let ng: Server | undefined;
   try {
@@ -27,8 +29,10 @@ export async function localScenarios(o: Options, tmp: string, dataDir: string, d
     await checkSanity(c);
     await downloads(c);
     await requestRates(c);
-    const fcPeak = await uploads(c);
-    return { rows: c.rows, fcPeak };
+    const scale = wants(o, 'listscale') ? await listingScale(c) : undefined;
+    await uploads(c);
+    const fcPeak = await peakMemory(c);
+    return { rows: c.rows, fcPeak, scale };
   } finally {
     // Stop what we started, by pid; File Cloud gracefully (SIGTERM writes its CPU profile).
     if (ng) await stopChild(ng.proc, 'SIGQUIT');

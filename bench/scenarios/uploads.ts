@@ -1,11 +1,11 @@
-/** putraw, putmultipart, put4: uploads (MiB/s) and RSS growth during the 1-file ones; then the whole run's peak RSS. */
+/** putraw, putmultipart, put4: uploads (MiB/s) and RSS growth during the 1-file ones. */
 import { join } from 'node:path';
 import { wants, type MetricGroup } from '../lib/options.js';
 import { MiB } from '../lib/paths.js';
-import { memTotal } from '../lib/server.js';
 import { cell, row, type Row, type Target } from '../lib/stats.js';
 import { upload, type UploadKind } from '../lib/transfers.js';
 import { side, type Context } from './context.js';
+import { LARGE_FILE_TARGET } from './downloads.js';
 
 type Up = { group: MetricGroup; id: string; label: string; file: string; size: number; count: number; kind: UploadKind; target: Target; note?: string };
 
@@ -27,20 +27,14 @@ async function up(c: Context, rssRows: Row[], u: Up): Promise<void> {
   c.log(`${u.label}: nginx ${cell(r.ref, 'MiB/s')}, File Cloud ${cell(r.fileCloud, 'MiB/s')}${sample ? `; RSS growth ${cell(growth.fileCloud, 'MiB')} MiB` : ''}`);
 }
 
-/** Returns File Cloud's peak RSS over the whole run (MiB). */
-export async function uploads(c: Context): Promise<number> {
+export async function uploads(c: Context): Promise<void> {
   const { dir, bigSize, midSize } = c.data;
   const bigMiB = Math.round(bigSize / MiB);
   const midMiB = Math.round(midSize / MiB);
   const big = join(dir, 'big.bin');
   const rssRows: Row[] = [];
-  await up(c, rssRows, { group: 'putraw', id: 'put_raw', label: `${bigMiB} MiB raw PUT`, file: big, size: bigSize, count: 1, kind: 'raw', target: { kind: 'ratio_at_least', value: 0.8 } });
-  await up(c, rssRows, { group: 'putmultipart', id: 'put_multipart', label: `${bigMiB} MiB multipart PUT`, file: big, size: bigSize, count: 1, kind: 'multipart', target: { kind: 'ratio_at_least', value: 0.7 }, note: '[nginx: raw PUT]' });
-  await up(c, rssRows, { group: 'put4', id: 'put_parallel', label: `4 × ${midMiB} MiB parallel raw PUTs`, file: join(dir, 'mid.bin'), size: midSize, count: 4, kind: 'raw', target: { kind: 'ratio_at_least', value: 0.8 } });
+  await up(c, rssRows, { group: 'putraw', id: 'put_raw', label: `${bigMiB} MiB raw PUT`, file: big, size: bigSize, count: 1, kind: 'raw', target: LARGE_FILE_TARGET });
+  await up(c, rssRows, { group: 'putmultipart', id: 'put_multipart', label: `${bigMiB} MiB multipart PUT`, file: big, size: bigSize, count: 1, kind: 'multipart', target: LARGE_FILE_TARGET, note: '[nginx: raw PUT]' });
+  await up(c, rssRows, { group: 'put4', id: 'put_parallel', label: `4 × ${midMiB} MiB parallel raw PUTs`, file: join(dir, 'mid.bin'), size: midSize, count: 4, kind: 'raw', target: LARGE_FILE_TARGET });
   c.rows.push(...rssRows);
-  const peak = row('peak_rss', 'peak RSS, whole run', 'MiB', false, undefined, '[nginx: master + workers]');
-  peak.ref.push((await memTotal(c.ng)).hwm / MiB);
-  peak.fileCloud.push((await memTotal(c.fc)).hwm / MiB);
-  c.rows.push(peak);
-  return peak.fileCloud[0] as number;
 }

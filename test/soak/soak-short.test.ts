@@ -5,7 +5,9 @@ import { runSoak } from '../../soak/soak.js';
 /**
  * The 20-second form of `npm run soak` that CI runs with every `npm test`:
  * 64 connections of mixed traffic against the real binary, zero 5xx and
- * socket errors, RSS flat after warm-up, every uploaded file intact.
+ * socket errors, no memory growth after warm-up (the process tree and each
+ * process: soak/memory-trend.ts, whose rule has its own table-driven test),
+ * every uploaded file intact.
  */
 test('20-second soak at 64 connections: no 5xx, no socket error, flat memory, every uploaded file intact', async (t) => {
   const report = await runSoak({ durationMs: 20_000, concurrency: 64, reportEveryMs: 2000, log: (line) => t.diagnostic(line) });
@@ -16,5 +18,9 @@ test('20-second soak at 64 connections: no 5xx, no socket error, flat memory, ev
   assert.equal(report.filesChecked, report.filesUploaded);
   assert.ok(report.filesUploaded > 80, `${report.filesUploaded} files uploaded`);
   assert.ok(report.requests > 1000, `${report.requests} requests`);
+  // The memory verdict rests on real samples of every process of the tree.
+  assert.ok(report.memory.total.samples >= 10, `${report.memory.total.samples} memory samples after warm-up`);
+  assert.ok(report.memory.processes.length >= 1 && report.memory.processes[0]?.role === 'primary', JSON.stringify(report.memory.processes.map((p) => p.role)));
+  for (const p of report.memory.processes) assert.ok(p.samples >= 3, `${p.role}: ${p.samples} samples`);
   assert.ok(report.ok);
 });
