@@ -6,17 +6,13 @@ import { contentDisposition } from '../http/content-disposition.js';
 import { contentTypeFor } from '../http/mime.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { Readable } from 'node:stream';
-import { openedBytes, type Entry, type Opened } from '../storage/backend.js';
+import type { Entry, Opened } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
 
 /**
  * GET/HEAD of a file, shared by /storage/ and /dav/: validators, 304,
  * Range and If-Range, and a stream that matches the headers even when the
  * file is replaced between stat and open.
- *
- * `whole`: the file already opened whole (its `entry` is then `entry`), so a
- * plain GET costs one lookup instead of a stat and an open; released unless
- * it is what gets sent.
  */
 export async function serveFile(
   request: FastifyRequest,
@@ -30,52 +26,55 @@ export async function serveFile(
     /** Runs before an answer that carries the file's first byte (200, or 206 from 0); may throw to refuse it (share download limits). */
     onFirstByte?: () => Promise<void>;
   },
-  whole?: Opened,
 ) {
-  let unsent = whole;
-  try {
-    return await answer();
-  } finally {
-    if (unsent && !unsent.bytes) unsent.stream.destroy();
+  fileHeaders(reply, entry, opts.download);
+  if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
+  // If-Range: a client resuming an older version gets the whole current file instead of a spliced one.
+  const ifRange = request.headers['if-range'];
+  const rangeHeader = ifRangeMatches(typeof ifRange === 'string' ? ifRange : undefined, entry.etag, entry.modified) ? request.headers.range : undefined;
+  const range = parseRange(rangeHeader, entry.size);
+  if (range.kind === 'unsatisfiable') {
+    throw new AppError('range_not_satisfiable', 'The requested range is outside the file.', { headers: { 'content-range': unsatisfiedRange(entry.size) } });
   }
-
-  async function answer() {
-    fileHeaders(reply, entry, opts.download);
-    if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
-    // If-Range: a client resuming an older version gets the whole current file instead of a spliced one.
-    const ifRange = request.headers['if-range'];
-    const rangeHeader = ifRangeMatches(typeof ifRange === 'string' ? ifRange : undefined, entry.etag, entry.modified) ? request.headers.range : undefined;
-    const range = parseRange(rangeHeader, entry.size);
-    if (range.kind === 'unsatisfiable') {
-      throw new AppError('range_not_satisfiable', 'The requested range is outside the file.', { headers: { 'content-range': unsatisfiedRange(entry.size) } });
-    }
-    if (!opts.withBody) {
-      reply.header('content-length', String(entry.size));
-      return reply.code(200).send();
-    }
-    const fromStart = range.kind !== 'range' || range.start === 0;
-    if (fromStart) await opts.onFirstByte?.();
-    let opened: Opened;
-    if (unsent && range.kind !== 'range') [opened, unsent] = [unsent, undefined];
-    else if (unsent?.bytes && range.kind === 'range') opened = openedBytes(entry, unsent.bytes.subarray(range.start, range.end + 1));
-    else opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
-    if (opened.entry.etag !== entry.etag) {
-      // Replaced between stat and open: serve the new version whole rather than a range of it.
-      if (!opened.bytes) opened.stream.destroy();
-      if (!fromStart) await opts.onFirstByte?.();
-      opened = await files.read(key);
-      fileHeaders(reply, opened.entry, opts.download);
-      reply.header('content-length', String(opened.entry.size));
-      return reply.code(200).send(body(opened));
-    }
-    if (range.kind === 'range') {
-      reply.header('content-range', contentRange(range.start, range.end, entry.size));
-      reply.header('content-length', String(range.end - range.start + 1));
-      return reply.code(206).send(body(opened));
-    }
+  if (!opts.withBody) {
     reply.header('content-length', String(entry.size));
-    return reply.code(200).send(body(opened));
+    return reply.code(200).send();
   }
+  const fromStart = range.kind !== 'range' || range.start === 0;
+  if (fromStart) await opts.onFirstByte?.();
+  const opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
+  if (opened.entry.etag !== entry.etag) {
+    // Replaced between stat and open: serve the new version whole rather than a range of it.
+    if (!opened.bytes) opened.stream.destroy();
+    if (!fromStart) await opts.onFirstByte?.();
+    return sendWhole(reply, await files.read(key), opts.download);
+  }
+  if (range.kind === 'range') {
+    reply.header('content-range', contentRange(range.start, range.end, entry.size));
+    reply.header('content-length', String(range.end - range.start + 1));
+    return reply.code(206).send(body(opened));
+  }
+  reply.header('content-length', String(entry.size));
+  return reply.code(200).send(body(opened));
+}
+
+/**
+ * A GET that is neither conditional nor ranged: the file can be opened at
+ * once and sent whole (one lookup instead of a stat and an open; on S3 one
+ * GetObject instead of HeadObject + GetObject). Conditional and range
+ * requests go through serveFile, so a 304 or a slice of a big file never
+ * starts reading it.
+ */
+export function isPlainGet(request: FastifyRequest): boolean {
+  const h = request.headers;
+  return request.method === 'GET' && h.range === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined;
+}
+
+/** A file opened whole for a plain GET: the open descriptor's entry gives the headers. */
+export function sendWhole(reply: FastifyReply, opened: Opened, download: boolean) {
+  fileHeaders(reply, opened.entry, download);
+  reply.header('content-length', String(opened.entry.size));
+  return reply.code(200).send(body(opened));
 }
 
 /** A small file already read whole goes out as one buffer, anything else as its stream. */

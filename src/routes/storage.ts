@@ -9,7 +9,7 @@ import type { PathTokenService } from '../services/path-token-service.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
 import { readJsonBody } from './json-body.js';
-import { serveFile } from './serve-file.js';
+import { isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
@@ -195,14 +195,11 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
 
   async function serve(request: FastifyRequest, reply: FastifyReply, { key, trailingSlash }: ParsedStoragePath, withBody: boolean) {
     const query = request.query as Record<string, unknown>;
-    // A plain GET of a file (the common case) opens it at once: one lookup instead of a stat and
-    // an open (on S3 one GetObject instead of HeadObject + GetObject). Conditional and range
-    // requests stat first: a 304 or a slice of a big file should not start reading it.
-    const h = request.headers;
-    const plain = h.range === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined;
-    if (withBody && plain && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
+    const download = query.download === '1' || query.download === 'true';
+    // A plain GET of a file (the common case) opens it at once; a folder goes on to its listing.
+    if (isPlainGet(request) && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
       const whole = await files.readIfFile(key);
-      if (whole) return serveFile(request, reply, files, key, whole.entry, { download: query.download === '1' || query.download === 'true', withBody }, whole);
+      if (whole) return sendWhole(reply, whole, download);
     }
     const entry = await files.stat(key);
     const thumbnail = parseThumbnailSize(query.thumbnail);
@@ -216,7 +213,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     }
     // A trailing slash addresses a folder; there is none here.
     if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
-    return serveFile(request, reply, files, key, entry, { download: query.download === '1' || query.download === 'true', withBody });
+    return serveFile(request, reply, files, key, entry, { download, withBody });
   }
 
   scope.put('/storage/*', { ...write, schema: putSchema }, async (request, reply) => {

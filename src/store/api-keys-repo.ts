@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { ApiKey, ApiKeyRepo, User } from './types.js';
 import { toUser } from './users-repo.js';
-import { createStampedCache, type ChangeStamp } from './stamped-cache.js';
+import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
 
 type Row = Selectable<Database['api_keys']>;
 
@@ -24,7 +24,7 @@ const fromRow = (r: Row): ApiKey => ({
  * a key's expiry is still checked against each request's time.
  */
 export function createApiKeyRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): ApiKeyRepo {
-  const cache = changeStamp && createStampedCache<{ key: ApiKey; user: User }>(changeStamp);
+  const cache = stampedLookup<{ key: ApiKey; user: User }>(changeStamp);
   const live = (found: { key: ApiKey; user: User } | undefined, now: number) => (found && (found.key.expiresAt === undefined || found.key.expiresAt > now) ? found : undefined);
   async function queryByHash(keyHash: string, now: number): Promise<{ key: ApiKey; user: User } | undefined> {
     const r = await db
@@ -64,7 +64,7 @@ export function createApiKeyRepo(db: Kysely<Database>, changeStamp?: ChangeStamp
     },
 
     async findByHash(keyHash, now) {
-      return live(cache ? await cache.get(keyHash, () => queryByHash(keyHash, now)) : await queryByHash(keyHash, now), now);
+      return live(await cache.get(keyHash, () => queryByHash(keyHash, now)), now);
     },
 
     async listByUser(userId) {

@@ -3,7 +3,7 @@ import { createQueryId, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { Session, SessionRepo, User } from './types.js';
 import { toUser } from './users-repo.js';
-import { createStampedCache, type ChangeStamp } from './stamped-cache.js';
+import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
 
 function toSession(r: Omit<Selectable<Database['sessions']>, 'client' | 'address'> & { client?: string | null; address?: string | null }): Session {
   return {
@@ -62,7 +62,7 @@ export function createSessionRepo(db: Kysely<Database>, changeStamp?: ChangeStam
       tokenExpiresAt: Number(r.a_expires_at),
     };
   }
-  const cache = changeStamp && createStampedCache<Access>(changeStamp);
+  const cache = stampedLookup<Access>(changeStamp);
 
   return {
     async create(s) {
@@ -107,7 +107,7 @@ export function createSessionRepo(db: Kysely<Database>, changeStamp?: ChangeStam
     },
 
     async findAccess(tokenHash, now) {
-      const found = cache ? await cache.get(tokenHash, () => queryAccess(tokenHash, now)) : await queryAccess(tokenHash, now);
+      const found = await cache.get(tokenHash, () => queryAccess(tokenHash, now));
       if (!found || found.tokenExpiresAt <= now) return undefined;
       return { session: found.session, user: found.user };
     },

@@ -8,6 +8,14 @@
  */
 export type ChangeStamp = () => string;
 
+/** A read-through lookup: cached under a change stamp when the store has one, else straight to the query. */
+export type Lookup<V> = { get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> };
+
+/** The lookup for a store with or without a change stamp (PostgreSQL has none: every lookup queries). */
+export function stampedLookup<V>(stamp: ChangeStamp | undefined, max?: number): Lookup<V> {
+  return stamp ? createStampedCache<V>(stamp, max) : { get: (_key, load) => load() };
+}
+
 /**
  * Results of read queries, kept only while the database is unchanged: every
  * lookup first reads the stamp, and any difference from the stamp the value

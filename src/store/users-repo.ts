@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import { createStampedCache, type ChangeStamp } from './stamped-cache.js';
+import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
 import { LastAdminError, StoreConflictError, type User, type UserRepo } from './types.js';
 import { isUniqueViolation } from './sql-errors.js';
 
@@ -53,7 +53,7 @@ async function otherAdmins(db: Kysely<Database>, userId: string): Promise<number
  * owner's auth epoch on every request.
  */
 export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): UserRepo {
-  const byName = changeStamp && createStampedCache<User>(changeStamp, 1000);
+  const byName = stampedLookup<User>(changeStamp, 1000);
   const queryByName = async (username: string) => {
     const r = await db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
     return r ? toUser(r) : undefined;
@@ -81,7 +81,7 @@ export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp):
       return toUser(row);
     },
 
-    getByName: (username) => (byName ? byName.get(username, () => queryByName(username)) : queryByName(username)),
+    getByName: (username) => byName.get(username, () => queryByName(username)),
 
     async list() {
       const rows = await db.selectFrom('users').selectAll().orderBy('username').execute();

@@ -48,6 +48,24 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await fetch(`${t.url}/storage/alice/A-folder/`, { headers: auth })).status, 200);
     });
 
+    test('a plain GET (opened at once) and a conditional GET (stat first) answer alike; a folder without its slash lists, a file with one is 404', async () => {
+      const plain = await fetch(`${t.url}/storage/alice/a.txt`, { headers: auth });
+      const conditional = await fetch(`${t.url}/storage/alice/a.txt`, { headers: { ...auth, 'if-none-match': '"not-this-one"' } });
+      assert.equal(plain.status, 200);
+      assert.equal(conditional.status, 200);
+      for (const h of ['content-type', 'content-length', 'etag', 'last-modified', 'accept-ranges', 'cache-control', 'x-content-type-options', 'content-security-policy']) {
+        assert.equal(plain.headers.get(h), conditional.headers.get(h), h);
+      }
+      assert.equal(await plain.text(), await conditional.text());
+      const bare = await fetch(`${t.url}/storage/alice/A-folder`, { headers: auth });
+      const slashed = await fetch(`${t.url}/storage/alice/A-folder/`, { headers: auth });
+      assert.equal(bare.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(await bare.text(), await slashed.text());
+      const fileSlash = await fetch(`${t.url}/storage/alice/a.txt/`, { headers: auth });
+      assert.equal(fileSlash.status, 404);
+      assert.equal(((await fileSlash.json()) as { error: string }).error, 'not_found');
+    });
+
     test('a file downloads with its headers', async () => {
       const res = await fetch(`${t.url}/storage/alice/a.txt`, { headers: auth });
       assert.equal(res.status, 200);
