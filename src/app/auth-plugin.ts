@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { decide, type AccessRule, type Resource, type Throttle } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
@@ -101,7 +102,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     } catch (e) {
       resourceError = e;
     }
-    const principal = await authenticate(request, rule, resourceError === undefined ? resource : NONE, deps);
+    const principal = await authenticate(credentialsOf(request), rule, resourceError === undefined ? resource : NONE, deps);
     if (principal && resourceError !== undefined) throw resourceError;
     const denial = decide(rule, principal, request.method, resource);
     if (denial) {
@@ -124,7 +125,7 @@ async function throttle(kind: Throttle, request: FastifyRequest, deps: AuthDeps)
   if (wait > 0) throw new AppError('rate_limited', `Too many ${what}; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
 }
 
-function headerCount(rawHeaders: readonly string[], name: string): number {
+export function headerCount(rawHeaders: readonly string[], name: string): number {
   let n = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) n++;
   return n;
@@ -136,6 +137,21 @@ export function accessTokenFrom(header: string): string {
   return m ? (m[1] as string) : header.trim();
 }
 
+/** What the authenticator chain reads of a request (the fast read path, src/app/fast-read.ts, has no FastifyRequest). */
+export type Credentials = {
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The client's address as request.ip gives it. */
+  readonly ip: string;
+  /** The `token` query parameter, decoded. */
+  readonly queryToken: string | undefined;
+};
+
+function credentialsOf(request: FastifyRequest): Credentials {
+  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  return { method: request.method, headers: request.headers, ip: request.ip, queryToken: typeof token === 'string' ? token : undefined };
+}
+
 /**
  * The authenticator chain. Which links apply depends on the route: a share
  * route knows only its link (and the password cookie), the /basic/ pages only
@@ -144,7 +160,7 @@ export function accessTokenFrom(header: string): string {
  * and without that header a path token where the route takes one. An
  * Authorization header is decisive: a bad one is not rescued by a ?token=.
  */
-async function authenticate(request: FastifyRequest, rule: AccessRule, resource: Resource, deps: AuthDeps): Promise<Principal | undefined> {
+export async function authenticate(request: Credentials, rule: AccessRule, resource: Resource, deps: AuthDeps): Promise<Principal | undefined> {
   if (rule.who === 'share') {
     if (resource.kind !== 'share') return undefined;
     const share = await deps.shares.find(resource.id);
@@ -163,8 +179,7 @@ async function authenticate(request: FastifyRequest, rule: AccessRule, resource:
     return token.startsWith(KEY_PREFIX) ? deps.keys.authenticate(token) : deps.auth.authenticate(token, request.ip);
   }
   if (!rule.pathToken || (request.method !== 'GET' && request.method !== 'HEAD') || resource.kind !== 'storage') return undefined;
-  const token = (request.query as Record<string, unknown> | undefined)?.token;
-  return typeof token === 'string' ? deps.pathTokens.verify(token, resource.key) : undefined;
+  return request.queryToken !== undefined ? deps.pathTokens.verify(request.queryToken, resource.key) : undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { statfs } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +45,8 @@ import { empty, errors, type RouteSchema } from '../routes/schemas.js';
 import { searchRoutes } from '../routes/search.js';
 import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
+import { createFastRead, requestIds, type FastRead } from './fast-read.js';
+import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
@@ -85,19 +88,28 @@ export type AppDeps = {
  */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
+  const nextRequestId = requestIds();
+  // Set once the services exist (below); until then, and when off, every request goes to Fastify.
+  let fastRead: FastRead | undefined;
   const app = Fastify({
+    genReqId: nextRequestId,
+    // Fastify's own server, with the small-read fast path in front of its handler (fast-read.ts).
+    serverFactory: (handler) => {
+      // requireHostHeader off: Node would answer a missing Host with a bare 400; the hook below gives the contract body.
+      const options = { maxHeaderSize: HTTP_LIMITS.maxHeaderSize, headersTimeout: HTTP_LIMITS.headersTimeoutMs, requireHostHeader: false };
+      const server = createServer(options, (req, res) => (fastRead ? fastRead(req, res, () => handler(req, res)) : handler(req, res)));
+      server.keepAliveTimeout = 72_000;
+      // Uploads may take long, so no limit on a whole request; a stalled client is cut off by the
+      // idle timeout instead, and slow headers by headersTimeout (HTTP_LIMITS, docs/security.md).
+      server.requestTimeout = 0;
+      server.setTimeout(HTTP_LIMITS.idleTimeoutMs);
+      return server;
+    },
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Trust only the direct peer (our reverse proxy), so request.ip is the address it appended
     // to X-Forwarded-For; entries further left are client-supplied and forgeable.
     trustProxy: config.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     bodyLimit: 64 * 1024,
-    // Uploads may take long, so no limit on a whole request; a stalled client is cut off by the
-    // idle timeout instead, and slow headers by headersTimeout (HTTP_LIMITS, docs/security.md).
-    requestTimeout: 0,
-    connectionTimeout: HTTP_LIMITS.idleTimeoutMs,
-    keepAliveTimeout: 72_000,
-    // requireHostHeader off: Node would answer a missing Host with a bare 400; the hook below gives the contract body.
-    http: { maxHeaderSize: HTTP_LIMITS.maxHeaderSize, headersTimeout: HTTP_LIMITS.headersTimeoutMs, requireHostHeader: false },
     clientErrorHandler,
     routerOptions: { maxParamLength: 8192 },
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
@@ -171,16 +183,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
   const basic = createBasicAuthenticator({ store: deps.store, auth, keys, throttle, clock, secret: deps.secret });
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
-  installAuth(app, { auth, keys, pathTokens, basic, shares, clock, throttle, visitors });
+  const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors };
+  installAuth(app, authDeps);
+  // Features that must see every request in Fastify turn the fast path off (docs/performance.md).
+  const fastReadOff = config.corsOrigin.length > 0 || metrics !== undefined || config.otlpEndpoint !== '' || config.trustProxy;
+  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId });
   // A change is counted in usage before its answer goes out, so the client's next GET /api/usage
   // (on any node) sees it. Free when nothing is pending.
   app.addHook('onSend', async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') await storageUsage.flush();
   });
   app.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    // Path tokens travel in URLs: never hand them to another site as a Referer.
-    reply.header('referrer-policy', 'no-referrer');
+    reply.headers(EVERY_ANSWER_HEADERS);
   });
 
   // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.

@@ -36,6 +36,9 @@ export type AccessRule = {
   readonly throttle?: readonly Throttle[];
 };
 
+/** Reading storage (GET/HEAD /storage/…): an account, or a path token for exactly that path. */
+export const STORAGE_READ: AccessRule = { who: 'user', pathToken: true };
+
 /**
  * - `login`: the login throttle (per client address, shared by every node): sign-in forms and password checks.
  * - `share-password`: the same counter for share-link passwords, in a bucket of its own.

@@ -2,8 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import { ifRangeMatches, isNotModified } from '../http/conditional.js';
-import { contentDisposition } from '../http/content-disposition.js';
-import { contentTypeFor } from '../http/mime.js';
+import { fileHeaderFields } from '../http/file-headers.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { Readable } from 'node:stream';
 import type { Entry, Opened } from '../storage/backend.js';
@@ -81,10 +80,5 @@ export function sendWhole(reply: FastifyReply, opened: Opened, download: boolean
 const body = (opened: Opened): Buffer | Readable => opened.bytes ?? opened.stream;
 
 export function fileHeaders(reply: FastifyReply, entry: Entry, download: boolean): void {
-  reply.header('content-type', contentTypeFor(entry.name));
-  reply.header('etag', entry.etag);
-  reply.header('last-modified', entry.modified.toUTCString());
-  reply.header('accept-ranges', 'bytes');
-  reply.header('cache-control', 'private, no-cache');
-  if (download) reply.header('content-disposition', contentDisposition(entry.name));
+  reply.headers(fileHeaderFields(entry, download));
 }

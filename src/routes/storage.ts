@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
 import { rawStoragePath } from '../http/url.js';
-import type { AccessRule, Resource } from '../domain/access.js';
+import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
+import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import type { PathTokenService } from '../services/path-token-service.js';
@@ -175,8 +176,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
 
   // Every storage answer, errors included: an uploaded HTML or SVG file must never run script in our origin.
   scope.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('content-security-policy', 'sandbox');
+    reply.headers(STORAGE_ANSWER_HEADERS);
   });
 
   // What the URL names: the access check compares its owner with the caller's and a path token's path with it.
@@ -187,7 +187,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
   };
   const target = (request: FastifyRequest): ParsedStoragePath => request.resource as ParsedStoragePath & Resource;
 
-  const read = { config: { access: { who: 'user', pathToken: true } as AccessRule, resource }, exposeHeadRoute: false };
+  // Plain GETs and HEADs of files are mostly answered before Fastify, under this same rule (src/app/fast-read.ts).
+  const read = { config: { access: STORAGE_READ, resource }, exposeHeadRoute: false };
   const write = { config: { access: { who: 'user' } as AccessRule, resource } };
 
   scope.get('/storage/*', { ...read, schema: readSchema }, async (request, reply) => serve(request, reply, target(request), true));

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { pipeline } from 'node:stream';
+import { decide, STORAGE_READ, type Resource } from '../domain/access.js';
+import { parseStoragePath } from '../domain/storage-path.js';
+import { fileHeaderFields } from '../http/file-headers.js';
+import { EVERY_ANSWER_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
+import type { FilesService } from '../services/files.js';
+import type { Entry, Opened } from '../storage/backend.js';
+import { authenticate, headerCount, type AuthDeps } from './auth-plugin.js';
+
+/** Takes a request or hands it on (to Fastify) untouched. */
+export type FastRead = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/** The longest storage path Fastify's router takes (its maxParamLength); longer ones are its to refuse. */
+const MAX_PARAM_LENGTH = 8192;
+
+/**
+ * The small-read fast path: an authorized GET or HEAD of a file under
+ * /storage/, answered on node:http without Fastify's request machinery
+ * (routing, schema, six hooks, reply serialization: about a third of a
+ * 4 KiB GET's CPU, docs/performance.md). It applies the same rules through
+ * the same functions — the authenticator chain and `decide` of
+ * auth-plugin.ts under the route's own rule, parseStoragePath, the files
+ * service, the headers of serve-file.ts and the security headers — and
+ * takes only requests where those rules are all there is to apply:
+ *
+ * - GET or HEAD of `<base>/storage/<path>` without a trailing slash, no
+ *   query but `?token=` (a path token), no Range or conditional header, at
+ *   most one Authorization header, Host present on HTTP/1.1;
+ * - a credential that authenticates and is allowed; a path that is a file.
+ *
+ * Anything else — a folder, a 401, a 404, a malformed path, ?download,
+ * a range — goes to Fastify as if this did not exist, and Fastify answers
+ * it (re-checking from scratch: the fast path has no side effects but a
+ * session's last-use mark, which Fastify's check would make as well).
+ * The access log line is Fastify's, with `fast: true`. Off when a feature needs
+ * every request in Fastify: CORS, metrics, tracing, --trust-proxy.
+ */
+export function createFastRead(deps: {
+  readonly basePath: string;
+  readonly auth: AuthDeps;
+  readonly files: FilesService;
+  readonly accessLog: { info(fields: object, message: string): void };
+  readonly nextRequestId: () => string;
+}): FastRead {
+  const prefix = `${deps.basePath}/storage/`;
+  const { files, accessLog } = deps;
+
+  function log(req: IncomingMessage, statusCode: number, started: number): void {
+    accessLog.info(
+      // `fast`: answered here, not by Fastify (what tells the two apart when reading a log or a test).
+      { reqId: deps.nextRequestId(), req: { method: req.method, url: req.url, ip: req.socket.remoteAddress }, res: { statusCode }, responseTime: performance.now() - started, fast: true },
+      'request completed',
+    );
+  }
+
+  function send(req: IncomingMessage, res: ServerResponse, entry: Entry, opened: Opened | undefined, started: number): void {
+    res.writeHead(200, { ...fileHeaderFields(entry, false), 'content-length': String(entry.size), ...EVERY_ANSWER_HEADERS, ...STORAGE_ANSWER_HEADERS });
+    if (!opened) {
+      res.end();
+    } else if (opened.bytes) {
+      res.end(opened.bytes);
+    } else {
+      // As Fastify does with a stream body: a read error after the headers can only cut the connection.
+      pipeline(opened.stream, res, () => undefined);
+      res.once('close', () => log(req, res.statusCode, started));
+      return;
+    }
+    log(req, 200, started);
+  }
+
+  return (req, res, next) => {
+    const url = req.url ?? '';
+    const h = req.headers;
+    const method = req.method;
+    if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith(prefix)) return next();
+    if (h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return next();
+    if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && h.host === undefined) return next();
+    if (h.authorization !== undefined && headerCount(req.rawHeaders, 'authorization') > 1) return next();
+    const q = url.indexOf('?');
+    const raw = q === -1 ? url.slice(prefix.length) : url.slice(prefix.length, q);
+    // Only `?token=<value>` as Fastify's query parser would read it (no escapes, no other parameter).
+    const query = q === -1 ? undefined : url.slice(q + 1);
+    if (query !== undefined && (!query.startsWith('token=') || /[&%+#]/.test(query))) return next();
+    if (raw.length > MAX_PARAM_LENGTH || raw.endsWith('/')) return next();
+    let resource: Resource;
+    try {
+      resource = { kind: 'storage', ...parseStoragePath(raw) };
+    } catch {
+      return next();
+    }
+    const started = performance.now();
+    const credentials = { method, headers: h, ip: req.socket.remoteAddress ?? '', queryToken: query?.slice('token='.length) };
+    authenticate(credentials, STORAGE_READ, resource, deps.auth)
+      .then(async (principal) => {
+        if (!principal || decide(STORAGE_READ, principal, method, resource) || resource.kind !== 'storage') return next();
+        if (method === 'HEAD') {
+          const entry = await files.stat(resource.key);
+          return entry.isFile ? send(req, res, entry, undefined, started) : next();
+        }
+        const opened = await files.readIfFile(resource.key);
+        return opened ? send(req, res, opened.entry, opened, started) : next();
+      })
+      // A missing file, a bad key, a store error: Fastify's answer (and its log line) is the one that counts.
+      .catch(() => (res.headersSent ? res.destroy() : next()));
+  };
+}
+
+/** Request ids `req-1`, `req-2`, … as Fastify makes them, shared by Fastify and the fast path so ids stay unique per process. */
+export function requestIds(): () => string {
+  let next = 0;
+  return () => {
+    next = (next + 1) & 0x7fffffff;
+    return `req-${next.toString(36)}`;
+  };
+}

@@ -1,0 +1,8 @@
+/**
+ * Headers on every answer: no MIME sniffing; and since path tokens travel in
+ * URLs, a page never hands its URL to another site as a Referer.
+ */
+export const EVERY_ANSWER_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const;
+
+/** Headers on every storage answer, errors included: an uploaded HTML or SVG file must never run script in our origin. */
+export const STORAGE_ANSWER_HEADERS = { 'x-content-type-options': 'nosniff', 'content-security-policy': 'sandbox' } as const;

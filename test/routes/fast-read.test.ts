@@ -1,0 +1,158 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { bearer, postJson } from '../helpers/client.js';
+
+/**
+ * The small-read fast path (src/app/fast-read.ts) answers plain GETs and
+ * HEADs of files before Fastify. Its answers must be Fastify's answers: a
+ * conditional header that does not match sends the same request through
+ * Fastify, so each pair below compares the two paths byte for byte.
+ */
+
+/** Every header but Date, which is the clock's. */
+function headersOf(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== 'date') out[name] = value;
+  });
+  return out;
+}
+
+async function answer(res: Response) {
+  return { status: res.status, headers: headersOf(res), body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** Through Fastify: an If-None-Match that matches nothing is a plain 200 answered by the route. */
+const viaFastify = { 'if-none-match': '"matches-nothing"' };
+
+const FILES: readonly [string, Buffer][] = [
+  ['small.txt', Buffer.from('hello fast path')],
+  ['empty.bin', Buffer.alloc(0)],
+  // Over the whole-read limit (64 KiB): streamed, on the fast path as on Fastify's.
+  ['big.bin', Buffer.alloc(200 * 1024, 7)],
+  ['page.html', Buffer.from('<script>alert(1)</script>')],
+  ['sub/déjà vu.jpg', Buffer.from('not really a jpeg')],
+];
+
+for (const [storage, skip] of BACKENDS) {
+  describe(`the fast read path on ${storage}: same answers as Fastify's`, { skip }, () => {
+    let t: TestApp;
+    let auth: Record<string, string>;
+    before(async () => {
+      t = await startApp({ users: ['alice', 'bob'], storage });
+      auth = bearer((await t.login('alice')).access_token);
+      for (const [path, bytes] of FILES) await t.fs.put(path, bytes);
+      await t.fs.put('bobs.txt', 'bob only', 'bob');
+    });
+    after(() => t.close());
+    const url = (path: string) => `${t.url}/storage/alice/${path.split('/').map(encodeURIComponent).join('/')}`;
+
+    test('GET and HEAD of a file: status, every header and the bytes', async () => {
+      for (const [path, bytes] of FILES) {
+        for (const method of ['GET', 'HEAD']) {
+          const fast = await answer(await fetch(url(path), { method, headers: auth }));
+          const slow = await answer(await fetch(url(path), { method, headers: { ...auth, ...viaFastify } }));
+          assert.deepEqual(fast, slow, `${method} ${path}`);
+          assert.equal(fast.status, 200);
+          assert.deepEqual(fast.body, method === 'GET' ? bytes : Buffer.alloc(0), `${method} ${path}`);
+        }
+      }
+    });
+
+    test('a GET with a path token: the same answer as through Fastify', async () => {
+      const made = await postJson(url('small.txt'), { action: 'MakePathToken' }, auth);
+      const { token } = (await made.json()) as { token: string };
+      const fast = await answer(await fetch(`${url('small.txt')}?token=${token}`));
+      const slow = await answer(await fetch(`${url('small.txt')}?token=${token}`, { headers: viaFastify }));
+      assert.deepEqual(fast, slow);
+      assert.equal(fast.body.toString(), 'hello fast path');
+      // The token names one path: another file, even the user's own, is refused.
+      assert.equal((await fetch(`${url('empty.bin')}?token=${token}`)).status, 401);
+    });
+
+    test('what the fast path hands on still gets the contract answer', async () => {
+      const json = async (res: Response) => [res.status, ((await res.json()) as { error?: string }).error];
+      assert.deepEqual(await json(await fetch(url('small.txt'))), [401, 'unauthorized'], 'no credential');
+      assert.deepEqual(await json(await fetch(url('small.txt'), { headers: bearer('not-a-token') })), [401, 'unauthorized'], 'a bad token');
+      assert.deepEqual(await json(await fetch(`${url('small.txt')}?token=forged`)), [401, 'unauthorized'], 'a bad path token');
+      assert.deepEqual(await json(await fetch(`${t.url}/storage/bob/bobs.txt`, { headers: auth })), [401, 'unauthorized'], "another user's file");
+      assert.deepEqual(await json(await fetch(url('missing.txt'), { headers: auth })), [404, 'not_found'], 'nothing there');
+      assert.deepEqual(await json(await fetch(`${url('small.txt')}/`, { headers: auth })), [404, 'not_found'], 'a file with a slash');
+      const folder = await fetch(url('sub'), { headers: auth });
+      assert.equal(folder.status, 200);
+      assert.deepEqual(((await folder.json()) as { entries: { name: string }[] }).entries.map((e) => e.name), ['déjà vu.jpg'], 'a folder lists');
+      const download = await fetch(`${url('small.txt')}?download=1`, { headers: auth });
+      assert.equal(download.headers.get('content-disposition'), 'attachment; filename="small.txt"');
+      const range = await fetch(url('small.txt'), { headers: { ...auth, range: 'bytes=0-4' } });
+      assert.equal(range.status, 206);
+      assert.equal(await range.text(), 'hello');
+    });
+
+    test('a signed-out token is refused at once, though it was just served fast', async () => {
+      const tokens = await t.login('alice');
+      assert.equal((await fetch(url('small.txt'), { headers: bearer(tokens.access_token) })).status, 200);
+      assert.equal((await postJson(`${t.url}/auth/logout`, { username: 'alice', refresh_token: tokens.refresh_token })).status, 204);
+      assert.equal((await fetch(url('small.txt'), { headers: bearer(tokens.access_token) })).status, 401);
+    });
+
+    test('two Authorization headers and a missing Host are refused as before (400)', async () => {
+      const raw = async (request: string) =>
+        new Promise<string>((resolve, reject) => {
+          const u = new URL(t.url);
+          const socket = connect(Number(u.port), u.hostname, () => socket.end(request));
+          let text = '';
+          socket.on('data', (d: Buffer) => (text += d.toString()));
+          socket.on('end', () => resolve(text));
+          socket.on('error', reject);
+        });
+      const path = new URL(url('small.txt')).pathname;
+      const twice = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth.authorization}\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`);
+      assert.match(twice, /^HTTP\/1\.1 400 /);
+      const noHost = await raw(`GET ${path} HTTP/1.1\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`);
+      assert.match(noHost, /^HTTP\/1\.1 400 /);
+    });
+  });
+}
+
+describe('the fast read path in the log', () => {
+  test('a plain GET is logged with fast: true, a conditional one by Fastify, with the same fields otherwise', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)), cb()) });
+    const t = await startApp({ users: ['alice'], logTo: sink });
+    try {
+      await t.fs.put('a.txt', 'a');
+      const auth = bearer((await t.login('alice')).access_token);
+      assert.equal((await fetch(`${t.url}/storage/alice/a.txt`, { headers: auth })).status, 200);
+      assert.equal((await fetch(`${t.url}/storage/alice/a.txt`, { headers: { ...auth, ...viaFastify } })).status, 200);
+      const reads = lines.filter((l) => (l.req as { url?: string } | undefined)?.url === '/storage/alice/a.txt');
+      assert.equal(reads.length, 2);
+      const [fast, slow] = reads as [Record<string, unknown>, Record<string, unknown>];
+      assert.equal(fast.fast, true);
+      assert.equal(slow.fast, undefined);
+      assert.deepEqual(Object.keys(fast).filter((k) => k !== 'fast'), Object.keys(slow));
+      assert.deepEqual([fast.req, fast.res, fast.msg], [slow.req, slow.res, slow.msg]);
+      assert.notEqual(fast.reqId, slow.reqId, 'one sequence of request ids for both paths');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('with CORS on, every request goes through Fastify (its headers are on the answer)', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)), cb()) });
+    const t = await startApp({ users: ['alice'], logTo: sink, flags: { corsOrigin: 'https://app.example' } });
+    try {
+      await t.fs.put('a.txt', 'a');
+      const auth = bearer((await t.login('alice')).access_token);
+      const res = await fetch(`${t.url}/storage/alice/a.txt`, { headers: { ...auth, origin: 'https://app.example' } });
+      assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
+      assert.ok(lines.some((l) => (l.req as { url?: string } | undefined)?.url === '/storage/alice/a.txt'));
+      assert.ok(lines.every((l) => l.fast === undefined));
+    } finally {
+      await t.close();
+    }
+  });
+});
