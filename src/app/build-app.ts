@@ -162,6 +162,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The request line holds only what the serializers pick (method, redacted URL, address, status),
   // never a body or a header, so it skips the redaction paths, which cost ~4% of a small GET.
   const accessLog = app.log.child({}, { redact: [] });
+  // The hooks below do not run for the fast read path (fast-read.ts), which applies their rules
+  // itself; a hook added here that must see every request turns it off (fastReadOff).
   app.addHook('onResponse', async (request, reply) => {
     accessLog.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
@@ -186,8 +188,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors };
   installAuth(app, authDeps);
   // Features that must see every request in Fastify turn the fast path off (docs/performance.md).
-  const fastReadOff = config.corsOrigin.length > 0 || metrics !== undefined || config.otlpEndpoint !== '' || config.trustProxy;
-  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId });
+  const fastReadOff = config.corsOrigin.length > 0 || metrics !== undefined || config.otlpEndpoint !== '';
+  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId, trustProxy: config.trustProxy });
   // A change is counted in usage before its answer goes out, so the client's next GET /api/usage
   // (on any node) sees it. Free when nothing is pending.
   app.addHook('onSend', async (request) => {

@@ -35,7 +35,7 @@ const MAX_PARAM_LENGTH = 8192;
  * it (re-checking from scratch: the fast path has no side effects but a
  * session's last-use mark, which Fastify's check would make as well).
  * The access log line is Fastify's, with `fast: true`. Off when a feature needs
- * every request in Fastify: CORS, metrics, tracing, --trust-proxy.
+ * every request in Fastify: CORS, metrics, tracing.
  */
 export function createFastRead(deps: {
   readonly basePath: string;
@@ -43,14 +43,23 @@ export function createFastRead(deps: {
   readonly files: FilesService;
   readonly accessLog: { info(fields: object, message: string): void };
   readonly nextRequestId: () => string;
+  /** --trust-proxy: the client address is the nearest proxy's X-Forwarded-For entry, as Fastify's request.ip. */
+  readonly trustProxy: boolean;
 }): FastRead {
+  // A throttle on the rule would be skipped here; it must be counted in Fastify's hook instead.
+  if (STORAGE_READ.throttle?.length) throw new Error('the storage read rule has a throttle: the fast read path cannot apply it');
   const prefix = `${deps.basePath}/storage/`;
   const { files, accessLog } = deps;
+
+  const addressOf = (req: IncomingMessage): string => {
+    const forwarded = req.headers['x-forwarded-for'];
+    return (deps.trustProxy && typeof forwarded === 'string' ? nearestForwarded(forwarded) : undefined) ?? req.socket.remoteAddress ?? '';
+  };
 
   function log(req: IncomingMessage, statusCode: number, started: number): void {
     accessLog.info(
       // `fast`: answered here, not by Fastify (what tells the two apart when reading a log or a test).
-      { reqId: deps.nextRequestId(), req: { method: req.method, url: req.url, ip: req.socket.remoteAddress }, res: { statusCode }, responseTime: performance.now() - started, fast: true },
+      { reqId: deps.nextRequestId(), req: { method: req.method, url: req.url, ip: addressOf(req) }, res: { statusCode }, responseTime: performance.now() - started, fast: true },
       'request completed',
     );
   }
@@ -91,7 +100,7 @@ export function createFastRead(deps: {
       return next();
     }
     const started = performance.now();
-    const credentials = { method, headers: h, ip: req.socket.remoteAddress ?? '', queryToken: query?.slice('token='.length) };
+    const credentials = { method, headers: h, ip: addressOf(req), queryToken: query?.slice('token='.length) };
     authenticate(credentials, STORAGE_READ, resource, deps.auth)
       .then(async (principal) => {
         if (!principal || decide(STORAGE_READ, principal, method, resource) || resource.kind !== 'storage') return next();
@@ -105,6 +114,19 @@ export function createFastRead(deps: {
       // A missing file, a bad key, a store error: Fastify's answer (and its log line) is the one that counts.
       .catch(() => (res.headersSent ? res.destroy() : next()));
   };
+}
+
+/**
+ * The entry the nearest proxy appended to X-Forwarded-For: the last one, spaces trimmed, empty
+ * entries skipped (repeated headers arrive joined with ", "), as Fastify's trustProxy function
+ * `hop === 0` makes request.ip; undefined without one (then the peer's own address counts).
+ */
+export function nearestForwarded(header: string): string | undefined {
+  for (const entry of header.split(',').reverse()) {
+    const trimmed = entry.replace(/^[ \t]+|[ \t]+$/g, '');
+    if (trimmed !== '') return trimmed;
+  }
+  return undefined;
 }
 
 /** Request ids `req-1`, `req-2`, … as Fastify makes them, shared by Fastify and the fast path so ids stay unique per process. */

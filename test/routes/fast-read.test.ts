@@ -140,6 +140,27 @@ describe('the fast read path in the log', () => {
     }
   });
 
+  test('behind --trust-proxy, the client address is the one Fastify takes from X-Forwarded-For', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)), cb()) });
+    const t = await startApp({ users: ['alice'], logTo: sink, flags: { trustProxy: true } });
+    try {
+      await t.fs.put('a.txt', 'a');
+      const auth = bearer((await t.login('alice')).access_token);
+      for (const forwarded of [undefined, '203.0.113.7', '198.51.100.1, 203.0.113.7', ' 203.0.113.9 ,  ', '198.51.100.1, , 2001:db8::1', ',']) {
+        const headers = forwarded === undefined ? auth : { ...auth, 'x-forwarded-for': forwarded };
+        lines.length = 0;
+        await (await fetch(`${t.url}/storage/alice/a.txt`, { headers })).arrayBuffer();
+        await (await fetch(`${t.url}/storage/alice/a.txt`, { headers: { ...headers, ...viaFastify } })).arrayBuffer();
+        const reads = lines.filter((l) => (l.req as { url?: string } | undefined)?.url === '/storage/alice/a.txt') as { req: { remoteAddress: string }; fast?: boolean }[];
+        assert.deepEqual(reads.map((l) => l.fast), [true, undefined], String(forwarded));
+        assert.equal(reads[0]?.req.remoteAddress, reads[1]?.req.remoteAddress, String(forwarded));
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
   test('with CORS on, every request goes through Fastify (its headers are on the answer)', async () => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)), cb()) });
