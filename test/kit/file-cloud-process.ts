@@ -5,7 +5,7 @@
  * listening line, and stop it — primary and workers — by their own pids.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alive, descendantsOfSync, killLeftovers } from './process-tree.js';
@@ -67,8 +67,11 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
   let stdout = '';
   let stderr = '';
   let proc: ChildProcess;
+  // A log file shared by several runs (the bench appends every server's lines) is read from where this run began.
+  let logStart = 0;
   if (o.logFile) {
     const out = openSync(o.logFile, 'a');
+    logStart = fstatSync(out).size;
     proc = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', out, out], detached: o.processGroup === true });
     closeSync(out);
   } else {
@@ -78,7 +81,7 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
   }
   o.onSpawn?.(proc);
   const logFile = o.logFile;
-  const output = () => (logFile ? { stdout: readFileSync(logFile, 'utf8'), stderr: '' } : { stdout, stderr });
+  const output = () => (logFile ? { stdout: readPart(logFile, logStart), stderr: '' } : { stdout, stderr });
   const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
   const timeoutMs = o.startTimeoutMs ?? 20_000;
 
@@ -90,12 +93,13 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
       f();
     };
     const check = () => {
-      const m = LISTENING.exec(output().stdout);
+      // The listening line comes before any request's: the first 64 KiB hold it.
+      const m = LISTENING.exec(logFile ? readPart(logFile, logStart, 64 * 1024) : stdout);
       if (m) done(() => res(m[1] as string));
     };
     const describe = () => {
-      const { stdout: out, stderr: err } = output();
-      return `\nstdout: ${out.slice(-4000)}\nstderr: ${err.slice(-4000)}`;
+      const out = logFile ? readPart(logFile, logStart, 4000, true) : stdout.slice(-4000);
+      return `\nstdout: ${out}\nstderr: ${stderr.slice(-4000)}`;
     };
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -129,4 +133,24 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
       return { code, leftovers: await killLeftovers(workers) };
     },
   };
+}
+
+/** The file's text from byte `from` on: all of it, or at most `max` bytes from its start (or its end, `tail`). */
+function readPart(file: string, from: number, max = Infinity, tail = false): string {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.max(0, Math.min(size - from, max));
+    const start = tail ? size - length : from;
+    const bytes = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, bytes, got, length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return bytes.subarray(0, got).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
