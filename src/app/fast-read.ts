@@ -101,18 +101,26 @@ export function createFastRead(deps: {
     }
     const started = performance.now();
     const credentials = { method, headers: h, ip: addressOf(req), queryToken: query?.slice('token='.length) };
-    authenticate(credentials, STORAGE_READ, resource, deps.auth)
-      .then(async (principal) => {
-        if (!principal || decide(STORAGE_READ, principal, method, resource) || resource.kind !== 'storage') return next();
-        if (method === 'HEAD') {
-          const entry = await files.stat(resource.key);
-          return entry.isFile ? send(req, res, entry, undefined, started) : next();
-        }
-        const opened = await files.readIfFile(resource.key);
-        return opened ? send(req, res, opened.entry, opened, started) : next();
-      })
+    /** Whether the request was answered here. */
+    const answer = async (): Promise<boolean> => {
+      const principal = await authenticate(credentials, STORAGE_READ, resource, deps.auth);
+      if (!principal || decide(STORAGE_READ, principal, method, resource) || resource.kind !== 'storage') return false;
+      if (method === 'HEAD') {
+        const entry = await files.stat(resource.key);
+        if (!entry.isFile) return false;
+        send(req, res, entry, undefined, started);
+        return true;
+      }
+      const opened = await files.readIfFile(resource.key);
+      if (!opened) return false;
+      send(req, res, opened.entry, opened, started);
+      return true;
+    };
+    answer().then(
+      (answered) => answered || next(),
       // A missing file, a bad key, a store error: Fastify's answer (and its log line) is the one that counts.
-      .catch(() => (res.headersSent ? res.destroy() : next()));
+      () => (res.headersSent ? res.destroy() : next()),
+    );
   };
 }
 
