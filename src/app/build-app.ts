@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -187,9 +187,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
   const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors };
   installAuth(app, authDeps);
-  // Features that must see every request in Fastify turn the fast path off (docs/performance.md).
-  const fastReadOff = config.corsOrigin.length > 0 || metrics !== undefined || config.otlpEndpoint !== '';
-  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId, trustProxy: config.trustProxy });
+  // Features that must see every request in Fastify turn the fast path off; metrics count its answers (docs/performance.md).
+  const fastReadOff = config.corsOrigin.length > 0 || config.otlpEndpoint !== '';
+  const onAnswer = metrics && ((req: IncomingMessage, status: number, seconds: number) => metrics.count({ method: req.method ?? '', route: '/storage/*', status, seconds, socket: req.socket }));
+  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer });
   // A change is counted in usage before its answer goes out, so the client's next GET /api/usage
   // (on any node) sees it. Free when nothing is pending.
   app.addHook('onSend', async (request) => {

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { bytes, errors, type RouteSchema } from '../routes/schemas.js';
@@ -16,7 +17,16 @@ const metricsSchema: RouteSchema = {
  * (unbounded cardinality, and they are private). One registry per app, so
  * tests can build several apps in one process.
  */
-export type Metrics = { readonly registry: Registry; install(app: FastifyInstance): void; route(scope: FastifyInstance): void };
+export type Metrics = {
+  readonly registry: Registry;
+  install(app: FastifyInstance): void;
+  route(scope: FastifyInstance): void;
+  /** Counts one answered exchange that Fastify did not see (the fast read path, src/app/fast-read.ts). */
+  count(exchange: Exchange): void;
+};
+
+/** One answered request: `route` is the pattern below the base path, `seconds` from receipt to the end of the answer. */
+export type Exchange = { readonly method: string; readonly route: string; readonly status: number; readonly seconds: number; readonly socket: Socket };
 
 const WATCHED = Symbol('fc.metrics');
 type Watched = { [WATCHED]?: { start: bigint } };
@@ -46,8 +56,25 @@ export function createMetrics(opts: { basePath: string }): Metrics {
   };
 
   const seen = new WeakMap<object, { read: number; written: number }>();
+  function count({ method, route, status, seconds, socket }: Exchange): void {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, seconds);
+    // Per-socket deltas since the previous exchange on the connection: HTTP/1.1 carries one
+    // exchange at a time, and a body may be read ahead before onRequest runs.
+    const last = seen.get(socket) ?? { read: 0, written: 0 };
+    bytesIn.inc({ route }, Math.max(0, socket.bytesRead - last.read));
+    bytesOut.inc({ route }, Math.max(0, socket.bytesWritten - last.written));
+    seen.set(socket, { read: socket.bytesRead, written: socket.bytesWritten });
+    if (route === '/auth/login' && method === 'POST') {
+      if (status === 401) loginFailures.inc();
+      else if (status === 429) loginThrottled.inc();
+    }
+  }
+
   return {
     registry,
+    count,
     install(app) {
       app.addHook('onRequest', async (request) => {
         (request as Watched)[WATCHED] = { start: process.hrtime.bigint() };
@@ -60,21 +87,7 @@ export function createMetrics(opts: { basePath: string }): Metrics {
       app.addHook('onResponse', async (request, reply) => {
         const w = (request as Watched)[WATCHED];
         if (!w) return;
-        const route = routeOf(request);
-        const labels = { method: request.method, route, status: String(reply.statusCode) };
-        requests.inc(labels);
-        duration.observe(labels, Number(process.hrtime.bigint() - w.start) / 1e9);
-        // Per-socket deltas since the previous exchange on the connection: HTTP/1.1 carries one
-        // exchange at a time, and a body may be read ahead before onRequest runs.
-        const socket = request.raw.socket;
-        const last = seen.get(socket) ?? { read: 0, written: 0 };
-        bytesIn.inc({ route }, Math.max(0, socket.bytesRead - last.read));
-        bytesOut.inc({ route }, Math.max(0, socket.bytesWritten - last.written));
-        seen.set(socket, { read: socket.bytesRead, written: socket.bytesWritten });
-        if (route === '/auth/login' && request.method === 'POST') {
-          if (reply.statusCode === 401) loginFailures.inc();
-          else if (reply.statusCode === 429) loginThrottled.inc();
-        }
+        count({ method: request.method, route: routeOf(request), status: reply.statusCode, seconds: Number(process.hrtime.bigint() - w.start) / 1e9, socket: request.raw.socket });
       });
     },
     route(scope) {
