@@ -20,6 +20,7 @@
  *   reported, not judged. Both slopes are reported: over the raw samples
  *   and over the 30-second medians (the one judged).
  */
+import { median } from '../bench/lib/stats.js';
 
 export type Sample = { readonly t: number; readonly mib: number };
 
@@ -56,12 +57,6 @@ export const RULE = {
 } as const;
 
 export const RULE_TEXT = `after warm-up (the first ${RULE.warmupFraction * 100} % of the run): last-third median ≤ first-third median + max(${RULE.minAllowanceMiB} MiB, ${RULE.allowanceFraction * 100} %) (a window under ${RULE.minSlopeWindowSeconds / 60} minutes: max(${RULE.shortMinAllowanceMiB} MiB, ${RULE.shortAllowanceFraction * 100} %)), and, over a window of ${RULE.minSlopeWindowSeconds / 60} minutes or more, least-squares slope of the ${RULE.slopeBinSeconds}-second medians ≤ ${RULE.maxSlopeMiBPerMin} MiB/min`;
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 /** Least-squares slope of mib over t (seconds), in MiB per minute. */
 export function slopePerMinute(samples: readonly Sample[]): number {

@@ -21,7 +21,7 @@ export type Row = {
 /** A new row with no samples yet. */
 export const row = (id: string, label: string, unit: Unit, higherIsBetter: boolean, target?: Target, note?: string): Row => ({ id, label, unit, higherIsBetter, ref: [], fileCloud: [], target, note });
 
-export const median = (xs: number[]): number => {
+export const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length === 0 ? NaN : s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream';
 import { decide, STORAGE_READ, type Resource } from '../domain/access.js';
 import { parseStoragePath } from '../domain/storage-path.js';
+import { asksForPart } from '../http/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
 import { EVERY_ANSWER_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import type { FilesService } from '../services/files.js';
@@ -31,9 +32,10 @@ const MAX_PARAM_LENGTH = 8192;
  * - a credential that authenticates and is allowed; a path that is a file.
  *
  * Anything else — a folder, a 401, a 404, a malformed path, ?download,
- * a range — goes to Fastify as if this did not exist, and Fastify answers
- * it (re-checking from scratch: the fast path has no side effects but a
- * session's last-use mark, which Fastify's check would make as well).
+ * a range — goes to Fastify, which answers it, checking the credential again
+ * (the fast path has no side effects but a session's last-use mark, which
+ * Fastify's check would make as well) but taking what the store already
+ * said about the path (`learnedBefore`) instead of asking it twice.
  * The access log line is Fastify's, with `fast: true`, and metrics count
  * its answers under the route's pattern. Off when a feature needs every
  * request in Fastify: CORS and tracing.
@@ -88,7 +90,7 @@ export function createFastRead(deps: {
     const h = req.headers;
     const method = req.method;
     if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith(prefix)) return next();
-    if (h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return next();
+    if (asksForPart(h)) return next();
     if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && h.host === undefined) return next();
     if (h.authorization !== undefined && headerCount(req.rawHeaders, 'authorization') > 1) return next();
     const q = url.indexOf('?');
@@ -97,7 +99,7 @@ export function createFastRead(deps: {
     const query = q === -1 ? undefined : url.slice(q + 1);
     if (query !== undefined && (!query.startsWith('token=') || /[&%+#]/.test(query))) return next();
     if (raw.length > MAX_PARAM_LENGTH || raw.endsWith('/')) return next();
-    let resource: Resource;
+    let resource: Resource & { kind: 'storage' };
     try {
       resource = { kind: 'storage', ...parseStoragePath(raw) };
     } catch {
@@ -105,19 +107,25 @@ export function createFastRead(deps: {
     }
     const started = performance.now();
     const credentials = { method, headers: h, ip: addressOf(req), queryToken: query?.slice('token='.length) };
-    /** Whether the request was answered here. */
+    /** Whether the request was answered here; when not, what the store said is left for Fastify's route. */
     const answer = async (): Promise<boolean> => {
       const principal = await authenticate(credentials, STORAGE_READ, resource, deps.auth);
-      if (!principal || decide(STORAGE_READ, principal, method, resource) || resource.kind !== 'storage') return false;
-      if (method === 'HEAD') {
-        const entry = await files.stat(resource.key);
-        if (!entry.isFile) return false;
-        send(req, res, entry, undefined, started);
-        return true;
+      if (!principal || decide(STORAGE_READ, principal, method, resource)) return false;
+      let opened: Opened | undefined;
+      let entry: Entry | undefined;
+      try {
+        if (method === 'HEAD') entry = await files.stat(resource.key);
+        else entry = (opened = await files.readIfFile(resource.key))?.entry;
+      } catch (error) {
+        learned.set(req, { error });
+        return false;
       }
-      const opened = await files.readIfFile(resource.key);
-      if (!opened) return false;
-      send(req, res, opened.entry, opened, started);
+      // A folder (a GET's open does not say which: its route stats it once).
+      if (!entry?.isFile) {
+        learned.set(req, { folder: entry });
+        return false;
+      }
+      send(req, res, entry, opened, started);
       return true;
     };
     answer().then(
@@ -140,6 +148,19 @@ export function nearestForwarded(header: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * What the fast path learned from the store about a request it handed on
+ * (the authorized reader's path is a folder — with its entry when a HEAD's
+ * stat gave one — or asking failed with `error`), so that
+ * Fastify's route does not ask again: on S3 each question is a GetObject and
+ * a listing, and every folder view and every 404 would pay it twice.
+ */
+export type Learned = { readonly folder: Entry | undefined } | { readonly error: unknown };
+const learned = new WeakMap<IncomingMessage, Learned>();
+
+/** What the fast path learned about `req` before handing it on, if it got as far as the store. */
+export const learnedBefore = (req: IncomingMessage): Learned | undefined => learned.get(req);
 
 /** Request ids `req-1`, `req-2`, … as Fastify makes them, shared by Fastify and the fast path so ids stay unique per process. */
 export function requestIds(): () => string {

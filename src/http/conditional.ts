@@ -5,6 +5,15 @@ export type ConditionalHeaders = {
 };
 
 /**
+ * Whether a GET/HEAD asks for less than the whole current file: a Range, or
+ * a validator that may turn it into a 304. Without them a file can be opened
+ * and sent at once, with no stat before (serve-file.ts, src/app/fast-read.ts).
+ */
+export function asksForPart(h: ConditionalHeaders & { readonly range?: string | undefined }): boolean {
+  return h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined;
+}
+
+/**
  * Whether a GET/HEAD should be answered 304 Not Modified (RFC 9110 §13.2.2).
  * If-None-Match, when present, decides alone (weak comparison, `*` matches any
  * existing file, a comma-separated list matches if any member does), and

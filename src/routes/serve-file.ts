@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
-import { ifRangeMatches, isNotModified } from '../http/conditional.js';
+import { asksForPart, ifRangeMatches, isNotModified } from '../http/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { Readable } from 'node:stream';
@@ -65,8 +65,7 @@ export async function serveFile(
  * starts reading it.
  */
 export function isPlainGet(request: FastifyRequest): boolean {
-  const h = request.headers;
-  return request.method === 'GET' && h.range === undefined && h['if-none-match'] === undefined && h['if-modified-since'] === undefined;
+  return request.method === 'GET' && !asksForPart(request.headers);
 }
 
 /** A file opened whole for a plain GET: the open descriptor's entry gives the headers. */

@@ -24,9 +24,11 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
   const forbidden = () => new AppError('unauthorized', 'You are not allowed to access this path.');
 
+  const nothingThere = () => new AppError('not_found', 'No file or folder exists at this path.');
+
   async function statOrThrow(key: StorageKey): Promise<Entry> {
     const entry = await storageCall(() => backend.stat(key));
-    if (!entry) throw new AppError('not_found', 'No file or folder exists at this path.');
+    if (!entry) throw nothingThere();
     return entry;
   }
 
@@ -81,7 +83,8 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       // A user's root exists from their first request on, whatever made the user (CLI, another node).
       const entry = await storageCall(() => backend.stat(key));
       if (entry) return entry;
-      if (isRoot(key)) await storageCall(() => backend.mkdir(key, { parents: true, existOk: true }));
+      if (!isRoot(key)) throw nothingThere();
+      await storageCall(() => backend.mkdir(key, { parents: true, existOk: true }));
       return statOrThrow(key);
     },
 

@@ -91,6 +91,30 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await range.text(), 'hello');
     });
 
+    test('a folder or a missing file handed on to Fastify is asked of the store once', { skip: storage === 'cluster' && 'the cluster serves from its own processes: no calls to count' }, async () => {
+      const calls = { read: 0, stat: 0 };
+      const { read, stat } = t.backend;
+      t.backend.read = (...args) => (calls.read++, read.apply(t.backend, args));
+      t.backend.stat = (...args) => (calls.stat++, stat.apply(t.backend, args));
+      try {
+        const count = async (method: string, path: string, want: number) => {
+          calls.read = calls.stat = 0;
+          const res = await fetch(url(path), { method, headers: auth });
+          await res.arrayBuffer();
+          assert.equal(res.status, want, `${method} ${path}`);
+          return { ...calls };
+        };
+        // GET of a folder: one failed open (it is a folder), then the stat its listing needs.
+        assert.deepEqual(await count('GET', 'sub', 200), { read: 1, stat: 1 });
+        assert.deepEqual(await count('GET', 'missing.txt', 404), { read: 1, stat: 0 });
+        assert.deepEqual(await count('HEAD', 'sub', 200), { read: 0, stat: 1 });
+        assert.deepEqual(await count('HEAD', 'missing.txt', 404), { read: 0, stat: 1 });
+      } finally {
+        t.backend.read = read;
+        t.backend.stat = stat;
+      }
+    });
+
     test('a signed-out token is refused at once, though it was just served fast', async () => {
       const tokens = await t.login('alice');
       assert.equal((await fetch(url('small.txt'), { headers: bearer(tokens.access_token) })).status, 200);
