@@ -5,7 +5,8 @@ import type { Config } from '../config/options.js';
 import { createLogger } from '../app/logger.js';
 import { redactedConfig } from '../config/load.js';
 import { systemClock } from '../lib/clock.js';
-import { openDataDir, startServer } from '../main.js';
+import { dataPaths, openDataDir, startServer } from '../main.js';
+import { foldWriteAheadLog } from '../store/sqlite.js';
 import { createPasswordHasher } from '../services/passwords.js';
 import { createUserService } from '../services/users.js';
 
@@ -181,5 +182,12 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
         }),
     ),
   );
+  if (config.database.kind === 'sqlite') {
+    try {
+      foldWriteAheadLog(dataPaths(config.dataDir).db);
+    } catch (err) {
+      logger.error({ err }, 'error during shutdown');
+    }
+  }
   return 0;
 }

@@ -1,4 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -6,7 +8,8 @@ import assert from 'node:assert/strict';
 import { runStoreConformance } from './conformance.js';
 import { runAccountsConformance } from './accounts-conformance.js';
 import { runSearchConformance } from './search-conformance.js';
-import { openSqliteStore, StoreOpenError } from './sqlite.js';
+import Database from 'better-sqlite3';
+import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
 
 const openTemp = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
@@ -85,6 +88,39 @@ test('sqlite: a cached access token stops working at once when another connectio
   } finally {
     await other.close();
     await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: foldWriteAheadLog folds a log left behind into the file and removes it, and creates no file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  const file = join(dir, 'file-cloud.db');
+  try {
+    await (await openSqliteStore(file)).close();
+    // A process that writes and dies without closing leaves its log, as two workers closing at once do.
+    const writer = spawn(process.execPath, ['--input-type=module', '-e', `
+      import Database from 'better-sqlite3';
+      const db = new Database(${JSON.stringify(file)});
+      db.prepare("INSERT INTO settings (name, value) VALUES ('left', 'in the log')").run();
+      process.stdout.write('written');
+      setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await once(writer.stdout, 'data');
+    writer.kill('SIGKILL');
+    await once(writer, 'exit');
+    const beside = async () => (await readdir(dir)).filter((n) => n !== 'file-cloud.db').sort();
+    assert.deepEqual(await beside(), ['file-cloud.db-shm', 'file-cloud.db-wal'], 'the killed writer left its log');
+
+    foldWriteAheadLog(file);
+    assert.deepEqual(await beside(), [], 'folded and removed');
+    const after = new Database(file);
+    try {
+      assert.equal(after.prepare("SELECT value FROM settings WHERE name = 'left'").pluck().get(), 'in the log', 'the log was folded, not dropped');
+    } finally {
+      after.close();
+    }
+    assert.throws(() => foldWriteAheadLog(join(dir, 'missing.db')));
+    assert.deepEqual(await beside(), [], 'a missing file is not created');
+  } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });

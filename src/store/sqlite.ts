@@ -81,6 +81,24 @@ export function sqliteChangeStamp(db: Database.Database, own: { readonly writes:
 }
 
 /**
+ * Opens and closes `file` as a reader. When no other connection is open,
+ * SQLite's close folds the write-ahead log into the file and removes the
+ * -wal and -shm. Connections that close at the same instant each see the
+ * other's lock and both leave them (2 of 3 simultaneous closes of two
+ * processes did, measured), so a cluster primary calls this once its
+ * workers are gone. A connection still open elsewhere (the CLI) keeps them.
+ */
+export function foldWriteAheadLog(file: string): void {
+  const db = new Database(file, { fileMustExist: true, timeout: 5000 });
+  try {
+    // The log is opened, and so folded at close, only by a connection that has read the file.
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Opens (creating if needed) the SQLite metadata store and migrates it.
  * WAL lets the CLI change users while a server runs on the same file;
  * busy_timeout makes a writer wait for the other process instead of failing.
