@@ -1,4 +1,5 @@
-import type { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { StorageError } from './backend.js';
 
 /**
  * Runs `stage` while holding `body`'s errors for its eventual reader. A
@@ -15,4 +16,25 @@ export async function holdingBodyErrors<T>(body: Readable, stage: () => Promise<
   } finally {
     body.off('error', held);
   }
+}
+
+/**
+ * `source`, failing at its end when it gave other than `length` bytes. A
+ * download's Content-Length is sent before its bytes: a file that shrank
+ * under the read must cut the answer (the client sees a broken transfer at
+ * once), not end it short (the client would wait for the missing bytes).
+ */
+export function exactly(length: number, source: Readable): Readable {
+  let seen = 0;
+  const check = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      done(null, chunk);
+    },
+    flush(done) {
+      done(seen === length ? null : new StorageError('failed', `The file changed while it was read (${seen} of ${length} bytes).`));
+    },
+  });
+  // Destroying the result (a client gone) destroys the source too, which closes its file.
+  return pipeline(source, check, () => undefined);
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { truncateSync } from 'node:fs';
+import { link, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -370,6 +371,30 @@ test('local: a resumable commit that died after linking the file into place (bef
     assert.deepEqual(await readdir(join(tmpDir, 'tus')), [], 'the staging name is gone');
   } finally {
     await backend.close();
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('local: a download whose file another program shortens in place fails instead of ending short, and closes the file', async () => {
+  const { base, storageDir, backend } = await fresh();
+  try {
+    await backend.init();
+    const size = 2 * 1024 * 1024;
+    await backend.write(keyOf('rotated.log'), bodyOf(Buffer.alloc(size, 'x')), { ifExists: 'fail' });
+    const opened = await backend.read(keyOf('rotated.log'));
+    assert.equal(opened.entry.size, size);
+    // logrotate's copytruncate, after the open and fstat but before the bytes are read.
+    truncateSync(join(storageDir, 'alice', 'rotated.log'), 100 * 1024);
+    await assert.rejects(readAll(opened.stream), (e: unknown) => isStorageError(e) && e.code === 'failed' && /changed while it was read/.test(e.message));
+    // What is now there reads whole, with an entry that matches it.
+    const again = await backend.read(keyOf('rotated.log'));
+    assert.equal(again.entry.size, 100 * 1024);
+    assert.equal((await readAll(again.stream)).length, 100 * 1024);
+    // Both descriptors are closed: none of this process's open files is the log.
+    const fds = await readdir('/proc/self/fd');
+    const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+    assert.ok(!targets.some((t) => t.endsWith('rotated.log')), 'no descriptor of the file left open');
+  } finally {
     await rm(base, { recursive: true, force: true });
   }
 });

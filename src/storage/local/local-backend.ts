@@ -10,7 +10,7 @@ import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry } from './mutate.js';
 import { prepareDirs, sweepStaging } from './staging.js';
-import { holdingBodyErrors } from '../body.js';
+import { exactly, holdingBodyErrors } from '../body.js';
 import { stageFile, type Committed, type Dirs } from './write.js';
 import { createLocalResumable } from './resumable.js';
 
@@ -194,25 +194,34 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
       }
       try {
         // The entry comes from the open descriptor, so it describes exactly the
-        // bytes streamed even if the name is replaced right now.
-        const stats = fstatSync(fd, { bigint: true });
-        if (stats.isDirectory()) throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
-        if (!stats.isFile()) throw new StorageError('not_found', 'No file exists at this path.');
-        const entry = entryFromStats(keyName(key), stats);
-        const start = range?.start ?? 0;
-        // The range was checked against an earlier stat; the file may have shrunk since.
-        const end = Math.min(range?.end ?? entry.size - 1, entry.size - 1);
-        if (end < start) {
-          closeSync(fd);
-          return { stream: Readable.from([]), entry };
-        }
-        if (end - start + 1 <= WHOLE_READ_MAX) {
+        // bytes streamed even if the name is replaced right now. A file another
+        // program shortens in place (logrotate's copytruncate) is the exception:
+        // a short read is retried on a fresh fstat, and a stream that comes up
+        // short fails, which cuts the answer instead of leaving the client
+        // waiting for bytes its Content-Length promised.
+        for (let attempt = 1; ; attempt++) {
+          const stats = fstatSync(fd, { bigint: true });
+          if (stats.isDirectory()) throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
+          if (!stats.isFile()) throw new StorageError('not_found', 'No file exists at this path.');
+          const entry = entryFromStats(keyName(key), stats);
+          const start = range?.start ?? 0;
+          // The range was checked against an earlier stat; the file may have shrunk since.
+          const end = Math.min(range?.end ?? entry.size - 1, entry.size - 1);
+          if (end < start) {
+            closeSync(fd);
+            return { stream: Readable.from([]), entry };
+          }
+          if (end - start + 1 > WHOLE_READ_MAX) {
+            // The stream owns the descriptor from here and closes it when it ends or is destroyed.
+            return { stream: exactly(end - start + 1, createReadStream(node.target, { fd, start, end, highWaterMark: READ_CHUNK })), entry };
+          }
           const bytes = readWhole(fd, start, end);
-          closeSync(fd);
-          return openedBytes(entry, bytes);
+          if (bytes.length === end - start + 1) {
+            closeSync(fd);
+            return openedBytes(entry, bytes);
+          }
+          if (attempt === 3) throw new StorageError('unavailable', 'The file kept changing while it was read.');
         }
-        // The stream owns the descriptor from here and closes it when it ends or is destroyed.
-        return { stream: createReadStream(node.target, { fd, start, end, highWaterMark: READ_CHUNK }), entry };
       } catch (e) {
         try {
           closeSync(fd);
