@@ -189,7 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installAuth(app, authDeps);
   // Features that must see every request in Fastify turn the fast path off; metrics count its answers (docs/performance.md).
   const fastReadOff = config.corsOrigin.length > 0 || config.otlpEndpoint !== '';
-  const onAnswer = metrics && ((req: IncomingMessage, status: number, seconds: number) => metrics.count({ method: req.method ?? '', route: '/storage/*', status, seconds, socket: req.socket }));
+  const onAnswer = metrics && ((req: IncomingMessage, route: string, status: number, seconds: number) => metrics.count({ method: req.method ?? '', route, status, seconds, socket: req.socket }));
   if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer });
   // A change is counted in usage before its answer goes out, so the client's next GET /api/usage
   // (on any node) sees it. Free when nothing is pending.

@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream';
-import { decide, STORAGE_READ, type Resource } from '../domain/access.js';
+import { decide, SHARE_LINK, STORAGE_READ, type Resource } from '../domain/access.js';
 import { parseStoragePath } from '../domain/storage-path.js';
 import { asksForPart } from '../http/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
-import { EVERY_ANSWER_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
+import { EVERY_ANSWER_HEADERS, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
+import { decodeSub, splitShareUrl } from '../routes/share-links.js';
 import type { FilesService } from '../services/files.js';
 import type { Entry, Opened } from '../storage/backend.js';
 import { authenticate, headerCount, type AuthDeps } from './auth-plugin.js';
+import { remember, rememberVisit } from './handed-on.js';
 
 /** Takes a request or hands it on (to Fastify) untouched. */
 export type FastRead = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
@@ -18,27 +20,33 @@ const MAX_PARAM_LENGTH = 8192;
 
 /**
  * The small-read fast path: an authorized GET or HEAD of a file under
- * /storage/, answered on node:http without Fastify's request machinery
- * (routing, schema, six hooks, reply serialization: a sixth of a 4 KiB
- * GET's CPU, 171 → 143 µs, docs/performance.md). It applies the same rules through
- * the same functions — the authenticator chain and `decide` of
- * auth-plugin.ts under the route's own rule, parseStoragePath, the files
- * service, the headers of serve-file.ts and the security headers — and
- * takes only requests where those rules are all there is to apply:
+ * /storage/, or under a share link's /share/, answered on node:http without
+ * Fastify's request machinery (routing, schema, six hooks, reply
+ * serialization: a sixth of a 4 KiB GET's CPU, 171 → 143 µs,
+ * docs/performance.md). It applies the same rules through the same
+ * functions — the authenticator chain and `decide` of auth-plugin.ts under
+ * the route's own rule (with its visitor count for share links), the path
+ * parsers, the files and share services, the headers of serve-file.ts and
+ * the security headers — and takes only requests where those rules are all
+ * there is to apply:
  *
- * - GET or HEAD of `<base>/storage/<path>` without a trailing slash, no
- *   query but `?token=` (a path token), no Range or conditional header, at
- *   most one Authorization header, Host present on HTTP/1.1;
- * - a credential that authenticates and is allowed; a path that is a file.
+ * - GET or HEAD without a Range or conditional header, at most one
+ *   Authorization header, Host present on HTTP/1.1;
+ * - `<base>/storage/<path>` without a trailing slash and no query but
+ *   `?token=` (a path token); a credential that authenticates and is
+ *   allowed; a path that is a file;
+ * - `<base>/share/<id>[/<path>]` without a query, of a live link without a
+ *   download limit (a limited link's count is an exact database update:
+ *   Fastify's), unlocked if it has a password, leading to a file.
  *
  * Anything else — a folder, a 401, a 404, a malformed path, ?download,
  * a range — goes to Fastify, which answers it, checking the credential again
  * (the fast path has no side effects but a session's last-use mark, which
  * Fastify's check would make as well) but taking what the store already
- * said about the path (`learnedBefore`) instead of asking it twice.
- * The access log line is Fastify's, with `fast: true`, and metrics count
- * its answers under the route's pattern. Off when a feature needs every
- * request in Fastify: CORS and tracing.
+ * said about the path and the visitor count (handed-on.ts) instead of
+ * asking or counting twice. The access log line is Fastify's, with
+ * `fast: true`, and metrics count its answers under the route's pattern.
+ * Off when a feature needs every request in Fastify: CORS and tracing.
  */
 export function createFastRead(deps: {
   readonly basePath: string;
@@ -46,23 +54,26 @@ export function createFastRead(deps: {
   readonly files: FilesService;
   readonly accessLog: { info(fields: object, message: string): void };
   readonly nextRequestId: () => string;
-  /** Called for every answer given here (metrics count them as Fastify's hook does for the others). */
-  readonly onAnswer?: (req: IncomingMessage, statusCode: number, seconds: number) => void;
+  /** Called for every answer given here with its route pattern (metrics count them as Fastify's hook does for the others). */
+  readonly onAnswer?: (req: IncomingMessage, route: string, statusCode: number, seconds: number) => void;
   /** --trust-proxy: the client address is the nearest proxy's X-Forwarded-For entry, as Fastify's request.ip. */
   readonly trustProxy: boolean;
 }): FastRead {
-  // A throttle on the rule would be skipped here; it must be counted in Fastify's hook instead.
+  // A throttle on a rule would be skipped here; it must be counted in Fastify's hook instead.
   if (STORAGE_READ.throttle?.length) throw new Error('the storage read rule has a throttle: the fast read path cannot apply it');
-  const prefix = `${deps.basePath}/storage/`;
+  if (SHARE_LINK.throttle?.some((t) => t !== 'visitor')) throw new Error('the share link rule has a throttle the fast read path cannot apply');
+  const storagePrefix = `${deps.basePath}/storage/`;
+  const sharePrefix = `${deps.basePath}/share/`;
   const { files, accessLog } = deps;
+  const { shares } = deps.auth;
 
   const addressOf = (req: IncomingMessage): string => {
     const forwarded = req.headers['x-forwarded-for'];
     return (deps.trustProxy && typeof forwarded === 'string' ? nearestForwarded(forwarded) : undefined) ?? req.socket.remoteAddress ?? '';
   };
 
-  function log(req: IncomingMessage, statusCode: number, started: number): void {
-    deps.onAnswer?.(req, statusCode, (performance.now() - started) / 1000);
+  function log(req: IncomingMessage, route: string, statusCode: number, started: number): void {
+    deps.onAnswer?.(req, route, statusCode, (performance.now() - started) / 1000);
     accessLog.info(
       // `fast`: answered here, not by Fastify (what tells the two apart when reading a log or a test).
       { reqId: deps.nextRequestId(), req: { method: req.method, url: req.url, ip: addressOf(req) }, res: { statusCode }, responseTime: performance.now() - started, fast: true },
@@ -70,8 +81,9 @@ export function createFastRead(deps: {
     );
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, entry: Entry, opened: Opened | undefined, started: number): void {
-    res.writeHead(200, { ...fileHeaderFields(entry, false), 'content-length': String(entry.size), ...EVERY_ANSWER_HEADERS, ...STORAGE_ANSWER_HEADERS });
+  /** The 200 of a file: `opened` for a GET, none for a HEAD; `headers` are the route's own security headers. */
+  function send(req: IncomingMessage, res: ServerResponse, route: string, entry: Entry, opened: Opened | undefined, headers: Record<string, string>, started: number): void {
+    res.writeHead(200, { ...fileHeaderFields(entry, false), 'content-length': String(entry.size), ...EVERY_ANSWER_HEADERS, ...headers });
     if (!opened) {
       res.end();
     } else if (opened.bytes) {
@@ -79,36 +91,25 @@ export function createFastRead(deps: {
     } else {
       // As Fastify does with a stream body: a read error after the headers can only cut the connection.
       pipeline(opened.stream, res, () => undefined);
-      res.once('close', () => log(req, res.statusCode, started));
+      res.once('close', () => log(req, route, res.statusCode, started));
       return;
     }
-    log(req, 200, started);
+    log(req, route, 200, started);
   }
 
-  return (req, res, next) => {
-    const url = req.url ?? '';
-    const h = req.headers;
-    const method = req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith(prefix)) return next();
-    if (asksForPart(h)) return next();
-    if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && h.host === undefined) return next();
-    if (h.authorization !== undefined && headerCount(req.rawHeaders, 'authorization') > 1) return next();
-    const q = url.indexOf('?');
-    const raw = q === -1 ? url.slice(prefix.length) : url.slice(prefix.length, q);
-    // Only `?token=<value>` as Fastify's query parser would read it (no escapes, no other parameter).
-    const query = q === -1 ? undefined : url.slice(q + 1);
-    if (query !== undefined && (!query.startsWith('token=') || /[&%+#]/.test(query))) return next();
-    if (raw.length > MAX_PARAM_LENGTH || raw.endsWith('/')) return next();
+  /** `<base>/storage/<raw>[?token=…]`: a user's file, by account or path token. */
+  function storage(req: IncomingMessage, res: ServerResponse, raw: string, query: string | undefined, started: number): Answer | undefined {
+    if (query !== undefined && (!query.startsWith('token=') || /[&%+#]/.test(query))) return undefined;
+    if (raw.endsWith('/')) return undefined;
     let resource: Resource & { kind: 'storage' };
     try {
       resource = { kind: 'storage', ...parseStoragePath(raw) };
     } catch {
-      return next();
+      return undefined;
     }
-    const started = performance.now();
-    const credentials = { method, headers: h, ip: addressOf(req), queryToken: query?.slice('token='.length) };
-    /** Whether the request was answered here; when not, what the store said is left for Fastify's route. */
-    const answer = async (): Promise<boolean> => {
+    const method = req.method as 'GET' | 'HEAD';
+    const credentials = { method, headers: req.headers, ip: addressOf(req), queryToken: query?.slice('token='.length) };
+    return async () => {
       const principal = await authenticate(credentials, STORAGE_READ, resource, deps.auth);
       if (!principal || decide(STORAGE_READ, principal, method, resource)) return false;
       let opened: Opened | undefined;
@@ -117,24 +118,86 @@ export function createFastRead(deps: {
         if (method === 'HEAD') entry = await files.stat(resource.key);
         else entry = (opened = await files.readIfFile(resource.key))?.entry;
       } catch (error) {
-        learned.set(req, { error });
+        remember(req, { error });
         return false;
       }
       // A folder (a GET's open does not say which: its route stats it once).
       if (!entry?.isFile) {
-        learned.set(req, { folder: entry });
+        remember(req, { folder: entry });
         return false;
       }
-      send(req, res, entry, opened, started);
+      send(req, res, '/storage/*', entry, opened, STORAGE_ANSWER_HEADERS, started);
       return true;
     };
+  }
+
+  /** `<base>/share/<id>[/<raw path>]`: a file of a share link, for anyone holding the link. */
+  function share(req: IncomingMessage, res: ServerResponse, raw: string, query: string | undefined, started: number): Answer | undefined {
+    // ?download, ?zip, ?thumbnail: Fastify's.
+    if (query !== undefined) return undefined;
+    const resource: Resource = { kind: 'share', ...splitShareUrl(raw, '') };
+    const method = req.method as 'GET' | 'HEAD';
+    const ip = addressOf(req);
+    // The route's throttle, counted once: Fastify's hook takes this count for a request handed on.
+    const wait = deps.auth.visitors?.hit(ip, deps.auth.clock.now()) ?? 0;
+    rememberVisit(req, wait);
+    if (wait > 0) return undefined;
+    const credentials = { method, headers: req.headers, ip, queryToken: undefined };
+    return async () => {
+      const principal = await authenticate(credentials, SHARE_LINK, resource, deps.auth);
+      if (principal?.kind !== 'share' || decide(SHARE_LINK, principal, method, resource) || principal.share.maxDownloads !== undefined) return false;
+      const sub = decodeSub(resource.rest);
+      const place = await shares.open(principal.share, sub.segments);
+      if (!place.entry?.isFile) {
+        remember(req, { share: place });
+        return false;
+      }
+      // A trailing slash addresses a folder; a file share's own address may carry one.
+      if (sub.trailingSlash && sub.segments.length > 0) return false;
+      let entry: Entry = place.entry;
+      let opened: Opened | undefined;
+      if (method === 'GET') {
+        // Opened whole: the open descriptor's entry gives the headers (Fastify's route serves a file replaced since the stat the same way).
+        opened = await files.readIfFile(place.key);
+        if (!opened) return false;
+        entry = opened.entry;
+        await shares.claimDownload(principal.share);
+      }
+      send(req, res, '/share/*', entry, opened, SHARE_HEADERS, started);
+      return true;
+    };
+  }
+
+  return (req, res, next) => {
+    const url = req.url ?? '';
+    const h = req.headers;
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return next();
+    const route = url.startsWith(storagePrefix) ? storage : url.startsWith(sharePrefix) ? share : undefined;
+    if (!route) return next();
+    if (asksForPart(h)) return next();
+    if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && h.host === undefined) return next();
+    if (h.authorization !== undefined && headerCount(req.rawHeaders, 'authorization') > 1) return next();
+    const prefix = route === storage ? storagePrefix : sharePrefix;
+    const q = url.indexOf('?');
+    const raw = q === -1 ? url.slice(prefix.length) : url.slice(prefix.length, q);
+    if (raw.length > MAX_PARAM_LENGTH) return next();
+    const started = performance.now();
+    const answer = route(req, res, raw, q === -1 ? undefined : url.slice(q + 1), started);
+    if (!answer) return next();
     answer().then(
       (answered) => answered || next(),
-      // A missing file, a bad key, a store error: Fastify's answer (and its log line) is the one that counts.
+      // A missing file, a dead link, a bad key, a store error: Fastify's answer (and its log line) is the one that counts.
       () => (res.headersSent ? res.destroy() : next()),
     );
   };
 }
+
+/** Whether a request was answered (else what the store said is left for Fastify's route, handed-on.ts). */
+type Answer = () => Promise<boolean>;
+
+/** Share link API answers: the storage answer's headers and the share scope's. */
+const SHARE_HEADERS: Record<string, string> = { ...SHARE_ANSWER_HEADERS, ...SHARE_API_HEADERS };
 
 /**
  * The entry the nearest proxy appended to X-Forwarded-For: the last one, spaces trimmed, empty
@@ -148,19 +211,6 @@ export function nearestForwarded(header: string): string | undefined {
   }
   return undefined;
 }
-
-/**
- * What the fast path learned from the store about a request it handed on
- * (the authorized reader's path is a folder — with its entry when a HEAD's
- * stat gave one — or asking failed with `error`), so that
- * Fastify's route does not ask again: on S3 each question is a GetObject and
- * a listing, and every folder view and every 404 would pay it twice.
- */
-export type Learned = { readonly folder: Entry | undefined } | { readonly error: unknown };
-const learned = new WeakMap<IncomingMessage, Learned>();
-
-/** What the fast path learned about `req` before handing it on, if it got as far as the store. */
-export const learnedBefore = (req: IncomingMessage): Learned | undefined => learned.get(req);
 
 /** Request ids `req-1`, `req-2`, … as Fastify makes them, shared by Fastify and the fast path so ids stay unique per process. */
 export function requestIds(): () => string {

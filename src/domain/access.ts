@@ -39,6 +39,9 @@ export type AccessRule = {
 /** Reading storage (GET/HEAD /storage/…): an account, or a path token for exactly that path. */
 export const STORAGE_READ: AccessRule = { who: 'user', pathToken: true };
 
+/** A share link's machine API (/share/<id>/…): the live link, its kind and password; every visit counts towards the visitor limit. */
+export const SHARE_LINK: AccessRule = { who: 'share', throttle: ['visitor'] };
+
 /**
  * - `login`: the login throttle (per client address, shared by every node): sign-in forms and password checks.
  * - `share-password`: the same counter for share-link passwords, in a bucket of its own.

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { rawPath } from '../http/url.js';
 import { toAppError } from '../app/error-handler.js';
-import type { AccessRule, Resource } from '../domain/access.js';
+import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
+import { learnedBefore } from '../app/handed-on.js';
+import { SHARE_ANSWER_HEADERS, SHARE_API_HEADERS } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
 import { SHARE_COOKIE } from '../http/cookies.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
@@ -57,13 +59,13 @@ const restOf = (request: FastifyRequest) => (request.resource.kind === 'share' ?
 const shareResource = (prefix: string) => (request: FastifyRequest): Resource => ({ kind: 'share', ...splitShareUrl(request.url, prefix) });
 
 /** `<id>` and the raw rest after `<id>/` (undefined when there is no slash) from a URL under `<base><prefix>`. */
-function splitShareUrl(url: string, prefix: string): { id: string; rest: string | undefined } {
+export function splitShareUrl(url: string, prefix: string): { id: string; rest: string | undefined } {
   const p = rawPath(url).slice(prefix.length);
   const slash = p.indexOf('/');
   return slash === -1 ? { id: p, rest: undefined } : { id: p.slice(0, slash), rest: p.slice(slash + 1) };
 }
 
-function decodeSub(rest: string | undefined): { segments: string[]; trailingSlash: boolean } {
+export function decodeSub(rest: string | undefined): { segments: string[]; trailingSlash: boolean } {
   if (rest === undefined || rest === '') return { segments: [], trailingSlash: true };
   let decoded: string;
   try {
@@ -104,7 +106,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
   });
 
   scope.addHook('onSend', async (_request, reply) => {
-    reply.header('x-robots-tag', 'noindex, nofollow');
+    reply.headers(SHARE_ANSWER_HEADERS);
   });
 
   /** The password cookie, once per URL root of the share, so it is sent to nothing else. */
@@ -141,15 +143,19 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     const prefix = `${basePath}/share/`;
     api.addHook('onSend', async (_request, reply) => {
       // As for storage: a shared HTML or SVG file must never run script in our origin.
-      reply.header('content-security-policy', 'sandbox');
+      reply.headers(SHARE_API_HEADERS);
     });
 
     // The link's kind (upload-only or not) and its password are checked by the access rule (domain/access.ts).
-    const link: AccessRule = { who: 'share', throttle: ['visitor'] };
+    // Plain GETs and HEADs of files of unlimited links are mostly answered before Fastify, under this same rule (src/app/fast-read.ts).
+    const link = SHARE_LINK;
     const resource = shareResource(prefix);
     const open = async (request: FastifyRequest) => {
       const sub = decodeSub(restOf(request));
-      return { ...(await shares.open(visitor(request).share, sub.segments)), ...sub };
+      // Handed on by the fast read path after it looked: where the path leads stands.
+      const learned = learnedBefore(request.raw);
+      const place = learned && 'share' in learned ? learned.share : await shares.open(visitor(request).share, sub.segments);
+      return { ...place, ...sub };
     };
 
     const read = async (request: FastifyRequest, reply: FastifyReply, withBody: boolean) => {

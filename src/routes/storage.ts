@@ -12,7 +12,7 @@ import { objectBody, optionalBoolean, optionalInteger, requiredString } from './
 import { readJsonBody } from './json-body.js';
 import { isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
-import { learnedBefore } from '../app/fast-read.js';
+import { learnedBefore } from '../app/handed-on.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
@@ -201,12 +201,13 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     // Handed on by the fast read path after it asked the store: its answer stands (a folder, or the error).
     const learned = learnedBefore(request.raw);
     if (learned && 'error' in learned) throw learned.error;
+    const folder = learned && 'folder' in learned ? learned : undefined;
     // A plain GET of a file (the common case) opens it at once; a folder goes on to its listing.
-    if (!learned && isPlainGet(request) && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
+    if (!folder && isPlainGet(request) && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
       const whole = await files.readIfFile(key);
       if (whole) return sendWhole(reply, whole, download);
     }
-    const entry = learned?.folder ?? (await files.stat(key));
+    const entry = folder?.folder ?? (await files.stat(key));
     const thumbnail = parseThumbnailSize(query.thumbnail);
     if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
     if (query.zip === '1' || query.zip === 'true') {

@@ -34,6 +34,9 @@ export const isShareId = (id: string): boolean => ID_RE.test(id);
 /** `entry` is the target's, when it was looked at (always by resolve()). */
 export type LiveShare = { readonly share: Share; readonly key: StorageKey; readonly entry: Entry | undefined };
 
+/** Where a visitor's path below a live share leads: the share, the key, and the entry there (undefined when nothing is). */
+export type SharePlace = { readonly live: LiveShare; readonly key: StorageKey; readonly entry: Entry | undefined };
+
 /** The share object of the API (CONTRACT "Share links"). */
 export type ShareView = {
   id: string;
@@ -216,7 +219,7 @@ export function createShareService(deps: {
      * sub-path proves the shared folder is there, so the common case costs
      * one stat; only a miss looks at the share's own target.
      */
-    async open(share: Share, segments: readonly string[]): Promise<{ live: LiveShare; key: StorageKey; entry: Entry | undefined }> {
+    async open(share: Share, segments: readonly string[]): Promise<SharePlace> {
       const root = keyOf(share);
       if (segments.length > 0 && !share.isFile) {
         const key: StorageKey = { user: root.user, segments: [...root.segments, ...segments] };

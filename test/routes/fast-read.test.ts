@@ -141,6 +141,152 @@ for (const [storage, skip] of BACKENDS) {
   });
 }
 
+type Share = { id: string; downloads: number };
+
+for (const [storage, skip] of BACKENDS) {
+  describe(`the fast read path of share links on ${storage}: same answers as Fastify's`, { skip }, () => {
+    let t: TestApp;
+    let auth: Record<string, string>;
+    const share = async (body: Record<string, unknown>): Promise<Share> => {
+      const res = await postJson(`${t.url}/api/shares`, body, auth);
+      assert.equal(res.status, 201, await res.clone().text());
+      return (await res.json()) as Share;
+    };
+    before(async () => {
+      t = await startApp({ users: ['alice'], storage });
+      auth = bearer((await t.login('alice')).access_token);
+      for (const [path, bytes] of FILES) await t.fs.put(`shared/${path}`, bytes);
+      await t.fs.put('single.txt', 'one shared file');
+    });
+    after(() => t.close());
+    /** The answer to `path` on the fast path (or whichever path takes it) and through Fastify. */
+    const both = async (path: string, method = 'GET', headers: Record<string, string> = {}) => ({
+      fast: await answer(await fetch(`${t.url}${path}`, { method, headers })),
+      slow: await answer(await fetch(`${t.url}${path}`, { method, headers: { ...headers, ...viaFastify } })),
+    });
+
+    test('GET and HEAD of a shared file and of files in a shared folder: status, every header and the bytes', async () => {
+      const folder = await share({ path: '/alice/shared/' });
+      const file = await share({ path: '/alice/single.txt' });
+      const cases: [string, Buffer][] = [
+        [`/share/${file.id}`, Buffer.from('one shared file')],
+        ...FILES.map(([path, bytes]): [string, Buffer] => [`/share/${folder.id}/${path.split('/').map(encodeURIComponent).join('/')}`, bytes]),
+      ];
+      for (const [path, bytes] of cases) {
+        for (const method of ['GET', 'HEAD']) {
+          const { fast, slow } = await both(path, method);
+          assert.deepEqual(fast, slow, `${method} ${path}`);
+          assert.equal(fast.status, 200);
+          assert.equal(fast.headers['content-security-policy'], 'sandbox');
+          assert.equal(fast.headers['x-robots-tag'], 'noindex, nofollow');
+          assert.deepEqual(fast.body, method === 'GET' ? bytes : Buffer.alloc(0), `${method} ${path}`);
+        }
+      }
+      // Each GET counted as a download, each HEAD not: 2 GETs per file (one per path).
+      if (storage === 'cluster') await new Promise((r) => setTimeout(r, 1500)); // each worker writes its counts within a second
+      const listed = ((await (await fetch(`${t.url}/api/shares`, { headers: auth })).json()) as { shares: Share[] }).shares;
+      assert.equal(listed.find((s) => s.id === file.id)?.downloads, 2);
+      assert.equal(listed.find((s) => s.id === folder.id)?.downloads, 2 * FILES.length);
+    });
+
+    test('a password link: refused without its cookie, served with it, as through Fastify', async () => {
+      const locked = await share({ path: '/alice/single.txt', password: 'open sesame' });
+      const refused = await both(`/share/${locked.id}`);
+      assert.deepEqual(refused.fast, refused.slow);
+      assert.equal(refused.fast.status, 401);
+      const auth = await postJson(`${t.url}/share/${locked.id}/auth`, { password: 'open sesame' });
+      const cookie = (auth.headers.getSetCookie()[0] ?? '').split(';')[0] as string;
+      const served = await both(`/share/${locked.id}`, 'GET', { cookie });
+      assert.deepEqual(served.fast, served.slow);
+      assert.equal(served.fast.body.toString(), 'one shared file');
+    });
+
+    test('what the fast path hands on gets the contract answer: dead, upload-only, folder, missing, trailing slash, malformed', async () => {
+      const folder = await share({ path: '/alice/shared/' });
+      const drop = await share({ path: '/alice/shared/', upload_only: true });
+      const file = await share({ path: '/alice/single.txt' });
+      const revoked = await share({ path: '/alice/single.txt' });
+      assert.equal((await fetch(`${t.url}/api/shares/${revoked.id}`, { method: 'DELETE', headers: auth })).status, 204);
+      const paths: [string, number][] = [
+        [`/share/${'x'.repeat(32)}`, 404],
+        [`/share/${revoked.id}`, 404],
+        [`/share/${drop.id}/small.txt`, 404],
+        [`/share/${folder.id}/`, 200],
+        [`/share/${folder.id}/sub`, 200],
+        [`/share/${folder.id}/missing.txt`, 404],
+        [`/share/${folder.id}/small.txt/`, 404],
+        [`/share/${file.id}/other.txt`, 404],
+        [`/share/${folder.id}/%E0%A4%A`, 400],
+        [`/share/${folder.id}/..%2Fsingle.txt`, 400],
+      ];
+      for (const [path, status] of paths) {
+        const { fast, slow } = await both(path);
+        assert.deepEqual(fast, slow, path);
+        assert.equal(fast.status, status, path);
+      }
+    });
+
+    test('a link with a download limit is counted exactly: the limit holds', async () => {
+      const limited = await share({ path: '/alice/single.txt', max_downloads: 2 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await fetch(`${t.url}/share/${limited.id}`)).status);
+      assert.deepEqual(statuses, [200, 200, 404]);
+    });
+
+    test('a shared folder handed on to Fastify is asked of the store once', { skip: storage === 'cluster' && 'the cluster serves from its own processes: no calls to count' }, async () => {
+      const folder = await share({ path: '/alice/shared/' });
+      let stats = 0;
+      const { stat } = t.backend;
+      t.backend.stat = (...args) => (stats++, stat.apply(t.backend, args));
+      try {
+        const res = await fetch(`${t.url}/share/${folder.id}/sub`);
+        assert.equal(res.status, 200);
+        assert.deepEqual(((await res.json()) as { entries: { name: string }[] }).entries.map((e) => e.name), ['déjà vu.jpg']);
+        assert.equal(stats, 1, 'one stat of the sub-folder');
+      } finally {
+        t.backend.stat = stat;
+      }
+    });
+  });
+}
+
+describe('the fast read path of share links: the visitor limit and the log', () => {
+  test('each visit counts once towards the limit, whichever path answers it', async () => {
+    const t = await startApp({ users: ['alice'], flags: { shareRateLimit: '4' } });
+    try {
+      await t.fs.put('shared/a.txt', 'a');
+      const auth = bearer((await t.login('alice')).access_token);
+      const { id } = (await (await postJson(`${t.url}/api/shares`, { path: '/alice/shared/' }, auth)).json()) as Share;
+      // Two visits handed on (a folder), two answered fast (a file): four, the limit.
+      const statuses: number[] = [];
+      for (const path of ['', 'a.txt', '', 'a.txt', 'a.txt']) statuses.push((await fetch(`${t.url}/share/${id}/${path}`)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a fast share GET is logged with fast: true, its route counted, and the link id redacted', async () => {
+    let log = '';
+    const sink = new Writable({ write: (chunk: Buffer, _enc, cb) => ((log += chunk.toString()), cb()) });
+    const t = await startApp({ users: ['alice'], logTo: sink, flags: { metrics: true } });
+    try {
+      await t.fs.put('a.txt', 'a');
+      const auth = bearer((await t.login('alice')).access_token);
+      const { id } = (await (await postJson(`${t.url}/api/shares`, { path: '/alice/a.txt' }, auth)).json()) as Share;
+      assert.equal(await (await fetch(`${t.url}/share/${id}`)).text(), 'a');
+      const line = log.split('\n').map((l) => (l ? (JSON.parse(l) as { fast?: boolean; req?: { url?: string } }) : {})).find((l) => l.req?.url?.startsWith('/share/'));
+      assert.equal(line?.fast, true);
+      assert.equal(line?.req?.url, `/share/${id.slice(0, 6)}[redacted]`);
+      assert.ok(!log.includes(id), 'no whole share id in the log');
+      const metrics = await (await fetch(`${t.url}/metrics`)).text();
+      assert.match(metrics, /file_cloud_http_requests_total\{method="GET",route="\/share\/\*",status="200"\} 1/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('the fast read path in the log', () => {
   test('a plain GET is logged with fast: true, a conditional one by Fastify, with the same fields otherwise', async () => {
     const lines: Record<string, unknown>[] = [];
