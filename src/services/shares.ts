@@ -279,6 +279,19 @@ export function createShareService(deps: {
       return { user: live.key.user, segments: [...live.key.segments, ...segments] };
     },
 
+    /**
+     * The key of a file a visitor's path names, when it can be opened without
+     * looking at the share's target first: a file share's own address, or a
+     * path below a shared folder (a file found there proves the folder is
+     * there, as in open()). Undefined otherwise: the link's root, or a path
+     * below a file share.
+     */
+    fileKey(share: Share, segments: readonly string[]): StorageKey | undefined {
+      if (share.isFile !== (segments.length === 0)) return undefined;
+      const root = keyOf(share);
+      return { user: root.user, segments: [...root.segments, ...segments] };
+    },
+
     displayName: (live: LiveShare): string => keyName(live.key) || 'Shared folder',
 
     sweep: () => store.shares.deleteExpired(clock.now()),

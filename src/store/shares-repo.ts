@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { Share, ShareRepo } from './types.js';
 import { atOrBelow } from './tree-sql.js';
+import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
 
 type Row = Selectable<Database['shares']>;
 
@@ -26,7 +27,10 @@ const fromRow = (r: Row): Share => ({
  * UPDATE (never read, add, write back), so concurrent downloads on any
  * number of nodes can never pass the limit.
  */
-export function createShareRepo(db: Kysely<Database>): ShareRepo {
+export function createShareRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): ShareRepo {
+  // A visitor's every request looks its link up: kept while the database is unchanged, so a
+  // revocation, a used-up download or a disabled owner (each a commit) is seen at once.
+  const cache = stampedLookup<Share>(changeStamp);
   return {
     async create(s) {
       await db
@@ -47,16 +51,17 @@ export function createShareRepo(db: Kysely<Database>): ShareRepo {
         .execute();
     },
 
-    async get(id) {
-      const r = await db
-        .selectFrom('shares')
-        .innerJoin('users', 'users.id', 'shares.owner_id')
-        .selectAll('shares')
-        .select('users.disabled as owner_disabled')
-        .where('shares.id', '=', id)
-        .executeTakeFirst();
-      return r && { ...fromRow(r), ownerDisabled: Number(r.owner_disabled) === 1 };
-    },
+    get: (id) =>
+      cache.get(id, async () => {
+        const r = await db
+          .selectFrom('shares')
+          .innerJoin('users', 'users.id', 'shares.owner_id')
+          .selectAll('shares')
+          .select('users.disabled as owner_disabled')
+          .where('shares.id', '=', id)
+          .executeTakeFirst();
+        return r && { ...fromRow(r), ownerDisabled: Number(r.owner_disabled) === 1 };
+      }),
 
     async listByOwner(ownerId) {
       const rows = await db.selectFrom('shares').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').execute();

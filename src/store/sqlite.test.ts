@@ -92,6 +92,43 @@ test('sqlite: a cached access token stops working at once when another connectio
   }
 });
 
+test('sqlite: a cached share link is seen revoked, used up or its owner disabled at once, from another connection or this one', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  const file = join(dir, 'file-cloud.db');
+  const server = await openSqliteStore(file);
+  const other = await openSqliteStore(file);
+  try {
+    const user = await server.users.create({ username: 'alice', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 });
+    const link = (id: string, maxDownloads?: number) =>
+      server.shares.create({ id, ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads, downloads: 0, expiresAt: undefined, createdAt: 1 });
+    /** Looked up twice, so the second answer comes from the cache. */
+    const seen = async (id: string) => {
+      await server.shares.get(id);
+      return server.shares.get(id);
+    };
+    await link('s1');
+    assert.equal((await seen('s1'))?.id, 's1');
+    assert.ok(await other.shares.delete('s1', user.id));
+    assert.equal(await server.shares.get('s1'), undefined, 'revoked by another connection');
+
+    await link('s2', 1);
+    assert.equal((await seen('s2'))?.downloads, 0);
+    assert.ok(await other.shares.claimDownload('s2'));
+    assert.equal((await server.shares.get('s2'))?.downloads, 1, 'used up by another connection');
+
+    await link('s3');
+    assert.equal((await seen('s3'))?.downloads, 0);
+    await server.shares.addDownloads('s3', 5);
+    assert.equal((await server.shares.get('s3'))?.downloads, 5, 'counted by this connection');
+    assert.ok(await other.users.setDisabled('alice', true));
+    assert.equal((await server.shares.get('s3'))?.ownerDisabled, true, 'the owner disabled by another connection');
+  } finally {
+    await other.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('sqlite: foldWriteAheadLog folds a log left behind into the file and removes it, and creates no file', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
   const file = join(dir, 'file-cloud.db');

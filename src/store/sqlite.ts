@@ -144,7 +144,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     davLocks: createDavLockRepo(db),
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
-    shares: createShareRepo(db),
+    shares: createShareRepo(db, changes),
     apiKeys: createApiKeyRepo(db, changes),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),

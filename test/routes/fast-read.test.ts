@@ -235,15 +235,26 @@ for (const [storage, skip] of BACKENDS) {
 
     test('a shared folder handed on to Fastify is asked of the store once', { skip: storage === 'cluster' && 'the cluster serves from its own processes: no calls to count' }, async () => {
       const folder = await share({ path: '/alice/shared/' });
-      let stats = 0;
-      const { stat } = t.backend;
-      t.backend.stat = (...args) => (stats++, stat.apply(t.backend, args));
+      const calls = { read: 0, stat: 0 };
+      const { read, stat } = t.backend;
+      t.backend.read = (...args) => (calls.read++, read.apply(t.backend, args));
+      t.backend.stat = (...args) => (calls.stat++, stat.apply(t.backend, args));
       try {
-        const res = await fetch(`${t.url}/share/${folder.id}/sub`);
-        assert.equal(res.status, 200);
-        assert.deepEqual(((await res.json()) as { entries: { name: string }[] }).entries.map((e) => e.name), ['déjà vu.jpg']);
-        assert.equal(stats, 1, 'one stat of the sub-folder');
+        const count = async (method: string, path: string) => {
+          calls.read = calls.stat = 0;
+          const res = await fetch(`${t.url}/share/${folder.id}/${path}`, { method });
+          await res.arrayBuffer();
+          assert.equal(res.status, 200, `${method} ${path}`);
+          return { ...calls };
+        };
+        // A file: opened at once (no stat first); a HEAD stats it.
+        assert.deepEqual(await count('GET', 'small.txt'), { read: 1, stat: 0 });
+        assert.deepEqual(await count('HEAD', 'small.txt'), { read: 0, stat: 1 });
+        // A folder: a GET's open fails (it is a folder), then the route's one stat; a HEAD's stat is the route's too.
+        assert.deepEqual(await count('GET', 'sub'), { read: 1, stat: 1 });
+        assert.deepEqual(await count('HEAD', 'sub'), { read: 0, stat: 1 });
       } finally {
+        t.backend.read = read;
         t.backend.stat = stat;
       }
     });
