@@ -63,6 +63,8 @@ export type ShareService = ReturnType<typeof createShareService>;
 
 const keyOf = (share: Share): StorageKey => ({ user: share.owner, segments: share.path === '' ? [] : share.path.split('/') });
 const pathOf = (key: StorageKey): string => key.segments.join('/');
+/** The key `segments` name below a share's target (checked segments: never outside it). */
+const keyBelow = (root: StorageKey, segments: readonly string[]): StorageKey => ({ user: root.user, segments: [...root.segments, ...segments] });
 
 /** Checks the options of a new share; pure, table-tested in shares.test.ts. */
 export function validateShareOptions(input: Omit<CreateShareInput, 'path'>, isFile: boolean): void {
@@ -222,7 +224,7 @@ export function createShareService(deps: {
     async open(share: Share, segments: readonly string[]): Promise<SharePlace> {
       const root = keyOf(share);
       if (segments.length > 0 && !share.isFile) {
-        const key: StorageKey = { user: root.user, segments: [...root.segments, ...segments] };
+        const key = keyBelow(root, segments);
         const entry = await storageCall(() => deps.backend.stat(key)).catch((e: unknown) => {
           if (e instanceof AppError && (e.code === 'not_found' || e.code === 'not_a_directory')) return undefined;
           throw e;
@@ -276,7 +278,7 @@ export function createShareService(deps: {
 
     /** Keys a visitor addresses below a shared folder, never outside it. */
     childKey(live: LiveShare, segments: readonly string[]): StorageKey {
-      return { user: live.key.user, segments: [...live.key.segments, ...segments] };
+      return keyBelow(live.key, segments);
     },
 
     /**
@@ -287,9 +289,7 @@ export function createShareService(deps: {
      * below a file share.
      */
     fileKey(share: Share, segments: readonly string[]): StorageKey | undefined {
-      if (share.isFile !== (segments.length === 0)) return undefined;
-      const root = keyOf(share);
-      return { user: root.user, segments: [...root.segments, ...segments] };
+      return share.isFile === (segments.length === 0) ? keyBelow(keyOf(share), segments) : undefined;
     },
 
     displayName: (live: LiveShare): string => keyName(live.key) || 'Shared folder',

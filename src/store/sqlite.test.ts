@@ -10,6 +10,7 @@ import { runAccountsConformance } from './accounts-conformance.js';
 import { runSearchConformance } from './search-conformance.js';
 import Database from 'better-sqlite3';
 import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
+import type { MetadataStore, User } from './types.js';
 
 const openTemp = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
@@ -49,14 +50,24 @@ test('sqlite: a file that is not a database gives a clear StoreOpenError', async
   }
 });
 
-test('sqlite: a cached access token stops working at once when another connection or this one revokes it', async () => {
+/** Two connections to one file (two workers, or a server and the CLI) and a user, alice, made by `server`. */
+async function withTwoConnections(fn: (c: { server: MetadataStore; other: MetadataStore; user: User }) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
   const file = join(dir, 'file-cloud.db');
-  // Two connections to one file: two workers, or a server and the CLI.
   const server = await openSqliteStore(file);
   const other = await openSqliteStore(file);
   try {
     const user = await server.users.create({ username: 'alice', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 });
+    await fn({ server, other, user });
+  } finally {
+    await other.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('sqlite: a cached access token stops working at once when another connection or this one revokes it', () =>
+  withTwoConnections(async ({ server, other, user }) => {
     const live = async (n: number) => {
       const s = await server.sessions.create({ userId: user.id, refreshHash: `r${n}`, now: 1, expiresAt: 1e12 });
       await server.sessions.addAccessToken({ tokenHash: `a${n}`, sessionId: s.id, expiresAt: 1000 });
@@ -85,20 +96,10 @@ test('sqlite: a cached access token stops working at once when another connectio
     assert.equal(await server.apiKeys.findByHash('k1h', 1000), undefined, 'a cached key still expires on time');
     assert.ok(await other.apiKeys.delete('k1', user.id));
     assert.equal(await server.apiKeys.findByHash('k1h', 10), undefined, 'a key deleted by another connection');
-  } finally {
-    await other.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('sqlite: a cached share link is seen revoked, used up or its owner disabled at once, from another connection or this one', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
-  const file = join(dir, 'file-cloud.db');
-  const server = await openSqliteStore(file);
-  const other = await openSqliteStore(file);
-  try {
-    const user = await server.users.create({ username: 'alice', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 });
+test('sqlite: a cached share link is seen revoked, used up or its owner disabled at once, from another connection or this one', () =>
+  withTwoConnections(async ({ server, other, user }) => {
     const link = (id: string, maxDownloads?: number) =>
       server.shares.create({ id, ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads, downloads: 0, expiresAt: undefined, createdAt: 1 });
     /** Looked up twice, so the second answer comes from the cache. */
@@ -122,12 +123,7 @@ test('sqlite: a cached share link is seen revoked, used up or its owner disabled
     assert.equal((await server.shares.get('s3'))?.downloads, 5, 'counted by this connection');
     assert.ok(await other.users.setDisabled('alice', true));
     assert.equal((await server.shares.get('s3'))?.ownerDisabled, true, 'the owner disabled by another connection');
-  } finally {
-    await other.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
 test('sqlite: foldWriteAheadLog folds a log left behind into the file and removes it, and creates no file', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
