@@ -69,7 +69,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
  * storage (on local disk it would cost every process ~3 MiB for nothing).
  */
 export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials } = {}): Promise<StorageBackend> {
-  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp });
+  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp }, coordination);
   const { createS3Backend } = await import('./storage/s3/s3-backend.js');
   return createS3Backend(storage, coordination, opts);
 }

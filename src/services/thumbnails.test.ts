@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { isAppError } from '../domain/errors.js';
 import { parseDecodedStoragePath } from '../domain/storage-path.js';
+import { leasingIn } from '../storage/conformance/index.js';
 import { createLocalBackend } from '../storage/local/local-backend.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { cacheName } from '../thumbnails/sizes.js';
@@ -16,10 +17,12 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }) {
   const dir = await mkdtemp(join(tmpdir(), 'fc-thumbs-'));
   await mkdir(join(dir, 'storage'));
   await mkdir(join(dir, 'tmp'));
-  const backend = createLocalBackend({ storageDir: join(dir, 'storage'), tmpDir: join(dir, 'tmp') });
+  const leasing = await leasingIn(dir);
+  const backend = createLocalBackend({ storageDir: join(dir, 'storage'), tmpDir: join(dir, 'tmp') }, leasing);
   await backend.init();
   t.after(async () => {
     await backend.close();
+    await leasing.close();
     await rm(dir, { recursive: true, force: true });
   });
   const options = (o: Partial<ThumbnailOptions> = {}): ThumbnailOptions => ({

@@ -8,6 +8,9 @@ import type { JournalRepo, LeaseRepo } from '../store/types.js';
  */
 export type Coordination = { readonly leases: LeaseRepo; readonly journal: JournalRepo; readonly now?: () => number };
 
+/** The part of Coordination that mutual exclusion needs (the local backend has no journal). */
+export type Leasing = Pick<Coordination, 'leases' | 'now'>;
+
 export type HeldLease = { release(): Promise<void> };
 
 const TTL_MS = 30_000;
@@ -17,7 +20,7 @@ const TTL_MS = 30_000;
  * move keeps its claim while its process lives and loses it ~30 s after the
  * process dies. Undefined when someone else holds it.
  */
-export async function tryHold(c: Coordination, name: string, ttlMs = TTL_MS): Promise<HeldLease | undefined> {
+export async function tryHold(c: Leasing, name: string, ttlMs = TTL_MS): Promise<HeldLease | undefined> {
   const now = c.now ?? Date.now;
   const owner = randomUUID();
   if (!(await c.leases.acquire(name, owner, now(), now() + ttlMs))) return undefined;
@@ -33,12 +36,35 @@ export async function tryHold(c: Coordination, name: string, ttlMs = TTL_MS): Pr
   };
 }
 
-/** Waits for a lease (polling with backoff) until it is free or the signal fires. */
-export async function hold(c: Coordination, name: string, signal?: AbortSignal): Promise<HeldLease> {
-  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+/**
+ * Waits for a lease (polling with backoff up to `maxWaitMs`) until it is
+ * free or the signal fires. A lease held for a whole upload is polled
+ * slowly; one held around a single change (holdAll) is worth asking for often.
+ */
+export async function hold(c: Leasing, name: string, signal?: AbortSignal, maxWaitMs = 500): Promise<HeldLease> {
+  for (let wait = 20; ; wait = Math.min(wait * 2, maxWaitMs)) {
     const lease = await tryHold(c, name);
     if (lease) return lease;
     signal?.throwIfAborted();
     await new Promise((r) => setTimeout(r, wait));
   }
+}
+
+/**
+ * Waits for several short-held leases, taken in one global order (sorted,
+ * each name once) so two callers that need overlapping sets never wait on
+ * each other in a circle.
+ */
+export async function holdAll(c: Leasing, names: readonly string[], signal?: AbortSignal): Promise<HeldLease> {
+  const held: HeldLease[] = [];
+  const release = async () => {
+    for (const l of held.reverse()) await l.release();
+  };
+  try {
+    for (const name of [...new Set(names)].sort()) held.push(await hold(c, name, signal, 80));
+  } catch (e) {
+    await release();
+    throw e;
+  }
+  return { release };
 }

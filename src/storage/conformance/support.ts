@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { parseDecodedStoragePath, type StorageKey } from '../../domain/storage-path.js';
+import { join } from 'node:path';
+import { openSqliteStore } from '../../store/sqlite.js';
 import { isStorageError, listAll, type StorageBackend, type StorageErrorCode } from '../backend.js';
+import type { Leasing } from '../coordination.js';
 
 /** What a backend's test file hands the suite for each test. */
 export type BackendUnderTest = {
@@ -21,6 +24,12 @@ export type BackendUnderTest = {
   /** What the resumable (tus) staging holds, for backends that can tell; lets the suite prove removal. */
   resumableStaging?(): Promise<string[]>;
 };
+
+/** Leases kept in a SQLite file of their own in `dir`, as a backend under test needs them; close when done. */
+export async function leasingIn(dir: string): Promise<Leasing & { close(): Promise<void> }> {
+  const store = await openSqliteStore(join(dir, 'leases.db'));
+  return { leases: store.leases, close: () => store.close() };
+}
 
 /** A key from a plain path below the user (`a/b.txt`, `` for the root); only the parser makes keys. */
 export const keyOf = (path: string, user = 'alice'): StorageKey => parseDecodedStoragePath(`${user}/${path}`).key;

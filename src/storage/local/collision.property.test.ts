@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { isValidName } from '../../domain/names.js';
+import { leasingIn } from '../conformance/index.js';
 import { createLocalBackend } from './local-backend.js';
 
 /**
@@ -20,8 +21,9 @@ test('concurrent uploads under taken names never overwrite an existing file or e
   await fc.assert(
     fc.asyncProperty(fc.uniqueArray(name, { maxLength: 3 }), fc.array(name, { minLength: 1, maxLength: 12 }), async (existing, uploads) => {
       const base = await mkdtemp(join(tmpdir(), 'fc-collide-'));
+      const leasing = await leasingIn(base);
       try {
-        const backend = createLocalBackend({ storageDir: join(base, 'storage'), tmpDir: join(base, 'tmp') });
+        const backend = createLocalBackend({ storageDir: join(base, 'storage'), tmpDir: join(base, 'tmp') }, leasing);
         await backend.init();
         const dir = { user: 'alice', segments: ['d'] };
         await backend.mkdir(dir, { parents: true, existOk: true });
@@ -38,6 +40,7 @@ test('concurrent uploads under taken names never overwrite an existing file or e
         for (const [i, e] of results.entries()) assert.equal(await readFile(join(folder, e.name), 'utf8'), `new ${i}`);
         assert.deepEqual(await readdir(join(base, 'tmp')), [], 'no staging left');
       } finally {
+        await leasing.close();
         await rm(base, { recursive: true, force: true });
       }
     }),

@@ -5,19 +5,25 @@ import { link, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, isStorageError, listAll, type StorageBackend } from '../backend.js';
-import { bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../conformance/index.js';
+import { bodyOf, keyOf, leasingIn, readAll, rejectsCode, runBackendConformance } from '../conformance/index.js';
 import { isWithin } from './confine.js';
 import { fromErrno } from './errno.js';
 import { createLocalBackend } from './local-backend.js';
+
+/** The lease stores of every backend made here, closed when the file's tests are done. */
+const leasings: { close(): Promise<void> }[] = [];
+after(() => Promise.all(leasings.map((l) => l.close())));
 
 async function fresh(): Promise<{ base: string; storageDir: string; tmpDir: string; backend: StorageBackend }> {
   const base = await mkdtemp(join(tmpdir(), 'fc-local-'));
   const storageDir = join(base, 'storage');
   const tmpDir = join(base, 'tmp');
-  return { base, storageDir, tmpDir, backend: createLocalBackend({ storageDir, tmpDir }) };
+  const leasing = await leasingIn(base);
+  leasings.push(leasing);
+  return { base, storageDir, tmpDir, backend: createLocalBackend({ storageDir, tmpDir }, leasing) };
 }
 
 runBackendConformance('local', async () => {

@@ -3,6 +3,7 @@ import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isRoot, keyChild, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
+import { holdAll, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, inspect, inspectRoot, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
@@ -11,7 +12,7 @@ import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry } from './mutate.js';
 import { prepareDirs, sweepStaging } from './staging.js';
 import { exactly, holdingBodyErrors } from '../body.js';
-import { stageFile, type Committed, type Dirs } from './write.js';
+import { stageFile, type CommitHooks, type Committed, type Dirs } from './write.js';
 import { createLocalResumable } from './resumable.js';
 
 /**
@@ -61,9 +62,13 @@ function readWhole(fd: number, start: number, end: number): Buffer {
  * The local-disk StorageBackend: a user's files are plain files under
  * `<storageDir>/<user>/`, uploads are staged in `tmpDir` (same file system).
  * Confinement rules: see confine.ts. Staging and commit: see write.ts.
+ * `leasing` gives the edit locks (CommitHooks) that keep the sizes in
+ * events exact when workers change one name at once.
  */
-export function createLocalBackend(dirs: Dirs): StorageBackend {
+export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend {
   const events = createEventHub();
+  /** The edit locks of these names, held together (see CommitHooks). */
+  const lock = (...keys: StorageKey[]) => holdAll(leasing, keys.map((k) => `local-edit:${k.user}/${k.segments.join('/')}`));
   /** The node at key with every link checked, or undefined when nothing usable is there. */
   async function find(key: StorageKey): Promise<(Node & { root: string }) | undefined> {
     const root = await realRoot(dirs.storageDir, key.user);
@@ -146,9 +151,12 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
     return { isFile: false, size };
   }
 
-  const emitCommit = (c: Committed) =>
-    events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize });
-  const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => holdingBodyErrors(body, () => stageFile(dirs, key, body, opts, emitCommit)));
+  const hooks: CommitHooks = {
+    lock: (key) => lock(key),
+    committed: (c: Committed) =>
+      events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize }),
+  };
+  const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => holdingBodyErrors(body, () => stageFile(dirs, key, body, opts, hooks)));
 
   const backend: StorageBackend = {
     capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },
@@ -236,7 +244,7 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
 
     write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
 
-    resumable: createLocalResumable(dirs, emitCommit),
+    resumable: createLocalResumable(dirs, hooks),
 
     mkdir: checked(async (key, opts) => {
       const existed = opts.existOk && (await backend.stat(key).catch(() => undefined)) !== undefined;
@@ -245,17 +253,30 @@ export function createLocalBackend(dirs: Dirs): StorageBackend {
     }),
 
     delete: checked(async (key, opts) => {
-      const gone = await sizeOf(key);
-      await deleteEntry(dirs, key, opts);
+      const held = await lock(key);
+      let gone: Awaited<ReturnType<typeof sizeOf>>;
+      try {
+        gone = await sizeOf(key);
+        await deleteEntry(dirs, key, opts);
+      } finally {
+        await held.release();
+      }
       await events.emit({ type: 'deleted', key, isFile: gone?.isFile ?? true, size: gone?.size ?? 0 });
     }),
 
     move: async (from, to, opts) => {
       checkKey(from);
       checkKey(to);
-      const source = await backend.stat(from);
-      const replaced = opts.overwrite ? await sizeOf(to) : undefined;
-      await moveEntry(dirs, from, to, opts);
+      const held = await lock(from, to);
+      let source: Entry | undefined;
+      let replaced: Awaited<ReturnType<typeof sizeOf>>;
+      try {
+        source = await backend.stat(from);
+        replaced = opts.overwrite ? await sizeOf(to) : undefined;
+        await moveEntry(dirs, from, to, opts);
+      } finally {
+        await held.release();
+      }
       await events.emit({ type: 'moved', from, to, isFile: source?.isFile ?? true, replacedSize: replaced?.size ?? 0 });
     },
 

@@ -6,7 +6,7 @@ import { StorageError, type Entry } from '../backend.js';
 import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
-import { commitStaged, type Committed, type Dirs } from './write.js';
+import { commitStaged, type CommitHooks, type Dirs } from './write.js';
 
 /** Bytes gathered before one positioned writev: few system calls, bounded memory. */
 const WRITE_BATCH = 1024 * 1024;
@@ -24,7 +24,7 @@ const CHECKPOINT = 4 * 1024 * 1024;
  * same rename/link commit as a PUT (no copy). Offsets are reported only
  * after fdatasync.
  */
-export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => void | Promise<void>): ResumableStaging {
+export function createLocalResumable(dirs: Dirs, hooks: CommitHooks): ResumableStaging {
   const dir = join(dirs.tmpDir, RESUMABLE_DIR);
   const fileOf = (id: string) => {
     checkUploadId(id);
@@ -81,7 +81,7 @@ export function createLocalResumable(dirs: Dirs, onCommit: (c: Committed) => voi
         return undefined;
       }
       if (Number(stats.size) !== size) throw new StorageError('failed', `The staged upload holds ${stats.size} bytes, not ${size}.`);
-      const entry: Entry = await commitStaged(dirs, key, file, stats, opts.ifExists, onCommit);
+      const entry: Entry = await commitStaged(dirs, key, file, stats, opts.ifExists, hooks);
       // After a link the staging name still names the committed file: only the name goes.
       await rm(file, { force: true });
       return entry;

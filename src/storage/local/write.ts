@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { collisionName } from '../../domain/names.js';
 import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError, type StagedFile, type WriteOptions } from '../backend.js';
+import type { HeldLease } from '../coordination.js';
 import { deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
@@ -44,7 +45,7 @@ const SYNC_EVERY = 32 * 1024 * 1024;
  * reading and leave the stream to its owner (an HTTP request must survive to
  * carry the 413 answer). Only an abort destroys it: its owner gave up on it.
  */
-export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions, onCommit: (c: Committed) => void | Promise<void>): Promise<StagedFile> {
+export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions, hooks: CommitHooks): Promise<StagedFile> {
   if (isRoot(key)) throw new StorageError('is_a_directory', 'The user root is a folder.');
   const parents = key.segments.slice(0, -1);
   // Fail fast on a path that can never be written (a file or a leaving link
@@ -71,7 +72,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     size: Number(stats.size),
     async commit() {
       try {
-        return await commitStaged(dirs, key, staging, stats, opts.ifExists, onCommit);
+        return await commitStaged(dirs, key, staging, stats, opts.ifExists, hooks);
       } finally {
         await removeStaging();
       }
@@ -85,20 +86,37 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
  * missing parents; the staging name stays for the caller to remove (after a
  * link it still names the committed file). Shared with resumable uploads.
  */
-export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], onCommit: (c: Committed) => void | Promise<void>) {
+export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], hooks: CommitHooks) {
   const parents = key.segments.slice(0, -1);
   // Parents are created only now, so an aborted upload leaves no empty folders.
   const root = await ensureRoot(dirs.storageDir, key.user);
   const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
-  const { name, previousSize } = await commit(root, staging, dir, keyName(key), mode);
+  // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
+  const lock = mode === 'replace' ? await hooks.lock(key) : undefined;
+  let committed: { name: string; previousSize: number | undefined };
+  try {
+    committed = await commit(root, staging, dir, keyName(key), mode);
+  } finally {
+    await lock?.release();
+  }
   // The staging file's stats describe the committed inode: rename and link keep it.
-  const entry = entryFromStats(name, stats);
-  await onCommit({ key: { user: key.user, segments: [...parents, name] }, size: entry.size, previousSize });
+  const entry = entryFromStats(committed.name, stats);
+  await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: entry.size, previousSize: committed.previousSize });
   return entry;
 }
 
 /** What a commit changed, for the storage events. */
 export type Committed = { readonly key: StorageKey; readonly size: number; readonly previousSize: number | undefined };
+
+/**
+ * What a commit needs from its backend. `lock` holds a name's edit lock,
+ * which every change that can take away what is at a name holds (a
+ * replace, a delete, a move from or onto it), on every worker: so the size
+ * a replace reports as replaced is the size of what its rename really
+ * removed, and usage, kept from events, stays exact. A create needs no
+ * lock: link(2) makes it only where nothing is. `committed` reports the change.
+ */
+export type CommitHooks = { readonly lock: (key: StorageKey) => Promise<HeldLease>; readonly committed: (c: Committed) => void | Promise<void> };
 
 /**
  * Streams body into the open staging file (the stream owns and closes the
@@ -168,16 +186,28 @@ async function commit(root: string, staging: string, dir: string, name: string, 
   const folderThere = async (n: string) => (await inspect(root, dir, n)).kind === 'dir';
   const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
   if (mode === 'replace') {
-    const before = await inspect(root, dir, name);
-    if (before.kind === 'dir') throw isDir();
-    try {
-      await rename(staging, join(dir, name));
-    } catch (e) {
-      // A folder appeared meanwhile (EISDIR), or the name is a folder reached by a link.
-      throw errnoOf(e) === 'EISDIR' ? isDir() : fromErrno(e, 'Committing the upload failed');
+    // Under the name's edit lock what is there stays there; what is missing may still be created by a
+    // link (a create or a move holds no lock), so a missing name is taken by link too, never by rename.
+    for (;;) {
+      const before = await inspect(root, dir, name);
+      if (before.kind === 'dir') throw isDir();
+      if (before.kind === 'missing') {
+        try {
+          await link(staging, join(dir, name));
+          return { name, previousSize: undefined };
+        } catch (e) {
+          if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Committing the upload failed');
+          continue;
+        }
+      }
+      try {
+        await rename(staging, join(dir, name));
+      } catch (e) {
+        // A folder appeared meanwhile (EISDIR), or the name is a folder reached by a link.
+        throw errnoOf(e) === 'EISDIR' ? isDir() : fromErrno(e, 'Committing the upload failed');
+      }
+      return { name, previousSize: before.kind === 'file' && before.stats ? Number(before.stats.size) : undefined };
     }
-    // Read before the rename: a concurrent replace in between makes this the size of a version that also went.
-    return { name, previousSize: before.kind === 'file' && before.stats ? Number(before.stats.size) : undefined };
   }
   const attempts = mode === 'fail' ? 1 : MAX_COLLISIONS;
   for (let n = 0; n < attempts; n++) {

@@ -15,7 +15,7 @@ import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../
 import { contentTypeFor } from '../../http/mime.js';
 import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
-import { hold, tryHold, type Coordination, type HeldLease } from '../coordination.js';
+import { hold, holdAll, tryHold, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
 import { resumeFolderMoves, startFolderMove } from './folder-move.js';
@@ -53,7 +53,17 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   const s3 = opts.client ?? createS3Client(loc, opts.credentials);
   const { bucket, prefix } = loc;
   const events = createEventHub();
+  /**
+   * Two leases per name. The name lease is a writer's claim on a free name,
+   * held for a whole upload; a replace, move or copy onto the name waits for
+   * it. The edit lease is short: it is held around every change to what is
+   * already there (replace, delete, move, copy, from head to event), so the
+   * size an event reports is the size of what the change really removed,
+   * and usage stays exact. Name leases are always taken before edit leases,
+   * and edit leases in sorted order (holdAll), so waiters never form a circle.
+   */
   const nameLease = (objKey: string) => `s3-name:${bucket}/${objKey}`;
+  const editLeases = (...keys: StorageKey[]) => keys.map((k) => `s3-edit:${bucket}/${objectKey(prefix, k)}`);
 
   async function head(objKey: string): Promise<Head | undefined> {
     try {
@@ -263,6 +273,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
         const replaceLease = claimed ? undefined : await hold(coordination, nameLease(objectKey(prefix, target)), opts.signal);
+        // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
+        const editLease = claimed ? undefined : await holdAll(coordination, editLeases(target), opts.signal).catch(async (e: unknown) => {
+          await replaceLease?.release();
+          throw e;
+        });
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
           if (received.kind === 'single') await putSingle(received.body);
@@ -276,6 +291,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         } finally {
           if (!settled) await discard().catch(() => undefined);
           await claimed?.lease.release();
+          await editLease?.release();
           await replaceLease?.release();
         }
       },
@@ -308,6 +324,16 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
+    const lease = await holdAll(coordination, editLeases(key));
+    try {
+      await removeHeld(key, opts);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /** remove, for a caller that holds the key's edit lease. */
+  async function removeHeld(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
     const h = isRoot(key) ? undefined : await headFile(key);
     if (h) {
       if (!isRoot(keyParent(key))) await keepParent(key);
@@ -341,6 +367,21 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     return size;
   }
 
+  /** The leases of a move or copy: the destination's name (waits for a writer that claimed it), then both edit leases. */
+  async function holdTransfer(from: StorageKey, to: StorageKey): Promise<HeldLease> {
+    const name = await hold(coordination, nameLease(objectKey(prefix, to)));
+    const edits = await holdAll(coordination, editLeases(from, to)).catch(async (e: unknown) => {
+      await name.release();
+      throw e;
+    });
+    return {
+      async release() {
+        await edits.release();
+        await name.release();
+      },
+    };
+  }
+
   /** Checks shared by move and copy; returns the source's kind and the size of what the destination holds. */
   async function prepareTransfer(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<{ source: Head | 'folder'; replaced: number | undefined }> {
     if (isSameOrInside(to, from)) throw new StorageError('into_itself', 'A folder cannot be moved into itself.');
@@ -354,7 +395,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
-    const lease = await hold(coordination, nameLease(objectKey(prefix, to)));
+    const lease = await holdTransfer(from, to);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
@@ -380,11 +421,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function copy(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
-    const lease = await hold(coordination, nameLease(objectKey(prefix, to)));
+    const lease = await holdTransfer(from, to);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
-      if (replaced !== undefined && !(source !== 'folder' && (await headFile(to)))) await remove(to, { recursive: true });
+      if (replaced !== undefined && !(source !== 'folder' && (await headFile(to)))) await removeHeld(to, { recursive: true });
       if (source !== 'folder') {
         await copyObject(s3, bucket, objectKey(prefix, from), dst, source.size);
         await events.emit(replaced !== undefined ? { type: 'replaced', key: to, size: source.size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size: source.size });
