@@ -22,6 +22,7 @@ type FirstAdmin = { username: string; password: string; generated: boolean } | u
  * node:cluster), replaces any that die, and stops them all on a signal.
  */
 export async function runServe(config: Config): Promise<number> {
+  outliveClosedStdout();
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
   // Handlers go in before anything is announced: a supervisor that signals as
   // soon as it reads the listening line must not hit the default action (kill).
@@ -38,6 +39,17 @@ export async function runServe(config: Config): Promise<number> {
     logger.error({ err }, 'error during shutdown');
   }
   return 0;
+}
+
+/**
+ * A reader of stdout that goes away (`file-cloud serve | head`, a log
+ * shipper restarted) ends the output, not the server: without a listener
+ * the first write after it (EPIPE) would throw and take the process down.
+ */
+function outliveClosedStdout(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
 }
 
 function onShutdownSignal(logger: Logger): Promise<string> {

@@ -1,10 +1,13 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
-import { runCli, startServer } from '../helpers/server.js';
+import { ADMIN_PASSWORD, BIN, runCli, startServer } from '../helpers/server.js';
+import { freePort } from '../helpers/nginx.js';
 import { bearer, login, postJson } from '../helpers/client.js';
 
 const tempDir = () => mkdtemp(join(tmpdir(), 'fc-cli-'));
@@ -272,6 +275,38 @@ test('SIGINT also shuts down cleanly: exit code 0, no error while closing, the p
     assert.deepEqual(left, ['file-cloud.db'], 'the store was closed: no -wal or -shm left behind');
   } finally {
     await server.dispose();
+  }
+});
+
+test('a reader of stdout that goes away (serve | head) ends the output, not the server', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'fc-epipe-'));
+  const port = await freePort();
+  const proc = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
+    env: { ...process.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // The reader of the pipe gone before the server writes: every write to stdout, from the first-run
+  // banner on, gets EPIPE, as with `file-cloud serve | head -c 1` once head has its byte.
+  proc.stdout?.destroy();
+  let stderr = '';
+  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = once(proc, 'exit') as Promise<[number | null]>;
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      const up = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+      if (up) break;
+      assert.ok(i < 300 && proc.exitCode === null, `the server stopped or never answered: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const { access_token } = await login(url, 'admin', ADMIN_PASSWORD);
+    for (let i = 0; i < 20; i++) assert.equal((await fetch(`${url}/storage/admin/`, { headers: bearer(access_token) })).status, 200, `request ${i}`);
+    proc.kill('SIGTERM');
+    assert.equal((await exited)[0], 0);
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled/, 'no crash on the closed pipe');
+  } finally {
+    if (proc.exitCode === null) proc.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
   }
 });
 
