@@ -255,13 +255,17 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     delete: checked(async (key, opts) => {
       const held = await lock(key);
       let gone: Awaited<ReturnType<typeof sizeOf>>;
+      let measured: number | undefined;
       try {
         gone = await sizeOf(key);
-        await deleteEntry(dirs, key, opts);
+        measured = await deleteEntry(dirs, key, opts);
       } finally {
         await held.release();
       }
-      await events.emit({ type: 'deleted', key, isFile: gone?.isFile ?? true, size: gone?.size ?? 0 });
+      // A folder's files are counted again once it is out of reach: a file written into it meanwhile is in that count.
+      // Not for a user root, which may be a link: its files stay behind, but leave the user all the same.
+      const size = measured !== undefined && !isRoot(key) ? measured : (gone?.size ?? 0);
+      await events.emit({ type: 'deleted', key, isFile: gone?.isFile ?? true, size });
     }),
 
     move: async (from, to, opts) => {
@@ -270,14 +274,15 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       const held = await lock(from, to);
       let source: Entry | undefined;
       let replaced: Awaited<ReturnType<typeof sizeOf>>;
+      let measured: number | undefined;
       try {
         source = await backend.stat(from);
         replaced = opts.overwrite ? await sizeOf(to) : undefined;
-        await moveEntry(dirs, from, to, opts);
+        measured = await moveEntry(dirs, from, to, opts);
       } finally {
         await held.release();
       }
-      await events.emit({ type: 'moved', from, to, isFile: source?.isFile ?? true, replacedSize: replaced?.size ?? 0 });
+      await events.emit({ type: 'moved', from, to, isFile: source?.isFile ?? true, replacedSize: measured ?? replaced?.size ?? 0 });
     },
 
     copy: async (from, to, opts) => {

@@ -4,7 +4,7 @@ import { isRoot, isSameOrInside, keyName, type StorageKey } from '../../domain/s
 import { isStorageError, StorageError } from '../backend.js';
 import { deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
 import { errnoOf, fromErrno, fsCall } from './errno.js';
-import { discard, stagingPath } from './staging.js';
+import { bytesBelow, discard, stagingPath } from './staging.js';
 import type { Dirs } from './write.js';
 
 const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
@@ -60,7 +60,13 @@ export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: bool
   throw taken();
 }
 
-export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive: boolean }): Promise<void> {
+/**
+ * Deletes the file or folder at key. Returns the bytes a folder tree held,
+ * counted once it was out of every writer's reach (discard), or undefined
+ * when the caller's own count stands (a file, an empty folder, a tree
+ * deleted in place).
+ */
+export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive: boolean }): Promise<number | undefined> {
   const root = await realRoot(dirs.storageDir, key.user);
   if (root === undefined) throw notFound();
   // The root is acted on by its own path: a link there (the administrator's
@@ -69,14 +75,16 @@ export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive
   if (!isRealDir(node)) {
     await fsCall('Deleting the file failed', () => unlink(node.path));
   } else if (opts.recursive) {
-    await discard(dirs.tmpDir, node.path);
+    return discard(dirs.tmpDir, node.path);
   } else {
     // ENOTEMPTY → already_exists: the folder still holds something.
     await fsCall('Deleting the folder failed', () => rmdir(node.path));
   }
+  return undefined;
 }
 
-export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
+/** Moves from to to. Returns the bytes of a folder it replaced, counted as for deleteEntry; undefined when the caller's count stands. */
+export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<number | undefined> {
   if (from.user !== to.user) throw new StorageError('invalid_path', 'A move cannot leave the user root.');
   if (isSameOrInside(to, from)) throw new StorageError('into_itself', 'A folder cannot be moved into itself.');
   if (isRoot(to)) throw taken('The user root always exists and cannot be replaced.');
@@ -92,11 +100,11 @@ export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, op
   const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
   const dst = await inspect(root, dir, keyName(to));
   if (dst.path === src.path) throw into();
-  if (dst.kind === 'missing' && (await claimFree(src, dst.path))) return;
+  if (dst.kind === 'missing' && (await claimFree(src, dst.path))) return undefined;
   if (!opts.overwrite) throw taken();
   const current = await inspect(root, dir, keyName(to));
   if (isWithin(current.path, src.path)) throw taken('The destination holds the source and cannot be replaced by it.');
-  await replace(dirs.tmpDir, src, current);
+  return replace(dirs.tmpDir, src, current);
 }
 
 /**
@@ -127,26 +135,53 @@ async function claimFree(src: Node, dstPath: string): Promise<boolean> {
   }
 }
 
+/** How often a destination made again by a writer is set aside before a move gives up. */
+const MAX_REMADE = 8;
+
 /**
  * Replaces dst by src. Between files (or links) one rename(2) does it
  * atomically. Otherwise rename(2) cannot (folder over file, anything over a
  * folder): dst is first renamed aside into tmpDir, then src into place, then
  * the aside copy deleted — at no moment is the data of both gone, and if the
  * second step fails the first is undone.
+ *
+ * An upload into dst makes its folders on demand, so in between it can make
+ * dst again and put its file there: that is set aside too and replaced, as
+ * if the upload had come just before the move (not undoing the first step
+ * over it, which would leave the old folder in tmpDir, gone uncounted).
+ * Returns the bytes of everything set aside, counted there, out of every
+ * writer's reach; undefined for one rename.
  */
-async function replace(tmpDir: string, src: Node, dst: Node): Promise<void> {
+async function replace(tmpDir: string, src: Node, dst: Node): Promise<number | undefined> {
   if (!isRealDir(src) && !isRealDir(dst)) {
     await fsCall('Moving failed', () => rename(src.path, dst.path));
-    return;
+    return undefined;
   }
-  const aside = stagingPath(tmpDir, 'aside');
-  await fsCall('Moving the destination aside failed', () => rename(dst.path, aside));
-  try {
-    await rename(src.path, dst.path);
-  } catch (e) {
-    await rename(aside, dst.path).catch(() => undefined);
-    throw fromErrno(e, 'Moving failed');
+  const asides: string[] = [];
+  const setAside = async () => {
+    const aside = stagingPath(tmpDir, 'aside');
+    await rename(dst.path, aside);
+    asides.push(aside);
+  };
+  await fsCall('Moving the destination aside failed', setAside);
+  for (;;) {
+    try {
+      await rename(src.path, dst.path);
+      break;
+    } catch (e) {
+      const remade = ['ENOTEMPTY', 'EEXIST', 'EISDIR', 'ENOTDIR'].includes(errnoOf(e) ?? '');
+      if (remade && asides.length < MAX_REMADE && (await setAside().then(() => true, () => false))) continue;
+      // Undone: the first aside (what dst held) goes back where nothing is in its way.
+      await rename(asides[0] as string, dst.path).catch(() => undefined);
+      throw fromErrno(e, 'Moving failed');
+    }
   }
-  // Done for the user; a leftover in tmpDir is removed by init().
-  await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+  let bytes: number | undefined = 0;
+  for (const aside of asides) {
+    const b = await bytesBelow(aside).catch(() => undefined);
+    bytes = bytes === undefined || b === undefined ? undefined : bytes + b;
+    // Done for the user; a leftover in tmpDir is removed by init().
+    await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+  }
+  return bytes;
 }

@@ -32,8 +32,12 @@ export async function prepareDirs(storageDir: string, tmpDir: string): Promise<v
  * once: renamed into tmpDir first (atomic, same file system), then deleted
  * there, where a crash halfway leaves nothing a user can see and init()
  * finishes the job. `rm` removes links, never what they point to.
+ *
+ * Returns the bytes of the files the tree held when it went, counted in
+ * tmpDir where no writer can reach them any more (see bytesBelow), or
+ * undefined when it had to be deleted in place (another file system).
  */
-export async function discard(tmpDir: string, path: string): Promise<void> {
+export async function discard(tmpDir: string, path: string): Promise<number | undefined> {
   const aside = stagingPath(tmpDir, 'aside');
   try {
     await rename(path, aside);
@@ -41,11 +45,26 @@ export async function discard(tmpDir: string, path: string): Promise<void> {
     // Another file system (an unusual data dir layout): delete in place.
     if (errnoOf(e) !== 'EXDEV') throw fromErrno(e, 'Deleting failed');
     await rm(path, { recursive: true, force: true });
-    return;
+    return undefined;
   }
+  const bytes = await bytesBelow(aside).catch(() => undefined);
   // The entry is already gone from the user's folder; a leftover in tmpDir
   // is harmless and init() removes it, so a failure here is not the caller's.
   await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+  return bytes;
+}
+
+/**
+ * Bytes of the regular files in a tree, links not followed: what the
+ * backend's walk counts (it skips links), so usage and a recount agree.
+ */
+export async function bytesBelow(path: string): Promise<number> {
+  const s = await lstat(path);
+  if (s.isFile()) return s.size;
+  if (!s.isDirectory()) return 0;
+  let bytes = 0;
+  for (const name of await readdir(path)) bytes += await bytesBelow(join(path, name));
+  return bytes;
 }
 
 /**
