@@ -68,3 +68,13 @@ export async function holdAll(c: Leasing, names: readonly string[], signal?: Abo
   }
   return { release };
 }
+
+/** Runs fn while the lease is held, releasing it however fn ends. */
+export async function whileHeld<T>(lease: Promise<HeldLease>, fn: () => Promise<T>): Promise<T> {
+  const held = await lease;
+  try {
+    return await fn();
+  } finally {
+    await held.release();
+  }
+}

@@ -6,7 +6,7 @@ import { seamTests } from './seam.js';
 import { keyOf, type BackendUnderTest, type It } from './support.js';
 import { writeTests } from './writes.js';
 
-export { bodyOf, keyOf, leasingIn, readAll, rejectsCode, sha256, slowBody, type BackendUnderTest } from './support.js';
+export { bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, usageLedger, rejectsCode, sha256, slowBody, type BackendUnderTest } from './support.js';
 
 /**
  * The storage backend conformance suite. Every StorageBackend implementation

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { compareListed, isStorageError, listAll, type Entry, type ListedEntry } from '../backend.js';
-import { usageDeltas } from '../../domain/usage-deltas.js';
 import type { StorageEvent } from '../events.js';
-import { bodyOf, keyOf, put, readAll, rejectsCode, stagingIsEmpty, names, text, type It } from './support.js';
+import { bodyOf, keyOf, losing, put, raceRounds, readAll, rejectsCode, stagingIsEmpty, names, text, usageLedger, type It } from './support.js';
 
 const path = (k: { segments: readonly string[] }) => k.segments.join('/');
 
@@ -156,36 +155,28 @@ export function seamTests(it: It): void {
   it('concurrent replaces, deletes, moves and copies of the same names: the sizes the events report add up to the bytes stored', async ({ b }) => {
     // Usage is kept from events alone, so every event must report what its change really removed,
     // even when another change of the same name runs between its look and its act.
-    let total = 0;
-    const stop = b.events.subscribe((e) => {
-      for (const d of usageDeltas(e)) total += d.delta;
-    });
+    const usage = usageLedger(b);
     const name = (i: number) => `race/f${i % 3}.bin`;
-    const ignoreGone = (p: Promise<unknown>) => p.catch((e: unknown) => (isStorageError(e, 'not_found') || isStorageError(e, 'already_exists') ? undefined : Promise.reject(e)));
+    const race = (p: Promise<unknown>) => losing(p, 'not_found', 'already_exists');
     for (let i = 0; i < 3; i++) await put(b, name(i), Buffer.alloc(100 + i));
-    // Rounds for two seconds (at least 3): a local disk's window between look and act is microseconds wide.
-    const until = Date.now() + 2000;
-    for (let round = 0; round < 3 || Date.now() < until; round++) {
-      await Promise.all(
+    await raceRounds((round) =>
+      Promise.all(
         Array.from({ length: 12 }, (_, i) => {
           const size = 200 + (round % 100) * 50 + i;
           switch (i % 4) {
             case 0:
-              return ignoreGone(b.write(keyOf(name(i)), bodyOf(Buffer.alloc(size)), { ifExists: 'replace' }));
+              return race(b.write(keyOf(name(i)), bodyOf(Buffer.alloc(size)), { ifExists: 'replace' }));
             case 1:
-              return ignoreGone(b.delete(keyOf(name(i)), { recursive: false }));
+              return race(b.delete(keyOf(name(i)), { recursive: false }));
             case 2:
-              return ignoreGone(b.move(keyOf(name(i)), keyOf(name(i + 1)), { overwrite: true }));
+              return race(b.move(keyOf(name(i)), keyOf(name(i + 1)), { overwrite: true }));
             default:
-              return ignoreGone(b.copy(keyOf(name(i)), keyOf(name(i + 2)), { overwrite: true }));
+              return race(b.copy(keyOf(name(i)), keyOf(name(i + 2)), { overwrite: true }));
           }
         }),
-      );
-    }
-    stop();
-    let stored = 0;
-    for await (const w of b.walk(keyOf(''))) if (w.entry.isFile) stored += w.entry.size;
-    assert.equal(total, stored, 'the events add up to the bytes stored');
+      ),
+    );
+    assert.equal(usage.total, await usage.stored(), 'the events add up to the bytes stored');
   });
 
   it('a failed write reports no event and a read after it sees the old contents', async ({ b }) => {

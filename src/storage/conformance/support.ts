@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { parseDecodedStoragePath, type StorageKey } from '../../domain/storage-path.js';
 import { join } from 'node:path';
+import { usageDeltas } from '../../domain/usage-deltas.js';
 import { openSqliteStore } from '../../store/sqlite.js';
 import { isStorageError, listAll, type StorageBackend, type StorageErrorCode } from '../backend.js';
 import type { Leasing } from '../coordination.js';
@@ -77,3 +78,35 @@ export const names = async (b: StorageBackend, path: string) => (await listAll(b
 export const stagingIsEmpty = async (c: Ctx) => {
   if (c.staging) assert.deepEqual(await c.staging(), [], 'staging area must be empty');
 };
+
+/**
+ * Usage as the usage service keeps it from this backend's events (the sum
+ * of their deltas), beside the bytes a recount's walk finds stored: the two
+ * must agree whatever raced.
+ */
+export function usageLedger(b: StorageBackend): { readonly total: number; stored(): Promise<number> } {
+  let total = 0;
+  b.events.subscribe((e) => {
+    for (const d of usageDeltas(e)) total += d.delta;
+  });
+  return {
+    get total() {
+      return total;
+    },
+    async stored() {
+      let bytes = 0;
+      for await (const w of b.walk(keyOf(''))) if (w.entry.isFile) bytes += w.entry.size;
+      return bytes;
+    },
+  };
+}
+
+/** p, with a StorageError of one of these codes taken as a fair outcome of a race. */
+export const losing = (p: Promise<unknown>, ...codes: StorageErrorCode[]): Promise<unknown> =>
+  p.catch((e: unknown) => (codes.some((c) => isStorageError(e, c)) ? undefined : Promise.reject(e)));
+
+/** Runs rounds of a race for two seconds, at least three: a local disk's window between look and act is microseconds wide. */
+export async function raceRounds(round: (n: number) => Promise<unknown>): Promise<void> {
+  const until = Date.now() + 2000;
+  for (let n = 0; n < 3 || Date.now() < until; n++) await round(n);
+}

@@ -3,7 +3,7 @@ import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isRoot, keyChild, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
-import { holdAll, type Leasing } from '../coordination.js';
+import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, inspect, inspectRoot, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
@@ -141,7 +141,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     }
   }
 
-  /** Bytes of the file or of every file below the folder at key (0 when nothing is there). */
+  /** Bytes of the file or of every file below the folder at key (undefined when nothing is there). */
   async function sizeOf(key: StorageKey): Promise<{ isFile: boolean; size: number } | undefined> {
     const entry = await backend.stat(key);
     if (!entry) return undefined;
@@ -152,7 +152,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   }
 
   const hooks: CommitHooks = {
-    lock: (key) => lock(key),
+    lock,
     committed: (c: Committed) =>
       events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize }),
   };
@@ -253,36 +253,20 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     }),
 
     delete: checked(async (key, opts) => {
-      const held = await lock(key);
-      let gone: Awaited<ReturnType<typeof sizeOf>>;
-      let measured: number | undefined;
-      try {
-        gone = await sizeOf(key);
-        measured = await deleteEntry(dirs, key, opts);
-      } finally {
-        await held.release();
-      }
-      // A folder's files are counted again once it is out of reach: a file written into it meanwhile is in that count.
-      // Not for a user root, which may be a link: its files stay behind, but leave the user all the same.
-      const size = measured !== undefined && !isRoot(key) ? measured : (gone?.size ?? 0);
-      await events.emit({ type: 'deleted', key, isFile: gone?.isFile ?? true, size });
+      const gone = await whileHeld(lock(key), async () => {
+        // A user root may be a link: its files stay behind, but leave the user all the same (counted by a walk first).
+        const all = isRoot(key) ? await sizeOf(key) : undefined;
+        const removed = await deleteEntry(dirs, key, opts);
+        return { isFile: removed.isFile, size: all?.size ?? removed.bytes ?? 0 };
+      });
+      await events.emit({ type: 'deleted', key, ...gone });
     }),
 
     move: async (from, to, opts) => {
       checkKey(from);
       checkKey(to);
-      const held = await lock(from, to);
-      let source: Entry | undefined;
-      let replaced: Awaited<ReturnType<typeof sizeOf>>;
-      let measured: number | undefined;
-      try {
-        source = await backend.stat(from);
-        replaced = opts.overwrite ? await sizeOf(to) : undefined;
-        measured = await moveEntry(dirs, from, to, opts);
-      } finally {
-        await held.release();
-      }
-      await events.emit({ type: 'moved', from, to, isFile: source?.isFile ?? true, replacedSize: measured ?? replaced?.size ?? 0 });
+      const { isFile, replaced } = await whileHeld(lock(from, to), () => moveEntry(dirs, from, to, opts));
+      await events.emit({ type: 'moved', from, to, isFile, replacedSize: replaced ?? 0 });
     },
 
     copy: async (from, to, opts) => {

@@ -61,12 +61,20 @@ export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: bool
 }
 
 /**
- * Deletes the file or folder at key. Returns the bytes a folder tree held,
- * counted once it was out of every writer's reach (discard), or undefined
- * when the caller's own count stands (a file, an empty folder, a tree
- * deleted in place).
+ * What a delete or a move took away, for the storage events: `bytes` of the
+ * files, counted as the backend's walk counts them (links count nothing),
+ * undefined only when counting a set-aside tree failed.
  */
-export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive: boolean }): Promise<number | undefined> {
+export type Removed = { readonly isFile: boolean; readonly bytes: number | undefined };
+
+/**
+ * A file's bytes as inspected. The caller holds the name's edit lock, so
+ * the file inspected is the one the next rename or unlink removes.
+ */
+const fileBytes = (n: Node): number => (n.kind === 'file' && !n.link && n.stats ? Number(n.stats.size) : 0);
+
+/** Deletes the file or folder at key; a folder tree is counted once out of every writer's reach (discard). */
+export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive: boolean }): Promise<Removed> {
   const root = await realRoot(dirs.storageDir, key.user);
   if (root === undefined) throw notFound();
   // The root is acted on by its own path: a link there (the administrator's
@@ -74,17 +82,16 @@ export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive
   const node: Node = isRoot(key) ? { ...(await inspectRoot(root)), path: userRootPath(dirs.storageDir, key.user), link: false } : await locateExisting(root, key);
   if (!isRealDir(node)) {
     await fsCall('Deleting the file failed', () => unlink(node.path));
-  } else if (opts.recursive) {
-    return discard(dirs.tmpDir, node.path);
-  } else {
-    // ENOTEMPTY → already_exists: the folder still holds something.
-    await fsCall('Deleting the folder failed', () => rmdir(node.path));
+    return { isFile: node.kind === 'file', bytes: fileBytes(node) };
   }
-  return undefined;
+  if (opts.recursive) return { isFile: false, bytes: await discard(dirs.tmpDir, node.path) };
+  // ENOTEMPTY → already_exists: the folder still holds something.
+  await fsCall('Deleting the folder failed', () => rmdir(node.path));
+  return { isFile: false, bytes: 0 };
 }
 
-/** Moves from to to. Returns the bytes of a folder it replaced, counted as for deleteEntry; undefined when the caller's count stands. */
-export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<number | undefined> {
+/** Moves from to to. Returns whether a file moved and what it replaced at to (Removed's bytes). */
+export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<{ isFile: boolean; replaced: number | undefined }> {
   if (from.user !== to.user) throw new StorageError('invalid_path', 'A move cannot leave the user root.');
   if (isSameOrInside(to, from)) throw new StorageError('into_itself', 'A folder cannot be moved into itself.');
   if (isRoot(to)) throw taken('The user root always exists and cannot be replaced.');
@@ -100,11 +107,12 @@ export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, op
   const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
   const dst = await inspect(root, dir, keyName(to));
   if (dst.path === src.path) throw into();
-  if (dst.kind === 'missing' && (await claimFree(src, dst.path))) return undefined;
+  const isFile = src.kind === 'file';
+  if (dst.kind === 'missing' && (await claimFree(src, dst.path))) return { isFile, replaced: 0 };
   if (!opts.overwrite) throw taken();
   const current = await inspect(root, dir, keyName(to));
   if (isWithin(current.path, src.path)) throw taken('The destination holds the source and cannot be replaced by it.');
-  return replace(dirs.tmpDir, src, current);
+  return { isFile, replaced: await replace(dirs.tmpDir, src, current) };
 }
 
 /**
@@ -149,13 +157,13 @@ const MAX_REMADE = 8;
  * dst again and put its file there: that is set aside too and replaced, as
  * if the upload had come just before the move (not undoing the first step
  * over it, which would leave the old folder in tmpDir, gone uncounted).
- * Returns the bytes of everything set aside, counted there, out of every
- * writer's reach; undefined for one rename.
+ * Returns the bytes of what it replaced: everything set aside, counted
+ * there, out of every writer's reach; or the file one rename replaced.
  */
 async function replace(tmpDir: string, src: Node, dst: Node): Promise<number | undefined> {
   if (!isRealDir(src) && !isRealDir(dst)) {
     await fsCall('Moving failed', () => rename(src.path, dst.path));
-    return undefined;
+    return fileBytes(dst);
   }
   const asides: string[] = [];
   const setAside = async () => {

@@ -34,18 +34,19 @@ export async function prepareDirs(storageDir: string, tmpDir: string): Promise<v
  * finishes the job. `rm` removes links, never what they point to.
  *
  * Returns the bytes of the files the tree held when it went, counted in
- * tmpDir where no writer can reach them any more (see bytesBelow), or
- * undefined when it had to be deleted in place (another file system).
+ * tmpDir where no writer can reach them any more (see bytesBelow); on
+ * another file system, counted just before (undefined if that count failed).
  */
 export async function discard(tmpDir: string, path: string): Promise<number | undefined> {
   const aside = stagingPath(tmpDir, 'aside');
   try {
     await rename(path, aside);
   } catch (e) {
-    // Another file system (an unusual data dir layout): delete in place.
+    // Another file system (an unusual data dir layout): counted, then deleted in place.
     if (errnoOf(e) !== 'EXDEV') throw fromErrno(e, 'Deleting failed');
+    const bytes = await bytesBelow(path);
     await rm(path, { recursive: true, force: true });
-    return undefined;
+    return bytes;
   }
   const bytes = await bytesBelow(aside).catch(() => undefined);
   // The entry is already gone from the user's folder; a leftover in tmpDir

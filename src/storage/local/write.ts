@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { collisionName } from '../../domain/names.js';
 import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError, type StagedFile, type WriteOptions } from '../backend.js';
-import type { HeldLease } from '../coordination.js';
+import { whileHeld, type HeldLease } from '../coordination.js';
 import { deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
@@ -92,13 +92,8 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   const root = await ensureRoot(dirs.storageDir, key.user);
   const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
-  const lock = mode === 'replace' ? await hooks.lock(key) : undefined;
-  let committed: { name: string; previousSize: number | undefined };
-  try {
-    committed = await commit(root, staging, dir, keyName(key), mode);
-  } finally {
-    await lock?.release();
-  }
+  const place = () => commit(root, staging, dir, keyName(key), mode);
+  const committed = mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place();
   // The staging file's stats describe the committed inode: rename and link keep it.
   const entry = entryFromStats(committed.name, stats);
   await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: entry.size, previousSize: committed.previousSize });

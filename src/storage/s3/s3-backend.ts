@@ -15,7 +15,7 @@ import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../
 import { contentTypeFor } from '../../http/mime.js';
 import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
-import { hold, holdAll, tryHold, type Coordination, type HeldLease } from '../coordination.js';
+import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
 import { resumeFolderMoves, startFolderMove } from './folder-move.js';
@@ -272,12 +272,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       async commit() {
         if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
-        const replaceLease = claimed ? undefined : await hold(coordination, nameLease(objectKey(prefix, target)), opts.signal);
         // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
-        const editLease = claimed ? undefined : await holdAll(coordination, editLeases(target), opts.signal).catch(async (e: unknown) => {
-          await replaceLease?.release();
-          throw e;
-        });
+        const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
           if (received.kind === 'single') await putSingle(received.body);
@@ -291,8 +287,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         } finally {
           if (!settled) await discard().catch(() => undefined);
           await claimed?.lease.release();
-          await editLease?.release();
-          await replaceLease?.release();
+          await held?.release();
         }
       },
     };
@@ -324,12 +319,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
-    const lease = await holdAll(coordination, editLeases(key));
-    try {
-      await removeHeld(key, opts);
-    } finally {
-      await lease.release();
-    }
+    await whileHeld(holdAll(coordination, editLeases(key)), () => removeHeld(key, opts));
   }
 
   /** remove, for a caller that holds the key's edit lease. */
@@ -367,10 +357,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     return size;
   }
 
-  /** The leases of a move or copy: the destination's name (waits for a writer that claimed it), then both edit leases. */
-  async function holdTransfer(from: StorageKey, to: StorageKey): Promise<HeldLease> {
-    const name = await hold(coordination, nameLease(objectKey(prefix, to)));
-    const edits = await holdAll(coordination, editLeases(from, to)).catch(async (e: unknown) => {
+  /** The leases of a change onto `dest`: its name lease (waits for a writer that claimed it), then the edit leases of `edited`. */
+  async function holdForChange(dest: StorageKey, edited: StorageKey[], signal?: AbortSignal): Promise<HeldLease> {
+    const name = await hold(coordination, nameLease(objectKey(prefix, dest)), signal);
+    const edits = await holdAll(coordination, editLeases(...edited), signal).catch(async (e: unknown) => {
       await name.release();
       throw e;
     });
@@ -395,7 +385,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
-    const lease = await holdTransfer(from, to);
+    const lease = await holdForChange(to, [from, to]);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
@@ -421,7 +411,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function copy(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
-    const lease = await holdTransfer(from, to);
+    const lease = await holdForChange(to, [from, to]);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
