@@ -141,14 +141,11 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     }
   }
 
-  /** Bytes of the file or of every file below the folder at key (undefined when nothing is there). */
-  async function sizeOf(key: StorageKey): Promise<{ isFile: boolean; size: number } | undefined> {
-    const entry = await backend.stat(key);
-    if (!entry) return undefined;
-    if (entry.isFile) return { isFile: true, size: entry.size };
+  /** Bytes of every file below the folder at key, as a recount walks them. */
+  async function walkedBytes(key: StorageKey): Promise<number> {
     let size = 0;
     for await (const w of walk(key, [])) if (w.entry.isFile) size += w.entry.size;
-    return { isFile: false, size };
+    return size;
   }
 
   const hooks: CommitHooks = {
@@ -255,9 +252,9 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     delete: checked(async (key, opts) => {
       const gone = await whileHeld(lock(key), async () => {
         // A user root may be a link: its files stay behind, but leave the user all the same (counted by a walk first).
-        const all = isRoot(key) ? await sizeOf(key) : undefined;
+        const all = isRoot(key) ? await walkedBytes(key) : undefined;
         const removed = await deleteEntry(dirs, key, opts);
-        return { isFile: removed.isFile, size: all?.size ?? removed.bytes ?? 0 };
+        return { isFile: removed.isFile, size: all ?? removed.bytes ?? 0 };
       });
       await events.emit({ type: 'deleted', key, ...gone });
     }),
