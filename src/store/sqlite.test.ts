@@ -11,6 +11,7 @@ import { runSearchConformance } from './search-conformance.js';
 import Database from 'better-sqlite3';
 import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
 import type { MetadataStore, User } from './types.js';
+import { UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
 const openTemp = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
@@ -101,7 +102,7 @@ test('sqlite: a cached access token stops working at once when another connectio
 test('sqlite: a cached share link is seen revoked, used up or its owner disabled at once, from another connection or this one', () =>
   withTwoConnections(async ({ server, other, user }) => {
     const link = (id: string, maxDownloads?: number) =>
-      server.shares.create({ id, ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads, downloads: 0, expiresAt: undefined, createdAt: 1 });
+      server.shares.create({ id, ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads, downloadUnits: 0, expiresAt: undefined, createdAt: 1 });
     /** Looked up twice, so the second answer comes from the cache. */
     const seen = async (id: string) => {
       await server.shares.get(id);
@@ -113,14 +114,14 @@ test('sqlite: a cached share link is seen revoked, used up or its owner disabled
     assert.equal(await server.shares.get('s1'), undefined, 'revoked by another connection');
 
     await link('s2', 1);
-    assert.equal((await seen('s2'))?.downloads, 0);
-    assert.ok(await other.shares.claimDownload('s2'));
-    assert.equal((await server.shares.get('s2'))?.downloads, 1, 'used up by another connection');
+    assert.equal((await seen('s2'))?.downloadUnits, 0);
+    assert.ok(await other.shares.claimUnits('s2', UNITS_PER_DOWNLOAD));
+    assert.equal((await server.shares.get('s2'))?.downloadUnits, UNITS_PER_DOWNLOAD, 'used up by another connection');
 
     await link('s3');
-    assert.equal((await seen('s3'))?.downloads, 0);
-    await server.shares.addDownloads('s3', 5);
-    assert.equal((await server.shares.get('s3'))?.downloads, 5, 'counted by this connection');
+    assert.equal((await seen('s3'))?.downloadUnits, 0);
+    await server.shares.addUnits('s3', 5);
+    assert.equal((await server.shares.get('s3'))?.downloadUnits, 5, 'counted by this connection');
     assert.ok(await other.users.setDisabled('alice', true));
     assert.equal((await server.shares.get('s3'))?.ownerDisabled, true, 'the owner disabled by another connection');
   }));
