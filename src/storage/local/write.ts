@@ -47,7 +47,6 @@ const SYNC_EVERY = 32 * 1024 * 1024;
  */
 export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions, hooks: CommitHooks): Promise<StagedFile> {
   if (isRoot(key)) throw new StorageError('is_a_directory', 'The user root is a folder.');
-  const parents = key.segments.slice(0, -1);
   // Fail fast on a path that can never be written (a file or a leaving link
   // on the way) before receiving a possibly large body; nothing is created yet.
   const probeRoot = await realRoot(dirs.storageDir, key.user);
