@@ -74,7 +74,7 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
       test(`${colorScheme}, ${label} (${viewport.width}×${viewport.height}): header, list, grid, search, Settings and Users are laid out`, async () => {
-        const { context, page, errors } = await newPage(browser, { viewport, colorScheme });
+        const { context, page, errors, consoleErrors } = await newPage(browser, { viewport, colorScheme });
         // Every finding is collected, so one run shows all that is off.
         const problems: string[] = [];
         const check = (ok: boolean, what: string) => {
@@ -157,6 +157,7 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
             check(main.y >= headerBox.y + headerBox.height - 1, `${link} starts below the header`);
           }
           checkEqual(errors, [], 'page errors');
+          checkEqual(consoleErrors, [], 'console errors');
           assert.deepEqual(problems, []);
         } finally {
           await context.close();

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, row, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 
@@ -31,6 +31,7 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
       'Inbox/c.txt': 'c from Inbox',
       'Inbox/d.txt': 'd',
       'Inbox/e.txt': 'e',
+      'Inbox/f.txt': 'f',
       'Inbox/Target/c.txt': 'c already in Target',
       'Inbox/Deep/Leaf/x.txt': 'x',
       'Inbox/Deep/Leaf/y.txt': 'y',
@@ -114,8 +115,9 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
     await folders.getByRole('button', { name: 'Inbox', exact: true }).click();
     await folders.getByRole('button', { name: 'Target', exact: true }).click();
     await dialog.getByRole('button', { name: 'Move here' }).click();
-    const sentence = (await dialog.getByRole('alert').innerText()).trim();
-    assert.match(sentence, /same name is already there/);
+    const alert = dialog.getByRole('alert').filter({ hasText: /same name is already there/ });
+    await alert.waitFor();
+    const sentence = (await alert.innerText()).trim();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     // The drag's way: the same sentence, nothing replaced.
     await row(page, 'c.txt').dragTo(row(page, 'Target'));
@@ -124,6 +126,24 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
     assert.match(await toast.innerText(), /c\.txt/);
     assert.equal(await readFile(disk('Inbox/c.txt'), 'utf8'), 'c from Inbox');
     assert.equal(await readFile(disk('Inbox/Target/c.txt'), 'utf8'), 'c already in Target');
+  });
+
+  test('in the grid view, a tile dragged onto a folder tile moves there; Ctrl-click selects', async () => {
+    await open('/browse/Inbox/');
+    await page.getByRole('button', { name: 'Grid view' }).click();
+    const tile = (name: string) => page.locator(`.tile-view .tile[data-name="${name}"]`);
+    try {
+      await tile('f.txt').locator('.tile-open').click({ modifiers: ['Control'] });
+      assert.equal(await tile('f.txt').getAttribute('class'), 'tile selected');
+      assert.equal(await page.getByRole('dialog').count(), 0);
+      await tile('f.txt').dragTo(tile('Deep'));
+      await page.getByText('Moved “f.txt” to “Deep”.').waitFor();
+      assert.equal(existsSync(disk('Inbox/Deep/f.txt')), true);
+    } finally {
+      await page.getByRole('toolbar', { name: 'Selection actions' }).getByRole('button', { name: 'Clear selection', exact: true }).click().catch(() => undefined);
+      await page.getByRole('button', { name: 'Grid view' }).click();
+      await page.locator('.file-grid').waitFor();
+    }
   });
 
   test('a folder dropped on itself, or rows on a file, move nothing', async () => {
@@ -157,6 +177,9 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
     await page.getByRole('menuitem', { name: 'Move' }).click();
     dialog = page.getByRole('dialog', { name: 'Move “y.txt”' });
     const recent = dialog.getByRole('list', { name: 'Recent destinations' });
+    await recent.waitFor();
+    await dialog.getByRole('list', { name: 'Folders' }).getByRole('button', { name: 'Inbox', exact: true }).waitFor();
+    await screenshot(page, 'move-picker');
     await recent.getByRole('button', { name: /Elsewhere/ }).click();
     await dialog.getByText('Move to “Elsewhere”').waitFor();
     await dialog.getByRole('button', { name: 'Move here' }).click();

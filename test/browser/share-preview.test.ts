@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
+import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 
@@ -101,6 +101,7 @@ describe('web UI: previews and downloads', { skip }, () => {
     assert.match((await good.getAttribute('rel')) ?? '', /noopener/);
     assert.equal(await md.getByRole('link', { name: 'https://example.com/pro' }).count(), 1, 'a bare URL becomes a link');
     assert.match(await md.innerText(), /pic/, 'a remote image shows as its text');
+    await screenshot(page, 'preview-markdown-table');
     await page.keyboard.press('Escape');
     await page.goto(server.url + '/browse/Shared/');
     await row(page, 'README.md').waitFor();
