@@ -1,21 +1,23 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AppError } from '../domain/errors.js';
-import { bytes, errors, type RouteSchema } from './schemas.js';
+import { bytes, empty, errors, type RouteSchema } from './schemas.js';
 
 const bannerText = bytes('The banner, plain text (never HTML), up to 16 KiB; read afresh on each request.', ['text/plain']);
+// No banner is the usual case, not an error: a 404 would put a failed request in every page load's console.
+const noBanner = empty('No banner is set (the file is absent or blank): no body.');
 const loginBannerSchema: RouteSchema = {
   summary: 'The sign-in page banner',
   description: 'Public: shown on the sign-in page. The text of `data/banner/login.txt`.',
   tags: ['Meta'],
-  response: { 200: bannerText, ...errors({ 404: 'No banner is set.' }) },
+  // An unreadable file is no banner (204): only a bug answers an error here.
+  response: { 200: bannerText, 204: noBanner, ...errors({ 500: 'A bug: the cause is logged with the request id, never sent (`internal`).' }) },
 };
 const pageBannerSchema: RouteSchema = {
   summary: 'The banner shown on every page to signed-in users',
   description: 'The text of `data/banner/page.txt`.',
   tags: ['Meta'],
-  response: { 200: bannerText, ...errors({ 401: 'No valid access token (`unauthorized`).', 404: 'No banner is set.' }) },
+  response: { 200: bannerText, 204: noBanner, ...errors({ 401: 'No valid access token (`unauthorized`).' }) },
 };
 
 /** Longest banner served; a banner is a line or a paragraph, not a document. */
@@ -50,7 +52,7 @@ export async function readBanner(dir: string, name: 'login' | 'page'): Promise<s
 export function bannerRoutes(app: FastifyInstance, deps: { dir: string }): void {
   const send = async (reply: FastifyReply, name: 'login' | 'page') => {
     const text = await readBanner(deps.dir, name);
-    if (text === undefined) throw new AppError('not_found', 'No banner is set.');
+    if (text === undefined) return reply.header('cache-control', 'no-cache').code(204).send();
     return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-cache').send(text);
   };
   app.get('/banner/login', { config: { access: { who: 'public' } }, schema: loginBannerSchema }, async (_request, reply) => send(reply, 'login'));

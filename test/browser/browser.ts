@@ -34,14 +34,22 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A fresh context (no cookies, no localStorage) with a page that fails the test on uncaught page errors. */
-export async function newPage(browser: Browser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: opts.viewport ?? DESKTOP, colorScheme: opts.colorScheme ?? 'light', acceptDownloads: true });
+/**
+ * A fresh context (no cookies, no localStorage) with a page that fails the test on uncaught page errors.
+ * `consoleErrors` collects what the page logs as errors (a failed request is one: "Failed to load
+ * resource: … 404"), for the tests that promise a clean console.
+ */
+export async function newPage(browser: Browser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; hasTouch?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[]; consoleErrors: string[] }> {
+  const context = await browser.newContext({ viewport: opts.viewport ?? DESKTOP, colorScheme: opts.colorScheme ?? 'light', acceptDownloads: true, hasTouch: opts.hasTouch ?? false });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const errors: string[] = [];
+  const consoleErrors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  return { context, page, errors };
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
+  return { context, page, errors, consoleErrors };
 }
 
 /** Signs in through the login form and waits for the file list (or the empty state). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
+import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 
@@ -19,6 +19,22 @@ describe('web UI: previews and downloads', { skip }, () => {
       'Shared/sunset.png': makePng(480, 300, [230, 120, 50]),
       'Shared/README.md': '# Read me\n\nSome **bold** text and `code`.\n\n- one\n- two\n',
       'Shared/data.bin': Buffer.from([0, 1, 2, 3]),
+      'Docs/tables.md': [
+        '# Prices',
+        '',
+        '| Plan | Price | Notes |',
+        '|:-----|------:|-------|',
+        '| Basic | 1 € | ~~old~~ new |',
+        '| Pro | 5 € | see https://example.com/pro |',
+        '',
+        '- [x] done',
+        '- [ ] to do',
+        '',
+        '<script>window.__md = 1</script><img src=x onerror="window.__md = 2">',
+        '',
+        '[bad](javascript:alert(1)) [good](https://example.com/) ![pic](https://example.com/p.png)',
+        '',
+      ].join('\n'),
     });
     ({ context, page, errors } = await newPage(browser));
     await signIn(page, server, '/browse/Shared/');
@@ -61,6 +77,34 @@ describe('web UI: previews and downloads', { skip }, () => {
     await share.getByRole('button', { name: 'Create link' }).waitFor();
     await share.getByRole('button', { name: 'Cancel' }).click();
     await share.waitFor({ state: 'detached' });
+  });
+
+  test('Markdown: GFM tables, strikethrough, task lists and links render; HTML, script URLs and remote images do not', async () => {
+    await page.goto(server.url + '/browse/Docs/');
+    await row(page, 'tables.md').getByRole('button', { name: 'tables.md', exact: true }).click();
+    const md = page.getByRole('dialog', { name: /tables\.md/ }).locator('.markdown');
+    const table = md.getByRole('table');
+    await table.waitFor();
+    assert.deepEqual(await table.getByRole('columnheader').allInnerTexts(), ['Plan', 'Price', 'Notes']);
+    assert.deepEqual(await table.getByRole('row').nth(2).getByRole('cell').allInnerTexts(), ['Pro', '5 €', 'see https://example.com/pro']);
+    assert.equal(await table.locator('td').nth(1).evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { textAlign: string } }).getComputedStyle(el).textAlign), 'right');
+    assert.equal(await md.locator('del').innerText(), 'old');
+    assert.equal(await md.locator('input[type="checkbox"]').count(), 2);
+    // Raw HTML shows as text; nothing of it runs or loads.
+    assert.match(await md.innerText(), /<script>window\.__md = 1<\/script>/);
+    assert.equal(await md.locator('script, img, iframe').count(), 0);
+    assert.equal(await page.evaluate('window.__md'), undefined);
+    assert.equal(await md.getByRole('link', { name: 'bad' }).count(), 0, 'a javascript: link is no link');
+    const good = md.getByRole('link', { name: 'good' });
+    assert.equal(await good.getAttribute('href'), 'https://example.com/');
+    assert.equal(await good.getAttribute('target'), '_blank');
+    assert.match((await good.getAttribute('rel')) ?? '', /noopener/);
+    assert.equal(await md.getByRole('link', { name: 'https://example.com/pro' }).count(), 1, 'a bare URL becomes a link');
+    assert.match(await md.innerText(), /pic/, 'a remote image shows as its text');
+    await screenshot(page, 'preview-markdown-table');
+    await page.keyboard.press('Escape');
+    await page.goto(server.url + '/browse/Shared/');
+    await row(page, 'README.md').waitFor();
   });
 
   test('Markdown renders as text, not markup; unknown types offer a download', async () => {

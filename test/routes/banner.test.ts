@@ -25,16 +25,18 @@ test('GET /banner/page refuses a missing or invalid token', async () => {
   }
 });
 
-test('banners are 404 JSON when their file is absent or blank', async () => {
+test('no banner is an empty 204, not an error, when its file is absent or blank', async () => {
   await rm(file('login'), { force: true });
   await rm(file('page'), { force: true });
   for (const [path, headers] of [['/banner/login', {}], ['/banner/page', bearer(token)]] as const) {
-    const res = await fetch(`${t.url}${path}`, { headers });
-    assert.equal(res.status, 404, path);
-    assert.deepEqual(Object.keys((await res.json()) as object).sort(), ['error', 'message']);
+    for (const method of ['GET', 'HEAD']) {
+      const res = await fetch(`${t.url}${path}`, { method, headers });
+      assert.equal(res.status, 204, `${method} ${path}`);
+      assert.equal(await res.text(), '');
+    }
   }
   await writeFile(file('login'), ' \n\n');
-  assert.equal((await fetch(`${t.url}/banner/login`)).status, 404, 'a blank file is no banner');
+  assert.equal((await fetch(`${t.url}/banner/login`)).status, 204, 'a blank file is no banner');
 });
 
 test('banners are plain UTF-8 text, re-read on every request (no restart)', async () => {

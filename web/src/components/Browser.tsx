@@ -21,6 +21,11 @@ import { useFolderNavigation } from './useFolderNavigation';
 import { useFolderUploads } from './useFolderUploads';
 import { useListing } from './useListing';
 import { useSelection } from './useSelection';
+import { useMoveDrag } from './useMoveDrag';
+import { moveEntries } from './actions';
+import { rememberMove } from '../lib/recent-moves';
+import { useNotify } from './Toasts';
+import { SkipLink } from './SkipLink';
 
 /**
  * The file manager: one folder of the signed-in user, with everything that can
@@ -78,11 +83,22 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
     if (at !== null) afterChange(at);
   }, [key, at, afterChange]);
   const { selected, selectedEntries } = selection;
+  // Rows dropped on a folder: the Move dialog's move, its result said in a toast (there is no dialog to hold an error).
+  const notify = useNotify();
+  const drag = useMoveDrag(segments, sorted, selected, (entries, to) => {
+    void moveEntries(storage, segments, entries, to).then((r) => {
+      afterChange();
+      if (r.moved) rememberMove(storage.user, to);
+      const text = r.error ?? r.toast;
+      if (text) notify(text, r.moved < entries.length ? 'error' : 'info');
+    });
+  });
   const notFound = state.status === 'error' && state.error.status === 404;
   const newFolder = () => setDialog({ kind: 'new-folder' });
 
   return (
     <div className="app" {...dropZone}>
+      <SkipLink />
       <Banner kind="page" text={banner} />
       <AppHeader storage={storage} onShortcuts={showShortcuts} />
       <main className="browser" aria-busy={state.status === 'loading'}>
@@ -98,6 +114,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
           onUploadFiles={() => fileInput.current?.click()}
           view={view}
           onView={setView}
+          drag={drag}
         />
         <UploadPickers fileInput={fileInput} folderInput={folderInput} onPick={pick} />
 
@@ -113,6 +130,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
             folder={segments}
             entries={sorted}
             selected={selected}
+            drag={drag}
             onSelect={selection.select}
             onOpen={open}
             onMenu={(entry, at) => {
@@ -147,6 +165,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
             onUp={nav.goUp}
             hrefOf={(e) => (e.is_file ? undefined : browseUrl([...segments, e.name]))}
             focusRequest={nav.focusRequest}
+            drag={drag}
           />
         )}
         {state.status === 'ready' ? <FolderSummary entries={sorted} loadedIn={state.loadedIn} /> : null}

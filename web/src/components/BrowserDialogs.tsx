@@ -3,7 +3,8 @@ import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { stemLength } from '../lib/file-kind';
 import { plural } from '../lib/format';
-import { runAll } from './actions';
+import { moveEntries, runAll } from './actions';
+import { rememberMove } from '../lib/recent-moves';
 import { DeleteDialog } from './DeleteDialog';
 import { MoveDialog } from './MoveDialog';
 import { NameDialog } from './NameDialog';
@@ -78,10 +79,11 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, sorted, a
       from={segments}
       entries={dialog.entries}
       onMove={async (to) => {
-        const { failed, message } = await runAll(dialog.entries, (e) => storage.move([...segments, e.name], [...to, e.name]));
+        const r = await moveEntries(storage, segments, dialog.entries, to);
         afterChange();
-        if (failed.length === dialog.entries.length) throw new ApiError(0, 'move_failed', message);
-        notify(failed.length ? `Moved ${dialog.entries.length - failed.length}; not moved: ${failed.join(', ')}. ${message}` : `Moved ${plural(dialog.entries.length, 'item')} to “${to[to.length - 1] ?? 'My files'}”.`, failed.length ? 'error' : 'info');
+        if (r.moved) rememberMove(storage.user, to);
+        if (r.error) throw new ApiError(0, 'move_failed', r.error);
+        if (r.toast) notify(r.toast, r.moved < dialog.entries.length ? 'error' : 'info');
       }}
       onClose={close}
     />

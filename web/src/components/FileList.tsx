@@ -4,6 +4,7 @@ import type { Segments } from '../api/paths';
 import { PhoneSort, Row } from './FileRow';
 import { Icon } from './icons';
 import type { SelectMode, Sort, SortKey } from './list-order';
+import type { MoveDrag } from './useMoveDrag';
 
 type Props = {
   storage: StorageApi;
@@ -26,6 +27,7 @@ type Props = {
   hrefOf: (entry: Entry) => string | undefined;
   /** Bumped to move keyboard focus into the list (after navigation or a dialog). */
   focusRequest: number;
+  drag: MoveDrag;
 };
 
 const OVERSCAN = 8;
@@ -202,6 +204,7 @@ export function FileList(props: Props) {
         onOpen={props.onOpen}
         onMenu={props.onMenu}
         onFocusRow={props.onFocusRow}
+        drag={props.drag}
       />,
     );
   }

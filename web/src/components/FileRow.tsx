@@ -8,6 +8,10 @@ import { Thumb } from './Thumb';
 import type { Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
 import { withBase } from '../lib/base';
+import type { MoveDrag } from './useMoveDrag';
+
+/** A click with Shift, Ctrl or ⌘ selects (as in desktop file managers) instead of opening. */
+export const selectModeOf = (e: { shiftKey: boolean; ctrlKey: boolean; metaKey: boolean }): SelectMode | null => (e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : null);
 
 const PHONE_SORTS: { label: string; sort: Sort }[] = [
   { label: 'Name (A–Z)', sort: { key: 'name', dir: 'asc' } },
@@ -48,15 +52,25 @@ export type RowProps = {
   onOpen: (entry: Entry) => void;
   onMenu: (entry: Entry, at: { x: number; y: number }) => void;
   onFocusRow: (name: string) => void;
+  drag: MoveDrag;
 };
 
-export const Row = memo(function Row({ storage, folder, entry, index, top, height, selected, tabStop, href, onSelect, onOpen, onMenu, onFocusRow }: RowProps) {
+export const Row = memo(function Row({ storage, folder, entry, index, top, height, selected, tabStop, href, onSelect, onOpen, onMenu, onFocusRow, drag }: RowProps) {
   const onClick = (e: MouseEvent) => {
     if ((e.target as HTMLElement).closest('a, button, input')) return;
-    onSelect(entry.name, e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : 'only');
+    onSelect(entry.name, selectModeOf(e) ?? 'only');
+  };
+  /** The name: opens, unless a modifier key says select. */
+  const onName = (e: MouseEvent, open: () => void) => {
+    const mode = selectModeOf(e);
+    if (mode === null) return open();
+    e.preventDefault();
+    onSelect(entry.name, mode);
   };
   return (
     <div
+      {...drag.source(entry)}
+      {...(entry.is_file ? {} : drag.target([...folder, entry.name]))}
       role="row"
       aria-rowindex={index + 2}
       aria-selected={selected}
@@ -78,17 +92,18 @@ export const Row = memo(function Row({ storage, folder, entry, index, top, heigh
       }}
     >
       <div role="gridcell" className="cell check">
-        <input type="checkbox" tabIndex={-1} aria-label={`Select ${entry.name}`} checked={selected} onChange={() => onSelect(entry.name, 'toggle')} />
+        {/* onClick, not onChange: only the click knows Shift (a range from the last one clicked). */}
+        <input type="checkbox" tabIndex={-1} aria-label={`Select ${entry.name}`} checked={selected} onChange={() => undefined} onClick={(e) => onSelect(entry.name, e.shiftKey ? 'range' : 'toggle')} />
       </div>
       <div role="gridcell" className="cell name">
         <Thumb storage={storage} folder={folder} entry={entry} size={64} />
         <span className="name-text">
           {href ? (
-            <a href={withBase(href)} tabIndex={-1} className="entry-link" onClick={(e) => onLinkClick(e, href)}>
+            <a href={withBase(href)} tabIndex={-1} className="entry-link" draggable={false} onClick={(e) => onName(e, () => onLinkClick(e, href))}>
               {entry.name}
             </a>
           ) : (
-            <button type="button" tabIndex={-1} className="entry-link" onClick={() => onOpen(entry)}>
+            <button type="button" tabIndex={-1} className="entry-link" onClick={(e) => onName(e, () => onOpen(entry))}>
               {entry.name}
             </button>
           )}

@@ -4,6 +4,8 @@ import type { Entry, StorageApi } from '../api/storage';
 import { formatSize } from '../lib/format';
 import type { SelectMode } from './list-order';
 import { Thumb } from './Thumb';
+import { selectModeOf } from './FileRow';
+import type { MoveDrag } from './useMoveDrag';
 
 type Props = {
   storage: StorageApi;
@@ -13,6 +15,7 @@ type Props = {
   onSelect: (name: string, mode: SelectMode) => void;
   onOpen: (entry: Entry) => void;
   onMenu: (entry: Entry, at: { x: number; y: number }) => void;
+  drag: MoveDrag;
 };
 
 /**
@@ -22,7 +25,7 @@ type Props = {
  * tiles come into view, and off-screen tiles skip layout (content-visibility),
  * so a folder of thousands of photos stays light.
  */
-export function FileTiles({ storage, folder, entries, selected, onSelect, onOpen, onMenu }: Props) {
+export function FileTiles({ storage, folder, entries, selected, onSelect, onOpen, onMenu, drag }: Props) {
   function onKeyDown(e: KeyboardEvent<HTMLUListElement>) {
     const tiles = [...e.currentTarget.querySelectorAll<HTMLElement>('.tile-open')];
     const i = tiles.indexOf(document.activeElement as HTMLElement);
@@ -45,9 +48,10 @@ export function FileTiles({ storage, folder, entries, selected, onSelect, onOpen
   }
 
   const click = (entry: Entry) => (e: MouseEvent) => {
-    if (e.shiftKey || e.ctrlKey || e.metaKey) {
+    const mode = selectModeOf(e);
+    if (mode) {
       e.preventDefault();
-      onSelect(entry.name, e.shiftKey ? 'range' : 'toggle');
+      onSelect(entry.name, mode);
     } else onOpen(entry);
   };
 
@@ -60,12 +64,14 @@ export function FileTiles({ storage, folder, entries, selected, onSelect, onOpen
             key={entry.name}
             className={`tile${isSelected ? ' selected' : ''}`}
             data-name={entry.name}
+            {...drag.source(entry)}
+            {...(entry.is_file ? {} : drag.target([...folder, entry.name]))}
             onContextMenu={(e) => {
               e.preventDefault();
               onMenu(entry, { x: e.clientX, y: e.clientY });
             }}
           >
-            <input type="checkbox" className="tile-check" aria-label={`Select ${entry.name}`} checked={isSelected} onChange={() => onSelect(entry.name, 'toggle')} />
+            <input type="checkbox" className="tile-check" aria-label={`Select ${entry.name}`} checked={isSelected} onChange={() => undefined} onClick={(e) => onSelect(entry.name, e.shiftKey ? 'range' : 'toggle')} />
             <button type="button" className="tile-open" data-name={entry.name} title={entry.name} onClick={click(entry)}>
               <Thumb storage={storage} folder={folder} entry={entry} size={256} iconSize={48} />
               <span className="tile-name">{entry.name}</span>

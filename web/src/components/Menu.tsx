@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Icon, type IconName } from './icons';
+import { useMenuKeys } from './useMenuKeys';
 
 export type MenuItem = { key: string; label: string; icon: IconName; danger?: boolean; disabled?: boolean; hint?: string; onSelect: () => void };
 
@@ -30,36 +31,7 @@ export function Menu({ anchor, label, items, onClose }: { anchor: HTMLElement; l
     if (placed) ref.current?.querySelector<HTMLElement>('[role="menuitem"]:not([aria-disabled="true"])')?.focus();
   }, [placed]);
 
-  useEffect(() => {
-    const close = (e: Event) => {
-      if (!ref.current?.contains(e.target as Node) && !anchor.contains(e.target as Node)) onClose();
-    };
-    window.addEventListener('pointerdown', close, true);
-    window.addEventListener('resize', onClose);
-    return () => {
-      window.removeEventListener('pointerdown', close, true);
-      window.removeEventListener('resize', onClose);
-    };
-  }, [anchor, onClose]);
-
-  function onKeyDown(e: KeyboardEvent) {
-    const buttons = Array.from(ref.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? []);
-    const i = buttons.indexOf(document.activeElement as HTMLElement);
-    const go = (n: number) => {
-      e.preventDefault();
-      buttons[(n + buttons.length) % buttons.length]?.focus();
-    };
-    if (e.key === 'ArrowDown') go(i + 1);
-    else if (e.key === 'ArrowUp') go(i - 1);
-    else if (e.key === 'Home') go(0);
-    else if (e.key === 'End') go(buttons.length - 1);
-    else if (e.key === 'Escape' || e.key === 'Tab') {
-      e.preventDefault();
-      e.stopPropagation();
-      onClose();
-      anchor.focus();
-    }
-  }
+  const onKeyDown = useMenuKeys(ref, onClose, anchor);
 
   return (
     <div ref={ref} className="menu" role="menu" aria-label={label} style={pos ? { left: pos.left, top: pos.top } : { visibility: 'hidden', left: 0, top: 0 }} onKeyDown={onKeyDown}>

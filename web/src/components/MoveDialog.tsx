@@ -5,11 +5,18 @@ import type { Entry, StorageApi } from '../api/storage';
 import { plural } from '../lib/format';
 import { Dialog } from './Dialog';
 import { Icon, KindIcon } from './icons';
+import { recentMoves } from '../lib/recent-moves';
 
-/** Picks a destination folder by walking the folder tree, then moves the items there. */
+/**
+ * Picks a destination folder by walking the folder tree, then moves the items
+ * there. It opens at "My files", where the whole tree starts (opening in the
+ * current folder showed nothing to pick inside a leaf folder), with the
+ * current folder one click away and the user's recent destinations.
+ */
 export function MoveDialog(props: { storage: StorageApi; from: Segments; entries: readonly Entry[]; onMove: (to: Segments) => Promise<void>; onClose: () => void }) {
   const { storage, from, entries } = props;
-  const [at, setAt] = useState<string[]>([...from]);
+  const [at, setAt] = useState<string[]>([]);
+  const [recent] = useState(() => recentMoves(storage.user));
   const [folders, setFolders] = useState<Entry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -31,6 +38,7 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
   const movedFolders = entries.filter((e) => !e.is_file).map((e) => [...from, e.name]);
   const blocked = (path: Segments) => movedFolders.some((f) => isInside(path, f));
   const here = sameSegments(at, from);
+  const shortcuts = recent.filter((p) => !sameSegments(p, from) && !blocked(p));
   const cannot = here ? 'They are already in this folder.' : blocked(at) ? 'A folder cannot be moved into itself.' : null;
   const what = entries.length === 1 ? `“${entries[0]?.name}”` : plural(entries.length, 'item');
 
@@ -62,6 +70,26 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
             </span>
           ))}
         </nav>
+        {from.length > 0 || shortcuts.length > 0 ? (
+          <div className="picker-shortcuts">
+            {from.length > 0 ? (
+              <button type="button" className="chip" aria-label={`Current folder: ${from[from.length - 1]}`} title={`My files / ${from.join(' / ')}`} onClick={() => setAt([...from])}>
+                <Icon name="open" size={14} /> {from[from.length - 1]} <span className="muted">(current)</span>
+              </button>
+            ) : null}
+            {shortcuts.length > 0 ? (
+              <ul aria-label="Recent destinations">
+                {shortcuts.map((p) => (
+                  <li key={p.join('/')}>
+                    <button type="button" className="chip" title={`My files / ${p.join(' / ')}`} onClick={() => setAt([...p])}>
+                      <Icon name="move" size={14} /> {p.length ? p.join(' / ') : 'My files'}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
+        ) : null}
         <ul className="picker-list" aria-label="Folders" aria-busy={folders === null}>
           {at.length > 0 ? (
             <li>

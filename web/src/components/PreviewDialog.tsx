@@ -5,9 +5,9 @@ import type { Entry, StorageApi } from '../api/storage';
 import { extensionOf, isEditable, kindOf } from '../lib/file-kind';
 import { hasThumbnail } from '../api/thumbnails';
 import { formatDate, formatSize } from '../lib/format';
-import { renderMarkdown } from '../lib/markdown';
 import { Dialog } from './Dialog';
 import { Icon, KindIcon } from './icons';
+import { MarkdownView } from './MarkdownView';
 
 /** Text previews read at most this much (a Range request), so a 2 GB log does not come down. */
 export const TEXT_PREVIEW_BYTES = 512 * 1024;
@@ -165,7 +165,7 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
     body = text ? (
       <div className="preview-text-wrap">
         {text.truncated ? <p className="preview-note">Showing the first {formatSize(TEXT_PREVIEW_BYTES)} of {formatSize(entry.size)}. Download the file to see all of it.</p> : null}
-        {['md', 'markdown'].includes(extensionOf(entry.name)) ? <div className="markdown">{renderMarkdown(text.text)}</div> : <pre className="preview-text">{text.text}</pre>}
+        {['md', 'markdown'].includes(extensionOf(entry.name)) ? <MarkdownView source={text.text} /> : <pre className="preview-text">{text.text}</pre>}
       </div>
     ) : (
       <Loading />

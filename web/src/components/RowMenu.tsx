@@ -1,7 +1,8 @@
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import type { Entry } from '../api/storage';
 import { isEditable } from '../lib/file-kind';
 import { Icon, type IconName } from './icons';
+import { useMenuKeys } from './useMenuKeys';
 
 export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'share' | 'rename' | 'move' | 'delete';
 
@@ -30,35 +31,7 @@ export function RowMenu({ entry, at, onAction, onClose }: { entry: Entry; at: { 
     el.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
   }, [at]);
 
-  useEffect(() => {
-    const close = (e: Event) => {
-      if (!ref.current?.contains(e.target as Node)) onClose();
-    };
-    window.addEventListener('pointerdown', close, true);
-    window.addEventListener('resize', onClose);
-    return () => {
-      window.removeEventListener('pointerdown', close, true);
-      window.removeEventListener('resize', onClose);
-    };
-  }, [onClose]);
-
-  function onKeyDown(e: KeyboardEvent) {
-    const buttons = Array.from(ref.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? []);
-    const i = buttons.indexOf(document.activeElement as HTMLElement);
-    const go = (n: number) => {
-      e.preventDefault();
-      buttons[(n + buttons.length) % buttons.length]?.focus();
-    };
-    if (e.key === 'ArrowDown') go(i + 1);
-    else if (e.key === 'ArrowUp') go(i - 1);
-    else if (e.key === 'Home') go(0);
-    else if (e.key === 'End') go(buttons.length - 1);
-    else if (e.key === 'Escape' || e.key === 'Tab') {
-      e.preventDefault();
-      e.stopPropagation();
-      onClose();
-    }
-  }
+  const onKeyDown = useMenuKeys(ref, onClose);
 
   return (
     <div ref={ref} className="menu" role="menu" aria-label={`Actions for ${entry.name}`} style={{ left: pos.left, top: pos.top }} onKeyDown={onKeyDown}>

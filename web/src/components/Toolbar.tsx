@@ -6,9 +6,10 @@ import { Icon } from './icons';
 import type { MenuAction } from './RowMenu';
 import { withBase } from '../lib/base';
 import type { ViewMode } from './useViewMode';
+import type { MoveDrag } from './useMoveDrag';
 
-/** Breadcrumbs from "My files" to the current folder; the last one is the page itself. */
-export function Breadcrumbs({ segments }: { segments: Segments }) {
+/** Breadcrumbs from "My files" to the current folder; the last one is the page itself. Rows dropped on a crumb move there. */
+export function Breadcrumbs({ segments, drag }: { segments: Segments; drag?: MoveDrag }) {
   const ref = useRef<HTMLOListElement>(null);
   useEffect(() => {
     // On a narrow screen the trail scrolls sideways; keep the current folder in view.
@@ -31,7 +32,7 @@ export function Breadcrumbs({ segments }: { segments: Segments }) {
                   <span className="crumb-text">{c.name}</span>
                 </span>
               ) : (
-                <a href={withBase(href)} className="crumb" title={c.name} onClick={(e) => onLinkClick(e, href)}>
+                <a href={withBase(href)} className="crumb" title={c.name} draggable={false} onClick={(e) => onLinkClick(e, href)} {...drag?.target(c.path)}>
                   {i === 0 ? <Icon name="home" size={18} /> : null}
                   <span className="crumb-text">{c.name}</span>
                 </a>
@@ -108,6 +109,7 @@ type FolderToolbarProps = {
   onUploadFiles: () => void;
   view: ViewMode;
   onView: (view: ViewMode) => void;
+  drag: MoveDrag;
 };
 
 /** The bar above the list: the selection's actions while something is selected, else the path and the folder's actions. */
@@ -129,7 +131,7 @@ export function FolderToolbar(p: FolderToolbarProps) {
         />
       ) : (
         <>
-          <Breadcrumbs segments={p.segments} />
+          <Breadcrumbs segments={p.segments} drag={p.drag} />
           <div className="toolbar-actions" role="toolbar" aria-label="Folder actions">
             <button
               type="button"

@@ -21,6 +21,21 @@ export async function runAll(entries: readonly Entry[], fn: (e: Entry) => Promis
   return { failed, message };
 }
 
+/**
+ * Moves entries of `from` into `to`, as the Move dialog and a drag onto a
+ * folder both do, so they give the same results and the same sentences.
+ * `error` is set when nothing moved (then the caller shows it where the user
+ * acted); `toast` says what happened otherwise.
+ */
+export async function moveEntries(storage: StorageApi, from: Segments, entries: readonly Entry[], to: Segments): Promise<{ moved: number; error: string | null; toast: string | null }> {
+  const { failed, message } = await runAll(entries, (e) => storage.move([...from, e.name], [...to, e.name]));
+  const moved = entries.length - failed.length;
+  const where = `“${to[to.length - 1] ?? 'My files'}”`;
+  if (moved === 0) return { moved, error: `Could not move ${failed.join(', ')}. ${message}`, toast: null };
+  if (failed.length) return { moved, error: null, toast: `Moved ${moved}; not moved: ${failed.join(', ')}. ${message}` };
+  return { moved, error: null, toast: `Moved ${entries.length === 1 ? `“${entries[0]?.name}”` : `${entries.length} items`} to ${where}.` };
+}
+
 /** A ten-minute path token for `path` (the server's default when its limit is shorter): enough to start a download. */
 async function shortToken(storage: StorageApi, path: Segments): Promise<string> {
   try {

@@ -60,4 +60,8 @@ async function walk(entry: FsEntry, dir: string[], out: Picked): Promise<void> {
 }
 
 /** True when a drag carries files (not text or a link from the page). */
-export const dragHasFiles = (dt: DataTransfer | null): boolean => !!dt && Array.from(dt.types).includes('Files');
+/** The drag data type of the app's own rows being dragged to move them (see useMoveDrag). */
+export const ENTRY_DRAG_TYPE = 'application/x-file-cloud-entries';
+
+/** Files dragged in from outside (rows of the app dragged to move them are not: Chromium may add "Files" for their images). */
+export const dragHasFiles = (dt: DataTransfer | null): boolean => !!dt && Array.from(dt.types).includes('Files') && !Array.from(dt.types).includes(ENTRY_DRAG_TYPE);
