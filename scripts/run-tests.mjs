@@ -9,7 +9,7 @@
 // skips them. Without CI, services that cannot start make those suites skip; with CI it fails.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,9 @@ if (major < 22 || (major === 22 && minor < 15)) {
   console.error(`run-tests: Node ${process.version} is below the supported minimum 22.15 (package.json engines). Run through npm (npm test, npm run test:only), which uses the Node 24 from node_modules/.bin.`);
   process.exit(1);
 }
+// A script a test starts that calls plain `node` (deploy/docker-entrypoint.sh, a #!/usr/bin/env node
+// shebang, test-services.sh) gets this same Node too, also when run-tests is started without npm.
+process.env.PATH = [dirname(process.execPath), process.env.PATH].filter(Boolean).join(delimiter);
 // The native modules, loaded by this Node: a binary built for another Node fails here, once, with its cause.
 {
   const require = createRequire(import.meta.url);
