@@ -10,7 +10,8 @@
 # 22 and 24, and `npm rebuild` under Node 22 re-runs any install step for it; the runner then
 # loads both and stops if either does not.
 #
-# Usage: scripts/smoke-node22.sh            (after `npm ci`; CI=1 makes the S3/cluster suites required)
+# Usage: scripts/smoke-node22.sh [FILTER…]  (after `npm ci`; CI=1 makes the S3/cluster suites required;
+#        FILTERs, as for `npm run test:only`, replace the smoke set, e.g. to rerun one file on 22)
 # Env:   FC_NODE22_VERSION (default below; `npm run deps:check` says when a newer 22.x is out),
 #        FC_SMOKE_KEEP=1 keeps the temp dir.
 set -euo pipefail
@@ -49,6 +50,7 @@ npm run build >&2
 
 # unit: every test under src/; routes: writing, reading, listing, shares, tus, auth and the API
 # description, on each backend; process: the CLI; browser: the basic UI flow in Chromium.
+if [ $# -gt 0 ]; then exec node scripts/run-tests.mjs "$@"; fi
 node scripts/run-tests.mjs \
   dist/src/ \
   test/routes/storage-write test/routes/storage-read test/routes/storage-listing test/routes/shares \
