@@ -56,7 +56,7 @@ async function main(): Promise<number> {
   const dataset = join(dataDir, 'storage', USER);
   const started = Date.now();
   const m0 = machine();
-  console.log(`bench: ${o.quick ? 'quick' : 'full'} run in ${tmp}; ${m0.nproc} CPUs, load ${m0.loadavg.join(' ')}`);
+  console.log(`bench: ${o.quick ? 'quick' : 'full'} run in ${tmp}; Node ${m0.node} (${process.execPath}); ${m0.nproc} CPUs, load ${m0.loadavg.join(' ')}`);
   const log = (msg: string) => console.log(`  ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${msg}`);
   let rows: Row[] = [];
   let fcPeak: PeakMemory | undefined;

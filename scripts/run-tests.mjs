@@ -9,10 +9,11 @@
 // skips them. Without CI, services that cannot start make those suites skip; with CI it fails.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'test-services.sh');
 // test-services.sh output -> test environment
@@ -25,6 +26,33 @@ const ENV_NAMES = {
   REDIS_URL: 'FC_TEST_REDIS_URL',
   CEPH_CONF: 'FC_TEST_CEPH_CONF',
 };
+
+// Which Node runs the tests, first: `npm test` puts node_modules/.bin/node (the node@24 devDependency)
+// ahead of the system's Node, and every child a test starts uses process.execPath, this same binary.
+const [major, minor] = process.versions.node.split('.').map(Number);
+console.error(`run-tests: Node ${process.version} (${process.execPath}), ${process.arch}, modules ABI ${process.versions.modules}, N-API ${process.versions.napi}`);
+if (major < 22 || (major === 22 && minor < 15)) {
+  console.error(`run-tests: Node ${process.version} is below the supported minimum 22.15 (package.json engines). Run through npm (npm test, npm run test:only), which uses the Node 24 from node_modules/.bin.`);
+  process.exit(1);
+}
+// A script a test starts that calls plain `node` (deploy/docker-entrypoint.sh, a #!/usr/bin/env node
+// shebang, test-services.sh) gets this same Node too, also when run-tests is started without npm.
+process.env.PATH = [dirname(process.execPath), process.env.PATH].filter(Boolean).join(delimiter);
+// The native modules, loaded by this Node: a binary built for another Node fails here, once, with its cause.
+{
+  const require = createRequire(import.meta.url);
+  try {
+    const Database = require('better-sqlite3');
+    const db = new Database(':memory:');
+    const sqlite = db.prepare('select sqlite_version() as v').get().v;
+    db.close();
+    const sharp = require('sharp');
+    console.error(`run-tests: better-sqlite3 ${require('better-sqlite3/package.json').version} (SQLite ${sqlite}), sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips})`);
+  } catch (e) {
+    console.error(`run-tests: a native module does not load on Node ${process.version}: ${e instanceof Error ? e.message : e}`);
+    process.exit(1);
+  }
+}
 
 const filters = process.argv.slice(2);
 const files = [];

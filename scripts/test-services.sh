@@ -22,9 +22,8 @@
 # Needs: Debian 12, node (picks the free ports). As root, PostgreSQL runs as user 'postgres'.
 # In a harness:  T=$(mktemp -d); trap "test-services.sh stop $T" EXIT
 #                test-services.sh start "$T" >/dev/null; set -a; . "$T/env"; set +a
-# S3 clients: path-style, region us-east-1; with @aws-sdk/client-s3 >= 3.729 also set
-#   requestChecksumCalculation/responseChecksumValidation: 'WHEN_REQUIRED' (Pacific has no
-#   aws-chunked trailers: stream bodies fail with 411).
+# S3 clients: region us-east-1, and radosgwCompatible() from src/storage/s3/client.ts (path-style,
+#   checksums only when required: Pacific has no aws-chunked trailers, stream bodies fail with 411).
 set -Eeuo pipefail
 
 MODE=${1:-}; DIR=${2:-}

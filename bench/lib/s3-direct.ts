@@ -20,6 +20,7 @@ import {
   UploadPartCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3';
+import { radosgwCompatible } from '../../src/storage/s3/client.js';
 import { BenchError, MiB } from './paths.js';
 import type { S3Service } from './s3-service.js';
 import { percentiles, type WrkResult } from './wrk.js';
@@ -29,15 +30,11 @@ export const PART_SIZE = 16 * MiB;
 export const PARALLEL_PARTS = 3;
 
 export function s3Client(s: S3Service): S3Client {
-  // The SDK warns once per process that its releases after January 2027 need Node 22: not the bench's concern.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return new S3Client({
     endpoint: s.endpoint,
     region: s.region,
     credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...radosgwCompatible(),
     // Keep-alive and enough sockets for 64 requests at once, like File Cloud's client.
     requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: 256 }), requestTimeout: 600_000 },
   });

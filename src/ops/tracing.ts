@@ -20,14 +20,14 @@ type Traced = { [SPAN]?: Span };
 export async function startTracing(opts: { endpoint: string; basePath: string; serviceVersion?: string }): Promise<Tracing> {
   const [api, sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/api'),
-    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
   const exporter = new OTLPTraceExporter({ url: `${opts.endpoint}/v1/traces` });
-  const provider = new sdk.BasicTracerProvider({
+  const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'file-cloud', ...(opts.serviceVersion ? { 'service.version': opts.serviceVersion } : {}) }),
-    spanProcessors: [new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: 2000 })],
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter, scheduledDelayMillis: 2000 })],
   });
   const tracer = provider.getTracer('file-cloud');
 

@@ -1,4 +1,5 @@
-import { Kysely, Migrator, PostgresAdapter, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, PostgresAdapter, sql } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 
 /** An auto-incrementing 64-bit key: the one column type the two dialects spell differently. */
 const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { radosgwCompatible } from '../../src/storage/s3/client.js';
 
 const execFileP = promisify(execFile);
 
@@ -73,9 +74,7 @@ export function s3Client(endpoint?: string): S3Client {
     endpoint: endpoint ?? s.endpoint,
     region: s.region,
     credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...radosgwCompatible(),
   });
 }
 

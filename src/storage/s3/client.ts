@@ -7,19 +7,26 @@ import type { S3Location } from './location.js';
 export type S3Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
 /**
+ * What Ceph radosgw needs of the AWS SDK, in this one place (the server's client, the tests' and the
+ * bench's direct clients all take it from here). Checksums only where S3 requires them: since 3.729 the
+ * SDK adds CRC32 checksums and aws-chunked trailers to every upload and validates every download by
+ * default, and radosgw 16 takes no aws-chunked trailers on streamed bodies (docs/storage.md). Path-style
+ * addressing: a radosgw endpoint has no wildcard DNS for bucket sub-domains; AWS itself can use either.
+ */
+export function radosgwCompatible(pathStyle = true): Pick<S3ClientConfig, 'forcePathStyle' | 'requestChecksumCalculation' | 'responseChecksumValidation'> {
+  return { forcePathStyle: pathStyle, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' };
+}
+
+/**
  * One client per backend: keep-alive sockets (a 4 KiB GET must not pay a
  * TCP handshake), short connect timeout (an unreachable store answers 503
- * in seconds, not minutes), and checksums only where S3 requires them:
- * radosgw 16 cannot take the SDK's default aws-chunked trailers on
- * streamed bodies (docs/storage.md).
+ * in seconds, not minutes), and radosgw's settings (radosgwCompatible).
  */
 export function createS3Client(loc: S3Location, credentials?: S3Credentials): S3Client {
   const agentOptions = { keepAlive: true, maxSockets: 256 };
   const config: S3ClientConfig = {
     region: loc.region,
-    forcePathStyle: loc.pathStyle,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...radosgwCompatible(loc.pathStyle),
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 3000, requestTimeout: 120_000, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
   };
