@@ -4,7 +4,7 @@ import { rawPath } from '../http/url.js';
 import { toAppError } from '../app/error-handler.js';
 import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
 import { learnedBefore } from '../app/handed-on.js';
-import { SHARE_ANSWER_HEADERS, SHARE_API_HEADERS } from '../http/security-headers.js';
+import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
 import { SHARE_COOKIE } from '../http/cookies.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
@@ -28,19 +28,25 @@ const TEXT_PREVIEW_BYTES = 64 * 1024;
 const DEAD_MESSAGE = deadLink().message;
 const isDead = (e: AppError) => e.code === 'not_found' && e.message === DEAD_MESSAGE;
 
-/** Content-Security-Policy of the public pages: our one script and stylesheet, media from our origin, nothing else. */
-export const SHARE_PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "media-src 'self'",
-  "frame-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/**
+ * Content-Security-Policy of the public pages: our one script and style
+ * sheet, named by this answer's nonce (never 'self': a shared .js or .css
+ * under /share/ must not be one), media from our origin, nothing else.
+ */
+export function sharePageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'self'",
+    "media-src 'self'",
+    "frame-src 'self'",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export type ShareLinkDeps = {
   shares: ShareService;
@@ -214,8 +220,10 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
   await scope.register(async (pages) => {
     const prefix = `${basePath}/s/`;
     const deadPage = deadLinkPage(basePath);
-    pages.addHook('onSend', async (_request, reply) => {
-      reply.header('content-security-policy', SHARE_PAGE_CSP).header('x-frame-options', 'DENY');
+    pages.addHook('onSend', async (_request, reply, payload) => {
+      const nonce = newNonce();
+      reply.header('content-security-policy', sharePageCsp(nonce)).header('x-frame-options', 'DENY');
+      return typeof payload === 'string' ? withNonce(payload, nonce) : payload;
     });
     pages.setErrorHandler((err, request, reply) => {
       const e = toAppError(err);

@@ -1,4 +1,5 @@
 import { mayHaveThumbnail } from '../thumbnails/sizes.js';
+import { NONCE_SLOT } from '../http/security-headers.js';
 import { contentTypeFor } from '../http/mime.js';
 import { Html, html } from '../http/html.js';
 import { urlPath } from './urls.js';
@@ -55,8 +56,8 @@ function layout(u: { base: string }, title: string, body: Html, opts: { bodyClas
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
-<link rel="stylesheet" href="${u.base}/s/_assets/share.css">
-<script src="${u.base}/s/_assets/share.js" defer></script>
+<link rel="stylesheet" nonce="${NONCE_SLOT}" href="${u.base}/s/_assets/share.css">
+<script nonce="${NONCE_SLOT}" src="${u.base}/s/_assets/share.js" defer></script>
 </head>
 <body class="${opts.bodyClass ?? ''}">
 <main>
