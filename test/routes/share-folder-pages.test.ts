@@ -27,8 +27,9 @@ for (const [storage, skip] of BACKENDS) {
       const all = Array.from({ length: FILES }, (_, i) => i);
       for (let i = 0; i < all.length; i += 50) await Promise.all(all.slice(i, i + 50).map((n) => t.fs.put(`big/${name(n)}`, '')));
       const res = await fetch(`${t.url}/api/shares`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify({ path: '/alice/big' }) });
-      assert.equal(res.status, 201, await res.text());
-      id = ((await res.json()) as { id: string }).id;
+      const created = await res.text();
+      assert.equal(res.status, 201, created);
+      id = (JSON.parse(created) as { id: string }).id;
       if (storage !== 'cluster') {
         // Counts the entries the backend's sorted listing hands out, on the object the app calls.
         const b = t.backend as unknown as { listSorted: (...a: unknown[]) => AsyncIterable<unknown[]> };
