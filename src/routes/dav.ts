@@ -77,10 +77,10 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
    * requests may pass the limit by what they add, as with PROPPATCH on
    * PostgreSQL).
    */
-  async function roomForCopies(user: string, adding: DeadPropertyTotals): Promise<void> {
+  async function roomForCopies(user: string, adding: DeadPropertyTotals, freed: DeadPropertyTotals): Promise<void> {
     if (adding.count === 0) return;
     const now = await store.davProperties.totals(user);
-    if (now.count + adding.count > propertyLimit.count || now.size + adding.size > propertyLimit.size) {
+    if (now.count - freed.count + adding.count > propertyLimit.count || now.size - freed.size + adding.size > propertyLimit.size) {
       throw davLimit(`The copy's dead properties would pass the ${deps.limits.properties} properties of ${deps.limits.propertySize} characters you may keep`);
     }
   }
@@ -312,6 +312,12 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     return reply.code(existing ? 204 : 201).send();
 
     async function transfer() {
+      // A copy's dead properties must fit before anything changes (the replaced destination's go first, so they make room).
+      const ownProps = !move && depth === '0' && !source.isFile ? await store.davProperties.list(from.user, resourcePath(from)) : [];
+      if (!move) {
+        const adding = depth === '0' && !source.isFile ? { count: ownProps.length, size: ownProps.reduce((n, p) => n + [...p.xml].length, 0) } : await store.davProperties.totals(from.user, resourcePath(from));
+        await roomForCopies(to.user, adding, existing ? await store.davProperties.totals(to.user, resourcePath(to)) : { count: 0, size: 0 });
+      }
       if (existing) {
         // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
         await storageCall(() => backend.delete(to, { recursive: true }));
@@ -322,12 +328,9 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
         await store.davLocks.deleteWithin(from.user, resourcePath(from));
         await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
       } else if (depth === '0' && !source.isFile) {
-        const props = await store.davProperties.list(from.user, resourcePath(from));
-        await roomForCopies(to.user, { count: props.length, size: props.reduce((n, p) => n + [...p.xml].length, 0) });
         await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
-        if (props.length > 0) await store.davProperties.patch(to.user, resourcePath(to), props.map((prop) => ({ op: 'set', prop })));
+        if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
       } else {
-        await roomForCopies(to.user, await store.davProperties.totals(from.user, resourcePath(from)));
         await storageCall(() => backend.copy(from, to, { overwrite: true }));
         await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
       }

@@ -55,7 +55,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await proppatch('alice', 'b.txt', { p5: 'five' })).status, 207);
       await refused(await proppatch('alice', 'c.txt', { p6: '6' }));
       // All or nothing: a request that sets one too many keeps none of its changes.
-      await refused(await proppatch('alice', 'a.txt', { p7: '7' }, ['p1']));
+      await refused(await proppatch('alice', 'a.txt', { p7: '7', p8: '8' }, ['p1']));
       assert.deepEqual(await deadProps('alice', 'a.txt'), ['p1', 'p2', 'p3']);
       assert.deepEqual(await deadProps('alice', 'c.txt'), []);
       // Removing makes room.
@@ -64,13 +64,16 @@ for (const [storage, skip] of BACKENDS) {
       // COPY would duplicate b.txt's two properties: over the count, refused before anything is copied.
       await refused(await dav('alice', 'b.txt', 'COPY', undefined, { destination: `${t.url}/dav/alice/b-copy.txt` }));
       assert.equal(await t.fs.kind('b-copy.txt', 'alice'), undefined);
+      // Onto an existing file: refused before the destination is replaced (it is still there).
+      await refused(await dav('alice', 'b.txt', 'COPY', undefined, { destination: `${t.url}/dav/alice/d.txt`, overwrite: 'T' }));
+      assert.equal(await t.fs.text('d.txt', 'alice'), 'x');
       // bob has his own count.
       assert.equal((await proppatch('bob', 'a.txt', { p1: '1', p2: '2', p3: '3', p4: '4', p5: '5' })).status, 207);
     });
 
     test('properties: total size', async () => {
       const big = 'x'.repeat(MAX_PROP_BYTES / 2);
-      assert.equal((await proppatch('bob', 'b.txt', {}, ['p1', 'p2', 'p3', 'p4', 'p5'])).status, 207);
+      assert.equal((await proppatch('bob', 'a.txt', {}, ['p1', 'p2', 'p3', 'p4', 'p5'])).status, 207);
       assert.equal((await proppatch('bob', 'b.txt', { big1: big })).status, 207);
       await refused(await proppatch('bob', 'c.txt', { big2: big }));
       assert.deepEqual(await deadProps('bob', 'c.txt'), []);
