@@ -87,11 +87,18 @@ describe('web UI: user bytes cannot run as script or style on the app pages', { 
     await check('/browse/Pub/', async (page) => {
       await signIn(page, server, '/browse/Pub/');
     });
-    // And the app itself still works under its policy: a fresh signed-in page lists the folder.
+    // And the app itself still works under its policy, with nothing of its own refused: a fresh signed-in
+    // page lists the folder and previews a text file (the preview suites cover images, video, PDF, markdown).
     const { context, page } = await newPage(browser);
+    const refusals: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) refusals.push(m.text());
+    });
     try {
       await signIn(page, server, '/browse/Pub/');
-      await page.locator('.file-grid [data-name="note.txt"]').waitFor();
+      await page.locator('.file-grid [data-name="note.txt"]').getByRole('button', { name: 'note.txt', exact: true }).click();
+      await page.getByRole('dialog', { name: /note\.txt/ }).locator('pre.preview-text').filter({ hasText: 'hello' }).waitFor();
+      assert.deepEqual(refusals, []);
     } finally {
       await context.close();
     }
