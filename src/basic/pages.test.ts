@@ -21,7 +21,7 @@ const HOSTILE = [
 ];
 
 const TAGS = new Set(['!doctype', 'html', 'head', 'meta', 'title', 'link', 'body', 'header', 'main', 'nav', 'a', 'span', 'strong', 'h1', 'p', 'br', 'div', 'form', 'label', 'input', 'button', 'table', 'caption', 'thead', 'tbody', 'tr', 'th', 'td']);
-const ATTRS = new Set(['lang', 'charset', 'name', 'content', 'rel', 'href', 'class', 'method', 'action', 'type', 'value', 'id', 'for', 'aria-label', 'aria-current', 'role', 'autocomplete', 'enctype', 'scope']);
+const ATTRS = new Set(['nonce', 'lang', 'charset', 'name', 'content', 'rel', 'href', 'class', 'method', 'action', 'type', 'value', 'id', 'for', 'aria-label', 'aria-current', 'role', 'autocomplete', 'enctype', 'scope']);
 const BOOLEAN_ATTRS = new Set(['required', 'multiple', 'html']);
 
 /**

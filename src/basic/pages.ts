@@ -1,4 +1,5 @@
 import type { Entry, ListedEntry } from '../storage/backend.js';
+import { NONCE_SLOT } from '../http/security-headers.js';
 import { formatModified, formatSize } from './format.js';
 import { html, type Html, type HtmlValue } from '../http/html.js';
 import { pathUrl } from './urls.js';
@@ -28,7 +29,7 @@ export function layout(site: Site, title: string, body: HtmlValue, viewer?: View
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${title} · File Cloud</title>
-<link rel="stylesheet" href="${site.root}style.css">
+<link rel="stylesheet" nonce="${NONCE_SLOT}" href="${site.root}style.css">
 </head>
 <body>
 <header><a class="brand" href="${site.root}">File Cloud</a> <span class="tag">basic HTML version</span>${signOut}</header>

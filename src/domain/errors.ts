@@ -42,6 +42,7 @@ export const ERRORS = {
   storage_unavailable: 503,
   disk_full: 507,
   quota_exceeded: 507,
+  dav_limit_reached: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

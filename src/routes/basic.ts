@@ -5,6 +5,7 @@ import type { Principal, SessionPrincipal } from '../domain/principal.js';
 import type { AccessRule } from '../domain/access.js';
 import { keyChild, parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
+import { newNonce, withNonce } from '../http/security-headers.js';
 import { bodyLeftUnread, toAppError } from '../app/error-handler.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { AuthService } from '../services/auth.js';
@@ -24,8 +25,13 @@ import { bytes, empty, fileAnswers, header, html, type ResponseSpec, type RouteS
 export const BASIC_PAGE_SIZE = 500;
 const FORM_LIMIT = 64 * 1024;
 
-/** CSP of the basic pages: no script at all, our one style sheet, forms only to us, never framed. */
-export const BASIC_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * CSP of the basic pages: no script at all, our one style sheet named by
+ * this answer's nonce (never 'self': a user's .css under /storage/ must not
+ * style, or read by selectors, a page with a CSRF token), forms only to us,
+ * never framed.
+ */
+export const basicCsp = (nonce: string): string => `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 type UserPrincipal = SessionPrincipal;
 const sessionOf = (p: Principal | null): SessionPrincipal | undefined => (p?.kind === 'user' && p.via === 'session' ? p : undefined);
@@ -64,13 +70,17 @@ export async function basicRoutes(
   const pages = { config: { access: { who: 'cookie' } as AccessRule } };
   const open = { config: { access: { who: 'public' } as AccessRule } };
   const signIn = { config: { access: { who: 'public', throttle: ['login'] } as AccessRule } };
-  scope.addHook('onSend', async (_request, reply) => {
+  scope.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-frame-options', 'DENY');
     // Not no-referrer (the app's default): with it browsers send "Origin: null" on our own forms, and the
     // origin check would learn nothing. Same-origin still gives other sites no Referer.
     reply.header('referrer-policy', 'same-origin');
-    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', BASIC_CSP);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    // A download keeps the storage sandbox CSP it set; a page gets ours, with its nonce.
+    if (reply.hasHeader('content-security-policy')) return payload;
+    const nonce = newNonce();
+    reply.header('content-security-policy', basicCsp(nonce));
+    return typeof payload === 'string' ? withNonce(payload, nonce) : payload;
   });
   scope.setErrorHandler((err, request, reply) => {
     const e = toAppError(err);

@@ -9,7 +9,7 @@ import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
 import type { UsageService } from '../services/usage.js';
 import { storageCall } from '../services/storage-errors.js';
-import type { DavLock, DeadProperty, MetadataStore } from '../store/types.js';
+import type { DavLock, DeadProperty, DeadPropertyTotals, MetadataStore } from '../store/types.js';
 import type { AccessRule, Resource as UrlTarget } from '../domain/access.js';
 import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from '../dav/if-header.js';
 import { assertTokensHeld, locksOver, parentPath, parseTimeout, type WriteScope } from '../dav/locks.js';
@@ -53,7 +53,12 @@ export type DavDeps = {
   readonly basePath: string;
   /** Bytes free for new files, when the backend can tell (local disk); RFC 4331 quota-available-bytes. */
   readonly freeBytes?: () => Promise<number | undefined>;
+  /** Per user: dead properties (how many, their size) and live locks (docs/webdav.md "Limits"). */
+  readonly limits: { readonly properties: number; readonly propertySize: number; readonly locks: number };
 };
+
+/** Over a per-user WebDAV limit: the one error for dead properties and locks (RFC 4918 §9.2.1, §9.10.6: 507). */
+const davLimit = (what: string) => new AppError('dav_limit_reached', `${what} (docs/webdav.md "Limits"). Remove some first.`);
 
 /**
  * /dav/<user>/...: the same tree as /storage/<user>/ over WebDAV class 1
@@ -64,6 +69,21 @@ export type DavDeps = {
  */
 export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<void> {
   const { files, backend, store, clock, basePath } = deps;
+  const propertyLimit = { count: deps.limits.properties, size: deps.limits.propertySize };
+
+  /**
+   * A COPY duplicates the source's dead properties: refused before anything
+   * is copied when they would not fit (checked ahead, so concurrent
+   * requests may pass the limit by what they add, as with PROPPATCH on
+   * PostgreSQL).
+   */
+  async function roomForCopies(user: string, adding: DeadPropertyTotals, freed: DeadPropertyTotals): Promise<void> {
+    if (adding.count === 0) return;
+    const now = await store.davProperties.totals(user);
+    if (now.count - freed.count + adding.count > propertyLimit.count || now.size - freed.size + adding.size > propertyLimit.size) {
+      throw davLimit(`The copy's dead properties would pass the ${deps.limits.properties} properties of ${deps.limits.propertySize} characters you may keep`);
+    }
+  }
 
   // Bodies are users' bytes (PUT) or XML this module reads itself with its own limits.
   scope.removeAllContentTypeParsers();
@@ -292,6 +312,12 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     return reply.code(existing ? 204 : 201).send();
 
     async function transfer() {
+      // A copy's dead properties must fit before anything changes (the replaced destination's go first, so they make room).
+      const ownProps = !move && depth === '0' && !source.isFile ? await store.davProperties.list(from.user, resourcePath(from)) : [];
+      if (!move) {
+        const adding = depth === '0' && !source.isFile ? { count: ownProps.length, size: ownProps.reduce((n, p) => n + [...p.xml].length, 0) } : await store.davProperties.totals(from.user, resourcePath(from));
+        await roomForCopies(to.user, adding, existing ? await store.davProperties.totals(to.user, resourcePath(to)) : { count: 0, size: 0 });
+      }
       if (existing) {
         // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
         await storageCall(() => backend.delete(to, { recursive: true }));
@@ -303,8 +329,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
         await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
       } else if (depth === '0' && !source.isFile) {
         await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
-        const props = await store.davProperties.list(from.user, resourcePath(from));
-        if (props.length > 0) await store.davProperties.patch(to.user, resourcePath(to), props.map((prop) => ({ op: 'set', prop })));
+        if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
       } else {
         await storageCall(() => backend.copy(from, to, { overwrite: true }));
         await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
@@ -427,11 +452,13 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
       const dependent = names.filter((n) => !isProtected(n)).map(emptyElement).join('');
       body = `<D:propstat><D:prop>${forbidden}</D:prop>${statusLine(403)}</D:propstat>` + (dependent ? `<D:propstat><D:prop>${dependent}</D:prop>${statusLine(424)}</D:propstat>` : '');
     } else {
-      await store.davProperties.patch(
+      const done = await store.davProperties.patch(
         key.user,
         path,
         patches.map((p) => (p.op === 'set' ? { op: 'set', prop: { ns: p.el.ns, name: p.el.local, xml: serializeElement(p.el) } } : { op: 'remove', ns: p.name.ns, name: p.name.local })),
+        propertyLimit,
       );
+      if (!done) throw davLimit(`You may keep at most ${deps.limits.properties} dead properties of ${deps.limits.propertySize} characters in all`);
       body = `<D:propstat><D:prop>${names.map(emptyElement).join('')}</D:prop>${statusLine(200)}</D:propstat>`;
     }
     const entry = await files.statOrThrow(key);
@@ -482,7 +509,8 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
       createdAt: now,
       expiresAt: now + timeoutSeconds * 1000,
     };
-    const made = await store.davLocks.create(lock, now);
+    const made = await store.davLocks.create(lock, now, deps.limits.locks);
+    if (!made.created && 'tooMany' in made) throw davLimit(`You may hold at most ${deps.limits.locks} locks at once`);
     if (!made.created) throw new AppError('locked', `"/${path}" is already locked by a conflicting lock.`);
     if (!entry) {
       // RFC 4918 §7.3: LOCK on an unmapped URL creates an empty resource.
@@ -600,7 +628,7 @@ const DAV_METHODS: Record<string, Omit<RouteSchema, 'tags' | 'params' | 'securit
     summary: 'Set or remove dead properties (kept in the database)',
     headers: { type: 'object', properties: lockHeaders },
     body: { required: true, content: { 'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml' } } } },
-    response: { 207: XML('Multistatus, one status per property.'), ...errors({ ...common, ...lockErrors, 403: 'A protected (live) property.', 404: 'Nothing at this path.', 413: 'The XML body is too large.' }) },
+    response: { 207: XML('Multistatus, one status per property.'), ...errors({ ...common, ...lockErrors, 403: 'A protected (live) property.', 404: 'Nothing at this path.', 413: 'The XML body is too large.', 507: 'Over your dead-property limits (`dav_limit_reached`); nothing changed.' }) },
   },
   MKCOL: {
     summary: 'Create a collection (folder)',
@@ -620,7 +648,7 @@ const DAV_METHODS: Record<string, Omit<RouteSchema, 'tags' | 'params' | 'securit
     response: {
       201: empty('Copied to a new resource.'),
       204: empty('Copied over an existing resource.'),
-      ...errors({ ...common, ...lockErrors, 403: 'A Destination outside your tree, or the source itself (`forbidden`).', 404: 'Nothing at this path.', 409: 'The destination\'s parent does not exist.', 507: 'No space left, or over the quota.' }),
+      ...errors({ ...common, ...lockErrors, 403: 'A Destination outside your tree, or the source itself (`forbidden`).', 404: 'Nothing at this path.', 409: 'The destination\'s parent does not exist.', 507: 'No space left, over the quota, or the copied dead properties over your limits (`dav_limit_reached`).' }),
     },
   },
   MOVE: {
@@ -643,7 +671,7 @@ const DAV_METHODS: Record<string, Omit<RouteSchema, 'tags' | 'params' | 'securit
     response: {
       200: XML('Locked (or refreshed): the lock discovery.', { 'lock-token': responseHeader('`<urn:uuid:…>` of a new lock.') }),
       201: XML('An unmapped URL was locked: an empty file was created.', { 'lock-token': responseHeader('`<urn:uuid:…>`.') }),
-      ...errors({ ...common, ...lockErrors, 409: 'The parent collection does not exist.' }),
+      ...errors({ ...common, ...lockErrors, 409: 'The parent collection does not exist.', 507: 'You hold as many locks as you may (`dav_limit_reached`).' }),
     },
   },
   UNLOCK: {

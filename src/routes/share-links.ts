@@ -4,7 +4,7 @@ import { rawPath } from '../http/url.js';
 import { toAppError } from '../app/error-handler.js';
 import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
 import { learnedBefore } from '../app/handed-on.js';
-import { SHARE_ANSWER_HEADERS, SHARE_API_HEADERS } from '../http/security-headers.js';
+import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
 import { SHARE_COOKIE } from '../http/cookies.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
@@ -12,7 +12,8 @@ import type { FilesService, UploadPart } from '../services/files.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { deadLink, subPathSegments, type LiveShare, type ShareService } from '../services/shares.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
-import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, uploadPage } from '../share-pages/views.js';
+import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, SHARE_PAGE_SIZE, uploadPage } from '../share-pages/views.js';
+import { pageNumber } from '../basic/format.js';
 import { readJsonBody } from './json-body.js';
 import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
@@ -29,19 +30,25 @@ const DEAD_MESSAGE = deadLink().message;
 
 const isDead = (e: AppError) => e.code === 'not_found' && e.message === DEAD_MESSAGE;
 
-/** Content-Security-Policy of the public pages: our one script and stylesheet, media from our origin, nothing else. */
-export const SHARE_PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "media-src 'self'",
-  "frame-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/**
+ * Content-Security-Policy of the public pages: our one script and style
+ * sheet, named by this answer's nonce (never 'self': a shared .js or .css
+ * under /share/ must not be one), media from our origin, nothing else.
+ */
+export function sharePageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'self'",
+    "media-src 'self'",
+    "frame-src 'self'",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export type ShareLinkDeps = {
   shares: ShareService;
@@ -223,8 +230,10 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
   await scope.register(async (pages) => {
     const prefix = `${basePath}/s/`;
     const deadPage = deadLinkPage(basePath);
-    pages.addHook('onSend', async (_request, reply) => {
-      reply.header('content-security-policy', SHARE_PAGE_CSP).header('x-frame-options', 'DENY');
+    pages.addHook('onSend', async (_request, reply, payload) => {
+      const nonce = newNonce();
+      reply.header('content-security-policy', sharePageCsp(nonce)).header('x-frame-options', 'DENY');
+      return typeof payload === 'string' ? withNonce(payload, nonce) : payload;
     });
     pages.setErrorHandler((err, request, reply) => {
       const e = toAppError(err);
@@ -267,10 +276,28 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       if (!entry) return html(reply, 404, notInSharePage(urls));
       const preview = live.share.maxDownloads === undefined;
       if (!entry.isFile) {
-        // The page is one HTML document of every entry (as the web UI shows a folder): collected, sorted once by the backend.
-        const entries: ListedEntry[] = [];
-        for await (const listed of await files.listSorted(key)) for (const e of listed) entries.push(e);
-        return html(reply, 200, folderPage({ urls, rootName, segments, entries, preview }));
+        // A page at a time, read from the backend's sorted listing as a stream: only the page asked for
+        // (or, past the end, the last one) is held, and reading stops one entry after it (which tells
+        // whether a next page exists), so an anonymous visitor never makes the server hold a whole folder.
+        const asked = pageNumber((request.query as Record<string, unknown>).page, Infinity, SHARE_PAGE_SIZE);
+        let seen = 0;
+        let shown: ListedEntry[] = [];
+        let current: ListedEntry[] = [];
+        let more = false;
+        reading: for await (const listed of await files.listSorted(key)) {
+          for (const e of listed) {
+            if (seen === asked * SHARE_PAGE_SIZE) {
+              more = true;
+              break reading;
+            }
+            if (seen % SHARE_PAGE_SIZE === 0) current = [];
+            current.push(e);
+            seen++;
+            shown = current;
+          }
+        }
+        const page = Math.max(1, Math.ceil(seen / SHARE_PAGE_SIZE));
+        return html(reply, 200, folderPage({ urls, rootName, segments, entries: shown, preview, page: { number: page, hasNext: more } }));
       }
       let text: { content: string; truncated: boolean } | undefined;
       if (preview && previewKind(entry.name) === 'text' && entry.size > 0) {
@@ -445,11 +472,17 @@ const SHARE_SCHEMAS = {
   },
   page: {
     summary: 'The share page for people without an account: /s/<id>/…',
-    description: 'A file: name, size, download and preview; a folder: browsable, with per-file downloads and "download all"; an upload-only link: a drop zone; a password link: the password form. Works without JavaScript.',
+    description: 'A file: name, size, download and preview; a folder: browsable a page of 200 entries at a time (`?page=N`, next and previous links), with per-file downloads and "download all"; an upload-only link: a drop zone; a password link: the password form. Works without JavaScript.',
     tags: TAG,
     security: visitorSecurity,
     params: pagePath,
-    querystring: { type: 'object', properties: { uploaded: { type: 'integer', minimum: 1, description: 'After an upload: how many files arrived.' } } },
+    querystring: {
+      type: 'object',
+      properties: {
+        uploaded: { type: 'integer', minimum: 1, description: 'After an upload: how many files arrived.' },
+        page: { type: 'integer', minimum: 1, description: 'A folder\'s page (200 entries each; past the last, the last).' },
+      },
+    },
     response: { 200: html('The page.'), ...pageErrors({ 400: 'A bad sub-path, or a malformed request', 401: 'The password form', 404: 'The one dead-link page, or nothing at the sub-path', 429: 'Too many requests' }) },
   },
   pageAuth: {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { contentTypeFor } from '../http/mime.js';
+import { newNonce, NONCE_SLOT, withNonce } from '../http/security-headers.js';
 import { isApiPath, isUiPage, rawPath } from '../http/url.js';
 import { bytes, errors, html, type RouteSchema } from './schemas.js';
 
@@ -44,21 +45,36 @@ export function adaptShell(html: string, opts: { basePath: string; publicUrl: st
     .replace(/(["'(])\.?\/assets\//g, `$1${opts.basePath}/assets/`)
     // The <noscript> link to the basic HTML version (/basic/), under the base path too.
     .replace(/href="\/basic\/"/g, `href="${escapeAttr(opts.basePath)}/basic/"`)
+    // Our own scripts and style sheets (the built file's, never a user's) carry the answer's nonce.
+    .replace(/<script\b/g, `<script nonce="${NONCE_SLOT}"`)
+    .replace(/<link\b(?=[^>]*\brel="(?:stylesheet|modulepreload)")/g, `<link nonce="${NONCE_SLOT}"`)
     .replace('</head>', `${meta}</head>`);
 }
 
-/** Content-Security-Policy of the app shell: only our own code, never framed. */
-export const UI_CSP = [
-  "default-src 'self'",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
-  "frame-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/**
+ * Content-Security-Policy of the app shell: only the scripts and style
+ * sheets the shell names with this answer's nonce, and what those scripts
+ * load themselves ('strict-dynamic': Vite's chunks); 'self' is not a script
+ * or style source, so no file of our origin (a user's .js or .css under
+ * /storage/, /share/, /dav/) can ever be one. Style attributes stay allowed
+ * (they cannot load a style sheet). Never framed.
+ */
+export function uiCsp(nonce: string): string {
+  return [
+    "default-src 'self'",
+    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
+    `style-src 'nonce-${nonce}'`,
+    "style-src-attr 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    "frame-src 'self'",
+    "worker-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /**
  * The web UI: `dist/web/index.html` for `/` and every other page path (the
@@ -89,9 +105,10 @@ export async function uiRoutes(app: FastifyInstance, deps: { webRoot: string | u
     if (isApiPath(path)) return reply.callNotFound();
     // Any other page path than the app's own: the shell with 404, and the app shows its not-found view.
     if (!isUiPage(path)) reply.code(404);
-    reply.header('content-security-policy', UI_CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache');
+    const nonce = newNonce();
+    reply.header('content-security-policy', uiCsp(nonce)).header('x-frame-options', 'DENY').header('cache-control', 'no-cache');
     reply.type('text/html; charset=utf-8');
-    if (shell) return reply.send(shell);
+    if (shell) return reply.send(withNonce(shell, nonce));
     return reply.send('<!doctype html><meta charset="utf-8"><title>File Cloud</title><p>The web UI is not built. Run <code>npm run build</code>; the API works meanwhile.</p>');
   });
 }

@@ -52,12 +52,14 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     const paths = key.segments.slice(0, -1).map((_, i) => key.segments.slice(0, i + 1).join('/'));
     if (paths.length === 0) return;
     const have = await store.search.existing(key.user, paths);
+    if (have.size === paths.length) return;
+    // One walk for all of them: a stat of each missing parent walked from the root every time (quadratic in depth).
+    const found = await backend.parents(key);
     const missing: IndexedEntry[] = [];
-    for (const p of paths) {
-      if (have.has(p)) continue;
-      const e = await indexed({ user: key.user, segments: p.split('/') });
-      if (e) missing.push(e);
-    }
+    found.forEach((e, i) => {
+      const path = paths[i] as string;
+      if (!have.has(path)) missing.push({ user: key.user, path, isFile: false, size: e.size, modified: e.modified.getTime() });
+    });
     await store.search.put(missing);
   };
 

@@ -1,4 +1,5 @@
 import { mayHaveThumbnail } from '../thumbnails/sizes.js';
+import { NONCE_SLOT } from '../http/security-headers.js';
 import { contentTypeFor } from '../http/mime.js';
 import { Html, html } from '../http/html.js';
 import { urlPath } from './urls.js';
@@ -55,8 +56,8 @@ function layout(u: { base: string }, title: string, body: Html, opts: { bodyClas
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
-<link rel="stylesheet" href="${u.base}/s/_assets/share.css">
-<script src="${u.base}/s/_assets/share.js" defer></script>
+<link rel="stylesheet" nonce="${NONCE_SLOT}" href="${u.base}/s/_assets/share.css">
+<script nonce="${NONCE_SLOT}" src="${u.base}/s/_assets/share.js" defer></script>
 </head>
 <body class="${opts.bodyClass ?? ''}">
 <main>
@@ -147,13 +148,26 @@ ${preview}`,
 
 export type FolderEntry = { readonly name: string; readonly isFile: boolean; readonly size: number; readonly modified: Date };
 
+/** Entries on one folder page: a visitor's request holds this many at most. */
+export const SHARE_PAGE_SIZE = 200;
+
 export type FolderPageInput = {
   readonly urls: PageUrls;
   readonly rootName: string;
   readonly segments: readonly string[];
+  /** This page's entries (at most SHARE_PAGE_SIZE). */
   readonly entries: readonly FolderEntry[];
   readonly preview: boolean;
+  /** Which page this is, and whether one follows (the total is never counted: that would read the whole folder). */
+  readonly page?: { readonly number: number; readonly hasNext: boolean };
 };
+
+/** Previous and next as plain links (no JavaScript needed); nothing for a folder of one page. */
+function pager(here: string, page: FolderPageInput['page']): Html | string {
+  if (!page || (page.number === 1 && !page.hasNext)) return '';
+  const first = (page.number - 1) * SHARE_PAGE_SIZE + 1;
+  return html`<nav class="pager" aria-label="Pages"><span class="note">Page ${String(page.number)} (entries from ${String(first)})</span> ${page.number > 1 ? html`<a class="button" href="${here}?page=${String(page.number - 1)}" rel="prev">Previous page</a> ` : ''}${page.hasNext ? html`<a class="button" href="${here}?page=${String(page.number + 1)}" rel="next">Next page</a>` : ''}</nav>`;
+}
 
 export function folderPage(p: FolderPageInput): string {
   const here = p.segments;
@@ -177,7 +191,8 @@ export function folderPage(p: FolderPageInput): string {
     html`${breadcrumb(p.urls, p.rootName, here)}
 <h1 class="name">${title}</h1>
 <p class="actions"><a class="button primary" href="${zip}" download>Download all (zip)</a></p>
-${p.entries.length === 0 ? html`<p class="note">This folder is empty.</p>` : html`<ul class="listing">${rows}</ul>`}`,
+${p.entries.length === 0 ? html`<p class="note">This folder is empty.</p>` : html`<ul class="listing">${rows}</ul>`}
+${pager(urlPath(pageRoot(p.urls), here, true), p.page)}`,
   );
 }
 

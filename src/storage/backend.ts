@@ -130,6 +130,15 @@ export interface StorageBackend {
   stat(key: StorageKey): Promise<Entry | undefined>;
 
   /**
+   * The folders on the way to key (its parents below the user root,
+   * outermost first) as far as they exist as folders; the list stops at the
+   * first missing one or one that is a file. One walk: its cost is linear in
+   * the path's depth, where a stat of every parent would walk from the root
+   * each time (quadratic: a 1,000-level path took 23 s).
+   */
+  parents(key: StorageKey): Promise<Entry[]>;
+
+  /**
    * The entries of a folder in pages, unsorted, so a folder of any size never
    * sits in memory whole. Errors (`not_found` / `not_a_directory`) surface on
    * the first page.

@@ -225,7 +225,7 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     for (const [i, [path, depth, scope, created]] of table.entries()) {
       const r = await locks.create(lock({ token: `t${i}`, path, depth, scope }), NOW);
       assert.equal(r.created, created, `${path} ${depth} ${scope}`);
-      if (!r.created) assert.equal(r.conflict.token, 't-a');
+      if (!r.created) assert.equal('conflict' in r ? r.conflict.token : undefined, 't-a');
     }
     assert.equal((await locks.create(lock({ token: 'other-user', user: 'bob', path: 'a' }), NOW)).created, true, 'locks are per user tree');
     assert.equal((await locks.create(lock({ token: 'after-expiry', path: 'a/x' }), NOW + 60_000)).created, true, 'an expired lock is no conflict');
@@ -271,6 +271,38 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await locks.deleteWithin('alice', 'e'), 2);
     assert.equal(await locks.deleteExpired(NOW + 60_000), 1, 'root0 expired');
     assert.equal(await locks.get('root0', NOW), undefined);
+  });
+
+  withStore('WebDAV dead properties: totals, and a patch past a limit changes nothing unless it shrinks', async (store) => {
+    const props = store.davProperties;
+    const p = (name: string, v = 'v') => ({ ns: 'urn:x', name, xml: `<x:${name} xmlns:x="urn:x">${v}</x:${name}>` });
+    const limit = { count: 3, size: 200 };
+    assert.deepEqual(await props.totals('alice'), { count: 0, size: 0 });
+    assert.equal(await props.patch('alice', 'a', [{ op: 'set', prop: p('a') }, { op: 'set', prop: p('b') }], limit), true);
+    assert.equal(await props.patch('alice', 'a/b', [{ op: 'set', prop: p('c') }], limit), true);
+    assert.deepEqual(await props.totals('alice'), { count: 3, size: 3 * p('a').xml.length });
+    assert.deepEqual(await props.totals('alice', 'a/b'), { count: 1, size: p('c').xml.length });
+    // All or nothing: the remove (of nothing at z) does not make room, and the set does not stay.
+    assert.equal(await props.patch('alice', 'z', [{ op: 'remove', ns: 'urn:x', name: 'a' }, { op: 'set', prop: p('d') }], limit), false, 'a fourth property');
+    assert.deepEqual(await props.list('alice', 'z'), []);
+    assert.equal((await props.totals('alice')).count, 3);
+    // Replacing a value adds no property.
+    assert.equal(await props.patch('alice', 'a', [{ op: 'set', prop: p('a', 'w') }], limit), true);
+    const before = await props.totals('alice');
+    assert.equal(await props.patch('alice', 'a', [{ op: 'set', prop: p('a', 'x'.repeat(300)) }], limit), false, 'over the size');
+    assert.deepEqual(await props.totals('alice'), before, 'nothing changed');
+    assert.equal(await props.patch('alice', 'a', [{ op: 'remove', ns: 'urn:x', name: 'a' }], limit), true, 'shrinking is always allowed');
+    assert.deepEqual(await props.totals('bob'), { count: 0, size: 0 }, 'per user');
+  });
+
+  withStore('WebDAV locks: a user holds at most maxLive live locks', async (store) => {
+    const { davLocks: locks } = store;
+    for (const i of [1, 2]) assert.equal((await locks.create(lock({ token: `m${i}`, path: `f${i}` }), NOW, 2)).created, true);
+    const third = await locks.create(lock({ token: 'm3', path: 'f3' }), NOW, 2);
+    assert.ok(!third.created && 'tooMany' in third);
+    assert.equal(await locks.get('m3', NOW), undefined, 'the refused lock is not kept');
+    assert.equal((await locks.create(lock({ token: 'b1', user: 'bob', path: 'f1' }), NOW, 2)).created, true, 'per user');
+    assert.equal((await locks.create(lock({ token: 'm4', path: 'f4' }), NOW + 3_600_000, 2)).created, true, 'expired locks do not count');
   });
 
   withStore('WebDAV dead properties: patch in order, children, copy, move, delete', async (store) => {

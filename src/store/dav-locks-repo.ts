@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { DavLock, DavLockRepo } from './types.js';
 import { ancestorsOf, atOrBelow, below } from './tree-sql.js';
@@ -41,7 +41,7 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
   };
 
   return {
-    async create(lock, now) {
+    async create(lock, now, maxLive) {
       await db
         .insertInto('dav_locks')
         .values({
@@ -57,6 +57,13 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
           expires_at: lock.expiresAt,
         })
         .execute();
+      if (maxLive !== undefined) {
+        const held = await db.selectFrom('dav_locks').select(sql<number | string>`count(*)`.as('n')).where('user_name', '=', lock.user).where('expires_at', '>', now).executeTakeFirst();
+        if (Number(held?.n ?? 0) > maxLive) {
+          await db.deleteFrom('dav_locks').where('token', '=', lock.token).execute();
+          return { created: false, tooMany: true };
+        }
+      }
       // A depth-infinity lock also conflicts with locks inside the tree it would cover.
       let q = applying(lock.user, lock.path, now, lock.depth === 'infinity').where('token', '<>', lock.token);
       if (lock.scope === 'shared') q = q.where('scope', '=', 'exclusive');

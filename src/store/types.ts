@@ -196,6 +196,8 @@ export type DavLock = {
 };
 
 export type DavLockConflict = { readonly created: false; readonly conflict: DavLock };
+/** The user already holds as many live locks as they may. */
+export type DavLockLimit = { readonly created: false; readonly tooMany: true };
 
 /**
  * WebDAV locks, seen by every process and node. Locks whose expiresAt is at
@@ -207,8 +209,12 @@ export interface DavLockRepo {
    * path, on an ancestor with depth infinity, or (when `lock.depth` is infinity) on
    * a descendant — where either lock is exclusive. Exact across processes: two
    * conflicting creations at once never both succeed (both may fail).
+   *
+   * With `maxLive`, also refused (tooMany) when the user would then hold more
+   * live locks than that: inserted, then counted, as for conflicts, so two
+   * creations at once never both pass the count (at worst both give way).
    */
-  create(lock: DavLock, now: number): Promise<{ readonly created: true } | DavLockConflict>;
+  create(lock: DavLock, now: number, maxLive?: number): Promise<{ readonly created: true } | DavLockConflict | DavLockLimit>;
   get(token: string, now: number): Promise<DavLock | undefined>;
   /** Live locks that apply to `path`: on it, or on an ancestor with depth infinity. */
   covering(user: string, path: string, now: number): Promise<DavLock[]>;
@@ -228,13 +234,25 @@ export type DeadProperty = { readonly ns: string; readonly name: string; readonl
 
 export type DeadPropertyChange = { readonly op: 'set'; readonly prop: DeadProperty } | { readonly op: 'remove'; readonly ns: string; readonly name: string };
 
+/** What dead properties take: how many, and the characters of their stored XML. */
+export type DeadPropertyTotals = { readonly count: number; readonly size: number };
+
 /** WebDAV dead properties per resource (same `path` convention as DavLock). */
 export interface DavPropertyRepo {
+  /** The user's properties in all, or only those at or below `path`. */
+  totals(user: string, path?: string): Promise<DeadPropertyTotals>;
   list(user: string, path: string): Promise<DeadProperty[]>;
   /** The properties of the direct members of collection `path` (for PROPFIND with Depth 1), each with its member's path. */
   listChildren(user: string, path: string): Promise<(DeadProperty & { readonly path: string })[]>;
-  /** Applies every change in order, all or nothing (PROPPATCH is atomic). */
-  patch(user: string, path: string, changes: readonly DeadPropertyChange[]): Promise<void>;
+  /**
+   * Applies every change in order, all or nothing (PROPPATCH is atomic).
+   * With `limit`: false, and nothing changed, when the user's totals would
+   * then pass it and grow (a change that shrinks them is always allowed).
+   * Checked in the change's transaction: exact on SQLite; on PostgreSQL two
+   * patches at once may each miss the other, so a user can pass the limit by
+   * at most what their concurrent requests add.
+   */
+  patch(user: string, path: string, changes: readonly DeadPropertyChange[], limit?: DeadPropertyTotals): Promise<boolean>;
   /** COPY: the properties of `from` and below, copied to the same relative paths under `to` (replacing theirs). */
   copyTree(user: string, from: string, to: string): Promise<void>;
   /** MOVE: the properties of `from` and below now belong to `to` (replacing theirs). */

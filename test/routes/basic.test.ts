@@ -8,14 +8,17 @@ import { createUserService } from '../../src/services/users.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { WEB_ROOT } from '../../src/main.js';
 
-const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'";
+/** No script; style only from the sheet that carries this answer's nonce (never 'self': a user's .css must not apply). */
+const PAGE_CSP = /^default-src 'none'; style-src 'nonce-([A-Za-z0-9+/=]+)'; img-src 'self'; form-action 'self'; frame-ancestors 'none'/;
 
 /** An HTML page with the status, the security headers of every basic page, and no script anywhere. */
 async function htmlPage(res: Response, status: number): Promise<string> {
   const body = await res.text();
   assert.equal(res.status, status, body.slice(0, 2000));
   assert.match(res.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
-  assert.ok(res.headers.get('content-security-policy')?.startsWith(PAGE_CSP), res.headers.get('content-security-policy') ?? 'no CSP');
+  const nonce = PAGE_CSP.exec(res.headers.get('content-security-policy') ?? '')?.[1];
+  assert.ok(nonce, res.headers.get('content-security-policy') ?? 'no CSP');
+  assert.ok(body.includes(`<link rel="stylesheet" nonce="${nonce}" `), 'the style sheet carries the nonce');
   assert.equal(res.headers.get('x-frame-options'), 'DENY');
   assert.equal(res.headers.get('cache-control'), 'no-store');
   assert.doesNotMatch(body, /<script|javascript:|\son[a-z]+=/i);
@@ -98,7 +101,7 @@ for (const [storage, skip] of BACKENDS) {
         const c = new BasicClient(t.url);
         const html = await htmlPage(await c.login(user, pw), 401);
         assert.equal(c.jar.has('fc_basic'), false);
-        bodies.push(html.replace(/value="[^"]*"/, ''));
+        bodies.push(html.replace(/value="[^"]*"/, '').replace(/ nonce="[^"]*"/g, ''));
         assert.match(html, /The username or password is wrong\./);
       }
       assert.equal(bodies[0], bodies[1]);

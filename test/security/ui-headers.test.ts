@@ -32,7 +32,13 @@ test('the web UI shell and its deep links carry CSP with frame-ancestors none, X
     assert.deepEqual(csp.get('default-src'), ["'self'"]);
     assert.deepEqual(csp.get('object-src'), ["'none'"]);
     assert.deepEqual(csp.get('base-uri'), ["'none'"]);
-    assert.ok(!csp.has('script-src'), 'scripts fall back to default-src \'self\': no inline script, no eval');
+    // Scripts and style sheets only by this answer's nonce (and what those scripts load): never 'self', so no
+    // user file of our origin can be one; no 'unsafe-inline', no 'unsafe-eval'.
+    const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp.get('script-src')?.join(' ') ?? '')?.[1];
+    assert.ok(nonce, path);
+    assert.deepEqual(csp.get('script-src'), [`'nonce-${nonce}'`, "'strict-dynamic'"]);
+    assert.deepEqual(csp.get('style-src'), [`'nonce-${nonce}'`]);
+    assert.deepEqual(csp.get('worker-src'), ["'none'"]);
     assert.equal(res.headers.get('x-frame-options'), 'DENY');
     assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');

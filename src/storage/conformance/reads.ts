@@ -26,6 +26,15 @@ export function readTests(it: It): void {
     assert.equal(await b.stat(keyOf('no/such/folder')), undefined);
   });
 
+  it('parents lists the folders on the way to a key, outermost first, as far as they are folders', async ({ b }) => {
+    await put(b, 'p/q/r/f.txt', 'x');
+    assert.deepEqual((await b.parents(keyOf('p/q/r/f.txt'))).map((e) => [e.name, e.isFile]), [['p', false], ['q', false], ['r', false]]);
+    assert.deepEqual((await b.parents(keyOf('p/q/missing/deeper/g.txt'))).map((e) => e.name), ['p', 'q']);
+    // A file on the way ends the list: nothing below it can be a folder.
+    assert.deepEqual((await b.parents(keyOf('p/q/r/f.txt/below/h.txt'))).map((e) => e.name), ['p', 'q', 'r']);
+    assert.deepEqual(await b.parents(keyOf('top.txt')), []);
+  });
+
   it("stat reports a file's name, size, modified date and quoted etag", async ({ b }) => {
     const before = Date.now();
     await put(b, 'a.txt', 'hello');

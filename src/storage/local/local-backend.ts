@@ -194,6 +194,20 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       }
     }),
 
+    parents: checked(async (key) => {
+      const root = await realRoot(dirs.storageDir, key.user);
+      const found: Entry[] = [];
+      if (root === undefined) return found;
+      let dir = root;
+      for (const name of key.segments.slice(0, -1)) {
+        const node = await inspect(root, dir, name);
+        if (node.kind !== 'dir' || !node.stats) break;
+        found.push(entryFromStats(name, node.stats));
+        dir = node.target;
+      }
+      return found;
+    }),
+
     list: (key) => listPages(key),
 
     // With etags every entry is made by entryFromStats (sorted-listing.ts), so the overload for Entry holds.

@@ -65,8 +65,11 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     });
     stats = await receive(handle, staging, body, opts);
   } catch (e) {
-    await handle?.close().catch(() => undefined);
+    // The name goes first: unlinking an open file is allowed, while closing it waits for the
+    // writes and the fsync still running on it, seconds on a busy disk, during which the
+    // aborted upload's staging file would still lie in data/tmp.
     await removeStaging();
+    await handle?.close().catch(() => undefined);
     throw e;
   }
   await handle.close().catch(() => undefined);
@@ -168,7 +171,8 @@ async function receive(handle: FileHandle, staging: string, body: Readable, opts
     if (signal?.aborted) throw new Error('aborted while finishing');
     if (writeError !== undefined) throw writeError;
   } catch (e) {
-    await syncing;
+    // Not waiting for a background fsync here: the caller removes the staging name at once,
+    // and closing the handle (the stream's destroy) waits for the fsync to finish anyway.
     out.destroy();
     if (isStorageError(e)) throw e;
     if (writeError !== undefined) throw fromErrno(writeError, 'Writing the staging file failed');

@@ -29,6 +29,8 @@ const MAX_COLLISIONS = 10_000;
 const FOLDER_TYPE = 'application/x-directory';
 /** Folders have no date of their own on S3 unless a marker gives one. */
 const EPOCH = new Date(0);
+/** How many parents parents() asks about at once: a few requests in flight, never a burst of a thousand. */
+const PARENTS_AT_ONCE = 16;
 
 const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
 const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
@@ -96,6 +98,23 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     }
     const folder = await folderProbe(key);
     return folder ? folderEntry(keyName(key), folder.modified) : undefined;
+  }
+
+  /**
+   * Each parent is one HEAD and one one-key listing, whatever its depth (the
+   * object store has no walk): linear in the depth, asked a few at a time.
+   */
+  async function parents(key: StorageKey): Promise<Entry[]> {
+    const keys = key.segments.slice(0, -1).map((_, i) => ({ user: key.user, segments: key.segments.slice(0, i + 1) }));
+    const found: Entry[] = [];
+    for (let i = 0; i < keys.length; i += PARENTS_AT_ONCE) {
+      const entries = await Promise.all(keys.slice(i, i + PARENTS_AT_ONCE).map((k) => stat(k)));
+      for (const e of entries) {
+        if (!e || e.isFile) return found;
+        found.push(e);
+      }
+    }
+    return found;
   }
 
   /** A file in the middle of the path makes every key below it unwritable. */
@@ -482,6 +501,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     },
 
     stat: (key) => stat(key),
+    parents: (key) => parents(key),
     list: (dir) => listPages(dir),
     // S3 lists keys in UTF-8 byte order, folders (`a/`) among files and after `a-b/`:
     // not the contract's order, so the entries (compact, no stat needed) are collected and sorted once.

@@ -42,6 +42,7 @@ export const ERROR_MESSAGES = {
   storage_failed: 'The server’s file storage failed to carry this out. Try again shortly.',
   disk_full: 'The server’s disk is full.',
   quota_exceeded: 'Not enough space left in your storage quota. Delete some files or ask an administrator for more space.',
+  dav_limit_reached: 'Too many WebDAV properties or locks for this account. Remove some, then try again.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
