@@ -126,7 +126,11 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
         const metered = quota === undefined ? body : usage.meter(body, reservation, credit);
         const staged = await storageCall(() => backend.stage(key, metered, write));
         const [entry] = await commitAll([staged], async () => {
-          if (opts.ifMatch !== undefined) checkIfMatch(opts.ifMatch, await storageCall(() => backend.stat(key)));
+          const now = (quota !== undefined && credit > 0) || opts.ifMatch !== undefined ? await storageCall(() => backend.stat(key)) : undefined;
+          if (opts.ifMatch !== undefined) checkIfMatch(opts.ifMatch, now);
+          // The replaced file shrank or went meanwhile (another request): it frees less than was credited.
+          const freed = now?.isFile ? now.size : 0;
+          if (quota !== undefined && freed < credit) await reservation.cover(staged.size - freed);
         });
         return entry as Entry;
       } finally {
@@ -162,17 +166,25 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
         // upload that passes the quota in its last part writes nothing at all.
         const reservation = await usage.reserve(dir.user);
         const staged: StagedFile[] = [];
+        // What the upload frees: each file it replaces, once, however many parts carry its name
+        // (crediting it per part let nine empty parts make room for a tenth part of 9× the file).
+        const credited = new Map<string, { key: StorageKey; size: number }>();
+        const credit = () => {
+          let n = 0;
+          for (const c of credited.values()) n += c.size;
+          return n;
+        };
         try {
           let before = 0;
-          let credit = 0;
           try {
             for await (const part of parts) {
               const key = keyChild(dir, partName(part));
-              if (opts.overwrite) {
+              if (opts.overwrite && !credited.has(key.segments.at(-1) as string)) {
                 const there = await storageCall(() => backend.stat(key));
-                if (there?.isFile) credit += there.size;
+                credited.set(key.segments.at(-1) as string, { key, size: there?.isFile ? there.size : 0 });
               }
-              const file = await storageCall(() => backend.stage(key, usage.meter(part.stream, reservation, credit - before), write));
+              const freed = credit();
+              const file = await storageCall(() => backend.stage(key, usage.meter(part.stream, reservation, freed - before), write));
               staged.push(file);
               before += file.size;
             }
@@ -180,7 +192,20 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
             await Promise.all(staged.map((f) => f.discard().catch(() => undefined)));
             throw e;
           }
-          for (const entry of await commitAll(staged)) written.push(entry.name);
+          const entries = await commitAll(staged, async () => {
+            // A replaced file that shrank or went meanwhile (another request) frees less than was credited.
+            let changed = false;
+            for (const c of credited.values()) {
+              const now = await storageCall(() => backend.stat(c.key));
+              const size = now?.isFile ? now.size : 0;
+              if (size < c.size) {
+                c.size = size;
+                changed = true;
+              }
+            }
+            if (changed) await reservation.cover(before - credit());
+          });
+          for (const entry of entries) written.push(entry.name);
         } finally {
           await reservation.release();
         }
