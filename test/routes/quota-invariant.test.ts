@@ -5,6 +5,8 @@
 // uploads per user. On every backend.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
 import { multipartBody, type Part } from '../helpers/multipart.js';
@@ -74,6 +76,41 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await usage()).used, await actual());
       await setQuota(null);
       assert.equal((await del('rep')).status, 204);
+    });
+
+    // Local disk only: there the test can see that the upload has looked at the file it replaces (its
+    // staging file appears in data/tmp only after that look); elsewhere nothing shows that moment.
+    test('a replacing upload whose old file goes meanwhile is charged what it really adds: 507, the quota holds', { skip: storage !== 'file' && 'the moment the upload looked is visible only on local disk' }, async () => {
+      await setQuota(null);
+      await setQuota((await usage()).used + 10 * KB);
+      assert.equal((await put('race/x.bin', Buffer.alloc(8 * KB, 1))).status, 201);
+      // A chunked PUT replacing x.bin (8 KiB credited: nothing reserved), its body held back after the first piece.
+      const req = httpRequest(`${t.url}/storage/alice/race/x.bin`, { method: 'PUT', headers: { ...auth, 'transfer-encoding': 'chunked' } });
+      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        req.on('response', (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+      });
+      req.write(Buffer.alloc(4 * KB, 2));
+      const staging = async () => (await readdir(t.paths.tmp)).filter((n) => n !== 'tus');
+      for (let i = 0; i < 100 && (await staging()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok((await staging()).length > 0, 'the upload is staging');
+      // Meanwhile x.bin goes and another file takes its room.
+      assert.equal((await del('race/x.bin')).status, 204);
+      assert.equal((await put('race/y.bin', Buffer.alloc(9 * KB, 3))).status, 201);
+      req.end(Buffer.alloc(4 * KB, 2));
+      const { status, body } = await answer;
+      assert.equal(status, 507, body);
+      assert.equal(await t.fs.kind('race/x.bin'), undefined, 'nothing kept');
+      const { used, quota } = await usage();
+      assert.ok(used <= (quota as number), `used ${used} passes the quota ${quota}`);
+      assert.equal(used, await actual());
+      await setQuota(null);
+      assert.equal((await del('race')).status, 204);
     });
 
     test('an unfinished tus upload holds its declared length until it finishes or is terminated', async () => {
