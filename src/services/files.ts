@@ -209,7 +209,7 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
             await reservation.cover(before - credit());
           };
           const firstOfName = new Map<number, { size: number }>();
-          for (const [name, c] of credited) firstOfName.set(staged.findIndex((f, i) => partNames[i] === name), c);
+          for (const [name, c] of credited) firstOfName.set(partNames.indexOf(name), c);
           const entries = await commitAll(
             staged,
             async () => {

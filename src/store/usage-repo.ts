@@ -2,6 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { UsageRepo } from './types.js';
 
+/** What one unfinished tus upload (row alias `t`) holds: its length, or its offset while the length is deferred. */
+const HELD = sql`COALESCE(t.upload_length, t.upload_offset)`;
+
 /**
  * Usage and quotas on the users row. Each change is a single UPDATE whose
  * arithmetic runs in the database: SQLite serializes writers, and
@@ -9,9 +12,6 @@ import type { UsageRepo } from './types.js';
  * COMMITTED), so the conditional reserve cannot let two uploads both take
  * the last free bytes.
  */
-/** What one unfinished tus upload (row alias `t`) holds: its length, or its offset while the length is deferred. */
-export const HELD = sql`COALESCE(t.upload_length, t.upload_offset)`;
-
 export function createUsageRepo(db: Kysely<Database>): UsageRepo {
   return {
     async get(username) {
