@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +85,18 @@ export async function loadSecret(config: Config, store: MetadataStore, paths: Re
   return loadOrCreateSecret(paths.secret);
 }
 
+/**
+ * The leader lease is per deployment. In the database it is so already (one
+ * database, one deployment). One Redis may serve several deployments, each
+ * with its own database: there the lease is named after the deployment, or
+ * the leader of one would stop the upkeep (sweeps, expiry, index rescans) of
+ * every other for as long as it lives.
+ */
+async function leaderLeaseName(store: MetadataStore, inRedis: boolean): Promise<string> {
+  if (!inRedis) return 'leader';
+  return `leader:${await store.settings.getOrCreate('deployment_id', () => randomUUID())}`;
+}
+
 export type RunningServer = {
   readonly app: FastifyInstance;
   readonly url: string;
@@ -108,7 +120,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const users = createUserService({ store, backend, hasher, clock: systemClock });
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
-  const leader = startLeaderElection(redis ? redisLeaseRepo(redis) : store.leases, { onError: (err) => logger.warn({ err }, 'leader election failed') });
+  const leader = startLeaderElection(redis ? redisLeaseRepo(redis) : store.leases, { name: await leaderLeaseName(store, redis !== undefined), onError: (err) => logger.warn({ err }, 'leader election failed') });
   const rateLimiter = redis ? redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS) : undefined;
   const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader });
   try {

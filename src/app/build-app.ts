@@ -261,7 +261,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       () => undefined,
       () => undefined,
     ).finally(() => (sweeping = undefined));
-  }, Math.min(60_000, Math.max(1000, Math.min(staleMs, config.uploadExpiry * 1000) / 2)));
+  }, storageSweepIntervalMs(config));
   storageSweep.unref();
   // Search index upkeep: files other tools put into (or removed from) storage, once shortly
   // after start and then every --index-interval seconds, on the leader only (docs/architecture.md).
@@ -290,4 +290,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await sweeping;
   });
   return app;
+}
+
+/**
+ * How often the leader sweeps storage (stale staging, expired resumable
+ * uploads): half the shorter of --stale-upload-after and --upload-expiry,
+ * between 1 s and 1 min. An expired upload is gone within this interval
+ * after its expiry, plus the sweep's own run time (docs/operations.md).
+ */
+export function storageSweepIntervalMs(config: Pick<Config, 'staleUploadAfter' | 'uploadExpiry'>): number {
+  return Math.min(60_000, Math.max(1000, (Math.min(config.staleUploadAfter, config.uploadExpiry) * 1000) / 2));
 }

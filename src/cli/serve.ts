@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config/options.js';
 import { createLogger } from '../app/logger.js';
+import { resolveLogFormat } from '../app/pretty-log.js';
 import { redactedConfig } from '../config/load.js';
 import { systemClock } from '../lib/clock.js';
 import { dataPaths, openDataDir, startServer } from '../main.js';
@@ -23,7 +24,8 @@ type FirstAdmin = { username: string; password: string; generated: boolean } | u
  */
 export async function runServe(config: Config): Promise<number> {
   outliveClosedStdout();
-  const logger = createLogger(config.logLevel, undefined, config.logFormat);
+  // Workers inherit the primary's stdout, so each resolves `auto` the same way.
+  const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout));
   // Handlers go in before anything is announced: a supervisor that signals as
   // soon as it reads the listening line must not hit the default action (kill).
   const signalled = onShutdownSignal(logger);

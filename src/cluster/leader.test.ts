@@ -49,3 +49,19 @@ test('leader election on Redis: one leader, and a successor when it goes', { ski
     redis.disconnect();
   }
 });
+
+test('two deployments on one Redis (two lease names) each have one leader', { skip: skipReason('Redis') }, async () => {
+  const redis = openRedis(redisService() as string);
+  const leases = redisLeaseRepo(redis);
+  const fast = { intervalMs: 50, ttlMs: 300 };
+  const a = Array.from({ length: 2 }, () => startLeaderElection(leases, { ...fast, name: 'leader:deployment-a' }));
+  const b = Array.from({ length: 2 }, () => startLeaderElection(leases, { ...fast, name: 'leader:deployment-b' }));
+  try {
+    await settle(200);
+    assert.equal(a.filter((n) => n.isLeader()).length, 1, 'one leader in a');
+    assert.equal(b.filter((n) => n.isLeader()).length, 1, 'one leader in b, beside a\'s');
+  } finally {
+    await Promise.all([...a, ...b].map((n) => n.stop()));
+    redis.disconnect();
+  }
+});

@@ -8,7 +8,7 @@ test('operations options default to off', () => {
   assert.equal(c.publicUrl, '');
   assert.deepEqual(c.corsOrigin, []);
   assert.equal(c.metrics, false);
-  assert.equal(c.logFormat, 'json');
+  assert.equal(c.logFormat, 'auto');
   assert.equal(c.otlpEndpoint, '');
 });
 
@@ -31,6 +31,8 @@ test('--public-url is an http(s) URL without query, fragment or trailing slash',
 
 test('--log-format and OTEL_EXPORTER_OTLP_ENDPOINT are validated', () => {
   assert.equal(loadConfig({ logFormat: 'PRETTY' }, {}).logFormat, 'pretty');
+  assert.equal(loadConfig({}, { FILE_CLOUD_LOG_FORMAT: 'json' }).logFormat, 'json');
+  assert.equal(loadConfig({ logFormat: 'auto' }, { FILE_CLOUD_LOG_FORMAT: 'json' }).logFormat, 'auto', 'the flag wins');
   assert.throws(() => loadConfig({ logFormat: 'xml' }, {}), /--log-format/);
   assert.equal(loadConfig({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).otlpEndpoint, 'http://collector:4318');
   assert.throws(() => loadConfig({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), /OTEL_EXPORTER_OTLP_ENDPOINT/);

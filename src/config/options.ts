@@ -118,10 +118,10 @@ export function parseCorsOrigins(raw: string): readonly string[] {
   return Object.freeze(out);
 }
 
-const LOG_FORMATS = ['json', 'pretty'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 function logFormat(raw: string): (typeof LOG_FORMATS)[number] {
   const v = raw.trim().toLowerCase();
-  if (!(LOG_FORMATS as readonly string[]).includes(v)) throw new OptionValueError(`expected json or pretty, got "${raw}"`);
+  if (!(LOG_FORMATS as readonly string[]).includes(v)) throw new OptionValueError(`expected auto, json or pretty, got "${raw}"`);
   return v as (typeof LOG_FORMATS)[number];
 }
 
@@ -208,7 +208,7 @@ export const OPTIONS = {
   maxOpenUploads: { key: 'maxOpenUploads', flag: '--max-open-uploads', env: 'FILE_CLOUD_MAX_OPEN_UPLOADS', scope: 'serve', type: 'string', default: 100, parse: integer(1, 100_000), description: 'Unfinished resumable (tus) uploads one user may have open at a time; a creation past it answers 429 too_many_uploads.' },
   indexInterval: { key: 'indexInterval', flag: '--index-interval', env: 'FILE_CLOUD_INDEX_INTERVAL', scope: 'serve', type: 'string', default: 3600, parse: integer(0, 30 * DAY), description: 'Seconds between rescans of storage into the search index (files other tools changed), on the leader; 0 turns them off.' },
   logLevel: { key: 'logLevel', flag: '--log-level', env: 'FILE_CLOUD_LOG_LEVEL', scope: 'serve', type: 'string', default: 'info', parse: logLevel, description: 'Log level: fatal, error, warn, info, debug, trace or silent.' },
-  logFormat: { key: 'logFormat', flag: '--log-format', env: 'FILE_CLOUD_LOG_FORMAT', scope: 'serve', type: 'string', default: 'json', parse: logFormat, description: 'Log format: json (one JSON object a line) or pretty (readable lines for a terminal).' },
+  logFormat: { key: 'logFormat', flag: '--log-format', env: 'FILE_CLOUD_LOG_FORMAT', scope: 'serve', type: 'string', default: 'auto', parse: logFormat, description: 'Log format: auto (pretty when stdout is a terminal, json otherwise), json (one JSON object a line) or pretty (short readable lines).' },
   basePath: { key: 'basePath', flag: '--base-path', env: 'FILE_CLOUD_BASE_PATH', scope: 'serve', type: 'string', default: '', defaultLabel: '/ (none)', parse: parseBasePath, description: 'URL path prefix to serve everything under, e.g. /files behind a reverse proxy.' },
   publicUrl: { key: 'publicUrl', flag: '--public-url', env: 'FILE_CLOUD_PUBLIC_URL', scope: 'serve', type: 'string', default: '', defaultLabel: 'the address in the browser', parse: parsePublicUrl, description: 'External address of the base path (e.g. https://example.com/files), used in share links.' },
   corsOrigin: { key: 'corsOrigin', flag: '--cors-origin', env: 'FILE_CLOUD_CORS_ORIGIN', scope: 'serve', type: 'string', default: Object.freeze([]) as readonly string[], defaultLabel: 'none', parse: parseCorsOrigins, description: 'Origins allowed to call the API from a browser: comma-separated, or * for any.' },

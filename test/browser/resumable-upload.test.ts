@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { startNetworkSwitch, type NetworkSwitch } from '../helpers/cutting-proxy.js';
 import { launchBrowser, missingBrowser, newPage, pickFiles, row, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
@@ -34,24 +35,10 @@ function recordTus(page: Page): { method: string; offset: number | undefined }[]
   return seen;
 }
 
-/**
- * Network conditions through one DevTools session. Playwright's context.setOffline does not
- * take effect while another DevTools session throttles the page (the throttle's `offline:
- * false` wins), and the upload must be slow enough to be caught mid-way: so both go here.
- */
-async function emulateNetwork(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
-  return {
-    set: async (c: { offline: boolean; uploadBytesPerSecond: number }) => {
-      await cdp.send('Network.emulateNetworkConditions', { offline: c.offline, latency: 0, downloadThroughput: -1, uploadThroughput: c.uploadBytesPerSecond });
-    },
-    close: () => cdp.detach(),
-  };
-}
-
 describe('web UI: resumable uploads (tus)', { skip }, () => {
   let server: ServerProcess;
+  // The page reaches the server through this, so the network can go away under it.
+  let network: NetworkSwitch;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -73,29 +60,34 @@ describe('web UI: resumable uploads (tus)', { skip }, () => {
       await writeFile(join(local, name), bytes);
     }
     await seed(server, { 'Big/': '' });
+    network = await startNetworkSwitch(server.url);
     ({ context, page, errors } = await newPage(browser));
-    await signIn(page, server, '/browse/Big/');
+    await signIn(page, { ...server, url: network.url }, '/browse/Big/');
   });
   after(async () => {
     await context?.close();
     await browser?.close();
+    await network?.close();
     await server?.dispose();
     if (local) await rm(local, { recursive: true, force: true });
   });
 
   test('the network goes away mid-upload and comes back: the upload continues and the bytes are right', async () => {
     const requests = recordTus(page);
-    const network = await emulateNetwork(page);
-    await network.set({ offline: false, uploadBytesPerSecond: 6 * MB });
-    await pick(page, join(local, 'offline.bin'));
-    await progressAbove(page, 'offline.bin', 25);
-    // Offline until a tus request has failed (the PATCH in flight, or the next one), then back.
-    const failed = page.waitForEvent('requestfailed', { predicate: (r) => new URL(r.url()).pathname.startsWith('/tus/'), timeout: 30_000 });
-    await network.set({ offline: true, uploadBytesPerSecond: 6 * MB });
-    await failed;
-    await page.waitForTimeout(500);
-    await network.set({ offline: false, uploadBytesPerSecond: -1 });
-    await network.close();
+    const failed = (path: string) => page.waitForEvent('requestfailed', { predicate: (r) => new URL(r.url()).pathname.startsWith(path), timeout: 30_000 });
+    const unthrottle = await throttleUploads(page, 6 * MB);
+    try {
+      await pick(page, join(local, 'offline.bin'));
+      await progressAbove(page, 'offline.bin', 25);
+      // The PATCH in flight is cut mid-way. The network stays away until a token refresh has failed
+      // too (the page refreshes its 5 s token every 4 s), so the upload must also live through that.
+      const [patchFailed, refreshFailed] = [failed('/tus/'), failed('/auth/refresh')];
+      network.offline();
+      await Promise.all([patchFailed, refreshFailed]);
+    } finally {
+      network.online();
+      await unthrottle();
+    }
     await panel().getByText('1 upload complete').waitFor({ timeout: 90_000 });
     await row(page, 'offline.bin').waitFor();
     assert.equal(sha256(await readFile(disk('Big/offline.bin'))), sha256(contents.get('offline.bin') as Buffer));

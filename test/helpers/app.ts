@@ -195,7 +195,9 @@ async function startClusterApp(opts: { flags?: Record<string, string | boolean>;
     if (value === true) args.push(spec.flag);
     else if (value !== false) args.push(spec.flag, value);
   }
-  const server = await startServer({ args, env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: 'silent' }, dataDir, keepDataDir: true });
+  // A primary and two workers, each loading the S3 SDK and opening PostgreSQL and Redis: on a busy
+  // 2-core machine that took over 20 s. The timeout only tells a hung start from a slow one.
+  const server = await startServer({ args, env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: 'silent' }, dataDir, keepDataDir: true, startTimeoutMs: 60_000 });
   const config = loadConfig({ dataDir, logLevel: 'silent', storage: s3.storage, database, redis, ...flags }, {});
   const { store, backend, paths } = await openDataDir(config, false, { credentials: s3Credentials() });
   const users = createUserService({ store, backend, hasher: testHasher(), clock: systemClock });

@@ -92,7 +92,61 @@ export async function startDownloadCutter(target: string, cutAfter: number): Pro
 }
 
 /**
- * The TCP plumbing both proxies share: a listener on 127.0.0.1 that connects
+ * A network between clients and a server that can go away and come back:
+ * `offline()` cuts every open connection at once (a request in flight fails
+ * mid-way, as on a dropped link) and drops each new one as it arrives until
+ * `online()`. It works below the client, so whether a request in flight
+ * fails does not depend on a browser's network emulation (Chromium's
+ * `Network.emulateNetworkConditions` stopped failing requests already in
+ * flight in version 156).
+ */
+export type NetworkSwitch = {
+  readonly url: string;
+  /** Connections cut by offline() or dropped while offline. */
+  readonly dropped: number;
+  offline(): void;
+  online(): void;
+  close(): Promise<void>;
+};
+
+export async function startNetworkSwitch(target: string): Promise<NetworkSwitch> {
+  const at = new URL(target);
+  const open = new Set<() => void>();
+  let down = false;
+  let dropped = 0;
+  const proxy = await startRelay(target, () => at, ({ client, upstream, cut }) => {
+    if (down) {
+      dropped++;
+      return cut();
+    }
+    open.add(cut);
+    client.on('close', () => open.delete(cut));
+    // Backpressure both ways: an upload throttled at the client stays throttled end to end.
+    client.pipe(upstream, { end: false });
+    upstream.pipe(client, { end: false });
+  });
+  return {
+    url: proxy.url,
+    get dropped() {
+      return dropped;
+    },
+    offline() {
+      down = true;
+      for (const cut of open) {
+        dropped++;
+        cut();
+      }
+      open.clear();
+    },
+    online() {
+      down = false;
+    },
+    close: proxy.close,
+  };
+}
+
+/**
+ * The TCP plumbing the proxies share: a listener on 127.0.0.1 that connects
  * each client to the current upstream, ends and errors passed both ways, and
  * every socket destroyed on close. `wire` moves the bytes (and decides cuts).
  */

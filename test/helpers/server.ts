@@ -30,13 +30,14 @@ export type ServerProcess = {
  * with a temporary data dir (or the one given), and resolves once it
  * prints its listening line.
  */
-export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; storage?: 'file' | 's3' } = {}): Promise<ServerProcess> {
+export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; storage?: 'file' | 's3'; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'fc-proc-')));
   const s3 = opts.storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
   const fc = await spawnFileCloud({
     dataDir,
     args: [...s3.args, ...(opts.args ?? [])],
     env: { FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...s3.env, ...opts.env },
+    startTimeoutMs: opts.startTimeoutMs,
   });
   const stopTree = (signal: NodeJS.Signals = 'SIGTERM') => fc.stop(signal);
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => (await stopTree(signal)).code;
