@@ -154,7 +154,7 @@ export function createFastRead(deps: {
         const key = shares.fileKey(principal.share, sub.segments);
         const opened = key && (await files.readIfFile(key));
         if (!opened) return false;
-        await shares.claimDownload(principal.share);
+        shares.countWhole(principal.share);
         send(req, res, '/share/*', opened.entry, opened, SHARE_HEADERS, started);
         return true;
       }

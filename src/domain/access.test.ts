@@ -7,12 +7,15 @@ import type { Share } from '../store/types.js';
 const alice = { kind: 'user', userId: 'u1', username: 'alice', isAdmin: false } as const;
 const session: Principal = { ...alice, via: 'session', sessionId: 's1', readOnly: false };
 const admin: Principal = { ...session, isAdmin: true };
+const adminKey: Principal = { ...alice, isAdmin: true, via: 'key', keyId: 'k3', readOnly: false };
+const adminRoKey: Principal = { ...alice, isAdmin: true, via: 'key', keyId: 'k4', readOnly: true };
+const adminBasicPw: Principal = { ...alice, isAdmin: true, via: 'password', readOnly: false };
 const fullKey: Principal = { ...alice, via: 'key', keyId: 'k1', readOnly: false };
 const roKey: Principal = { ...alice, via: 'key', keyId: 'k2', readOnly: true };
 const basicPw: Principal = { ...alice, via: 'password', readOnly: false };
 const pathTok: Principal = { kind: 'pathToken', username: 'alice', path: 'alice/a.txt', readOnly: true };
 const shareOf = (over: Partial<Share>): Principal => {
-  const share: Share = { id: 'S', ownerId: 'u1', owner: 'alice', path: 'f', isFile: false, uploadOnly: false, passwordHash: undefined, maxDownloads: undefined, downloads: 0, expiresAt: undefined, createdAt: 0, ...over };
+  const share: Share = { id: 'S', ownerId: 'u1', owner: 'alice', path: 'f', isFile: false, uploadOnly: false, passwordHash: undefined, maxDownloads: undefined, downloadUnits: 0, expiresAt: undefined, createdAt: 0, ...over };
   return { kind: 'share', shareId: 'S', username: 'alice', share, unlocked: over.passwordHash === undefined, readOnly: !share.uploadOnly };
 };
 const readLink = shareOf({});
@@ -54,6 +57,13 @@ const CASES: [string, AccessRule, Principal | undefined, string, Resource, strin
   ['non-admin on admin', ADMIN, session, 'GET', none, 'forbidden'],
   ['admin on admin', ADMIN, admin, 'GET', none, undefined],
   ['key of a non-admin on admin', ADMIN, fullKey, 'GET', none, 'forbidden'],
+  // Issue 27: an admin's app password is no admin; account-level powers need a signed-in session.
+  ["admin's full key on admin (create a user)", ADMIN, adminKey, 'POST', none, 'forbidden'],
+  ["admin's full key on admin (read)", ADMIN, adminKey, 'GET', none, 'forbidden'],
+  ["admin's read-only key on admin", ADMIN, adminRoKey, 'GET', none, 'forbidden'],
+  ["admin's account password over Basic on admin", ADMIN, adminBasicPw, 'PATCH', none, 'forbidden'],
+  ["admin's key on a session-only route", SESSION_ONLY, adminKey, 'POST', none, 'forbidden'],
+  ["admin's key on a user route", USER, adminKey, 'PUT', own, undefined],
   ['key on a session-only route', SESSION_ONLY, fullKey, 'GET', none, 'forbidden'],
   ['session on a session-only route', SESSION_ONLY, session, 'POST', none, undefined],
   ['path token: exact path GET', STORAGE_READ, pathTok, 'GET', own, undefined],

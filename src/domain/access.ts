@@ -20,7 +20,10 @@ export type AccessRule = {
   readonly pathToken?: boolean;
   /** HTTP Basic is accepted (account password or app password): WebDAV. Its 401s carry the Basic challenge. */
   readonly basic?: boolean;
-  /** An app password is not enough (403): managing app passwords and the account itself needs a session. */
+  /**
+   * An app password is not enough (403): managing app passwords and the account itself needs a session.
+   * Every `admin` route is session-only too (see `accountLevel`).
+   */
   readonly sessionOnly?: boolean;
   /** A missing or bad credential gets 404 instead of 401: the URL itself is private (a tus upload). */
   readonly hide?: boolean;
@@ -63,6 +66,14 @@ export const isWriteMethod = (method: string): boolean => !READ_METHODS.has(meth
 export type Denial = { readonly code: 'unauthorized' | 'forbidden' | 'not_found' | 'password_required'; readonly message: string };
 
 const denied = (code: Denial['code'], message: string): Denial => ({ code, message });
+
+/**
+ * Account-level powers (the admin API, the password, app passwords, TOTP, sessions) need a signed-in
+ * session: an app password (Bearer or WebDAV Basic) or the account password over Basic gets 403, read-only
+ * or not. Why: an app password is made to be typed into a WebDAV client or a script and may leak from
+ * there; it must not be enough to create an administrator, reset a password or turn off TOTP (issue 27).
+ */
+export const accountLevel = (rule: AccessRule): boolean => rule.who === 'admin' || rule.sessionOnly === true;
 const NOT_YOURS = 'You are not allowed to access this path.';
 
 /**
@@ -96,7 +107,7 @@ export function decide(rule: AccessRule, principal: Principal | undefined, metho
   // The same 401 whether or not the other user or the path exists (CONTRACT "Authentication").
   if (resource.kind === 'storage' && resource.key.user !== principal.username) return denied('unauthorized', NOT_YOURS);
   if (rule.who === 'admin' && !principal.isAdmin) return denied('forbidden', 'Only an administrator may do this.');
-  if (rule.sessionOnly && principal.via !== 'session') return denied('forbidden', 'An app password cannot do this; sign in with your account password.');
+  if (accountLevel(rule) && principal.via !== 'session') return denied('forbidden', 'An app password cannot do this; sign in with your account password.');
   if (write && principal.readOnly) return denied('forbidden', 'This app password is read-only.');
   return undefined;
 }

@@ -6,7 +6,17 @@ import { isValidUsername, nameProblem } from './names.js';
  * parseStoragePath (and keyChild/keyParent below) make keys, so a backend can
  * trust every segment to be a valid name.
  */
-export type StorageKey = { readonly user: string; readonly segments: readonly string[] };
+export type StorageKey = {
+  readonly user: string;
+  readonly segments: readonly string[];
+  /**
+   * A key reached through a share link: how many leading segments name the shared folder. Below it,
+   * symbolic links are followed only while their real target stays inside that folder (the shared
+   * folder is the root of the visitor's access, as the user root is the owner's; docs/security.md
+   * "Symbolic links"). Backends without links ignore it. Kept by keyChild and keyParent.
+   */
+  readonly within?: number;
+};
 
 export type ParsedStoragePath = {
   readonly key: StorageKey;
@@ -85,14 +95,17 @@ export function isRoot(key: StorageKey): boolean {
 }
 
 export function keyParent(key: StorageKey): StorageKey {
-  return { user: key.user, segments: key.segments.slice(0, -1) };
+  return withinOf(key, { user: key.user, segments: key.segments.slice(0, -1) });
 }
+
+/** `next` with `key`'s share bound (StorageKey.within), when it has one. */
+const withinOf = (key: StorageKey, next: StorageKey): StorageKey => (key.within === undefined ? next : { ...next, within: key.within });
 
 /** A child key; `name` must already be a valid name (checked here again). */
 export function keyChild(key: StorageKey, name: string): StorageKey {
   const problem = nameProblem(name);
   if (problem) throw new AppError('invalid_name', `Invalid name: ${problem}.`);
-  return { user: key.user, segments: [...key.segments, name] };
+  return withinOf(key, { user: key.user, segments: [...key.segments, name] });
 }
 
 /** `a` is `b` or lies below it. */

@@ -7,6 +7,7 @@ import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { Readable } from 'node:stream';
 import type { Entry, Opened } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
+import { metered, type Charge } from './metered.js';
 
 /**
  * GET/HEAD of a file, shared by /storage/ and /dav/: validators, 304,
@@ -22,8 +23,11 @@ export async function serveFile(
   opts: {
     download: boolean;
     withBody: boolean;
-    /** Runs before an answer that carries the file's first byte (200, or 206 from 0); may throw to refuse it (share download limits). */
-    onFirstByte?: () => Promise<void>;
+    /**
+     * Runs before every answer that sends bytes of the file (200, 206; not HEAD or 304) with how
+     * many of how many it will send; may throw to refuse it (share download limits, metered.ts).
+     */
+    charge?: Charge;
   },
 ) {
   fileHeaders(reply, entry, opts.download);
@@ -39,22 +43,36 @@ export async function serveFile(
     reply.header('content-length', String(entry.size));
     return reply.code(200).send();
   }
-  const fromStart = range.kind !== 'range' || range.start === 0;
-  if (fromStart) await opts.onFirstByte?.();
-  const opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
+  const length = range.kind === 'range' ? range.end - range.start + 1 : entry.size;
+  let settle = await opts.charge?.(length, entry.size);
+  let opened: Opened;
+  try {
+    opened = await files.read(key, range.kind === 'range' ? { start: range.start, end: range.end } : undefined);
+  } catch (e) {
+    settle?.(0);
+    throw e;
+  }
+  const out = (o: Opened) => (settle ? metered(reply, body(o), settle) : body(o));
   if (opened.entry.etag !== entry.etag) {
     // Replaced between stat and open: serve the new version whole rather than a range of it.
     if (!opened.bytes) opened.stream.destroy();
-    if (!fromStart) await opts.onFirstByte?.();
-    return sendWhole(reply, await files.read(key), opts.download);
+    settle?.(0);
+    const whole = await files.read(key);
+    settle = await opts.charge?.(whole.entry.size, whole.entry.size).catch((e: unknown) => {
+      if (!whole.bytes) whole.stream.destroy();
+      throw e;
+    });
+    fileHeaders(reply, whole.entry, opts.download);
+    reply.header('content-length', String(whole.entry.size));
+    return reply.code(200).send(out(whole));
   }
   if (range.kind === 'range') {
     reply.header('content-range', contentRange(range.start, range.end, entry.size));
-    reply.header('content-length', String(range.end - range.start + 1));
-    return reply.code(206).send(body(opened));
+    reply.header('content-length', String(length));
+    return reply.code(206).send(out(opened));
   }
   reply.header('content-length', String(entry.size));
-  return reply.code(200).send(body(opened));
+  return reply.code(200).send(out(opened));
 }
 
 /**

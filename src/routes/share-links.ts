@@ -26,6 +26,7 @@ import { bytes, empty, errors, fileAnswers, FilesWritten, header, html, json, js
 const FORM_LIMIT = 8 * 1024;
 const TEXT_PREVIEW_BYTES = 64 * 1024;
 const DEAD_MESSAGE = deadLink().message;
+
 const isDead = (e: AppError) => e.code === 'not_found' && e.message === DEAD_MESSAGE;
 
 /** Content-Security-Policy of the public pages: our one script and stylesheet, media from our origin, nothing else. */
@@ -133,7 +134,14 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       throw new AppError('unsupported_media_type', 'Send the files as multipart/form-data.');
     }
     const sent: string[] = [];
-    await files.writeParts(shares.childKey(live, segments), uploadParts(request, sent), { overwrite: false });
+    // A sub-path is a folder upload: new folders, never what exists there (shares.ts dropFolder).
+    const target = await shares.dropFolder(live, segments);
+    try {
+      await files.writeParts(target.key, uploadParts(request, sent), { overwrite: false });
+    } catch (e) {
+      await target.abandon();
+      throw e;
+    }
     // The names as sent, not as stored: a collision suffix would tell the visitor what the folder holds.
     return sent;
   }
@@ -162,18 +170,19 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const { live, key, entry, segments, trailingSlash } = await open(request);
       if (!entry) throw new AppError('not_found', 'No file or folder exists at this path in the share.');
       const query = request.query as Record<string, unknown>;
-      // A thumbnail is not the file: it does not count as a download (docs/api.md).
+      // Every answer that sends bytes of a file, a zip or a thumbnail counts bytes ÷ size of a download (docs/api.md).
+      const charge = (bytes: number, size: number) => shares.charge(live.share, bytes, size);
       const thumbnail = parseThumbnailSize(query.thumbnail);
-      if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
+      if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody, charge);
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
-          // The zip counts as one download; it is named after the folder, never after the owner.
+          // Named after the folder, never after the owner.
           return sendFolderZip(request, reply, {
             backend: deps.backend,
             folder: key,
             names: zipNames(query.name),
             archiveName: segments.at(-1) ?? shares.displayName(live),
-            onFirstByte: () => shares.claimDownload(live.share),
+            charge,
           });
         }
         return sendListing(reply, files, key, withBody);
@@ -183,7 +192,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       return serveFile(request, reply, files, key, entry, {
         download: wantsFlag(query.download),
         withBody,
-        onFirstByte: () => shares.claimDownload(live.share),
+        charge,
       });
     };
 

@@ -15,7 +15,12 @@ const createSchema: RouteSchema = {
       path: { type: 'string', description: '`/<user>/<path>` of one of your files or folders.' },
       expires_in: { type: ['integer', 'null'], minimum: 1, default: 604800, description: 'Seconds until the link ends; `null`: never.' },
       password: { type: ['string', 'null'], description: 'Visitors must send it first (POST /share/<id>/auth).' },
-      max_downloads: { type: ['integer', 'null'], minimum: 1, description: 'Downloads (a first byte of a file, or a zip) before the link is used up; `null`: no limit.' },
+      max_downloads: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: 1_000_000,
+        description: 'Copies’ worth of bytes the link gives before it is used up (every answer counts bytes sent ÷ the file’s or zip’s size; Range, thumbnails and zips included); `null`: no limit.',
+      },
       upload_only: { type: 'boolean', default: false, description: 'Folders only: visitors may upload new files and read nothing.' },
     },
   }),

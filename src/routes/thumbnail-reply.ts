@@ -5,6 +5,7 @@ import { isNotModified } from '../http/conditional.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
 import type { Entry } from '../storage/backend.js';
 import { mayHaveThumbnail, type ThumbnailSize } from '../thumbnails/sizes.js';
+import type { Charge } from './metered.js';
 
 /**
  * `?thumbnail=N` on a file, shared by /storage/ (owner or path token) and
@@ -19,6 +20,8 @@ export async function sendThumbnail(
   entry: Entry,
   size: ThumbnailSize,
   withBody: boolean,
+  /** Share links: a thumbnail shows the file, so its bytes count (bytes ÷ the file's size) like the file's own (metered.ts). */
+  charge?: Charge,
 ) {
   if (!entry.isFile) throw new AppError('no_thumbnail', 'A folder has no thumbnail.');
   if (!mayHaveThumbnail(entry.name)) throw new AppError('no_thumbnail', 'There is no thumbnail for this file: it is not an image File Cloud can draw.');
@@ -30,5 +33,8 @@ export async function sendThumbnail(
   const thumb = await thumbnails.get(key, entry, size);
   reply.header('content-type', 'image/webp').header('etag', thumb.etag).header('x-thumbnail', thumb.outcome);
   reply.header('content-length', String(thumb.data.length));
-  return reply.code(200).send(withBody ? thumb.data : undefined);
+  if (!withBody) return reply.code(200).send();
+  const settle = await charge?.(thumb.data.length, entry.size);
+  settle?.(thumb.data.length);
+  return reply.code(200).send(thumb.data);
 }

@@ -12,6 +12,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import type { ZipCrcRepo } from '../store/types.js';
 import { layoutZip, zipEtag, type ZipEntry, type ZipSourceEntry } from '../zip/layout.js';
 import { TreeChangedError, zipBytes, type CrcCache, type ZipIO } from '../zip/stream.js';
+import { metered, type Charge } from './metered.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,8 +29,8 @@ export type FolderZipOptions = {
   readonly names?: readonly string[];
   /** Top-level folder name inside the zip and the download name. */
   readonly archiveName?: string;
-  /** Runs only when this answer carries the zip's first byte (200, or 206 whose range starts at 0), before any byte is sent; may throw an AppError to refuse (share download limits). */
-  readonly onFirstByte?: () => Promise<void>;
+  /** Runs before every answer that sends bytes of the zip, with how many of the archive's size; may throw an AppError to refuse (share download limits, metered.ts). */
+  readonly charge?: Charge;
 };
 
 /**
@@ -50,7 +51,10 @@ const NO_DATE = new Date(NaN);
 export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply, opts: FolderZipOptions): Promise<FastifyReply> {
   const { backend, folder } = opts;
   const root = opts.archiveName ?? (keyName(folder) || folder.user);
-  const layout = layoutZip(root, await plan(backend, folder, opts.names));
+  // A name another tool put on disk that our name rules refuse (`..\..\x.bat`) never reaches an
+  // archive: extractors on Windows would take its backslashes for folders (zip-slip).
+  const skipped = (path: readonly string[]) => request.log.warn({ entry: path.join('/') }, 'zip: entry skipped, its name breaks the name rules');
+  const layout = layoutZip(root, await plan(backend, folder, opts.names, skipped));
   const etag = zipEtag(layout);
 
   reply.header('content-type', 'application/zip');
@@ -71,7 +75,7 @@ export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply
   }
   const start = range.kind === 'range' ? range.start : 0;
   const end = range.kind === 'range' ? range.end : layout.size - 1;
-  if (start === 0) await opts.onFirstByte?.();
+  const settle = await opts.charge?.(end - start + 1, layout.size);
 
   const crcs = request.server.zipCrcs;
   const io: ZipIO = {
@@ -80,7 +84,8 @@ export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply
     crcs: crcs && cacheOf(crcs),
     warn: (err) => request.log.warn({ err }, 'zip CRC cache failed'),
   };
-  const body = Readable.from(abortOnFailure(zipBytes(layout, { start, end }, io), request, reply), { objectMode: false, highWaterMark: 2 * 1024 * 1024 });
+  const bytes = Readable.from(abortOnFailure(zipBytes(layout, { start, end }, io), request, reply), { objectMode: false, highWaterMark: 2 * 1024 * 1024 });
+  const body = settle ? metered(reply, bytes, settle) : bytes;
   reply.header('content-length', String(end - start + 1));
   if (range.kind === 'range') {
     reply.header('content-range', contentRange(start, end, layout.size));
@@ -107,16 +112,24 @@ async function* abortOnFailure(bytes: AsyncGenerator<Buffer>, request: FastifyRe
 }
 
 /** The tree to zip, from one walk (or one stat/walk per selected name). */
-async function plan(backend: StorageBackend, folder: StorageKey, names: readonly string[] | undefined): Promise<ZipSourceEntry[]> {
+async function plan(backend: StorageBackend, folder: StorageKey, names: readonly string[] | undefined, skipped: (path: readonly string[]) => void): Promise<ZipSourceEntry[]> {
   const top = await storageCall(() => backend.stat(folder));
   if (!top) throw new AppError('not_found', 'No folder exists at this path.');
   if (top.isFile) throw new AppError('not_a_directory', 'Only a folder can be downloaded as a zip.');
   const sources: ZipSourceEntry[] = [{ path: [], isFolder: true, size: 0, modified: top.modified, validator: '' }];
+  // A folder whose name is refused is skipped with everything below it.
+  const refused: string[][] = [];
   const add = (path: readonly string[], e: { isFile: boolean; size: number; modified: Date; etag: string }): void => {
+    if (refused.some((r) => r.every((s, i) => path[i] === s))) return;
+    if (path.some((s) => nameProblem(s) !== undefined)) {
+      refused.push([...path]);
+      skipped(path);
+      return;
+    }
     sources.push({ path, isFolder: !e.isFile, size: e.isFile ? e.size : 0, modified: e.modified, validator: e.isFile ? e.etag : '' });
   };
   const walk = async (below: readonly string[]): Promise<void> => {
-    const dir = { user: folder.user, segments: [...folder.segments, ...below] };
+    const dir = { ...folder, segments: [...folder.segments, ...below] };
     await storageCall(async () => {
       for await (const w of backend.walk(dir)) add([...below, ...w.path], w.entry);
     });
@@ -130,7 +143,7 @@ async function plan(backend: StorageBackend, folder: StorageKey, names: readonly
     if (problem) throw new AppError('invalid_name', `The name "${name}" is invalid: ${problem}.`);
   }
   for (const name of [...new Set(names)]) {
-    const entry = await storageCall(() => backend.stat({ user: folder.user, segments: [...folder.segments, name] }));
+    const entry = await storageCall(() => backend.stat({ ...folder, segments: [...folder.segments, name] }));
     if (!entry) throw new AppError('not_found', `Nothing named "${name}" exists in this folder.`);
     add([name], entry);
     if (!entry.isFile) await walk([name]);
@@ -139,7 +152,8 @@ async function plan(backend: StorageBackend, folder: StorageKey, names: readonly
 }
 
 async function openLaidOut(backend: StorageBackend, folder: StorageKey, e: ZipEntry, range: { start: number; end: number }): Promise<Readable> {
-  const key = { user: folder.user, segments: [...folder.segments, ...e.source.path] };
+  // `...folder` keeps a share's bound (StorageKey.within): links stay inside the shared folder.
+  const key = { ...folder, segments: [...folder.segments, ...e.source.path] };
   let opened;
   try {
     opened = await backend.read(key, range);

@@ -1,16 +1,17 @@
 import { createHmac } from 'node:crypto';
+import { downloadsOf, isUsedUp, MAX_DOWNLOAD_LIMIT, unitsFor, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 import { AppError } from '../domain/errors.js';
-import { nameProblem } from '../domain/names.js';
+import { collisionName, nameProblem } from '../domain/names.js';
 import type { Principal } from '../domain/principal.js';
 import { keyId, keyName, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, safeEqual } from '../lib/crypto.js';
-import type { Entry, StorageBackend } from '../storage/backend.js';
+import { isStorageError, type Entry, type StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
 import type { MetadataStore, Share } from '../store/types.js';
 import type { FilesService } from './files.js';
 import type { PasswordHasher } from './passwords.js';
-import { storageCall } from './storage-errors.js';
+import { fromStorageError, storageCall } from './storage-errors.js';
 
 /** Default lifetime of a share link: 7 days (CONTRACT "Share links"). */
 export const DEFAULT_EXPIRES_IN = 604_800;
@@ -22,6 +23,8 @@ const ID_BYTES = 24;
 const ID_RE = /^[A-Za-z0-9_-]{32}$/;
 /** How long a password cookie lasts at most (it never outlives its share). */
 export const SHARE_COOKIE_MAX_AGE = 86_400;
+/** How many `name (n)` an upload-only link's folder upload tries; far beyond any real folder. */
+const MAX_DROP_COLLISIONS = 10_000;
 /** How long downloads of unlimited links wait in memory before they are written. */
 const FLUSH_MS = 1000;
 
@@ -61,10 +64,18 @@ export type CreateShareInput = {
 
 export type ShareService = ReturnType<typeof createShareService>;
 
-const keyOf = (share: Share): StorageKey => ({ user: share.owner, segments: share.path === '' ? [] : share.path.split('/') });
+/**
+ * The shared key. A shared folder bounds its keys (StorageKey.within): below it, a symbolic link on disk
+ * is followed only while it stays inside the shared folder, never out of it (issue 27).
+ */
+const keyOf = (share: Share): StorageKey => {
+  const segments = share.path === '' ? [] : share.path.split('/');
+  return share.isFile ? { user: share.owner, segments } : { user: share.owner, segments, within: segments.length };
+};
 const pathOf = (key: StorageKey): string => key.segments.join('/');
-/** The key `segments` name below a share's target (checked segments: never outside it). */
-const keyBelow = (root: StorageKey, segments: readonly string[]): StorageKey => ({ user: root.user, segments: [...root.segments, ...segments] });
+/** The key `segments` name below a share's target (checked segments: never outside it, nor out through a link). */
+const keyBelow = (root: StorageKey, segments: readonly string[]): StorageKey =>
+  segments.length === 0 ? root : { user: root.user, segments: [...root.segments, ...segments], within: root.within ?? root.segments.length };
 
 /** Checks the options of a new share; pure, table-tested in shares.test.ts. */
 export function validateShareOptions(input: Omit<CreateShareInput, 'path'>, isFile: boolean): void {
@@ -72,8 +83,8 @@ export function validateShareOptions(input: Omit<CreateShareInput, 'path'>, isFi
   if (expiresIn !== undefined && expiresIn !== null && (!Number.isSafeInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN)) {
     throw new AppError('bad_request', `"expires_in" must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}, or null for never.`);
   }
-  if (maxDownloads !== undefined && maxDownloads !== null && (!Number.isSafeInteger(maxDownloads) || maxDownloads < 1)) {
-    throw new AppError('bad_request', '"max_downloads" must be a whole number of at least 1, or null for no limit.');
+  if (maxDownloads !== undefined && maxDownloads !== null && (!Number.isSafeInteger(maxDownloads) || maxDownloads < 1 || maxDownloads > MAX_DOWNLOAD_LIMIT)) {
+    throw new AppError('bad_request', `"max_downloads" must be a whole number from 1 to ${MAX_DOWNLOAD_LIMIT}, or null for no limit.`);
   }
   if (password !== undefined && password !== null && (password.length === 0 || password.length > MAX_SHARE_PASSWORD_LENGTH)) {
     throw new AppError('bad_request', `"password" must be 1 to ${MAX_SHARE_PASSWORD_LENGTH} characters long.`);
@@ -129,12 +140,12 @@ export function createShareService(deps: {
     expires_at: s.expiresAt === undefined ? null : new Date(s.expiresAt).toISOString(),
     has_password: s.passwordHash !== undefined,
     max_downloads: s.maxDownloads ?? null,
-    downloads: s.downloads,
+    downloads: downloadsOf(s.downloadUnits),
     upload_only: s.uploadOnly,
     created_at: new Date(s.createdAt).toISOString(),
   });
 
-  const isAlive = (s: Share, now: number) => (s.expiresAt === undefined || s.expiresAt > now) && (s.maxDownloads === undefined || s.downloads < s.maxDownloads);
+  const isAlive = (s: Share, now: number) => (s.expiresAt === undefined || s.expiresAt > now) && !isUsedUp(s.downloadUnits, s.maxDownloads);
 
   // A deleted or moved target ends its shares and those below it. The listener only starts
   // the delete: resolve() also checks that the target is there, so the link is dead at once.
@@ -144,14 +155,14 @@ export function createShareService(deps: {
   };
   const unsubscribe = deps.backend.events.subscribe(onEvent);
 
-  // Downloads of unlimited links, not yet written: share id → count.
+  // Downloads of unlimited links, not yet written: share id → units.
   let pending = new Map<string, number>();
   let flushTimer: NodeJS.Timeout | undefined;
   const flush = async () => {
     flushTimer = undefined;
     const batch = pending;
     pending = new Map();
-    await Promise.all([...batch].map(([id, n]) => store.shares.addDownloads(id, n).catch(onError)));
+    await Promise.all([...batch].map(([id, n]) => store.shares.addUnits(id, n).catch(onError)));
   };
 
   const cookieMac = (share: Share, exp: number) =>
@@ -178,7 +189,7 @@ export function createShareService(deps: {
         uploadOnly: input.uploadOnly ?? false,
         passwordHash: input.password ? await deps.hasher.hash(input.password) : undefined,
         maxDownloads: input.maxDownloads ?? undefined,
-        downloads: 0,
+        downloadUnits: 0,
         expiresAt: expiresIn === null ? undefined : now + expiresIn * 1000,
         createdAt: now,
       };
@@ -238,19 +249,41 @@ export function createShareService(deps: {
     },
 
     /**
-     * Counts one download. A limited link's count is one conditional UPDATE
-     * (exact across nodes; the dead-link 404 when another request took the
-     * last one); an unlimited link's is only for the owner's listing, so it
-     * is added up here and written in batches (FLUSH_MS), keeping a visitor's
-     * GET free of a database write.
+     * Counts an answer about to send `bytes` of a file, zip or thumbnail
+     * through the link, of something `size` bytes long (a thumbnail: of its
+     * file): bytes ÷ size of a download (src/domain/download-units.ts).
+     * A limited link claims it before the first byte with one conditional
+     * UPDATE (exact across nodes; the dead-link 404 when it would take the
+     * count past the limit) and gets back, through the returned `settle`,
+     * what an interrupted answer did not send, so a resumed download counts
+     * once in all. An unlimited link's count is only for the owner's
+     * listing: added up here from what was sent and written in batches
+     * (FLUSH_MS), keeping a visitor's GET free of a database write.
      */
-    async claimDownload(share: Share): Promise<void> {
+    async charge(share: Share, bytes: number, size: number): Promise<(sent: number) => void> {
       if (share.maxDownloads === undefined) {
-        pending.set(share.id, (pending.get(share.id) ?? 0) + 1);
-        flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
-        return;
+        return (sent) => {
+          const units = unitsFor(Math.min(sent, bytes), size);
+          if (units === 0) return;
+          pending.set(share.id, (pending.get(share.id) ?? 0) + units);
+          flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
+        };
       }
-      if (!(await store.shares.claimDownload(share.id))) throw deadLink();
+      const units = unitsFor(bytes, size);
+      if (!(await store.shares.claimUnits(share.id, units))) throw deadLink();
+      let settled = false;
+      return (sent) => {
+        if (settled) return;
+        settled = true;
+        const back = units - unitsFor(Math.min(sent, bytes), size);
+        if (back > 0) store.shares.refundUnits(share.id, back).catch(onError);
+      };
+    },
+
+    /** Counts a whole download of a link without a limit (the fast read path serves only those). */
+    countWhole(share: Share): void {
+      pending.set(share.id, (pending.get(share.id) ?? 0) + UNITS_PER_DOWNLOAD);
+      flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
     },
 
     checkPassword: (share: Share, password: string): Promise<boolean> =>
@@ -274,6 +307,40 @@ export function createShareService(deps: {
         if (!m || Number(m[1]) <= now) return false;
         return safeEqual(m[2] as string, cookieMac(share, Number(m[1])));
       });
+    },
+
+    /**
+     * Where an upload to `segments` below an upload-only link goes, with
+     * the answers never depending on what exists there (issue 27): the
+     * link's own folder for no sub-path; else a new folder claimed for the
+     * first segment, with a collision suffix when the name is taken by
+     * anything (a file, a folder, a link: `in (1)`), and the rest made
+     * inside it. Nothing that exists is entered, replaced or told about.
+     * `abandon` removes the claimed folder when the upload fails, so a
+     * refused upload creates nothing.
+     */
+    async dropFolder(live: LiveShare, segments: readonly string[]): Promise<{ key: StorageKey; abandon: () => Promise<void> }> {
+      if (segments.length === 0) return { key: live.key, abandon: async () => undefined };
+      const first = segments[0] as string;
+      for (let n = 0; n < MAX_DROP_COLLISIONS; n++) {
+        const claimed = keyBelow(live.key, [collisionName(first, n)]);
+        try {
+          await deps.backend.mkdir(claimed, { parents: false, existOk: false });
+        } catch (e) {
+          if (isStorageError(e, 'already_exists')) continue;
+          throw fromStorageError(e);
+        }
+        const abandon = () => deps.backend.delete(claimed, { recursive: true }).catch(onError);
+        const key = keyBelow(live.key, [claimed.segments[claimed.segments.length - 1] as string, ...segments.slice(1)]);
+        if (segments.length > 1) {
+          await storageCall(() => deps.backend.mkdir(key, { parents: true, existOk: true })).catch(async (e: unknown) => {
+            await abandon();
+            throw e;
+          });
+        }
+        return { key, abandon };
+      }
+      throw new AppError('already_exists', 'No free name for the uploaded folder.');
     },
 
     /** Keys a visitor addresses below a shared folder, never outside it. */

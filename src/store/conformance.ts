@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StoreConflictError, type DavLock, type MetadataStore, type Share } from './types.js';
+import { MAX_DOWNLOAD_LIMIT, ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
 /**
  * The metadata store conformance suite. Every MetadataStore implementation
@@ -375,7 +376,7 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     uploadOnly: false,
     passwordHash: undefined,
     maxDownloads: undefined,
-    downloads: 0,
+    downloadUnits: 0,
     expiresAt: undefined,
     createdAt: NOW,
     ...over,
@@ -400,19 +401,34 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await store.shares.get('S1'), undefined);
   });
 
-  withStore('shares: claimDownload counts exactly up to the limit, also when called concurrently', async (store) => {
+  withStore('shares: claimUnits counts exactly up to the limit (fractions of downloads), also when called concurrently', async (store) => {
+    const U = UNITS_PER_DOWNLOAD;
     const a = await newUser(store, 'alice');
     await store.shares.create(newShare(a.id, { maxDownloads: 5 }));
     await store.shares.create(newShare(a.id, { id: 'S2' }));
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.shares.claimDownload('S1')));
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.shares.claimUnits('S1', U)));
     assert.equal(results.filter(Boolean).length, 5);
-    assert.equal((await store.shares.get('S1'))?.downloads, 5);
-    for (let i = 0; i < 7; i++) assert.equal(await store.shares.claimDownload('S2'), true, 'no limit');
-    assert.equal((await store.shares.get('S2'))?.downloads, 7);
-    assert.equal(await store.shares.claimDownload('nope'), false);
-    await store.shares.addDownloads('S2', 3);
-    assert.equal((await store.shares.get('S2'))?.downloads, 10);
-    await store.shares.addDownloads('nope', 3);
+    assert.equal((await store.shares.get('S1'))?.downloadUnits, 5 * U);
+    for (let i = 0; i < 7; i++) assert.equal(await store.shares.claimUnits('S2', U), true, 'no limit');
+    assert.equal((await store.shares.get('S2'))?.downloadUnits, 7 * U);
+    assert.equal(await store.shares.claimUnits('nope', 1), false);
+    await store.shares.addUnits('S2', 3 * U);
+    assert.equal((await store.shares.get('S2'))?.downloadUnits, 10 * U);
+    await store.shares.addUnits('nope', 3);
+    // Pieces: halves of a limit-1 link, concurrently: exactly two of ten fit; a refund makes room again.
+    await store.shares.create(newShare(a.id, { id: 'S4', maxDownloads: 1 }));
+    const halves = await Promise.all(Array.from({ length: 10 }, () => store.shares.claimUnits('S4', U / 2)));
+    assert.equal(halves.filter(Boolean).length, 2);
+    assert.equal(await store.shares.claimUnits('S4', 1 + ROUNDING_ALLOWANCE), false, 'past the limit and its rounding allowance');
+    assert.equal(await store.shares.claimUnits('S4', ROUNDING_ALLOWANCE), true, 'rounding of pieces fits');
+    await store.shares.refundUnits('S4', U / 4 + ROUNDING_ALLOWANCE);
+    assert.equal((await store.shares.get('S4'))?.downloadUnits, U - U / 4);
+    assert.equal(await store.shares.claimUnits('S4', U / 4), true);
+    await store.shares.refundUnits('S4', 2 * U);
+    assert.equal((await store.shares.get('S4'))?.downloadUnits, 0, 'never below 0');
+    // The largest limit: its arithmetic stays in 64 bits on both dialects.
+    await store.shares.create(newShare(a.id, { id: 'S5', maxDownloads: MAX_DOWNLOAD_LIMIT }));
+    assert.equal(await store.shares.claimUnits('S5', U), true);
   });
 
   withStore('shares: deleteWithin ends the target and what is below it, nothing else; deleteExpired', async (store) => {

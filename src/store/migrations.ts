@@ -226,7 +226,16 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('users').addColumn('reserved_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
-  '0012_tus_staged_bytes': {
+  '0012_share_download_units': {
+    async up(db: Kysely<unknown>) {
+      // shares.downloads counts fractions of downloads from now on (issue 27: every answer adds
+      // bytes sent ÷ size), as integers: 10¹² units to a download (src/domain/download-units.ts).
+      // Limits above the new maximum (10⁶) are lowered to it so the limit × units fits 64 bits.
+      await sql`UPDATE shares SET max_downloads = 1000000 WHERE max_downloads > 1000000`.execute(db);
+      await sql`UPDATE shares SET downloads = CASE WHEN downloads > 9000000 THEN 9000000000000000000 ELSE downloads * 1000000000000 END`.execute(db);
+    },
+  },
+  '0013_tus_staged_bytes': {
     async up(db: Kysely<unknown>) {
       // Bytes of unfinished resumable (tus) uploads count against the quota until the upload
       // finishes, is terminated or expires: each upload holds its length (or, while deferred,

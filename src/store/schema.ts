@@ -22,7 +22,7 @@ export interface Database {
     quota: Generated<number | string | bigint | null>;
     used_bytes: Generated<number | string | bigint>;
     reserved_bytes: Generated<number | string | bigint>;
-    /** 0012_tus_staged_bytes: bytes held by unfinished tus uploads (their length, or offset while deferred). */
+    /** 0013_tus_staged_bytes: bytes held by unfinished tus uploads (their length, or offset while deferred). */
     staged_bytes: Generated<number | string | bigint>;
   };
   sessions: {

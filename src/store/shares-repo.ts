@@ -3,6 +3,7 @@ import type { Database } from './schema.js';
 import type { Share, ShareRepo } from './types.js';
 import { atOrBelow } from './tree-sql.js';
 import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
+import { ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
 type Row = Selectable<Database['shares']>;
 
@@ -17,15 +18,16 @@ const fromRow = (r: Row): Share => ({
   uploadOnly: Number(r.upload_only) === 1,
   passwordHash: r.password_hash ?? undefined,
   maxDownloads: optionalNumber(r.max_downloads),
-  downloads: Number(r.downloads),
+  downloadUnits: Number(r.downloads),
   expiresAt: optionalNumber(r.expires_at),
   createdAt: Number(r.created_at),
 });
 
 /**
- * Share links as rows. The download count only moves by one conditional
- * UPDATE (never read, add, write back), so concurrent downloads on any
- * number of nodes can never pass the limit.
+ * Share links as rows. The download count (column `downloads`, in units of
+ * src/domain/download-units.ts since migration 0012) only moves by one
+ * conditional UPDATE (never read, add, write back), so concurrent
+ * downloads on any number of nodes can never pass the limit.
  */
 export function createShareRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): ShareRepo {
   // A visitor's every request looks its link up: kept while the database is unchanged, so a
@@ -73,18 +75,29 @@ export function createShareRepo(db: Kysely<Database>, changeStamp?: ChangeStamp)
       return Number(r.numDeletedRows) > 0;
     },
 
-    async claimDownload(id) {
+    async claimUnits(id, units) {
+      // 64-bit integer arithmetic in the database on both dialects: max_downloads ≤ MAX_DOWNLOAD_LIMIT keeps it in range.
+      const limit = sql<number>`max_downloads * ${sql.lit(UNITS_PER_DOWNLOAD)} + ${sql.lit(ROUNDING_ALLOWANCE)}`;
       const r = await db
         .updateTable('shares')
-        .set({ downloads: sql`downloads + 1` })
+        .set({ downloads: sql`downloads + ${units}` })
         .where('id', '=', id)
-        .where((eb) => eb.or([eb('max_downloads', 'is', null), eb('downloads', '<', eb.ref('max_downloads'))]))
+        .where((eb) => eb.or([eb('max_downloads', 'is', null), eb(sql`downloads + ${units}`, '<=', limit)]))
         .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
 
-    async addDownloads(id, n) {
-      await db.updateTable('shares').set({ downloads: sql`downloads + ${n}` }).where('id', '=', id).execute();
+    async refundUnits(id, units) {
+      if (units <= 0) return;
+      await db
+        .updateTable('shares')
+        .set({ downloads: sql`CASE WHEN downloads > ${units} THEN downloads - ${units} ELSE 0 END` })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async addUnits(id, units) {
+      await db.updateTable('shares').set({ downloads: sql`downloads + ${units}` }).where('id', '=', id).execute();
     },
 
     async deleteWithin(owner, path) {

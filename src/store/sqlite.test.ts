@@ -11,6 +11,7 @@ import { runSearchConformance } from './search-conformance.js';
 import Database from 'better-sqlite3';
 import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
 import type { MetadataStore, User } from './types.js';
+import { ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
 const openTemp = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
@@ -101,7 +102,7 @@ test('sqlite: a cached access token stops working at once when another connectio
 test('sqlite: a cached share link is seen revoked, used up or its owner disabled at once, from another connection or this one', () =>
   withTwoConnections(async ({ server, other, user }) => {
     const link = (id: string, maxDownloads?: number) =>
-      server.shares.create({ id, ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads, downloads: 0, expiresAt: undefined, createdAt: 1 });
+      server.shares.create({ id, ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads, downloadUnits: 0, expiresAt: undefined, createdAt: 1 });
     /** Looked up twice, so the second answer comes from the cache. */
     const seen = async (id: string) => {
       await server.shares.get(id);
@@ -113,14 +114,14 @@ test('sqlite: a cached share link is seen revoked, used up or its owner disabled
     assert.equal(await server.shares.get('s1'), undefined, 'revoked by another connection');
 
     await link('s2', 1);
-    assert.equal((await seen('s2'))?.downloads, 0);
-    assert.ok(await other.shares.claimDownload('s2'));
-    assert.equal((await server.shares.get('s2'))?.downloads, 1, 'used up by another connection');
+    assert.equal((await seen('s2'))?.downloadUnits, 0);
+    assert.ok(await other.shares.claimUnits('s2', UNITS_PER_DOWNLOAD));
+    assert.equal((await server.shares.get('s2'))?.downloadUnits, UNITS_PER_DOWNLOAD, 'used up by another connection');
 
     await link('s3');
-    assert.equal((await seen('s3'))?.downloads, 0);
-    await server.shares.addDownloads('s3', 5);
-    assert.equal((await server.shares.get('s3'))?.downloads, 5, 'counted by this connection');
+    assert.equal((await seen('s3'))?.downloadUnits, 0);
+    await server.shares.addUnits('s3', 5);
+    assert.equal((await server.shares.get('s3'))?.downloadUnits, 5, 'counted by this connection');
     assert.ok(await other.users.setDisabled('alice', true));
     assert.equal((await server.shares.get('s3'))?.ownerDisabled, true, 'the owner disabled by another connection');
   }));
@@ -153,6 +154,39 @@ test('sqlite: foldWriteAheadLog folds a log left behind into the file and remove
     }
     assert.throws(() => foldWriteAheadLog(join(dir, 'missing.db')));
     assert.deepEqual(await beside(), [], 'a missing file is not created');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: migration 0012 turns whole download counts into units and caps limits at the new maximum', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  const file = join(dir, 'file-cloud.db');
+  try {
+    const store = await openSqliteStore(file);
+    const user = await store.users.create({ username: 'alice', passwordHash: 'x', isAdmin: false, authEpoch: 'e', now: 1 });
+    const link = (id: string, maxDownloads?: number) =>
+      store.shares.create({ id, ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads, downloadUnits: 0, expiresAt: undefined, createdAt: 1 });
+    await link('counted', 5);
+    await link('huge', 50_000_000);
+    await store.close();
+    // As a database before 0012 held them: whole downloads, any limit.
+    const raw = new Database(file);
+    raw.prepare("UPDATE shares SET downloads = 3 WHERE id = 'counted'").run();
+    // Migrations apply in name order, so the ones after 0012 run again too: undo what they made.
+    raw.prepare("DELETE FROM kysely_migration WHERE name >= '0012_share_download_units'").run();
+    raw.exec('DROP INDEX tus_uploads_user; ALTER TABLE users DROP COLUMN staged_bytes');
+    raw.close();
+    const again = await openSqliteStore(file);
+    try {
+      assert.equal((await again.shares.get('counted'))?.downloadUnits, 3 * UNITS_PER_DOWNLOAD);
+      assert.equal((await again.shares.get('counted'))?.maxDownloads, 5);
+      assert.equal((await again.shares.get('huge'))?.maxDownloads, 1_000_000);
+      assert.equal(await again.shares.claimUnits('counted', 2 * UNITS_PER_DOWNLOAD), true);
+      assert.equal(await again.shares.claimUnits('counted', ROUNDING_ALLOWANCE + 1), false, 'used up: 5 of 5');
+    } finally {
+      await again.close();
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

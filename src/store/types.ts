@@ -316,7 +316,8 @@ export type Share = {
   readonly uploadOnly: boolean;
   readonly passwordHash: string | undefined;
   readonly maxDownloads: number | undefined;
-  readonly downloads: number;
+  /** The download count in units (src/domain/download-units.ts): UNITS_PER_DOWNLOAD is one whole download. */
+  readonly downloadUnits: number;
   readonly expiresAt: number | undefined;
   readonly createdAt: number;
   /** Whether the owner is disabled (read by get(); a disabled owner's links are dead). */
@@ -325,7 +326,7 @@ export type Share = {
 
 /** Share links, seen by every process and node at once. */
 export interface ShareRepo {
-  /** `downloads` starts at 0 whatever the argument says. */
+  /** `downloadUnits` starts at 0 whatever the argument says. */
   create(s: Share): Promise<void>;
   /** The share as stored, also when expired or used up (the caller decides). */
   get(id: string): Promise<Share | undefined>;
@@ -334,12 +335,15 @@ export interface ShareRepo {
   /** Deletes the share if `ownerId` owns it; false otherwise (unknown or someone else's). */
   delete(id: string, ownerId: string): Promise<boolean>;
   /**
-   * Counts one download unless the limit is reached: one conditional UPDATE,
-   * exact under concurrency across nodes. False when used up or gone.
+   * Adds `units` to the download count unless that takes it past the limit
+   * (max_downloads × UNITS_PER_DOWNLOAD + ROUNDING_ALLOWANCE): one conditional
+   * UPDATE, exact under concurrency across nodes. False when it would, or the link is gone.
    */
-  claimDownload(id: string): Promise<boolean>;
-  /** Adds `n` downloads to the count (links without a limit, counted in batches). */
-  addDownloads(id: string, n: number): Promise<void>;
+  claimUnits(id: string, units: number): Promise<boolean>;
+  /** Gives back units claimed for bytes an answer did not send after all (an interrupted download); never below 0. */
+  refundUnits(id: string, units: number): Promise<void>;
+  /** Adds `units` to the count without a check (links without a limit, counted in batches). */
+  addUnits(id: string, units: number): Promise<void>;
   /** Ends every share of `owner` whose target is `path` or below it (deleted or moved away). */
   deleteWithin(owner: string, path: string): Promise<number>;
   /** Removes shares whose expiry is at or before `now`. */

@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
@@ -101,6 +101,18 @@ for (const [storage, backendSkip] of BACKENDS) {
         const zip = join(work, 'linked.zip');
         await run(ZIP_TOOLS.curl, ['-sS', '--fail', '-H', `Authorization: Bearer ${token}`, '-o', zip, `${t.url}/storage/alice/linked/?zip=1`]);
         await checkZipWithTools(zip, new Map([['linked', null], ['linked/real.txt', Buffer.from('real')]]));
+      });
+
+      test('names on disk that break the name rules never reach the zip: the tools extract only the good tree (local disk)', async () => {
+        await t.fs.put('hostile/good.txt', 'good');
+        const dir = join(t.paths.storage, 'alice', 'hostile');
+        await writeFile(join(dir, '..\\..\\x.bat'), 'evil');
+        await mkdir(join(dir, 'dir\\..\\..'));
+        await writeFile(join(dir, 'dir\\..\\..', 'y.bat'), 'evil');
+        const zip = join(work, 'hostile.zip');
+        await run(ZIP_TOOLS.curl, ['-sS', '--fail', '-H', `Authorization: Bearer ${token}`, '-o', zip, `${t.url}/storage/alice/hostile/?zip=1`]);
+        assert.ok(!(await readFile(zip)).includes('.bat'), 'no entry of a hostile name');
+        await checkZipWithTools(zip, new Map([['hostile', null], ['hostile/good.txt', Buffer.from('good')]]));
       });
     }
   });

@@ -16,28 +16,30 @@ import type { RouteEntry } from '../../src/app/auth-plugin.js';
 const WEB_ROOT = join(process.cwd(), 'dist', 'web');
 
 /** The principal kinds of the matrix, in column order. */
-const PRINCIPALS = ['none', 'expired', 'other', 'roKey', 'fullKey', 'pathToken', 'share', 'admin', 'disabled'] as const;
+const PRINCIPALS = ['none', 'expired', 'other', 'roKey', 'fullKey', 'pathToken', 'share', 'admin', 'disabled', 'adminRoKey', 'adminKey'] as const;
 type P = (typeof PRINCIPALS)[number];
 
 /**
  * What a kind of route gives each principal: OK is the sample's own success status. alice owns
  * everything the samples name; `other` is bob, `admin` an administrator who is not alice, `share` a
- * visitor holding alice's links, `disabled` a disabled user with their own links.
+ * visitor holding alice's links, `disabled` a disabled user with their own links, `adminRoKey` and
+ * `adminKey` the administrator's read-only and full app passwords (issue 27: account-level routes need a
+ * signed-in session, so an admin's app password is no admin).
  */
 const OK = 0;
 const KINDS = {
-  public:        [OK, OK, OK, OK, OK, OK, OK, OK, OK],
-  user:          [401, 401, OK, OK, OK, 401, 401, OK, 401],
-  userWrite:     [401, 401, OK, 403, OK, 401, 401, OK, 401],
-  session:       [401, 401, OK, 403, 403, 401, 401, OK, 401],
-  admin:         [401, 401, 403, 403, 403, 401, 401, OK, 401],
-  ownRead:       [401, 401, 401, OK, OK, OK, 401, 401, 401],
-  ownReadDav:    [401, 401, 401, OK, OK, 401, 401, 401, 401],
-  ownWrite:      [401, 401, 401, 403, OK, 401, 401, 401, 401],
-  hiddenRead:    [404, 404, 404, OK, OK, 404, 404, 404, 404],
-  hiddenWrite:   [404, 404, 404, 403, OK, 404, 404, 404, 404],
-  shareLink:     [404, 404, 404, 404, 404, 404, OK, 404, 404],
-  cookie:        [OK, OK, OK, OK, OK, OK, OK, OK, OK],
+  public:        [OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK],
+  user:          [401, 401, OK, OK, OK, 401, 401, OK, 401, OK, OK],
+  userWrite:     [401, 401, OK, 403, OK, 401, 401, OK, 401, 403, OK],
+  session:       [401, 401, OK, 403, 403, 401, 401, OK, 401, 403, 403],
+  admin:         [401, 401, 403, 403, 403, 401, 401, OK, 401, 403, 403],
+  ownRead:       [401, 401, 401, OK, OK, OK, 401, 401, 401, 401, 401],
+  ownReadDav:    [401, 401, 401, OK, OK, 401, 401, 401, 401, 401, 401],
+  ownWrite:      [401, 401, 401, 403, OK, 401, 401, 401, 401, 401, 401],
+  hiddenRead:    [404, 404, 404, OK, OK, 404, 404, 404, 404, 404, 404],
+  hiddenWrite:   [404, 404, 404, 403, OK, 404, 404, 404, 404, 403, 404],
+  shareLink:     [404, 404, 404, 404, 404, 404, OK, 404, 404, 404, 404],
+  cookie:        [OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK],
 } as const satisfies Record<string, readonly number[]>;
 type Kind = keyof typeof KINDS;
 
@@ -156,12 +158,12 @@ const SAMPLES: Record<string, Sample> = {
   'POST /basic/logout': { kind: 'cookie', ok: 303, path: '/basic/logout', headers: form, body: '' },
   'GET /basic/*': { kind: 'cookie', ok: 303, path: '/basic/' },
   'POST /basic/*': { kind: 'cookie', ok: 303, path: '/basic/', headers: form, body: 'action=mkdir&name=x' },
-  'POST /api/shares': { kind: 'userWrite', ok: 201, path: '/api/shares', headers: json, body: '{"path":"/alice/doc.txt"}', override: { other: 401, admin: 401 } }, // alice's path
+  'POST /api/shares': { kind: 'userWrite', ok: 201, path: '/api/shares', headers: json, body: '{"path":"/alice/doc.txt"}', override: { other: 401, admin: 401, adminKey: 401 } }, // alice's path
   'GET /api/shares': { kind: 'user', ok: 200, path: '/api/shares' },
   'DELETE /api/shares/:id': {
     kind: 'userWrite', ok: 204, path: '/api/shares/{x}',
     prepare: async ({ t, alice }) => ({ x: ((await (await postJson(`${t.url}/api/shares`, { path: '/alice/doc.txt' }, bearer(alice))).json()) as { id: string }).id }),
-    override: { other: 404, admin: 404 }, // own links only
+    override: { other: 404, admin: 404, adminKey: 404 }, // own links only
   },
   'GET /share/*': { kind: 'shareLink', ok: 200, path: '/share/{read}/' },
   'PUT /share/*': { kind: 'shareLink', ok: 201, path: '/share/{upload}/', headers: { 'content-type': upload.contentType }, body: upload.body },
@@ -228,7 +230,11 @@ for (const [storage, skip] of BACKENDS) {
       creds.fullKey = plain(bearer(await key(false)));
       creds.pathToken = { headers: {}, query: `token=${encodeURIComponent(pathToken)}`, links: noLinks };
       creds.share = { headers: {}, query: '', links: aliceLinks };
-      creds.admin = plain(bearer((await t.login('root')).access_token));
+      const rootToken = (await t.login('root')).access_token;
+      creds.admin = plain(bearer(rootToken));
+      const rootKey = async (readOnly: boolean) => ((await (await postJson(`${t.url}/api/keys`, { name: 'root-k', read_only: readOnly }, bearer(rootToken))).json()) as { key: string }).key;
+      creds.adminRoKey = plain(bearer(await rootKey(true)));
+      creds.adminKey = plain(bearer(await rootKey(false)));
       creds.disabled = { headers: bearer(dave), query: '', links: daveLinks };
       assert.equal(await t.store.users.setDisabled('dave', true), true);
     });

@@ -198,7 +198,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await fetch(`${url('photos/alpha.png')}&token=${encodeURIComponent(token)}`)).status, 401);
     });
 
-    test('a share link gives thumbnails of its files, not counted as downloads', async () => {
+    test('a share link gives thumbnails of its files, counted by their bytes against the file’s size', async () => {
       const created = await postJson(`${t.url}/api/shares`, { path: '/alice/photos', max_downloads: 1 }, auth);
       assert.equal(created.status, 201);
       const { id } = (await created.json()) as { id: string };
@@ -208,9 +208,12 @@ for (const [storage, skip] of BACKENDS) {
       const d = await img.describe(await body(res));
       assert.deepEqual([d.width, d.height], [32, 64]);
       assert.equal((await fetch(`${t.url}/share/${id}/notes.txt?thumbnail=64`)).status, 404);
-      assert.equal((await fetch(`${t.url}/share/${id}/rotated.jpg`)).status, 200, 'the one download is still there');
+      const thumbBytes = Number(res.headers.get('content-length'));
+      const fileBytes = ((await t.fs.read('photos/rotated.jpg')) as Buffer).length;
       const listed = (await ((await fetch(`${t.url}/api/shares`, { headers: auth })).json())) as { shares: { id: string; downloads: number }[] };
-      assert.equal(listed.shares.find((s) => s.id === id)?.downloads, 1);
+      assert.equal(listed.shares.find((s) => s.id === id)?.downloads, Math.round((thumbBytes / fileBytes) * 1e6) / 1e6);
+      assert.equal((await fetch(`${t.url}/share/${id}/rotated.jpg`)).status, 404, 'a whole copy more would pass the limit');
+      assert.equal((await fetch(`${t.url}/share/${id}/rotated.jpg`, { headers: { range: `bytes=${thumbBytes}-` } })).status, 206, 'the rest of the one copy is there');
     });
 
     test('the cache lives under data/cache/thumbnails, never in a user\'s folder', async () => {

@@ -202,10 +202,11 @@ for (const [storage, skip] of BACKENDS) {
     }
 
     if (storage !== 'cluster') {
-      test('sendFolderZip: archiveName, and onFirstByte only for answers that carry the first byte', async () => {
+      test('sendFolderZip: archiveName, and charge for every answer that sends bytes, with what it sent', async () => {
         const app = Fastify();
         installErrorHandling(app);
-        let calls = 0;
+        const calls: [number, number][] = [];
+        const settled: number[] = [];
         let refuse = false;
         app.get('/z', (request, reply) =>
           sendFolderZip(request, reply, {
@@ -213,9 +214,10 @@ for (const [storage, skip] of BACKENDS) {
             folder: { user: 'alice', segments: ['proj'] },
             names: ['a.txt'],
             archiveName: 'Shared thing',
-            onFirstByte: async () => {
-              calls++;
+            charge: async (bytes, size) => {
               if (refuse) throw new AppError('not_found', 'gone');
+              calls.push([bytes, size]);
+              return (sent) => settled.push(sent);
             },
           }),
         );
@@ -226,16 +228,21 @@ for (const [storage, skip] of BACKENDS) {
           const res = await fetch(url);
           assert.equal(res.status, 200);
           assert.equal(res.headers.get('content-disposition'), 'attachment; filename="Shared thing.zip"');
-          assert.deepEqual(readZip(Buffer.from(await res.arrayBuffer())).map((e) => e.name), ['Shared thing/', 'Shared thing/a.txt']);
-          assert.equal(calls, 1);
+          const zip = Buffer.from(await res.arrayBuffer());
+          assert.deepEqual(readZip(zip).map((e) => e.name), ['Shared thing/', 'Shared thing/a.txt']);
+          assert.deepEqual(calls, [[zip.length, zip.length]]);
           assert.equal((await fetch(url, { method: 'HEAD' })).status, 200);
-          assert.equal((await fetch(url, { headers: { range: 'bytes=5-' } })).status, 206);
           assert.equal((await fetch(url, { headers: { 'if-none-match': res.headers.get('etag') ?? '' } })).status, 304);
-          assert.equal(calls, 1, 'HEAD, a later range and a 304 carry no first byte');
-          assert.equal((await fetch(url, { headers: { range: 'bytes=0-3' } })).status, 206);
-          assert.equal(calls, 2);
+          assert.equal(calls.length, 1, 'HEAD and a 304 send no bytes');
+          const later = await fetch(url, { headers: { range: 'bytes=5-' } });
+          assert.equal(later.status, 206);
+          await later.arrayBuffer();
+          assert.deepEqual(calls[1], [zip.length - 5, zip.length], 'a later range counts what it sends');
+          const deadline = Date.now() + 5000;
+          while (settled.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+          assert.deepEqual(settled, [zip.length, zip.length - 5], 'settled with the bytes sent');
           refuse = true;
-          assert.equal((await fetch(url)).status, 404, 'onFirstByte may refuse');
+          assert.equal((await fetch(url)).status, 404, 'charge may refuse');
         } finally {
           await app.close();
         }

@@ -8,7 +8,8 @@
  * user's folder, to `../other/file`. The API itself never creates links.
  *
  * Decision: a symbolic link is followed only when its real target (realpath)
- * stays inside the real path of the same user's root, compared segment by
+ * stays inside the real path of the same user's root (for a visitor of a
+ * share link: of the shared folder, see confinedRoot), compared segment by
  * segment (`path.relative`, not a bare `startsWith`, so `storage/al` never
  * admits `storage/alice`). A link that leads outside, dangles or loops
  * behaves as if nothing were there: reads get `not_found` and listings omit
@@ -161,6 +162,28 @@ export type WalkOptions = {
   /** The code for a folder on the way that is a link leading outside. */
   readonly escape: 'not_found' | 'invalid_path';
 };
+
+/**
+ * The root a key's links are confined to, and the key's segments below it.
+ * For the owner that is the user root and all segments. For a key reached
+ * through a share link (StorageKey.within) the shared folder is resolved
+ * under the owner's rule and its real path becomes the root: below it, a
+ * link is followed only while its real target stays inside the shared
+ * folder, so `shared/link -> ../private` is as nothing to a visitor.
+ * A missing shared folder, or a file where it should be, is `not_found`.
+ */
+export async function confinedRoot(root: string, key: StorageKey): Promise<{ root: string; segments: readonly string[] }> {
+  const within = key.within;
+  if (within === undefined || within <= 0) return { root, segments: key.segments };
+  let shared: string;
+  try {
+    shared = await walkDirs(root, key.segments.slice(0, within), { missing: 'fail', escape: 'not_found' });
+  } catch (e) {
+    if (e instanceof StorageError && e.code === 'not_a_directory') throw new StorageError('not_found', 'The shared folder does not exist.');
+    throw e;
+  }
+  return { root: shared, segments: key.segments.slice(within) };
+}
 
 /**
  * Resolves folder segments below the real root to a real, checked folder

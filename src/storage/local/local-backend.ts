@@ -1,11 +1,12 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { isRoot, keyChild, keyName, type StorageKey } from '../../domain/storage-path.js';
+import { nameProblem } from '../../domain/names.js';
+import { isRoot, keyChild, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
-import { checkKey, inspect, inspectRoot, realRoot, walkDirs, type Node } from './confine.js';
+import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
@@ -71,17 +72,20 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   const lock = (...keys: StorageKey[]) => holdAll(leasing, keys.map((k) => `local-edit:${k.user}/${k.segments.join('/')}`));
   /** The node at key with every link checked, or undefined when nothing usable is there. */
   async function find(key: StorageKey): Promise<(Node & { root: string }) | undefined> {
-    const root = await realRoot(dirs.storageDir, key.user);
-    if (root === undefined) return undefined;
-    if (isRoot(key)) return { ...(await inspectRoot(root)), root };
+    const owner = await realRoot(dirs.storageDir, key.user);
+    if (owner === undefined) return undefined;
+    let root: string;
     let dir: string;
+    let segments: readonly string[];
     try {
-      dir = await walkDirs(root, key.segments.slice(0, -1), { missing: 'fail', escape: 'not_found' });
+      ({ root, segments } = await confinedRoot(owner, key));
+      if (segments.length === 0) return { ...(await inspectRoot(root)), root };
+      dir = await walkDirs(root, segments.slice(0, -1), { missing: 'fail', escape: 'not_found' });
     } catch (e) {
       if (isStorageError(e, 'not_found')) return undefined;
       throw e;
     }
-    const node = await inspect(root, dir, keyName(key));
+    const node = await inspect(root, dir, segments[segments.length - 1] as string);
     return node.kind === 'file' || node.kind === 'dir' ? { ...node, root } : undefined;
   }
 
@@ -136,9 +140,24 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         if (child.link) continue;
         const path = [...prefix, entry.name];
         yield { path, entry };
-        if (!entry.isFile) yield* walk(keyChild(dir, entry.name), path);
+        // A folder another tool named against our rules (`a\b`) is reported but not entered: no key can name what is inside.
+        if (!entry.isFile && nameProblem(entry.name) === undefined) yield* walk(keyChild(dir, entry.name), path);
       }
     }
+  }
+
+  /**
+   * A folder's entries without the links in it: a copy treats links as walk (and so the quota
+   * check before a copy, and usage) does, it never follows them (docs/storage.md "Symbolic links").
+   */
+  async function unlinkedChildren(dir: StorageKey): Promise<Entry[]> {
+    const node = await find(dir);
+    if (!node || node.kind !== 'dir') throw new StorageError('not_found', 'No folder exists at this path.');
+    const out: Entry[] = [];
+    for await (const page of listPages(dir)) {
+      for (const entry of page) if (!(await inspect(node.root, node.target, entry.name)).link) out.push(entry);
+    }
+    return out;
   }
 
   /** Bytes of every file below the folder at key, as a recount walks them. */
@@ -269,7 +288,14 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     copy: async (from, to, opts) => {
       checkKey(from);
       checkKey(to);
-      await copyTree(backend, from, to, opts);
+      // Keys can differ and still meet on disk through a link inside the root (`loop -> .`): a folder
+      // copied into its own real tree would copy itself until the path limit.
+      const source = await find(from);
+      if (source?.kind === 'dir' && from.user === to.user) {
+        const dest = await find(keyParent(to)).catch(() => undefined);
+        if (dest?.kind === 'dir' && isWithin(source.target, dest.target)) throw new StorageError('into_itself', 'A folder cannot be copied into itself.');
+      }
+      await copyTree(backend, from, to, opts, unlinkedChildren);
     },
 
     ping: async () => {
@@ -288,7 +314,13 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
  * staged and committed like an upload and reported as created. A folder
  * copy is not atomic: its files appear one by one.
  */
-export async function copyTree(backend: StorageBackend, from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
+export async function copyTree(
+  backend: StorageBackend,
+  from: StorageKey,
+  to: StorageKey,
+  opts: { overwrite: boolean },
+  children: (dir: StorageKey) => Promise<Entry[]> = (dir) => listAll(backend, dir),
+): Promise<void> {
   const source = await backend.stat(from);
   if (!source) throw new StorageError('not_found', 'No file or folder exists at this path.');
   if (to.user === from.user && to.segments.length >= from.segments.length && from.segments.every((s, i) => to.segments[i] === s)) {
@@ -305,6 +337,5 @@ export async function copyTree(backend: StorageBackend, from: StorageKey, to: St
     return;
   }
   await backend.mkdir(to, { parents: true, existOk: false });
-  const children = await listAll(backend, from);
-  for (const child of children) await copyTree(backend, keyChild(from, child.name), keyChild(to, child.name), { overwrite: false });
+  for (const child of await children(from)) await copyTree(backend, keyChild(from, child.name), keyChild(to, child.name), { overwrite: false }, children);
 }

@@ -2,7 +2,7 @@ import { link, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRoot, isSameOrInside, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError } from '../backend.js';
-import { deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
+import { confinedRoot, deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
 import { errnoOf, fromErrno, fsCall } from './errno.js';
 import { bytesBelow, discard, stagingPath } from './staging.js';
 import type { Dirs } from './write.js';
@@ -44,9 +44,16 @@ export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: bool
     if (opts.existOk && root !== undefined && (await inspectRoot(root)).kind === 'dir') return;
     throw taken();
   }
-  const root = opts.parents ? await ensureRoot(dirs.storageDir, key.user) : await realRoot(dirs.storageDir, key.user);
-  if (root === undefined) throw notFound();
-  const dir = await walkDirs(root, key.segments.slice(0, -1), { missing: opts.parents ? 'create' : 'fail', escape: 'invalid_path' });
+  const owner = opts.parents ? await ensureRoot(dirs.storageDir, key.user) : await realRoot(dirs.storageDir, key.user);
+  if (owner === undefined) throw notFound();
+  // Through a share link (key.within), links below the shared folder stay inside it.
+  const { root, segments } = await confinedRoot(owner, key);
+  // The shared folder itself: it exists (confinedRoot found it).
+  if (segments.length === 0) {
+    if (opts.existOk) return;
+    throw taken();
+  }
+  const dir = await walkDirs(root, segments.slice(0, -1), { missing: opts.parents ? 'create' : 'fail', escape: 'invalid_path' });
   try {
     await mkdir(join(dir, keyName(key)));
     return;

@@ -7,7 +7,7 @@ import { collisionName } from '../../domain/names.js';
 import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError, type CommitOptions, type StagedFile, type WriteOptions } from '../backend.js';
 import { whileHeld, type HeldLease } from '../coordination.js';
-import { deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
+import { confinedRoot, deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { stagingPath } from './staging.js';
@@ -47,11 +47,13 @@ const SYNC_EVERY = 32 * 1024 * 1024;
  */
 export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opts: WriteOptions, hooks: CommitHooks): Promise<StagedFile> {
   if (isRoot(key)) throw new StorageError('is_a_directory', 'The user root is a folder.');
-  const parents = key.segments.slice(0, -1);
   // Fail fast on a path that can never be written (a file or a leaving link
   // on the way) before receiving a possibly large body; nothing is created yet.
   const probeRoot = await realRoot(dirs.storageDir, key.user);
-  if (probeRoot !== undefined) await deepestExisting(probeRoot, parents, 'invalid_path');
+  if (probeRoot !== undefined) {
+    const confined = await confinedRoot(probeRoot, key);
+    await deepestExisting(confined.root, confined.segments.slice(0, -1), 'invalid_path');
+  }
 
   const staging = stagingPath(dirs.tmpDir, 'upload');
   const removeStaging = () => rm(staging, { force: true });
@@ -89,8 +91,10 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
 export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace']) {
   const parents = key.segments.slice(0, -1);
   // Parents are created only now, so an aborted upload leaves no empty folders.
-  const root = await ensureRoot(dirs.storageDir, key.user);
-  const dir = await walkDirs(root, parents, { missing: 'create', escape: 'invalid_path' });
+  // Through a share link (key.within), links below the shared folder stay inside it.
+  const { root, segments } = await confinedRoot(await ensureRoot(dirs.storageDir, key.user), key);
+  if (segments.length === 0) throw new StorageError('is_a_directory', 'A folder is at this path.');
+  const dir = await walkDirs(root, segments.slice(0, -1), { missing: 'create', escape: 'invalid_path' });
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
   const place = () => commit(root, staging, dir, keyName(key), mode, beforeReplace);
   const committed = mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place();
