@@ -221,7 +221,7 @@ for (const [storage, skip] of BACKENDS) {
             await check(`step ${i} ${JSON.stringify(batch)}`, batch.some((o) => 'abort' in o && o.abort));
           }
         }),
-        { numRuns: storage === 'file' ? 25 : 8, endOnFailure: true, includeErrorInReport: true },
+        { numRuns: storage === 'file' ? 25 : 6, endOnFailure: true, includeErrorInReport: true },
       );
       assert.ok(runs > 0);
     });
