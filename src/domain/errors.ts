@@ -34,6 +34,7 @@ export const ERRORS = {
   range_not_satisfiable: 416,
   locked: 423,
   rate_limited: 429,
+  too_many_uploads: 429,
   headers_too_large: 431,
   checksum_mismatch: 460,
   internal: 500,

@@ -61,8 +61,9 @@ const createSchema: RouteSchema = {
       409: 'The target folder is a file (`not_a_directory`).',
       413: 'Over --max-upload-size (`too_large`).',
       415: 'Bytes sent with the creation that are not `application/offset+octet-stream` (`unsupported_media_type`).',
+      429: 'The user already has --max-open-uploads unfinished uploads (`too_many_uploads`); finish or terminate one first.',
       460: 'The bytes do not match Upload-Checksum (`checksum_mismatch`); they were discarded.',
-      507: 'No space left, or over the quota.',
+      507: 'No space left, or over the quota (`quota_exceeded`: the upload\'s whole length is held against the quota from its creation).',
     }),
   },
 };

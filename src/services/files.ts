@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../http/conditional.js';
-import { type ByteRange, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
+import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 
@@ -40,12 +40,15 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
     }
   }
 
-  /** Runs `before` (a last check), then commits the staged files in order; on a failure the ones not committed are discarded. */
-  async function commitAll(staged: readonly StagedFile[], before?: () => Promise<void>): Promise<Entry[]> {
+  /**
+   * Runs `before` (a last check), then commits the staged files in order, each with its
+   * CommitOptions (`options(i)`); on a failure the ones not committed are discarded.
+   */
+  async function commitAll(staged: readonly StagedFile[], before?: () => Promise<void>, options?: (i: number) => CommitOptions | undefined): Promise<Entry[]> {
     const entries: Entry[] = [];
     try {
       await before?.();
-      for (const file of staged) entries.push(await storageCall(() => file.commit()));
+      for (const [i, file] of staged.entries()) entries.push(await storageCall(() => file.commit(options?.(i))));
     } catch (e) {
       await Promise.all(staged.slice(entries.length).map((f) => f.discard().catch(() => undefined)));
       throw e;
@@ -125,9 +128,16 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       try {
         const metered = quota === undefined ? body : usage.meter(body, reservation, credit);
         const staged = await storageCall(() => backend.stage(key, metered, write));
-        const [entry] = await commitAll([staged], async () => {
-          if (opts.ifMatch !== undefined) checkIfMatch(opts.ifMatch, await storageCall(() => backend.stat(key)));
-        });
+        // With the name held, the file the commit really replaces is known: if it shrank or went
+        // meanwhile (another request), it frees less than was credited and the rest must fit too.
+        const exact: CommitOptions = { beforeReplace: async (freed) => (quota !== undefined && freed < credit ? reservation.cover(staged.size - freed) : undefined) };
+        const [entry] = await commitAll(
+          [staged],
+          async () => {
+            if (opts.ifMatch !== undefined) checkIfMatch(opts.ifMatch, await storageCall(() => backend.stat(key)));
+          },
+          () => exact,
+        );
         return entry as Entry;
       } finally {
         await reservation.release();
@@ -162,25 +172,58 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
         // upload that passes the quota in its last part writes nothing at all.
         const reservation = await usage.reserve(dir.user);
         const staged: StagedFile[] = [];
+        // What the upload frees: each file it replaces, once, however many parts carry its name
+        // (crediting it per part let nine empty parts make room for a tenth part of 9× the file).
+        const credited = new Map<string, { key: StorageKey; size: number }>();
+        const partNames: string[] = [];
+        const credit = () => {
+          let n = 0;
+          for (const c of credited.values()) n += c.size;
+          return n;
+        };
         try {
           let before = 0;
-          let credit = 0;
           try {
             for await (const part of parts) {
               const key = keyChild(dir, partName(part));
-              if (opts.overwrite) {
+              if (opts.overwrite && !credited.has(key.segments.at(-1) as string)) {
                 const there = await storageCall(() => backend.stat(key));
-                if (there?.isFile) credit += there.size;
+                credited.set(key.segments.at(-1) as string, { key, size: there?.isFile ? there.size : 0 });
               }
-              const file = await storageCall(() => backend.stage(key, usage.meter(part.stream, reservation, credit - before), write));
+              const freed = credit();
+              const file = await storageCall(() => backend.stage(key, usage.meter(part.stream, reservation, freed - before), write));
               staged.push(file);
+              partNames.push(key.segments.at(-1) as string);
               before += file.size;
             }
           } catch (e) {
             await Promise.all(staged.map((f) => f.discard().catch(() => undefined)));
             throw e;
           }
-          for (const entry of await commitAll(staged)) written.push(entry.name);
+          // A replaced file that shrank or went meanwhile (another request) frees less than was
+          // credited: looked at again before any part is committed (so such an upload is usually
+          // refused whole), and exactly, with its name held, as the first part of that name commits.
+          const recredit = async (c: { size: number }, size: number) => {
+            if (size >= c.size) return;
+            c.size = size;
+            await reservation.cover(before - credit());
+          };
+          const firstOfName = new Map<number, { size: number }>();
+          for (const [name, c] of credited) firstOfName.set(partNames.indexOf(name), c);
+          const entries = await commitAll(
+            staged,
+            async () => {
+              for (const c of credited.values()) {
+                const now = await storageCall(() => backend.stat(c.key));
+                await recredit(c, now?.isFile ? now.size : 0);
+              }
+            },
+            (i) => {
+              const c = firstOfName.get(i);
+              return c && { beforeReplace: (freed) => recredit(c, freed) };
+            },
+          );
+          for (const entry of entries) written.push(entry.name);
         } finally {
           await reservation.release();
         }

@@ -9,7 +9,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import { tryHold, type Coordination } from '../storage/coordination.js';
 import type { MetadataStore, TusUpload } from '../store/types.js';
 import { storageCall } from './storage-errors.js';
-import type { UsageService } from './usage.js';
+import { quotaExceeded, type UsageService } from './usage.js';
 
 export type TusService = ReturnType<typeof createTusService>;
 
@@ -48,7 +48,7 @@ export type ChunkRequest = {
  * An upload is only ever visible to its owner: for anyone else it does
  * not exist (404), so its id reveals nothing.
  */
-export function createTusService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; maxUploadBytes: number; expirySeconds: number; usage: UsageService }) {
+export function createTusService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; maxUploadBytes: number; expirySeconds: number; maxOpenUploads: number; usage: UsageService }) {
   const { usage } = deps;
   const { store, backend, clock } = deps;
   const staging = backend.resumable;
@@ -61,15 +61,9 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
     if (maxBytes !== undefined && length > maxBytes) throw new AppError('too_large', `The upload is larger than this server accepts (${maxBytes} bytes).`);
   };
 
-  /**
-   * Refuses (507) an upload of `length` bytes that would not fit the owner's
-   * quota right now. Nothing stays reserved: the bytes are reserved by the
-   * PATCH requests that bring them (see append).
-   */
-  async function checkQuota(user: string, length: number): Promise<void> {
-    if (length === 0 || (await usage.quotaOf(user)) === undefined) return;
-    const reservation = await usage.reserve(user, length);
-    await reservation.release();
+  /** The quota_exceeded error with the owner's quota in its message. */
+  async function overQuota(user: string): Promise<AppError> {
+    return quotaExceeded((await usage.quotaOf(user)) ?? 0);
   }
 
   /** The folder an upload goes to: Upload-Metadata `folder` (`/<user>/<path>`), default the owner's root. */
@@ -99,6 +93,8 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
     const entry = await storageCall(() => staging.commit(u.id, length, keyChild(folder, u.filename), { ifExists: u.overwrite ? 'replace' : 'rename' }));
     // undefined: an earlier commit made the file and died before recording it; '' marks it finished, path unknown.
     const finalPath = entry ? finalPathOf(keyChild(folder, entry.name)) : '';
+    // The file's bytes are in the usage figure before the upload stops holding them: never counted nowhere.
+    await usage.flush();
     await store.tusUploads.finish(u.id, finalPath);
     return { ...u, finalPath };
   }
@@ -126,7 +122,6 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
 
     async create(principal: Principal, req: CreateRequest): Promise<TusUpload> {
       if (req.length !== undefined) checkSize(req.length);
-      if (req.length !== undefined) await checkQuota(principal.username, req.length);
       const filename = req.metadata.get('filename');
       if (filename === undefined) throw new AppError('bad_request', 'Upload-Metadata must name the file: filename <base64 name>.');
       const problem = nameProblem(filename);
@@ -149,8 +144,18 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         createdAt: now,
         expiresAt: expiry(),
       };
+      // The upload holds its length against the quota from now until it finishes, is terminated or
+      // expires (in the store, so every node sees it); the cap bounds what one user can hold open.
       await storageCall(() => staging.create(u.id));
-      await store.tusUploads.create(u);
+      const created = await store.tusUploads.create(u, { maxOpen: deps.maxOpenUploads }).catch(async (e: unknown) => {
+        await staging.remove(u.id).catch(() => undefined);
+        throw e;
+      });
+      if (created !== 'created') {
+        await storageCall(() => staging.remove(u.id));
+        if (created === 'quota_exceeded') throw await overQuota(u.user);
+        throw new AppError('too_many_uploads', `You have ${deps.maxOpenUploads} unfinished uploads; finish or cancel one of them first (unfinished uploads expire after ${deps.expirySeconds} seconds).`);
+      }
       // An empty file is complete at once.
       if (u.length === 0) return exclusively(u.id, () => finish(u));
       return u;
@@ -185,9 +190,10 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         if (req.length !== undefined) {
           if (u.length === undefined) {
             checkSize(req.length);
-            await checkQuota(u.user, req.length);
             if (req.length < u.offset) throw new AppError('bad_request', 'Upload-Length is less than the bytes already received.');
-            await store.tusUploads.setLength(id, req.length);
+            const set = await store.tusUploads.setLength(id, req.length, u.offset);
+            if (set === 'quota_exceeded') throw await overQuota(u.user);
+            if (set === 'gone') throw notFound();
             u = { ...u, length: req.length };
           } else if (req.length !== u.length) {
             throw new AppError('bad_request', 'Upload-Length cannot change once it is set.');
@@ -198,20 +204,25 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
         if (req.declaredBytes !== undefined && req.declaredBytes > room) throw new AppError('too_large', `The chunk is larger than the ${room} bytes left of the upload.`);
         let at = u.offset;
         let expiresAt = u.expiresAt;
+        // An upload of known length holds all of it already (see create), so its chunks need no
+        // metering: the staging refuses bytes past the length. One of deferred length holds what it
+        // has staged; this chunk's bytes are reserved as they arrive (so they are counted even
+        // before they are durable) and handed over to the upload as each part is recorded.
+        const quota = u.length === undefined ? await usage.quotaOf(u.user) : undefined;
+        const reservation = quota === undefined ? undefined : await usage.reserve(u.user);
+        let handed = 0;
         // Compare-and-set: under the lease nobody else moves it, so a failure means the upload is gone.
         const record = async (offset: number) => {
           const until = expiry();
-          if (!(await store.tusUploads.advance(id, at, offset, until))) throw notFound();
+          const give = reservation ? Math.min(offset - at, reservation.held) : 0;
+          if (!(await store.tusUploads.advance(id, at, offset, until, { fromReserved: give }))) throw notFound();
+          reservation?.handedOver(give);
+          handed += give;
           at = offset;
           expiresAt = until;
         };
-        // Under a quota this request reserves the whole upload so far (the staged bytes are not
-        // counted anywhere else) and its chunk as it arrives, and the last one commits the file
-        // under that reservation: concurrent uploads can never together pass the quota.
-        const quota = await usage.quotaOf(u.user);
-        const reservation = await usage.reserve(u.user, quota === undefined ? 0 : u.offset + (req.declaredBytes ?? 0));
         try {
-          const chunk = quota === undefined ? undefined : usage.meter(body, reservation, -u.offset);
+          const chunk = reservation && usage.meter(body, reservation, () => handed);
           const result = await storageCall(() => staging.append(id, u.offset, chunk ?? body, { maxBytes: room, sha1: req.sha1, onDurable: record }));
           if (chunk?.refusal) {
             // The bytes that fitted stay staged (never visible); the client learns the offset from HEAD.
@@ -224,7 +235,7 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
           if (result.outcome === 'complete' && u.length !== undefined && u.offset === u.length) return await finish(u);
           return u;
         } finally {
-          await reservation.release();
+          await reservation?.release();
         }
       });
     },

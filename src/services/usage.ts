@@ -30,6 +30,14 @@ export interface Reservation {
   /** Makes sure at least `bytes` are reserved in all; throws quota_exceeded (nothing more reserved) when they do not fit. */
   cover(bytes: number): Promise<void>;
   release(): Promise<void>;
+  /** Bytes this reservation holds in the store right now. */
+  readonly held: number;
+  /**
+   * The store already moved `bytes` of this reservation elsewhere in one of
+   * its own transactions (a deferred tus upload's staged bytes, see
+   * TusUploadRepo.advance): they are no longer this reservation's to release.
+   */
+  handedOver(bytes: number): void;
 }
 
 /**
@@ -86,6 +94,12 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
         held = 0;
         if (bytes > 0) await store.usage.release(user, bytes);
       },
+      get held() {
+        return held;
+      },
+      handedOver(bytes) {
+        held = Math.max(0, held - bytes);
+      },
     };
     if (initial > 0) await reservation.cover(initial);
     return reservation;
@@ -113,11 +127,13 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
     /**
      * The body, counted against the user's quota as it streams: bytes beyond
      * `credit` (what the upload frees, such as the size of the file it
-     * replaces) are reserved ahead of them, and the stream fails with
+     * replaces; a function when it grows as the bytes arrive) are reserved
+     * ahead of them, and the stream fails with
      * quota_exceeded at the first chunk that does not fit. The request under
      * it is never destroyed, so the 507 answer can still be sent.
      */
-    meter(body: Readable, reservation: Reservation, credit = 0): MeteredBody {
+    meter(body: Readable, reservation: Reservation, credit: number | (() => number) = 0): MeteredBody {
+      const credited = typeof credit === 'function' ? credit : () => credit;
       let received = 0;
       const state: { refusal: AppError | undefined } = { refusal: undefined };
       async function* counted() {
@@ -125,7 +141,7 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
           const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
           received += bytes.length;
           try {
-            await reservation.cover(received - credit);
+            await reservation.cover(received - credited());
           } catch (e) {
             if (e instanceof AppError) state.refusal = e;
             throw e;

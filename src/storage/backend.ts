@@ -87,10 +87,23 @@ export type WriteOptions = {
  * discard must follow. A crash before either leaves staging that the
  * backend's init/sweep removes, never a partial file.
  */
+/** What a caller may check at the instant a staged file takes its name. */
+export type CommitOptions = {
+  /**
+   * Called with a `replace` commit's name held (its edit lease: no other
+   * change of that name can come in between), just before the new file takes
+   * it, with the size of the file it replaces (0 when none): what the commit
+   * really frees. Throwing aborts the commit. Quotas use it to charge a
+   * replacing upload exactly what it adds, however the name changed since
+   * the upload looked.
+   */
+  readonly beforeReplace?: (previousSize: number) => Promise<void>;
+};
+
 export interface StagedFile {
   readonly size: number;
   /** Makes the file visible at its key under the WriteOptions' rule; returns the entry written. */
-  commit(): Promise<Entry>;
+  commit(opts?: CommitOptions): Promise<Entry>;
   /** Drops the staged bytes. Safe to call after a failed commit. */
   discard(): Promise<void>;
 }

@@ -333,10 +333,11 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
   });
 
   withStore('tus uploads: create, get, advance by compare-and-set, deferred length, finish, expiry, delete', async (store) => {
+    await newUser(store, 'alice');
     const { tusUploads: tus } = store;
     const base = { user: 'alice', offset: 0, metadata: 'filename YS50eHQ=', folder: 'd/ü x', filename: 'a.txt', overwrite: false, finalPath: undefined, createdAt: NOW };
-    await tus.create({ ...base, id: 'u1', length: 5_000_000_000, expiresAt: NOW + 1000 });
-    await tus.create({ ...base, id: 'u2', length: undefined, overwrite: true, expiresAt: NOW + 500 });
+    assert.equal(await tus.create({ ...base, id: 'u1', length: 5_000_000_000, expiresAt: NOW + 1000 }, { maxOpen: 10 }), 'created');
+    assert.equal(await tus.create({ ...base, id: 'u2', length: undefined, overwrite: true, expiresAt: NOW + 500 }, { maxOpen: 10 }), 'created');
     assert.deepEqual(await tus.get('u1'), { ...base, id: 'u1', length: 5_000_000_000, expiresAt: NOW + 1000 });
     assert.equal((await tus.get('u2'))?.length, undefined);
     assert.equal((await tus.get('u2'))?.overwrite, true);
@@ -347,10 +348,11 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(u1?.offset, 4_294_967_296);
     assert.equal(u1?.expiresAt, NOW + 2000);
     assert.equal(await tus.advance('nope', 0, 1, NOW), false);
-    assert.equal(await tus.setLength('u2', 42), true);
-    assert.equal(await tus.setLength('u2', 43), false, 'a length is set once');
+    assert.equal(await tus.setLength('u2', 42, 1), 'gone', 'not at that offset');
+    assert.equal(await tus.setLength('u2', 42, 0), 'set');
+    assert.equal(await tus.setLength('u2', 43, 0), 'gone', 'a length is set once');
     assert.equal((await tus.get('u2'))?.length, 42);
-    assert.equal(await tus.setLength('u1', 1), false, 'not deferred');
+    assert.equal(await tus.setLength('u1', 1, 4_294_967_296), 'gone', 'not deferred');
     await tus.finish('u1', '/alice/d/ü x/a (1).txt');
     assert.equal((await tus.get('u1'))?.finalPath, '/alice/d/ü x/a (1).txt');
     assert.deepEqual((await tus.listExpired(NOW + 600, 10)).map((u) => u.id), ['u2']);
@@ -359,6 +361,42 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await tus.delete('u2'), true);
     assert.equal(await tus.delete('u2'), false);
     assert.equal(await tus.get('u2'), undefined);
+  });
+
+  withStore('tus uploads hold their bytes against the quota until finished or deleted; the open cap counts concurrent creations one by one', async (store) => {
+    await newUser(store, 'alice');
+    const { tusUploads: tus } = store;
+    const base = { user: 'alice', offset: 0, metadata: '', folder: '', filename: 'a.bin', overwrite: false, finalPath: undefined, createdAt: NOW, expiresAt: NOW + 1000 };
+    const staged = async () => (await store.usage.get('alice'))?.staged;
+    await store.usage.setQuota('alice', 1000);
+    await store.usage.add('alice', 100);
+    assert.equal(await tus.create({ ...base, id: 'k1', length: 600 }, { maxOpen: 10 }), 'created');
+    assert.equal(await tus.create({ ...base, id: 'k2', length: 301 }, { maxOpen: 10 }), 'quota_exceeded');
+    assert.equal(await tus.get('k2'), undefined, 'nothing recorded when refused');
+    assert.equal(await store.usage.reserve('alice', 301), 'refused', 'an upload\'s reservation sees the held bytes');
+    assert.equal(await tus.create({ ...base, id: 'd1', length: undefined }, { maxOpen: 10 }), 'created');
+    assert.equal(await store.usage.reserve('alice', 50), 'reserved');
+    assert.equal(await tus.advance('d1', 0, 40, NOW + 1000, { fromReserved: 40 }), true);
+    assert.deepEqual(await store.usage.get('alice'), { used: 100, reserved: 10, staged: 640, quota: 1000 }, 'a deferred upload\'s staged bytes move from the reservation to the upload');
+    assert.equal(await tus.setLength('d1', 400, 40), 'quota_exceeded', '600 + 400 held');
+    assert.equal((await tus.get('d1'))?.length, undefined, 'nothing changed');
+    assert.equal(await tus.setLength('d1', 290, 40), 'set');
+    assert.equal(await staged(), 890);
+    await tus.finish('k1', '/alice/a.bin');
+    await tus.finish('k1', '/alice/a.bin');
+    assert.equal(await staged(), 290, 'finished once, given back once');
+    assert.equal(await tus.delete('d1'), true);
+    assert.equal(await staged(), 0);
+    assert.equal(await tus.delete('k1'), true, 'a finished upload');
+    assert.equal(await staged(), 0, 'gives nothing back twice');
+    await store.usage.setQuota('alice', null);
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => tus.create({ ...base, id: `c${i}`, length: 10 }, { maxOpen: 5 })));
+    assert.equal(results.filter((r) => r === 'created').length, 5, 'concurrent creations never pass the cap');
+    assert.equal(results.filter((r) => r === 'too_many_uploads').length, 7);
+    assert.equal(await staged(), 50, 'held without a quota too, so a quota set later sees them');
+    assert.equal(await tus.create({ ...base, id: 'late', length: 1, createdAt: NOW + 2000, expiresAt: NOW + 3000 }, { maxOpen: 5 }), 'created', 'expired uploads do not count towards the cap');
+    assert.equal(await store.usage.setUsed('alice', 7), true);
+    assert.deepEqual(await store.usage.get('alice'), { used: 7, reserved: 0, staged: 51, quota: undefined }, 'a recount sets staged bytes from the open uploads');
   });
 
   const newShare = (ownerId: string, over: Partial<Share> = {}): Share => ({
@@ -508,14 +546,14 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
   withStore('usage: figures per user, quota set and removed, unknown users answered as such', async (store) => {
     await newUser(store, 'alice');
     await newUser(store, 'bob');
-    assert.deepEqual(await store.usage.get('alice'), { used: 0, reserved: 0, quota: undefined });
+    assert.deepEqual(await store.usage.get('alice'), { used: 0, reserved: 0, staged: 0, quota: undefined });
     assert.equal(await store.usage.get('nobody'), undefined);
     await store.usage.add('alice', 5000);
     await store.usage.add('alice', -1200);
     await store.usage.add('nobody', 10);
     assert.equal(await store.usage.setQuota('alice', 10 * 1024 ** 4), true, 'quotas beyond 32 bits');
-    assert.deepEqual(await store.usage.get('alice'), { used: 3800, reserved: 0, quota: 10 * 1024 ** 4 });
-    assert.deepEqual(await store.usage.get('bob'), { used: 0, reserved: 0, quota: undefined });
+    assert.deepEqual(await store.usage.get('alice'), { used: 3800, reserved: 0, staged: 0, quota: 10 * 1024 ** 4 });
+    assert.deepEqual(await store.usage.get('bob'), { used: 0, reserved: 0, staged: 0, quota: undefined });
     assert.equal(await store.usage.setQuota('alice', null), true);
     assert.equal((await store.usage.get('alice'))?.quota, undefined);
     assert.equal(await store.usage.setQuota('nobody', 5), false);
@@ -533,7 +571,7 @@ export function runStoreConformance(name: string, open: () => Promise<{ store: M
     assert.equal(await store.usage.reserve('alice', 300), 'reserved');
     assert.equal(await store.usage.reserve('alice', 101), 'refused');
     assert.equal(await store.usage.reserve('alice', 100), 'reserved', 'exactly the rest fits');
-    assert.deepEqual(await store.usage.get('alice'), { used: 600, reserved: 400, quota: 1000 });
+    assert.deepEqual(await store.usage.get('alice'), { used: 600, reserved: 400, staged: 0, quota: 1000 });
     await store.usage.release('alice', 300);
     await store.usage.release('alice', 500);
     assert.equal((await store.usage.get('alice'))?.reserved, 0);

@@ -236,6 +236,19 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`UPDATE shares SET downloads = CASE WHEN downloads > 9000000 THEN 9000000000000000000 ELSE downloads * 1000000000000 END`.execute(db);
     },
   },
+  '0013_tus_staged_bytes': {
+    async up(db: Kysely<unknown>) {
+      // Bytes of unfinished resumable (tus) uploads count against the quota until the upload
+      // finishes, is terminated or expires: each upload holds its length (or, while deferred,
+      // its offset) in its owner's row, changed in the same transaction as the upload's own row
+      // (src/store/tus-uploads-repo.ts), so the quota check stays one conditional UPDATE.
+      await db.schema.alterTable('users').addColumn('staged_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await sql`UPDATE users SET staged_bytes = COALESCE((SELECT SUM(COALESCE(t.upload_length, t.upload_offset)) FROM tus_uploads t
+        WHERE t.user_name = users.username AND t.final_path IS NULL), 0)`.execute(db);
+      // Counting a user's open uploads (the cap) reads only their rows.
+      await db.schema.createIndex('tus_uploads_user').on('tus_uploads').column('user_name').execute();
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

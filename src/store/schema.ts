@@ -22,6 +22,8 @@ export interface Database {
     quota: Generated<number | string | bigint | null>;
     used_bytes: Generated<number | string | bigint>;
     reserved_bytes: Generated<number | string | bigint>;
+    /** 0013_tus_staged_bytes: bytes held by unfinished tus uploads (their length, or offset while deferred). */
+    staged_bytes: Generated<number | string | bigint>;
   };
   sessions: {
     id: string;

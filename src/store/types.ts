@@ -285,19 +285,36 @@ export type TusUpload = {
 
 /** Upload state of resumable uploads; the bytes are in the storage backend's staging. */
 export interface TusUploadRepo {
-  create(u: TusUpload): Promise<void>;
+  /**
+   * Records a new upload and, in the same transaction, holds its bytes on the
+   * owner's row (`users.staged_bytes`: its length, or its offset while the
+   * length is deferred) when they fit the quota, and checks that the owner has
+   * fewer than `maxOpen` unfinished, unexpired uploads. The owner's row is
+   * locked first, so concurrent creations on any node are counted one after
+   * the other. Nothing is recorded unless the answer is 'created'.
+   */
+  create(u: TusUpload, limits: { readonly maxOpen: number }): Promise<'created' | 'quota_exceeded' | 'too_many_uploads'>;
   /** The upload, also when expired (the caller decides; the sweeper removes it). */
   get(id: string): Promise<TusUpload | undefined>;
   /**
    * Moves the offset from `from` to `to` and the expiry forward; false (nothing
-   * changed) when the stored offset is not `from` or the upload is gone.
+   * changed) when the stored offset is not `from` or the upload is gone. An
+   * upload of deferred length holds what it has staged, so its owner's
+   * `staged_bytes` grow by `to - from` in the same transaction, and
+   * `fromReserved` of those bytes move out of `reserved_bytes` (the PATCH had
+   * reserved them while they arrived), so they are never counted nowhere.
    */
-  advance(id: string, from: number, to: number, expiresAt: number): Promise<boolean>;
-  /** Sets a deferred length once; false when a length is already set or the upload is gone. */
-  setLength(id: string, length: number): Promise<boolean>;
-  /** Records the committed file's path. */
+  advance(id: string, from: number, to: number, expiresAt: number, opts?: { readonly fromReserved?: number }): Promise<boolean>;
+  /**
+   * Sets a deferred length once, at `offset`, holding the rest (`length -
+   * offset`) when it fits the quota: 'gone' when a length is already set, the
+   * offset moved or the upload is gone; 'quota_exceeded' (nothing changed)
+   * when the rest does not fit.
+   */
+  setLength(id: string, length: number, offset: number): Promise<'set' | 'gone' | 'quota_exceeded'>;
+  /** Records the committed file's path and gives back the bytes the upload held (once). */
   finish(id: string, finalPath: string): Promise<void>;
-  /** False when there was no such upload. */
+  /** False when there was no such upload; an unfinished one gives back the bytes it held. */
   delete(id: string): Promise<boolean>;
   /** Uploads whose expiresAt is at or before `now`, oldest first. */
   listExpired(now: number, limit: number): Promise<TusUpload[]>;
@@ -359,7 +376,13 @@ export interface ZipCrcRepo {
 }
 
 /** A user's storage usage and quota, in bytes. */
-export type Usage = { readonly used: number; readonly reserved: number; readonly quota: number | undefined };
+/**
+ * `used`: bytes of the user's files; `reserved`: bytes of uploads under way
+ * (one request each); `staged`: bytes held by unfinished resumable uploads
+ * (their length, or what they staged while it is deferred) until they finish,
+ * are terminated or expire. Uploads fit while used + reserved + staged <= quota.
+ */
+export type Usage = { readonly used: number; readonly reserved: number; readonly staged: number; readonly quota: number | undefined };
 
 /**
  * Usage and quotas (0011_usage_quota). Every change is one atomic UPDATE of
@@ -371,11 +394,14 @@ export interface UsageRepo {
   get(username: string): Promise<Usage | undefined>;
   /** Adds delta (may be negative) to the user's used bytes; no-op for an unknown user. */
   add(username: string, delta: number): Promise<void>;
-  /** Sets used bytes outright (a recount by `file-cloud index`) and clears reservations. */
+  /**
+   * Sets used bytes outright (a recount by `file-cloud index`), clears
+   * reservations, and sets staged bytes from the unfinished resumable uploads.
+   */
   setUsed(username: string, used: number): Promise<boolean>;
   /**
    * Reserves bytes for an upload under way when they fit: `used + reserved +
-   * bytes <= quota`, checked and applied in one statement. 'unlimited' (nothing
+   * staged + bytes <= quota`, checked and applied in one statement. 'unlimited' (nothing
    * reserved) when the user has no quota; 'refused' when it does not fit.
    */
   reserve(username: string, bytes: number): Promise<'reserved' | 'unlimited' | 'refused'>;

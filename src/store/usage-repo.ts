@@ -2,6 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { UsageRepo } from './types.js';
 
+/** What one unfinished tus upload (row alias `t`) holds: its length, or its offset while the length is deferred. */
+const HELD = sql`COALESCE(t.upload_length, t.upload_offset)`;
+
 /**
  * Usage and quotas on the users row. Each change is a single UPDATE whose
  * arithmetic runs in the database: SQLite serializes writers, and
@@ -12,9 +15,9 @@ import type { UsageRepo } from './types.js';
 export function createUsageRepo(db: Kysely<Database>): UsageRepo {
   return {
     async get(username) {
-      const r = await db.selectFrom('users').select(['used_bytes', 'reserved_bytes', 'quota']).where('username', '=', username).executeTakeFirst();
+      const r = await db.selectFrom('users').select(['used_bytes', 'reserved_bytes', 'staged_bytes', 'quota']).where('username', '=', username).executeTakeFirst();
       if (!r) return undefined;
-      return { used: Number(r.used_bytes), reserved: Number(r.reserved_bytes), quota: r.quota === null ? undefined : Number(r.quota) };
+      return { used: Number(r.used_bytes), reserved: Number(r.reserved_bytes), staged: Number(r.staged_bytes), quota: r.quota === null ? undefined : Number(r.quota) };
     },
 
     async add(username, delta) {
@@ -27,7 +30,11 @@ export function createUsageRepo(db: Kysely<Database>): UsageRepo {
     },
 
     async setUsed(username, used) {
-      const r = await db.updateTable('users').set({ used_bytes: used, reserved_bytes: 0 }).where('username', '=', username).executeTakeFirst();
+      const r = await db
+        .updateTable('users')
+        .set({ used_bytes: used, reserved_bytes: 0, staged_bytes: sql`COALESCE((SELECT SUM(${HELD}) FROM tus_uploads t WHERE t.user_name = users.username AND t.final_path IS NULL), 0)` })
+        .where('username', '=', username)
+        .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
 
@@ -37,7 +44,7 @@ export function createUsageRepo(db: Kysely<Database>): UsageRepo {
         .set({ reserved_bytes: sql`reserved_bytes + ${bytes}` })
         .where('username', '=', username)
         .where('quota', 'is not', null)
-        .where(sql<boolean>`used_bytes + reserved_bytes + ${bytes} <= quota`)
+        .where(sql<boolean>`used_bytes + reserved_bytes + staged_bytes + ${bytes} <= quota`)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) > 0) return 'reserved';
       const row = await db.selectFrom('users').select('quota').where('username', '=', username).executeTakeFirst();

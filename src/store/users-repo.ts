@@ -8,7 +8,7 @@ import { isUniqueViolation } from './sql-errors.js';
 type UserRow = Selectable<Database['users']>;
 
 /** A user row as read; `disabled` (migration 0008) may be absent from a row read for another purpose. */
-export function toUser(r: Omit<UserRow, 'totp_secret' | 'totp_pending' | 'totp_last_step' | 'quota' | 'used_bytes' | 'reserved_bytes'> & { totp_secret?: string | null; disabled?: number | string | null }): User {
+export function toUser(r: Omit<UserRow, 'totp_secret' | 'totp_pending' | 'totp_last_step' | 'quota' | 'used_bytes' | 'reserved_bytes' | 'staged_bytes'> & { totp_secret?: string | null; disabled?: number | string | null }): User {
   return {
     id: r.id,
     username: r.username,
@@ -60,7 +60,7 @@ export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp):
   };
   return {
     async create(u) {
-      const row: Omit<UserRow, 'quota' | 'used_bytes' | 'reserved_bytes'> = {
+      const row: Omit<UserRow, 'quota' | 'used_bytes' | 'reserved_bytes' | 'staged_bytes'> = {
         id: randomUUID(),
         username: u.username,
         password_hash: u.passwordHash,

@@ -78,6 +78,28 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(await t.fs.names(''), []);
     });
 
+    test('an unfinished upload holds its length against the quota until it expires and is swept, then gives it back', async () => {
+      await t.store.usage.setQuota('alice', ((await t.store.usage.get('alice'))?.used ?? 0) + 10 * 1024);
+      try {
+        const created = await fetch(`${t.url}/tus/`, { method: 'POST', headers: { ...auth, ...TUS, 'upload-length': String(8 * 1024), 'upload-metadata': meta('held.bin') } });
+        assert.equal(created.status, 201);
+        const put = () => fetch(`${t.url}/storage/alice/after.bin`, { method: 'PUT', headers: auth, body: Buffer.alloc(5 * 1024, 1) });
+        assert.equal((await put()).status, 507, 'the open upload holds 8 of the 10 KiB');
+        // Given back when the sweep removes it: within the product's bound, as the staging above.
+        const deadline = Date.now() + sweptWithin(t);
+        let staged = (await t.store.usage.get('alice'))?.staged;
+        while (staged !== 0 && Date.now() < deadline) {
+          await sleep(200);
+          staged = (await t.store.usage.get('alice'))?.staged;
+        }
+        assert.equal(staged, 0, `the sweep gave the bytes back within ${sweptWithin(t)} ms`);
+        assert.equal((await put()).status, 201);
+        assert.equal((await fetch(`${t.url}/storage/alice/after.bin`, { method: 'DELETE', headers: auth })).status, 204);
+      } finally {
+        await t.store.usage.setQuota('alice', null);
+      }
+    });
+
     test('staging whose upload record is gone (a crash between the two) is swept once it is older than the expiry', async () => {
       const orphan = '7d1e0c3a-5b2f-4e8d-9c6a-1f2e3d4c5b6a';
       await t.backend.resumable.create(orphan);

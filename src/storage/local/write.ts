@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { collisionName } from '../../domain/names.js';
 import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, StorageError, type StagedFile, type WriteOptions } from '../backend.js';
+import { isStorageError, StorageError, type CommitOptions, type StagedFile, type WriteOptions } from '../backend.js';
 import { whileHeld, type HeldLease } from '../coordination.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
 import { entryFromStats } from './entry.js';
@@ -75,9 +75,9 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
   await handle.close().catch(() => undefined);
   return {
     size: Number(stats.size),
-    async commit() {
+    async commit(commitOpts) {
       try {
-        return await commitStaged(dirs, key, staging, stats, opts.ifExists, hooks);
+        return await commitStaged(dirs, key, staging, stats, opts.ifExists, hooks, commitOpts?.beforeReplace);
       } finally {
         await removeStaging();
       }
@@ -91,7 +91,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
  * missing parents; the staging name stays for the caller to remove (after a
  * link it still names the committed file). Shared with resumable uploads.
  */
-export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], hooks: CommitHooks) {
+export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace']) {
   const parents = key.segments.slice(0, -1);
   // Parents are created only now, so an aborted upload leaves no empty folders.
   // Through a share link (key.within), links below the shared folder stay inside it.
@@ -99,7 +99,7 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   if (segments.length === 0) throw new StorageError('is_a_directory', 'A folder is at this path.');
   const dir = await walkDirs(root, segments.slice(0, -1), { missing: 'create', escape: 'invalid_path' });
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
-  const place = () => commit(root, staging, dir, keyName(key), mode);
+  const place = () => commit(root, staging, dir, keyName(key), mode, beforeReplace);
   const committed = mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place();
   // The staging file's stats describe the committed inode: rename and link keep it.
   const entry = entryFromStats(committed.name, stats);
@@ -185,7 +185,7 @@ async function receive(handle: FileHandle, staging: string, body: Readable, opts
 }
 
 /** Gives the staged file its name in `dir`; returns the name it got and the size of the file it replaced. */
-async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists']): Promise<{ name: string; previousSize: number | undefined }> {
+async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists'], beforeReplace?: CommitOptions['beforeReplace']): Promise<{ name: string; previousSize: number | undefined }> {
   const folderThere = async (n: string) => (await inspect(root, dir, n)).kind === 'dir';
   const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
   if (mode === 'replace') {
@@ -194,6 +194,7 @@ async function commit(root: string, staging: string, dir: string, name: string, 
     for (;;) {
       const before = await inspect(root, dir, name);
       if (before.kind === 'dir') throw isDir();
+      await beforeReplace?.(before.kind === 'file' && before.stats ? Number(before.stats.size) : 0);
       if (before.kind === 'missing') {
         try {
           await link(staging, join(dir, name));

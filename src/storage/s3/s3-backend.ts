@@ -288,13 +288,14 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     return {
       size: receivedSize(received),
       discard,
-      async commit() {
+      async commit(commitOpts) {
         if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
         // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
         const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
+          if (opts.ifExists === 'replace') await commitOpts?.beforeReplace?.(before?.size ?? 0);
           if (received.kind === 'single') await putSingle(received.body);
           else await received.complete();
           settled = true;

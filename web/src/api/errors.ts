@@ -36,6 +36,7 @@ export const ERROR_MESSAGES = {
   headers_too_large: 'The request was too large for the server (too many or too long headers).',
   checksum_mismatch: 'A piece of the upload arrived damaged; it is sent again.',
   rate_limited: 'Too many attempts. Wait a moment and try again.',
+  too_many_uploads: 'You have too many unfinished uploads. Let some finish or cancel them, then try again.',
   internal: 'Something went wrong on the server. Try again.',
   unavailable: 'The server is busy or shutting down. Try again shortly.',
   storage_unavailable: 'The server cannot reach its file storage right now. Try again shortly.',
