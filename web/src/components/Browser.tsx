@@ -105,7 +105,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
         if (text) notify(text, r.moved < entries.length ? 'error' : 'info');
       });
     },
-    // A finger's long press let go where it started: the row's menu, as the browser's long press gave before.
+    // A finger's long press let go where it started: the row's menu, as a right-click gives.
     openMenu,
   );
   const notFound = state.status === 'error' && state.error.status === 404;

@@ -54,7 +54,8 @@ export function useMoveDrag(
   state.current = { folder, sorted, selected, onMove, onHold };
   const press = useRef<TouchPress | null>(null);
   // Leaving the folder (or the page) mid-press drops what the finger held.
-  useEffect(() => () => press.current?.stop(), [folder]);
+  const folderKey = folder.join('/');
+  useEffect(() => () => press.current?.stop(), [folderKey]);
   // The browser's own long press on a row or tile (its context menu: during the press on Android, at the
   // release on desktop Chromium) is this press: it picks the rows up, and opens no menu of its own or ours.
   useEffect(() => {
