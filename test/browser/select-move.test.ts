@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess } from './browser.js';
 
 const skip = missingBrowser();
 
@@ -36,6 +36,11 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
       'Inbox/Deep/Leaf/x.txt': 'x',
       'Inbox/Deep/Leaf/y.txt': 'y',
       'Elsewhere/': '',
+      'Inbox/g.txt': 'g',
+      'Inbox/h.txt': 'h',
+      // A folder longer than a phone's screen, for swiping.
+      ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`Long/file-${String(i).padStart(2, '0')}.txt`, `long ${i}`])),
+      'Long/Sub/': '',
     });
     ({ context, page, errors } = await newPage(browser));
     await signIn(page, server, '/browse/Inbox/');
@@ -202,6 +207,131 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
       assert.deepEqual(touch.errors, []);
     } finally {
       await touch.context.close();
+    }
+  });
+
+  /**
+   * A finger on a touch screen, through DevTools' Input.dispatchTouchEvent: the
+   * touches go through Chromium's real input pipeline (gestures, scrolling,
+   * pointer events), as a phone's would. Press at `from`, hold `holdMs`, move
+   * to `to` in small steps, run `before` while still down, lift.
+   */
+  async function finger(cdp: CDPSession, page: Page, from: { x: number; y: number }, to: { x: number; y: number }, holdMs: number, before?: () => Promise<void>): Promise<void> {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: from.x, y: from.y }] });
+    try {
+      await page.waitForTimeout(holdMs);
+      const steps = 12;
+      for (let i = 1; i <= steps; i++) {
+        const x = from.x + ((to.x - from.x) * i) / steps;
+        const y = from.y + ((to.y - from.y) * i) / steps;
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y }] });
+        await page.waitForTimeout(16);
+      }
+      await before?.();
+    } finally {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    }
+  }
+  const centre = async (page: Page, selector: string) => {
+    const box = await page.locator(selector).boundingBox();
+    assert.ok(box, `${selector} is on screen`);
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  };
+  const rowSel = (name: string) => `.file-grid [role="row"][data-name="${name}"]`;
+  /** A phone with a touch screen, signed in, showing `path`; DevTools for the finger. */
+  async function phone(path: string) {
+    const touch = await newPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true });
+    await signIn(touch.page, server, path);
+    const cdp = await touch.context.newCDPSession(touch.page);
+    return { ...touch, cdp };
+  }
+
+  test('on a touch screen: a row long-pressed and dragged onto a folder row moves there, a tile onto a folder tile', async () => {
+    const { context: ctx, page: p, errors: errs, cdp } = await phone('/browse/Inbox/');
+    try {
+      await finger(cdp, p, await centre(p, rowSel('g.txt')), await centre(p, rowSel('Target')), 700, async () => {
+        // While the finger is down: the ghost follows it, the folder under it is outlined; no menu, no text selected.
+        await p.locator('.touch-drag-ghost', { hasText: 'g.txt' }).waitFor();
+        await p.locator(`${rowSel('Target')}.drop-target`).waitFor();
+        assert.equal(await p.getByRole('menu').count(), 0, 'no actions menu');
+        assert.equal(await p.evaluate(() => String((globalThis as unknown as { getSelection(): unknown }).getSelection())), '', 'no text selected');
+      });
+      await p.getByText('Moved “g.txt” to “Target”.').waitFor();
+      assert.equal(await readFile(disk('Inbox/Target/g.txt'), 'utf8'), 'g');
+      assert.equal(existsSync(disk('Inbox/g.txt')), false);
+      assert.equal(await p.locator('.touch-drag-ghost').count(), 0, 'the ghost is gone');
+      assert.equal(await p.locator('.drop-target').count(), 0);
+      // The grid view's tiles: the same, onto a folder tile.
+      await p.getByRole('button', { name: 'Grid view' }).tap();
+      const tile = (name: string) => `.tile-view .tile[data-name="${name}"]`;
+      await finger(cdp, p, await centre(p, tile('h.txt')), await centre(p, tile('Deep')), 700, () => p.locator(`${tile('Deep')}.drop-target`).waitFor());
+      await p.getByText('Moved “h.txt” to “Deep”.').waitFor();
+      assert.equal(await readFile(disk('Inbox/Deep/h.txt'), 'utf8'), 'h');
+      assert.deepEqual(errs, []);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  test('on a touch screen: a colliding drop says what the Move dialog says, and replaces nothing', async () => {
+    const { context: ctx, page: p, errors: errs, cdp } = await phone('/browse/Inbox/');
+    try {
+      // The menu's way first, by taps: its error sentence.
+      await row(p, 'c.txt').getByRole('button', { name: 'Actions for c.txt' }).tap();
+      await p.getByRole('menuitem', { name: 'Move' }).tap();
+      const dialog = p.getByRole('dialog', { name: 'Move “c.txt”' });
+      const folders = dialog.getByRole('list', { name: 'Folders' });
+      await folders.getByRole('button', { name: 'Inbox', exact: true }).tap();
+      await folders.getByRole('button', { name: 'Target', exact: true }).tap();
+      await dialog.getByRole('button', { name: 'Move here' }).tap();
+      const alert = dialog.getByRole('alert').filter({ hasText: /same name is already there/ });
+      await alert.waitFor();
+      const sentence = (await alert.innerText()).trim();
+      await dialog.getByRole('button', { name: 'Cancel' }).tap();
+      await dialog.waitFor({ state: 'detached' });
+      // The finger's way: the same sentence, nothing replaced.
+      await finger(cdp, p, await centre(p, rowSel('c.txt')), await centre(p, rowSel('Target')), 700);
+      await p.locator('.toast-error', { hasText: sentence }).waitFor();
+      assert.equal(await readFile(disk('Inbox/c.txt'), 'utf8'), 'c from Inbox');
+      assert.equal(await readFile(disk('Inbox/Target/c.txt'), 'utf8'), 'c already in Target');
+      assert.deepEqual(errs, []);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  test('on a touch screen: a swipe scrolls and moves nothing; a long press let go away from a folder moves nothing, let go in place opens the menu', async () => {
+    const { context: ctx, page: p, errors: errs, cdp } = await phone('/browse/Long/');
+    const scrolled = () => p.locator('.grid-scroll').evaluate((el: { scrollTop: number }) => el.scrollTop);
+    try {
+      assert.equal(await scrolled(), 0);
+      // A quick swipe up from a row (no hold): the list scrolls.
+      const start = await centre(p, rowSel('file-05.txt'));
+      await finger(cdp, p, start, { x: start.x, y: start.y - 300 }, 0);
+      await p.waitForFunction(() => ((globalThis as unknown as PageGlobal).document.querySelector('.grid-scroll') as unknown as { scrollTop: number }).scrollTop > 100);
+      assert.equal(await p.locator('.touch-drag-ghost').count(), 0);
+      // A long press on a file, dragged onto another file and let go there: no move, no menu.
+      await finger(cdp, p, await centre(p, rowSel('file-10.txt')), await centre(p, rowSel('file-12.txt')), 700, async () => {
+        await p.locator('.touch-drag-ghost').waitFor();
+        assert.equal(await p.locator('.drop-target').count(), 0, 'a file takes no drop');
+      });
+      await p.locator('.touch-drag-ghost').waitFor({ state: 'detached' });
+      await p.waitForTimeout(300);
+      assert.equal(await p.locator('.toast').count(), 0);
+      assert.equal(await p.getByRole('menu').count(), 0);
+      // A long press let go where it started: the row's actions menu (as the browser's long press gave), nothing else.
+      const held = await centre(p, rowSel('file-11.txt'));
+      await finger(cdp, p, held, held, 700);
+      await p.getByRole('menu').getByRole('menuitem', { name: 'Move' }).waitFor();
+      // The lift was no tap on the menu that opened under the finger: it is still open, its first item focused (Escape closes it).
+      assert.equal(await p.locator('.file-grid [role="row"][aria-selected="true"]').count(), 0, 'nothing selected');
+      await p.keyboard.press('Escape');
+      await p.getByRole('menu').waitFor({ state: 'detached' });
+      for (let i = 0; i < 40; i++) assert.equal(existsSync(disk(`Long/file-${String(i).padStart(2, '0')}.txt`)), true);
+      assert.equal((await readdir(disk('Long/Sub'))).length, 0, 'nothing moved into Sub');
+      assert.deepEqual(errs, []);
+    } finally {
+      await ctx.close();
     }
   });
 });

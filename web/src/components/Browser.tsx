@@ -85,14 +85,29 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
   const { selected, selectedEntries } = selection;
   // Rows dropped on a folder: the Move dialog's move, its result said in a toast (there is no dialog to hold an error).
   const notify = useNotify();
-  const drag = useMoveDrag(segments, sorted, selected, (entries, to) => {
-    void moveEntries(storage, segments, entries, to).then((r) => {
-      afterChange();
-      if (r.moved) rememberMove(storage.user, to);
-      const text = r.error ?? r.toast;
-      if (text) notify(text, r.moved < entries.length ? 'error' : 'info');
-    });
-  });
+  const { setFocused } = selection;
+  const openMenu = useCallback(
+    (entry: Entry, at: { x: number; y: number }) => {
+      setFocused(entry.name);
+      setMenu({ entry, at });
+    },
+    [setFocused],
+  );
+  const drag = useMoveDrag(
+    segments,
+    sorted,
+    selected,
+    (entries, to) => {
+      void moveEntries(storage, segments, entries, to).then((r) => {
+        afterChange();
+        if (r.moved) rememberMove(storage.user, to);
+        const text = r.error ?? r.toast;
+        if (text) notify(text, r.moved < entries.length ? 'error' : 'info');
+      });
+    },
+    // A finger's long press let go where it started: the row's menu, as a right-click gives.
+    openMenu,
+  );
   const notFound = state.status === 'error' && state.error.status === 404;
   const newFolder = () => setDialog({ kind: 'new-folder' });
 
@@ -133,10 +148,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
             drag={drag}
             onSelect={selection.select}
             onOpen={open}
-            onMenu={(entry, at) => {
-              selection.setFocused(entry.name);
-              setMenu({ entry, at });
-            }}
+            onMenu={openMenu}
           />
         ) : (
           <FileList
@@ -153,10 +165,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
             onSelectAll={selection.selectAll}
             onClearSelection={selection.clear}
             onOpen={open}
-            onMenu={(entry, at) => {
-              selection.setFocused(entry.name);
-              setMenu({ entry, at });
-            }}
+            onMenu={openMenu}
             onDelete={() => act('delete', selection.targets())}
             onRename={() => {
               const t = selection.targets();
