@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { bytesStored } from '../helpers/stored.js';
 
 const execFileP = promisify(execFile);
 const LITMUS = '/usr/bin/litmus';
@@ -162,8 +163,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.match(copy.out, /507|Insufficient Storage/i, copy.out);
       const stored = await t.fs.names('q', 'bob');
       assert.equal(stored.length, 1, `exactly one of the two fits: ${stored.join(', ')}`);
-      let used = 0;
-      for await (const w of t.backend.walk({ user: 'bob', segments: [] })) if (w.entry.isFile) used += w.entry.size;
+      const used = await bytesStored(t, 'bob');
       assert.ok(used <= 100_000);
       const about = await run(RCLONE, ['about', 'fcq:', '--json'], { env });
       assert.equal(about.code, 0, about.out);

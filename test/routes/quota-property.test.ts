@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { bytesStored } from '../helpers/stored.js';
 import { bearer } from '../helpers/client.js';
 import { multipartBody } from '../helpers/multipart.js';
 
@@ -85,11 +86,7 @@ for (const [storage, skip] of BACKENDS) {
     });
     after(() => t?.close());
 
-    const stored = async (u: string) => {
-      let n = 0;
-      for await (const w of t.backend.walk({ user: u, segments: [] })) if (w.entry.isFile) n += w.entry.size;
-      return n;
-    };
+    const stored = (u: string) => bytesStored(t, u);
 
     /** A request whose body is cut off midway when `abort`: the client goes away, the server sees a broken body. */
     function send(method: string, url: string, headers: Record<string, string>, body: Buffer, abort: boolean): Promise<number> {

@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { bytesStored } from '../helpers/stored.js';
 import { bearer } from '../helpers/client.js';
 import { multipartBody, type Part } from '../helpers/multipart.js';
 import { s3Client } from '../helpers/services.js';
@@ -58,12 +59,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(res.status, 200, await res.clone().text());
       return (await res.json()) as { used: number; quota: number | null };
     };
-    /** Bytes of alice's files, counted by walking her storage. */
-    const actual = async () => {
-      let n = 0;
-      for await (const w of t.backend.walk({ user: 'alice', segments: [] })) if (w.entry.isFile) n += w.entry.size;
-      return n;
-    };
+    const actual = () => bytesStored(t, 'alice');
     const put = (path: string, body: Buffer | string, headers: Record<string, string> = {}) => fetch(`${t.url}/storage/alice/${path}`, { method: 'PUT', headers: { ...auth, ...headers }, body });
     const upload = (path: string, parts: Part[], query = '') => {
       const { body, contentType } = multipartBody(parts);

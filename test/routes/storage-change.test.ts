@@ -1,23 +1,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { s3Client } from '../helpers/services.js';
-
-/** What a change may leave behind: data/tmp entries on disk, open multipart uploads under the app's prefix on S3. */
-async function leftovers(t: TestApp): Promise<string[]> {
-  if (t.config.storage.kind !== 's3') return readdir(t.paths.tmp);
-  const { bucket, prefix } = t.config.storage;
-  const s3 = s3Client();
-  try {
-    const r = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
-    return (r.Uploads ?? []).map((u) => u.Key ?? '');
-  } finally {
-    s3.destroy();
-  }
-}
+import { stagingLeft } from '../helpers/stored.js';
 
 for (const [storage, skip] of BACKENDS) {
   describe(`storage changes on ${storage}`, { skip }, () => {
@@ -97,7 +82,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(await t.fs.names('fb'), ['a.txt']);
       assert.equal(await t.fs.text('fb/a.txt'), 'a');
       assert.equal(await exists('fa'), false);
-      assert.deepEqual(await leftovers(t), []);
+      assert.deepEqual(await stagingLeft(t), []);
     });
 
     test('Move errors: into itself 400, missing source 404, another user 401, root 400', async () => {

@@ -1,24 +1,9 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, encodePath } from '../helpers/client.js';
 import { multipartBody, type Part } from '../helpers/multipart.js';
-import { s3Client } from '../helpers/services.js';
-
-/** What an upload may leave behind: data/tmp entries on disk, open multipart uploads under the app's prefix on S3. */
-async function leftovers(t: TestApp): Promise<string[]> {
-  if (t.config.storage.kind !== 's3') return readdir(t.paths.tmp);
-  const { bucket, prefix } = t.config.storage;
-  const s3 = s3Client();
-  try {
-    const r = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
-    return (r.Uploads ?? []).map((u) => u.Key ?? '');
-  } finally {
-    s3.destroy();
-  }
-}
+import { stagingLeft } from '../helpers/stored.js';
 
 for (const [storage, skip] of BACKENDS) {
   describe(`storage writes on ${storage}`, { skip }, () => {
@@ -38,7 +23,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(res.status, 201, await res.clone().text());
       return ((await res.json()) as { files_written: string[] }).files_written;
     };
-    const nothingLeft = async () => assert.deepEqual(await leftovers(t), []);
+    const nothingLeft = async () => assert.deepEqual(await stagingLeft(t), []);
 
     test('multipart PUT to a folder writes every file part, creating the folder and its parents', async () => {
       const res = await upload('new/deep/', [

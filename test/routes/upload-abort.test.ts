@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
-import { RESUMABLE_DIR } from '../../src/storage/local/staging.js';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { s3Client } from '../helpers/services.js';
+import { stagingLeft } from '../helpers/stored.js';
 
 /**
  * The contract: an aborted upload leaves no staging garbage. Here that is
@@ -23,19 +20,6 @@ const MiB = 1024 * 1024;
 /** Byte counts after which the client gives up: before any byte, inside the first chunk, after a background fsync began (32 MiB). */
 const ABORT_AFTER = [0, 1, 65_536, MiB, 8 * MiB, 40 * MiB];
 const ROUNDS = 3;
-
-/** Staging on this backend: data/tmp entries (resumable uploads aside) on disk, open multipart uploads on S3. */
-async function staging(t: TestApp): Promise<string[]> {
-  if (t.config.storage.kind !== 's3') return (await readdir(t.paths.tmp)).filter((n) => n !== RESUMABLE_DIR);
-  const { bucket, prefix } = t.config.storage;
-  const s3 = s3Client();
-  try {
-    const r = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
-    return (r.Uploads ?? []).map((u) => u.Key ?? '');
-  } finally {
-    s3.destroy();
-  }
-}
 
 /** Sends the head and `bytes` bytes of a body announced much longer, then drops the connection. */
 function abortAfter(url: string, head: string, bytes: number, prefix = Buffer.alloc(0)): Promise<void> {
@@ -115,10 +99,10 @@ for (const [storage, skip] of BACKENDS) {
       for (let round = 0; round < ROUNDS; round++) {
         await Promise.all(uploads(round).map((job) => job()));
         const aborted = Date.now();
-        let left = await staging(t);
+        let left = await stagingLeft(t, { resumable: 'ignore' });
         while (left.length > 0 && Date.now() - aborted < bound) {
           await sleep(20);
-          left = await staging(t);
+          left = await stagingLeft(t, { resumable: 'ignore' });
         }
         assert.deepEqual(left, [], `round ${round}: staging still there ${Date.now() - aborted} ms after the last client went away`);
       }
