@@ -41,10 +41,12 @@ export async function deleteKeys(s3: S3Client, bucket: string, keys: readonly st
  * Server-side copy of one object; the copy's Content-Type follows its new
  * name. Objects over 5 GiB are copied in 512 MiB UploadPartCopy ranges.
  */
-export async function copyObject(s3: S3Client, bucket: string, from: string, to: string, size: number): Promise<void> {
+export async function copyObject(s3: S3Client, bucket: string, from: string, to: string, size: number, ifMatch?: string): Promise<void> {
   const ContentType = to.endsWith('/') ? 'application/x-directory' : contentTypeFor(to);
+  // With ifMatch the store refuses (412) to copy any version but the one measured, so the copy is never bigger than its size says.
+  const CopySourceIfMatch = ifMatch;
   if (size <= COPY_LIMIT) {
-    await s3Call('Copying an object', () => s3.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from), MetadataDirective: 'REPLACE', ContentType })));
+    await s3Call('Copying an object', () => s3.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from), CopySourceIfMatch, MetadataDirective: 'REPLACE', ContentType })));
     return;
   }
   const created = await s3Call('Copying an object', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: to, ContentType })));
@@ -52,7 +54,7 @@ export async function copyObject(s3: S3Client, bucket: string, from: string, to:
   for (let start = 0, n = 1; start < size; start += COPY_PART, n++) {
     const end = Math.min(start + COPY_PART, size) - 1;
     const r = await s3Call('Copying an object', () =>
-      s3.send(new UploadPartCopyCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId, PartNumber: n, CopySource: copySource(bucket, from), CopySourceRange: `bytes=${start}-${end}` })),
+      s3.send(new UploadPartCopyCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId, PartNumber: n, CopySource: copySource(bucket, from), CopySourceIfMatch, CopySourceRange: `bytes=${start}-${end}` })),
     );
     parts.push({ PartNumber: n, ETag: r.CopyPartResult?.ETag });
   }
