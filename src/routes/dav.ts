@@ -407,7 +407,6 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     return { used: Math.max(0, used), available };
   }
 
-  /** Bytes of the file, or of every file below the folder, at key (0 when nothing is there). */
   async function propfindTop(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
     const depth = depthOf(request, 'infinity');
     if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
