@@ -298,43 +298,36 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     if (move) scopes.push({ path: resourcePath(from), tree: true, member: true });
     await checkLocks(from.user, scopes, cond, principal);
     await checkIf(cond, from);
-    // A copy adds its source's bytes less those of the destination it replaces: refused (507) before anything changes.
+    // A copy's bytes go through the files service, which holds them to the owner's quota (507, nothing kept).
     const copying = !move && !(depth === '0' && !source.isFile);
-    const reservation = await deps.usage.reserve(to.user);
-    try {
-      if (copying && (await deps.usage.quotaOf(to.user)) !== undefined) {
-        await reservation.cover((await bytesAt(from, source)) - (await bytesAt(to, existing)));
-      }
-      await transfer();
-    } finally {
-      await reservation.release();
+    // A copy's dead properties must fit before anything changes (the replaced destination's go first, so they make room).
+    const ownProps = !move && depth === '0' && !source.isFile ? await store.davProperties.list(from.user, resourcePath(from)) : [];
+    const propertiesFit = async () => {
+      if (move) return;
+      const adding = depth === '0' && !source.isFile ? { count: ownProps.length, size: ownProps.reduce((n, p) => n + [...p.xml].length, 0) } : await store.davProperties.totals(from.user, resourcePath(from));
+      await roomForCopies(to.user, adding, existing ? await store.davProperties.totals(to.user, resourcePath(to)) : { count: 0, size: 0 });
+    };
+    if (copying) {
+      // RFC 4918 §9.8.4: an overwritten destination is deleted first, with its locks and properties.
+      await files.copyReplacing(from, to, { source, replacing: existing ?? undefined, beforeChange: propertiesFit, removed: () => forget(to.user, resourcePath(to)) });
+      await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
+      return reply.code(existing ? 204 : 201).send();
+    }
+    await propertiesFit();
+    if (existing) {
+      // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
+      await storageCall(() => backend.delete(to, { recursive: true }));
+      await forget(to.user, resourcePath(to));
+    }
+    if (move) {
+      await storageCall(() => backend.move(from, to, { overwrite: true }));
+      await store.davLocks.deleteWithin(from.user, resourcePath(from));
+      await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
+    } else {
+      await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
+      if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
     }
     return reply.code(existing ? 204 : 201).send();
-
-    async function transfer() {
-      // A copy's dead properties must fit before anything changes (the replaced destination's go first, so they make room).
-      const ownProps = !move && depth === '0' && !source.isFile ? await store.davProperties.list(from.user, resourcePath(from)) : [];
-      if (!move) {
-        const adding = depth === '0' && !source.isFile ? { count: ownProps.length, size: ownProps.reduce((n, p) => n + [...p.xml].length, 0) } : await store.davProperties.totals(from.user, resourcePath(from));
-        await roomForCopies(to.user, adding, existing ? await store.davProperties.totals(to.user, resourcePath(to)) : { count: 0, size: 0 });
-      }
-      if (existing) {
-        // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
-        await storageCall(() => backend.delete(to, { recursive: true }));
-        await forget(to.user, resourcePath(to));
-      }
-      if (move) {
-        await storageCall(() => backend.move(from, to, { overwrite: true }));
-        await store.davLocks.deleteWithin(from.user, resourcePath(from));
-        await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
-      } else if (depth === '0' && !source.isFile) {
-        await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
-        if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
-      } else {
-        await storageCall(() => backend.copy(from, to, { overwrite: true }));
-        await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
-      }
-    }
   }
 
   // ---------------------------------------------------------------- PROPFIND, PROPPATCH
@@ -412,15 +405,6 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const left = quota === undefined ? undefined : Math.max(0, quota - used);
     const available = left === undefined ? free : free === undefined ? left : Math.min(left, free);
     return { used: Math.max(0, used), available };
-  }
-
-  /** Bytes of the file, or of every file below the folder, at key (0 when nothing is there). */
-  async function bytesAt(key: StorageKey, entry: { isFile: boolean; size: number } | undefined): Promise<number> {
-    if (!entry) return 0;
-    if (entry.isFile) return entry.size;
-    let size = 0;
-    for await (const w of backend.walk(key)) if (w.entry.isFile) size += w.entry.size;
-    return size;
   }
 
   async function propfindTop(request: FastifyRequest, reply: FastifyReply, principal: Principal) {

@@ -250,6 +250,58 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       await storageCall(() => backend.move(from, to, { overwrite }), { already_exists: 'The destination already exists; send "overwrite": true to replace it.' });
     },
 
+    copyReplacing,
+
     statOrThrow,
   };
+
+  /** Bytes of the files at key (a file's own, a folder's walked; links are not followed, as the copy does not follow them). */
+  async function bytesAt(key: StorageKey, entry: { isFile: boolean; size: number } | undefined): Promise<number> {
+    if (!entry) return 0;
+    if (entry.isFile) return entry.size;
+    let size = 0;
+    for await (const w of backend.walk(key)) if (w.entry.isFile) size += w.entry.size;
+    return size;
+  }
+
+  /**
+   * Copies a file or folder within one owner's tree onto `to`, first removing
+   * `replacing` (what is there now), under the owner's quota (WebDAV COPY).
+   * A copy that does not fit as things stand is refused (507) before anything
+   * changes. Past that look, nothing measured earlier is trusted: the replaced
+   * destination is removed first, so usage drops by what its removal really
+   * freed (it may have shrunk since), and the copy is metered file by file
+   * (CopyOptions.beforeFile) at the exact version each is copied at (files
+   * grown in the source meanwhile are charged what they hold). A file that no
+   * longer fits stops the copy with 507, and what it had copied is removed.
+   * `beforeChange` runs after the quota's look and before the first change;
+   * `removed` after the destination is gone (the caller's own records of it).
+   */
+  async function copyReplacing(from: StorageKey, to: StorageKey, opts: { source: Entry; replacing: Entry | undefined; beforeChange?: () => Promise<void>; removed?: () => Promise<void> }): Promise<void> {
+    const reservation = await usage.reserve(to.user);
+    try {
+      const metered = (await usage.quotaOf(to.user)) !== undefined;
+      if (metered) await reservation.cover((await bytesAt(from, opts.source)) - (await bytesAt(to, opts.replacing)));
+      await opts.beforeChange?.();
+      if (opts.replacing) {
+        await storageCall(() => backend.delete(to, { recursive: true }));
+        await opts.removed?.();
+        // Its removal's usage change must be in the store before the copy is metered against it.
+        await usage.flush();
+      }
+      try {
+        await storageCall(() => backend.copy(from, to, { overwrite: true, beforeFile: metered ? (total) => reservation.cover(total) : undefined }));
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'quota_exceeded') {
+          // Nothing is kept: the files copied before the one that did not fit go too.
+          await storageCall(() => backend.delete(to, { recursive: true })).catch((gone: unknown) => {
+            if (!(gone instanceof AppError && gone.code === 'not_found')) throw gone;
+          });
+        }
+        throw e;
+      }
+    } finally {
+      await reservation.release();
+    }
+  }
 }

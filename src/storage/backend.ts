@@ -100,6 +100,20 @@ export type CommitOptions = {
   readonly beforeReplace?: (previousSize: number) => Promise<void>;
 };
 
+export type CopyOptions = {
+  readonly overwrite: boolean;
+  /**
+   * Called before each file's bytes are copied, with the bytes the copy will
+   * have written in all once that file is in: the exact size of the version
+   * it is about to copy (a file that changes meanwhile is measured again, never
+   * copied at a size it was not metered at). Throwing stops the copy there;
+   * what it copied so far stays, for the caller to remove. Quotas meter a
+   * copy with it: files written into the source while it is copied are
+   * charged what they really hold.
+   */
+  readonly beforeFile?: (total: number) => Promise<void>;
+};
+
 export interface StagedFile {
   readonly size: number;
   /** Makes the file visible at its key under the WriteOptions' rule; returns the entry written. */
@@ -220,7 +234,7 @@ export interface StorageBackend {
   move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void>;
 
   /** Copies a file or a folder with its contents; the same rules as move, the source stays. */
-  copy(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void>;
+  copy(from: StorageKey, to: StorageKey, opts: CopyOptions): Promise<void>;
 
   /** Resolves when the storage answers (for health checks); throws a StorageError when it does not. */
   ping(): Promise<void>;

@@ -110,6 +110,59 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await del('race')).status, 204);
     });
 
+    // A WebDAV COPY used to measure its source (and the destination it replaces) before copying and
+    // then copy whatever was there: files grown in the source meanwhile were copied past the quota,
+    // and a destination shrunk meanwhile freed less than it was credited. Each round races a COPY of
+    // a folder against writes that grow files in it (or shrink the destination and take the room);
+    // after each round usage is the bytes stored and within the quota, whoever won.
+    test('a COPY racing writes into its source or its destination never passes the quota', { timeout: 120_000 }, async () => {
+      await setQuota(null);
+      const FILES = 60;
+      const GROW = 8;
+      const copy = (to: string) => fetch(`${t.url}/dav/alice/cr/src/`, { method: 'COPY', headers: { ...auth, destination: `${t.url}/dav/alice/cr/${to}/`, overwrite: 'T' } });
+      const check = async (what: string) => {
+        const { used, quota } = await usage();
+        assert.ok(used <= (quota as number), `${what}: used ${used} passes the quota ${quota}`);
+        assert.equal(used, await actual(), `${what}: usage is the bytes stored`);
+      };
+      const settled = async (p: Promise<Response>) => {
+        const res = await p;
+        assert.ok([201, 204, 507].includes(res.status), `${res.status} ${await res.text()}`);
+      };
+      try {
+        for (let i = 0; i < FILES; i++) assert.equal((await put(`cr/src/f${String(i).padStart(3, '0')}.bin`, Buffer.alloc(100, 1))).status, 201);
+        for (let round = 0; round < 6; round++) {
+          // The source grows by GROW × 512 bytes during the copy: the copy alone fits, the growth alone fits, not both.
+          await setQuota(null);
+          for (let i = 0; i < GROW; i++) assert.equal((await put(`cr/src/zz${i}.bin`, '')).status, 201);
+          await del('cr/dst');
+          await leave(FILES * 100 + GROW * 512);
+          const copying = copy('dst');
+          await new Promise((r) => setTimeout(r, round * 3));
+          for (let i = 0; i < GROW; i++) await settled(put(`cr/src/zz${i}.bin`, Buffer.alloc(512, 2)));
+          await settled(copying);
+          await check(`growing source, round ${round}`);
+          // The destination (holding a big file) is replaced; meanwhile its big file goes and another file takes that room.
+          await setQuota(null);
+          for (let i = 0; i < GROW; i++) assert.equal((await put(`cr/src/zz${i}.bin`, '')).status, 201);
+          await del('cr/dst');
+          await del('cr/other.bin');
+          assert.equal((await put('cr/dst/big.bin', Buffer.alloc(4 * KB, 3))).status, 201);
+          await leave(FILES * 100 - 4 * KB + 512);
+          const replacing = copy('dst');
+          await new Promise((r) => setTimeout(r, round * 3));
+          const gone = await del('cr/dst/big.bin');
+          assert.ok([204, 404].includes(gone.status));
+          if (gone.status === 204) await settled(put('cr/other.bin', Buffer.alloc(4 * KB, 4)));
+          await settled(replacing);
+          await check(`shrinking destination, round ${round}`);
+        }
+      } finally {
+        await setQuota(null);
+        await del('cr');
+      }
+    });
+
     test('an unfinished tus upload holds its declared length until it finishes or is terminated', async () => {
       await leave(10 * KB);
       const first = await create('one.bin', 6 * KB);

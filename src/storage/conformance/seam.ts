@@ -115,6 +115,38 @@ export function seamTests(it: It): void {
     await rejectsCode(b.copy(keyOf('tree'), keyOf('tree/inner'), { overwrite: false }), 'into_itself');
   });
 
+  it('a metered copy reports before each file the exact bytes it will have copied, even while the source is written', async ({ b }) => {
+    const usage = usageLedger(b);
+    for (const n of ['a', 'b', 'c', 'd']) await put(b, `m/src/${n}.bin`, Buffer.alloc(10, 1));
+    await put(b, 'm/src/deep/e.bin', Buffer.alloc(10, 1));
+    const totals: number[] = [];
+    let grown = false;
+    await b.copy(keyOf('m/src'), keyOf('m/dst'), {
+      overwrite: false,
+      beforeFile: async (total) => {
+        totals.push(total);
+        if (grown) return;
+        grown = true;
+        // Every file of the source grows once the copy has begun: those not yet copied must be metered at their new size.
+        for (const n of ['a', 'b', 'c', 'd', 'deep/e']) await put(b, `m/src/${n}.bin`, Buffer.alloc(1000, 2), 'replace');
+      },
+    });
+    let copied = 0;
+    for await (const w of b.walk(keyOf('m/dst'))) if (w.entry.isFile) copied += w.entry.size;
+    assert.ok(totals.every((t, i) => i === 0 || t >= (totals[i - 1] as number)), `totals grow: ${totals.join(', ')}`);
+    assert.equal(totals.at(-1), copied, `the last total is the bytes copied (totals ${totals.join(', ')})`);
+    // The first file at the version it was metered at (the local disk had it open) or metered again at its new size (S3 refuses the old ETag); the others grown.
+    assert.ok(copied === 10 + 4 * 1000 || copied === 5 * 1000, `copied ${copied}`);
+    assert.equal(usage.total, await usage.stored(), 'the events count the bytes copied');
+    // A throw stops the copy: what was copied stays, and its events count it.
+    const stop = new Error('no more');
+    await assert.rejects(b.copy(keyOf('m/src'), keyOf('m/dst2'), { overwrite: false, beforeFile: async (total) => { if (total > 2000) throw stop; } }), (e) => e === stop);
+    let partial = 0;
+    for await (const w of b.walk(keyOf('m/dst2'))) if (w.entry.isFile) partial += w.entry.size;
+    assert.equal(partial, 2000);
+    assert.equal(usage.total, await usage.stored(), 'a copy stopped midway still counts what it copied');
+  });
+
   it('mutations are reported as storage events with their sizes', async ({ b }) => {
     const events: StorageEvent[] = [];
     const stop = b.events.subscribe((e) => events.push(e));

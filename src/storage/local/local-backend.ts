@@ -3,7 +3,7 @@ import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, keyChild, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
@@ -332,8 +332,9 @@ export async function copyTree(
   backend: StorageBackend,
   from: StorageKey,
   to: StorageKey,
-  opts: { overwrite: boolean },
+  opts: CopyOptions,
   children: (dir: StorageKey) => Promise<Entry[]> = (dir) => listAll(backend, dir),
+  copied = { bytes: 0 },
 ): Promise<void> {
   const source = await backend.stat(from);
   if (!source) throw new StorageError('not_found', 'No file or folder exists at this path.');
@@ -346,10 +347,20 @@ export async function copyTree(
     if (!(source.isFile && target.isFile)) await backend.delete(to, { recursive: true });
   }
   if (source.isFile) {
-    const { stream } = await backend.read(from);
-    await backend.write(to, stream, { ifExists: 'replace' });
+    // The opened entry is exactly the bytes the stream yields (the version read, whatever replaces it meanwhile): what is metered is what is written.
+    const { stream, entry } = await backend.read(from);
+    try {
+      await opts.beforeFile?.(copied.bytes + entry.size);
+    } catch (e) {
+      stream.destroy();
+      throw e;
+    }
+    await backend.write(to, stream, { ifExists: 'replace', maxBytes: entry.size });
+    copied.bytes += entry.size;
     return;
   }
   await backend.mkdir(to, { parents: true, existOk: false });
-  for (const child of await children(from)) await copyTree(backend, keyChild(from, child.name), keyChild(to, child.name), { overwrite: false }, children);
+  for (const child of await children(from)) {
+    await copyTree(backend, keyChild(from, child.name), keyChild(to, child.name), { overwrite: false, beforeFile: opts.beforeFile }, children, copied);
+  }
 }

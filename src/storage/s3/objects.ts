@@ -1,4 +1,5 @@
 import {
+  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
   type CompletedPart,
@@ -38,23 +39,49 @@ export async function deleteKeys(s3: S3Client, bucket: string, keys: readonly st
 }
 
 /**
+ * Adds radosgw's own name of the copy-source ETag condition to a copy's
+ * request: radosgw (16 and older) reads `x-amz-copy-if-match` and ignores the
+ * standard `x-amz-copy-source-if-match` (which the command sends), so
+ * without it a conditional copy there copies whatever version is current.
+ */
+function radosgwIfMatch(request: unknown, ifMatch: string | undefined): void {
+  const headers = (request as { headers?: Record<string, string> }).headers;
+  if (headers && ifMatch !== undefined) headers['x-amz-copy-if-match'] = ifMatch;
+}
+const RADOSGW_IF_MATCH = { step: 'build', name: 'radosgwCopyIfMatch' } as const;
+
+/**
  * Server-side copy of one object; the copy's Content-Type follows its new
  * name. Objects over 5 GiB are copied in 512 MiB UploadPartCopy ranges.
  */
-export async function copyObject(s3: S3Client, bucket: string, from: string, to: string, size: number): Promise<void> {
+export async function copyObject(s3: S3Client, bucket: string, from: string, to: string, size: number, ifMatch?: string): Promise<void> {
   const ContentType = to.endsWith('/') ? 'application/x-directory' : contentTypeFor(to);
+  // With ifMatch the store refuses (412) to copy any version but the one measured, so the copy is never bigger than its size says.
+  const CopySourceIfMatch = ifMatch;
   if (size <= COPY_LIMIT) {
-    await s3Call('Copying an object', () => s3.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from), MetadataDirective: 'REPLACE', ContentType })));
+    const command = new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from), CopySourceIfMatch, MetadataDirective: 'REPLACE', ContentType });
+    command.middlewareStack.add((next) => (args) => (radosgwIfMatch(args.request, ifMatch), next(args)), RADOSGW_IF_MATCH);
+    await s3Call('Copying an object', () => s3.send(command));
     return;
   }
   const created = await s3Call('Copying an object', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: to, ContentType })));
   const parts: CompletedPart[] = [];
-  for (let start = 0, n = 1; start < size; start += COPY_PART, n++) {
-    const end = Math.min(start + COPY_PART, size) - 1;
-    const r = await s3Call('Copying an object', () =>
-      s3.send(new UploadPartCopyCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId, PartNumber: n, CopySource: copySource(bucket, from), CopySourceRange: `bytes=${start}-${end}` })),
-    );
-    parts.push({ PartNumber: n, ETag: r.CopyPartResult?.ETag });
+  try {
+    await copyParts();
+  } catch (e) {
+    // A part refused (the source changed: 412) or failed: the upload goes, nothing of it is left in the store.
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId })).catch(() => undefined);
+    throw e;
   }
   await s3Call('Copying an object', () => s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId, MultipartUpload: { Parts: parts } })));
+
+  async function copyParts() {
+    for (let start = 0, n = 1; start < size; start += COPY_PART, n++) {
+      const end = Math.min(start + COPY_PART, size) - 1;
+      const command = new UploadPartCopyCommand({ Bucket: bucket, Key: to, UploadId: created.UploadId, PartNumber: n, CopySource: copySource(bucket, from), CopySourceIfMatch, CopySourceRange: `bytes=${start}-${end}` });
+      command.middlewareStack.add((next) => (args) => (radosgwIfMatch(args.request, ifMatch), next(args)), RADOSGW_IF_MATCH);
+      const r = await s3Call('Copying an object', () => s3.send(command));
+      parts.push({ PartNumber: n, ETag: r.CopyPartResult?.ETag });
+    }
+  }
 }

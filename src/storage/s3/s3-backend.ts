@@ -13,7 +13,7 @@ import {
 import { collisionName } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
-import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
+import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub } from '../events.js';
@@ -430,28 +430,52 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     }
   }
 
-  async function copy(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
+  /**
+   * Copies one object at the version seen (its size and ETag): the copy is
+   * conditional on that ETag, and an object written meanwhile (412) is
+   * measured again and metered again before it is copied, so what is metered
+   * is what is copied. Returns the bytes copied: 0 for an object gone meanwhile.
+   */
+  async function copySeen(from: string, to: string, seen: Head | undefined, copied: number, beforeFile: CopyOptions['beforeFile']): Promise<number> {
+    for (let version = seen; version; version = await s3Call('Reading file information', () => head(from))) {
+      await beforeFile?.(copied + version.size);
+      try {
+        await copyObject(s3, bucket, from, to, version.size, version.etag);
+        return version.size;
+      } catch (e) {
+        if (statusOf(e) !== 412 && !isNotFound(e)) throw e;
+      }
+    }
+    return 0;
+  }
+
+  async function copy(from: StorageKey, to: StorageKey, opts: CopyOptions): Promise<void> {
     const lease = await holdForChange(to, [from, to]);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
       if (replaced !== undefined && !(source !== 'folder' && (await headFile(to)))) await removeHeld(to, { recursive: true });
       if (source !== 'folder') {
-        await copyObject(s3, bucket, objectKey(prefix, from), dst, source.size);
-        await events.emit(replaced !== undefined ? { type: 'replaced', key: to, size: source.size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size: source.size });
+        const size = await copySeen(objectKey(prefix, from), dst, source, 0, opts.beforeFile);
+        await events.emit(replaced !== undefined ? { type: 'replaced', key: to, size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size });
         return;
       }
       const src = folderPrefix(prefix, from);
       await putMarker(to);
+      // The files below the source folder take no lease of it: each is copied (and counted) at the version the copy metered.
       let size = 0;
-      for await (const page of objectPages(s3, bucket, src)) {
-        for (const o of page) {
-          const rest = (o.Key as string).slice(src.length);
-          size += o.Size ?? 0;
-          if (rest !== '') await copyObject(s3, bucket, o.Key as string, `${dst}/${rest}`, o.Size ?? 0);
+      try {
+        for await (const page of objectPages(s3, bucket, src)) {
+          for (const o of page) {
+            const rest = (o.Key as string).slice(src.length);
+            if (rest === '') continue;
+            size += await copySeen(o.Key as string, `${dst}/${rest}`, { size: o.Size ?? 0, modified: EPOCH, etag: o.ETag ?? '""' }, size, opts.beforeFile);
+          }
         }
+      } finally {
+        // A copy stopped midway (the quota, a failure) still reports what it did copy, so usage counts the bytes stored.
+        await events.emit({ type: 'created', key: to, isFile: false, size });
       }
-      await events.emit({ type: 'created', key: to, isFile: false, size });
     } finally {
       await lease.release();
     }
