@@ -291,7 +291,7 @@ for (const [storage, skip] of BACKENDS) {
       });
     });
 
-    test('uploading 200 MB keeps the server\'s memory within 64 MiB of its resting size', async () => {
+    test('uploading 400 MB keeps the server\'s memory within 128 MiB of its resting size', async () => {
       await onBackend(storage, async (server, access_token, stored) => {
         // The whole server: the primary and, with --workers (auto by default), the workers that take the upload.
         const rssOf = async (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
@@ -309,7 +309,11 @@ for (const [storage, skip] of BACKENDS) {
         const before = await rss();
         let peak = before;
         const sampler = setInterval(() => void rss().then((v) => (peak = Math.max(peak, v)), () => {}), 50);
-        const total = 200 * MiB;
+        // 400 MB against a 128 MiB bound: what is held by design is at most 32 MiB of S3 parts (and the local
+        // target's 32 MiB), and on Node 24 the young generations of the primary and two workers add up to
+        // ~60-90 MiB more before a scavenge (measured 17-94 MiB peaks for 200 MB, which made 64 MiB flaky);
+        // a server that held the file, or any part of it that grows with it, still passes the bound.
+        const total = 400 * MiB;
         const chunk = randomBytes(MiB);
         const hash = createHash('sha256');
         let sent = 0;
@@ -325,8 +329,8 @@ for (const [storage, skip] of BACKENDS) {
         clearInterval(sampler);
         assert.equal(res.status, 201);
         const growth = peak - before;
-        console.log(`200 MB upload on ${storage}: resting RSS (all processes) ${(before / MiB).toFixed(1)} MiB, peak ${(peak / MiB).toFixed(1)} MiB, growth ${(growth / MiB).toFixed(1)} MiB`);
-        assert.ok(growth < 64 * MiB, `peak RSS grew by ${(growth / MiB).toFixed(1)} MiB`);
+        console.log(`400 MB upload on ${storage}: resting RSS (all processes) ${(before / MiB).toFixed(1)} MiB, peak ${(peak / MiB).toFixed(1)} MiB, growth ${(growth / MiB).toFixed(1)} MiB`);
+        assert.ok(growth < 128 * MiB, `peak RSS grew by ${(growth / MiB).toFixed(1)} MiB`);
         assert.equal(await stored.size('huge.bin'), total);
         const downloaded = createHash('sha256');
         const dl = await fetch(`${server.url}/storage/admin/huge.bin`, { headers: bearer(access_token) });
