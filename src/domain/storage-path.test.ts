@@ -5,6 +5,7 @@ import {
   isRoot,
   isSameOrInside,
   keyChild,
+  keyFolders,
   keyId,
   keyName,
   keyParent,
@@ -166,4 +167,18 @@ test('key helpers: name, parent, child, root and containment', () => {
   for (const [a, b, want] of inside) assert.equal(isSameOrInside(parseStoragePath(a).key, parseStoragePath(b).key), want, `${a} inside ${b}`);
   assert.equal(keyUserLooksValid(parseStoragePath('alice/').key), true);
   assert.equal(keyUserLooksValid(parseStoragePath('%20x/').key), false);
+});
+
+test('keyFolders: the folders a key lies in, outermost first, without the user root, keeping a share bound', () => {
+  const key = { user: 'alice', segments: ['a', 'b', 'c.txt'] };
+  assert.deepEqual(keyFolders(key), [
+    { user: 'alice', segments: ['a'] },
+    { user: 'alice', segments: ['a', 'b'] },
+  ]);
+  assert.deepEqual(keyFolders({ user: 'alice', segments: ['top.txt'] }), []);
+  assert.deepEqual(keyFolders({ user: 'alice', segments: [] }), []);
+  assert.deepEqual(keyFolders({ ...key, within: 1 }), [
+    { user: 'alice', segments: ['a'], within: 1 },
+    { user: 'alice', segments: ['a', 'b'], within: 1 },
+  ]);
 });

@@ -98,6 +98,15 @@ export function keyParent(key: StorageKey): StorageKey {
   return withinOf(key, { user: key.user, segments: key.segments.slice(0, -1) });
 }
 
+/**
+ * The folders a key lies in, outermost first, the user root left out: the
+ * names whose delete or move takes the key's entry along (their edit leases
+ * are what a move holds against that, docs/storage.md "Usage and quotas").
+ */
+export function keyFolders(key: StorageKey): StorageKey[] {
+  return key.segments.slice(0, -1).map((_, i) => withinOf(key, { user: key.user, segments: key.segments.slice(0, i + 1) }));
+}
+
 /** `next` with `key`'s share bound (StorageKey.within), when it has one. */
 const withinOf = (key: StorageKey, next: StorageKey): StorageKey => (key.within === undefined ? next : { ...next, within: key.within });
 

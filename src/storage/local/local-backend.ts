@@ -2,7 +2,7 @@ import { closeSync, constants, createReadStream, fstatSync, openSync, readSync }
 import { access, readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
-import { isRoot, keyChild, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
+import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
@@ -295,7 +295,10 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     move: async (from, to, opts) => {
       checkKey(from);
       checkKey(to);
-      const { isFile, replaced } = await whileHeld(lock(from, to), () => moveEntry(dirs, from, to, opts));
+      // The folders around both names too: a move takes steps (link then unlink, or a destination set aside
+      // first), and a delete or move of such a folder between them took the file along under two names (a
+      // delete counted it twice, a folder move kept both) or left a set-aside destination nowhere to go back to.
+      const { isFile, replaced } = await whileHeld(lock(from, to, ...keyFolders(from), ...keyFolders(to)), () => moveEntry(dirs, from, to, opts));
       await events.emit({ type: 'moved', from, to, isFile, replacedSize: replaced ?? 0 });
     },
 

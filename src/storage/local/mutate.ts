@@ -134,7 +134,8 @@ async function claimFree(src: Node, dstPath: string): Promise<boolean> {
   try {
     if (src.kind === 'file' && !src.link) {
       await link(src.path, dstPath);
-      // ENOENT: a concurrent delete took the old name first; the file is moved either way.
+      // ENOENT: only another program can have taken the old name meanwhile (the move holds the edit leases of
+      // the name and of every folder around it); the file is moved either way.
       await unlink(src.path).catch((e: unknown) => {
         if (errnoOf(e) !== 'ENOENT') throw e;
       });

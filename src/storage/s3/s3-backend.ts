@@ -11,7 +11,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { collisionName } from '../../domain/names.js';
-import { isRoot, isSameOrInside, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
+import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
 import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
@@ -405,7 +405,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
-    const lease = await holdForChange(to, [from, to]);
+    // The folders around both names too: a move copies, then deletes the source, and a delete of such a folder
+    // listing in between counted the file under both names (a folder move copied both, or the source was gone).
+    const lease = await holdForChange(to, [from, to, ...keyFolders(from), ...keyFolders(to)]);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
