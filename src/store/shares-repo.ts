@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
+import { lessFloored } from './counter-sql.js';
 import type { Share, ShareRepo } from './types.js';
 import { atOrBelow } from './tree-sql.js';
 import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
@@ -91,7 +92,7 @@ export function createShareRepo(db: Kysely<Database>, changeStamp?: ChangeStamp)
       if (units <= 0) return;
       await db
         .updateTable('shares')
-        .set({ downloads: sql`CASE WHEN downloads > ${units} THEN downloads - ${units} ELSE 0 END` })
+        .set({ downloads: lessFloored('downloads', units) })
         .where('id', '=', id)
         .execute();
     },

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
+import { lessFloored } from './counter-sql.js';
 import type { TusUpload, TusUploadRepo } from './types.js';
 
 type Row = Selectable<Database['tus_uploads']>;
@@ -30,7 +31,7 @@ async function giveBack(trx: Kysely<Database>, user: string, bytes: number): Pro
   if (bytes <= 0) return;
   await trx
     .updateTable('users')
-    .set({ staged_bytes: sql`CASE WHEN staged_bytes > ${bytes} THEN staged_bytes - ${bytes} ELSE 0 END` })
+    .set({ staged_bytes: lessFloored('staged_bytes', bytes) })
     .where('username', '=', user)
     .execute();
 }
@@ -112,7 +113,7 @@ export function createTusUploadRepo(db: Kysely<Database>): TusUploadRepo {
             .updateTable('users')
             .set({
               staged_bytes: sql`staged_bytes + ${to - from}`,
-              reserved_bytes: sql`CASE WHEN reserved_bytes > ${handed} THEN reserved_bytes - ${handed} ELSE 0 END`,
+              reserved_bytes: lessFloored('reserved_bytes', handed),
             })
             .where('username', '=', r.user_name)
             .execute();

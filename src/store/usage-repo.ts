@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { lessFloored } from './counter-sql.js';
 import type { UsageRepo } from './types.js';
 
 /** What one unfinished tus upload (row alias `t`) holds: its length, or its offset while the length is deferred. */
@@ -56,7 +57,7 @@ export function createUsageRepo(db: Kysely<Database>): UsageRepo {
       await db
         .updateTable('users')
         // Never below zero: a recount (setUsed) may have cleared the reservation meanwhile.
-        .set({ reserved_bytes: sql`CASE WHEN reserved_bytes > ${bytes} THEN reserved_bytes - ${bytes} ELSE 0 END` })
+        .set({ reserved_bytes: lessFloored('reserved_bytes', bytes) })
         .where('username', '=', username)
         .execute();
     },
