@@ -10,6 +10,7 @@ import { dataPaths, openDataDir, startServer } from '../main.js';
 import { foldWriteAheadLog } from '../store/sqlite.js';
 import { createPasswordHasher } from '../services/passwords.js';
 import { createUserService } from '../services/users.js';
+import { workerExecArgv } from './worker-flags.js';
 
 /** How many processes serve the port: --workers, `auto` = one per CPU core. */
 export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableParallelism() : config.workers);
@@ -125,6 +126,7 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
   // core at 4,000 new connections a second, 30% less throughput, and a primary whose memory creeps
   // (docs/performance.md "Workers and nodes"). NODE_CLUSTER_SCHED_POLICY=rr brings it back.
   if (process.env.NODE_CLUSTER_SCHED_POLICY === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const workers = new Set<Worker>();
   const fork = () => {
     const w = cluster.fork();

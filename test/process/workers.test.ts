@@ -41,6 +41,8 @@ test('--workers 2: two worker processes serve one port; a killed worker is repla
     const primary = server.proc.pid as number;
     const first = await until('two workers', () => (children(primary).length === 2 ? children(primary) : undefined));
     assert.equal((server.output().stdout.match(/File Cloud listening on/g) ?? []).length, 1, 'one listening line');
+    // Node 24's young generation, capped back to Node 20's (src/cli/worker-flags.ts).
+    for (const pid of first) assert.ok(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--max-semi-space-size=16'), `worker ${pid}'s command line`);
     assert.equal((server.output().stdout.match(/First run: created user/g) ?? []).length, 1, 'the first admin is announced once');
     const tokens = await login(server.url, 'admin', server.adminPassword);
     process.kill(first[0] as number, 'SIGKILL');
