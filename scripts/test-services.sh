@@ -129,6 +129,9 @@ PKGS+=(lynx w3m)
 # the zip checkers of the folder-zip tests (test/clients/zip-tools.test.ts, test/slow/): Info-ZIP
 # unzip, bsdtar, 7-Zip, Python's zipfile, and curl for the interrupted-and-resumed download
 PKGS+=(unzip libarchive-tools 7zip python3 curl)
+# a slow disk (a FUSE filesystem whose close takes seconds, test/helpers/slow-disk.py) for the
+# aborted-upload test (test/routes/upload-abort.test.ts)
+PKGS+=(fuse3 python3-fusepy)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
