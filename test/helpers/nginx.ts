@@ -1,17 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopChild, waitUntilServing } from './child-server.js';
+import { nginxBinary, runNginx } from '../kit/nginx.js';
 
-const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
-
-/** The nginx binary, or undefined when it is not installed. */
-export function nginxBinary(): string | undefined {
-  return CANDIDATES.find((p) => existsSync(p));
-}
+export { nginxBinary };
 
 /**
  * Why a test needing nginx should be skipped, or undefined to run it. In CI
@@ -61,49 +56,27 @@ export async function startNginx(opts: { backend: string | readonly string[] }):
   const backends = typeof opts.backend === 'string' ? [opts.backend] : opts.backend;
   const upstream = backends.length > 1 ? `  upstream file_cloud {\n${backends.map((b) => `    server ${b} max_fails=1 fail_timeout=5s;`).join('\n')}\n  }` : '';
   const target = backends.length > 1 ? 'file_cloud' : (backends[0] as string);
-  const bin = nginxBinary();
-  if (!bin) throw new Error('nginx is not installed');
   const dir = await mkdtemp(join(tmpdir(), 'fc-nginx-'));
-  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi', 'logs']) await mkdir(join(dir, d));
   const port = await freePort();
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const conf = `
-${root ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-master_process on;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    const nginx = await runNginx({
+      dir,
+      probe: `${url}/nginx-ready-probe`,
+      http: `  access_log off;
 ${upstream}
   server {
     listen 127.0.0.1:${port};
     server_name localhost;
 ${fileCloudLocation(target)}
+  }`,
+    });
+    return { url, dir, proc: nginx.proc, errors: nginx.errors, stop: async () => {
+      await nginx.stop('SIGQUIT');
+      await rm(dir, { recursive: true, force: true });
+    } };
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
   }
-}
-`;
-  await writeFile(join(dir, 'nginx.conf'), conf);
-  const proc = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'logs', 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const errors = async () => stderr + (await readFile(join(dir, 'logs', 'error.log'), 'utf8').catch(() => ''));
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntilServing(proc, `${url}/nginx-ready-probe`, 'nginx', errors, 10_000);
-  return {
-    url,
-    dir,
-    proc,
-    errors,
-    // Stopped by its own pid (the process we spawned), never by name.
-    stop: () => stopChild(proc, exited, 'SIGQUIT', dir),
-  };
 }
