@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { compareCodePoints } from '../domain/names.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { StorageEvents } from './events.js';
+import type { Entry, ListedEntry, WalkEntry } from './entry.js';
 import type { ResumableStaging } from './resumable.js';
 
 /**
@@ -10,55 +11,11 @@ import type { ResumableStaging } from './resumable.js';
  * (src/storage/local/) and S3-compatible object storage (src/storage/s3/).
  * Every implementation passes src/storage/conformance/.
  *
- * Failures a caller can act on are StorageErrors with one of these codes;
+ * Failures a caller can act on are StorageErrors (src/storage/errors.ts);
  * anything else is an internal error.
  */
-export type StorageErrorCode =
-  | 'not_found' // the key (or, for writes, a needed parent) does not exist
-  | 'already_exists' // the target is taken and the operation must not replace it
-  | 'not_a_directory' // a folder was needed but a file is there (also: a file in the middle of the path)
-  | 'is_a_directory' // a file was needed but a folder is there
-  | 'into_itself' // a folder moved into itself or below itself
-  | 'too_large' // the body exceeded maxBytes
-  | 'no_space' // the disk or quota is full
-  | 'invalid_path' // the key would leave the user's root (e.g. through a symbolic link)
-  | 'aborted' // the caller's AbortSignal fired or the body stream failed
-  | 'unavailable' // the storage service cannot be reached (connection refused, timeout)
-  | 'failed'; // the storage service answered with an error of its own (an S3 5xx)
-
-export class StorageError extends Error {
-  constructor(
-    readonly code: StorageErrorCode,
-    message: string,
-    opts: { cause?: unknown } = {},
-  ) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = 'StorageError';
-  }
-}
-
-export const isStorageError = (e: unknown, code?: StorageErrorCode): e is StorageError =>
-  e instanceof StorageError && (code === undefined || e.code === code);
-
-export type Entry = {
-  readonly name: string;
-  readonly isFile: boolean;
-  /** Bytes for a file; for a folder, the backend's own figure. */
-  readonly size: number;
-  readonly modified: Date;
-  /** Strong validator of the file's current contents, quoted (`"…"`), for ETag. */
-  readonly etag: string;
-};
-
-/**
- * An entry as a folder listing shows it: everything but the validator,
- * which a listing never sends and which costs the local disk a BigInt stat
- * per entry. Listings that need it ask for `etags`.
- */
-export type ListedEntry = Omit<Entry, 'etag'>;
-
-/** An entry found by walk: `path` is its segments below the folder walked. */
-export type WalkEntry = { readonly path: readonly string[]; readonly entry: Entry };
+export { isStorageError, StorageError, type StorageErrorCode } from './errors.js';
+export type { Entry, ListedEntry, WalkEntry } from './entry.js';
 
 /** Inclusive byte range, already validated against the file's size. */
 export type ByteRange = { readonly start: number; readonly end: number };

@@ -1,7 +1,8 @@
 import type { Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { StorageKey } from '../domain/storage-path.js';
-import { StorageError, type Entry } from './backend.js';
+import type { Entry } from './entry.js';
+import { StorageError } from './errors.js';
 
 /**
  * The storage seam's companion for resumable (tus) uploads: bytes that
