@@ -12,7 +12,8 @@ COPY package.json package-lock.json ./
 # install (a second Node 24 for checkouts on older systems) is not needed: the image is Node 24.
 RUN npm ci --ignore-scripts
 COPY . .
-RUN npm run build && npm prune --omit=dev && rm -rf dist/test dist/bench dist/soak
+RUN npm run build && npm prune --omit=dev && rm -rf dist/test dist/bench dist/soak \
+    && find dist/src \( -name "*.test.js*" -o -name "*.test-suite.js*" \) -delete
 
 # --- runtime: Node, the compiled app, production modules; no compiler, no root ----
 FROM node:24-bookworm-slim

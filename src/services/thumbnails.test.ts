@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { isAppError } from '../domain/errors.js';
 import { parseDecodedStoragePath } from '../domain/storage-path.js';
-import { leasingIn } from '../storage/conformance/index.js';
+import { leasingIn } from '../storage/conformance/index.test-suite.js';
 import { createLocalBackend } from '../storage/local/local-backend.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { cacheName } from '../thumbnails/sizes.js';

@@ -9,7 +9,7 @@ import type { ResumableStaging } from './resumable.js';
  * The storage seam, second edition: bytes and folders of every user,
  * addressed only by validated StorageKeys. Implementations: local disk
  * (src/storage/local/) and S3-compatible object storage (src/storage/s3/).
- * Every implementation passes src/storage/conformance/.
+ * Every implementation passes src/storage/conformance/ (index.test-suite.ts).
  *
  * Failures a caller can act on are StorageErrors (src/storage/errors.ts);
  * anything else is an internal error.

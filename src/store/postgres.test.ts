@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newDatabase, skipReason } from '../../test/helpers/services.js';
-import { runStoreConformance } from './conformance.js';
-import { runAccountsConformance } from './accounts-conformance.js';
+import { runStoreConformance } from './conformance.test-suite.js';
+import { runAccountsConformance } from './accounts-conformance.test-suite.js';
 import { LastAdminError } from './types.js';
-import { runSearchConformance } from './search-conformance.js';
+import { runSearchConformance } from './search-conformance.test-suite.js';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openPostgresStore } from './postgres.js';
 import { StoreOpenError } from './sqlite.js';

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { isValidName } from '../../domain/names.js';
-import { leasingIn } from '../conformance/index.js';
+import { leasingIn } from '../conformance/index.test-suite.js';
 import { createLocalBackend } from './local-backend.js';
 
 /**

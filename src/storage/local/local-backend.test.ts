@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { after, test } from 'node:test';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, isStorageError, listAll, type StorageBackend } from '../backend.js';
-import { bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, rejectsCode, runBackendConformance, usageLedger } from '../conformance/index.js';
+import { bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, rejectsCode, runBackendConformance, usageLedger } from '../conformance/index.test-suite.js';
 import { isWithin } from './confine.js';
 import { fromErrno } from './errno.js';
 import { createLocalBackend } from './local-backend.js';

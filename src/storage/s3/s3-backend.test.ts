@@ -9,7 +9,7 @@ import { newBucket, s3Client, s3Service, skipReason } from '../../../test/helper
 import { openSqliteStore } from '../../store/sqlite.js';
 import type { MetadataStore } from '../../store/types.js';
 import { listAll, type StorageBackend } from '../backend.js';
-import { bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../conformance/index.js';
+import { bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../conformance/index.test-suite.js';
 import { createS3Backend } from './s3-backend.js';
 
 const skip = skipReason('S3');
@@ -203,7 +203,7 @@ test('s3: concurrent uploads under one name on two backends sharing a metadata s
   if (!s) throw new Error('unreachable');
   const b = createS3Backend({ bucket: bucket as string, prefix: a.prefix, endpoint: s.endpoint, region: s.region, pathStyle: true }, a.store, { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } });
   try {
-    const { slowBody } = await import('../conformance/index.js');
+    const { slowBody } = await import('../conformance/index.test-suite.js');
     const writes = Array.from({ length: 12 }, (_, i) => (i % 2 ? a.backend : b).write(keyOf('same.txt'), slowBody(Buffer.from(`upload ${i}`), 4), { ifExists: 'rename' }));
     const names = (await Promise.all(writes)).map((e) => e.name);
     assert.equal(new Set(names).size, 12, `distinct names: ${names.join(', ')}`);

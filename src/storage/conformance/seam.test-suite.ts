@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { compareListed, isStorageError, listAll, type Entry, type ListedEntry } from '../backend.js';
 import type { StorageEvent } from '../events.js';
-import { bodyOf, keyOf, losing, put, raceRounds, readAll, rejectsCode, stagingIsEmpty, names, text, usageLedger, type It } from './support.js';
+import { bodyOf, keyOf, losing, put, raceRounds, readAll, rejectsCode, stagingIsEmpty, names, text, usageLedger, type It } from './support.test-suite.js';
 
 const path = (k: { segments: readonly string[] }) => k.segments.join('/');
 

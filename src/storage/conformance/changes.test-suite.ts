@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { isStorageError } from '../backend.js';
-import { bodyOf, keyOf, put, rejectsCode, stagingIsEmpty, names, text, type It } from './support.js';
+import { bodyOf, keyOf, put, rejectsCode, stagingIsEmpty, names, text, type It } from './support.test-suite.js';
 
 /** Conformance tests of mkdir, delete and move. */
 export function changeTests(it: It): void {

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
 import { LastAdminError, type MetadataStore } from './types.js';
 
 /**
@@ -7,17 +7,8 @@ import { LastAdminError, type MetadataStore } from './types.js';
  * own-session revocation, password change keeping one session, the last-admin rule, TOTP
  * replay protection and recovery codes. Run by every MetadataStore implementation.
  */
-export function runAccountsConformance(name: string, open: () => Promise<{ store: MetadataStore; cleanup(): Promise<void> }>): void {
-  const withStore = (title: string, fn: (store: MetadataStore) => Promise<void>) =>
-    test(`${name}: ${title}`, async () => {
-      const { store, cleanup } = await open();
-      try {
-        await fn(store);
-      } finally {
-        await store.close();
-        await cleanup();
-      }
-    });
+export function runAccountsConformance(name: string, open: OpenStore): void {
+  const withStore = storeTest(`${name}`, open);
   const NOW = 1_700_000_000_000;
   const newUser = (store: MetadataStore, username: string, isAdmin = false) => store.users.create({ username, passwordHash: 'scrypt$x', isAdmin, authEpoch: 'e1', now: NOW });
 

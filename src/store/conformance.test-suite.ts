@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
 import { StoreConflictError, type DavLock, type MetadataStore, type Share } from './types.js';
 import { MAX_DOWNLOAD_LIMIT, ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
@@ -7,17 +7,8 @@ import { MAX_DOWNLOAD_LIMIT, ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../d
  * The metadata store conformance suite. Every MetadataStore implementation
  * (SQLite now, PostgreSQL later) runs exactly these tests.
  */
-export function runStoreConformance(name: string, open: () => Promise<{ store: MetadataStore; cleanup(): Promise<void> }>): void {
-  const withStore = (title: string, fn: (store: MetadataStore) => Promise<void>) =>
-    test(`${name}: ${title}`, async () => {
-      const { store, cleanup } = await open();
-      try {
-        await fn(store);
-      } finally {
-        await store.close();
-        await cleanup();
-      }
-    });
+export function runStoreConformance(name: string, open: OpenStore): void {
+  const withStore = storeTest(`${name}`, open);
 
   const NOW = 1_700_000_000_000;
   const newUser = (store: MetadataStore, username = 'alice', isAdmin = false) =>

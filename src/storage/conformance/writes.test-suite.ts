@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { collisionName } from '../../domain/names.js';
-import { bodyOf, keyOf, put, readAll, rejectsCode, sha256, slowBody, stagingIsEmpty, names, text, type It } from './support.js';
+import { bodyOf, keyOf, put, readAll, rejectsCode, sha256, slowBody, stagingIsEmpty, names, text, type It } from './support.test-suite.js';
 
 /** Conformance tests of write: names, collisions, concurrency, limits, aborts and failures. */
 export function writeTests(it: It): void {

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
 import { matchRank, normalizeName } from '../domain/search-text.js';
 import type { IndexedEntry, MetadataStore, SearchQuery } from './types.js';
 
@@ -8,17 +8,8 @@ import type { IndexedEntry, MetadataStore, SearchQuery } from './types.js';
  * implementation runs these, so SQLite (FTS5 trigram) and PostgreSQL
  * (pg_trgm) answer every query alike, order included.
  */
-export function runSearchConformance(name: string, open: () => Promise<{ store: MetadataStore; cleanup(): Promise<void> }>): void {
-  const withStore = (title: string, fn: (store: MetadataStore) => Promise<void>) =>
-    test(`${name} search: ${title}`, async () => {
-      const { store, cleanup } = await open();
-      try {
-        await fn(store);
-      } finally {
-        await store.close();
-        await cleanup();
-      }
-    });
+export function runSearchConformance(name: string, open: OpenStore): void {
+  const withStore = storeTest(`${name} search`, open);
 
   const T = 1_700_000_000_000;
   const file = (path: string, user = 'alice', size = 1): IndexedEntry => ({ user, path, isFile: true, size, modified: T });

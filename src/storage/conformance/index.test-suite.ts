@@ -1,12 +1,12 @@
 import { test } from 'node:test';
-import { changeTests } from './changes.js';
-import { readTests } from './reads.js';
-import { resumableTests } from './resumable.js';
-import { seamTests } from './seam.js';
-import { keyOf, type BackendUnderTest, type It } from './support.js';
-import { writeTests } from './writes.js';
+import { changeTests } from './changes.test-suite.js';
+import { readTests } from './reads.test-suite.js';
+import { resumableTests } from './resumable.test-suite.js';
+import { seamTests } from './seam.test-suite.js';
+import { keyOf, type BackendUnderTest, type It } from './support.test-suite.js';
+import { writeTests } from './writes.test-suite.js';
 
-export { bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, usageLedger, rejectsCode, sha256, slowBody, type BackendUnderTest } from './support.js';
+export { bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, usageLedger, rejectsCode, sha256, slowBody, type BackendUnderTest } from './support.test-suite.js';
 
 /**
  * The storage backend conformance suite. Every StorageBackend implementation

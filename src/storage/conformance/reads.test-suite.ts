@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { listAll } from '../backend.js';
-import { bodyOf, keyOf, put, readAll, rejectsCode, sha256, slowBody, text, type It } from './support.js';
+import { bodyOf, keyOf, put, readAll, rejectsCode, sha256, slowBody, text, type It } from './support.test-suite.js';
 
 /** Conformance tests of stat, list and read. */
 export function readTests(it: It): void {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { keyOf, names, put, readAll, rejectsCode, text, bodyOf, type Ctx, type It } from './support.js';
+import { keyOf, names, put, readAll, rejectsCode, text, bodyOf, type Ctx, type It } from './support.test-suite.js';
 
 const sha1 = (s: string | Buffer) => createHash('sha1').update(s).digest();
 
