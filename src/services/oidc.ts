@@ -78,16 +78,33 @@ export function createOidcService(deps: {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
 
+  function prepare(c: oidc.Configuration): void {
+    // http:// is accepted only for a loopback issuer (src/config/options.ts parseIssuer).
+    if (issuerUrl.protocol === 'http:') oidc.allowInsecureRequests(c);
+    // Check the ID token's signature against the provider's JWKS too, not only the TLS channel it came over.
+    oidc.enableNonRepudiationChecks(c);
+    c.timeout = 10;
+  }
+
+  /**
+   * The configuration one callback redeems its code with: a fresh copy of the discovered one, so its
+   * JWKS is read anew. Sign-ins are few; a provider's rotated key is accepted at once instead of
+   * after the library's cache (up to 5 minutes, and a new key only after a minute) lets go.
+   */
+  function forOneSignIn(c: oidc.Configuration): oidc.Configuration {
+    const fresh = new oidc.Configuration(c.serverMetadata(), settings.clientId, settings.clientSecret || undefined, settings.clientSecret ? undefined : oidc.None());
+    prepare(fresh);
+    return fresh;
+  }
+
   function discover(): Promise<void> {
     discovering ??= (async () => {
       try {
         const c = await oidc.discovery(issuerUrl, settings.clientId, settings.clientSecret || undefined, settings.clientSecret ? undefined : oidc.None(), {
-          // http:// is accepted only for a loopback issuer (src/config/options.ts parseIssuer).
           execute: issuerUrl.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
           timeout: 10,
         });
-        // Check the ID token's signature against the provider's JWKS too, not only the TLS channel it came over.
-        oidc.enableNonRepudiationChecks(c);
+        prepare(c);
         config = c;
         problem = null;
         retryMs = RETRY_MIN_MS;
@@ -219,13 +236,19 @@ export function createOidcService(deps: {
       const request = JSON.parse(raw) as LoginRequest;
       const error = query.get('error');
       if (error) throw new AppError('forbidden', `The provider did not sign you in: ${query.get('error_description') ?? error}.`);
-      const c = await ready();
+      const c = forOneSignIn(await ready());
       const currentUrl = new URL(request.redirectUri);
       currentUrl.search = query.toString();
       let claims: Record<string, unknown>;
       try {
         const tokens = await oidc.authorizationCodeGrant(c, currentUrl, { pkceCodeVerifier: request.verifier, expectedState: state, expectedNonce: request.nonce, idTokenExpected: true }, { redirect_uri: request.redirectUri });
         claims = (tokens.claims() ?? {}) as Record<string, unknown>;
+        // Providers that put profile claims only in the UserInfo answer (Authelia's default, oidc-provider's):
+        // ask it for what the ID token lacks; the ID token's own claims win, and the sub must be the same.
+        const lacking = claims[settings.usernameClaim] === undefined || claims[settings.groupsClaim] === undefined;
+        if (lacking && typeof claims.sub === 'string' && c.serverMetadata().userinfo_endpoint) {
+          claims = { ...(await oidc.fetchUserInfo(c, tokens.access_token, claims.sub)), ...claims };
+        }
       } catch (e) {
         deps.log.warn({ problem: describe(e) }, 'single sign-on: the provider\'s answer was refused');
         if (unreachable(e)) throw new AppError('unavailable', `Single sign-on is unavailable: the provider cannot be reached (${describe(e)}).`);
