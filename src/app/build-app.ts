@@ -213,7 +213,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     async (base) => {
       authRoutes(base, { auth });
       oidcStatusRoute(base, { oidc });
-      if (oidc) await base.register(async (scope) => oidcRoutes(scope, { oidc, auth, basePath, publicUrl: config.publicUrl }));
+      await base.register(async (scope) => oidcRoutes(scope, { oidc, auth, basePath, publicUrl: config.publicUrl }));
       keyRoutes(base, { keys });
       metaRoutes(base, {
         startedAt: performance.now(),

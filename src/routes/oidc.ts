@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
-import { toAppError } from '../app/error-handler.js';
+import { AppError } from '../domain/errors.js';
+import { sendError, toAppError } from '../app/error-handler.js';
 import { layout } from '../basic/pages.js';
 import { SESSION_COOKIE, sessionCookieValue, setCookie } from '../basic/session.js';
 import { html as page } from '../http/html.js';
@@ -9,7 +10,7 @@ import type { AuthService } from '../services/auth.js';
 import type { OidcService, SignInTarget } from '../services/oidc.js';
 import { basicCsp } from './basic.js';
 import { objectBody, requiredString } from './body.js';
-import { empty, errors, header, html, json, jsonBody, type ResponseSpec } from './schemas.js';
+import { empty, ErrorBody, errors, header, json, jsonBody, type ResponseSpec } from './schemas.js';
 
 const TAG = ['Single sign-on'];
 const open: AccessRule = { who: 'public' };
@@ -18,7 +19,7 @@ const signIn: AccessRule = { who: 'public', throttle: ['login'] };
 const location = { location: header('Where to go.') };
 const errorPages = (when: Record<number, string>): Record<string, ResponseSpec> => {
   const out: Record<string, ResponseSpec> = {};
-  for (const [status, description] of Object.entries(when)) out[status] = html(`${description} (an HTML error page).`);
+  for (const [status, description] of Object.entries(when)) out[status] = { description: `${description}: an HTML page for a browser (Accept: text/html), else the JSON error body.`, content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorBody } } };
   return out;
 };
 
@@ -53,14 +54,21 @@ export function oidcStatusRoute(app: FastifyInstance, deps: { oidc: OidcService 
  * These answers are pages a person sees, so a failure is an HTML page with a way back to sign-in;
  * the hand-off to the web UI (POST /auth/oidc/session) answers JSON like /auth/login.
  */
-export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService; auth: AuthService; basePath: string; publicUrl: string }): Promise<void> {
-  const { oidc, basePath } = deps;
+export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService | undefined; auth: AuthService; basePath: string; publicUrl: string }): Promise<void> {
+  const { basePath } = deps;
+  // Registered with single sign-on off too (so the API document is one), answering 404 then.
+  const service = (): OidcService => {
+    if (!deps.oidc) throw new AppError('not_found', 'Single sign-on is not configured on this server (--oidc-issuer).');
+    return deps.oidc;
+  };
   const origin = (request: FastifyRequest) => deps.publicUrl ? deps.publicUrl.slice(0, deps.publicUrl.length - basePath.length) : `${request.protocol}://${request.host}`;
   const callbackUrl = (request: FastifyRequest) => `${origin(request)}${basePath}/auth/oidc/callback`;
   const secure = (request: FastifyRequest) => request.protocol === 'https' || deps.publicUrl.startsWith('https:');
 
   await app.register(async (pages) => {
     pages.setErrorHandler((err, request, reply) => {
+      // A browser on its way through the provider gets a page; anything else the contract's JSON body.
+      if (!/\btext\/html\b/.test(request.headers.accept ?? '')) return sendError(request, reply, err);
       const e = toAppError(err);
       if (e.status >= 500 && e.code !== 'unavailable') request.log.error({ err: e.cause ?? err }, e.message);
       else request.log.info({ code: e.code }, e.message);
@@ -82,12 +90,12 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
         description: 'Starts the authorization code flow (PKCE, state, nonce); the state is kept in the database, so the callback may reach any node.',
         tags: TAG,
         querystring: { type: 'object', properties: { to: { type: 'string', enum: ['web', 'basic'], description: 'Where the signed-in browser goes: the web UI (default) or /basic/.' } } },
-        response: { 302: empty('To the provider.', location), ...errorPages({ 400: 'Malformed request', 503: 'The provider cannot be reached (`Retry-After`)' }) },
+        response: { 302: empty('To the provider.', location), ...errorPages({ 400: 'Malformed request', 404: 'Single sign-on is not configured', 503: 'The provider cannot be reached (`Retry-After`)' }) },
       },
     }, async (request, reply) => {
       const to: SignInTarget = (request.query as { to?: string }).to === 'basic' ? 'basic' : 'web';
       reply.header('cache-control', 'no-store');
-      return reply.redirect(await oidc.start(callbackUrl(request), to), 302);
+      return reply.redirect(await service().start(callbackUrl(request), to), 302);
     });
 
     pages.get('/auth/oidc/callback', {
@@ -100,6 +108,7 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
           302: empty('To `<base>/login#sso=<code>` (web UI) or `<base>/basic/` with the session cookie.', location),
           ...errorPages({
             400: 'No state, or a username claim that is no valid username',
+            404: 'Single sign-on is not configured',
             401: 'Unknown, used or expired state; a code or ID token that does not check out',
             403: 'The provider refused; the account is disabled, belongs to another identity, or may not be created',
             429: 'Too many sign-ins from this address',
@@ -109,6 +118,7 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
       },
     }, async (request, reply) => {
       const query = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length));
+      const oidc = service();
       const { user, to } = await oidc.finish(query);
       reply.header('cache-control', 'no-store');
       const from = { client: request.headers['user-agent'], address: request.ip };
@@ -127,11 +137,11 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
         summary: "Sign out at the provider too (RP-initiated logout)",
         description: 'After the web UI ended its own session: to the provider\'s end-session endpoint, which returns to the sign-in page; without one, straight to the sign-in page.',
         tags: TAG,
-        response: { 302: empty('To the provider or the sign-in page.', location), ...errorPages({ 400: 'Malformed request' }) },
+        response: { 302: empty('To the provider or the sign-in page.', location), ...errorPages({ 400: 'Malformed request', 404: 'Single sign-on is not configured' }) },
       },
     }, async (request, reply) => {
       const back = `${origin(request)}${basePath}/login`;
-      return reply.redirect(oidc.endSessionUrl(back) ?? `${basePath}/login`, 302);
+      return reply.redirect(service().endSessionUrl(back) ?? `${basePath}/login`, 302);
     });
   });
 
@@ -144,12 +154,12 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
       body: jsonBody({ type: 'object', required: ['code'], properties: { code: { type: 'string', description: 'The `sso` value of the callback\'s redirect fragment.' } } }),
       response: {
         200: json('Signed in: a new session, as from /auth/login.', { type: 'object', required: ['username', 'access_token', 'refresh_token', 'valid_for_seconds'], properties: { username: { type: 'string' }, access_token: { type: 'string' }, refresh_token: { type: 'string' }, valid_for_seconds: { type: 'integer' } } }),
-        ...errors({ 400: 'No code, or not JSON.', 401: 'An unknown, used or expired code (`unauthorized`).', 413: 'The body is over 4 KiB.', 429: 'Too many sign-ins from this address (`rate_limited`).' }),
+        ...errors({ 400: 'No code, or not JSON.', 404: 'Single sign-on is not configured (`not_found`).', 401: 'An unknown, used or expired code (`unauthorized`).', 413: 'The body is over 4 KiB.', 429: 'Too many sign-ins from this address (`rate_limited`).' }),
       },
     },
   }, async (request, reply: FastifyReply) => {
     const code = requiredString(objectBody(request.body), 'code');
     reply.header('cache-control', 'no-store');
-    return oidc.redeem(code, { client: request.headers['user-agent'], address: request.ip });
+    return service().redeem(code, { client: request.headers['user-agent'], address: request.ip });
   });
 }

@@ -214,7 +214,8 @@ export async function ssoSignIn(fcUrl: string, login: string, password: string):
 
 /** Follows a callback URL (possibly on another node than fcUrl) and redeems the hand-off code on fcUrl. */
 export async function finishCallback(fcUrl: string, callback: string): Promise<{ status: number; body: string; tokens?: { username: string; access_token: string; refresh_token: string } }> {
-  const res = await fetch(callback, { redirect: 'manual' });
+  // As a browser navigates: asking for a page, so a refusal is the HTML error page.
+  const res = await fetch(callback, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
   const body = await res.text();
   const location = res.headers.get('location') ?? '';
   const m = /#sso=(.+)$/.exec(location);

@@ -127,6 +127,10 @@ for (const [storage, skip] of BACKENDS) {
       none.searchParams.delete('state');
       const r = await finishCallback(t.url, none.href);
       assert.equal(r.status, 400);
+      // Not a browser (no Accept: text/html): the contract's JSON body.
+      const api = await fetch(forged.href, { redirect: 'manual' });
+      assert.equal(api.status, 401);
+      assert.equal(((await api.json()) as { error: string }).error, 'unauthorized');
       assert.equal((await finishCallback(t.url, callback)).status, 200);
     });
 
@@ -208,7 +212,7 @@ describe('single sign-on while the provider is down', () => {
     const status = (await (await fetch(`${t.url}/auth/oidc/status`)).json()) as { available: boolean; problem: string };
     assert.equal(status.available, false);
     assert.match(status.problem, new RegExp(`the provider at ${idp.issuer.replace(/[.]/g, '\\.')} cannot be used`));
-    const down = await fetch(`${t.url}/auth/oidc/login`, { redirect: 'manual' });
+    const down = await fetch(`${t.url}/auth/oidc/login`, { redirect: 'manual', headers: { accept: 'text/html' } });
     assert.equal(down.status, 503);
     assert.ok(down.headers.get('retry-after'));
     assert.match(await down.text(), /Single sign-on is unavailable: the provider at .* cannot be used/);
