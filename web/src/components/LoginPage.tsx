@@ -229,7 +229,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
           </span>
         </label>
         {alert}
-        <button type="submit" className={`button ${sso.status ? 'ghost' : 'primary'} block`} disabled={busy || waiting}>
+        <button type="submit" className={`button ${sso.status ? '' : 'primary '}block`} disabled={busy || waiting}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         </>
