@@ -14,7 +14,7 @@ import { empty, ErrorBody, errors, header, json, jsonBody, type ResponseSpec } f
 
 const TAG = ['Single sign-on'];
 const open: AccessRule = { who: 'public' };
-// The callback and the hand-off open sessions: the login throttle counts them as it counts /auth/login.
+// The callback opens a session: the login throttle counts it as it counts /auth/login.
 const signIn: AccessRule = { who: 'public', throttle: ['login'] };
 const location = { location: header('Where to go.') };
 const errorPages = (when: Record<number, string>): Record<string, ResponseSpec> => {
@@ -147,14 +147,16 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
 
   app.post('/auth/oidc/session', {
     bodyLimit: 4096,
-    config: { access: signIn },
+    // Not counted again: the callback that made the code was (one sign-in, one attempt), and a
+    // 256-bit code that is good once for a minute cannot be guessed.
+    config: { access: open },
     schema: {
       summary: 'The web UI exchanges the callback\'s one-time code for a token set',
       tags: TAG,
       body: jsonBody({ type: 'object', required: ['code'], properties: { code: { type: 'string', description: 'The `sso` value of the callback\'s redirect fragment.' } } }),
       response: {
         200: json('Signed in: a new session, as from /auth/login.', { type: 'object', required: ['username', 'access_token', 'refresh_token', 'valid_for_seconds'], properties: { username: { type: 'string' }, access_token: { type: 'string' }, refresh_token: { type: 'string' }, valid_for_seconds: { type: 'integer' } } }),
-        ...errors({ 400: 'No code, or not JSON.', 404: 'Single sign-on is not configured (`not_found`).', 401: 'An unknown, used or expired code (`unauthorized`).', 413: 'The body is over 4 KiB.', 429: 'Too many sign-ins from this address (`rate_limited`).' }),
+        ...errors({ 400: 'No code, or not JSON.', 404: 'Single sign-on is not configured (`not_found`).', 401: 'An unknown, used or expired code (`unauthorized`).', 413: 'The body is over 4 KiB.' }),
       },
     },
   }, async (request, reply: FastifyReply) => {

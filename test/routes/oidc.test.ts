@@ -254,3 +254,25 @@ describe('--oidc-only', () => {
     assert.equal((await ssoSignIn(t.url, 'max', 'max-secret')).status, 200);
   });
 });
+
+describe('single sign-on and the login throttle', () => {
+  let idp: TestIdp;
+  let t: TestApp;
+  before(async () => {
+    idp = await startIdp();
+    idp.accounts.set('rae', { login: 'rae', sub: 'sub-rae', password: 'rae-secret', claims: { preferred_username: 'rae' } });
+    t = await startApp({ flags: { dev: false, loginRateLimit: '2', oidcIssuer: idp.issuer, oidcClientId: idp.clientId, oidcClientSecret: idp.clientSecret } });
+  });
+  after(async () => {
+    await t?.close();
+    await idp?.stop();
+  });
+
+  test('each sign-in counts once (the callback); past the limit the callback answers 429', async () => {
+    assert.equal((await ssoSignIn(t.url, 'rae', 'rae-secret')).status, 200);
+    assert.equal((await ssoSignIn(t.url, 'rae', 'rae-secret')).status, 200);
+    const third = await ssoSignIn(t.url, 'rae', 'rae-secret');
+    assert.equal(third.status, 429, third.body);
+    assert.equal((await postJson(`${t.url}/auth/login`, { username: 'rae', password: 'x' })).status, 429, 'the same counter as password sign-in');
+  });
+});
