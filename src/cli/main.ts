@@ -50,7 +50,7 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   const spec = sub !== undefined && Object.hasOwn(USER_COMMANDS, sub) ? USER_COMMANDS[sub as keyof typeof USER_COMMANDS] : undefined;
   if (!spec) {
     if (argv.includes('--help')) return print(userHelp());
-    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd, admin, local, list or quota');
+    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd, admin, local, sso, list or quota');
   }
   const args = parseCommandArgs(argv, ['global'], spec.options);
   if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global'], spec.options));

@@ -155,10 +155,12 @@ export function createOidcService(deps: {
       throw new AppError('bad_request', `The provider's ${settings.usernameClaim} claim (${shown}) is not a valid File Cloud username (${USERNAME_RULE}). Ask an administrator to change your username at the provider, or to set --oidc-username-claim.`);
     }
     const existing = await store.users.getByName(claim);
+    // An administrator opened this password account to single sign-on (`file-cloud user sso NAME on`): linked now, once.
+    if (existing && (await store.oidc.linkPending({ userId: existing.id, issuer: settings.issuer, subject: sub, groups }, clock.now()))) return existing;
     if (existing) {
       const other = await store.oidc.linkOf(existing.id);
       if (other) throw new AppError('forbidden', `The account "${claim}" belongs to another identity at the provider; a renamed or new identity cannot take it over. Ask an administrator.`);
-      throw new AppError('forbidden', `An account named "${claim}" exists already and signs in with a password; it is not joined to single sign-on by name. Ask an administrator.`);
+      throw new AppError('forbidden', `An account named "${claim}" exists already and signs in with a password; it is not joined to single sign-on by name. Ask an administrator to allow it (file-cloud user sso ${claim} on).`);
     }
     if (!settings.createUsers) throw new AppError('forbidden', `There is no File Cloud account for you, and this server does not create accounts at sign-in. Ask an administrator.`);
     const isAdmin = settings.adminGroup !== '' && groups.includes(settings.adminGroup);

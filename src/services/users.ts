@@ -77,6 +77,14 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
       return user;
     },
 
+    /** `user sso NAME on`: the next single sign-on whose username claim is this name links the account to that identity. */
+    async setLinkPending(username: string, pending: boolean): Promise<void> {
+      const user = await store.users.getByName(username);
+      if (!user) throw noUser(username);
+      if (pending && (await store.oidc.linkOf(user.id))) throw new AppError('already_exists', `"${username}" is linked to single sign-on already.`);
+      await store.oidc.setLinkPending(user.id, pending);
+    },
+
     /** Marks an account local: under --oidc-only it keeps password sign-in (a break-glass administrator). */
     async setLocal(username: string, local: boolean): Promise<void> {
       const user = await store.users.getByName(username);

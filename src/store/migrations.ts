@@ -269,6 +269,12 @@ const MIGRATIONS: Record<string, Migration> = {
         .createTable('local_accounts')
         .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
         .execute();
+      // Password accounts an administrator opened to single sign-on (`user sso NAME on`): the next
+      // sign-in whose username claim is this name links the account to its sub, once.
+      await db.schema
+        .createTable('oidc_link_pending')
+        .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+        .execute();
       // Sign-ins under way (state → PKCE verifier, nonce) and the one-time codes that hand a
       // finished sign-in to the web UI: in the database, so a callback may land on any node.
       // Keyed by the SHA-256 of the random value; each row is taken (deleted) exactly once.

@@ -43,6 +43,17 @@ export function runOidcConformance(name: string, open: () => Promise<{ store: Me
     assert.deepEqual(await store.oidc.localUserIds(), new Set());
   });
 
+  withStore('single sign-on: a pending account is linked once, to the first of racing identities', async (store) => {
+    const a = await newUser(store, 'alice');
+    assert.equal(await store.oidc.linkPending({ userId: a.id, issuer: 'https://idp', subject: 's-1', groups: [] }, NOW), false, 'not pending');
+    await store.oidc.setLinkPending(a.id, true);
+    const results = await Promise.all(['s-1', 's-2', 's-3', 's-4'].map((subject) => store.oidc.linkPending({ userId: a.id, issuer: 'https://idp', subject, groups: [] }, NOW)));
+    assert.equal(results.filter(Boolean).length, 1);
+    const link = await store.oidc.linkOf(a.id);
+    assert.ok(link && ['s-1', 's-2', 's-3', 's-4'].includes(link.subject));
+    assert.equal(await store.oidc.linkPending({ userId: a.id, issuer: 'https://idp', subject: 's-5', groups: [] }, NOW), false, 'pending no more');
+  });
+
   withStore('single sign-on: a request is taken once (of 8 racing takers exactly one), never after expiry or as another kind', async (store) => {
     await store.oidc.putRequest('h1', 'login', '{"x":1}', NOW + 1000);
     const takes = await Promise.all(Array.from({ length: 8 }, () => store.oidc.takeRequest('h1', 'login', NOW)));

@@ -62,6 +62,26 @@ export function createOidcRepo(db: Kysely<Database>): OidcRepo {
       return new Set(rows.map((r) => r.user_id));
     },
 
+    async setLinkPending(userId, pending) {
+      if (!pending) return void (await db.deleteFrom('oidc_link_pending').where('user_id', '=', userId).execute());
+      await db.insertInto('oidc_link_pending').values({ user_id: userId }).onConflict((oc) => oc.column('user_id').doNothing()).execute();
+    },
+
+    async linkPending(l, now) {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          // Taking the mark first: of two sign-ins racing for one pending account, one links it.
+          const taken = await trx.deleteFrom('oidc_link_pending').where('user_id', '=', l.userId).executeTakeFirst();
+          if (Number(taken.numDeletedRows) === 0) return false;
+          await trx.insertInto('oidc_accounts').values({ user_id: l.userId, issuer: l.issuer, subject: l.subject, groups: JSON.stringify(l.groups), created_at: now, last_login_at: now }).execute();
+          return true;
+        });
+      } catch (e) {
+        if (isUniqueViolation(e)) return false;
+        throw e;
+      }
+    },
+
     async putRequest(id, kind, data, expiresAt) {
       await db.insertInto('oidc_requests').values({ id, kind, data, expires_at: expiresAt }).execute();
     },

@@ -150,6 +150,9 @@ export interface Database {
   local_accounts: {
     user_id: string;
   };
+  oidc_link_pending: {
+    user_id: string;
+  };
   oidc_requests: {
     id: string;
     kind: string;

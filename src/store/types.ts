@@ -474,6 +474,10 @@ export interface OidcRepo {
   isLocal(userId: string): Promise<boolean>;
   setLocal(userId: string, local: boolean): Promise<void>;
   localUserIds(): Promise<Set<string>>;
+  /** `user sso NAME on`: the next single sign-on with this account's name may link it. */
+  setLinkPending(userId: string, pending: boolean): Promise<void>;
+  /** Links a pending account to the subject and clears the mark, in one transaction; false when it was not pending (or is linked already). */
+  linkPending(l: { userId: string; issuer: string; subject: string; groups: readonly string[] }, now: number): Promise<boolean>;
   /** A sign-in under way or a hand-off code, by the hash of its random id. */
   putRequest(id: string, kind: 'login' | 'handoff', data: string, expiresAt: number): Promise<void>;
   /** Removes and returns the request's data; undefined when unknown, of another kind, taken already or expired. */

@@ -7,7 +7,7 @@ import { openDataDir } from '../../src/main.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/server.js';
 
-test('user local NAME on|off marks a break-glass account for --oidc-only; bad words are usage errors', async () => {
+test('user local NAME on|off marks a break-glass account for --oidc-only; user sso NAME on|off opens one to a link; bad words are usage errors', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-oidc-cli-'));
   try {
     assert.equal((await runCli(['--data-dir', dir, 'user', 'add', 'keeper', '--password', 'keeper-password'])).code, 0);
@@ -26,6 +26,10 @@ test('user local NAME on|off marks a break-glass account for --oidc-only; bad wo
     assert.equal((await runCli(['--data-dir', dir, 'user', 'local', 'keeper', 'off'])).code, 0);
     assert.equal(await isLocal(), false);
     assert.equal((await runCli(['--data-dir', dir, 'user', 'local', 'keeper', 'maybe'])).code, 2);
+    const sso = await runCli(['--data-dir', dir, 'user', 'sso', 'keeper', 'on']);
+    assert.equal(sso.code, 0, sso.stderr);
+    assert.match(sso.stderr, /next single sign-on as "keeper"/);
+    assert.equal((await runCli(['--data-dir', dir, 'user', 'sso', 'keeper', 'off'])).code, 0);
     const nobody = await runCli(['--data-dir', dir, 'user', 'local', 'nobody', 'on']);
     assert.equal(nobody.code, 1);
     assert.match(nobody.stderr, /no user "nobody"/);

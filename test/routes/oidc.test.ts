@@ -107,6 +107,17 @@ for (const [storage, skip] of BACKENDS) {
       await refused(await authorize(t.url, 'pat-at-idp', 'pat-at-idp-secret'), 403, /exists already and signs in with a password/);
     });
 
+    test('an administrator opens a password account to single sign-on (user sso NAME on): the next sign-in links it, once', async () => {
+      const pat = (await t.store.users.getByName('pat'))!;
+      await t.store.oidc.setLinkPending(pat.id, true);
+      const linked = await signedIn('pat-at-idp');
+      assert.equal(linked.username, 'pat');
+      assert.equal((await t.login('pat')).valid_for_seconds > 0, true, 'the password still works');
+      // Linked to that sub now: another identity carrying the name "pat" is refused.
+      idp.accounts.set('pat-impostor', { login: 'pat-impostor', sub: 'sub-pat-impostor', password: 'pat-impostor-secret', claims: { preferred_username: 'pat' } });
+      await refused(await authorize(t.url, 'pat-impostor', 'pat-impostor-secret'), 403, /belongs to another identity/);
+    });
+
     test('a renamed user at the provider keeps their account: found by sub, not by name', async () => {
       await signedIn('finn');
       const finn = idp.accounts.get('finn')!;
