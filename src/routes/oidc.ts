@@ -2,10 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { sendError, toAppError } from '../app/error-handler.js';
-import { layout } from '../basic/pages.js';
 import { SESSION_COOKIE, sessionCookieValue, setCookie } from '../basic/session.js';
 import { html as page } from '../http/html.js';
-import { newNonce, withNonce } from '../http/security-headers.js';
+import { NONCE_SLOT, newNonce, withNonce } from '../http/security-headers.js';
 import type { AuthService } from '../services/auth.js';
 import type { OidcService, SignInTarget } from '../services/oidc.js';
 import { basicCsp } from './basic.js';
@@ -73,13 +72,24 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
       if (e.status >= 500 && e.code !== 'unavailable') request.log.error({ err: e.cause ?? err }, e.message);
       else request.log.info({ code: e.code }, e.message);
       const nonce = newNonce();
-      const body = layout(
-        { root: `${basePath}/basic/` },
-        'Sign-in failed',
-        page`<h1>Sign-in failed</h1>
+      // The basic pages' style sheet, without their header: this page belongs to neither UI.
+      const body = page`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign-in failed · File Cloud</title>
+<link rel="stylesheet" nonce="${NONCE_SLOT}" href="${basePath}/basic/style.css">
+</head>
+<body>
+<main>
+<h1>Sign-in failed</h1>
 <p class="error" role="alert">${e.message}</p>
-<p><a href="${basePath}/login?sso_failed=1">Back to sign-in</a></p>`,
-      );
+<p><a href="${basePath}/login?sso_failed=1">Back to sign-in</a> · <a href="${basePath}/basic/login">Basic HTML version</a></p>
+</main>
+</body>
+</html>
+`;
       return reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').header('content-security-policy', basicCsp(nonce)).type('text/html; charset=utf-8').send(withNonce(body.value, nonce));
     });
 
