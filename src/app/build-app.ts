@@ -38,6 +38,9 @@ import { createAccountService } from '../services/account.js';
 import { accountUsage } from '../services/usage.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminUserRoutes } from '../routes/admin-users.js';
+import { loadOidcSettings } from '../config/oidc.js';
+import { createOidcService } from '../services/oidc.js';
+import { oidcRoutes, oidcStatusRoute } from '../routes/oidc.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
 import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
@@ -124,8 +127,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const hasher = deps.hasher ?? createPasswordHasher();
   const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
   const secondFactor = createSecondFactor({ store: deps.store, clock, limiter: throttle });
-  const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor });
+  // --oidc-only: password sign-in (API, /basic/, WebDAV) for accounts marked local only.
+  const passwordAllowed = config.oidcIssuer && config.oidcOnly ? (u: { id: string }) => deps.store.oidc.isLocal(u.id) : undefined;
+  const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor, passwordAllowed });
   const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
+  const oidcSettings = await loadOidcSettings(config);
+  const oidc = oidcSettings && createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
@@ -205,6 +212,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(
     async (base) => {
       authRoutes(base, { auth });
+      oidcStatusRoute(base, { oidc });
+      await base.register(async (scope) => oidcRoutes(scope, { oidc, auth, basePath, publicUrl: config.publicUrl }));
       keyRoutes(base, { keys });
       metaRoutes(base, {
         startedAt: performance.now(),
@@ -222,10 +231,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
-      await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl }));
+      await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: oidcSettings?.buttonLabel }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
       await base.register(async (scope) => accountRoutes(scope, { account }));
-      await base.register(async (scope) => adminUserRoutes(scope, { users, usage }));
+      await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
@@ -241,6 +250,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     deps.store.rates.deleteBefore(clock.now() - 10 * 60_000).catch((err: unknown) => app.log.warn({ err }, 'rate log sweep failed'));
     deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
     shares.sweep().catch((err: unknown) => app.log.warn({ err }, 'share link sweep failed'));
+    oidc?.sweep().catch((err: unknown) => app.log.warn({ err }, 'single sign-on sweep failed'));
   }, 60_000);
   // Every process trims the cache of its node (there is one per data dir, not one per cluster).
   const thumbnailPrune = setInterval(() => {
@@ -285,6 +295,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await shares.close();
     await storageUsage.close();
     clearInterval(sweep);
+    oidc?.close();
     clearInterval(storageSweep);
     clearInterval(thumbnailPrune);
     await sweeping;

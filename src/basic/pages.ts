@@ -41,13 +41,14 @@ ${body}
 `;
 }
 
-export function loginPage(site: Site, opts: { error?: string | undefined; notice?: string | undefined; username?: string; next?: string | undefined } = {}): Html {
+export function loginPage(site: Site, opts: { error?: string | undefined; notice?: string | undefined; username?: string; next?: string | undefined; sso?: { href: string; label: string } | undefined } = {}): Html {
   return layout(
     site,
     'Sign in',
     html`<h1>Sign in</h1>
 ${opts.notice ? html`<p class="msg" role="status">${opts.notice}</p>` : ''}
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
+${opts.sso ? html`<p><a href="${opts.sso.href}">Sign in with ${opts.sso.label}</a></p>` : ''}
 <form method="post" action="${site.root}login">${opts.next ? html`<input type="hidden" name="next" value="${opts.next}">` : ''}
 <p><label for="username">Username</label><br><input id="username" name="username" autocomplete="username" required value="${opts.username ?? ''}"></p>
 <p><label for="password">Password</label><br><input id="password" name="password" type="password" autocomplete="current-password" required></p>

@@ -5,6 +5,7 @@ import { isAppError } from '../domain/errors.js';
 import { commandWords, parseCommandArgs, type ExtraOption } from './args.js';
 import { MAIN_HELP, commandHelp } from './help.js';
 import { runServe } from './serve.js';
+import { oidcProblem } from '../config/oidc.js';
 import { INDEX_SUMMARY, runIndex } from './index-command.js';
 import { runUserCommand, USER_COMMANDS } from './user.js';
 
@@ -33,7 +34,10 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     const args = parseCommandArgs(argv, ['global', 'serve'], []);
     if (args.values.help) return print(commandHelp('file-cloud serve [options]', 'Runs the server. On a data directory without users it creates "admin" and prints its password once.', ['global', 'serve']));
     expectWords(args.positionals, ['serve']);
-    return runServe(config(args.values, ['global', 'serve']));
+    const serveConfig = config(args.values, ['global', 'serve']);
+    const sso = oidcProblem(serveConfig);
+    if (sso) throw new UsageError(sso);
+    return runServe(serveConfig);
   }
   if (command === 'index') {
     const args = parseCommandArgs(argv, ['global'], []);
@@ -46,7 +50,7 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   const spec = sub !== undefined && Object.hasOwn(USER_COMMANDS, sub) ? USER_COMMANDS[sub as keyof typeof USER_COMMANDS] : undefined;
   if (!spec) {
     if (argv.includes('--help')) return print(userHelp());
-    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd, admin, list or quota');
+    throw new UsageError(sub ? `unknown user command "${sub}" (try: file-cloud user --help)` : 'user needs a command: add, remove, passwd, admin, local, sso, list or quota');
   }
   const args = parseCommandArgs(argv, ['global'], spec.options);
   if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global'], spec.options));

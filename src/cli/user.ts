@@ -20,6 +20,8 @@ export const USER_COMMANDS = {
   passwd: { usage: 'user passwd NAME [--password PW | --password-stdin]', summary: "Sets a password; revokes all of that user's sessions and path tokens.", arity: 1, options: PASSWORD_OPTIONS },
   list: { usage: 'user list', summary: 'Lists users.', arity: 0, options: [] },
   admin: { usage: 'user admin NAME on|off', summary: 'Grants or takes the administrator right (never from the last administrator).', arity: 2, options: [] },
+  local: { usage: 'user local NAME on|off', summary: 'Marks a local account: under --oidc-only it keeps password sign-in (a break-glass administrator).', arity: 2, options: [] },
+  sso: { usage: 'user sso NAME on|off', summary: 'Lets the next single sign-on with this username take over the (password) account and link it to that identity, once.', arity: 2, options: [] },
   quota: { usage: 'user quota NAME SIZE|none', summary: 'Sets the storage quota of a user (SIZE like 10G, 500M; 1K = 1024 bytes), or removes it.', arity: 2, options: [] },
 } satisfies Record<string, { usage: string; summary: string; arity: number; options: ExtraOption[] }>;
 
@@ -34,6 +36,8 @@ async function password(values: Record<string, unknown>, confirm: boolean): Prom
 export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: readonly string[], values: Record<string, unknown>, config: Config): Promise<number> {
   const name = args[0];
   const onOff = args[1];
+  if (command === 'sso' && onOff !== 'on' && onOff !== 'off') throw new UsageError(`usage: file-cloud ${USER_COMMANDS.sso.usage}`);
+  if (command === 'local' && onOff !== 'on' && onOff !== 'off') throw new UsageError(`usage: file-cloud ${USER_COMMANDS.local.usage}`);
   if (command === 'admin' && onOff !== 'on' && onOff !== 'off') throw new UsageError(`usage: file-cloud ${USER_COMMANDS.admin.usage}`);
   // Ask for the password before touching the data directory, so a usage error changes nothing.
   const pw = command === 'add' || command === 'passwd' ? await password(values, true) : undefined;
@@ -58,6 +62,14 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: 
       case 'admin':
         await users.setAdmin(name as string, onOff === 'on');
         process.stderr.write(`"${name}" is ${onOff === 'on' ? 'now an administrator' : 'no longer an administrator'}.\n`);
+        break;
+      case 'local':
+        await users.setLocal(name as string, onOff === 'on');
+        process.stderr.write(`"${name}" ${onOff === 'on' ? 'keeps password sign-in under --oidc-only' : 'no longer keeps password sign-in under --oidc-only'}.\n`);
+        break;
+      case 'sso':
+        await users.setLinkPending(name as string, onOff === 'on');
+        process.stderr.write(onOff === 'on' ? `The next single sign-on as "${name}" will link that identity to this account.\n` : `"${name}" is no longer waiting for a single sign-on link.\n`);
         break;
       case 'list':
         for (const u of await users.list()) process.stdout.write(`${u.username}${u.isAdmin ? '\tadmin' : ''}\n`);

@@ -137,6 +137,29 @@ function otlpEndpoint(raw: string): string {
   return v.replace(/\/+$/, '');
 }
 
+/** The OpenID provider's issuer URL: https, or http only on a loopback host (a provider on the same machine, tests). */
+export function parseIssuer(raw: string): string {
+  const v = raw.trim();
+  if (v === '') return '';
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new OptionValueError(`expected the provider's issuer URL, such as https://auth.example.com/realms/main, got "${raw}"`);
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) throw new OptionValueError(`expected an https:// issuer URL (http:// only on a loopback host), got "${raw}"`);
+  if (u.search || u.hash || u.username || u.password) throw new OptionValueError(`expected an issuer URL without query, fragment or credentials, got "${raw}"`);
+  return v;
+}
+
+/** Space- or comma-separated OAuth scopes; openid is always among them. */
+function scopes(raw: string): string {
+  const list = raw.split(/[\s,]+/).filter((s) => s !== '');
+  if (list.some((s) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw new OptionValueError(`expected scopes such as "openid profile email", got "${raw}"`);
+  return [...new Set(['openid', ...list])].join(' ');
+}
+
 const DAY = 86400;
 
 /** The metadata store: SQLite in the data dir (default), or a PostgreSQL URL shared by every node. */
@@ -217,6 +240,17 @@ export const OPTIONS = {
   corsOrigin: { key: 'corsOrigin', flag: '--cors-origin', env: 'FILE_CLOUD_CORS_ORIGIN', scope: 'serve', type: 'string', default: Object.freeze([]) as readonly string[], defaultLabel: 'none', parse: parseCorsOrigins, description: 'Origins allowed to call the API from a browser: comma-separated, or * for any.' },
   metrics: { key: 'metrics', flag: '--metrics', env: 'FILE_CLOUD_METRICS', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Serve Prometheus metrics at <base>/metrics (protect it: see docs/operations.md).' },
   otlpEndpoint: { key: 'otlpEndpoint', flag: '--otlp-endpoint', env: 'OTEL_EXPORTER_OTLP_ENDPOINT', scope: 'serve', type: 'string', default: '', defaultLabel: 'unset (tracing off)', parse: otlpEndpoint, description: 'OpenTelemetry OTLP/HTTP endpoint; when set, traces are sent to <endpoint>/v1/traces.' },
+  oidcIssuer: { key: 'oidcIssuer', flag: '--oidc-issuer', env: 'FILE_CLOUD_OIDC_ISSUER', scope: 'serve', type: 'string', default: '', defaultLabel: 'unset (single sign-on off)', parse: parseIssuer, description: 'OpenID Connect provider (issuer URL) for single sign-on; its discovery document is read from <issuer>/.well-known/openid-configuration.' },
+  oidcClientId: { key: 'oidcClientId', flag: '--oidc-client-id', env: 'FILE_CLOUD_OIDC_CLIENT_ID', scope: 'serve', type: 'string', default: '', defaultLabel: 'unset', parse: nonEmpty, description: 'Client id of File Cloud at the OpenID provider.' },
+  oidcClientSecret: { key: 'oidcClientSecret', flag: '--oidc-client-secret', env: 'FILE_CLOUD_OIDC_CLIENT_SECRET', scope: 'serve', type: 'string', default: '', defaultLabel: 'unset', parse: nonEmpty, secret: true, description: 'Client secret at the OpenID provider (prefer --oidc-client-secret-file: a flag shows in the process list).' },
+  oidcClientSecretFile: { key: 'oidcClientSecretFile', flag: '--oidc-client-secret-file', env: 'FILE_CLOUD_OIDC_CLIENT_SECRET_FILE', scope: 'serve', type: 'string', default: '', defaultLabel: 'unset', parse: nonEmpty, description: 'File holding the client secret (trailing newline ignored).' },
+  oidcScopes: { key: 'oidcScopes', flag: '--oidc-scopes', env: 'FILE_CLOUD_OIDC_SCOPES', scope: 'serve', type: 'string', default: 'openid profile email', parse: scopes, description: 'Scopes asked of the provider (openid is always added); add the one that carries the groups claim if the provider needs it.' },
+  oidcUsernameClaim: { key: 'oidcUsernameClaim', flag: '--oidc-username-claim', env: 'FILE_CLOUD_OIDC_USERNAME_CLAIM', scope: 'serve', type: 'string', default: 'preferred_username', parse: nonEmpty, description: 'ID-token claim that names a new account (it must be a valid username; it is not used to find accounts, sub is).' },
+  oidcGroupsClaim: { key: 'oidcGroupsClaim', flag: '--oidc-groups-claim', env: 'FILE_CLOUD_OIDC_GROUPS_CLAIM', scope: 'serve', type: 'string', default: 'groups', parse: nonEmpty, description: 'ID-token claim with the user\'s groups (a list of names).' },
+  oidcAdminGroup: { key: 'oidcAdminGroup', flag: '--oidc-admin-group', env: 'FILE_CLOUD_OIDC_ADMIN_GROUP', scope: 'serve', type: 'string', default: '', defaultLabel: 'unset (administrators set in File Cloud)', parse: nonEmpty, description: 'Members of this provider group are administrators, and only they: set on each single sign-on.' },
+  oidcCreateUsers: { key: 'oidcCreateUsers', flag: '--oidc-create-users', env: 'FILE_CLOUD_OIDC_CREATE_USERS', scope: 'serve', type: 'string', default: true, parse: parseBoolean, description: 'The first single sign-on of someone without an account creates one (on or off).' },
+  oidcButtonLabel: { key: 'oidcButtonLabel', flag: '--oidc-button-label', env: 'FILE_CLOUD_OIDC_BUTTON_LABEL', scope: 'serve', type: 'string', default: 'single sign-on', parse: nonEmpty, description: 'Shown on the sign-in button: "Sign in with <label>".' },
+  oidcOnly: { key: 'oidcOnly', flag: '--oidc-only', env: 'FILE_CLOUD_OIDC_ONLY', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Password sign-in off for every account not marked local (file-cloud user local NAME on); the sign-in page goes straight to the provider.' },
   adminPassword: { key: 'adminPassword', flag: '--admin-password', env: 'FILE_CLOUD_ADMIN_PASSWORD', scope: 'serve', type: 'string', default: '', defaultLabel: 'random, printed once', parse: nonEmpty, secret: true, description: 'Password for the first-run admin user (used only when no user exists).' },
 } as const satisfies Record<string, OptionSpec<unknown>>;
 

@@ -18,10 +18,15 @@ const userSchema = {
     used: { type: 'integer', description: 'Bytes stored.' },
     quota: { type: ['integer', 'null'], description: 'Bytes allowed; null = no quota.' },
     created_at: { type: 'string', format: 'date-time' },
+    sign_in: { type: 'string', enum: ['password', 'sso'], description: 'How the user signs in: with a password, or through the OpenID provider (single sign-on; no password, app passwords for WebDAV).' },
+    local: { type: 'boolean', description: 'Keeps password sign-in under --oidc-only (`file-cloud user local NAME on`).' },
   },
 } as const;
 
 const nameParams = { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 200 } } } as const;
+
+/** How a user signs in (single sign-on link, local mark; src/store/oidc-repo.ts). */
+export type SignInOf = (userId: string) => Promise<{ sso: boolean; local: boolean }>;
 
 /** Largest quota accepted: what a JSON number holds exactly (8 PiB). */
 const MAX_QUOTA = Number.MAX_SAFE_INTEGER;
@@ -31,7 +36,7 @@ const MAX_QUOTA = Number.MAX_SAFE_INTEGER;
  * UserService: name and password rules, revocation on password reset and removal, never
  * without an administrator).
  */
-export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserService; usage: AccountUsage }): void {
+export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserService; usage: AccountUsage; signIn?: SignInOf }): void {
   const { users, usage } = deps;
   const config = { access: { who: 'admin' } as AccessRule };
   scope.setValidatorCompiler(strictBodyValidator);
@@ -39,7 +44,8 @@ export function adminUserRoutes(scope: FastifyInstance, deps: { users: UserServi
 
   const view = async (u: User) => {
     const { used, quota } = await usage.of(u);
-    return { username: u.username, admin: u.isAdmin, disabled: u.disabled, totp: u.totpEnabled, used, quota, created_at: new Date(u.createdAt).toISOString() };
+    const how = deps.signIn ? await deps.signIn(u.id) : { sso: false, local: false };
+    return { username: u.username, admin: u.isAdmin, disabled: u.disabled, totp: u.totpEnabled, used, quota, created_at: new Date(u.createdAt).toISOString(), sign_in: how.sso ? 'sso' : 'password', local: how.local };
   };
 
   scope.get('/api/admin/users', {

@@ -50,11 +50,12 @@ const sessionOf = (p: Principal | null): SessionPrincipal | undefined => (p?.kin
  */
 export async function basicRoutes(
   scope: FastifyInstance,
-  deps: { auth: AuthService; files: FilesService; secret: Buffer; basePath: string; publicUrl: string },
+  deps: { auth: AuthService; files: FilesService; secret: Buffer; basePath: string; publicUrl: string; ssoLabel?: string | undefined },
 ): Promise<void> {
   const { auth, files } = deps;
   const root = `${deps.basePath}/basic/`;
   const site: Site = { root };
+  const sso = deps.ssoLabel === undefined ? undefined : { href: `${deps.basePath}/auth/oidc/login?to=basic`, label: deps.ssoLabel };
   const publicHost = deps.publicUrl ? new URL(deps.publicUrl).host : undefined;
   const secure = (request: FastifyRequest) => request.protocol === 'https' || deps.publicUrl.startsWith('https:');
   const cookieOpts = (request: FastifyRequest) => ({ path: root, secure: secure(request) });
@@ -147,7 +148,7 @@ export async function basicRoutes(
   scope.get('/basic/login', { ...pages, schema: BASIC_SCHEMAS.loginPage }, async (request, reply) => {
     const next = (request.query as Record<string, unknown>).next;
     if (sessionOf(request.principal)) return reply.redirect(safeNext(next) ? next : root, 303);
-    return page(reply, loginPage(site, { notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
+    return page(reply, loginPage(site, { sso,  notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
   });
 
   // Counted by the same throttle as /auth/login (before the body is read), and one message for a wrong
@@ -160,16 +161,16 @@ export async function basicRoutes(
     const password = body.password ?? '';
     const totp = body.totp ?? '';
     const next = safeNext(body.next) ? body.next : undefined;
-    if (!username || !password) return page(reply, loginPage(site, { error: 'Enter your username and password.', username, next }), 400);
+    if (!username || !password) return page(reply, loginPage(site, { sso,  error: 'Enter your username and password.', username, next }), 400);
     let session;
     try {
       session = await auth.startSession(username, password, totp, { client: request.headers['user-agent'], address: request.ip });
     } catch (e) {
       // One message for a wrong password, an unknown user and a wrong code: which one it was is not told.
       if (e instanceof AppError && e.code === 'invalid_credentials') {
-        return page(reply, loginPage(site, { error: totp.trim() ? 'The username, password or code is wrong.' : 'The username or password is wrong.', username, next }), 401);
+        return page(reply, loginPage(site, { sso,  error: totp.trim() ? 'The username, password or code is wrong.' : 'The username or password is wrong.', username, next }), 401);
       }
-      if (e instanceof AppError && e.code === 'totp_required') return page(reply, loginPage(site, { error: 'This account uses two-factor sign-in: enter the code from your authenticator app (or a recovery code).', username, next }), 401);
+      if (e instanceof AppError && e.code === 'totp_required') return page(reply, loginPage(site, { sso,  error: 'This account uses two-factor sign-in: enter the code from your authenticator app (or a recovery code).', username, next }), 401);
       throw e;
     }
     reply.header('set-cookie', setCookie(SESSION_COOKIE, sessionCookieValue(username, session.refreshToken), cookieOpts(request)));

@@ -33,6 +33,8 @@ export function createAuthService(deps: {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   secondFactor: SecondFactor;
+  /** Whether this account may sign in with its password at all (--oidc-only: local accounts only). */
+  passwordAllowed?: (user: User) => Promise<boolean>;
 }) {
   const { store, hasher, clock } = deps;
   const accessMs = deps.accessTokenTtl * 1000;
@@ -68,7 +70,10 @@ export function createAuthService(deps: {
       throw e;
     }
     // A disabled user's right password is as wrong as any other (docs/security.md): the same answer, the same work.
-    return user && ok && !user.disabled ? user : undefined;
+    if (!user || !ok || user.disabled) return undefined;
+    // Asked only after the hash: a refused account costs the same time as a wrong password.
+    if (deps.passwordAllowed && !(await deps.passwordAllowed(user))) return undefined;
+    return user;
   }
 
   /**
@@ -83,6 +88,11 @@ export function createAuthService(deps: {
       if (totp === undefined || totp.trim() === '') throw new AppError('totp_required', 'This account uses two-factor sign-in: send the code from its authenticator app in the field "totp".');
       if (!(await deps.secondFactor.check(user.id, totp))) throw invalidCredentials();
     }
+    return openSessionOf(user, from);
+  }
+
+  /** A session for a user whose identity is proven already (a password above, or the OpenID provider). */
+  async function openSessionOf(user: User, from: ClientInfo) {
     const now = clock.now();
     const refreshToken = randomToken(REFRESH_PREFIX, 32);
     const session = await store.sessions.create({ userId: user.id, refreshHash: sha256Hex(refreshToken), now, expiresAt: now + refreshMs, client: from.client ?? null, address: from.address ?? null });
@@ -130,6 +140,18 @@ export function createAuthService(deps: {
       const { session, user, now } = found;
       if (now - session.lastUsedAt > LAST_USED_RESOLUTION_MS) await store.sessions.touch(session.id, now, now + refreshMs, from.address);
       return { kind: 'user', via: 'session', userId: user.id, username: user.username, isAdmin: user.isAdmin, sessionId: session.id, readOnly: false };
+    },
+
+    /** A token set for a user the OpenID provider signed in (src/services/oidc.ts): the same session as a password login. */
+    async loginVerified(user: User, from: ClientInfo = {}): Promise<TokenSet> {
+      const { session, refreshToken, now } = await openSessionOf(user, from);
+      return { access_token: await issueAccessToken(session.id, now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
+    },
+
+    /** A /basic/ cookie session for a user the OpenID provider signed in. */
+    async startVerifiedSession(user: User, from: ClientInfo = {}): Promise<{ refreshToken: string; sessionId: string }> {
+      const { session, refreshToken } = await openSessionOf(user, from);
+      return { refreshToken, sessionId: session.id };
     },
 
     /** Ends a session (its refresh token and access tokens stop working at once). */

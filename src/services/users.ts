@@ -20,6 +20,9 @@ export function checkPassword(password: string): void {
   if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('bad_request', `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`);
 }
 
+/** The password hash of an account without a password: not a hash format, so no password verifies against it. */
+export const NO_PASSWORD = '!none';
+
 const newEpoch = () => randomBytes(16).toString('base64url');
 
 /** A random password for the first-run admin: 24 characters, ~143 bits. */
@@ -55,6 +58,38 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
       }
       await backend.mkdir(rootOf(username), { parents: true, existOk: true });
       return user;
+    },
+
+    /**
+     * An account that signs in through the OpenID provider only (src/services/oidc.ts): no password
+     * (a hash no password matches: verify() still does the same work), so WebDAV and scripts use app passwords.
+     */
+    async addExternal(username: string, isAdmin: boolean): Promise<User> {
+      checkUsername(username);
+      let user: User;
+      try {
+        user = await store.users.create({ username, passwordHash: NO_PASSWORD, isAdmin, authEpoch: newEpoch(), now: deps.clock.now() });
+      } catch (e) {
+        if (e instanceof StoreConflictError) throw new AppError('already_exists', `User "${username}" already exists.`);
+        throw e;
+      }
+      await backend.mkdir(rootOf(username), { parents: true, existOk: true });
+      return user;
+    },
+
+    /** `user sso NAME on`: the next single sign-on whose username claim is this name links the account to that identity. */
+    async setLinkPending(username: string, pending: boolean): Promise<void> {
+      const user = await store.users.getByName(username);
+      if (!user) throw noUser(username);
+      if (pending && (await store.oidc.linkOf(user.id))) throw new AppError('already_exists', `"${username}" is linked to single sign-on already.`);
+      await store.oidc.setLinkPending(user.id, pending);
+    },
+
+    /** Marks an account local: under --oidc-only it keeps password sign-in (a break-glass administrator). */
+    async setLocal(username: string, local: boolean): Promise<void> {
+      const user = await store.users.getByName(username);
+      if (!user) throw noUser(username);
+      await store.oidc.setLocal(user.id, local);
     },
 
     async remove(username: string, deleteFiles: boolean): Promise<void> {

@@ -249,6 +249,45 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('tus_uploads_user').on('tus_uploads').column('user_name').execute();
     },
   },
+  '0014_oidc': {
+    async up(db: Kysely<unknown>) {
+      // Single sign-on (issue 32): an account signs in through the provider when it is linked to
+      // the provider's subject (`sub`), never by a username match, so a name changed at the
+      // provider cannot take over another account. `groups` keeps the last groups claim (JSON).
+      await db.schema
+        .createTable('oidc_accounts')
+        .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+        .addColumn('issuer', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('groups', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_login_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('oidc_accounts_subject').on('oidc_accounts').columns(['issuer', 'subject']).unique().execute();
+      // Accounts that keep password sign-in under --oidc-only (a break-glass administrator).
+      await db.schema
+        .createTable('local_accounts')
+        .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+        .execute();
+      // Password accounts an administrator opened to single sign-on (`user sso NAME on`): the next
+      // sign-in whose username claim is this name links the account to its sub, once.
+      await db.schema
+        .createTable('oidc_link_pending')
+        .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+        .execute();
+      // Sign-ins under way (state → PKCE verifier, nonce) and the one-time codes that hand a
+      // finished sign-in to the web UI: in the database, so a callback may land on any node.
+      // Keyed by the SHA-256 of the random value; each row is taken (deleted) exactly once.
+      await db.schema
+        .createTable('oidc_requests')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('oidc_requests_expires_at').on('oidc_requests').column('expires_at').execute();
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

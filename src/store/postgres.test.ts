@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { newDatabase, skipReason } from '../../test/helpers/services.js';
 import { runStoreConformance } from './conformance.test-suite.js';
 import { runAccountsConformance } from './accounts-conformance.test-suite.js';
+import { runOidcConformance } from './oidc-conformance.test-suite.js';
 import { LastAdminError } from './types.js';
 import { runSearchConformance } from './search-conformance.test-suite.js';
 import { MIGRATION_NAMES } from './migrations.js';
@@ -14,6 +15,7 @@ const skip = skipReason('PostgreSQL');
 if (skip) test('postgres store conformance', { skip }, () => undefined);
 else runStoreConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('conf')), cleanup: async () => undefined }));
 if (!skip) runAccountsConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('acct')), cleanup: async () => undefined }));
+if (!skip) runOidcConformance('postgres', async () => ({ store: await openPostgresStore(await newDatabase('oidc')), cleanup: async () => undefined }));
 
 test('postgres: two nodes demoting the last two administrators at once never leave none; a TOTP step is claimed once across nodes', { skip }, async () => {
   const url = await newDatabase('admins');

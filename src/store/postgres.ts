@@ -18,6 +18,7 @@ import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
+import { createOidcRepo } from './oidc-repo.js';
 import { createSearchRepo } from './search-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
@@ -65,6 +66,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     apiKeys: createApiKeyRepo(db),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
+    oidc: createOidcRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -138,4 +138,25 @@ export interface Database {
     modified: number | string | bigint;
     scan: string | null;
   };
+  /** 0014_oidc (src/store/oidc-repo.ts). */
+  oidc_accounts: {
+    user_id: string;
+    issuer: string;
+    subject: string;
+    groups: string;
+    created_at: number | string | bigint;
+    last_login_at: number | string | bigint;
+  };
+  local_accounts: {
+    user_id: string;
+  };
+  oidc_link_pending: {
+    user_id: string;
+  };
+  oidc_requests: {
+    id: string;
+    kind: string;
+    data: string;
+    expires_at: number | string | bigint;
+  };
 }

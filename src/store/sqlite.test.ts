@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runStoreConformance } from './conformance.test-suite.js';
 import { runAccountsConformance } from './accounts-conformance.test-suite.js';
+import { runOidcConformance } from './oidc-conformance.test-suite.js';
 import { runSearchConformance } from './search-conformance.test-suite.js';
 import Database from 'better-sqlite3';
 import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
@@ -19,6 +20,7 @@ const openTemp = async () => {
 };
 runStoreConformance('sqlite', openTemp);
 runAccountsConformance('sqlite', openTemp);
+runOidcConformance('sqlite', openTemp);
 
 runSearchConformance('sqlite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
@@ -176,6 +178,7 @@ test('sqlite: migration 0012 turns whole download counts into units and caps lim
     // Migrations apply in name order, so the ones after 0012 run again too: undo what they made.
     raw.prepare("DELETE FROM kysely_migration WHERE name >= '0012_share_download_units'").run();
     raw.exec('DROP INDEX tus_uploads_user; ALTER TABLE users DROP COLUMN staged_bytes');
+    raw.exec('DROP TABLE oidc_accounts; DROP TABLE local_accounts; DROP TABLE oidc_link_pending; DROP TABLE oidc_requests');
     raw.close();
     const again = await openSqliteStore(file);
     try {

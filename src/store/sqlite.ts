@@ -18,6 +18,7 @@ import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createShareRepo } from './shares-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
+import { createOidcRepo } from './oidc-repo.js';
 import { createSearchRepo } from './search-repo.js';
 
 export class StoreOpenError extends Error {}
@@ -148,6 +149,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     apiKeys: createApiKeyRepo(db, changes),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
+    oidc: createOidcRepo(db),
     close: () => db.destroy(),
   };
 }

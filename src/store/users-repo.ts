@@ -113,6 +113,9 @@ export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp):
         await trx.deleteFrom('api_keys').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('shares').where('owner_id', '=', user.id).execute();
         await trx.deleteFrom('totp_recovery_codes').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('oidc_accounts').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('local_accounts').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('oidc_link_pending').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('users').where('id', '=', user.id).execute();
         return true;
       };

@@ -57,7 +57,7 @@ export async function signIn(page: Page, server: ServerProcess, path = '/'): Pro
   await page.goto(server.url + path);
   await page.getByLabel('Username').fill('admin');
   await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(/\/browse\//);
   await waitForFolder(page);
 }

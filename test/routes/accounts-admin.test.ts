@@ -66,7 +66,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await fetch(`${t.url}/storage/bob/report.txt`, { method: 'PUT', headers: { ...bearer(bobToken), 'content-type': 'text/plain' }, body: '12345' })).status, 201);
       const users = await list();
       const bob = users.find((u) => u.username === 'bob') as UserView;
-      assert.deepEqual({ ...bob, created_at: '' }, { username: 'bob', admin: false, disabled: false, totp: false, used: 5, quota: null, created_at: '' });
+      assert.deepEqual({ ...bob, created_at: '' }, { username: 'bob', admin: false, disabled: false, totp: false, used: 5, quota: null, created_at: '', sign_in: 'password', local: false });
       assert.ok(Math.abs(Date.parse(bob.created_at) - Date.now()) < 600_000, bob.created_at);
     });
 

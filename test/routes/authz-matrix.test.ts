@@ -83,6 +83,12 @@ const SAMPLES: Record<string, Sample> = {
   'POST /auth/login': { kind: 'public', ok: 401, path: '/auth/login', headers: json, body: '{"username":"alice","password":"wrong-password"}' },
   'POST /auth/refresh': { kind: 'public', ok: 401, path: '/auth/refresh', headers: json, body: '{"username":"alice","refresh_token":"fcr_nope"}' },
   'POST /auth/logout': { kind: 'public', ok: 401, path: '/auth/logout', headers: json, body: '{"username":"alice","refresh_token":"fcr_nope"}' },
+  // Single sign-on is off in this app: its routes answer 404 to everyone (test/routes/oidc.test.ts tests them on).
+  'GET /auth/oidc/status': { kind: 'public', ok: 200, path: '/auth/oidc/status' },
+  'GET /auth/oidc/login': { kind: 'public', ok: 404, path: '/auth/oidc/login' },
+  'GET /auth/oidc/callback': { kind: 'public', ok: 404, path: '/auth/oidc/callback?state=x&code=y' },
+  'GET /auth/oidc/logout': { kind: 'public', ok: 404, path: '/auth/oidc/logout' },
+  'POST /auth/oidc/session': { kind: 'public', ok: 404, path: '/auth/oidc/session', headers: json, body: '{"code":"fch_nope"}' },
   'POST /api/keys': { kind: 'session', ok: 201, path: '/api/keys', headers: json, body: '{"name":"matrix"}' },
   'GET /api/keys': { kind: 'session', ok: 200, path: '/api/keys' },
   'DELETE /api/keys/:id': {

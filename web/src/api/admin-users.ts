@@ -13,6 +13,10 @@ export type User = {
   /** Two-step verification is on. */
   readonly totp: boolean;
   readonly created_at: string;
+  /** How the user signs in: a password, or single sign-on through the OpenID provider. */
+  readonly sign_in?: 'password' | 'sso';
+  /** Keeps password sign-in under --oidc-only. */
+  readonly local?: boolean;
 };
 
 /** What `PATCH /api/admin/users/<name>` may change; absent fields stay as they are. */

@@ -8,7 +8,7 @@ import { withBase } from '../lib/base';
  * should the server still refuse it (restart, clock skew, a sleeping laptop),
  * once more on a 401, after which the request is retried once.
  */
-export type StoredSession = { readonly username: string; readonly refresh_token: string };
+export type StoredSession = { readonly username: string; readonly refresh_token: string; /** Signed in through the OpenID provider: signing out also signs out there. */ readonly sso?: boolean };
 
 type TokenSet = { access_token: string; refresh_token: string; valid_for_seconds: number };
 type Access = { token: string; expiresAt: number; ttlMs: number };
@@ -16,13 +16,16 @@ type Access = { token: string; expiresAt: number; ttlMs: number };
 export type SessionEnd = 'signed_out' | 'expired';
 
 const STORAGE_KEY = 'file-cloud.session';
+/** Set (sessionStorage) when the user signed out, so the sign-in page does not redirect to the provider at once. */
+export const SIGNED_OUT_KEY = 'file-cloud.signed-out';
 
 function loadSession(): StoredSession | null {
   try {
     const raw = localStorage.getItem(STORAGE_KEY);
     if (!raw) return null;
     const v = JSON.parse(raw) as Partial<StoredSession>;
-    return typeof v.username === 'string' && typeof v.refresh_token === 'string' ? { username: v.username, refresh_token: v.refresh_token } : null;
+    if (typeof v.username !== 'string' || typeof v.refresh_token !== 'string') return null;
+    return v.sso === true ? { username: v.username, refresh_token: v.refresh_token, sso: true } : { username: v.username, refresh_token: v.refresh_token };
   } catch {
     return null;
   }
@@ -103,13 +106,31 @@ export class ApiClient {
     this.setAccess(set);
   }
 
-  /** Revokes the session on the server, then forgets it here whatever the server said. */
+  /**
+   * Single sign-on: the callback's one-time code (the `sso` of the URL fragment) for a session,
+   * the same token set as a password sign-in.
+   */
+  async loginWithCode(code: string): Promise<void> {
+    const res = await postJson(withBase('/auth/oidc/session'), { code });
+    if (!res.ok) throw await failure(res);
+    const set = (await res.json()) as TokenSet & { username: string };
+    this.session = { username: set.username, refresh_token: set.refresh_token, sso: true };
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(this.session));
+    this.setAccess(set);
+  }
+
+  /** Revokes the session on the server, then forgets it here whatever the server said; a single sign-on session signs out at the provider too. */
   async logout(): Promise<void> {
     const s = this.session;
     this.forget();
     if (s) {
       const res = await postJson(withBase('/auth/logout'), { username: s.username, refresh_token: s.refresh_token }).catch(() => undefined);
       if (res && !res.ok && res.status !== 401) throw await failure(res);
+    }
+    if (s?.sso) {
+      // Back on the sign-in page, --oidc-only must not send the browser straight to the provider again.
+      sessionStorage.setItem(SIGNED_OUT_KEY, '1');
+      location.assign(withBase('/auth/oidc/logout'));
     }
     this.emit('signed_out');
   }

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { ApiClient } from '../api/client';
+import { SIGNED_OUT_KEY, type ApiClient } from '../api/client';
 import { ApiError, formatWait, messageOf } from '../api/errors';
 import { cleanCode } from '../lib/account-rules';
-import { BASE } from '../lib/base';
+import { BASE, withBase } from '../lib/base';
 import { useTitle } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { Banner, useBanner } from './Banner';
@@ -14,6 +14,48 @@ import { Banner, useBanner } from './Banner';
  * and the password (kept in this component's state only) is sent again with
  * the code from the app or a recovery code.
  */
+type SsoStatus = { enabled: boolean; label?: string; only?: boolean; available?: boolean; problem?: string | null };
+
+/**
+ * Single sign-on (GET /auth/oidc/status): the button, and with --oidc-only the redirect to the
+ * provider; the callback comes back to /login#sso=<one-time code>, exchanged here for a session.
+ */
+function useSso(client: ApiClient, onSignedIn: () => void, setError: (e: string | null) => void) {
+  const [status, setStatus] = useState<SsoStatus | null>(null);
+  const code = useRef(location.hash.startsWith('#sso=') ? decodeURIComponent(location.hash.slice(5)) : null);
+  const [finishing, setFinishing] = useState(code.current !== null);
+  useEffect(() => {
+    const c = code.current;
+    if (c === null) return;
+    code.current = null;
+    // The code is good once: out of the address bar and history at once.
+    history.replaceState(history.state, '', location.pathname + location.search);
+    client.loginWithCode(c).then(onSignedIn, (err: unknown) => {
+      setFinishing(false);
+      setError(messageOf(err));
+    });
+  }, [client, onSignedIn, setError]);
+  useEffect(() => {
+    let live = true;
+    fetch(withBase('/auth/oidc/status'), { cache: 'no-store' })
+      .then((r) => (r.ok ? (r.json() as Promise<SsoStatus>) : null))
+      .then((s) => {
+        if (!live || !s?.enabled) return;
+        setStatus(s);
+        const params = new URLSearchParams(location.search);
+        const signedOut = sessionStorage.getItem(SIGNED_OUT_KEY) !== null;
+        sessionStorage.removeItem(SIGNED_OUT_KEY);
+        if (s.only && s.available && !finishing && !params.has('local') && !params.has('sso_failed') && !signedOut) location.assign(withBase('/auth/oidc/login'));
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+    // Once per page: a failed exchange must not send the browser away again.
+  }, []);
+  return { status, finishing };
+}
+
 export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; notice: string | null; onSignedIn: () => void }) {
   useTitle('Sign in');
   const banner = useBanner('login');
@@ -28,6 +70,8 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
   const [totpStep, setTotpStep] = useState(false);
   const [code, setCode] = useState('');
   const codeRef = useRef<HTMLInputElement>(null);
+  const sso = useSso(client, onSignedIn, setError);
+  const [showLocal, setShowLocal] = useState(() => new URLSearchParams(location.search).has('local'));
 
   const waiting = waitUntil > now;
   useEffect(() => {
@@ -142,6 +186,26 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
         </div>
         <h1 id="login-title">Sign in</h1>
         {notice && !shown ? <p className="login-notice">{notice}</p> : null}
+        {sso.status ? (
+          <>
+            <button type="button" className="button primary block" disabled={sso.finishing} onClick={() => location.assign(withBase('/auth/oidc/login'))}>
+              {sso.finishing ? 'Signing in…' : `Sign in with ${sso.status.label ?? 'single sign-on'}`}
+            </button>
+            {sso.status.available === false ? <p className="muted login-hint">Single sign-on is unavailable right now: {sso.status.problem}</p> : null}
+            {sso.status.only && !showLocal ? (
+              <>
+                {alert}
+                <button type="button" className="button ghost block" onClick={() => setShowLocal(true)}>
+                  Sign in with a local account
+                </button>
+              </>
+            ) : (
+              <p className="muted login-hint" style={{ textAlign: 'center' }}>or with your password</p>
+            )}
+          </>
+        ) : null}
+        {sso.status?.only && !showLocal ? null : (
+        <>
         <label className="field">
           <span>Username</span>
           <input name="username" autoComplete="username" autoCapitalize="none" spellCheck={false} autoFocus={!username} value={username} onChange={(e) => setUsername(e.target.value)} />
@@ -165,9 +229,11 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
           </span>
         </label>
         {alert}
-        <button type="submit" className="button primary block" disabled={busy || waiting}>
+        <button type="submit" className={`button ${sso.status ? '' : 'primary '}block`} disabled={busy || waiting}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        </>
+        )}
       </form>
       <p style={{ textAlign: 'center', fontSize: '0.875rem' }}><a href={`${BASE}/basic/`}>Basic HTML version</a> (no JavaScript, for old or text browsers)</p>
     </main>

@@ -40,6 +40,15 @@ export function UserItem({ user, self, onAction }: { user: User; self: boolean; 
           {self ? <span className="badge">You</span> : null}
           {user.admin ? <span className="badge badge-active">Admin</span> : null}
           {user.disabled ? <span className="badge badge-expired">Disabled</span> : null}
+          {user.sign_in === 'sso' ? (
+            <span className="badge" title="Signs in through the single sign-on provider (no password)">
+              SSO
+            </span>
+          ) : user.local ? (
+            <span className="badge" title="Signs in with a password, also when only single sign-on is allowed">
+              Local
+            </span>
+          ) : null}
           {user.totp ? (
             <span className="badge" title="Two-step verification is on">
               2FA
