@@ -3,6 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { StorageError } from '../backend.js';
 import type { S3Location } from './location.js';
+import { noteProgress } from '../../lib/progress.js';
 
 export type S3Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
@@ -18,21 +19,48 @@ export function radosgwCompatible(pathStyle = true): Pick<S3ClientConfig, 'force
 }
 
 /**
- * One client per backend: keep-alive sockets (a 4 KiB GET must not pay a
- * TCP handshake), short connect timeout (an unreachable store answers 503
- * in seconds, not minutes), and radosgw's settings (radosgwCompatible).
+ * Commands that move a file's bytes (or copy them inside the store) may rightly take long: they are
+ * bounded by the socket's idle timeout (no byte for `timeoutMs`), not by a total deadline. A
+ * GetObject's answer is a stream the caller reads long after send() resolves.
  */
-export function createS3Client(loc: S3Location, credentials?: S3Credentials): S3Client {
+const TRANSFERS = new Set(['GetObjectCommand', 'UploadPartCommand', 'UploadPartCopyCommand', 'CopyObjectCommand', 'PutObjectCommand']);
+
+/**
+ * One client per backend: keep-alive sockets (a 4 KiB GET must not pay a
+ * TCP handshake), and radosgw's settings (radosgwCompatible). Every request
+ * is bounded (docs/operations.md, "When a service fails"): connecting, and
+ * a socket without a byte for `timeoutMs`; and every request that does not
+ * carry a file's bytes has a total deadline of `timeoutMs`, retries
+ * included, so a hung or unreachable store answers 503 in seconds.
+ */
+export function createS3Client(loc: S3Location, credentials?: S3Credentials, opts: { timeoutMs?: number } = {}): S3Client {
+  const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
   const agentOptions = { keepAlive: true, maxSockets: 256 };
   const config: S3ClientConfig = {
     region: loc.region,
     ...radosgwCompatible(loc.pathStyle),
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 120_000, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), requestTimeout: timeoutMs, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
   };
   if (loc.endpoint) config.endpoint = loc.endpoint;
   if (credentials) config.credentials = credentials;
-  return new S3Client(config);
+  const client = new S3Client(config);
+  const answered = <T>(r: T): T => {
+    noteProgress();
+    return r;
+  };
+  const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  (client as { send: unknown }).send = (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
+    if (TRANSFERS.has(command.constructor.name)) return send(command, options).then(answered);
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, deadline]) : deadline;
+    return send(command, { ...options, abortSignal }).then(answered, (e: unknown) => {
+      // The SDK reports our deadline as an AbortError: it is the store that did not answer in time.
+      if (deadline.aborted && !options?.abortSignal?.aborted) throw Object.assign(new Error(`The object store did not answer within ${timeoutMs} ms.`, { cause: e }), { name: 'TimeoutError' });
+      throw e;
+    });
+  };
+  return client;
 }
 
 type SdkError = { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $fault?: string };

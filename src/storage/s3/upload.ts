@@ -182,6 +182,9 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     if (isStorageError(e) && e.code !== 'aborted') throw e;
     // The store refused a request of ours: not the client's fault, not an interrupted body.
     if (statusOf(e) !== undefined) throw e;
+    // Only a body that broke off (or our own abort) is the client's interruption; a service that
+    // failed meanwhile (the database for the journal, Redis) is a 503 of its own, never a 400.
+    if (!isStorageError(e) && !opts.signal?.aborted && !body.errored && !(body.destroyed && !body.readableEnded)) throw e;
     throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
