@@ -7,7 +7,7 @@ const DEPENDENCIES = ['storage', 'database', 'redis'] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
 
 const healthSchema: RouteSchema = {
-  summary: 'Health check for load balancers and orchestrators',
+  summary: 'Health check for load balancers',
   description:
     'No authentication. Readiness (`/api/health`, also `/api/health?ready`): 200 when this node reaches its storage, its database and (when configured) Redis, 503 naming what it does not reach; answered within 2 s. ' +
     'Liveness (`/api/health?live`): 200 whenever the process serves HTTP, without asking any service (docs/operations.md).',

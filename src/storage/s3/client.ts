@@ -40,7 +40,8 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
     region: loc.region,
     ...radosgwCompatible(loc.pathStyle),
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), requestTimeout: timeoutMs, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
+    // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only warns).
+    requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: timeoutMs, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
   };
   if (loc.endpoint) config.endpoint = loc.endpoint;
   if (credentials) config.credentials = credentials;
