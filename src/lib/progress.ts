@@ -27,3 +27,8 @@ export function noteProgress(): void {
 export function requestSignal(): AbortSignal | undefined {
   return current.getStore()?.controller.signal;
 }
+
+/** Runs `fn` outside any request: timers it starts (a lease's renewals) are no request's progress. */
+export function outsideRequest<T>(fn: () => T): T {
+  return current.exit(fn);
+}

@@ -123,23 +123,21 @@ export async function privatePostgres(): Promise<PrivateService> {
   const data = join(dir, 'data');
   const sock = join(dir, 'sock');
   await mkdir(sock);
-  const root = process.getuid?.() === 0;
-  // PostgreSQL refuses to run as root: as root, its files belong to 'postgres' and it runs as that user.
-  const as = root ? ['runuser', '-u', 'postgres', '--'] : [];
-  if (root) {
-    const { stdout } = await execFileP('id', ['-u', 'postgres']);
-    const { stdout: gid } = await execFileP('id', ['-g', 'postgres']);
-    await chown(dir, Number(stdout), Number(gid));
-    await chown(sock, Number(stdout), Number(gid));
+  // PostgreSQL refuses to run as root: as root, its files belong to 'postgres' and it runs as that user
+  // (spawn's uid/gid, not runuser: runuser stops itself when its child is stopped, and never reaps it then).
+  let ids: { uid: number; gid: number } | undefined;
+  if (process.getuid?.() === 0) {
+    ids = { uid: Number((await execFileP('id', ['-u', 'postgres'])).stdout), gid: Number((await execFileP('id', ['-g', 'postgres'])).stdout) };
+    await chown(dir, ids.uid, ids.gid);
+    await chown(sock, ids.uid, ids.gid);
   }
-  const run = (cmd: string, args: string[]) => execFileP(as[0] ?? cmd, [...as.slice(1), ...(as.length ? [cmd] : []), ...args], { timeout: 60_000 });
-  await run(`${PG_BIN}/initdb`, ['-D', data, '-U', 'postgres', '-E', 'UTF8', '--locale=C.UTF-8', '--auth-local=trust', '--auth-host=trust', '--no-sync']);
+  await execFileP(`${PG_BIN}/initdb`, ['-D', data, '-U', 'postgres', '-E', 'UTF8', '--locale=C.UTF-8', '--auth-local=trust', '--auth-host=trust', '--no-sync'], { timeout: 60_000, cwd: dir, ...ids });
   const port = await freePort();
   let postmaster: number | undefined;
   const start = async () => {
     const log = await open(join(dir, 'postgres.log'), 'a');
     const args = ['-D', data, '-c', 'listen_addresses=127.0.0.1', '-c', `port=${port}`, '-c', `unix_socket_directories=${sock}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-    const child = spawn(as[0] ?? `${PG_BIN}/postgres`, [...as.slice(1), ...(as.length ? [`${PG_BIN}/postgres`] : []), ...args], { stdio: ['ignore', log.fd, log.fd], detached: true });
+    const child = spawn(`${PG_BIN}/postgres`, args, { stdio: ['ignore', log.fd, log.fd], detached: true, cwd: dir, ...ids });
     child.unref();
     await log.close();
     const { default: pg } = await import('pg');

@@ -21,7 +21,7 @@ export function radosgwCompatible(pathStyle = true): Pick<S3ClientConfig, 'force
 /**
  * Commands that move a file's bytes (or copy them inside the store) may rightly take long: they are
  * bounded by the socket's idle timeout (no byte for `timeoutMs`), not by a total deadline. A
- * GetObject's answer is a stream the caller reads long after send() resolves.
+ * GetObject's deadline runs until its answer's head only: the body is a stream read long after.
  */
 const TRANSFERS = new Set(['GetObjectCommand', 'UploadPartCommand', 'UploadPartCopyCommand', 'CopyObjectCommand', 'PutObjectCommand']);
 
@@ -30,8 +30,9 @@ const TRANSFERS = new Set(['GetObjectCommand', 'UploadPartCommand', 'UploadPartC
  * TCP handshake), and radosgw's settings (radosgwCompatible). Every request
  * is bounded (docs/operations.md, "When a service fails"): connecting, and
  * a socket without a byte for `timeoutMs`; and every request that does not
- * carry a file's bytes has a total deadline of `timeoutMs`, retries
- * included, so a hung or unreachable store answers 503 in seconds.
+ * carry a file's bytes (and a GetObject until its answer begins) has a total
+ * deadline of `timeoutMs`, retries included, so a hung or unreachable store
+ * answers 503 in seconds.
  */
 export function createS3Client(loc: S3Location, credentials?: S3Credentials, opts: { timeoutMs?: number } = {}): S3Client {
   const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
@@ -52,10 +53,14 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
   };
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
   (client as { send: unknown }).send = (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
-    if (TRANSFERS.has(command.constructor.name)) return send(command, options).then(answered);
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const name = command.constructor.name;
+    if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return send(command, options).then(answered);
+    // A GetObject's deadline ends with its answer's head: the body that follows may rightly take long.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const deadline = controller.signal;
     const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, deadline]) : deadline;
-    return send(command, { ...options, abortSignal }).then(answered, (e: unknown) => {
+    return send(command, { ...options, abortSignal }).finally(() => clearTimeout(timer)).then(answered, (e: unknown) => {
       // The SDK reports our deadline as an AbortError: it is the store that did not answer in time.
       if (deadline.aborted && !options?.abortSignal?.aborted) throw Object.assign(new Error(`The object store did not answer within ${timeoutMs} ms.`, { cause: e }), { name: 'TimeoutError' });
       throw e;
