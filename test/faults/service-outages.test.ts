@@ -237,7 +237,10 @@ for (const service of ['redis', 'database', 'storage'] as const) {
         // No multipart upload left: aborted by the failed upload itself, or by the sweeper once the store was back.
         const sweptFrom = Date.now();
         while ((await multipartUploads(s3, opts.bucket, `${opts.prefix}/`)) > 0) {
-          assert.ok(Date.now() - sweptFrom < SWEEP_DEADLINE_MS, `a multipart upload is still there ${SWEEP_DEADLINE_MS} ms after ${service} came back`);
+          if (Date.now() - sweptFrom > SWEEP_DEADLINE_MS) {
+            const left = (await s3.send(new ListMultipartUploadsCommand({ Bucket: opts.bucket, Prefix: `${opts.prefix}/` }))).Uploads ?? [];
+            assert.fail(`a multipart upload is still there ${SWEEP_DEADLINE_MS} ms after ${service} came back: ${JSON.stringify(left.map((u) => [u.Key, u.Initiated]))}\n${server.output().stderr.slice(-4000)}\n${server.output().stdout.slice(-4000)}`);
+          }
           await sleep(500);
         }
         upload.destroy();

@@ -5,6 +5,7 @@ import { isStorageError, StorageError, type WriteOptions } from '../backend.js';
 import type { Coordination } from '../coordination.js';
 import { isNotFound, s3Call, statusOf } from './client.js';
 import { copySource } from './keys.js';
+import { dependencyErrorIn } from '../../lib/dependency-error.js';
 
 const MiB = 1024 * 1024;
 /**
@@ -178,7 +179,11 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
       abort,
     };
   } catch (e) {
-    await abort().catch(() => undefined);
+    // With the store (or the database) out, the abort waits for the parts in flight to time out and may
+    // fail itself: the client gets its 503 now, the abort goes on behind it, and what it cannot do the
+    // sweeper does once the service is back. Otherwise the abort is done before the answer.
+    const cleanup = abort().catch(() => undefined);
+    if (!(isStorageError(e) && e.code === 'unavailable') && !dependencyErrorIn(e)) await cleanup;
     if (isStorageError(e) && e.code !== 'aborted') throw e;
     // The store refused a request of ours: not the client's fault, not an interrupted body.
     if (statusOf(e) !== undefined) throw e;
