@@ -4,6 +4,7 @@
 // ports; the object store is an extra radosgw gateway on the shared Ceph cluster (rgwStart), so a
 // paused or killed gateway stops only this test's requests. Each is stopped by its own pid.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -39,10 +40,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Exists and is not a zombie (a killed backend is re-parented to PID 1, which may be slow to reap it). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }

@@ -73,7 +73,14 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     await c.journal.put({ id: journalId, kind: UPLOAD_JOURNAL, data: JSON.stringify({ bucket, key, uploadId: null } satisfies UploadRecord), now: now() });
     const created = await s3Call('Starting the upload', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType })));
     const id = created.UploadId as string;
-    await c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());
+    try {
+      await c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());
+    } catch (e) {
+      // The database went away between the intent and its id: the upload is aborted now (the sweeper
+      // would find it by key and time, but only once the database is back).
+      await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id })).catch(() => undefined);
+      throw e;
+    }
     return { id, journalId };
   };
 
@@ -166,7 +173,8 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     const u = upload;
     if (part && fill > 0) send(u, nextPartNumber++, part.subarray(0, fill));
     part = undefined;
-    await Promise.all(inFlight);
+    // The first part that fails fails the upload: the others (a store that hangs answers none) are waited for by the abort.
+    while (inFlight.size > 0 && partError === undefined) await Promise.race(inFlight);
     if (partError !== undefined) throw partError;
     return {
       kind: 'multipart',
