@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import type { Socket } from 'node:net';
 import { Agent as HttpsAgent } from 'node:https';
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { StorageError } from '../backend.js';
@@ -41,8 +42,13 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
     region: loc.region,
     ...radosgwCompatible(loc.pathStyle),
     maxAttempts: 2,
-    // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only warns).
-    requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: timeoutMs, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
+    // No `Expect: 100-continue`: a store that hangs would hold every upload part ~6 s for a "continue"
+    // before its socket timeout even starts; a part (8 MiB) refused after being sent costs little.
+    expectContinueHeader: false,
+    // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only
+    // warns). Half the bound: against a paused radosgw an upload part's attempt failed only after two such
+    // periods (measured: 2 × socketTimeout per attempt), so a part with its retry fails in about 2 × timeoutMs.
+    requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: Math.ceil(timeoutMs / 2), httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
   };
   if (loc.endpoint) config.endpoint = loc.endpoint;
   if (credentials) config.credentials = credentials;
@@ -60,7 +66,12 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const deadline = controller.signal;
     const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, deadline]) : deadline;
-    return send(command, { ...options, abortSignal }).finally(() => clearTimeout(timer)).then(answered, (e: unknown) => {
+    return send(command, { ...options, abortSignal }).finally(() => clearTimeout(timer)).then((r) => {
+      // A download's body is read as fast as its client takes it: pauses of any length are the client's,
+      // not a store that hangs (as before these bounds; the client's own socket has the idle timeout).
+      if (name === 'GetObjectCommand') ((r as { Body?: { socket?: Socket } }).Body?.socket)?.setTimeout(0);
+      return answered(r);
+    }, (e: unknown) => {
       // The SDK reports our deadline as an AbortError: it is the store that did not answer in time.
       if (deadline.aborted && !options?.abortSignal?.aborted) throw Object.assign(new Error(`The object store did not answer within ${timeoutMs} ms.`, { cause: e }), { name: 'TimeoutError' });
       throw e;
