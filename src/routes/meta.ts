@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { empty, ErrorBody, errors, json, type RouteSchema } from './schemas.js';
+import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 
 const tokenErrors = errors({ 401: 'No valid access token (`unauthorized`).' });
 
@@ -34,8 +35,7 @@ const healthSchema: RouteSchema = {
   },
 };
 
-/** The whole readiness check answers within this; each service gets a little less (docs/operations.md). */
-export const HEALTH_BOUND_MS = 2000;
+/** Each service's check gets this long, so the whole readiness check answers within 2 s (docs/operations.md). */
 const CHECK_MS = 1500;
 
 const ERROR_OF: Record<Dependency, string> = { storage: 'storage_unavailable', database: 'database_unavailable', redis: 'coordination_unavailable' };
@@ -110,7 +110,7 @@ export function metaRoutes(app: FastifyInstance, deps: { startedAt: number; now:
       if (down.length > 0) {
         const error = down.length === 1 ? ERROR_OF[down[0] as Dependency] : 'unavailable';
         const body = { status: 'unavailable', error, message: `This node cannot reach: ${down.join(', ')}.`, down };
-        reply.header('retry-after', '5');
+        reply.header('retry-after', String(RETRY_AFTER_SECONDS));
         return reply.code(503).send(request.method === 'HEAD' ? undefined : body);
       }
       return reply.code(200).send(request.method === 'HEAD' ? undefined : { status: 'ok' });

@@ -29,41 +29,47 @@ const TRANSFERS = new Set(['GetObjectCommand', 'UploadPartCommand', 'UploadPartC
 /**
  * One client per backend: keep-alive sockets (a 4 KiB GET must not pay a
  * TCP handshake), and radosgw's settings (radosgwCompatible). Every request
- * is bounded (docs/operations.md, "When a service fails"): connecting, and
- * a socket without a byte for `timeoutMs`; and every request that does not
- * carry a file's bytes (and a GetObject until its answer begins) has a total
- * deadline of `timeoutMs`, retries included, so a hung or unreachable store
+ * is bounded (docs/operations.md, "When a service fails"): connecting;
+ * every request that does not carry a file's bytes (and a GetObject until its
+ * answer begins) by a total deadline of twice `timeoutMs`, its retry
+ * included; a transfer by its socket's stalls. A hung or unreachable store
  * answers 503 in seconds.
  */
 export function createS3Client(loc: S3Location, credentials?: S3Credentials, opts: { timeoutMs?: number } = {}): S3Client {
   const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
+  // A request that is not a transfer has this long in all, its one retry included: each attempt about timeoutMs.
+  // (A busy store takes seconds for a HEAD: CI's 50 concurrent uploads on a loaded machine took over 4.)
+  const deadlineMs = 2 * timeoutMs;
   const agentOptions = { keepAlive: true, maxSockets: 256 };
-  const config: S3ClientConfig = {
+  const agents = { httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) };
+  const base: S3ClientConfig = {
     region: loc.region,
     ...radosgwCompatible(loc.pathStyle),
     maxAttempts: 2,
     // No `Expect: 100-continue`: a store that hangs would hold every upload part ~6 s for a "continue"
     // before its socket timeout even starts; a part (8 MiB) refused after being sent costs little.
     expectContinueHeader: false,
-    // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only
-    // warns). Half the bound: against a paused radosgw an upload part's attempt failed only after two such
-    // periods (measured: 2 × socketTimeout per attempt), so a part with its retry fails in about 2 × timeoutMs.
-    requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: Math.ceil(timeoutMs / 2), httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
   };
-  if (loc.endpoint) config.endpoint = loc.endpoint;
-  if (credentials) config.credentials = credentials;
-  const client = new S3Client(config);
+  if (loc.endpoint) base.endpoint = loc.endpoint;
+  if (credentials) base.credentials = credentials;
+  // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only warns).
+  // Requests bounded by the deadline: the deadline decides.
+  const client = new S3Client({ ...base, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: deadlineMs, ...agents } });
+  // Transfers, with no deadline: half the bound, since against a paused radosgw an upload part's attempt failed
+  // only after two such periods (measured), so a part with its retry fails in about 2 × timeoutMs.
+  const transfers = new S3Client({ ...base, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: Math.ceil(timeoutMs / 2), ...agents } });
   const answered = <T>(r: T): T => {
     noteProgress();
     return r;
   };
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const sendTransfer = transfers.send.bind(transfers) as typeof send;
   (client as { send: unknown }).send = (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
     const name = command.constructor.name;
-    if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return send(command, options).then(answered);
+    if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return sendTransfer(command, options).then(answered);
     // A GetObject's deadline ends with its answer's head: the body that follows may rightly take long.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const timer = setTimeout(() => controller.abort(), deadlineMs);
     const deadline = controller.signal;
     const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, deadline]) : deadline;
     return send(command, { ...options, abortSignal }).finally(() => clearTimeout(timer)).then((r) => {
@@ -73,9 +79,14 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
       return answered(r);
     }, (e: unknown) => {
       // The SDK reports our deadline as an AbortError: it is the store that did not answer in time.
-      if (deadline.aborted && !options?.abortSignal?.aborted) throw Object.assign(new Error(`The object store did not answer within ${timeoutMs} ms.`, { cause: e }), { name: 'TimeoutError' });
+      if (deadline.aborted && !options?.abortSignal?.aborted) throw Object.assign(new Error(`The object store did not answer within ${deadlineMs} ms.`, { cause: e }), { name: 'TimeoutError' });
       throw e;
     });
+  };
+  const destroy = client.destroy.bind(client);
+  client.destroy = () => {
+    transfers.destroy();
+    destroy();
   };
   return client;
 }
