@@ -14,8 +14,9 @@ export function attachProgress(req: IncomingMessage, progress: RequestProgress):
 
 /**
  * The backstop behind the services' own timeouts (docs/operations.md, "When a service fails"): a
- * request that has not begun its answer and has made no progress for `deadlineMs` — no byte of its
- * body received, no answer from a service for it — is answered 503 `unavailable` with Retry-After,
+ * request that waits for a service, has not begun its answer and has made no progress for
+ * `deadlineMs` — no byte of its body received, no answer from a service for it — is answered 503
+ * `unavailable` with Retry-After,
  * never left to a socket timeout that closes without a word. Its signal fires, so a write still
  * waiting stops before it commits. A slow upload or a long folder move keeps progressing and is
  * left alone; once an answer has begun, only the socket's idle timeout applies.
@@ -34,8 +35,9 @@ export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadli
       progress.at = performance.now();
     }
     const idle = performance.now() - progress.at;
-    if (idle < deadlineMs) {
-      timer = setTimeout(check, deadlineMs - idle + 1);
+    // Only a request waiting for a service is answered: its own work, however long, is not cut short.
+    if (idle < deadlineMs || progress.pending === 0) {
+      timer = setTimeout(check, Math.max(deadlineMs - idle, 1000) + 1);
       timer.unref();
       return;
     }

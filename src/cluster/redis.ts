@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { RateLimiter } from '../app/login-throttle.js';
 import { DependencyError } from '../lib/dependency-error.js';
-import { noteProgress } from '../lib/progress.js';
+import { serviceCall } from '../lib/progress.js';
 import type { LeaseRepo } from '../store/types.js';
 
 /**
@@ -23,9 +23,7 @@ export const REDIS_COMMAND_MS = 1500;
 /** Runs one Redis call; its failure (down, hung, refused) is the coordination service's, for the error mapping. */
 async function redisCall<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    const answer = await fn();
-    noteProgress();
-    return answer;
+    return await serviceCall(fn);
   } catch (e) {
     throw new DependencyError('coordination', `Redis did not answer: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }

@@ -20,7 +20,7 @@ import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
 import { createSearchRepo } from './search-repo.js';
 import { DependencyError } from '../lib/dependency-error.js';
-import { noteProgress } from '../lib/progress.js';
+import { serviceCall } from '../lib/progress.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -121,7 +121,7 @@ function reportingUnavailable(pool: pg.Pool): PostgresPool {
       if (performance.now() < quietUntil) throw new DependencyError('database', 'The database did not answer a moment ago.');
       let client: pg.PoolClient;
       try {
-        client = await pool.connect();
+        client = await serviceCall(() => pool.connect());
       } catch (e) {
         throw wrap(e);
       }
@@ -131,10 +131,7 @@ function reportingUnavailable(pool: pg.Pool): PostgresPool {
         query: ((text: unknown, params?: unknown) => {
           // A cursor (streamed rows) is passed through as it is.
           if (typeof text !== 'string') return (client.query as (c: unknown) => unknown)(text);
-          return client.query(text, params as unknown[]).then((r) => {
-            noteProgress();
-            return r;
-          }, (e: unknown) => {
+          return serviceCall(() => client.query(text, params as unknown[])).catch((e: unknown) => {
             const w = wrap(e);
             if (w !== e) broken = true;
             throw w;

@@ -4,7 +4,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { StorageError } from '../backend.js';
 import type { S3Location } from './location.js';
-import { noteProgress } from '../../lib/progress.js';
+import { serviceCall } from '../../lib/progress.js';
 
 export type S3Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
@@ -58,25 +58,21 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
   // Transfers, with no deadline: half the bound, since against a paused radosgw an upload part's attempt failed
   // only after two such periods (measured), so a part with its retry fails in about 2 × timeoutMs.
   const transfers = new S3Client({ ...base, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: Math.ceil(timeoutMs / 2), ...agents } });
-  const answered = <T>(r: T): T => {
-    noteProgress();
-    return r;
-  };
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
   const sendTransfer = transfers.send.bind(transfers) as typeof send;
   (client as { send: unknown }).send = (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
     const name = command.constructor.name;
-    if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return sendTransfer(command, options).then(answered);
+    if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return serviceCall(() => sendTransfer(command, options));
     // A GetObject's deadline ends with its answer's head: the body that follows may rightly take long.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), deadlineMs);
     const deadline = controller.signal;
     const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, deadline]) : deadline;
-    return send(command, { ...options, abortSignal }).finally(() => clearTimeout(timer)).then((r) => {
+    return serviceCall(() => send(command, { ...options, abortSignal })).finally(() => clearTimeout(timer)).then((r) => {
       // A download's body is read as fast as its client takes it: pauses of any length are the client's,
       // not a store that hangs (as before these bounds; the client's own socket has the idle timeout).
       if (name === 'GetObjectCommand') ((r as { Body?: { socket?: Socket } }).Body?.socket)?.setTimeout(0);
-      return answered(r);
+      return r;
     }, (e: unknown) => {
       // The SDK reports our deadline as an AbortError: it is the store that did not answer in time.
       if (deadline.aborted && !options?.abortSignal?.aborted) throw Object.assign(new Error(`The object store did not answer within ${deadlineMs} ms.`, { cause: e }), { name: 'TimeoutError' });
