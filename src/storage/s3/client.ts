@@ -55,9 +55,10 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
   // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only warns).
   // Requests bounded by the deadline: the deadline decides.
   const client = new S3Client({ ...base, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: deadlineMs, ...agents } });
-  // Transfers, with no deadline: half the bound, since against a paused radosgw an upload part's attempt failed
-  // only after two such periods (measured), so a part with its retry fails in about 2 × timeoutMs.
-  const transfers = new S3Client({ ...base, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: Math.ceil(timeoutMs / 2), ...agents } });
+  // Transfers, with no deadline: one attempt, which against a paused radosgw failed after two such periods
+  // (measured), about 2 × timeoutMs. No retry: a conditional PutObject retried after its first attempt
+  // landed unseen would be refused as "already exists", and a retried part would double the wait.
+  const transfers = new S3Client({ ...base, maxAttempts: 1, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: timeoutMs, ...agents } });
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
   const sendTransfer = transfers.send.bind(transfers) as typeof send;
   (client as { send: unknown }).send = (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
