@@ -37,7 +37,7 @@ export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadli
     const idle = performance.now() - progress.at;
     // Only a request waiting for a service is answered: its own work, however long, is not cut short.
     if (idle < deadlineMs || progress.pending === 0) {
-      timer = setTimeout(check, Math.max(deadlineMs - idle, 1000) + 1);
+      timer = setTimeout(check, idle < deadlineMs ? deadlineMs - idle + 1 : 1000);
       timer.unref();
       return;
     }
