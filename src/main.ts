@@ -19,7 +19,8 @@ import { openSqliteStore } from './store/sqlite.js';
 import { openPostgresStore } from './store/postgres.js';
 import { LOGIN_WINDOW_MS } from './app/login-throttle.js';
 import { startLeaderElection } from './cluster/leader.js';
-import { openRedis, redisLeaseRepo, redisRateLimiter } from './cluster/redis.js';
+import { fallbackLeaseRepo, fallbackRateLimiter, openRedis, redisBreaker, redisLeaseRepo, redisRateLimiter, type RedisBreaker } from './cluster/redis.js';
+import { storeRateLimiter } from './app/login-throttle.js';
 import type { Redis } from 'ioredis';
 import type { Coordination } from './storage/coordination.js';
 import type { MetadataStore } from './store/types.js';
@@ -45,13 +46,14 @@ export const WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
  * do that (the cluster primary with workers), never a CLI command running
  * beside a live server.
  */
-export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials; redis?: Redis } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
+export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials; redis?: Redis; breaker?: RedisBreaker } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.storage, { recursive: true });
   await mkdir(paths.tmp, { recursive: true });
-  const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url) : await openSqliteStore(paths.db);
-  const leases = opts.redis ? redisLeaseRepo(opts.redis) : store.leases;
-  const backend = await openBackend(config.storage, { leases, journal: store.journal }, paths, opts);
+  const timeoutMs = config.serviceTimeout * 1000;
+  const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url, { timeoutMs }) : await openSqliteStore(paths.db);
+  const leases = opts.redis ? fallbackLeaseRepo(redisLeaseRepo(opts.redis), store.leases, opts.breaker ?? redisBreaker()) : store.leases;
+  const backend = await openBackend(config.storage, { leases, journal: store.journal }, paths, { ...opts, timeoutMs });
   if (serving) {
     try {
       await backend.init();
@@ -68,7 +70,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
  * The StorageBackend that --storage names. The S3 SDK is loaded only for S3
  * storage (on local disk it would cost every process ~3 MiB for nothing).
  */
-export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials } = {}): Promise<StorageBackend> {
+export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
   if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp }, coordination);
   const { createS3Backend } = await import('./storage/s3/s3-backend.js');
   return createS3Backend(storage, coordination, opts);
@@ -111,8 +113,11 @@ export type RunningServer = {
  * admin (a worker must do neither).
  */
 export async function startServer(config: Config, logger: Logger, opts: { worker?: boolean } = {}): Promise<RunningServer> {
-  const redis = config.redis ? openRedis(config.redis) : undefined;
-  const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis });
+  const redis = config.redis ? openRedis(config.redis, { timeoutMs: config.serviceTimeout * 1000 }) : undefined;
+  // ioredis reports a lost connection as an 'error' event too: logged by the breaker, never an uncaught exception.
+  redis?.on('error', () => undefined);
+  const breaker = redisBreaker((err) => logger.warn({ err }, 'Redis does not answer: the login throttle and locks use the database until it does'));
+  const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis, breaker });
   const secret = await loadSecret(config, store, paths);
   const hasher = createPasswordHasher();
   // Before the port opens, so the first request can already sign in; undone below when the port
@@ -120,9 +125,9 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const users = createUserService({ store, backend, hasher, clock: systemClock });
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
-  const leader = startLeaderElection(redis ? redisLeaseRepo(redis) : store.leases, { name: await leaderLeaseName(store, redis !== undefined), onError: (err) => logger.warn({ err }, 'leader election failed') });
-  const rateLimiter = redis ? redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS) : undefined;
-  const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader });
+  const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, { name: await leaderLeaseName(store, redis !== undefined), onError: (err) => logger.warn({ err }, 'leader election failed') });
+  const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
+  const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {

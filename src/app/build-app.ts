@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -54,6 +54,8 @@ import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
 import { installErrorHandling, sendError } from './error-handler.js';
+import { armDeadline, attachProgress } from './request-deadline.js';
+import { withProgress } from '../lib/progress.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
 
 /** The base path without its slash is the document's server URL itself, so it is no path of the document. */
@@ -81,6 +83,8 @@ export type AppDeps = {
    * lease; without one, every process sweeps (safe, just repeated work).
    */
   readonly isLeader?: () => boolean;
+  /** The Redis client when --redis is given, for the health check. */
+  readonly redis?: { ping(): Promise<unknown> };
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
 };
@@ -100,7 +104,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     serverFactory: (handler) => {
       // requireHostHeader off: Node would answer a missing Host with a bare 400; the hook below gives the contract body.
       const options = { maxHeaderSize: HTTP_LIMITS.maxHeaderSize, headersTimeout: HTTP_LIMITS.headersTimeoutMs, requireHostHeader: false };
-      const server = createServer(options, (req, res) => (fastRead ? fastRead(req, res, () => handler(req, res)) : handler(req, res)));
+      const serve = (req: IncomingMessage, res: ServerResponse) => (fastRead ? fastRead(req, res, () => handler(req, res)) : handler(req, res));
+      // Each request in its own progress context, for the request deadline (request-deadline.ts).
+      const server = createServer(options, (req, res) => withProgress((progress) => {
+        attachProgress(req, progress);
+        serve(req, res);
+      }));
       server.keepAliveTimeout = 72_000;
       // Uploads may take long, so no limit on a whole request; a stalled client is cut off by the
       // idle timeout instead, and slow headers by headersTimeout (HTTP_LIMITS, docs/security.md).
@@ -174,6 +183,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onResponse', async (request, reply) => {
     accessLog.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
+  const deadlineMs = config.requestDeadline * 1000;
+  app.addHook('onRequest', async (request, reply) => {
+    armDeadline(request, reply, deadlineMs);
+  });
   app.addHook('onRequest', async (request) => {
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new AppError('bad_request', 'The Host header is required.');
@@ -218,7 +231,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       metaRoutes(base, {
         startedAt: performance.now(),
         now: () => performance.now(),
-        health: async () => void (await Promise.all([deps.store.users.count(), deps.backend.ping()])),
+        health: { database: () => deps.store.users.count(), storage: () => deps.backend.ping(), ...(deps.redis ? { redis: () => deps.redis!.ping() } : {}) },
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });

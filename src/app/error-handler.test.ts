@@ -59,3 +59,17 @@ test('the error codes documented in docs/api.md are exactly the table', async ()
   for (const code of Object.keys(ERRORS)) assert.ok(documented.has(code), `docs/api.md documents ${code}`);
   for (const code of documented) assert.ok(code !== undefined && (code === 'error' || code === 'message' || code in ERRORS), `docs/api.md mentions unknown code ${code}`);
 });
+
+test('a database or Redis that does not answer is a 503 naming it with Retry-After, also wrapped in other errors, never a 500', async () => {
+  const { DependencyError } = await import('../lib/dependency-error.js');
+  const db = toAppError(new DependencyError('database', 'Query read timeout'));
+  assert.equal(db.status, 503);
+  assert.equal(db.code, 'database_unavailable');
+  assert.ok(Number(db.headers['retry-after']) > 0);
+  assert.doesNotMatch(db.message, /Query read timeout/);
+  const redis = toAppError(new Error('wrapped', { cause: new DependencyError('coordination', 'Command timed out') }));
+  assert.equal(redis.status, 503);
+  assert.equal(redis.code, 'coordination_unavailable');
+  assert.equal(ERRORS.database_unavailable, 503);
+  assert.equal(ERRORS.coordination_unavailable, 503);
+});

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
+import { dependencyErrorIn, RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 
 /**
  * The one place where failures become HTTP answers. Status comes only from
@@ -8,6 +9,9 @@ import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
  */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  // A service that is down or hung is the server's trouble, never the client's: 503 naming it (docs/operations.md).
+  const dep = dependencyErrorIn(err);
+  if (dep) return new AppError(dep.dependency === 'database' ? 'database_unavailable' : 'coordination_unavailable', UNAVAILABLE[dep.dependency], { cause: err, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
   const fe = err as Partial<FastifyError> & { code?: string };
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -31,6 +35,11 @@ export function toAppError(err: unknown): AppError {
   if (code) return new AppError(code, defaultMessage(code), { cause: err });
   return new AppError('internal', 'Something went wrong on the server; the error has been logged.', { cause: err });
 }
+
+const UNAVAILABLE = {
+  database: 'The database does not answer; try again shortly.',
+  coordination: 'The coordination service (Redis) does not answer; try again shortly.',
+} as const;
 
 function defaultMessage(code: ErrorCode): string {
   switch (code) {

@@ -11,6 +11,8 @@ import type { FilesService } from '../services/files.js';
 import type { Entry, Opened } from '../storage/backend.js';
 import { authenticate, headerCount, type AuthDeps } from './auth-plugin.js';
 import { remember, rememberVisit } from './handed-on.js';
+import { toAppError } from './error-handler.js';
+import { dependencyErrorIn } from '../lib/dependency-error.js';
 
 /** Takes a request or hands it on (to Fastify) untouched. */
 export type FastRead = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
@@ -79,6 +81,14 @@ export function createFastRead(deps: {
       { reqId: deps.nextRequestId(), req: { method: req.method, url: req.url, ip: addressOf(req) }, res: { statusCode }, responseTime: performance.now() - started, fast: true },
       'request completed',
     );
+  }
+
+  /** The contract's 503 for a service that does not answer (error-handler.ts maps it). */
+  function unavailable(req: IncomingMessage, res: ServerResponse, route: string, error: unknown, started: number): void {
+    const e = toAppError(error);
+    res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', ...EVERY_ANSWER_HEADERS, ...e.headers });
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ error: e.code, message: e.message }));
+    log(req, route, e.status, started);
   }
 
   /** The 200 of a file: `opened` for a GET, none for a HEAD; `headers` are the route's own security headers. */
@@ -188,7 +198,12 @@ export function createFastRead(deps: {
     answer().then(
       (answered) => answered || next(),
       // A missing file, a dead link, a bad key, a store error: Fastify's answer (and its log line) is the one that counts.
-      () => (res.headersSent ? res.destroy() : next()),
+      (error: unknown) => {
+        if (res.headersSent) return res.destroy();
+        // Except a database or Redis that does not answer: Fastify would wait for it once more (the credential check) before its 503.
+        if (dependencyErrorIn(error)) return unavailable(req, res, route === storage ? '/storage/*' : '/share/*', error, started);
+        next();
+      },
     );
   };
 }

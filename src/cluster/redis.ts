@@ -1,5 +1,7 @@
 import { Redis } from 'ioredis';
 import type { RateLimiter } from '../app/login-throttle.js';
+import { DependencyError } from '../lib/dependency-error.js';
+import { serviceCall } from '../lib/progress.js';
 import type { LeaseRepo } from '../store/types.js';
 
 /**
@@ -7,9 +9,24 @@ import type { LeaseRepo } from '../store/types.js';
  * (locks). Every operation is one Lua script, so each is atomic on the Redis
  * server however many nodes call it at once.
  */
-export function openRedis(url: string): Redis {
-  // Fail a command fast when Redis is gone instead of queueing it forever.
-  return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true, connectTimeout: 3000 });
+export function openRedis(url: string, opts: { timeoutMs?: number } = {}): Redis {
+  const timeoutMs = opts.timeoutMs ?? 4000;
+  // Every command has an answer or an error within commandTimeout, whether Redis is gone (the command
+  // waits in the offline queue) or hung (a paused server keeps the socket open and never answers).
+  // A Redis command takes a millisecond, so its bound is short: the database fallback (below) starts soon.
+  return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: timeoutMs, commandTimeout: Math.min(timeoutMs, REDIS_COMMAND_MS) });
+}
+
+/** The longest a Redis command may take (less when --service-timeout is shorter). */
+export const REDIS_COMMAND_MS = 1500;
+
+/** Runs one Redis call; its failure (down, hung, refused) is the coordination service's, for the error mapping. */
+async function redisCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await serviceCall(fn);
+  } catch (e) {
+    throw new DependencyError('coordination', `Redis did not answer: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  }
 }
 
 /** Sliding-window log in a sorted set: drop old attempts, count, add if under the limit. */
@@ -29,7 +46,7 @@ export function redisRateLimiter(redis: Redis, limit: number, windowMs: number):
   return {
     async hit(key, now) {
       // The member must be unique per attempt: two attempts in the same millisecond both count.
-      const oldest = Number(await redis.eval(HIT, 1, `fc:login:${key}`, now, windowMs, limit, `${now}:${process.pid}:${seq++}:${Math.random()}`));
+      const oldest = Number(await redisCall(() => redis.eval(HIT, 1, `fc:login:${key}`, now, windowMs, limit, `${now}:${process.pid}:${seq++}:${Math.random()}`)));
       return oldest < 0 ? 0 : Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
     },
   };
@@ -53,8 +70,119 @@ return 0`;
 export function redisLeaseRepo(redis: Redis, now: () => number = Date.now): LeaseRepo {
   const ttl = (expiresAt: number, at = now()) => Math.max(1, Math.round(expiresAt - at));
   return {
-    acquire: async (name, owner, at, expiresAt) => Number(await redis.eval(ACQUIRE, 1, `fc:lease:${name}`, owner, ttl(expiresAt, at))) === 1,
-    renew: async (name, owner, expiresAt) => Number(await redis.eval(RENEW, 1, `fc:lease:${name}`, owner, ttl(expiresAt))) === 1,
-    release: async (name, owner) => void (await redis.eval(RELEASE, 1, `fc:lease:${name}`, owner)),
+    acquire: async (name, owner, at, expiresAt) => Number(await redisCall(() => redis.eval(ACQUIRE, 1, `fc:lease:${name}`, owner, ttl(expiresAt, at)))) === 1,
+    renew: async (name, owner, expiresAt) => Number(await redisCall(() => redis.eval(RENEW, 1, `fc:lease:${name}`, owner, ttl(expiresAt)))) === 1,
+    release: async (name, owner) => void (await redisCall(() => redis.eval(RELEASE, 1, `fc:lease:${name}`, owner))),
+  };
+}
+
+/**
+ * When Redis fails, the login throttle and leases fall back to the database (CONTRACT: "without it
+ * they live in the database"), never open. After a failure Redis is left alone for RETRY_MS, so
+ * only the first request of an outage waits for its timeout; then it is tried again.
+ */
+export type RedisBreaker = {
+  /** True while Redis is presumed down: go to the database straight away. */
+  isOpen(now?: number): boolean;
+  /** True while leases taken in the database during a recent outage may still be held. */
+  recentlyDown(now?: number): boolean;
+  trip(err: unknown, now?: number): void;
+};
+
+const RETRY_MS = 5_000;
+/** The longest a lease lives without renewal (TTL_MS in src/storage/coordination.ts and src/cluster/leader.ts). */
+const LEASE_TTL_MS = 30_000;
+
+export function redisBreaker(onDown: (err: unknown) => void = () => undefined): RedisBreaker {
+  let openUntil = 0;
+  let downUntil = 0;
+  return {
+    isOpen: (now = Date.now()) => now < openUntil,
+    recentlyDown: (now = Date.now()) => now < downUntil,
+    trip(err, now = Date.now()) {
+      if (now >= openUntil) onDown(err);
+      openUntil = now + RETRY_MS;
+      downUntil = openUntil + LEASE_TTL_MS;
+    },
+  };
+}
+
+/** The login throttle in Redis, or in the database while Redis fails (attempts counted either way). */
+export function fallbackRateLimiter(primary: RateLimiter, fallback: RateLimiter, breaker: RedisBreaker): RateLimiter {
+  return {
+    async hit(key, now) {
+      if (!breaker.isOpen()) {
+        try {
+          return await primary.hit(key, now);
+        } catch (e) {
+          breaker.trip(e);
+        }
+      }
+      return fallback.hit(key, now);
+    },
+  };
+}
+
+/**
+ * Leases in Redis, or in the database while Redis fails. Each lease is renewed and released where it
+ * was taken. For a while after an outage (a lease's lifetime) a lease taken in Redis is also taken
+ * in the database, so one that another process took there during the outage still excludes it.
+ * Not covered: a lease held in Redis when Redis went down is not seen by a holder that falls back
+ * to the database meanwhile (docs/operations.md).
+ */
+export function fallbackLeaseRepo(primary: LeaseRepo, fallback: LeaseRepo, breaker: RedisBreaker): LeaseRepo {
+  const where = new Map<string, 'redis' | 'db' | 'both'>();
+  const id = (name: string, owner: string) => `${name}\u0000${owner}`;
+  return {
+    async acquire(name, owner, now, expiresAt) {
+      if (!breaker.isOpen()) {
+        let got: boolean | undefined;
+        try {
+          got = await primary.acquire(name, owner, now, expiresAt);
+        } catch (e) {
+          breaker.trip(e);
+        }
+        if (got === false) return false;
+        if (got === true) {
+          if (!breaker.recentlyDown()) {
+            where.set(id(name, owner), 'redis');
+            return true;
+          }
+          let also = false;
+          try {
+            also = await fallback.acquire(name, owner, now, expiresAt);
+          } finally {
+            if (!also) await primary.release(name, owner).catch(() => undefined);
+          }
+          if (also) where.set(id(name, owner), 'both');
+          return also;
+        }
+      }
+      const got = await fallback.acquire(name, owner, now, expiresAt);
+      if (got) where.set(id(name, owner), 'db');
+      return got;
+    },
+    async renew(name, owner, expiresAt) {
+      const at = where.get(id(name, owner)) ?? 'redis';
+      if (at === 'db') return fallback.renew(name, owner, expiresAt);
+      const held = await primary.renew(name, owner, expiresAt).catch((e: unknown) => {
+        breaker.trip(e);
+        throw e;
+      });
+      if (at === 'both') return (await fallback.renew(name, owner, expiresAt)) && held;
+      return held;
+    },
+    async release(name, owner) {
+      const key = id(name, owner);
+      const at = where.get(key) ?? 'redis';
+      where.delete(key);
+      if (at !== 'redis') await fallback.release(name, owner);
+      if (at !== 'db') {
+        await primary.release(name, owner).catch((e: unknown) => {
+          breaker.trip(e);
+          throw e;
+        });
+      }
+    },
   };
 }

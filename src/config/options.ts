@@ -26,6 +26,17 @@ export type OptionSpec<T> = {
 
 export class OptionValueError extends Error {}
 
+/** Seconds, fractions allowed (0.5), within [min, max]. */
+function seconds(min: number, max: number) {
+  return (raw: string): number => {
+    const v = raw.trim();
+    if (!/^\d+(\.\d+)?$/.test(v)) throw new OptionValueError(`expected a number of seconds, got "${raw}"`);
+    const n = Number(v);
+    if (n < min || n > max) throw new OptionValueError(`expected seconds from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+}
+
 function integer(min: number, max: number) {
   return (raw: string): number => {
     if (!/^\d+$/.test(raw.trim())) throw new OptionValueError(`expected a whole number, got "${raw}"`);
@@ -214,6 +225,8 @@ export const OPTIONS = {
   storage: { key: 'storage', flag: '--storage', env: 'FILE_CLOUD_STORAGE', scope: 'global', type: 'string', default: Object.freeze({ kind: 'file' }) as StorageUrl, defaultLabel: 'file: (data/storage/)', parse: parseStorageUrl, description: 'Where files live: file: (local disk) or s3://BUCKET[/PREFIX]?endpoint=URL&region=R&path_style=true (docs/storage.md).' },
   database: { key: 'database', flag: '--database', env: 'FILE_CLOUD_DATABASE', scope: 'global', type: 'string', default: Object.freeze({ kind: 'sqlite' }) as DatabaseUrl, defaultLabel: 'sqlite: (data/file-cloud.db)', parse: parseDatabaseUrl, secret: true, description: 'Metadata store: sqlite: (in the data dir) or postgres://USER:PASSWORD@HOST:PORT/DB, shared by every node.' },
   redis: { key: 'redis', flag: '--redis', env: 'FILE_CLOUD_REDIS', scope: 'serve', type: 'string', default: '', defaultLabel: 'none (the database)', parse: redisUrl, secret: true, description: 'Redis URL for the login throttle and locks; without it they live in the database.' },
+  serviceTimeout: { key: 'serviceTimeout', flag: '--service-timeout', env: 'FILE_CLOUD_SERVICE_TIMEOUT', scope: 'global', type: 'string', default: 4, parse: seconds(0.5, 300), description: 'Seconds a PostgreSQL query or connection, a Redis command, or an S3 request (or its stalled transfer) may take before the service counts as unavailable (503); docs/operations.md.' },
+  requestDeadline: { key: 'requestDeadline', flag: '--request-deadline', env: 'FILE_CLOUD_REQUEST_DEADLINE', scope: 'serve', type: 'string', default: 10, parse: seconds(1, 3600), description: 'Seconds a request may wait for a service without progress (no answer begun, no request bytes received, no service answered) before it is answered 503 unavailable; docs/operations.md.' },
   secretFile: { key: 'secretFile', flag: '--secret-file', env: 'FILE_CLOUD_SECRET_FILE', scope: 'serve', type: 'string', default: '', defaultLabel: 'data/secret (in the database with PostgreSQL)', parse: nonEmpty, description: 'File holding the key that signs path tokens.' },
   workers: { key: 'workers', flag: '--workers', env: 'FILE_CLOUD_WORKERS', scope: 'serve', type: 'string', default: 'auto' as number | 'auto', parse: workers, description: 'Worker processes serving the port: a number, or auto (one per CPU core).' },
   host: { key: 'host', flag: '--host', env: 'FILE_CLOUD_HOST', scope: 'serve', type: 'string', default: '127.0.0.1', parse: host, description: 'Address to listen on (0.0.0.0 for every interface).' },

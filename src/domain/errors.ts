@@ -41,6 +41,8 @@ export const ERRORS = {
   storage_failed: 502,
   unavailable: 503,
   storage_unavailable: 503,
+  database_unavailable: 503,
+  coordination_unavailable: 503,
   disk_full: 507,
   quota_exceeded: 507,
   dav_limit_reached: 507,

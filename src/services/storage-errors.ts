@@ -1,5 +1,6 @@
 import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
 import { isStorageError, type StorageErrorCode } from '../storage/backend.js';
+import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 
 const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
   not_found: ['not_found', 'No file or folder exists at this path.'],
@@ -21,7 +22,7 @@ export function fromStorageError(e: unknown, messages: Partial<Record<StorageErr
   // A body stream that failed with our own error (the multipart adaptor's 400/413) keeps that error.
   if (e.code === 'aborted' && isAppError(e.cause)) return e.cause;
   const [code, message] = MAP[e.code];
-  return new AppError(code, messages[e.code] ?? message, { cause: e });
+  return new AppError(code, messages[e.code] ?? message, { cause: e, headers: e.code === 'unavailable' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : undefined });
 }
 
 /** Runs a backend call, translating its storage errors. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JournalRepo, LeaseRepo } from '../store/types.js';
+import { outsideRequest } from '../lib/progress.js';
 
 /**
  * What a backend without atomic operations of its own (S3) needs from the
@@ -24,9 +25,12 @@ export async function tryHold(c: Leasing, name: string, ttlMs = TTL_MS): Promise
   const now = c.now ?? Date.now;
   const owner = randomUUID();
   if (!(await c.leases.acquire(name, owner, now(), now() + ttlMs))) return undefined;
-  const timer = setInterval(() => {
-    c.leases.renew(name, owner, now() + ttlMs).catch(() => undefined);
-  }, ttlMs / 3);
+  // Renewals answered are not progress of the request that took the lease (src/app/request-deadline.ts).
+  const timer = outsideRequest(() =>
+    setInterval(() => {
+      c.leases.renew(name, owner, now() + ttlMs).catch(() => undefined);
+    }, ttlMs / 3),
+  );
   timer.unref();
   return {
     async release() {

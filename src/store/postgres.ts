@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { StoreOpenError } from './sqlite.js';
 import type { Database as Schema } from './schema.js';
@@ -20,6 +20,8 @@ import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
 import { createOidcRepo } from './oidc-repo.js';
 import { createSearchRepo } from './search-repo.js';
+import { DependencyError } from '../lib/dependency-error.js';
+import { serviceCall } from '../lib/progress.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -29,13 +31,23 @@ const MIGRATION_LOCK = 0x46434d4947524154n;
  * and migrations as SQLite (one SQL through Kysely); nodes starting together
  * migrate one after another under an advisory lock, so each migration runs once.
  */
-export async function openPostgresStore(url: string, opts: { poolSize?: number } = {}): Promise<MetadataStore & { readonly kind: 'postgres'; readonly db: Kysely<Schema> }> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
+export async function openPostgresStore(url: string, opts: { poolSize?: number; timeoutMs?: number } = {}): Promise<MetadataStore & { readonly kind: 'postgres'; readonly db: Kysely<Schema> }> {
+  const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
+  // Every wait on PostgreSQL is bounded (docs/operations.md, "When a service fails"): a connection
+  // from the pool or a new one (connectionTimeoutMillis), a statement on the server (statement_timeout:
+  // a slow query or a lock wait), and the answer on our side (query_timeout: a paused or unreachable
+  // server never sends one, so only the client can give up).
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, connectionTimeoutMillis: timeoutMs, idleTimeoutMillis: 30_000, statement_timeout: timeoutMs, query_timeout: timeoutMs + 500 });
   // An idle connection the server closed must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: reportingUnavailable(pool) }) });
+  // Migrations wait for another node's under an advisory lock, and one may rightly run longer than a
+  // request's statement: their own short-lived connection, without the timeouts.
+  const migrationPool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: Math.max(timeoutMs, 5000) });
+  migrationPool.on('error', () => undefined);
+  const migrator = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: migrationPool }) });
   try {
-    await db.connection().execute(async (conn) => {
+    await migrator.connection().execute(async (conn) => {
       await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
       try {
         await migrateToLatest(conn as unknown as Kysely<unknown>);
@@ -44,10 +56,12 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
       }
     });
   } catch (e) {
+    await migrator.destroy().catch(() => undefined);
     await db.destroy().catch(() => undefined);
     const where = redactUrl(url);
     throw new StoreOpenError(`cannot open the database ${where}: ${(e as Error).message}`, { cause: e });
   }
+  await migrator.destroy();
   return {
     kind: 'postgres',
     db,
@@ -68,6 +82,67 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     search: createSearchRepo(db),
     oidc: createOidcRepo(db),
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * SQLSTATE classes that say the server cannot serve us now, not that the statement was wrong:
+ * 08 connection exception, 53 insufficient resources, 57 operator intervention (57014: our
+ * statement_timeout), 58 system error. A constraint violation (23…) and the like pass through.
+ */
+const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58']);
+
+export function isUnavailable(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  // Errors of the server carry a five-character SQLSTATE; anything else (a refused or reset socket,
+  // "Query read timeout", "Connection terminated") means it did not answer.
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.has(code.slice(0, 2));
+  return true;
+}
+
+/** How long after a failure to answer the database is not asked again. */
+const QUIET_MS = 2000;
+
+/**
+ * The pool as Kysely sees it, with the failures of an unreachable or hung server turned into
+ * DependencyError('database') (503 database_unavailable), and a connection whose query timed out
+ * dropped instead of returned to the pool: its late answer would otherwise hold the next query.
+ */
+function reportingUnavailable(pool: pg.Pool): PostgresPool {
+  // After the database failed to answer, the next moments' requests are told so at once instead of
+  // each waiting out its own timeout (a request with three queries would wait three times).
+  let quietUntil = 0;
+  const wrap = (e: unknown) => {
+    if (!isUnavailable(e)) return e;
+    quietUntil = performance.now() + QUIET_MS;
+    return new DependencyError('database', `The database did not answer: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  };
+  return {
+    options: pool.options,
+    async connect(): Promise<PostgresPoolClient> {
+      if (performance.now() < quietUntil) throw new DependencyError('database', 'The database did not answer a moment ago.');
+      let client: pg.PoolClient;
+      try {
+        client = await serviceCall(() => pool.connect());
+      } catch (e) {
+        throw wrap(e);
+      }
+      let broken = false;
+      return {
+        processID: (client as unknown as { processID?: number }).processID,
+        query: ((text: unknown, params?: unknown) => {
+          // A cursor (streamed rows) is passed through as it is.
+          if (typeof text !== 'string') return (client.query as (c: unknown) => unknown)(text);
+          return serviceCall(() => client.query(text, params as unknown[])).catch((e: unknown) => {
+            const w = wrap(e);
+            if (w !== e) broken = true;
+            throw w;
+          });
+        }) as PostgresPoolClient['query'],
+        release: () => client.release(broken ? true : undefined),
+      };
+    },
+    end: () => pool.end(),
   };
 }
 

@@ -123,3 +123,37 @@ for (const [name, skip, make] of limiters) {
     }
   });
 }
+
+test('Redis unreachable: the throttle and leases fall back to the database, never open, and answer within the Redis bound', async () => {
+  const { fallbackLeaseRepo, fallbackRateLimiter, redisBreaker, redisLeaseRepo, REDIS_COMMAND_MS } = await import('../../src/cluster/redis.js');
+  const { freePort } = await import('../helpers/private-services.js');
+  const dir = await mkdtemp(join(tmpdir(), 'fc-rate-'));
+  const store = await openSqliteStore(join(dir, 'db'));
+  // Nothing listens there: every command fails (after its retry or its timeout).
+  const redis = openRedis(`redis://127.0.0.1:${await freePort()}/0`, { timeoutMs: 1000 });
+  redis.on('error', () => undefined);
+  let trips = 0;
+  const breaker = redisBreaker(() => trips++);
+  try {
+    const limiter = fallbackRateLimiter(redisRateLimiter(redis, 2, 60_000), storeRateLimiter(store.rates, 2), breaker);
+    const key = `down-${randomUUID()}`;
+    const T = Date.now();
+    const started = performance.now();
+    assert.equal(await limiter.hit(key, T), 0);
+    assert.ok(performance.now() - started < REDIS_COMMAND_MS + 1000, `the first attempt took ${performance.now() - started} ms`);
+    assert.equal(await limiter.hit(key, T + 1), 0);
+    assert.ok((await limiter.hit(key, T + 2)) > 0, 'the third attempt is refused: counted in the database');
+    assert.equal(trips, 1, 'one outage reported once');
+
+    const leases = fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker);
+    assert.equal(await leases.acquire('name', 'a', T, T + 30_000), true);
+    assert.equal(await leases.acquire('name', 'b', T, T + 30_000), false, 'the database lease excludes another holder');
+    assert.equal(await store.leases.acquire('name', 'c', T, T + 30_000), false, 'it lives in the database');
+    await leases.release('name', 'a');
+    assert.equal(await leases.acquire('name', 'b', T, T + 30_000), true);
+  } finally {
+    redis.disconnect();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -96,19 +96,27 @@ for (const [storage, skip] of BACKENDS) {
   });
 }
 
-test('GET /api/health answers 503 with the contract body while the storage is gone, and 200 again when it is back', async () => {
+test('GET /api/health answers 503 naming the storage while it is gone (readiness; liveness stays 200), and 200 again when it is back', async () => {
   const app = await startApp();
   try {
     await rm(app.paths.storage, { recursive: true, force: true });
-    const res = await fetch(`${app.url}/api/health`);
-    assert.equal(res.status, 503);
-    const body = (await res.json()) as { status: string; error: string; message: string };
-    assert.equal(body.status, 'unavailable');
-    assert.equal(body.error, 'unavailable');
-    assert.equal(typeof body.message, 'string');
+    for (const query of ['', '?ready']) {
+      const res = await fetch(`${app.url}/api/health${query}`);
+      assert.equal(res.status, 503);
+      assert.ok(Number(res.headers.get('retry-after')) > 0);
+      const body = (await res.json()) as { status: string; error: string; message: string; down: string[] };
+      assert.equal(body.status, 'unavailable');
+      assert.equal(body.error, 'storage_unavailable');
+      assert.deepEqual(body.down, ['storage']);
+      assert.equal(typeof body.message, 'string');
+    }
     assert.equal((await fetch(`${app.url}/api/health`, { method: 'HEAD' })).status, 503);
+    const live = await fetch(`${app.url}/api/health?live`);
+    assert.equal(live.status, 200);
+    assert.deepEqual(await live.json(), { status: 'ok' });
     await mkdir(app.paths.storage);
     assert.equal((await fetch(`${app.url}/api/health`)).status, 200);
+    assert.equal((await fetch(`${app.url}/api/health?ready`)).status, 200);
   } finally {
     await app.close();
   }

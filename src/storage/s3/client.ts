@@ -1,8 +1,10 @@
 import { Agent } from 'node:http';
+import type { Socket } from 'node:net';
 import { Agent as HttpsAgent } from 'node:https';
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { StorageError } from '../backend.js';
 import type { S3Location } from './location.js';
+import { serviceCall } from '../../lib/progress.js';
 
 export type S3Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
@@ -18,21 +20,72 @@ export function radosgwCompatible(pathStyle = true): Pick<S3ClientConfig, 'force
 }
 
 /**
- * One client per backend: keep-alive sockets (a 4 KiB GET must not pay a
- * TCP handshake), short connect timeout (an unreachable store answers 503
- * in seconds, not minutes), and radosgw's settings (radosgwCompatible).
+ * Commands that move a file's bytes (or copy them inside the store) may rightly take long: they are
+ * bounded by the socket's idle timeout (no byte for `timeoutMs`), not by a total deadline. A
+ * GetObject's deadline runs until its answer's head only: the body is a stream read long after.
  */
-export function createS3Client(loc: S3Location, credentials?: S3Credentials): S3Client {
+const TRANSFERS = new Set(['GetObjectCommand', 'UploadPartCommand', 'UploadPartCopyCommand', 'CopyObjectCommand', 'PutObjectCommand']);
+
+/**
+ * One client per backend: keep-alive sockets (a 4 KiB GET must not pay a
+ * TCP handshake), and radosgw's settings (radosgwCompatible). Every request
+ * is bounded (docs/operations.md, "When a service fails"): connecting;
+ * every request that does not carry a file's bytes (and a GetObject until its
+ * answer begins) by a total deadline of twice `timeoutMs`, its retry
+ * included; a transfer by its socket's stalls. A hung or unreachable store
+ * answers 503 in seconds.
+ */
+export function createS3Client(loc: S3Location, credentials?: S3Credentials, opts: { timeoutMs?: number } = {}): S3Client {
+  const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
+  // A request that is not a transfer has this long in all, its one retry included: each attempt about timeoutMs.
+  // (A busy store takes seconds for a HEAD: CI's 50 concurrent uploads on a loaded machine took over 4.)
+  const deadlineMs = 2 * timeoutMs;
   const agentOptions = { keepAlive: true, maxSockets: 256 };
-  const config: S3ClientConfig = {
+  const agents = { httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) };
+  const base: S3ClientConfig = {
     region: loc.region,
     ...radosgwCompatible(loc.pathStyle),
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 120_000, httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) },
+    maxAttempts: 2,
+    // No `Expect: 100-continue`: a store that hangs would hold every upload part ~6 s for a "continue"
+    // before its socket timeout even starts; a part (8 MiB) refused after being sent costs little.
+    expectContinueHeader: false,
   };
-  if (loc.endpoint) config.endpoint = loc.endpoint;
-  if (credentials) config.credentials = credentials;
-  return new S3Client(config);
+  if (loc.endpoint) base.endpoint = loc.endpoint;
+  if (credentials) base.credentials = credentials;
+  // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only warns).
+  // Requests bounded by the deadline: the deadline decides.
+  const client = new S3Client({ ...base, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: deadlineMs, ...agents } });
+  // Transfers, with no deadline: one attempt, which against a paused radosgw failed after two such periods
+  // (measured), about 2 × timeoutMs. No retry: a conditional PutObject retried after its first attempt
+  // landed unseen would be refused as "already exists", and a retried part would double the wait.
+  const transfers = new S3Client({ ...base, maxAttempts: 1, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: timeoutMs, ...agents } });
+  const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const sendTransfer = transfers.send.bind(transfers) as typeof send;
+  (client as { send: unknown }).send = (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
+    const name = command.constructor.name;
+    if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return serviceCall(() => sendTransfer(command, options));
+    // A GetObject's deadline ends with its answer's head: the body that follows may rightly take long.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), deadlineMs);
+    const deadline = controller.signal;
+    const abortSignal = options?.abortSignal ? AbortSignal.any([options.abortSignal, deadline]) : deadline;
+    return serviceCall(() => send(command, { ...options, abortSignal })).finally(() => clearTimeout(timer)).then((r) => {
+      // A download's body is read as fast as its client takes it: pauses of any length are the client's,
+      // not a store that hangs (as before these bounds; the client's own socket has the idle timeout).
+      if (name === 'GetObjectCommand') ((r as { Body?: { socket?: Socket } }).Body?.socket)?.setTimeout(0);
+      return r;
+    }, (e: unknown) => {
+      // The SDK reports our deadline as an AbortError: it is the store that did not answer in time.
+      if (deadline.aborted && !options?.abortSignal?.aborted) throw Object.assign(new Error(`The object store did not answer within ${deadlineMs} ms.`, { cause: e }), { name: 'TimeoutError' });
+      throw e;
+    });
+  };
+  const destroy = client.destroy.bind(client);
+  client.destroy = () => {
+    transfers.destroy();
+    destroy();
+  };
+  return client;
 }
 
 type SdkError = { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $fault?: string };

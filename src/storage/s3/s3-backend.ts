@@ -15,6 +15,7 @@ import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey
 import { contentTypeFor } from '../../http/mime.js';
 import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
+import { requestSignal } from '../../lib/progress.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
@@ -51,8 +52,8 @@ type Head = { size: number; modified: Date; etag: string };
  * a file and a folder prefix (`a` and `a/x`) is the file; keys that are not
  * valid File Cloud paths (`a//b`, `..`) are skipped and never reachable.
  */
-export function createS3Backend(loc: S3Location, coordination: Coordination, opts: { credentials?: S3Credentials; client?: S3Client } = {}): StorageBackend {
-  const s3 = opts.client ?? createS3Client(loc, opts.credentials);
+export function createS3Backend(loc: S3Location, coordination: Coordination, opts: { credentials?: S3Credentials; client?: S3Client; timeoutMs?: number } = {}): StorageBackend {
+  const s3 = opts.client ?? createS3Client(loc, opts.credentials, { timeoutMs: opts.timeoutMs });
   const { bucket, prefix } = loc;
   const events = createEventHub();
   /**
@@ -296,6 +297,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
           if (opts.ifExists === 'replace') await commitOpts?.beforeReplace?.(before?.size ?? 0);
+          // The request was already answered 503 by its deadline (a service hung): the client was told
+          // it failed, so it must not land now (src/app/request-deadline.ts).
+          requestSignal()?.throwIfAborted();
           if (received.kind === 'single') await putSingle(received.body);
           else await received.complete();
           settled = true;

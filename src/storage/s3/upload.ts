@@ -5,6 +5,7 @@ import { isStorageError, StorageError, type WriteOptions } from '../backend.js';
 import type { Coordination } from '../coordination.js';
 import { isNotFound, s3Call, statusOf } from './client.js';
 import { copySource } from './keys.js';
+import { dependencyErrorIn } from '../../lib/dependency-error.js';
 
 const MiB = 1024 * 1024;
 /**
@@ -72,7 +73,14 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     await c.journal.put({ id: journalId, kind: UPLOAD_JOURNAL, data: JSON.stringify({ bucket, key, uploadId: null } satisfies UploadRecord), now: now() });
     const created = await s3Call('Starting the upload', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType })));
     const id = created.UploadId as string;
-    await c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());
+    try {
+      await c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());
+    } catch (e) {
+      // The database went away between the intent and its id: the upload is aborted now (the sweeper
+      // would find it by key and time, but only once the database is back).
+      await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id })).catch(() => undefined);
+      throw e;
+    }
     return { id, journalId };
   };
 
@@ -165,7 +173,8 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     const u = upload;
     if (part && fill > 0) send(u, nextPartNumber++, part.subarray(0, fill));
     part = undefined;
-    await Promise.all(inFlight);
+    // The first part that fails fails the upload: the others (a store that hangs answers none) are waited for by the abort.
+    while (inFlight.size > 0 && partError === undefined) await Promise.race(inFlight);
     if (partError !== undefined) throw partError;
     return {
       kind: 'multipart',
@@ -178,10 +187,17 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
       abort,
     };
   } catch (e) {
-    await abort().catch(() => undefined);
+    // With the store (or the database) out, the abort waits for the parts in flight to time out and may
+    // fail itself: the client gets its 503 now, the abort goes on behind it, and what it cannot do the
+    // sweeper does once the service is back. Otherwise the abort is done before the answer.
+    const cleanup = abort().catch(() => undefined);
+    if (!(isStorageError(e) && e.code === 'unavailable') && !dependencyErrorIn(e)) await cleanup;
     if (isStorageError(e) && e.code !== 'aborted') throw e;
     // The store refused a request of ours: not the client's fault, not an interrupted body.
     if (statusOf(e) !== undefined) throw e;
+    // Only a body that broke off (or our own abort) is the client's interruption; a service that
+    // failed meanwhile (the database for the journal, Redis) is a 503 of its own, never a 400.
+    if (!isStorageError(e) && !opts.signal?.aborted && !body.errored && !(body.destroyed && !body.readableEnded)) throw e;
     throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);

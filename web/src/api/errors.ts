@@ -40,6 +40,8 @@ export const ERROR_MESSAGES = {
   internal: 'Something went wrong on the server. Try again.',
   unavailable: 'The server is busy or shutting down. Try again shortly.',
   storage_unavailable: 'The server cannot reach its file storage right now. Try again shortly.',
+  database_unavailable: 'The server cannot reach its database right now. Try again shortly.',
+  coordination_unavailable: 'The server cannot reach its coordination service right now. Try again shortly.',
   storage_failed: 'The server’s file storage failed to carry this out. Try again shortly.',
   disk_full: 'The server’s disk is full.',
   quota_exceeded: 'Not enough space left in your storage quota. Delete some files or ask an administrator for more space.',

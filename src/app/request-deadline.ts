@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
+import type { RequestProgress } from '../lib/progress.js';
+import { sendError } from './error-handler.js';
+
+const PROGRESS = Symbol('progress');
+
+/** Ties a raw request to its progress record (src/lib/progress.ts), for the hook below. */
+export function attachProgress(req: IncomingMessage, progress: RequestProgress): void {
+  (req as IncomingMessage & { [PROGRESS]?: RequestProgress })[PROGRESS] = progress;
+}
+
+/**
+ * The backstop behind the services' own timeouts (docs/operations.md, "When a service fails"): a
+ * request that waits for a service, has not begun its answer and has made no progress for
+ * `deadlineMs` — no byte of its body received, no answer from a service for it — is answered 503
+ * `unavailable` with Retry-After,
+ * never left to a socket timeout that closes without a word. Its signal fires, so a write still
+ * waiting stops before it commits. A slow upload or a long folder move keeps progressing and is
+ * left alone; once an answer has begun, only the socket's idle timeout applies.
+ */
+export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadlineMs: number): void {
+  const progress = (request.raw as IncomingMessage & { [PROGRESS]?: RequestProgress })[PROGRESS];
+  if (!progress) return;
+  const socket = request.raw.socket;
+  let bytesRead = socket.bytesRead;
+  const res: ServerResponse = reply.raw;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    if (reply.sent || res.headersSent || res.writableEnded || socket.destroyed) return;
+    if (socket.bytesRead !== bytesRead) {
+      bytesRead = socket.bytesRead;
+      progress.at = performance.now();
+    }
+    const idle = performance.now() - progress.at;
+    // Only a request waiting for a service is answered: its own work, however long, is not cut short.
+    if (idle < deadlineMs || progress.pending === 0) {
+      timer = setTimeout(check, idle < deadlineMs ? deadlineMs - idle + 1 : 1000);
+      timer.unref();
+      return;
+    }
+    const err = new AppError('unavailable', 'A service this request needs did not answer in time; try again shortly.', { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
+    progress.controller.abort(err);
+    request.log.warn({ deadlineMs }, 'request deadline: answered 503 while the request waited for a service');
+    // The body the client may still send is not read: the answer closes the connection.
+    reply.header('connection', 'close');
+    sendError(request, reply, err);
+  };
+  timer = setTimeout(check, deadlineMs);
+  timer.unref();
+  const stop = () => clearTimeout(timer);
+  res.once('close', stop);
+  res.once('finish', stop);
+}
