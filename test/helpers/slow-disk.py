@@ -146,4 +146,6 @@ class SlowClose(Operations):
 
 if __name__ == '__main__':
     root, mount, delay, prefix = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-    FUSE(SlowClose(root, delay, prefix), mount, foreground=True, nothreads=False)
+    # hard_remove: an unlinked file that is still open goes at once, as on a local disk (libfuse would
+    # otherwise rename it to .fuse_hidden… until its last close).
+    FUSE(SlowClose(root, delay, prefix), mount, foreground=True, nothreads=False, hard_remove=True)
