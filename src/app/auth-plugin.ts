@@ -14,7 +14,6 @@ import type { PathTokenService } from '../services/path-token-service.js';
 import type { ShareService } from '../services/shares.js';
 import type { RateLimiter } from './login-throttle.js';
 import type { VisitorLimiter } from './visitor-limit.js';
-import { visitCountedBefore } from './handed-on.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -119,7 +118,7 @@ async function throttle(kind: Throttle, request: FastifyRequest, deps: AuthDeps)
   const now = deps.clock.now();
   const [wait, what] =
     kind === 'visitor'
-      ? [visitCountedBefore(request.raw) ?? deps.visitors?.hit(request.ip, now) ?? 0, 'requests']
+      ? [request.visitCountedBefore ?? deps.visitors?.hit(request.ip, now) ?? 0, 'requests']
       : kind === 'share-password'
         ? [(await deps.throttle?.hit(`share:${request.ip}`, now)) ?? 0, 'password attempts']
         : [(await deps.throttle?.hit(request.ip, now)) ?? 0, 'sign-in attempts'];

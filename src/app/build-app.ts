@@ -46,11 +46,12 @@ import { searchRoutes } from '../routes/search.js';
 import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
+import { installHandedOn } from './handed-on.js';
 import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
-import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
-import { installErrorHandling, sendError } from './error-handler.js';
+import { clientErrorHandler, HTTP_LIMITS } from '../http/client-error.js';
+import { installErrorHandling, sendError } from '../http/error-handler.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
 
 /** The base path without its slash is the document's server URL itself, so it is no path of the document. */
@@ -186,6 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const basic = createBasicAuthenticator({ store: deps.store, auth, keys, throttle, clock, secret: deps.secret });
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
   const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors };
+  installHandedOn(app);
   installAuth(app, authDeps);
   // Features that must see every request in Fastify turn the fast path off; metrics count its answers (docs/performance.md).
   const fastReadOff = config.corsOrigin.length > 0 || config.otlpEndpoint !== '';

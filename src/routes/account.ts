@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { strictBodyValidator } from '../app/strict-validator.js';
+import { strictBodyValidator } from '../http/strict-validator.js';
 import type { AccessRule } from '../domain/access.js';
 import type { AccountCaller, AccountService } from '../services/account.js';
 import { error, noContent, signedIn, throttled } from './route-schemas.js';

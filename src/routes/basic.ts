@@ -6,7 +6,7 @@ import type { AccessRule } from '../domain/access.js';
 import { keyChild, parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
 import { newNonce, withNonce } from '../http/security-headers.js';
-import { bodyLeftUnread, toAppError } from '../app/error-handler.js';
+import { bodyLeftUnread, toAppError } from '../http/error-handler.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { AuthService } from '../services/auth.js';
 import type { FilesService, UploadPart } from '../services/files.js';

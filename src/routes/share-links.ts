@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { rawPath } from '../http/url.js';
-import { toAppError } from '../app/error-handler.js';
+import { toAppError } from '../http/error-handler.js';
 import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
-import { learnedBefore } from '../app/handed-on.js';
 import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
 import { SHARE_COOKIE } from '../http/cookies.js';
@@ -168,7 +167,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     const open = async (request: FastifyRequest) => {
       const sub = decodeSub(restOf(request));
       // Handed on by the fast read path after it looked: where the path leads stands.
-      const learned = learnedBefore(request.raw);
+      const learned = request.learnedBefore;
       const place = learned && 'share' in learned ? learned.share : await shares.open(visitor(request).share, sub.segments);
       return { ...place, ...sub };
     };

@@ -12,7 +12,6 @@ import { objectBody, optionalBoolean, optionalInteger, requiredString } from './
 import { readJsonBody } from './json-body.js';
 import { isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
-import { learnedBefore } from '../app/handed-on.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
@@ -199,7 +198,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     const query = request.query as Record<string, unknown>;
     const download = query.download === '1' || query.download === 'true';
     // Handed on by the fast read path after it asked the store: its answer stands (a folder, or the error).
-    const learned = learnedBefore(request.raw);
+    const learned = request.learnedBefore;
     if (learned && 'error' in learned) throw learned.error;
     const folder = learned && 'folder' in learned ? learned : undefined;
     // A plain GET of a file (the common case) opens it at once; a folder goes on to its listing.
