@@ -47,6 +47,7 @@ import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
 import { installHandedOn } from './handed-on.js';
+import { createDavService } from '../services/dav.js';
 import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
@@ -220,7 +221,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      await base.register(async (scope) => davRoutes(scope, { files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } }));
+      const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
+      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.

@@ -6,7 +6,8 @@ import { parseStoragePath } from '../domain/storage-path.js';
 import { asksForPart } from '../http/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
 import { EVERY_ANSWER_HEADERS, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
-import { decodeSub, splitShareUrl } from '../routes/share-links.js';
+import { splitShareUrl } from '../http/url.js';
+import { decodeSharePath } from '../services/shares.js';
 import type { FilesService } from '../services/files.js';
 import type { Entry, Opened } from '../storage/backend.js';
 import { authenticate, headerCount, type AuthDeps } from './auth-plugin.js';
@@ -146,7 +147,7 @@ export function createFastRead(deps: {
     return async () => {
       const principal = await authenticate(credentials, SHARE_LINK, resource, deps.auth);
       if (principal?.kind !== 'share' || decide(SHARE_LINK, principal, method, resource) || principal.share.maxDownloads !== undefined) return false;
-      const sub = decodeSub(resource.rest);
+      const sub = decodeSharePath(resource.rest);
       // A trailing slash addresses a folder; a file share's own address may carry one.
       if (sub.trailingSlash && sub.segments.length > 0) return false;
       if (method === 'GET') {
