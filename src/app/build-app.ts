@@ -38,6 +38,10 @@ import { createAccountService } from '../services/account.js';
 import { accountUsage } from '../services/usage.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminUserRoutes } from '../routes/admin-users.js';
+import { adminGroupRoutes } from '../routes/admin-groups.js';
+import { createGroupService } from '../services/groups.js';
+import { createGrantService } from '../services/grants.js';
+import { grantRoutes } from '../routes/grants.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
 import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
@@ -128,10 +132,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const secondFactor = createSecondFactor({ store: deps.store, clock, limiter: throttle });
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor });
   const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
+  const groups = createGroupService({ store: deps.store, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
-  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage });
+  const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
+  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });
   const usage = accountUsage(storageUsage);
   const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
   const shares = createShareService({
@@ -156,7 +162,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   });
 
-  const search = createSearchService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
+  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
 
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
@@ -187,7 +193,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
   const basic = createBasicAuthenticator({ store: deps.store, auth, keys, throttle, clock, secret: deps.secret });
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
-  const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors };
+  const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors, grants };
   installHandedOn(app);
   installAuth(app, authDeps);
   // Features that must see every request in Fastify turn the fast path off; metrics count its answers (docs/performance.md).
@@ -217,11 +223,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails, grants }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
+      const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
       await base.register(async (scope) => davRoutes(scope, { dav, files, basePath }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
@@ -230,6 +236,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
       await base.register(async (scope) => accountRoutes(scope, { account }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage }));
+      await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
+      await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
@@ -287,6 +295,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     search.close();
     await rescanning;
     await shares.close();
+    grants.close();
     await storageUsage.close();
     clearInterval(sweep);
     clearInterval(storageSweep);

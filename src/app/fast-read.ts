@@ -112,7 +112,9 @@ export function createFastRead(deps: {
     const credentials = { method, headers: req.headers, ip: addressOf(req), queryToken: query?.slice('token='.length) };
     return async () => {
       const principal = await authenticate(credentials, STORAGE_READ, resource, deps.auth);
-      if (!principal || decide(STORAGE_READ, principal, method, resource)) return false;
+      if (!principal) return false;
+      const grant = await deps.auth.grants.access(principal, resource.key);
+      if (decide(STORAGE_READ, principal, method, resource, grant)) return false;
       let opened: Opened | undefined;
       let entry: Entry | undefined;
       try {

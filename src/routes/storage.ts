@@ -15,6 +15,7 @@ import { sendListing } from './listing-reply.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
+import type { GrantService } from '../services/grants.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
 
@@ -163,7 +164,10 @@ const deleteSchema: RouteSchema = {
  * "Path tokens". Handlers parse the path, check ownership, call one files
  * service method, and set the HTTP headers.
  */
-export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService }): Promise<void> {
+export async function storageRoutes(
+  scope: FastifyInstance,
+  deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService; grants: Pick<GrantService, 'assertMay'> },
+): Promise<void> {
   const { files } = deps;
 
   // PUT bodies are users' bytes and must stream untouched whatever their type
@@ -268,6 +272,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     if (action === undefined) throw new AppError('unknown_action', 'The field "action" is required: MakePathToken, CreateFolder or Move.');
     switch (action) {
       case 'MakePathToken': {
+        // A path token is bound to its owner's key and epoch, not to a grant: one made through a grant would outlive it.
+        if (request.grant) throw new AppError('forbidden', 'Path tokens are made by the owner of a file; ask them for a share link instead.');
         await files.stat(key);
         const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'));
         reply.header('x-expires-at', new Date(expiresAt * 1000).toISOString()).header('cache-control', 'no-store');
@@ -280,6 +286,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
         const newPath = requiredString(body, 'new_path').replace(/^\//, '');
         const dest = parseDecodedStoragePath(newPath.includes('/') ? newPath : `${newPath}/`).key;
         if (dest.user !== key.user) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+        // Through a grant, the source and the destination must both lie inside a writable shared folder.
+        if (request.grant) for (const k of [key, dest]) await deps.grants.assertMay(request.principal!, k, 'MOVE');
         await files.move(key, dest, optionalBoolean(body, 'overwrite') ?? false);
         return reply.code(204).send();
       }

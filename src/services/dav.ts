@@ -10,6 +10,7 @@ import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeade
 import { assertTokensHeld, locksOver, parentPath, type WriteScope } from '../dav/locks.js';
 import { parseDestination, resourcePath } from '../dav/paths.js';
 import type { FilesService } from './files.js';
+import type { GrantService } from './grants.js';
 import type { UsageService } from './usage.js';
 import { storageCall } from './storage-errors.js';
 
@@ -33,6 +34,8 @@ export type DavServiceDeps = {
   readonly freeBytes?: () => Promise<number | undefined>;
   /** Per user: dead properties (how many, their size) and live locks (docs/webdav.md "Limits"). */
   readonly limits: { readonly properties: number; readonly propertySize: number; readonly locks: number };
+  /** A Destination in another user's tree needs a writable grant there, as the URL's key did (decide). */
+  readonly grants: Pick<GrantService, 'assertMay'>;
 };
 
 export type DavService = ReturnType<typeof createDavService>;
@@ -219,6 +222,11 @@ export function createDavService(deps: DavServiceDeps) {
       const dest = parseDestination(opts.destination, deps.basePath);
       if (dest.kind === 'top' || dest.key.user !== from.user) throw new AppError('forbidden', 'The Destination must lie inside your own storage.');
       const to = dest.key;
+      // Through a grant (the source is another user's): a move takes the source away, and either writes the Destination.
+      if (from.user !== principal.username) {
+        if (move) await deps.grants.assertMay(principal, from, 'MOVE');
+        await deps.grants.assertMay(principal, to, 'MOVE');
+      }
       if (depth === '1' || (move && depth !== 'infinity')) throw new AppError('bad_request', `${move ? 'MOVE' : 'COPY'} takes Depth: infinity${move ? '' : ' or 0'}.`);
       const source = await files.statOrThrow(from);
       if (isRoot(from) && move) throw new AppError('forbidden', 'The root of your storage cannot be moved.');

@@ -19,6 +19,8 @@ import { createShareRepo } from './shares-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
 import { createSearchRepo } from './search-repo.js';
+import { createGroupRepo } from './groups-repo.js';
+import { createGrantRepo } from './grants-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -65,6 +67,8 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number }
     apiKeys: createApiKeyRepo(db),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
+    groups: createGroupRepo(db),
+    grants: createGrantRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -19,6 +19,8 @@ import { createShareRepo } from './shares-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
 import { createSearchRepo } from './search-repo.js';
+import { createGroupRepo } from './groups-repo.js';
+import { createGrantRepo } from './grants-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -148,6 +150,8 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     apiKeys: createApiKeyRepo(db, changes),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
+    groups: createGroupRepo(db),
+    grants: createGrantRepo(db),
     close: () => db.destroy(),
   };
 }

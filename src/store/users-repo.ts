@@ -113,6 +113,8 @@ export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp):
         await trx.deleteFrom('api_keys').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('shares').where('owner_id', '=', user.id).execute();
         await trx.deleteFrom('totp_recovery_codes').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('group_members').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('grants').where((eb) => eb.or([eb('owner_id', '=', user.id), eb.and([eb('to_kind', '=', 'user'), eb('to_id', '=', user.id)])])).execute();
         await trx.deleteFrom('users').where('id', '=', user.id).execute();
         return true;
       };
