@@ -42,6 +42,7 @@ import { adminGroupRoutes } from '../routes/admin-groups.js';
 import { createGroupService } from '../services/groups.js';
 import { createGrantService } from '../services/grants.js';
 import { grantRoutes } from '../routes/grants.js';
+import { createSharedWithMe } from '../routes/dav-shared.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
 import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
@@ -133,10 +134,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor });
   const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
   const groups = createGroupService({ store: deps.store, clock });
-  const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
+  const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });
   const usage = accountUsage(storageUsage);
   const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
@@ -228,7 +229,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
       const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
-      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath }));
+      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.

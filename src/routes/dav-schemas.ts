@@ -11,7 +11,7 @@ const XML = (description: string, headers?: ResponseSpec['headers']) => bytes(de
 const xmlBody = (description: string): RouteSchema['body'] => ({ required: false, description, content: { 'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml' } } } });
 const davPath: JsonSchema = {
   type: 'object',
-  properties: { '*': { type: 'string', description: '`<user>/<...path>`, the same tree as /storage/<user>/; empty (`/dav/`) is the top, where PROPFIND shows your own root only.' } },
+  properties: { '*': { type: 'string', description: '`<user>/<...path>`, the same tree as /storage/<user>/; empty (`/dav/`) is the top, where PROPFIND shows your own root and `Shared with me/`; `Shared with me/<name> (<owner>)/…` is an item shared with you.' } },
 };
 const common = {
   400: 'A bad path or header (`invalid_path`, `bad_request`).',
@@ -134,6 +134,6 @@ export function davSchema(method: string, underUser: boolean): RouteSchema {
   const base = { ...m, tags: DAV_TAG, ...(method === 'OPTIONS' ? { security: [] } : { security: credentials }) };
   if (underUser) return { ...base, params: davPath };
   if (method === 'OPTIONS') return base;
-  if (method === 'PROPFIND') return { ...base, summary: 'The top: your own root collection only' };
+  if (method === 'PROPFIND') return { ...base, summary: 'The top: your own root and Shared with me' };
   return { ...base, summary: 'Only PROPFIND and OPTIONS apply to /dav: 405 with Allow', response: errors({ ...common, 405: '`method_not_allowed`, with `Allow: OPTIONS, PROPFIND`.' }) };
 }

@@ -27,10 +27,13 @@ import {
   type Resource,
 } from '../dav/props.js';
 import { readXmlBody } from '../dav/request-body.js';
+import { depthOf, hasBody, header } from '../dav/request-headers.js';
 import { child, serializeElement } from '../dav/xml.js';
 import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { ALLOW, davSchema, METHODS } from './dav-schemas.js';
+import { SHARED_WITH_ME, type Hrefs, type SharedWithMe } from './dav-shared.js';
+import type { GrantService } from '../services/grants.js';
 
 const XML_TYPE = 'application/xml; charset=utf-8';
 /** A streamed multistatus is written in pieces of about this many characters. */
@@ -39,6 +42,10 @@ const NONE: readonly never[] = [];
 
 export type DavDeps = {
   readonly dav: DavService;
+  /** `/dav/Shared with me/…`: the items shared with the caller (issue 29). */
+  readonly shared: SharedWithMe;
+  /** What a place in `Shared with me` allows: the same `decide`, with the grant, as at `/dav/<owner>/…`. */
+  readonly grants: Pick<GrantService, 'assertMay'>;
   /** For GET and HEAD answers, which are the storage API's (serveFile, sendListing). */
   readonly files: FilesService;
   readonly basePath: string;
@@ -51,7 +58,8 @@ export type DavDeps = {
  * locks, dead properties, COPY and MOVE) out as multistatus XML.
  */
 export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<void> {
-  const { dav, files, basePath } = deps;
+  const { dav, files, basePath, shared } = deps;
+  const ownHrefs: Hrefs = (key, isCollection) => hrefFor(basePath, key, isCollection);
 
   // Bodies are users' bytes (PUT) or XML this module reads itself with its own limits.
   scope.removeAllContentTypeParsers();
@@ -67,7 +75,10 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
 
   // What the URL names: the caller's own tree only (the access check compares owners); the top is nobody's.
   const resource = (request: FastifyRequest): UrlTarget => {
-    const target = parseDavPath(rawDavPath(request.url, basePath) ?? '');
+    const raw = rawDavPath(request.url, basePath) ?? '';
+    // Shared with me names nobody's tree in the URL: its places are resolved for the caller (handler).
+    if (shared.parse(raw)) return { kind: 'none' };
+    const target = parseDavPath(raw);
     return target.kind === 'top' ? { kind: 'none' } : { kind: 'storage', key: target.key, trailingSlash: target.trailingSlash };
   };
   const targetOf = (request: FastifyRequest): DavTarget =>
@@ -78,8 +89,20 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
   const options = async (_request: FastifyRequest, reply: FastifyReply) => reply.header('allow', ALLOW).header('content-length', '0').code(200).send();
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const target = targetOf(request);
+    let target = targetOf(request);
+    let hrefs = ownHrefs;
     const principal = request.principal as Principal;
+    const at = shared.parse(rawDavPath(request.url, basePath) ?? '');
+    if (at?.entry === undefined && at) {
+      if (request.method === 'PROPFIND') return propfindShared(request, reply, principal);
+      throw new AppError('method_not_allowed', `Only PROPFIND and OPTIONS apply to ${SHARED_WITH_ME}/ itself.`, { headers: { allow: 'OPTIONS, PROPFIND' } });
+    }
+    if (at?.entry !== undefined) {
+      const place = await shared.resolve(principal, { entry: at.entry, rest: at.rest });
+      await deps.grants.assertMay(principal, place.key, request.method);
+      target = { kind: 'entry', key: place.key, trailingSlash: place.trailingSlash };
+      hrefs = place.hrefs;
+    }
     if (target.kind === 'top') {
       if (request.method === 'PROPFIND') return propfindTop(request, reply, principal);
       throw new AppError('method_not_allowed', `Only PROPFIND and OPTIONS apply to ${basePath}${DAV_PREFIX}; your files are under ${basePath}${DAV_PREFIX}${principal.username}/.`, { headers: { allow: 'OPTIONS, PROPFIND' } });
@@ -110,19 +133,20 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
         return reply.code(201).send();
       case 'PROPFIND':
         await dav.checkIf(cond, key);
-        return propfind(request, reply, target);
+        return propfind(request, reply, target, hrefs);
       case 'PROPPATCH':
-        return proppatch(request, reply, key, cond, principal);
+        return proppatch(request, reply, key, cond, principal, hrefs);
       case 'COPY':
       case 'MOVE': {
         const overwrite = header(request, 'overwrite')?.trim().toUpperCase() ?? 'T';
         if (overwrite !== 'T' && overwrite !== 'F') throw new AppError('bad_request', 'Overwrite must be T or F.');
         const move = request.method === 'MOVE';
-        const { created } = await dav.copyOrMove(key, { destination: header(request, 'destination'), depth: depthOf(request, 'infinity'), overwrite: overwrite === 'T', move, cond, principal });
+        const destination = await shared.destination(principal, header(request, 'destination'));
+        const { created } = await dav.copyOrMove(key, { destination, depth: depthOf(request, 'infinity'), overwrite: overwrite === 'T', move, cond, principal });
         return reply.code(created ? 201 : 204).send();
       }
       case 'LOCK':
-        return lock(request, reply, key, cond, principal);
+        return lock(request, reply, key, cond, principal, hrefs);
       case 'UNLOCK': {
         const m = /^\s*<([^>]+)>\s*$/.exec(header(request, 'lock-token') ?? '');
         if (!m) throw new AppError('bad_request', 'UNLOCK needs a Lock-Token header: <urn:uuid:…>.');
@@ -154,9 +178,9 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     return serveFile(request, reply, files, target.key, entry, { download: false, withBody });
   }
 
-  const lockroot = (l: DavLock) => hrefFor(basePath, { user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);
+  const lockrootOf = (hrefs: Hrefs) => (l: DavLock) => hrefs({ user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);
 
-  async function propfind(request: FastifyRequest, reply: FastifyReply, target: Extract<DavTarget, { kind: 'entry' }>) {
+  async function propfind(request: FastifyRequest, reply: FastifyReply, target: Extract<DavTarget, { kind: 'entry' }>, hrefs: Hrefs) {
     const depth = depthOf(request, 'infinity');
     if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
     const req = parsePropfind(await readXmlBody(request));
@@ -169,11 +193,11 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     });
     const { entry, members, path, dead, locks, quota, now } = found;
     if (entry.isFile && target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
-    const render = propfindRenderer(req, lockroot);
-    const top = render({ href: hrefFor(basePath, key, !entry.isFile), name: isRoot(key) ? key.user : keyName(key), entry, locks: locks(path), dead: dead.get(path) ?? [], quota, now });
+    const render = propfindRenderer(req, lockrootOf(hrefs));
+    const top = render({ href: hrefs(key, !entry.isFile), name: isRoot(key) ? key.user : keyName(key), entry, locks: locks(path), dead: dead.get(path) ?? [], quota, now });
     if (!members) return multistatus(reply, [MULTISTATUS_OPEN, top, MULTISTATUS_CLOSE]);
     // Members share the folder's href and path: only their own name is encoded per entry.
-    const dirHref = hrefFor(basePath, key, true);
+    const dirHref = hrefs(key, true);
     const dirPath = path === '' ? '' : `${path}/`;
     async function* body(pages: AsyncIterable<Entry[]>): AsyncGenerator<string> {
       let batch = MULTISTATUS_OPEN + top;
@@ -200,12 +224,30 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const { key: own, entry: rootEntry, now } = await dav.ownRoot(principal);
     const top: Resource = { href: `${basePath}${DAV_PREFIX}`, name: 'dav', entry: { ...rootEntry, name: '' }, locks: [], dead: [], now };
     const parts = [MULTISTATUS_OPEN, propfindResponse(req, top, () => '')];
-    if (depth === '1') parts.push(propfindResponse(req, { href: hrefFor(basePath, own, true), name: own.user, entry: rootEntry, locks: [], dead: [], now }, () => ''));
+    if (depth === '1') {
+      parts.push(propfindResponse(req, { href: hrefFor(basePath, own, true), name: own.user, entry: rootEntry, locks: [], dead: [], now }, () => ''));
+      parts.push(propfindResponse(req, { href: shared.prefix, name: SHARED_WITH_ME, entry: { ...rootEntry, name: SHARED_WITH_ME }, locks: [], dead: [], now }, () => ''));
+    }
     parts.push(MULTISTATUS_CLOSE);
     return multistatus(reply, parts);
   }
 
-  async function proppatch(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: DavConditions, principal: Principal) {
+  /** `Shared with me/`: a collection of the received items, each at its `<name> (<owner>)`. */
+  async function propfindShared(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
+    const depth = depthOf(request, 'infinity');
+    if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
+    const req = parsePropfind(await readXmlBody(request));
+    const { entry: rootEntry, now } = await dav.ownRoot(principal);
+    const parts = [MULTISTATUS_OPEN, propfindResponse(req, { href: shared.prefix, name: SHARED_WITH_ME, entry: { ...rootEntry, name: SHARED_WITH_ME }, locks: [], dead: [], now }, () => '')];
+    for (const m of depth === '1' ? await shared.members(principal) : []) {
+      const entry = await files.stat(m.key).catch(() => undefined);
+      if (entry) parts.push(propfindResponse(req, { href: m.href, name: m.name, entry: { ...entry, name: m.name }, locks: [], dead: [], now }, () => ''));
+    }
+    parts.push(MULTISTATUS_CLOSE);
+    return multistatus(reply, parts);
+  }
+
+  async function proppatch(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: DavConditions, principal: Principal, hrefs: Hrefs) {
     const patches = parsePropertyUpdate(await readXmlBody(request));
     const names = patches.map((p) => (p.op === 'set' ? { ns: p.el.ns, local: p.el.local } : p.name));
     const anyProtected = names.some(isLiveProperty);
@@ -220,15 +262,15 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     } else {
       body = `<D:propstat><D:prop>${names.map(emptyElement).join('')}</D:prop>${statusLine(200)}</D:propstat>`;
     }
-    return multistatus(reply, [MULTISTATUS_OPEN, `<D:response><D:href>${hrefFor(basePath, key, !entry.isFile)}</D:href>${body}</D:response>`, MULTISTATUS_CLOSE]);
+    return multistatus(reply, [MULTISTATUS_OPEN, `<D:response><D:href>${hrefs(key, !entry.isFile)}</D:href>${body}</D:response>`, MULTISTATUS_CLOSE]);
   }
 
-  async function lock(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: DavConditions, principal: Principal) {
+  async function lock(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: DavConditions, principal: Principal, hrefs: Hrefs) {
     const info = await readXmlBody(request);
     const timeoutSeconds = parseTimeout(header(request, 'timeout'));
     if (!info) {
       const { status, locks, now } = await dav.lock(key, { kind: 'refresh', timeoutSeconds }, cond, principal);
-      return lockAnswer(reply, status, locks, now);
+      return lockAnswer(reply, status, locks, now, hrefs);
     }
     if (info.ns !== DAV_NS || info.local !== 'lockinfo') throw new AppError('bad_request', 'The LOCK body must be a DAV:lockinfo element.');
     const scopeEl = child(info, DAV_NS, 'lockscope');
@@ -241,10 +283,11 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const owner = ownerEl ? serializeElement(ownerEl) : '';
     const { status, locks, now, created } = await dav.lock(key, { kind: 'new', scope: lockScope, depth, owner, timeoutSeconds }, cond, principal);
     if (created) reply.header('lock-token', `<${created.token}>`);
-    return lockAnswer(reply, status, locks, now);
+    return lockAnswer(reply, status, locks, now, hrefs);
   }
 
-  function lockAnswer(reply: FastifyReply, status: number, locks: readonly DavLock[], now: number) {
+  function lockAnswer(reply: FastifyReply, status: number, locks: readonly DavLock[], now: number, hrefs: Hrefs) {
+    const lockroot = lockrootOf(hrefs);
     const body = `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${locks.map((l) => activeLock(l, lockroot(l), now)).join('')}</D:lockdiscovery></D:prop>\n`;
     return reply.code(status).type(XML_TYPE).send(body);
   }
@@ -252,22 +295,4 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
   function multistatus(reply: FastifyReply, parts: string[]) {
     return reply.code(207).type(XML_TYPE).send(parts.join(''));
   }
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const v = request.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** The Depth header (RFC 4918 §10.2): `0`, `1` or `infinity`; absent means `fallback`. */
-function depthOf(request: FastifyRequest, fallback: '0' | '1' | 'infinity'): '0' | '1' | 'infinity' {
-  const v = header(request, 'depth')?.trim().toLowerCase();
-  if (v === undefined) return fallback;
-  if (v === '0' || v === '1' || v === 'infinity') return v;
-  throw new AppError('bad_request', 'Depth must be 0, 1 or infinity.');
-}
-
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
 }

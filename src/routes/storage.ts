@@ -272,10 +272,9 @@ export async function storageRoutes(
     if (action === undefined) throw new AppError('unknown_action', 'The field "action" is required: MakePathToken, CreateFolder or Move.');
     switch (action) {
       case 'MakePathToken': {
-        // A path token is bound to its owner's key and epoch, not to a grant: one made through a grant would outlive it.
-        if (request.grant) throw new AppError('forbidden', 'Path tokens are made by the owner of a file; ask them for a share link instead.');
         await files.stat(key);
-        const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'));
+        // Through a grant, the token names its maker: it works only while the grant still reaches the path.
+        const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'), request.grant ? request.principal!.username : undefined);
         reply.header('x-expires-at', new Date(expiresAt * 1000).toISOString()).header('cache-control', 'no-store');
         return { token };
       }

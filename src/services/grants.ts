@@ -132,6 +132,20 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
       await store.grants.delete(id);
     },
 
+    /**
+     * The received items as the WebDAV collection `Shared with me` shows them: `<name> (<owner>)`, one per
+     * item (the first of two that would share a name wins), newest grant first.
+     */
+    async sharedItems(principal: Principal): Promise<{ name: string; root: StorageKey; isFile: boolean }[]> {
+      const out = new Map<string, { name: string; root: StorageKey; isFile: boolean }>();
+      for (const r of await this.listReceived(principal)) {
+        const root = parseDecodedStoragePath(r.path.slice(1)).key;
+        const name = `${root.segments[root.segments.length - 1] ?? ''} (${r.owner})`;
+        if (!out.has(name)) out.set(name, { name, root, isFile: r.is_file });
+      }
+      return [...out.values()];
+    },
+
     /** The grant that gives `principal` the most on `key` of another user's tree, if any reaches it. */
     async access(principal: Principal | undefined, key: StorageKey): Promise<GrantAccess | undefined> {
       if (principal?.kind !== 'user' || key.user === principal.username) return undefined;

@@ -93,7 +93,11 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await status(await req('bob', 'POST', '/storage/alice/team/made/renamed.txt', { action: 'Move', new_path: '/alice/escaped.txt' })), 401);
       assert.equal(await status(await req('bob', 'POST', '/storage/alice/team', { action: 'Move', new_path: '/alice/team/inner' })), 403);
       assert.equal(await status(await req('bob', 'DELETE', '/storage/alice/team')), 403);
-      assert.equal(await status(await req('bob', 'POST', '/storage/alice/team/notes.txt', { action: 'MakePathToken' })), 403);
+      // A path token made through the grant names its maker; it reads exactly that path, without a session.
+      const made = await json<{ token: string }>(await req('bob', 'POST', '/storage/alice/team/notes.txt', { action: 'MakePathToken' }), 200);
+      assert.equal(await status(await req(undefined, 'GET', `/storage/alice/team/notes.txt?token=${encodeURIComponent(made.token)}`)), 200);
+      assert.equal(await status(await req(undefined, 'GET', `/storage/alice/team/sub/deep.txt?token=${encodeURIComponent(made.token)}`)), 401);
+      assert.equal(await status(await req(undefined, 'GET', `/storage/alice/private.txt?token=${encodeURIComponent(made.token)}`)), 401);
       assert.equal(await status(await req('bob', 'DELETE', '/storage/alice/team/made')), 204);
       assert.equal(await t.fs.kind('team/made', 'alice'), undefined);
       assert.equal(await t.fs.kind('team', 'alice'), 'folder');
@@ -110,9 +114,28 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await status(await dav('bob', 'DELETE', '/dav/alice/team/')), 403);
       assert.equal(await status(await dav('bob', 'PROPFIND', '/dav/alice/', { depth: '0' })), 401);
       assert.equal(await t.fs.text('team/sub/dav.txt', 'alice'), 'via dav');
+      // The same item in the mounted drive: /dav/Shared with me/team (alice)/, hrefs staying there.
+      const hrefsOf = async (res: Response) => [...(await res.text()).matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
+      const SW = '/dav/Shared%20with%20me/';
+      assert.deepEqual(await hrefsOf(await dav('bob', 'PROPFIND', '/dav/', { depth: '1' })), ['/dav/', '/dav/bob/', SW]);
+      assert.deepEqual(await hrefsOf(await dav('bob', 'PROPFIND', SW, { depth: '1' })), [SW, `${SW}team%20(alice)/`]);
+      assert.deepEqual(await hrefsOf(await dav('carol', 'PROPFIND', SW, { depth: '1' })), [SW]);
+      const inside = await hrefsOf(await dav('bob', 'PROPFIND', `${SW}team%20(alice)/`, { depth: '1' }));
+      assert.deepEqual(inside.sort(), [`${SW}team%20(alice)/`, `${SW}team%20(alice)/notes.txt`, `${SW}team%20(alice)/sub/`].sort());
+      const viaShared = await dav('bob', 'GET', `${SW}team%20(alice)/notes.txt`);
+      assert.equal(await viaShared.text(), 'hello');
+      assert.equal(await status(await dav('bob', 'PUT', `${SW}team%20(alice)/sub/mounted.txt`, {}, 'mounted')), 201);
+      assert.equal(await status(await dav('bob', 'MOVE', `${SW}team%20(alice)/sub/mounted.txt`, { destination: `${t.url}${SW}team%20(alice)/moved.txt` })), 201);
+      assert.equal(await t.fs.text('team/moved.txt', 'alice'), 'mounted');
+      assert.equal(await status(await dav('bob', 'DELETE', `${SW}team%20(alice)/`)), 403);
+      assert.equal(await status(await dav('bob', 'DELETE', `${SW}team%20(alice)/moved.txt`)), 204);
+      assert.equal(await status(await dav('bob', 'PUT', SW, {}, 'x')), 405);
+      assert.equal(await status(await dav('bob', 'GET', `${SW}nothing%20(alice)/`)), 404);
+      assert.equal(await status(await dav('carol', 'GET', `${SW}team%20(alice)/notes.txt`)), 404);
       const g = (await json<{ grants: GrantView[] }>(await req('alice', 'GET', '/api/grants'), 200)).grants[0] as GrantView;
       await json(await req('alice', 'PATCH', `/api/grants/${g.id}`, { permission: 'read' }), 200);
       assert.equal(await status(await dav('bob', 'PUT', '/dav/alice/team/dav2.txt', {}, 'no')), 403);
+      assert.equal(await status(await dav('bob', 'PUT', '/dav/Shared%20with%20me/team%20(alice)/dav2.txt', {}, 'no')), 403);
       assert.equal(await status(await dav('bob', 'GET', '/dav/alice/team/sub/dav.txt')), 200);
     });
 
@@ -187,10 +210,14 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(g.to, 'group:editors');
       assert.equal(await status(await req('carol', 'GET', '/storage/alice/shared/doc.txt')), 200);
       assert.equal(await status(await req('dave', 'PUT', '/storage/alice/shared/dave.txt', 'd')), 201);
+      const { token } = await json<{ token: string }>(await req('carol', 'POST', '/storage/alice/shared/doc.txt', { action: 'MakePathToken' }), 200);
+      const byToken = () => req(undefined, 'GET', `/storage/alice/shared/doc.txt?token=${encodeURIComponent(token)}`);
+      assert.equal(await status(await byToken()), 200);
       // A member cannot remove the group's grant from the list; only the owner ends it.
       assert.equal(await status(await req('carol', 'DELETE', `/api/grants/${g.id}`)), 403);
       await json(await req('root', 'PATCH', '/api/admin/groups/editors', { remove: ['carol'] }), 200);
       assert.equal(await status(await req('carol', 'GET', '/storage/alice/shared/doc.txt')), 401, 'a former member');
+      assert.equal(await status(await byToken()), 401, 'her path token ends with her membership');
       assert.equal(await status(await req('dave', 'GET', '/storage/alice/shared/doc.txt')), 200);
       assert.equal(await status(await req('root', 'DELETE', '/api/admin/groups/editors')), 204);
       assert.equal(await status(await req('dave', 'GET', '/storage/alice/shared/doc.txt')), 401);
