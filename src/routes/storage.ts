@@ -284,10 +284,11 @@ export async function storageRoutes(
       case 'Move': {
         const newPath = requiredString(body, 'new_path').replace(/^\//, '');
         const dest = parseDecodedStoragePath(newPath.includes('/') ? newPath : `${newPath}/`).key;
-        if (dest.user !== key.user) throw new AppError('unauthorized', 'You are not allowed to access this path.');
-        // Through a grant, the source and the destination must both lie inside a writable shared folder.
-        if (request.grant) for (const k of [key, dest]) await deps.grants.assertMay(request.principal!, k, 'MOVE');
-        await files.move(key, dest, optionalBoolean(body, 'overwrite') ?? false);
+        // A key in another user's tree (the source or the destination) must lie inside a writable shared folder.
+        const principal = request.principal!;
+        for (const k of [key, dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
+        const overwrite = optionalBoolean(body, 'overwrite') ?? false;
+        await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite));
         return reply.code(204).send();
       }
       default:

@@ -103,6 +103,31 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await t.fs.kind('team', 'alice'), 'folder');
     });
 
+    test('a move between one\'s own tree and a writable grant: copied under the new owner\'s quota, then removed from the old', async () => {
+      const used = async (who: string) => (await json<{ used: number }>(await req(who, 'GET', '/api/usage'), 200)).used;
+      assert.equal(await status(await req('bob', 'PUT', '/storage/bob/mine/a.txt', '12345')), 201);
+      assert.equal(await status(await req('bob', 'PUT', '/storage/bob/mine/b/c.txt', '678')), 201);
+      const [alice0, bob0] = [await used('alice'), await used('bob')];
+      assert.equal(await status(await req('bob', 'POST', '/storage/bob/mine', { action: 'Move', new_path: '/alice/team/from-bob' })), 204);
+      assert.equal(await t.fs.text('team/from-bob/a.txt', 'alice'), '12345');
+      assert.equal(await t.fs.text('team/from-bob/b/c.txt', 'alice'), '678');
+      assert.equal(await t.fs.kind('mine', 'bob'), undefined);
+      assert.deepEqual([(await used('alice')) - alice0, bob0 - (await used('bob'))], [8, 8]);
+      // Back out of the shared folder into bob's own tree; a taken name needs overwrite.
+      assert.equal(await status(await req('bob', 'PUT', '/storage/bob/taken.txt', 'old')), 201);
+      assert.equal(await status(await req('bob', 'POST', '/storage/alice/team/from-bob/a.txt', { action: 'Move', new_path: '/bob/taken.txt' })), 409);
+      assert.equal(await status(await req('bob', 'POST', '/storage/alice/team/from-bob/a.txt', { action: 'Move', new_path: '/bob/taken.txt', overwrite: true })), 204);
+      assert.equal(await t.fs.text('taken.txt', 'bob'), '12345');
+      assert.equal(await t.fs.kind('team/from-bob/a.txt', 'alice'), undefined);
+      // Never the shared folder itself, nothing outside it, and nothing into someone else's tree.
+      assert.equal(await status(await req('bob', 'POST', '/storage/alice/team', { action: 'Move', new_path: '/bob/stolen' })), 403);
+      assert.equal(await status(await req('bob', 'POST', '/storage/alice/private.txt', { action: 'Move', new_path: '/bob/stolen.txt' })), 401);
+      assert.equal(await status(await req('bob', 'POST', '/storage/bob/taken.txt', { action: 'Move', new_path: '/carol/taken.txt' })), 401);
+      assert.equal(await status(await req('bob', 'POST', '/storage/bob/taken.txt', { action: 'Move', new_path: '/alice/elsewhere.txt' })), 401);
+      assert.equal(await t.fs.text('taken.txt', 'bob'), '12345');
+      assert.equal(await status(await req('alice', 'DELETE', '/storage/alice/team/from-bob')), 204);
+    });
+
     test('WebDAV: the recipient works in /dav/<owner>/<path> with the grant\'s permission', async () => {
       const dav = (who: string, method: string, path: string, headers: Record<string, string> = {}, body?: string) => req(who, method, path, body, headers);
       const found = await dav('bob', 'PROPFIND', '/dav/alice/team/', { depth: '1' });
