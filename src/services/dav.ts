@@ -125,6 +125,29 @@ export function createDavService(deps: DavServiceDeps) {
     if (!parent || parent.isFile) throw new AppError('not_a_directory', 'The parent collection does not exist; create it first (MKCOL).');
   }
 
+  /**
+   * COPY or MOVE between two owners' trees: no backend moves across roots, so the bytes are copied
+   * under the destination owner's quota (each file committed whole, as an upload) and, for a MOVE,
+   * the source is then removed. Dead properties stay with their owner's tree (they are not carried
+   * across); the source's locks and properties go with it.
+   */
+  async function copyAcross(from: StorageKey, to: StorageKey, o: { source: Entry; existing: Entry | undefined; move: boolean; depth: string }): Promise<{ created: boolean }> {
+    if (!o.move && o.depth === '0' && !o.source.isFile) {
+      if (o.existing) {
+        await storageCall(() => backend.delete(to, { recursive: true }));
+        await forget(to.user, resourcePath(to));
+      }
+      await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
+    } else {
+      await files.copyReplacing(from, to, { source: o.source, replacing: o.existing, removed: () => forget(to.user, resourcePath(to)) });
+    }
+    if (o.move) {
+      await storageCall(() => backend.delete(from, { recursive: true }));
+      await forget(from.user, resourcePath(from));
+    }
+    return { created: !o.existing };
+  }
+
   /** Locks and dead properties of a tree that no longer exists. */
   async function forget(user: string, path: string): Promise<void> {
     await store.davLocks.deleteWithin(user, path);
@@ -220,12 +243,16 @@ export function createDavService(deps: DavServiceDeps) {
     ): Promise<{ created: boolean }> {
       const { move, depth, cond, principal } = opts;
       const dest = parseDestination(opts.destination, deps.basePath);
-      if (dest.kind === 'top' || dest.key.user !== from.user) throw new AppError('forbidden', 'The Destination must lie inside your own storage.');
+      const outside = () => new AppError('forbidden', 'The Destination must lie inside your own storage or a folder shared with you for writing.');
+      if (dest.kind === 'top') throw outside();
       const to = dest.key;
-      // Through a grant (the source is another user's): a move takes the source away, and either writes the Destination.
-      if (from.user !== principal.username) {
-        if (move) await deps.grants.assertMay(principal, from, 'MOVE');
-        await deps.grants.assertMay(principal, to, 'MOVE');
+      // Through a grant (a key in another user's tree): a move takes the source away, and either writes the Destination.
+      if (move && from.user !== principal.username) await deps.grants.assertMay(principal, from, 'MOVE');
+      if (to.user !== principal.username) {
+        await deps.grants.assertMay(principal, to, 'MOVE').catch((e: unknown) => {
+          // Another user's tree without a writable grant: the 403 a Destination outside one's storage has always had.
+          throw e instanceof AppError && e.code === 'unauthorized' ? outside() : e;
+        });
       }
       if (depth === '1' || (move && depth !== 'infinity')) throw new AppError('bad_request', `${move ? 'MOVE' : 'COPY'} takes Depth: infinity${move ? '' : ' or 0'}.`);
       const source = await files.statOrThrow(from);
@@ -236,7 +263,15 @@ export function createDavService(deps: DavServiceDeps) {
       const existing = await storageCall(() => backend.stat(to));
       if (existing && !opts.overwrite) throw new AppError('precondition_failed', 'The Destination exists and Overwrite is F.');
       const scopes: WriteScope[] = [{ path: resourcePath(to), tree: !!existing, member: true }];
-      if (move) scopes.push({ path: resourcePath(from), tree: true, member: true });
+      const fromScope: WriteScope = { path: resourcePath(from), tree: true, member: true };
+      if (to.user !== from.user) {
+        // Between two owners' trees (one's own and a shared folder): each tree's locks, then a copy (and a delete).
+        await checkLocks(to.user, scopes, cond, principal);
+        if (move) await checkLocks(from.user, [fromScope], cond, principal);
+        await checkIf(cond, from);
+        return copyAcross(from, to, { source, existing, move, depth });
+      }
+      if (move) scopes.push(fromScope);
       await checkLocks(from.user, scopes, cond, principal);
       await checkIf(cond, from);
       // A copy's bytes go through the files service, which holds them to the owner's quota (507, nothing kept).

@@ -135,7 +135,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.match(await found.text(), /notes\.txt/);
       assert.equal(await status(await dav('bob', 'PUT', '/dav/alice/team/dav.txt', {}, 'via dav')), 201);
       assert.equal(await status(await dav('bob', 'MOVE', '/dav/alice/team/dav.txt', { destination: `${t.url}/dav/alice/team/sub/dav.txt` })), 201);
-      assert.equal(await status(await dav('bob', 'MOVE', '/dav/alice/team/sub/dav.txt', { destination: `${t.url}/dav/alice/dav.txt` })), 401);
+      assert.equal(await status(await dav('bob', 'MOVE', '/dav/alice/team/sub/dav.txt', { destination: `${t.url}/dav/alice/dav.txt` })), 403, 'outside the grant: a Destination outside one\'s storage');
       assert.equal(await status(await dav('bob', 'DELETE', '/dav/alice/team/')), 403);
       assert.equal(await status(await dav('bob', 'PROPFIND', '/dav/alice/', { depth: '0' })), 401);
       assert.equal(await t.fs.text('team/sub/dav.txt', 'alice'), 'via dav');
@@ -157,6 +157,20 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await status(await dav('bob', 'PUT', SW, {}, 'x')), 405);
       assert.equal(await status(await dav('bob', 'GET', `${SW}nothing%20(alice)/`)), 404);
       assert.equal(await status(await dav('carol', 'GET', `${SW}team%20(alice)/notes.txt`)), 404);
+      // Between bob's own tree and the shared folder: COPY and MOVE either way (copied, then removed).
+      assert.equal(await status(await dav('bob', 'PUT', '/dav/bob/own.txt', {}, 'own')), 201);
+      assert.equal(await status(await dav('bob', 'COPY', '/dav/bob/own.txt', { destination: `${t.url}/dav/alice/team/copied.txt` })), 201);
+      assert.equal(await t.fs.text('team/copied.txt', 'alice'), 'own');
+      assert.equal(await status(await dav('bob', 'MOVE', '/dav/alice/team/copied.txt', { destination: `${t.url}/dav/bob/back.txt` })), 201);
+      assert.equal(await t.fs.kind('team/copied.txt', 'alice'), undefined);
+      assert.equal(await t.fs.text('back.txt', 'bob'), 'own');
+      assert.equal(await status(await dav('bob', 'MOVE', '/dav/bob/back.txt', { destination: `${t.url}${SW}team%20(alice)/via-shared.txt` })), 201);
+      assert.equal(await t.fs.kind('back.txt', 'bob'), undefined);
+      assert.equal(await t.fs.text('team/via-shared.txt', 'alice'), 'own');
+      assert.equal(await status(await dav('bob', 'COPY', '/dav/bob/own.txt', { destination: `${t.url}/dav/carol/own.txt` })), 403);
+      assert.equal(await status(await dav('bob', 'COPY', '/dav/bob/own.txt', { destination: `${t.url}/dav/alice/own.txt` })), 403);
+      assert.equal(await status(await dav('bob', 'MOVE', '/dav/alice/team', { destination: `${t.url}/dav/bob/team` })), 403);
+      assert.equal(await status(await dav('bob', 'DELETE', `${SW}team%20(alice)/via-shared.txt`)), 204);
       const g = (await json<{ grants: GrantView[] }>(await req('alice', 'GET', '/api/grants'), 200)).grants[0] as GrantView;
       await json(await req('alice', 'PATCH', `/api/grants/${g.id}`, { permission: 'read' }), 200);
       assert.equal(await status(await dav('bob', 'PUT', '/dav/alice/team/dav2.txt', {}, 'no')), 403);
