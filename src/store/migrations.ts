@@ -249,7 +249,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('tus_uploads_user').on('tus_uploads').column('user_name').execute();
     },
   },
-  '0014_groups': {
+  '0015_groups': {
     async up(db: Kysely<unknown>) {
       // Groups of accounts, managed by admins (docs/api.md "Groups"). Members go with the user and with
       // the group (ON DELETE CASCADE; SQLite enforces it with the foreign_keys pragma the store sets).
@@ -268,7 +268,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('group_members_user_id').on('group_members').column('user_id').execute();
     },
   },
-  '0015_grants': {
+  '0016_grants': {
     async up(db: Kysely<unknown>) {
       // Grants: an owner's file or folder shared with another account or a group (docs/api.md "Grants").
       // owner_name + path name the item as shares do ('a/b', never '' — the root is not granted), so a
@@ -292,7 +292,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('grants_item_recipient').on('grants').columns(['owner_name', 'path', 'to_kind', 'to_id']).unique().execute();
     },
   },
-  '0016_tus_uploader': {
+  '0017_tus_uploader': {
     async up(db: Kysely<unknown>) {
       // Who sends a resumable upload when it is not the folder's owner (a recipient of a writable grant):
       // the upload's bytes and quota stay the owner's (user_name), its URL answers only its uploader.

@@ -103,10 +103,10 @@ export interface Database {
     final_path: string | null;
     created_at: number | string | bigint;
     expires_at: number | string | bigint;
-    /** 0016_tus_uploader: the sender when not the owner (a grant's recipient), else NULL. */
+    /** 0017_tus_uploader: the sender when not the owner (a grant's recipient), else NULL. */
     uploader: Generated<string | null>;
   };
-  /** 0014_groups. */
+  /** 0015_groups. */
   groups: {
     id: string;
     name: string;
@@ -116,7 +116,7 @@ export interface Database {
     group_id: string;
     user_id: string;
   };
-  /** 0015_grants. */
+  /** 0016_grants. */
   grants: {
     id: string;
     owner_id: string;

@@ -465,7 +465,7 @@ export interface SearchRepo {
 /** A group of accounts (admin-managed); `members` are usernames in code-point order. */
 export type Group = { readonly name: string; readonly createdAt: number; readonly members: readonly string[] };
 
-/** Groups and their members (migration 0014_groups). Names are unique; a removed user leaves every group. */
+/** Groups and their members (migration 0015_groups). Names are unique; a removed user leaves every group. */
 export interface GroupRepo {
   /** False when the name is taken. */
   create(id: string, name: string, now: number): Promise<boolean>;
@@ -502,7 +502,7 @@ export type Grant = {
   readonly createdAt: number;
 };
 
-/** Grants (migration 0015_grants). */
+/** Grants (migration 0016_grants). */
 export interface GrantRepo {
   /** False when the same item is granted to the same recipient already. */
   create(g: Omit<Grant, 'toName'>): Promise<boolean>;
