@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { decide, type AccessRule, type Resource, type Throttle } from '../domain/access.js';
+import { decide, type AccessRule, type GrantAccess, type Resource, type Throttle } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { parseCookies, parseSessionCookie, SESSION_COOKIE } from '../basic/session.js';
@@ -12,9 +12,9 @@ import { KEY_PREFIX, type ApiKeyService } from '../services/api-keys.js';
 import type { AuthService } from '../services/auth.js';
 import type { PathTokenService } from '../services/path-token-service.js';
 import type { ShareService } from '../services/shares.js';
+import type { GrantService } from '../services/grants.js';
 import type { RateLimiter } from './login-throttle.js';
 import type { VisitorLimiter } from './visitor-limit.js';
-import { visitCountedBefore } from './handed-on.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +22,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** What the URL names, from the route's `config.resource`; `{kind: 'none'}` when it declares none. */
     resource: Resource;
+    /** The grant through which the principal reaches another user's `resource` (src/services/grants.ts), if one does. */
+    grant: GrantAccess | null;
   }
   interface FastifyContextConfig {
     /** What the route needs (src/domain/access.ts). Every route declares one; buildApp refuses a route without. */
@@ -52,6 +54,8 @@ export type AuthDeps = {
   throttle: RateLimiter | undefined;
   /** Share visitors' per-process request limit; undefined when off. */
   visitors: VisitorLimiter | undefined;
+  /** Which grant reaches another user's storage key (src/services/grants.ts). */
+  grants: Pick<GrantService, 'access'>;
 };
 
 const NONE: Resource = { kind: 'none' };
@@ -74,6 +78,7 @@ function ruleOf(config: { access?: AccessRule; auth?: readonly string[]; hideOnA
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('resource', null as never);
+  app.decorateRequest('grant', null);
   const table: RouteEntry[] = [];
   app.decorate('routeTable', table);
 
@@ -105,13 +110,15 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
     const principal = await authenticate(credentialsOf(request), rule, resourceError === undefined ? resource : NONE, deps);
     if (principal && resourceError !== undefined) throw resourceError;
-    const denial = decide(rule, principal, request.method, resource);
+    const grant = resource.kind === 'storage' ? await deps.grants.access(principal, resource.key) : undefined;
+    const denial = decide(rule, principal, request.method, resource, grant);
     if (denial) {
       if (rule.basic && denial.code === 'unauthorized') reply.headers(DAV_CHALLENGE);
       throw new AppError(denial.code, denial.message);
     }
     request.principal = principal ?? null;
     request.resource = resource;
+    request.grant = grant ?? null;
   });
 }
 
@@ -119,7 +126,7 @@ async function throttle(kind: Throttle, request: FastifyRequest, deps: AuthDeps)
   const now = deps.clock.now();
   const [wait, what] =
     kind === 'visitor'
-      ? [visitCountedBefore(request.raw) ?? deps.visitors?.hit(request.ip, now) ?? 0, 'requests']
+      ? [request.visitCountedBefore ?? deps.visitors?.hit(request.ip, now) ?? 0, 'requests']
       : kind === 'share-password'
         ? [(await deps.throttle?.hit(`share:${request.ip}`, now)) ?? 0, 'password attempts']
         : [(await deps.throttle?.hit(request.ip, now)) ?? 0, 'sign-in attempts'];

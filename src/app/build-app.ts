@@ -41,6 +41,11 @@ import { adminUserRoutes } from '../routes/admin-users.js';
 import { loadOidcSettings } from '../config/oidc.js';
 import { createOidcService } from '../services/oidc.js';
 import { oidcRoutes, oidcStatusRoute } from '../routes/oidc.js';
+import { adminGroupRoutes } from '../routes/admin-groups.js';
+import { createGroupService } from '../services/groups.js';
+import { createGrantService } from '../services/grants.js';
+import { grantRoutes } from '../routes/grants.js';
+import { createSharedWithMe } from '../routes/dav-shared.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
 import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
@@ -49,11 +54,13 @@ import { searchRoutes } from '../routes/search.js';
 import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
+import { installHandedOn } from './handed-on.js';
+import { createDavService } from '../services/dav.js';
 import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
 import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
-import { clientErrorHandler, HTTP_LIMITS } from './client-error.js';
-import { installErrorHandling, sendError } from './error-handler.js';
+import { clientErrorHandler, HTTP_LIMITS } from '../http/client-error.js';
+import { installErrorHandling, sendError } from '../http/error-handler.js';
 import { armDeadline, attachProgress } from './request-deadline.js';
 import { withProgress } from '../lib/progress.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
@@ -142,10 +149,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
   const oidcSettings = await loadOidcSettings(config);
   const oidc = oidcSettings && createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
-  const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl });
+  const groups = createGroupService({ store: deps.store, clock });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
-  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage });
+  const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
+  const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
+  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });
   const usage = accountUsage(storageUsage);
   const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
   const shares = createShareService({
@@ -170,7 +179,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   });
 
-  const search = createSearchService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
+  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
 
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
@@ -205,7 +214,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
   const basic = createBasicAuthenticator({ store: deps.store, auth, keys, throttle, clock, secret: deps.secret });
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
-  const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors };
+  const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors, grants };
+  installHandedOn(app);
   installAuth(app, authDeps);
   // Features that must see every request in Fastify turn the fast path off; metrics count its answers (docs/performance.md).
   const fastReadOff = config.corsOrigin.length > 0 || config.otlpEndpoint !== '';
@@ -236,11 +246,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails, grants }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      await base.register(async (scope) => davRoutes(scope, { files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } }));
+      const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
+      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
@@ -248,6 +259,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
       await base.register(async (scope) => accountRoutes(scope, { account }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));
+      await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
+      await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
@@ -306,6 +319,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     search.close();
     await rescanning;
     await shares.close();
+    grants.close();
     await storageUsage.close();
     clearInterval(sweep);
     oidc?.close();

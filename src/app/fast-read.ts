@@ -6,12 +6,13 @@ import { parseStoragePath } from '../domain/storage-path.js';
 import { asksForPart } from '../http/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
 import { EVERY_ANSWER_HEADERS, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
-import { decodeSub, splitShareUrl } from '../routes/share-links.js';
+import { splitShareUrl } from '../http/url.js';
+import { decodeSharePath } from '../services/shares.js';
 import type { FilesService } from '../services/files.js';
 import type { Entry, Opened } from '../storage/backend.js';
 import { authenticate, headerCount, type AuthDeps } from './auth-plugin.js';
 import { remember, rememberVisit } from './handed-on.js';
-import { toAppError } from './error-handler.js';
+import { toAppError } from '../http/error-handler.js';
 import { dependencyErrorIn } from '../lib/dependency-error.js';
 
 /** Takes a request or hands it on (to Fastify) untouched. */
@@ -121,7 +122,9 @@ export function createFastRead(deps: {
     const credentials = { method, headers: req.headers, ip: addressOf(req), queryToken: query?.slice('token='.length) };
     return async () => {
       const principal = await authenticate(credentials, STORAGE_READ, resource, deps.auth);
-      if (!principal || decide(STORAGE_READ, principal, method, resource)) return false;
+      if (!principal) return false;
+      const grant = await deps.auth.grants.access(principal, resource.key);
+      if (decide(STORAGE_READ, principal, method, resource, grant)) return false;
       let opened: Opened | undefined;
       let entry: Entry | undefined;
       try {
@@ -156,7 +159,7 @@ export function createFastRead(deps: {
     return async () => {
       const principal = await authenticate(credentials, SHARE_LINK, resource, deps.auth);
       if (principal?.kind !== 'share' || decide(SHARE_LINK, principal, method, resource) || principal.share.maxDownloads !== undefined) return false;
-      const sub = decodeSub(resource.rest);
+      const sub = decodeSharePath(resource.rest);
       // A trailing slash addresses a folder; a file share's own address may carry one.
       if (sub.trailingSlash && sub.segments.length > 0) return false;
       if (method === 'GET') {

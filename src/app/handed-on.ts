@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { Entry } from '../storage/backend.js';
 import type { SharePlace } from '../services/shares.js';
 
@@ -13,17 +14,40 @@ import type { SharePlace } from '../services/shares.js';
  */
 export type Learned = { readonly folder: Entry | undefined } | { readonly error: unknown } | { readonly share: SharePlace };
 
-const learned = new WeakMap<IncomingMessage, Learned>();
-/** Requests whose share-visitor count the fast path already took, with its answer (0, or seconds to wait). */
-const visits = new WeakMap<IncomingMessage, number>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What the fast read path learned about this request before handing it on (undefined when it did not look). */
+    readonly learnedBefore: Learned | undefined;
+    /** The visitor limiter's answer (0, or seconds to wait) when the fast path already counted this request. */
+    readonly visitCountedBefore: number | undefined;
+  }
+}
 
-export const remember = (req: IncomingMessage, what: Learned): void => void learned.set(req, what);
+/**
+ * The fast path runs before Fastify makes its request object, so what it learned rides on the Node request
+ * itself (under a symbol no header or library can set) and Fastify's request decorators read it from there:
+ * request state travels with the request, and nothing is kept in a module-level map.
+ */
+const HANDED_ON = Symbol('file-cloud.handed-on');
+type Carrier = IncomingMessage & { [HANDED_ON]?: { learned?: Learned; visit?: number } };
 
-/** What the fast path learned about `req` before handing it on, if it got as far as the store. */
-export const learnedBefore = (req: IncomingMessage): Learned | undefined => learned.get(req);
+const slot = (req: IncomingMessage) => ((req as Carrier)[HANDED_ON] ??= {});
+
+export const remember = (req: IncomingMessage, what: Learned): void => void (slot(req).learned = what);
 
 /** Records that `req` was counted against the visitor limit, so the auth hook does not count it again. */
-export const rememberVisit = (req: IncomingMessage, wait: number): void => void visits.set(req, wait);
+export const rememberVisit = (req: IncomingMessage, wait: number): void => void (slot(req).visit = wait);
 
-/** The visitor limiter's answer for `req` if the fast path already counted it. */
-export const visitCountedBefore = (req: IncomingMessage): number | undefined => visits.get(req);
+/** `request.learnedBefore` and `request.visitCountedBefore`, for every route and hook. */
+export function installHandedOn(app: FastifyInstance): void {
+  app.decorateRequest('learnedBefore', {
+    getter(this: { raw: IncomingMessage }) {
+      return (this.raw as Carrier)[HANDED_ON]?.learned;
+    },
+  });
+  app.decorateRequest('visitCountedBefore', {
+    getter(this: { raw: IncomingMessage }) {
+      return (this.raw as Carrier)[HANDED_ON]?.visit;
+    },
+  });
+}

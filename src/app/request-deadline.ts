@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 import type { RequestProgress } from '../lib/progress.js';
-import { sendError } from './error-handler.js';
+import { sendError } from '../http/error-handler.js';
 
 const PROGRESS = Symbol('progress');
 

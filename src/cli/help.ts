@@ -31,6 +31,10 @@ Commands:
   user admin NAME on|off     Grant or take the administrator right (never from the last administrator).
   user list                  List users.
   user quota NAME SIZE|none  Set a user's storage quota (like 10G or 500M) or remove it.
+  group add|remove NAME      Create or remove a group of users.
+  group member NAME add|remove USER
+                             Add a user to a group or remove them.
+  group list                 List groups and their members.
   index                      Rescan storage into the search index and the usage figures (files other tools put there).
 
 Global options:

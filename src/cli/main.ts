@@ -8,6 +8,7 @@ import { runServe } from './serve.js';
 import { oidcProblem } from '../config/oidc.js';
 import { INDEX_SUMMARY, runIndex } from './index-command.js';
 import { runUserCommand, USER_COMMANDS } from './user.js';
+import { GROUP_COMMANDS, groupHelp, runGroupCommand } from './group.js';
 
 /** Exit codes of CONTRACT "Command line". */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -44,6 +45,19 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     if (args.values.help) return print(commandHelp('file-cloud index', INDEX_SUMMARY, ['global']));
     expectWords(args.positionals, ['index']);
     return runIndex(config(args.values, ['global']));
+  }
+  if (command === 'group') {
+    const sub = words[1];
+    const spec = sub !== undefined && Object.hasOwn(GROUP_COMMANDS, sub) ? GROUP_COMMANDS[sub as keyof typeof GROUP_COMMANDS] : undefined;
+    if (!spec) {
+      if (argv.includes('--help')) return print(groupHelp());
+      throw new UsageError(sub ? `unknown group command "${sub}" (try: file-cloud group --help)` : 'group needs a command: add, remove, member or list');
+    }
+    const args = parseCommandArgs(argv, ['global'], []);
+    if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global']));
+    const rest = args.positionals.slice(2);
+    if (rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
+    return runGroupCommand(sub as keyof typeof GROUP_COMMANDS, rest, config(args.values, ['global']));
   }
   if (command !== 'user') throw new UsageError(`unknown command "${command}" (try --help)`);
   const sub = words[1];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, isWriteMethod, type AccessRule, type Resource } from './access.js';
+import { decide, isWriteMethod, type AccessRule, type GrantAccess, type Resource } from './access.js';
 import type { Principal } from './principal.js';
 import type { Share } from '../store/types.js';
 
@@ -81,6 +81,36 @@ const CASES: [string, AccessRule, Principal | undefined, string, Resource, strin
   ['locked link page', PAGE, lockedLink, 'GET', none, undefined],
   ['session on a share route', SHARE, session, 'GET', none, 'not_found'],
 ];
+
+// Issue 29: grants. alice reaches bob's `team/` (a folder) or `one.txt` (a file) through a grant.
+const bobs = (...segments: string[]): Resource => ({ kind: 'storage', key: { user: 'bob', segments }, trailingSlash: false });
+const readGrant: GrantAccess = { root: { user: 'bob', segments: ['team'] }, isFile: false, permission: 'read' };
+const writeGrant: GrantAccess = { ...readGrant, permission: 'write' };
+const writeFile: GrantAccess = { root: { user: 'bob', segments: ['one.txt'] }, isFile: true, permission: 'write' };
+const GRANT_CASES: [string, AccessRule, Principal, string, Resource, GrantAccess | undefined, string | undefined][] = [
+  ['read grant: a read inside', STORAGE_READ, session, 'GET', bobs('team', 'a.txt'), readGrant, undefined],
+  ['read grant: PROPFIND of the item', USER, session, 'PROPFIND', bobs('team'), readGrant, undefined],
+  ['read grant: a write inside', USER, session, 'PUT', bobs('team', 'a.txt'), readGrant, 'forbidden'],
+  ['read grant: outside the item', STORAGE_READ, session, 'GET', bobs('other.txt'), readGrant, 'unauthorized'],
+  ['read grant: a sibling with the same prefix', STORAGE_READ, session, 'GET', bobs('team2', 'a.txt'), readGrant, 'unauthorized'],
+  ['no grant', STORAGE_READ, session, 'GET', bobs('team', 'a.txt'), undefined, 'unauthorized'],
+  ['write grant: PUT inside', USER, session, 'PUT', bobs('team', 'sub', 'a.txt'), writeGrant, undefined],
+  ['write grant: upload into the item', USER, session, 'PUT', bobs('team'), writeGrant, undefined],
+  ['write grant: DELETE inside', USER, session, 'DELETE', bobs('team', 'a.txt'), writeGrant, undefined],
+  ['write grant: DELETE of the item', USER, session, 'DELETE', bobs('team'), writeGrant, 'forbidden'],
+  ['write grant: MOVE of the item', USER, session, 'MOVE', bobs('team'), writeGrant, 'forbidden'],
+  ['write grant: read-only key', USER, roKey, 'PUT', bobs('team', 'a.txt'), writeGrant, 'forbidden'],
+  ['write grant: path token is not a grantee', STORAGE_READ, pathTok, 'GET', bobs('team', 'a.txt'), writeGrant, 'unauthorized'],
+  ['write grant of a file: replace it', USER, session, 'PUT', bobs('one.txt'), writeFile, undefined],
+  ['write grant of a file: delete it', USER, session, 'DELETE', bobs('one.txt'), writeFile, 'forbidden'],
+  ['a grant never opens an admin route', ADMIN, session, 'GET', bobs('team'), writeGrant, 'unauthorized'],
+];
+
+for (const [name, rule, principal, method, resource, grant, expected] of GRANT_CASES) {
+  test(`decide with a grant: ${name} → ${expected ?? 'allowed'}`, () => {
+    assert.equal(decide(rule, principal, method, resource, grant)?.code, expected);
+  });
+}
 
 for (const [name, rule, principal, method, resource, expected] of CASES) {
   test(`decide: ${name} → ${expected ?? 'allowed'}`, () => {

@@ -1,5 +1,5 @@
 import type { StorageKey } from './storage-path.js';
-import { keyId } from './storage-path.js';
+import { isSameOrInside, keyId } from './storage-path.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -58,6 +58,12 @@ export type Resource =
   | { readonly kind: 'share'; readonly id: string; readonly rest: string | undefined }
   | { readonly kind: 'none' };
 
+/**
+ * A grant that reaches a storage key of another user's tree (src/services/grants.ts finds the one
+ * that gives the most): the granted item (`root`), whether it is a file, and what it allows.
+ */
+export type GrantAccess = { readonly root: StorageKey; readonly isFile: boolean; readonly permission: 'read' | 'write' };
+
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
 
 /** Reads are GET, HEAD, OPTIONS and WebDAV's PROPFIND; everything else may change something. */
@@ -82,7 +88,7 @@ const NOT_YOURS = 'You are not allowed to access this path.';
  * the authenticators have already refused disabled users, dead links and bad
  * or expired credentials by yielding no principal.
  */
-export function decide(rule: AccessRule, principal: Principal | undefined, method: string, resource: Resource): Denial | undefined {
+export function decide(rule: AccessRule, principal: Principal | undefined, method: string, resource: Resource, grant?: GrantAccess): Denial | undefined {
   if (rule.who === 'public' || rule.who === 'cookie') return undefined;
   const write = rule.write ?? isWriteMethod(method);
   if (!principal) {
@@ -104,8 +110,21 @@ export function decide(rule: AccessRule, principal: Principal | undefined, metho
     const exact = rule.pathToken && (method === 'GET' || method === 'HEAD') && resource.kind === 'storage' && resource.key.user === principal.username && keyId(resource.key) === principal.path;
     return exact ? undefined : denied('unauthorized', NOT_YOURS);
   }
-  // The same 401 whether or not the other user or the path exists (CONTRACT "Authentication").
-  if (resource.kind === 'storage' && resource.key.user !== principal.username) return denied('unauthorized', NOT_YOURS);
+  if (resource.kind === 'storage' && resource.key.user !== principal.username) {
+    // Outside a grant: the same 401 whether or not the other user or the path exists (CONTRACT "Authentication").
+    if (!grant || !isSameOrInside(resource.key, grant.root)) return denied('unauthorized', NOT_YOURS);
+    if (write) {
+      if (principal.readOnly) return denied('forbidden', 'This app password is read-only.');
+      if (grant.permission !== 'write') return denied('forbidden', 'This item is shared with you read-only.');
+      // Inside a writable folder anything goes; the granted item itself is the owner's to move or delete
+      // (uploads into a writable folder and replacing a writable file are writes *to* it, and allowed).
+      // A move by a JSON action (POST) names its source in the body: the storage route asks with method MOVE.
+      const itself = grant.root.segments.length === resource.key.segments.length;
+      if (itself && (method === 'DELETE' || method === 'MOVE')) return denied('forbidden', 'The shared item itself can only be renamed, moved or deleted by its owner.');
+    }
+    if (rule.who === 'admin' || accountLevel(rule)) return denied('unauthorized', NOT_YOURS);
+    return undefined;
+  }
   if (rule.who === 'admin' && !principal.isAdmin) return denied('forbidden', 'Only an administrator may do this.');
   if (accountLevel(rule) && principal.via !== 'session') return denied('forbidden', 'An app password cannot do this; sign in with your account password.');
   if (write && principal.readOnly) return denied('forbidden', 'This app password is read-only.');

@@ -1,7 +1,7 @@
 /**
  * The one error type of File Cloud. Every failure a client may see is an
  * AppError; its code alone chooses the HTTP status (see ERRORS), and the one
- * error handler in src/app/error-handler.ts turns it into the contract's
+ * error handler in src/http/error-handler.ts turns it into the contract's
  * `{ "error": code, "message": sentence }` body.
  */
 export const ERRORS = {

@@ -52,3 +52,10 @@ export function routePattern(url: string): RegExp {
     .join('');
   return new RegExp(`^${re}$`);
 }
+
+/** `<id>` and the raw rest after `<id>/` (undefined when there is no slash) from a URL under `<base><prefix>` of a share link. */
+export function splitShareUrl(url: string, prefix: string): { id: string; rest: string | undefined } {
+  const p = rawPath(url).slice(prefix.length);
+  const slash = p.indexOf('/');
+  return slash === -1 ? { id: p, rest: undefined } : { id: p.slice(0, slash), rest: p.slice(slash + 1) };
+}

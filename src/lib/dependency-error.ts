@@ -3,7 +3,7 @@
  * reached: the database, or Redis (coordination: the login throttle and
  * leases). Raised where the client library's error is first seen
  * (src/store/postgres.ts, src/cluster/redis.ts), so the one error mapping
- * (src/app/error-handler.ts) can answer 503 with the service's name instead
+ * (src/http/error-handler.ts) can answer 503 with the service's name instead
  * of guessing from a bare ECONNREFUSED or "Query read timeout". Storage has
  * its own StorageError('unavailable') (src/storage/s3/client.ts).
  */

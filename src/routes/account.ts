@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { strictBodyValidator } from '../app/strict-validator.js';
+import { strictBodyValidator } from '../http/strict-validator.js';
 import type { AccessRule } from '../domain/access.js';
 import type { AccountCaller, AccountService } from '../services/account.js';
 import { error, noContent, signedIn, throttled } from './route-schemas.js';
@@ -47,15 +47,16 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
       summary: 'The signed-in user',
       tags: ['Account'],
       response: {
-        200: json('Who you are, your usage and quota, and whether TOTP is on.', {
+        200: json('Who you are, your usage and quota, whether TOTP is on, and your groups.', {
           type: 'object',
-          required: ['username', 'admin', 'used', 'quota', 'totp'],
+          required: ['username', 'admin', 'used', 'quota', 'totp', 'groups'],
           properties: {
             username: { type: 'string' },
             admin: { type: 'boolean' },
             used: { type: 'integer', description: 'Bytes stored.' },
             quota: { type: ['integer', 'null'], description: 'Bytes allowed; null = no quota.' },
             totp: { type: 'boolean', description: 'Two-factor sign-in (TOTP) is on.' },
+            groups: { type: 'array', items: { type: 'string' }, description: 'The groups you belong to, by name.' },
           },
         }),
         ...signedIn,

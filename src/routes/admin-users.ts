@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
-import { strictBodyValidator } from '../app/strict-validator.js';
+import { strictBodyValidator } from '../http/strict-validator.js';
 import type { User } from '../store/types.js';
 import type { AccountUsage } from '../services/usage.js';
 import type { UserService } from '../services/users.js';

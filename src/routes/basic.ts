@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { nameProblem } from '../domain/names.js';
 import type { Principal, SessionPrincipal } from '../domain/principal.js';
 import type { AccessRule } from '../domain/access.js';
-import { keyChild, parseStoragePath, type StorageKey } from '../domain/storage-path.js';
+import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
 import { newNonce, withNonce } from '../http/security-headers.js';
-import { bodyLeftUnread, toAppError } from '../app/error-handler.js';
+import { bodyLeftUnread, toAppError } from '../http/error-handler.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { AuthService } from '../services/auth.js';
 import type { FilesService, UploadPart } from '../services/files.js';
@@ -17,9 +16,10 @@ import {
   clearCookie, crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, parseCookies, SESSION_COOKIE, sessionCookieValue, setCookie,
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
-import type { ListedEntry } from '../storage/backend.js';
+import { applyFolderAction, childKey, type FolderAction } from '../services/folder-actions.js';
+import { pageCounting } from '../services/folder-pages.js';
 import { serveFile } from './serve-file.js';
-import { bytes, empty, fileAnswers, header, html, type ResponseSpec, type RouteSchema } from './schemas.js';
+import { BASIC_SCHEMAS } from './basic-schemas.js';
 
 /** Entries per folder page: a 10 000-entry folder is 20 small pages, not one huge document. */
 export const BASIC_PAGE_SIZE = 500;
@@ -223,17 +223,7 @@ export async function basicRoutes(
     // Only one page is rendered, so only one page of entries is held: the one asked for, and the
     // latest, which is shown when the page asked for lies beyond the last.
     const asked = pageNumber(query.page, Infinity, BASIC_PAGE_SIZE);
-    let total = 0;
-    let wanted: ListedEntry[] = [];
-    let latest: ListedEntry[] = [];
-    for await (const listed of await files.listSorted(t.key)) {
-      for (const e of listed) {
-        if (total % BASIC_PAGE_SIZE === 0) latest = [];
-        latest.push(e);
-        total++;
-        if (Math.ceil(total / BASIC_PAGE_SIZE) === asked) wanted = latest;
-      }
-    }
+    const { wanted, latest, total } = await pageCounting(await files.listSorted(t.key), asked, BASIC_PAGE_SIZE);
     const n = pageNumber(query.page, total, BASIC_PAGE_SIZE);
     const shown = n === asked ? wanted : latest;
     return page(reply, folderPage(site, viewer, { segments, entries: shown, total, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
@@ -245,47 +235,26 @@ export async function basicRoutes(
     checkCsrf(request, user);
     const t = target(request, user);
     if (t.kind !== 'folder') throw new AppError('bad_request', 'Changes are sent to a folder’s page; this address is not one.');
-    const dir = await files.stat(t.key);
-    if (dir.isFile) throw new AppError('not_a_directory', 'This address is a file, not a folder.');
     const here = `${root}${t.rest}`;
     const body = (request.body ?? {}) as Record<string, string>;
     const action = (request.query as Record<string, unknown>).action === 'upload' ? 'upload' : body.action;
-    let message: string;
+    let change: FolderAction;
     switch (action) {
-      case 'upload': {
+      case 'upload':
         if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw new AppError('bad_request', 'Files are uploaded as multipart/form-data.');
-        // Same service, limits and collision rule as a multipart PUT: a taken name gets "name (1).ext".
-        const written = await files.writeParts(t.key, uploadParts(request), { overwrite: false });
-        message = `Uploaded ${written.length === 1 ? '1 file' : `${written.length} files`}: ${written.join(', ')}.`;
+        change = { action, parts: uploadParts(request) };
         break;
-      }
-      case 'mkdir': {
-        const name = body.name?.trim() ?? '';
-        await files.createFolder(childKey(t.key, name));
-        message = `Created folder ${name}.`;
+      case 'mkdir':
+      case 'delete':
+        change = { action, name: body.name };
         break;
-      }
-      case 'rename': {
-        const from = childKey(t.key, body.name);
-        const to = childKey(t.key, body.new_name?.trim());
-        if (to.segments.at(-1) === from.segments.at(-1)) {
-          message = 'The name is unchanged.';
-          break;
-        }
-        await files.statOrThrow(from);
-        await files.move(from, to, false);
-        message = `Renamed ${body.name} to ${body.new_name?.trim()}.`;
+      case 'rename':
+        change = { action, name: body.name, newName: body.new_name };
         break;
-      }
-      case 'delete': {
-        const key = childKey(t.key, body.name);
-        await files.delete(key);
-        message = `Deleted ${body.name}.`;
-        break;
-      }
       default:
         throw new AppError('bad_request', 'Unknown action: the form may be from an older version; reload the page.');
     }
+    const message = await applyFolderAction(files, t.key, change);
     flash(reply, request, message);
     return reply.redirect(here, 303);
   });
@@ -298,136 +267,9 @@ export async function basicRoutes(
   }
 }
 
-/** A direct child of a folder, by a name from a form or query: a missing or invalid name is a clear 400. */
-function childKey(dir: StorageKey, name: unknown): StorageKey {
-  if (typeof name !== 'string' || name === '') throw new AppError('invalid_name', 'A name is required.');
-  const problem = nameProblem(name);
-  if (problem) throw new AppError('invalid_name', `The name is not allowed: ${problem}.`);
-  return keyChild(dir, name);
-}
-
 /** The fields of an urlencoded form; the first value of a repeated name wins. */
 export function formFields(body: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of new URLSearchParams(body)) if (!(k in out)) out[k] = v;
   return out;
 }
-
-// ---------------------------------------------------------------- schemas (documentation: src/routes/schemas.ts)
-
-const TAG = ['Basic HTML version'];
-const session: RouteSchema['security'] = [{ basicSession: [] }];
-const toLogin = (also = ''): ResponseSpec => empty(`Not signed in: to the sign-in page${also}.`, { location: header('`<base>/basic/login[?next=…]`.') });
-/** Errors of the basic pages are HTML pages, not JSON. */
-const errorPages = (when: Record<number, string>): Record<string, ResponseSpec> => {
-  const out: Record<string, ResponseSpec> = {};
-  for (const [status, description] of Object.entries(when)) out[status] = html(`${description} (an HTML error page).`);
-  return out;
-};
-const form = (properties: Record<string, unknown>, required: string[] = []) => ({
-  required: true,
-  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required, properties } } },
-});
-const subPath = {
-  type: 'object',
-  properties: { '*': { type: 'string', description: '`<folder path>/` (a folder page, always with a trailing slash) or `file/<file path>` (a download).' } },
-} as const;
-
-const BASIC_SCHEMAS = {
-  slashless: {
-    summary: 'The basic HTML version: a redirect to /basic/',
-    tags: TAG,
-    response: { 308: empty('To `<base>/basic/`.'), ...errorPages({ 400: 'Malformed request' }) },
-  },
-  style: {
-    summary: 'The style sheet of the basic pages',
-    tags: TAG,
-    response: { 200: bytes('CSS.', ['text/css']), ...errorPages({ 400: 'Malformed request' }) },
-  },
-  loginPage: {
-    summary: 'The sign-in page of the basic HTML version',
-    tags: TAG,
-    querystring: { type: 'object', properties: { next: { type: 'string', description: 'A page of /basic/ to return to after signing in.' } } },
-    response: { 200: html('The sign-in form.'), 303: empty('Already signed in: to `next` or the root folder.'), ...errorPages({ 400: 'Malformed request' }) },
-  },
-  login: {
-    summary: 'Sign in (form post): sets the session cookie',
-    description: 'Counted by the same throttle as /auth/login. Same-origin forms only.',
-    tags: TAG,
-    body: form({ username: { type: 'string' }, password: { type: 'string' }, next: { type: 'string' } }, ['username', 'password']),
-    response: {
-      303: empty('Signed in: to `next` or the root folder, with `Set-Cookie: fc_basic=…`.', { 'set-cookie': header('The session cookie (HttpOnly, SameSite=Lax, Path=<base>/basic/).') }),
-      ...errorPages({
-        400: 'A missing username or password: the sign-in page again',
-        401: 'A wrong username or password: the sign-in page again',
-        403: 'A post from another site',
-        413: 'The form is over 64 KiB',
-        415: 'Not a form',
-        429: 'Too many sign-in attempts from this address (with `Retry-After`)',
-      }),
-    },
-  },
-  logout: {
-    summary: 'Sign out (form post with the CSRF token)',
-    tags: TAG,
-    security: session,
-    body: form({ csrf: { type: 'string' } }, ['csrf']),
-    response: { 303: empty('Signed out: to the sign-in page, the session ended.'), ...errorPages({ 400: 'Malformed request', 403: 'No valid CSRF token, or a post from another site', 413: 'The form is over 64 KiB', 415: 'Not a form' }) },
-  },
-  page: {
-    summary: 'A folder page, a confirmation page, or a file download',
-    description: 'Folder pages are paged (500 entries each); `?rename=<name>` and `?delete=<name>` show the confirmation forms. File downloads carry `Content-Disposition: attachment` and the storage sandbox CSP.',
-    tags: TAG,
-    security: session,
-    params: subPath,
-    querystring: {
-      type: 'object',
-      properties: {
-        page: { type: 'integer', minimum: 1 },
-        rename: { type: 'string', description: 'Show the rename form for this entry.' },
-        delete: { type: 'string', description: 'Show the delete confirmation for this entry.' },
-      },
-    },
-    response: {
-      200: { description: 'A folder or confirmation page (HTML), or a file\'s bytes.', content: { 'text/html': { schema: { type: 'string' } }, '*/*': { schema: { type: 'string' } } } },
-      206: fileAnswers[206],
-      302: empty('A folder address without its slash, a file at a folder address or the reverse: to the right address.'),
-      303: toLogin(', with `next` set to this page'),
-      304: fileAnswers[304],
-      ...errorPages({ 400: 'A bad path or name', 404: 'Nothing at this path', 416: 'The range is outside the file' }),
-    },
-  },
-  change: {
-    summary: 'Change a folder: upload, create a folder, rename, delete (form posts with the CSRF token)',
-    description: 'Answered with 303 to the folder page, which shows what happened. Uploads are multipart (`?action=upload`), the rest urlencoded with `action` = mkdir | rename | delete.',
-    tags: TAG,
-    security: session,
-    params: subPath,
-    querystring: { type: 'object', properties: { action: { type: 'string', const: 'upload' }, csrf: { type: 'string', description: 'The CSRF token, for multipart uploads.' } } },
-    body: {
-      required: true,
-      content: {
-        'application/x-www-form-urlencoded': {
-          schema: {
-            type: 'object',
-            required: ['csrf', 'action'],
-            properties: { csrf: { type: 'string' }, action: { type: 'string', enum: ['mkdir', 'rename', 'delete'] }, name: { type: 'string' }, new_name: { type: 'string' } },
-          },
-        },
-        'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', contentMediaType: 'application/octet-stream' } } },
-      },
-    },
-    response: {
-      303: empty('Done (or not signed in): to the folder page, with a one-time message.'),
-      ...errorPages({
-        400: 'A bad name, an unknown action, or a post to an address that is no folder',
-        403: 'No valid CSRF token, or a post from another site',
-        404: 'Nothing at this path',
-        409: 'The name is taken, or the address is a file',
-        413: 'Over the upload or form limit',
-        415: 'Neither a form nor multipart',
-        507: 'No space left, or over the quota',
-      }),
-    },
-  },
-} satisfies Record<string, RouteSchema>;

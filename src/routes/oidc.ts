@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
-import { sendError, toAppError } from '../app/error-handler.js';
+import { sendError, toAppError } from '../http/error-handler.js';
 import { SESSION_COOKIE, sessionCookieValue, setCookie } from '../basic/session.js';
 import { html as page } from '../http/html.js';
 import { NONCE_SLOT, newNonce, withNonce } from '../http/security-headers.js';

@@ -1,31 +1,30 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { rawPath } from '../http/url.js';
-import { toAppError } from '../app/error-handler.js';
+import { splitShareUrl } from '../http/url.js';
+import { toAppError } from '../http/error-handler.js';
 import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
-import { learnedBefore } from '../app/handed-on.js';
 import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
 import { SHARE_COOKIE } from '../http/cookies.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import type { StorageBackend } from '../storage/backend.js';
-import { deadLink, subPathSegments, type LiveShare, type ShareService } from '../services/shares.js';
+import { deadLink, decodeSharePath, type LiveShare, type ShareService } from '../services/shares.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, SHARE_PAGE_SIZE, uploadPage } from '../share-pages/views.js';
 import { pageNumber } from '../basic/format.js';
 import { readJsonBody } from './json-body.js';
+import { readForm } from '../http/form.js';
 import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
-import type { ListedEntry } from '../storage/backend.js';
+import { pageUpTo } from '../services/folder-pages.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
-import { bytes, empty, errors, fileAnswers, FilesWritten, header, html, json, jsonBody, Listing, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
+import { SHARE_SCHEMAS } from './share-link-schemas.js';
 
 const FORM_LIMIT = 8 * 1024;
-const TEXT_PREVIEW_BYTES = 64 * 1024;
 const DEAD_MESSAGE = deadLink().message;
 
 const isDead = (e: AppError) => e.code === 'not_found' && e.message === DEAD_MESSAGE;
@@ -65,24 +64,6 @@ const restOf = (request: FastifyRequest) => (request.resource.kind === 'share' ?
 
 /** The share link a URL under `<prefix>` (e.g. `/base/share/`) names: the share authenticator's input. */
 const shareResource = (prefix: string) => (request: FastifyRequest): Resource => ({ kind: 'share', ...splitShareUrl(request.url, prefix) });
-
-/** `<id>` and the raw rest after `<id>/` (undefined when there is no slash) from a URL under `<base><prefix>`. */
-export function splitShareUrl(url: string, prefix: string): { id: string; rest: string | undefined } {
-  const p = rawPath(url).slice(prefix.length);
-  const slash = p.indexOf('/');
-  return slash === -1 ? { id: p, rest: undefined } : { id: p.slice(0, slash), rest: p.slice(slash + 1) };
-}
-
-export function decodeSub(rest: string | undefined): { segments: string[]; trailingSlash: boolean } {
-  if (rest === undefined || rest === '') return { segments: [], trailingSlash: true };
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(rest);
-  } catch {
-    throw new AppError('invalid_path', 'The path is not valid percent-encoded UTF-8.');
-  }
-  return { segments: subPathSegments(decoded), trailingSlash: decoded.endsWith('/') };
-}
 
 const wantsFlag = (v: unknown) => v === '1' || v === 'true';
 
@@ -135,21 +116,13 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     })();
   }
 
-  /** Writes a visitor's multipart upload into an upload-only share: new files only, never a replacement. */
+  /** Writes a visitor's multipart upload into an upload-only share; the names as sent (shares.upload). */
   async function receive(request: FastifyRequest, live: LiveShare, segments: readonly string[]): Promise<string[]> {
     if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
       throw new AppError('unsupported_media_type', 'Send the files as multipart/form-data.');
     }
     const sent: string[] = [];
-    // A sub-path is a folder upload: new folders, never what exists there (shares.ts dropFolder).
-    const target = await shares.dropFolder(live, segments);
-    try {
-      await files.writeParts(target.key, uploadParts(request, sent), { overwrite: false });
-    } catch (e) {
-      await target.abandon();
-      throw e;
-    }
-    // The names as sent, not as stored: a collision suffix would tell the visitor what the folder holds.
+    await shares.upload(live, segments, uploadParts(request, sent));
     return sent;
   }
 
@@ -166,9 +139,9 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     const link = SHARE_LINK;
     const resource = shareResource(prefix);
     const open = async (request: FastifyRequest) => {
-      const sub = decodeSub(restOf(request));
+      const sub = decodeSharePath(restOf(request));
       // Handed on by the fast read path after it looked: where the path leads stands.
-      const learned = learnedBefore(request.raw);
+      const learned = request.learnedBefore;
       const place = learned && 'share' in learned ? learned.share : await shares.open(visitor(request).share, sub.segments);
       return { ...place, ...sub };
     };
@@ -259,7 +232,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     const page = { config: { access: { who: 'share', share: 'page', throttle: ['visitor'] } as AccessRule, resource: shareResource(prefix) } };
     const unlocked = (request: FastifyRequest) => visitor(request).unlocked;
     const open = async (request: FastifyRequest) => {
-      const sub = decodeSub(restOf(request));
+      const sub = decodeSharePath(restOf(request));
       const opened = await shares.open(visitor(request).share, sub.segments);
       const urls = { base: basePath, id: opened.live.share.id };
       return { ...opened, urls, rootName: shares.displayName(opened.live), ...sub };
@@ -280,33 +253,11 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
         // (or, past the end, the last one) is held, and reading stops one entry after it (which tells
         // whether a next page exists), so an anonymous visitor never makes the server hold a whole folder.
         const asked = pageNumber((request.query as Record<string, unknown>).page, Infinity, SHARE_PAGE_SIZE);
-        let seen = 0;
-        let shown: ListedEntry[] = [];
-        let current: ListedEntry[] = [];
-        let more = false;
-        reading: for await (const listed of await files.listSorted(key)) {
-          for (const e of listed) {
-            if (seen === asked * SHARE_PAGE_SIZE) {
-              more = true;
-              break reading;
-            }
-            if (seen % SHARE_PAGE_SIZE === 0) current = [];
-            current.push(e);
-            seen++;
-            shown = current;
-          }
-        }
-        const page = Math.max(1, Math.ceil(seen / SHARE_PAGE_SIZE));
-        return html(reply, 200, folderPage({ urls, rootName, segments, entries: shown, preview, page: { number: page, hasNext: more } }));
+        const { entries, number, hasNext } = await pageUpTo(await files.listSorted(key), asked, SHARE_PAGE_SIZE);
+        return html(reply, 200, folderPage({ urls, rootName, segments, entries, preview, page: { number, hasNext } }));
       }
       let text: { content: string; truncated: boolean } | undefined;
-      if (preview && previewKind(entry.name) === 'text' && entry.size > 0) {
-        const end = Math.min(entry.size, TEXT_PREVIEW_BYTES) - 1;
-        const { stream } = await files.read(key, { start: 0, end });
-        const chunks: Buffer[] = [];
-        for await (const c of stream) chunks.push(c as Buffer);
-        text = { content: new TextDecoder('utf-8').decode(Buffer.concat(chunks)), truncated: entry.size > TEXT_PREVIEW_BYTES };
-      }
+      if (preview && previewKind(entry.name) === 'text' && entry.size > 0) text = await shares.previewText(key, entry);
       const name = segments.length === 0 ? rootName : (segments[segments.length - 1] as string);
       return html(reply, 200, filePage({ urls, rootName, segments, name, size: entry.size, preview, text }));
     });
@@ -344,176 +295,3 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     });
   });
 }
-
-/** A small application/x-www-form-urlencoded body as an object (first value of each name). */
-function readForm(stream: NodeJS.ReadableStream, limit: number): Promise<Record<string, string>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        stream.removeAllListeners('data');
-        stream.resume();
-        reject(new AppError('too_large', `The form is larger than ${limit} bytes.`, { headers: { connection: 'close' } }));
-        return;
-      }
-      chunks.push(c);
-    });
-    stream.on('end', () => {
-      const out = Object.create(null) as Record<string, string>;
-      for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) if (!(k in out)) out[k] = v;
-      resolve(out);
-    });
-    stream.on('error', () => reject(new AppError('bad_request', 'The request body could not be read.')));
-  });
-}
-
-// ---------------------------------------------------------------- schemas (documentation: src/routes/schemas.ts)
-
-const TAG = ['Share links'];
-/** Visitors need no account; a password link needs its cookie. */
-const visitorSecurity: RouteSchema['security'] = [{}, { shareCookie: [] }];
-const sharePath = (what: string): JsonSchema => ({ type: 'object', properties: { '*': { type: 'string', description: what } } });
-const apiPath = sharePath('`<id>/[<sub/path>]`: the share id, then a path inside a shared folder.');
-const pagePath = sharePath('`<id>/[<sub/path>]` (a page), or `<id>/auth` for the password form.');
-const dead = 'Unknown, expired, revoked or used-up link, deleted target, or nothing at the sub-path: one body for every cause (`not_found`).';
-const visitorErrors = {
-  400: 'A bad sub-path (`invalid_path`).',
-  401: 'A password link without its cookie (`password_required`).',
-  404: dead,
-  429: 'Too many requests from this address (`rate_limited`, with `Retry-After`).',
-};
-const flagQuery: JsonSchema = {
-  type: 'object',
-  properties: {
-    download: { type: 'string', enum: ['1', 'true'], description: 'A file as an attachment.' },
-    zip: { type: 'string', enum: ['1', 'true'], description: 'A folder as a zip (counts as one download).' },
-    name: { type: 'array', items: { type: 'string' }, description: 'With `zip`: only these entries.' },
-  },
-};
-const readAnswers: Record<string, ResponseSpec> = {
-  ...fileAnswers,
-  200: {
-    description: 'A folder listing (storage format), a file\'s bytes, or a folder zip. A file\'s first byte (200, or 206 from 0) or a zip counts one download.',
-    content: { 'application/json': { schema: Listing }, 'application/zip': { schema: { type: 'string', contentMediaType: 'application/zip' } }, '*/*': { schema: { type: 'string' } } },
-    headers: fileAnswers[200].headers,
-  },
-  ...errors({ ...visitorErrors, 416: 'The range is outside the file.' }),
-};
-const pageErrors = (when: Record<number, string>): Record<string, ResponseSpec> => {
-  const out: Record<string, ResponseSpec> = {};
-  for (const [status, description] of Object.entries(when)) out[status] = html(`${description} (an HTML page).`);
-  return out;
-};
-
-const SHARE_SCHEMAS = {
-  read: {
-    summary: 'A shared file\'s bytes or a shared folder\'s listing (machine API)',
-    description: 'Range, ETag and 304 as for storage. An upload-only link reads nothing.',
-    tags: TAG,
-    security: visitorSecurity,
-    params: apiPath,
-    querystring: flagQuery,
-    response: readAnswers,
-  },
-  head: {
-    summary: 'The headers of a shared file or folder listing (machine API)',
-    tags: TAG,
-    security: visitorSecurity,
-    params: apiPath,
-    querystring: flagQuery,
-    response: readAnswers,
-  },
-  upload: {
-    summary: 'Upload files through an upload-only link',
-    description: 'As a multipart PUT to storage, but never replaces: a taken name gets a collision suffix. The answer names the files as sent.',
-    tags: TAG,
-    security: visitorSecurity,
-    params: apiPath,
-    body: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', contentMediaType: 'application/octet-stream' } } } } },
-    response: {
-      201: json('Written.', FilesWritten),
-      ...errors({
-        ...visitorErrors,
-        400: 'A bad sub-path or file name, or no file part (`invalid_path`, `invalid_name`, `bad_request`).',
-        403: 'The link is not upload-only (`forbidden`).',
-        413: 'Over --max-upload-size (`too_large`).',
-        415: 'Not multipart/form-data (`unsupported_media_type`).',
-        507: 'No space left, or over the owner\'s quota.',
-      }),
-    },
-  },
-  auth: {
-    summary: 'Unlock a password link: POST /share/<id>/auth',
-    description: 'Throttled like the login. Only `<id>/auth` takes POST; any other path under /share/ answers 405.',
-    tags: TAG,
-    security: [],
-    params: apiPath,
-    body: jsonBody({ type: 'object', required: ['password'], properties: { password: { type: 'string' } } }),
-    response: {
-      204: empty('Right password: an HttpOnly cookie valid for this share (for /share/<id> and /s/<id>).', { 'set-cookie': header('`fc_share=…; Path=<base>/share/<id>; HttpOnly; SameSite=Lax` (and for /s/<id>).') }),
-      ...errors({
-        400: 'No `password` string in a JSON body (`bad_request`, `invalid_json`).',
-        401: 'A wrong password (`invalid_credentials`).',
-        404: dead,
-        405: 'POST to another path than `<id>/auth` (`method_not_allowed`, with `Allow: GET, HEAD, PUT`).',
-        413: 'The body is over 64 KiB.',
-        429: 'Too many password attempts from this address (`rate_limited`, with `Retry-After`).',
-      }),
-    },
-  },
-  asset: {
-    summary: 'A style sheet or script of the share pages',
-    tags: TAG,
-    security: [],
-    params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
-    response: { 200: bytes('The asset.', ['text/css', 'text/javascript']), 304: empty('Not modified (`If-None-Match`).'), ...pageErrors({ 400: 'Malformed request', 404: 'No such asset', 429: 'Too many requests' }) },
-  },
-  page: {
-    summary: 'The share page for people without an account: /s/<id>/…',
-    description: 'A file: name, size, download and preview; a folder: browsable a page of 200 entries at a time (`?page=N`, next and previous links), with per-file downloads and "download all"; an upload-only link: a drop zone; a password link: the password form. Works without JavaScript.',
-    tags: TAG,
-    security: visitorSecurity,
-    params: pagePath,
-    querystring: {
-      type: 'object',
-      properties: {
-        uploaded: { type: 'integer', minimum: 1, description: 'After an upload: how many files arrived.' },
-        page: { type: 'integer', minimum: 1, description: 'A folder\'s page (200 entries each; past the last, the last).' },
-      },
-    },
-    response: { 200: html('The page.'), ...pageErrors({ 400: 'A bad sub-path, or a malformed request', 401: 'The password form', 404: 'The one dead-link page, or nothing at the sub-path', 429: 'Too many requests' }) },
-  },
-  pageAuth: {
-    summary: 'The password form of a share page',
-    description: 'A form field `password` sets the share cookie and sends the visitor on to the page.',
-    tags: TAG,
-    security: [],
-    params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'The share id.' } } },
-    body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['password'], properties: { password: { type: 'string' } } } } } },
-    response: {
-      303: empty('Unlocked: to the share page.', { location: header('The share page.') }),
-      ...pageErrors({ 400: 'Malformed request', 401: 'The password form again (wrong password)', 404: 'The one dead-link page', 413: 'The form is too large', 429: 'Too many requests or password attempts' }),
-    },
-  },
-  pagePost: {
-    summary: 'The no-JavaScript upload form of a share page',
-    description: "A multipart post to an upload-only link's page uploads files.",
-    tags: TAG,
-    security: visitorSecurity,
-    params: pagePath,
-    body: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', contentMediaType: 'application/octet-stream' } } } } },
-    response: {
-      303: empty('Uploaded: to the page with `?uploaded=<n>`.', { location: header('The page to show next.') }),
-      ...pageErrors({
-        400: 'The upload page with what was wrong with the upload',
-        401: 'The password form',
-        403: 'The link is not upload-only',
-        404: 'The one dead-link page',
-        413: 'The upload page: over the size limit',
-        429: 'Too many requests',
-      }),
-    },
-  },
-} satisfies Record<string, RouteSchema>;

@@ -12,10 +12,10 @@ import { objectBody, optionalBoolean, optionalInteger, requiredString } from './
 import { readJsonBody } from './json-body.js';
 import { isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
-import { learnedBefore } from '../app/handed-on.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
+import type { GrantService } from '../services/grants.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
 
@@ -164,7 +164,10 @@ const deleteSchema: RouteSchema = {
  * "Path tokens". Handlers parse the path, check ownership, call one files
  * service method, and set the HTTP headers.
  */
-export async function storageRoutes(scope: FastifyInstance, deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService }): Promise<void> {
+export async function storageRoutes(
+  scope: FastifyInstance,
+  deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService; grants: Pick<GrantService, 'assertMay'> },
+): Promise<void> {
   const { files } = deps;
 
   // PUT bodies are users' bytes and must stream untouched whatever their type
@@ -199,7 +202,7 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     const query = request.query as Record<string, unknown>;
     const download = query.download === '1' || query.download === 'true';
     // Handed on by the fast read path after it asked the store: its answer stands (a folder, or the error).
-    const learned = learnedBefore(request.raw);
+    const learned = request.learnedBefore;
     if (learned && 'error' in learned) throw learned.error;
     const folder = learned && 'folder' in learned ? learned : undefined;
     // A plain GET of a file (the common case) opens it at once; a folder goes on to its listing.
@@ -270,7 +273,8 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
     switch (action) {
       case 'MakePathToken': {
         await files.stat(key);
-        const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'));
+        // Through a grant, the token names its maker: it works only while the grant still reaches the path.
+        const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'), request.grant ? request.principal!.username : undefined);
         reply.header('x-expires-at', new Date(expiresAt * 1000).toISOString()).header('cache-control', 'no-store');
         return { token };
       }
@@ -280,8 +284,11 @@ export async function storageRoutes(scope: FastifyInstance, deps: { files: Files
       case 'Move': {
         const newPath = requiredString(body, 'new_path').replace(/^\//, '');
         const dest = parseDecodedStoragePath(newPath.includes('/') ? newPath : `${newPath}/`).key;
-        if (dest.user !== key.user) throw new AppError('unauthorized', 'You are not allowed to access this path.');
-        await files.move(key, dest, optionalBoolean(body, 'overwrite') ?? false);
+        // A key in another user's tree (the source or the destination) must lie inside a writable shared folder.
+        const principal = request.principal!;
+        for (const k of [key, dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
+        const overwrite = optionalBoolean(body, 'overwrite') ?? false;
+        await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite));
         return reply.code(204).send();
       }
       default:

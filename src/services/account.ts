@@ -44,7 +44,7 @@ export function createAccountService(deps: { store: MetadataStore; auth: AuthSer
     async me(caller: AccountCaller) {
       const user = await self(caller);
       const { used, quota } = await deps.usage.of(user);
-      return { username: user.username, admin: user.isAdmin, used, quota, totp: user.totpEnabled };
+      return { username: user.username, admin: user.isAdmin, used, quota, totp: user.totpEnabled, groups: await deps.store.groups.groupsOf(user.username) };
     },
 
     /**

@@ -250,6 +250,22 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       await storageCall(() => backend.move(from, to, { overwrite }), { already_exists: 'The destination already exists; send "overwrite": true to replace it.' });
     },
 
+    /**
+     * A move between two owners' trees (one's own and a folder shared with write permission): no
+     * backend moves across roots, so the item is copied under the destination owner's quota (each
+     * file committed whole, as an upload; 507 keeps nothing) and then removed from the source.
+     * The caller has checked both keys (decide, with the grants).
+     */
+    async moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
+      if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
+      if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
+      const source = await statOrThrow(from);
+      const replacing = await storageCall(() => backend.stat(to));
+      if (replacing && !overwrite) throw new AppError('already_exists', 'The destination already exists; send "overwrite": true to replace it.');
+      await copyReplacing(from, to, { source, replacing });
+      await storageCall(() => backend.delete(from, { recursive: true }));
+    },
+
     copyReplacing,
 
     statOrThrow,

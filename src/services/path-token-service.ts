@@ -3,32 +3,53 @@ import type { Principal } from '../domain/principal.js';
 import { keyId, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { MetadataStore } from '../store/types.js';
-import { makePathToken, verifyPathToken } from './path-tokens.js';
+import { makePathToken, pathTokenRecipient, verifyPathToken } from './path-tokens.js';
+import type { GrantService } from './grants.js';
 
 export type PathTokenService = ReturnType<typeof createPathTokenService>;
 
 /** Issues and checks path tokens against the owner's current auth epoch (seed §2.3, CONTRACT "Path tokens"). */
-export function createPathTokenService(deps: { secret: Buffer; store: MetadataStore; clock: Clock; maxTtl: number }) {
+export function createPathTokenService(deps: { secret: Buffer; store: MetadataStore; clock: Clock; maxTtl: number; grants?: Pick<GrantService, 'access'> }) {
   const nowSeconds = () => Math.floor(deps.clock.now() / 1000);
   return {
     /** A token for exactly `key`, valid `validForSeconds` (default and maximum: the configured TTL). */
-    async make(key: StorageKey, validForSeconds: number | undefined): Promise<{ token: string; expiresAt: number }> {
+    /**
+     * A token for exactly `key`, valid `validForSeconds` (default and maximum: the configured TTL). `recipient`:
+     * made by someone `key` is shared with, not its owner (the route has checked the grant).
+     */
+    async make(key: StorageKey, validForSeconds: number | undefined, recipient?: string): Promise<{ token: string; expiresAt: number }> {
       const ttl = validForSeconds ?? deps.maxTtl;
       if (!Number.isInteger(ttl) || ttl < 1 || ttl > deps.maxTtl) {
         throw new AppError('bad_request', `valid_for_seconds must be a whole number from 1 to ${deps.maxTtl}.`);
       }
       const owner = await deps.store.users.getByName(key.user);
       if (!owner) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+      const by = recipient === undefined ? undefined : await deps.store.users.getByName(recipient);
+      if (recipient !== undefined && !by) throw new AppError('unauthorized', 'You are not allowed to access this path.');
       const expiresAt = nowSeconds() + ttl;
-      return { token: makePathToken(deps.secret, { owner: owner.username, keyId: keyId(key), expiresAt, authEpoch: owner.authEpoch }), expiresAt };
+      const claims = { owner: owner.username, keyId: keyId(key), expiresAt, authEpoch: owner.authEpoch, recipient: by && { name: by.username, authEpoch: by.authEpoch } };
+      return { token: makePathToken(deps.secret, claims), expiresAt };
     },
 
-    /** The path-token principal for `key`, or undefined when the token does not authorize exactly it. */
+    /**
+     * The path-token principal for `key`, or undefined when the token does not authorize exactly it. A
+     * recipient's token also needs the recipient alive and enabled and a grant that still reaches `key`
+     * (asked now, so a revocation or leaving the group ends the token at once).
+     */
     async verify(token: string, key: StorageKey): Promise<Principal | undefined> {
       const owner = await deps.store.users.getByName(key.user);
       if (!owner || owner.disabled) return undefined;
       const id = keyId(key);
-      const check = verifyPathToken(deps.secret, token, { owner: owner.username, keyId: id, authEpoch: owner.authEpoch }, nowSeconds());
+      const name = pathTokenRecipient(token);
+      let recipient: { name: string; authEpoch: string } | undefined;
+      if (name !== undefined) {
+        const by = await deps.store.users.getByName(name);
+        if (!by || by.disabled || !deps.grants) return undefined;
+        recipient = { name: by.username, authEpoch: by.authEpoch };
+        const asRecipient = { kind: 'user', userId: by.id, username: by.username, isAdmin: false, via: 'session', sessionId: '', readOnly: false } as const;
+        if (!(await deps.grants.access(asRecipient, key))) return undefined;
+      }
+      const check = verifyPathToken(deps.secret, token, { owner: owner.username, keyId: id, authEpoch: owner.authEpoch, recipient }, nowSeconds());
       return check === 'ok' ? { kind: 'pathToken', username: owner.username, path: id, readOnly: true } : undefined;
     },
   };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makePathToken, verifyPathToken, type PathTokenClaims } from './path-tokens.js';
+import { makePathToken, pathTokenRecipient, verifyPathToken, type PathTokenClaims } from './path-tokens.js';
 
 const secret = Buffer.alloc(32, 7);
 const claims: PathTokenClaims = { owner: 'alice', keyId: 'alice/photos/cat.jpg', expiresAt: 2_000, authEpoch: 'epoch-1' };
@@ -40,4 +40,19 @@ test('fields cannot be shifted into each other', () => {
 
 test('a token is short enough for a URL and URL-safe', () => {
   assert.match(token, /^fcp1\.\d+\.[A-Za-z0-9_-]{43}$/);
+});
+
+test('a recipient\'s token (made through a grant) names the recipient and is bound to both epochs', () => {
+  const withRecipient: PathTokenClaims = { ...claims, recipient: { name: 'bob.smith', authEpoch: 'bob-1' } };
+  const tok = makePathToken(secret, withRecipient);
+  assert.match(tok, /^fcp1\.2000\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+  assert.equal(pathTokenRecipient(tok), 'bob.smith');
+  assert.equal(pathTokenRecipient(token), undefined);
+  assert.equal(verifyPathToken(secret, tok, { ...expected, recipient: withRecipient.recipient }, 1_000), 'ok');
+  assert.equal(verifyPathToken(secret, tok, { ...expected, recipient: { name: 'bob.smith', authEpoch: 'bob-2' } }, 1_000), 'bad_signature', 'recipient changed password');
+  assert.equal(verifyPathToken(secret, tok, { ...expected, authEpoch: 'epoch-2', recipient: withRecipient.recipient }, 1_000), 'bad_signature', 'owner changed password');
+  assert.equal(verifyPathToken(secret, tok, expected, 1_000), 'bad_signature', 'not an owner token');
+  assert.equal(verifyPathToken(secret, token, { ...expected, recipient: withRecipient.recipient }, 1_000), 'bad_signature', 'an owner token is no recipient token');
+  const renamed = tok.replace(`.${Buffer.from('bob.smith').toString('base64url')}.`, `.${Buffer.from('eve').toString('base64url')}.`);
+  assert.equal(verifyPathToken(secret, renamed, { ...expected, recipient: { name: 'eve', authEpoch: 'bob-1' } }, 1_000), 'bad_signature');
 });

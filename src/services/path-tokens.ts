@@ -11,21 +11,36 @@ import { safeEqual } from '../lib/crypto.js';
  */
 const PREFIX = 'fcp1';
 
-export type PathTokenClaims = { owner: string; keyId: string; expiresAt: number; authEpoch: string };
+/**
+ * `recipient`: a token made by someone an item is shared with (a grant, src/services/grants.ts), not by
+ * its owner: `fcp1.<expiry>.<base64url recipient>.<mac>`, the MAC also over the recipient's name and auth
+ * epoch. It opens the path only while the grant still reaches it, and ends with either password.
+ */
+export type PathTokenClaims = { owner: string; keyId: string; expiresAt: number; authEpoch: string; recipient?: { name: string; authEpoch: string } | undefined };
 
 function mac(secret: Buffer, c: PathTokenClaims): string {
-  return createHmac('sha256', secret).update([c.owner, c.keyId, String(c.expiresAt), c.authEpoch].join('\0'), 'utf8').digest('base64url');
+  const fields = [c.owner, c.keyId, String(c.expiresAt), c.authEpoch, ...(c.recipient ? ['recipient', c.recipient.name, c.recipient.authEpoch] : [])];
+  return createHmac('sha256', secret).update(fields.join('\0'), 'utf8').digest('base64url');
 }
 
 /** expiresAt in epoch seconds. */
 export function makePathToken(secret: Buffer, claims: PathTokenClaims): string {
-  return `${PREFIX}.${claims.expiresAt}.${mac(secret, claims)}`;
+  const recipient = claims.recipient ? `${Buffer.from(claims.recipient.name, 'utf8').toString('base64url')}.` : '';
+  return `${PREFIX}.${claims.expiresAt}.${recipient}${mac(secret, claims)}`;
 }
+
+const SHAPE = /^fcp1\.(\d{1,12})\.(?:([A-Za-z0-9_-]{1,120})\.)?([A-Za-z0-9_-]{43})$/;
 
 /** The expiry (epoch seconds) a token claims, or undefined when it is not shaped like a path token. */
 export function pathTokenExpiry(token: string): number | undefined {
-  const m = /^fcp1\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  const m = SHAPE.exec(token);
   return m ? Number(m[1]) : undefined;
+}
+
+/** The recipient a token names (made through a grant), or undefined for an owner's token or a malformed one. */
+export function pathTokenRecipient(token: string): string | undefined {
+  const m = SHAPE.exec(token);
+  return m?.[2] === undefined ? undefined : Buffer.from(m[2], 'base64url').toString('utf8');
 }
 
 export type PathTokenCheck = 'ok' | 'malformed' | 'expired' | 'bad_signature';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
+import { DEFAULT_LIMIT, matchRank, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
 import { isRoot, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import type { GrantService } from './grants.js';
 import type { StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
 import type { IndexedEntry, MetadataStore } from '../store/types.js';
@@ -32,7 +33,7 @@ const pathOf = (key: StorageKey): string => key.segments.join('/');
  * tools put into storage are found by a rescan (`file-cloud index`, and the
  * leader's periodic one).
  */
-export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void }) {
+export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void; grants?: Pick<GrantService, 'access'> }) {
   const { store, backend } = deps;
   const onError = deps.onError ?? (() => undefined);
 
@@ -131,10 +132,13 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
       const limit = input.limit ?? DEFAULT_LIMIT;
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_LIMIT}.`);
       let within = '';
+      let owner = principal.username;
       if (input.path !== undefined) {
         const raw = input.path.replace(/^\//, '');
         const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
-        if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+        // Another user's folder: only inside a grant to the caller (the same question as for the URL of a read).
+        if (key.user !== principal.username && !(await deps.grants?.access(principal, key))) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+        owner = key.user;
         if (!isRoot(key)) {
           const entry = await storageCall(() => backend.stat(key));
           if (!entry) throw new AppError('not_found', 'No folder exists at this path.');
@@ -142,7 +146,23 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
         }
         within = pathOf(key);
       }
-      const found = await store.search.search({ user: principal.username, text, within, type: input.type, limit });
+      const found = await store.search.search({ user: owner, text, within, type: input.type, limit });
+      // Without a path: also what is shared with the caller, after their own (each granted tree is its owner's index, narrowed).
+      if (input.path === undefined && found.entries.length < limit) {
+        for (const g of await store.grants.listForRecipient(principal.userId)) {
+          if (found.entries.length >= limit) {
+            found.truncated = true;
+            break;
+          }
+          const left = limit - found.entries.length;
+          const root = await indexed({ user: g.owner, segments: g.path.split('/') });
+          const itself = root && (input.type === undefined || (input.type === 'file') === root.isFile) && matchRank(normalizeName(g.path.slice(g.path.lastIndexOf('/') + 1)), text) !== undefined ? [root] : [];
+          const below = g.isFile ? { entries: [], truncated: false } : await store.search.search({ user: g.owner, text, within: g.path, type: input.type, limit: left });
+          const seen = new Set(found.entries.map((e) => `${e.user}/${e.path}`));
+          for (const e of [...itself, ...below.entries]) if (!seen.has(`${e.user}/${e.path}`) && found.entries.length < limit) found.entries.push(e);
+          if (below.truncated) found.truncated = true;
+        }
+      }
       return {
         results: found.entries.map((e) => ({
           path: `/${e.user}/${e.path}`,

@@ -9,7 +9,7 @@ import { randomToken, safeEqual } from '../lib/crypto.js';
 import { isStorageError, type Entry, type StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
 import type { MetadataStore, Share } from '../store/types.js';
-import type { FilesService } from './files.js';
+import type { FilesService, UploadPart } from './files.js';
 import type { PasswordHasher } from './passwords.js';
 import { fromStorageError, storageCall } from './storage-errors.js';
 
@@ -111,6 +111,24 @@ export function subPathSegments(decoded: string): string[] {
   }
   return parts;
 }
+
+/**
+ * The sub-path of a share URL (the raw text after `<id>/`), decoded and
+ * checked segment by segment; no text or a bare slash is the link's own item.
+ */
+export function decodeSharePath(rest: string | undefined): { segments: string[]; trailingSlash: boolean } {
+  if (rest === undefined || rest === '') return { segments: [], trailingSlash: true };
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rest);
+  } catch {
+    throw new AppError('invalid_path', 'The path is not valid percent-encoded UTF-8.');
+  }
+  return { segments: subPathSegments(decoded), trailingSlash: decoded.endsWith('/') };
+}
+
+/** The first bytes of a file shown as a text preview on a share page. */
+export const TEXT_PREVIEW_BYTES = 64 * 1024;
 
 /**
  * Share links: creation and listing for owners, and for visitors the one
@@ -341,6 +359,31 @@ export function createShareService(deps: {
         return { key, abandon };
       }
       throw new AppError('already_exists', 'No free name for the uploaded folder.');
+    },
+
+    /**
+     * A visitor's upload into an upload-only link: new files only, never a replacement, under a
+     * folder claimed by dropFolder (removed again when the upload fails, so a refused upload
+     * creates nothing). `names` collects the names as sent, not as stored: a collision suffix
+     * would tell the visitor what the folder holds.
+     */
+    async upload(live: LiveShare, segments: readonly string[], parts: AsyncIterable<UploadPart>): Promise<void> {
+      const target = await this.dropFolder(live, segments);
+      try {
+        await deps.files.writeParts(target.key, parts, { overwrite: false });
+      } catch (e) {
+        await target.abandon();
+        throw e;
+      }
+    },
+
+    /** The text preview of a file on a share page: its first TEXT_PREVIEW_BYTES as UTF-8. */
+    async previewText(key: StorageKey, entry: Entry): Promise<{ content: string; truncated: boolean }> {
+      const end = Math.min(entry.size, TEXT_PREVIEW_BYTES) - 1;
+      const { stream } = await deps.files.read(key, { start: 0, end });
+      const chunks: Buffer[] = [];
+      for await (const c of stream) chunks.push(c as Buffer);
+      return { content: new TextDecoder('utf-8').decode(Buffer.concat(chunks)), truncated: entry.size > TEXT_PREVIEW_BYTES };
     },
 
     /** Keys a visitor addresses below a shared folder, never outside it. */

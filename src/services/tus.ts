@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { tryHold, type Coordination } from '../storage/coordination.js';
 import type { MetadataStore, TusUpload } from '../store/types.js';
+import type { GrantService } from './grants.js';
 import { storageCall } from './storage-errors.js';
 import { quotaExceeded, type UsageService } from './usage.js';
 
@@ -48,7 +49,17 @@ export type ChunkRequest = {
  * An upload is only ever visible to its owner: for anyone else it does
  * not exist (404), so its id reveals nothing.
  */
-export function createTusService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; maxUploadBytes: number; expirySeconds: number; maxOpenUploads: number; usage: UsageService }) {
+export function createTusService(deps: {
+  store: MetadataStore;
+  backend: StorageBackend;
+  clock: Clock;
+  maxUploadBytes: number;
+  expirySeconds: number;
+  maxOpenUploads: number;
+  usage: UsageService;
+  /** Uploads into another user's folder go through a writable grant. */
+  grants?: Pick<GrantService, 'assertMay'>;
+}) {
   const { usage } = deps;
   const { store, backend, clock } = deps;
   const staging = backend.resumable;
@@ -67,11 +78,15 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
   }
 
   /** The folder an upload goes to: Upload-Metadata `folder` (`/<user>/<path>`), default the owner's root. */
-  function folderOf(principal: Principal, raw: string | undefined): StorageKey {
+  async function folderOf(principal: Principal, raw: string | undefined): Promise<StorageKey> {
     if (raw === undefined || raw === '') return { user: principal.username, segments: [] };
     const path = raw.replace(/^\//, '').replace(/\/$/, '');
     const { key } = parseDecodedStoragePath(path.includes('/') ? path : `${path}/`);
-    if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+    // Another user's folder: only a writable grant's (the same decide as an upload's URL; 401 outside, 403 read-only).
+    if (key.user !== principal.username) {
+      if (!deps.grants) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+      await deps.grants.assertMay(principal, key, 'PUT');
+    }
     return key;
   }
 
@@ -81,7 +96,10 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
   /** The caller's own live upload, or 404. */
   async function owned(principal: Principal | null, id: string): Promise<TusUpload> {
     const u = await store.tusUploads.get(id);
-    if (!u || !principal || principal.kind !== 'user' || u.user !== principal.username || u.expiresAt <= clock.now()) throw notFound();
+    if (!u || !principal || principal.kind !== 'user' || (u.uploader ?? u.user) !== principal.username || u.expiresAt <= clock.now()) throw notFound();
+    // Sent through a grant: it must still allow the upload (a revocation or leaving the group ends it at once,
+    // and the upload's URL then answers as any other that is not the caller's).
+    if (u.uploader !== undefined && deps.grants) await deps.grants.assertMay(principal, folderKey(u), 'PUT').catch(() => Promise.reject(notFound()));
     return u;
   }
 
@@ -126,14 +144,15 @@ export function createTusService(deps: { store: MetadataStore; backend: StorageB
       if (filename === undefined) throw new AppError('bad_request', 'Upload-Metadata must name the file: filename <base64 name>.');
       const problem = nameProblem(filename);
       if (problem) throw new AppError('invalid_name', `The file name "${filename.slice(0, 100)}" is not allowed: ${problem}.`);
-      const folder = folderOf(principal, req.metadata.get('folder'));
+      const folder = await folderOf(principal, req.metadata.get('folder'));
       // Fail now rather than after the last byte when a file blocks the folder.
       const there = await storageCall(() => backend.stat(folder));
       if (there?.isFile) throw new AppError('not_a_directory', 'A file is in the way where the upload\'s folder is needed.');
       const now = clock.now();
       const u: TusUpload = {
         id: randomUUID(),
-        user: principal.username,
+        user: folder.user,
+        uploader: folder.user === principal.username ? undefined : principal.username,
         offset: 0,
         length: req.length,
         metadata: req.rawMetadata,

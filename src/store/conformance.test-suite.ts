@@ -332,6 +332,10 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.deepEqual(await tus.get('u1'), { ...base, id: 'u1', length: 5_000_000_000, expiresAt: NOW + 1000 });
     assert.equal((await tus.get('u2'))?.length, undefined);
     assert.equal((await tus.get('u2'))?.overwrite, true);
+    // Sent through a grant (0017_tus_uploader): the owner's upload, its sender kept.
+    assert.equal(await tus.create({ ...base, id: 'u3', uploader: 'bob', length: 1, expiresAt: NOW + 1000 }, { maxOpen: 10 }), 'created');
+    assert.deepEqual(await tus.get('u3'), { ...base, id: 'u3', uploader: 'bob', length: 1, expiresAt: NOW + 1000 });
+    assert.equal(await tus.delete('u3'), true);
     assert.equal(await tus.get('nope'), undefined);
     assert.equal(await tus.advance('u1', 0, 4_294_967_296, NOW + 2000), true, 'offsets beyond 32 bits');
     assert.equal(await tus.advance('u1', 0, 10, NOW + 3000), false, 'a stale writer cannot move the offset');

@@ -288,6 +288,56 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('oidc_requests_expires_at').on('oidc_requests').column('expires_at').execute();
     },
   },
+  '0015_groups': {
+    async up(db: Kysely<unknown>) {
+      // Groups of accounts, managed by admins (docs/api.md "Groups"). Members go with the user and with
+      // the group (ON DELETE CASCADE; SQLite enforces it with the foreign_keys pragma the store sets).
+      await db.schema
+        .createTable('groups')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('group_members')
+        .addColumn('group_id', 'text', (c) => c.notNull().references('groups.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addPrimaryKeyConstraint('group_members_pk', ['group_id', 'user_id'])
+        .execute();
+      await db.schema.createIndex('group_members_user_id').on('group_members').column('user_id').execute();
+    },
+  },
+  '0016_grants': {
+    async up(db: Kysely<unknown>) {
+      // Grants: an owner's file or folder shared with another account or a group (docs/api.md "Grants").
+      // owner_name + path name the item as shares do ('a/b', never '' — the root is not granted), so a
+      // rename or move rebases the rows below it and a delete removes them (src/services/grants.ts).
+      // to_id is a user id (to_kind 'user') or a group id ('group'); rows go with the owner, and
+      // users-repo and groups-repo delete a removed recipient's rows explicitly.
+      await db.schema
+        .createTable('grants')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('owner_name', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('is_file', 'integer', (c) => c.notNull())
+        .addColumn('to_kind', 'text', (c) => c.notNull())
+        .addColumn('to_id', 'text', (c) => c.notNull())
+        .addColumn('permission', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('grants_owner_name_path').on('grants').columns(['owner_name', 'path']).execute();
+      await db.schema.createIndex('grants_to').on('grants').columns(['to_kind', 'to_id']).execute();
+      await db.schema.createIndex('grants_item_recipient').on('grants').columns(['owner_name', 'path', 'to_kind', 'to_id']).unique().execute();
+    },
+  },
+  '0017_tus_uploader': {
+    async up(db: Kysely<unknown>) {
+      // Who sends a resumable upload when it is not the folder's owner (a recipient of a writable grant):
+      // the upload's bytes and quota stay the owner's (user_name), its URL answers only its uploader.
+      await db.schema.alterTable('tus_uploads').addColumn('uploader', 'text').execute();
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

@@ -22,6 +22,8 @@ import { createOidcRepo } from './oidc-repo.js';
 import { createSearchRepo } from './search-repo.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
+import { createGroupRepo } from './groups-repo.js';
+import { createGrantRepo } from './grants-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -81,6 +83,8 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
     oidc: createOidcRepo(db),
+    groups: createGroupRepo(db),
+    grants: createGrantRepo(db),
     close: () => db.destroy(),
   };
 }

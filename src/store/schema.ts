@@ -103,6 +103,30 @@ export interface Database {
     final_path: string | null;
     created_at: number | string | bigint;
     expires_at: number | string | bigint;
+    /** 0017_tus_uploader: the sender when not the owner (a grant's recipient), else NULL. */
+    uploader: Generated<string | null>;
+  };
+  /** 0015_groups. */
+  groups: {
+    id: string;
+    name: string;
+    created_at: number | string | bigint;
+  };
+  group_members: {
+    group_id: string;
+    user_id: string;
+  };
+  /** 0016_grants. */
+  grants: {
+    id: string;
+    owner_id: string;
+    owner_name: string;
+    path: string;
+    is_file: number;
+    to_kind: string;
+    to_id: string;
+    permission: string;
+    created_at: number | string | bigint;
   };
   shares: {
     id: string;

@@ -177,7 +177,7 @@ test('sqlite: migration 0012 turns whole download counts into units and caps lim
     raw.prepare("UPDATE shares SET downloads = 3 WHERE id = 'counted'").run();
     // Migrations apply in name order, so the ones after 0012 run again too: undo what they made.
     raw.prepare("DELETE FROM kysely_migration WHERE name >= '0012_share_download_units'").run();
-    raw.exec('DROP INDEX tus_uploads_user; ALTER TABLE users DROP COLUMN staged_bytes');
+    raw.exec('DROP INDEX tus_uploads_user; ALTER TABLE users DROP COLUMN staged_bytes; DROP TABLE grants; DROP TABLE group_members; DROP TABLE groups; ALTER TABLE tus_uploads DROP COLUMN uploader');
     raw.exec('DROP TABLE oidc_accounts; DROP TABLE local_accounts; DROP TABLE oidc_link_pending; DROP TABLE oidc_requests');
     raw.close();
     const again = await openSqliteStore(file);

@@ -20,6 +20,8 @@ import { createApiKeyRepo } from './api-keys-repo.js';
 import { createUsageRepo } from './usage-repo.js';
 import { createOidcRepo } from './oidc-repo.js';
 import { createSearchRepo } from './search-repo.js';
+import { createGroupRepo } from './groups-repo.js';
+import { createGrantRepo } from './grants-repo.js';
 
 export class StoreOpenError extends Error {}
 
@@ -150,6 +152,8 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
     oidc: createOidcRepo(db),
+    groups: createGroupRepo(db),
+    grants: createGrantRepo(db),
     close: () => db.destroy(),
   };
 }

@@ -8,6 +8,7 @@ type Row = Selectable<Database['tus_uploads']>;
 const fromRow = (r: Row): TusUpload => ({
   id: r.id,
   user: r.user_name,
+  ...(r.uploader === null ? {} : { uploader: r.uploader }),
   offset: Number(r.upload_offset),
   length: r.upload_length === null ? undefined : Number(r.upload_length),
   metadata: r.metadata,
@@ -73,6 +74,7 @@ export function createTusUploadRepo(db: Kysely<Database>): TusUploadRepo {
             .values({
               id: u.id,
               user_name: u.user,
+              uploader: u.uploader ?? null,
               upload_offset: u.offset,
               upload_length: u.length ?? null,
               metadata: u.metadata,

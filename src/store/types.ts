@@ -270,7 +270,10 @@ export interface DavPropertyRepo {
  */
 export type TusUpload = {
   readonly id: string;
+  /** The owner of the folder it goes to: its bytes count against their quota. */
   readonly user: string;
+  /** Who sends it, when not the owner (through a writable grant); only they reach its URL. */
+  readonly uploader?: string | undefined;
   readonly offset: number;
   readonly length: number | undefined;
   /** The Upload-Metadata header as the client sent it, echoed on HEAD. */
@@ -485,6 +488,63 @@ export interface OidcRepo {
   deleteExpired(now: number): Promise<void>;
 }
 
+/** A group of accounts (admin-managed); `members` are usernames in code-point order. */
+export type Group = { readonly name: string; readonly createdAt: number; readonly members: readonly string[] };
+
+/** Groups and their members (migration 0015_groups). Names are unique; a removed user leaves every group. */
+export interface GroupRepo {
+  /** False when the name is taken. */
+  create(id: string, name: string, now: number): Promise<boolean>;
+  /** False when there is no such group. */
+  delete(name: string): Promise<boolean>;
+  get(name: string): Promise<Group | undefined>;
+  /** The group's id (grants name groups by id, so a group's grants end with it). */
+  idOf(name: string): Promise<string | undefined>;
+  /** Every group, by name (code-point order). */
+  list(): Promise<Group[]>;
+  /**
+   * Adds and removes members by username in one transaction; unknown users are refused before
+   * anything changes. Undefined when there is no such group, else the usernames that were unknown.
+   */
+  changeMembers(name: string, add: readonly string[], remove: readonly string[]): Promise<{ unknown: string[] } | undefined>;
+  /** The names of the groups `username` belongs to, in code-point order. */
+  groupsOf(username: string): Promise<string[]>;
+}
+
+/**
+ * An item shared with another account or a group. `path` is the item in its owner's tree ('a/b.txt');
+ * `toName` is the recipient's username or group name at the time it was read.
+ */
+export type Grant = {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly owner: string;
+  readonly path: string;
+  readonly isFile: boolean;
+  readonly toKind: 'user' | 'group';
+  readonly toId: string;
+  readonly toName: string;
+  readonly permission: 'read' | 'write';
+  readonly createdAt: number;
+};
+
+/** Grants (migration 0016_grants). */
+export interface GrantRepo {
+  /** False when the same item is granted to the same recipient already. */
+  create(g: Omit<Grant, 'toName'>): Promise<boolean>;
+  get(id: string): Promise<Grant | undefined>;
+  /** The grants an owner gave, newest first. */
+  listByOwner(ownerId: string): Promise<Grant[]>;
+  /** The grants that reach a user, directly or through a group they are in, newest first; `owner` narrows them to one owner's tree. */
+  listForRecipient(userId: string, owner?: string): Promise<Grant[]>;
+  setPermission(id: string, permission: Grant['permission']): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  /** Ends the grants of `path` and of everything below it in `owner`'s tree (the item was deleted). */
+  deleteWithin(owner: string, path: string): Promise<void>;
+  /** Carries the grants of `from` and below to `to` in the same owner's tree (the item was renamed or moved). */
+  moveWithin(owner: string, from: string, to: string): Promise<void>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -502,5 +562,7 @@ export interface MetadataStore {
   readonly usage: UsageRepo;
   readonly search: SearchRepo;
   readonly oidc: OidcRepo;
+  readonly groups: GroupRepo;
+  readonly grants: GrantRepo;
   close(): Promise<void>;
 }

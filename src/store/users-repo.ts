@@ -116,6 +116,8 @@ export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp):
         await trx.deleteFrom('oidc_accounts').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('local_accounts').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('oidc_link_pending').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('group_members').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('grants').where((eb) => eb.or([eb('owner_id', '=', user.id), eb.and([eb('to_kind', '=', 'user'), eb('to_id', '=', user.id)])])).execute();
         await trx.deleteFrom('users').where('id', '=', user.id).execute();
         return true;
       };

@@ -41,6 +41,35 @@ test('user add, list, passwd and remove work with --data-dir before or after the
   }
 });
 
+test('group add, member add|remove, list and remove; exit 1 for an unknown group or user, 2 for a usage error', async () => {
+  const dir = await tempDir();
+  try {
+    for (const u of ['alice', 'bob']) assert.equal((await runCli(['user', 'add', u, '--password', `${u}-password`, '--data-dir', dir])).code, 0);
+    let r = await runCli(['group', 'add', 'team', '--data-dir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await runCli(['group', 'member', 'team', 'add', 'bob', '--data-dir', dir])).code, 0);
+    assert.equal((await runCli(['group', 'member', 'team', 'add', 'alice', '--data-dir', dir])).code, 0);
+    assert.equal((await runCli(['group', 'add', 'empty', '--data-dir', dir])).code, 0);
+    r = await runCli(['group', 'list', '--data-dir', dir]);
+    assert.equal(r.stdout, 'empty\t\nteam\talice,bob\n');
+    assert.equal((await runCli(['group', 'member', 'team', 'remove', 'alice', '--data-dir', dir])).code, 0);
+    assert.equal((await runCli(['group', 'list', '--data-dir', dir])).stdout, 'empty\t\nteam\tbob\n');
+    r = await runCli(['group', 'add', 'team', '--data-dir', dir]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /exists already/);
+    assert.equal((await runCli(['group', 'member', 'team', 'add', 'nobody', '--data-dir', dir])).code, 1);
+    assert.equal((await runCli(['group', 'member', 'ghosts', 'add', 'bob', '--data-dir', dir])).code, 1);
+    assert.equal((await runCli(['group', 'member', 'team', 'join', 'bob', '--data-dir', dir])).code, 2);
+    assert.equal((await runCli(['group', 'frobnicate', '--data-dir', dir])).code, 2);
+    assert.equal((await runCli(['group', 'add', '--data-dir', dir])).code, 2);
+    assert.equal((await runCli(['group', 'remove', 'team', '--data-dir', dir])).code, 0);
+    assert.equal((await runCli(['group', 'list', '--data-dir', dir])).stdout, 'empty\t\n');
+    assert.equal((await runCli(['group', 'remove', 'team', '--data-dir', dir])).code, 1);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('user remove --delete-files deletes the storage folder; without it the files stay', async () => {
   const dir = await tempDir();
   try {

@@ -16,7 +16,7 @@ import type { RouteEntry } from '../../src/app/auth-plugin.js';
 const WEB_ROOT = join(process.cwd(), 'dist', 'web');
 
 /** The principal kinds of the matrix, in column order. */
-const PRINCIPALS = ['none', 'expired', 'other', 'roKey', 'fullKey', 'pathToken', 'share', 'admin', 'disabled', 'adminRoKey', 'adminKey'] as const;
+const PRINCIPALS = ['none', 'expired', 'other', 'roKey', 'fullKey', 'pathToken', 'share', 'admin', 'disabled', 'adminRoKey', 'adminKey', 'grantRead', 'grantWrite', 'groupMember', 'formerMember'] as const;
 type P = (typeof PRINCIPALS)[number];
 
 /**
@@ -24,23 +24,29 @@ type P = (typeof PRINCIPALS)[number];
  * everything the samples name; `other` is bob, `admin` an administrator who is not alice, `share` a
  * visitor holding alice's links, `disabled` a disabled user with their own links, `adminRoKey` and
  * `adminKey` the administrator's read-only and full app passwords (issue 27: account-level routes need a
- * signed-in session, so an admin's app password is no admin).
+ * signed-in session, so an admin's app password is no admin). Issue 29's grants: `grantRead` and
+ * `grantWrite` are users alice shared `work/` with (read, write), `groupMember` is in a group alice shared
+ * `work/` with for writing, `formerMember` was in that group and left it. The samples that name alice's
+ * files name them under `work/`, so every storage and WebDAV route is tried through a grant.
  */
 const OK = 0;
+//                                                                            grantRead, grantWrite, groupMember, formerMember
 const KINDS = {
-  public:        [OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK],
-  user:          [401, 401, OK, OK, OK, 401, 401, OK, 401, OK, OK],
-  userWrite:     [401, 401, OK, 403, OK, 401, 401, OK, 401, 403, OK],
-  session:       [401, 401, OK, 403, 403, 401, 401, OK, 401, 403, 403],
-  admin:         [401, 401, 403, 403, 403, 401, 401, OK, 401, 403, 403],
-  ownRead:       [401, 401, 401, OK, OK, OK, 401, 401, 401, 401, 401],
-  ownReadDav:    [401, 401, 401, OK, OK, 401, 401, 401, 401, 401, 401],
-  ownWrite:      [401, 401, 401, 403, OK, 401, 401, 401, 401, 401, 401],
-  hiddenRead:    [404, 404, 404, OK, OK, 404, 404, 404, 404, 404, 404],
-  hiddenWrite:   [404, 404, 404, 403, OK, 404, 404, 404, 404, 403, 404],
-  shareLink:     [404, 404, 404, 404, 404, 404, OK, 404, 404, 404, 404],
-  cookie:        [OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK],
+  public:        [OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK,                  OK, OK, OK, OK],
+  user:          [401, 401, OK, OK, OK, 401, 401, OK, 401, OK, OK,             OK, OK, OK, OK],
+  userWrite:     [401, 401, OK, 403, OK, 401, 401, OK, 401, 403, OK,           OK, OK, OK, OK],
+  session:       [401, 401, OK, 403, 403, 401, 401, OK, 401, 403, 403,         OK, OK, OK, OK],
+  admin:         [401, 401, 403, 403, 403, 401, 401, OK, 401, 403, 403,        403, 403, 403, 403],
+  ownRead:       [401, 401, 401, OK, OK, OK, 401, 401, 401, 401, 401,          OK, OK, OK, 401],
+  ownReadDav:    [401, 401, 401, OK, OK, 401, 401, 401, 401, 401, 401,         OK, OK, OK, 401],
+  ownWrite:      [401, 401, 401, 403, OK, 401, 401, 401, 401, 401, 401,        403, OK, OK, 401],
+  hiddenRead:    [404, 404, 404, OK, OK, 404, 404, 404, 404, 404, 404,         404, 404, 404, 404],
+  hiddenWrite:   [404, 404, 404, 403, OK, 404, 404, 404, 404, 403, 404,        404, 404, 404, 404],
+  shareLink:     [404, 404, 404, 404, 404, 404, OK, 404, 404, 404, 404,        404, 404, 404, 404],
+  cookie:        [OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK,                  OK, OK, OK, OK],
 } as const satisfies Record<string, readonly number[]>;
+/** Someone else's id or path, for every account that is not alice's (owner-only routes). */
+const notAlice = (status: number): Partial<Record<P, number>> => ({ other: status, admin: status, adminKey: status, grantRead: status, grantWrite: status, groupMember: status, formerMember: status });
 type Kind = keyof typeof KINDS;
 
 /** Per-cell values a sample may need fresh (a file to delete, an upload to patch). */
@@ -69,13 +75,21 @@ const fresh = () => `f-${randomUUID()}`;
 
 async function newFile(ctx: Ctx): Promise<Vars> {
   const x = fresh();
-  await ctx.t.fs.put(`${x}.txt`, 'x');
+  await ctx.t.fs.put(`work/${x}.txt`, 'x');
   return { x };
 }
 async function newUpload(ctx: Ctx): Promise<Vars> {
   const res = await fetch(`${ctx.t.url}/tus/`, { method: 'POST', headers: { ...TUS, ...bearer(ctx.alice), 'upload-length': '1', 'upload-metadata': `filename ${Buffer.from(`${fresh()}.txt`).toString('base64')}` } });
   assert.equal(res.status, 201);
   return { x: (res.headers.get('location') as string).replace(/^.*\/tus\//, '') };
+}
+
+/** A grant of a new file of alice's to dave (whose cells are refused before the route anyway). */
+async function newGrant(ctx: Ctx): Promise<Vars> {
+  const { x } = await newFile(ctx);
+  const res = await postJson(`${ctx.t.url}/api/grants`, { path: `/alice/work/${x}.txt`, to: 'user:dave', permission: 'read' }, bearer(ctx.alice));
+  assert.equal(res.status, 201);
+  return { x: ((await res.json()) as { id: string }).id };
 }
 
 /** One sample per route (method + pattern); HEAD falls back to the GET sample, as Fastify makes HEAD routes from GET ones. */
@@ -94,7 +108,7 @@ const SAMPLES: Record<string, Sample> = {
   'DELETE /api/keys/:id': {
     kind: 'session', ok: 204, path: '/api/keys/{x}',
     prepare: async ({ t, alice }) => ({ x: ((await (await postJson(`${t.url}/api/keys`, { name: 'to-revoke' }, bearer(alice))).json()) as { id: string }).id }),
-    override: { other: 404, admin: 404 }, // own keys only: someone else's id is as unknown as a made-up one
+    override: { ...notAlice(404), adminKey: 403 }, // own keys only: someone else's id is as unknown as a made-up one
   },
   'GET /api/health': { kind: 'public', ok: 200, path: '/api/health' },
   // Account routes: a body the route refuses (400) or an id nobody has (404) is the answer past the one check.
@@ -116,31 +130,33 @@ const SAMPLES: Record<string, Sample> = {
   'GET /is_file_cloud': { kind: 'public', ok: 200, path: '/is_file_cloud' },
   'GET /banner/login': { kind: 'public', ok: 200, path: '/banner/login' },
   'GET /banner/page': { kind: 'user', ok: 200, path: '/banner/page' },
-  'GET /storage/*': { kind: 'ownRead', ok: 200, path: '/storage/alice/doc.txt' },
-  'PUT /storage/*': { kind: 'ownWrite', ok: 201, path: '/storage/alice/{x}.txt', headers: { 'content-type': 'text/plain' }, body: 'put', prepare: async () => ({ x: fresh() }) },
-  'DELETE /storage/*': { kind: 'ownWrite', ok: 204, path: '/storage/alice/{x}.txt', prepare: newFile },
-  'POST /storage/*': { kind: 'ownWrite', ok: 201, path: '/storage/alice/{x}', headers: json, body: '{"action":"CreateFolder"}', prepare: async () => ({ x: fresh() }) },
-  'OPTIONS /dav/*': { kind: 'public', ok: 200, path: '/dav/alice/' },
-  'GET /dav/*': { kind: 'ownReadDav', ok: 200, path: '/dav/alice/doc.txt' },
-  'PUT /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/{x}.txt', body: 'dav', prepare: async () => ({ x: fresh() }) },
-  'DELETE /dav/*': { kind: 'ownWrite', ok: 204, path: '/dav/alice/{x}.txt', prepare: newFile },
-  'PROPFIND /dav/*': { kind: 'ownReadDav', ok: 207, path: '/dav/alice/', headers: { depth: '0' } },
-  'PROPPATCH /dav/*': { kind: 'ownWrite', ok: 207, path: '/dav/alice/doc.txt', headers: { 'content-type': 'application/xml' }, body: PROPPATCH },
-  'MKCOL /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/{x}', prepare: async () => ({ x: fresh() }) },
-  'COPY /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/doc.txt', headers: { destination: '/dav/alice/{x}.txt' }, prepare: async () => ({ x: fresh() }) },
-  'MOVE /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/{x}.txt', headers: { destination: '/dav/alice/{x}-moved.txt' }, prepare: newFile },
-  'LOCK /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/{x}.txt', headers: { 'content-type': 'application/xml', timeout: 'Second-60' }, body: LOCKINFO, prepare: async () => ({ x: fresh() }) },
+  'GET /storage/*': { kind: 'ownRead', ok: 200, path: '/storage/alice/work/doc.txt' },
+  'PUT /storage/*': { kind: 'ownWrite', ok: 201, path: '/storage/alice/work/{x}.txt', headers: { 'content-type': 'text/plain' }, body: 'put', prepare: async () => ({ x: fresh() }) },
+  'DELETE /storage/*': { kind: 'ownWrite', ok: 204, path: '/storage/alice/work/{x}.txt', prepare: newFile },
+  'POST /storage/*': { kind: 'ownWrite', ok: 201, path: '/storage/alice/work/{x}', headers: json, body: '{"action":"CreateFolder"}', prepare: async () => ({ x: fresh() }) },
+  'OPTIONS /dav/*': { kind: 'public', ok: 200, path: '/dav/alice/work/' },
+  'GET /dav/*': { kind: 'ownReadDav', ok: 200, path: '/dav/alice/work/doc.txt' },
+  'PUT /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/{x}.txt', body: 'dav', prepare: async () => ({ x: fresh() }) },
+  'DELETE /dav/*': { kind: 'ownWrite', ok: 204, path: '/dav/alice/work/{x}.txt', prepare: newFile },
+  'PROPFIND /dav/*': { kind: 'ownReadDav', ok: 207, path: '/dav/alice/work/', headers: { depth: '0' } },
+  'PROPPATCH /dav/*': { kind: 'ownWrite', ok: 207, path: '/dav/alice/work/doc.txt', headers: { 'content-type': 'application/xml' }, body: PROPPATCH },
+  'MKCOL /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/{x}', prepare: async () => ({ x: fresh() }) },
+  'COPY /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/doc.txt', headers: { destination: '/dav/alice/work/{x}.txt' }, prepare: async () => ({ x: fresh() }) },
+  'MOVE /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/{x}.txt', headers: { destination: '/dav/alice/work/{x}-moved.txt' }, prepare: newFile },
+  'LOCK /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/{x}.txt', headers: { 'content-type': 'application/xml', timeout: 'Second-60' }, body: LOCKINFO, prepare: async () => ({ x: fresh() }) },
   'UNLOCK /dav/*': {
-    kind: 'ownWrite', ok: 204, path: '/dav/alice/{x}.txt', headers: { 'lock-token': '<{lock}>' },
+    kind: 'ownWrite', ok: 204, path: '/dav/alice/work/{x}.txt', headers: { 'lock-token': '<{lock}>' },
     prepare: async ({ t, alice }) => {
       const x = fresh();
-      const res = await fetch(`${t.url}/dav/alice/${x}.txt`, { method: 'LOCK', headers: { ...bearer(alice), 'content-type': 'application/xml' }, body: LOCKINFO });
+      const res = await fetch(`${t.url}/dav/alice/work/${x}.txt`, { method: 'LOCK', headers: { ...bearer(alice), 'content-type': 'application/xml' }, body: LOCKINFO });
       assert.equal(res.status, 201);
       return { x, lock: (res.headers.get('lock-token') as string).replace(/[<>]/g, '') };
     },
+    // Through a grant the lock is reached, but it is alice's: only its own principal removes it.
+    override: { grantWrite: 403, groupMember: 403 },
   },
-  'POST /dav/*': { kind: 'ownWrite', ok: 405, path: '/dav/alice/doc.txt' },
-  'PATCH /dav/*': { kind: 'ownWrite', ok: 405, path: '/dav/alice/doc.txt' },
+  'POST /dav/*': { kind: 'ownWrite', ok: 405, path: '/dav/alice/work/doc.txt' },
+  'PATCH /dav/*': { kind: 'ownWrite', ok: 405, path: '/dav/alice/work/doc.txt' },
   // /dav itself names nobody's tree: PROPFIND lists the caller's own root, everything else is 405.
   'OPTIONS /dav': { kind: 'public', ok: 200, path: '/dav' },
   'GET /dav': { kind: 'user', ok: 405, path: '/dav', override: { pathToken: 401 } },
@@ -164,12 +180,32 @@ const SAMPLES: Record<string, Sample> = {
   'POST /basic/logout': { kind: 'cookie', ok: 303, path: '/basic/logout', headers: form, body: '' },
   'GET /basic/*': { kind: 'cookie', ok: 303, path: '/basic/' },
   'POST /basic/*': { kind: 'cookie', ok: 303, path: '/basic/', headers: form, body: 'action=mkdir&name=x' },
-  'POST /api/shares': { kind: 'userWrite', ok: 201, path: '/api/shares', headers: json, body: '{"path":"/alice/doc.txt"}', override: { other: 401, admin: 401, adminKey: 401 } }, // alice's path
+  'POST /api/shares': { kind: 'userWrite', ok: 201, path: '/api/shares', headers: json, body: '{"path":"/alice/doc.txt"}', override: notAlice(401) }, // alice's path
   'GET /api/shares': { kind: 'user', ok: 200, path: '/api/shares' },
   'DELETE /api/shares/:id': {
     kind: 'userWrite', ok: 204, path: '/api/shares/{x}',
     prepare: async ({ t, alice }) => ({ x: ((await (await postJson(`${t.url}/api/shares`, { path: '/alice/doc.txt' }, bearer(alice))).json()) as { id: string }).id }),
-    override: { other: 404, admin: 404, adminKey: 404 }, // own links only
+    override: notAlice(404), // own links only
+  },
+  // Groups (admin) and grants: a body the route refuses (400) or a name nobody has (404) is the answer past the one check.
+  'GET /api/admin/groups': { kind: 'admin', ok: 200, path: '/api/admin/groups' },
+  'POST /api/admin/groups': { kind: 'admin', ok: 400, path: '/api/admin/groups', headers: json, body: '{}' },
+  'PATCH /api/admin/groups/:name': { kind: 'admin', ok: 404, path: '/api/admin/groups/nobody-{x}', headers: json, body: '{"add":[]}', prepare: async () => ({ x: fresh() }) },
+  'DELETE /api/admin/groups/:name': { kind: 'admin', ok: 404, path: '/api/admin/groups/nobody-{x}', prepare: async () => ({ x: fresh() }) },
+  'POST /api/grants': {
+    // Only alice's full key may make it (once per run: one cell succeeds), everyone else is refused before the item is looked at.
+    kind: 'userWrite', ok: 201, path: '/api/grants', headers: json, body: '{"path":"/alice/doc.txt","to":"user:bob","permission":"read"}',
+    override: notAlice(401), // alice's path
+  },
+  'GET /api/grants': { kind: 'user', ok: 200, path: '/api/grants' },
+  'GET /api/grants/received': { kind: 'user', ok: 200, path: '/api/grants/received' },
+  'PATCH /api/grants/:id': {
+    kind: 'userWrite', ok: 200, path: '/api/grants/{x}', headers: json, body: '{"permission":"write"}', prepare: newGrant,
+    override: notAlice(404), // the owner's only
+  },
+  'DELETE /api/grants/:id': {
+    kind: 'userWrite', ok: 204, path: '/api/grants/{x}', prepare: newGrant,
+    override: notAlice(404), // the owner's, or a recipient's by name (the grant here is to the disabled dave)
   },
   'GET /share/*': { kind: 'shareLink', ok: 200, path: '/share/{read}/' },
   'PUT /share/*': { kind: 'shareLink', ok: 201, path: '/share/{upload}/', headers: { 'content-type': upload.contentType }, body: upload.body },
@@ -198,7 +234,7 @@ for (const [storage, skip] of BACKENDS) {
     const vars: Vars = {};
 
     before(async () => {
-      t = await startApp({ users: ['alice', 'bob', 'dave'], storage, webRoot: WEB_ROOT, flags: { shareRateLimit: '0' } });
+      t = await startApp({ users: ['alice', 'bob', 'dave', 'erin', 'frank', 'gina', 'hank'], storage, webRoot: WEB_ROOT, flags: { shareRateLimit: '0' } });
       // The cluster runs in other processes: its route table is the one this build makes in process.
       if (storage === 'cluster') ref = await startApp({ webRoot: WEB_ROOT });
       routes = (ref ?? t).app.routeTable;
@@ -208,6 +244,7 @@ for (const [storage, skip] of BACKENDS) {
       await writeFile(join(t.dataDir, 'banner', 'page.txt'), 'hello');
       vars.asset = (await readdir(join(WEB_ROOT, 'assets')))[0] as string;
       await t.fs.put('doc.txt', 'alice doc');
+      await t.fs.put('work/doc.txt', 'alice work doc');
       await t.fs.mkdir('shared');
       await t.fs.mkdir('inbox');
       await t.fs.put('d.txt', 'dave doc', 'dave');
@@ -221,7 +258,7 @@ for (const [storage, skip] of BACKENDS) {
       const daveLinks = { read: await link(dave, { path: '/dave/d.txt' }), upload: await link(dave, { path: '/dave/inbox/', upload_only: true }) };
       vars.live = aliceLinks.read;
       const noLinks = { read: randomBytes(24).toString('base64url'), upload: randomBytes(24).toString('base64url') };
-      const pathToken = ((await (await postJson(`${t.url}/storage/alice/doc.txt`, { action: 'MakePathToken' }, bearer(alice))).json()) as { token: string }).token;
+      const pathToken = ((await (await postJson(`${t.url}/storage/alice/work/doc.txt`, { action: 'MakePathToken' }, bearer(alice))).json()) as { token: string }).token;
       // An access token past its expiry, of a live session of alice's, written as the server writes them.
       const aliceId = (await t.store.users.getByName('alice'))?.id as string;
       const now = Date.now();
@@ -241,6 +278,14 @@ for (const [storage, skip] of BACKENDS) {
       const rootKey = async (readOnly: boolean) => ((await (await postJson(`${t.url}/api/keys`, { name: 'root-k', read_only: readOnly }, bearer(rootToken))).json()) as { key: string }).key;
       creds.adminRoKey = plain(bearer(await rootKey(true)));
       creds.adminKey = plain(bearer(await rootKey(false)));
+      // Grants of alice's work/: erin reads, frank writes, the group crew (gina, and hank who left) writes.
+      const grantTo = async (to: string, permission: string) => assert.equal((await postJson(`${t.url}/api/grants`, { path: '/alice/work', to, permission }, bearer(alice))).status, 201);
+      await grantTo('user:erin', 'read');
+      await grantTo('user:frank', 'write');
+      assert.equal((await postJson(`${t.url}/api/admin/groups`, { name: 'crew', members: ['gina', 'hank'] }, bearer(rootToken))).status, 201);
+      await grantTo('group:crew', 'write');
+      assert.equal((await fetch(`${t.url}/api/admin/groups/crew`, { method: 'PATCH', headers: { ...bearer(rootToken), ...json }, body: '{"remove":["hank"]}' })).status, 200);
+      for (const [p, u] of [['grantRead', 'erin'], ['grantWrite', 'frank'], ['groupMember', 'gina'], ['formerMember', 'hank']] as const) creds[p] = plain(bearer((await t.login(u)).access_token));
       creds.disabled = { headers: bearer(dave), query: '', links: daveLinks };
       assert.equal(await t.store.users.setDisabled('dave', true), true);
     });

@@ -60,7 +60,7 @@ for (const [storage, skip] of BACKENDS) {
       const top = await dav('PROPFIND', '', { headers: { depth: '1' } });
       assert.equal(top.status, 207);
       const hrefs = [...top.text.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
-      assert.deepEqual(hrefs, ['/dav/', '/dav/alice/']);
+      assert.deepEqual(hrefs, ['/dav/', '/dav/alice/', '/dav/Shared%20with%20me/']);
     });
 
     test('PUT creates (201) and replaces (204) atomically; a missing parent is 409; GET and HEAD serve it', async () => {

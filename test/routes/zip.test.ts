@@ -8,7 +8,7 @@ import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
 import { readZip } from '../helpers/zip-reader.js';
 import { AppError } from '../../src/domain/errors.js';
-import { installErrorHandling } from '../../src/app/error-handler.js';
+import { installErrorHandling } from '../../src/http/error-handler.js';
 import { sendFolderZip } from '../../src/routes/zip-reply.js';
 
 const big = randomBytes(100_000);

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { HTTP_LIMITS } from '../../src/app/client-error.js';
+import { HTTP_LIMITS } from '../../src/http/client-error.js';
 import { rawExchange } from './raw-client.js';
 import { req } from './corpus.js';
 

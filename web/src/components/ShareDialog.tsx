@@ -5,8 +5,9 @@ import type { StorageApi } from '../api/storage';
 import { Dialog } from './Dialog';
 import { ShareCreated } from './ShareCreated';
 import { ShareOptionsForm } from './ShareOptionsForm';
+import { SharePeople } from './SharePeople';
 
-/** "Share": choose the options of a share link, then copy it or scan its QR code. */
+/** "Share": choose the options of a share link, then copy it or scan its QR code; and share with other accounts. */
 export function ShareDialog({ storage, path, isFile, onClose }: { storage: StorageApi; path: Segments; isFile: boolean; onClose: () => void }) {
   const shares = useMemo(() => new SharesApi(storage.client, storage.user), [storage]);
   const [share, setShare] = useState<Share | null>(null);
@@ -18,6 +19,7 @@ export function ShareDialog({ storage, path, isFile, onClose }: { storage: Stora
       ) : (
         <ShareOptionsForm isFile={isFile} onCreate={async (opts) => setShare(await shares.create(path, opts))} onCancel={onClose} />
       )}
+      {path.length > 0 ? <SharePeople storage={storage} path={path} /> : null}
     </Dialog>
   );
 }

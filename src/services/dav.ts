@@ -1,0 +1,405 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import { isRoot, isSameOrInside, keyParent, type StorageKey } from '../domain/storage-path.js';
+import type { Clock } from '../lib/clock.js';
+import type { Entry, StorageBackend } from '../storage/backend.js';
+import type { DavLock, DeadProperty, DeadPropertyChange, DeadPropertyTotals, MetadataStore } from '../store/types.js';
+import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from '../dav/if-header.js';
+import { assertTokensHeld, locksOver, parentPath, type WriteScope } from '../dav/locks.js';
+import { parseDestination, resourcePath } from '../dav/paths.js';
+import type { FilesService } from './files.js';
+import type { GrantService } from './grants.js';
+import type { UsageService } from './usage.js';
+import { storageCall } from './storage-errors.js';
+
+/** The If header of a request and the lock tokens it submits (RFC 4918 §10.4). */
+export type DavConditions = { readonly header: IfHeader | undefined; readonly tokens: ReadonlySet<string> };
+
+/** What a LOCK asks for: a new lock, or the refresh of the locks its If header names (no body). */
+export type LockRequest =
+  | { readonly kind: 'refresh'; readonly timeoutSeconds: number }
+  | { readonly kind: 'new'; readonly scope: 'exclusive' | 'shared'; readonly depth: '0' | 'infinity'; readonly owner: string; readonly timeoutSeconds: number };
+
+export type DavServiceDeps = {
+  readonly files: FilesService;
+  readonly usage: UsageService;
+  readonly backend: StorageBackend;
+  readonly store: MetadataStore;
+  readonly clock: Clock;
+  /** To read the resource URIs of an If header (tagged lists name resources by URL). */
+  readonly basePath: string;
+  /** Bytes free for new files, when the backend can tell (local disk); RFC 4331 quota-available-bytes. */
+  readonly freeBytes?: () => Promise<number | undefined>;
+  /** Per user: dead properties (how many, their size) and live locks (docs/webdav.md "Limits"). */
+  readonly limits: { readonly properties: number; readonly propertySize: number; readonly locks: number };
+  /** A Destination in another user's tree needs a writable grant there, as the URL's key did (decide). */
+  readonly grants: Pick<GrantService, 'assertMay'>;
+};
+
+export type DavService = ReturnType<typeof createDavService>;
+
+/** Over a per-user WebDAV limit: the one error for dead properties and locks (RFC 4918 §9.2.1, §9.10.6: 507). */
+const davLimit = (what: string) => new AppError('dav_limit_reached', `${what} (docs/webdav.md "Limits"). Remove some first.`);
+
+/** The If header's conditions; a malformed one is a 400. */
+export function davConditions(raw: string | undefined): DavConditions {
+  if (raw === undefined) return { header: undefined, tokens: new Set() };
+  try {
+    const header = parseIfHeader(raw);
+    return { header, tokens: new Set(submittedTokens(header)) };
+  } catch (e) {
+    if (e instanceof IfHeaderError) throw new AppError('bad_request', `The If header is malformed: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * The rules of WebDAV over a user's tree (RFC 4918), for the /dav/ front end
+ * (src/routes/dav.ts), which only translates HTTP and XML: the order of
+ * checks (target, preconditions such as parent and Overwrite, locks → 423,
+ * the If header → 412, then the change), locks and dead properties (kept in
+ * the metadata store, so every worker and node sees them), and what COPY and
+ * MOVE do to both. Bytes go through the files service, so quotas and
+ * collisions are the storage API's.
+ */
+export function createDavService(deps: DavServiceDeps) {
+  const { files, backend, store, clock } = deps;
+  const propertyLimit = { count: deps.limits.properties, size: deps.limits.propertySize };
+
+  /**
+   * A COPY duplicates the source's dead properties: refused before anything
+   * is copied when they would not fit (checked ahead, so concurrent
+   * requests may pass the limit by what they add, as with PROPPATCH on
+   * PostgreSQL).
+   */
+  async function roomForCopies(user: string, adding: DeadPropertyTotals, freed: DeadPropertyTotals): Promise<void> {
+    if (adding.count === 0) return;
+    const now = await store.davProperties.totals(user);
+    if (now.count - freed.count + adding.count > propertyLimit.count || now.size - freed.size + adding.size > propertyLimit.size) {
+      throw davLimit(`The copy's dead properties would pass the ${deps.limits.properties} properties of ${deps.limits.propertySize} characters you may keep`);
+    }
+  }
+
+  /** 423 unless every lock in the way has its token submitted. */
+  async function checkLocks(user: string, scopes: readonly WriteScope[], cond: DavConditions, principal: Principal, extra: readonly string[] = []): Promise<void> {
+    const locks = await locksOver(store.davLocks, user, scopes, clock.now());
+    if (locks.length === 0) return;
+    assertTokensHeld(locks, new Set([...cond.tokens, ...extra]), principal.username);
+  }
+
+  /** 412 when an If header is present and false (RFC 4918 §10.4). */
+  async function checkIf(cond: DavConditions, key: StorageKey): Promise<void> {
+    if (!cond.header) return;
+    const states = new Map<string, { etag?: string; lockTokens: string[] } | undefined>();
+    const resources = [undefined, ...cond.header.lists.map((l) => l.resource)];
+    for (const r of resources) {
+      const id = r ?? '';
+      if (states.has(id)) continue;
+      const k = r === undefined ? key : keyOfUri(r);
+      states.set(id, k && k.user === key.user ? await stateOf(k) : undefined);
+    }
+    if (!evaluateIf(cond.header, (r) => states.get(r ?? ''))) {
+      throw new AppError('precondition_failed', 'The If header does not match the current state (lock tokens or ETags) of the resource.');
+    }
+  }
+
+  function keyOfUri(uri: string): StorageKey | undefined {
+    try {
+      const t = parseDestination(uri, deps.basePath);
+      return t.kind === 'entry' ? t.key : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function stateOf(key: StorageKey): Promise<{ etag?: string; lockTokens: string[] }> {
+    const [entry, locks] = await Promise.all([storageCall(() => backend.stat(key)), store.davLocks.covering(key.user, resourcePath(key), clock.now())]);
+    return { etag: entry?.etag, lockTokens: locks.map((l) => l.token) };
+  }
+
+  /** The parent collection must exist (RFC 4918 §9.7.1, §9.3.1: 409 otherwise). */
+  async function assertParentCollection(key: StorageKey): Promise<void> {
+    const parent = await storageCall(() => backend.stat(keyParent(key)));
+    if (!parent || parent.isFile) throw new AppError('not_a_directory', 'The parent collection does not exist; create it first (MKCOL).');
+  }
+
+  /**
+   * COPY or MOVE between two owners' trees: no backend moves across roots, so the bytes are copied
+   * under the destination owner's quota (each file committed whole, as an upload) and, for a MOVE,
+   * the source is then removed. Dead properties stay with their owner's tree (they are not carried
+   * across); the source's locks and properties go with it.
+   */
+  async function copyAcross(from: StorageKey, to: StorageKey, o: { source: Entry; existing: Entry | undefined; move: boolean; depth: string }): Promise<{ created: boolean }> {
+    if (!o.move && o.depth === '0' && !o.source.isFile) {
+      if (o.existing) {
+        await storageCall(() => backend.delete(to, { recursive: true }));
+        await forget(to.user, resourcePath(to));
+      }
+      await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
+    } else {
+      await files.copyReplacing(from, to, { source: o.source, replacing: o.existing, removed: () => forget(to.user, resourcePath(to)) });
+    }
+    if (o.move) {
+      await storageCall(() => backend.delete(from, { recursive: true }));
+      await forget(from.user, resourcePath(from));
+    }
+    return { created: !o.existing };
+  }
+
+  /** Locks and dead properties of a tree that no longer exists. */
+  async function forget(user: string, path: string): Promise<void> {
+    await store.davLocks.deleteWithin(user, path);
+    await store.davProperties.deleteTree(user, path);
+  }
+
+  async function deadProperties(user: string, path: string, withMembers: boolean) {
+    const byPath = new Map<string, DeadProperty[]>();
+    byPath.set(path, await store.davProperties.list(user, path));
+    if (withMembers) {
+      for (const p of await store.davProperties.listChildren(user, path)) byPath.set(p.path, [...(byPath.get(p.path) ?? []), p]);
+    }
+    return byPath;
+  }
+
+  /** The locks that apply to the resource (those covering it) and to each member (inherited depth-infinity ones plus its own). */
+  async function lockMap(user: string, path: string, withMembers: boolean, now: number): Promise<(p: string) => DavLock[]> {
+    const [covering, within] = await Promise.all([store.davLocks.covering(user, path, now), withMembers ? store.davLocks.within(user, path, now) : []]);
+    const inherited = covering.filter((l) => l.depth === 'infinity');
+    const own = new Map<string, DavLock[]>();
+    for (const l of within) if (l.path !== path) own.set(l.path, [...(own.get(l.path) ?? []), l]);
+    return (p) => {
+      if (p === path) return covering;
+      const mine = own.get(p);
+      return mine ? [...inherited, ...mine] : inherited;
+    };
+  }
+
+  /**
+   * RFC 4331: used bytes from the usage figures; available is what the quota
+   * leaves (or the disk's free space when it is smaller, or alone without a quota).
+   */
+  async function quotaOf(user: string): Promise<{ used: number; available?: number }> {
+    const [{ used, quota }, free] = await Promise.all([deps.usage.get(user), deps.freeBytes?.()]);
+    const left = quota === undefined ? undefined : Math.max(0, quota - used);
+    const available = left === undefined ? free : free === undefined ? left : Math.min(left, free);
+    return { used: Math.max(0, used), available };
+  }
+
+  return {
+    checkIf,
+
+    /** GET and HEAD: the entry, after the If header. */
+    async entryForRead(key: StorageKey, cond: DavConditions): Promise<Entry> {
+      await checkIf(cond, key);
+      return files.stat(key);
+    },
+
+    /** PUT: creates or atomically replaces a file; `created` tells 201 from 204. */
+    async put(key: StorageKey, body: Readable, opts: { cond: DavConditions; principal: Principal; declaredSize: number | undefined }): Promise<{ created: boolean; etag: string | undefined }> {
+      if (isRoot(key)) throw new AppError('method_not_allowed', 'PUT cannot replace a collection.', { headers: { allow: 'OPTIONS, PROPFIND, PROPPATCH, LOCK, UNLOCK' } });
+      const existing = await storageCall(() => backend.stat(key));
+      if (existing && !existing.isFile) throw new AppError('method_not_allowed', 'A collection is at this path; PUT cannot replace it.');
+      if (!existing) await assertParentCollection(key);
+      await checkLocks(key.user, [{ path: resourcePath(key), member: !existing }], opts.cond, opts.principal);
+      await checkIf(opts.cond, key);
+      const declared = opts.declaredSize;
+      if (files.maxUploadBytes !== undefined && declared !== undefined && declared > files.maxUploadBytes) {
+        throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
+      }
+      await files.writeFile(key, body, { sizeHint: declared });
+      const written = await storageCall(() => backend.stat(key));
+      return { created: !existing, etag: written?.etag };
+    },
+
+    /** DELETE: the tree with its locks and dead properties. */
+    async delete(key: StorageKey, cond: DavConditions, principal: Principal): Promise<void> {
+      if (isRoot(key)) throw new AppError('forbidden', 'The root of your storage cannot be deleted.');
+      await files.statOrThrow(key);
+      const path = resourcePath(key);
+      await checkLocks(key.user, [{ path, tree: true, member: true }], cond, principal);
+      await checkIf(cond, key);
+      await files.delete(key);
+      await forget(key.user, path);
+    },
+
+    /** MKCOL: one new collection whose parent exists. */
+    async mkcol(key: StorageKey, cond: DavConditions, principal: Principal): Promise<void> {
+      if (await storageCall(() => backend.stat(key))) throw new AppError('method_not_allowed', 'Something already exists at this path.', { headers: { allow: 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK' } });
+      await assertParentCollection(key);
+      await checkLocks(key.user, [{ path: resourcePath(key), member: true }], cond, principal);
+      await checkIf(cond, key);
+      await storageCall(() => backend.mkdir(key, { parents: false, existOk: false }), { already_exists: 'Something already exists at this path.' });
+    },
+
+    /**
+     * COPY and MOVE within one user's tree (RFC 4918 §9.8, §9.9); `created` tells 201 from 204.
+     * `destination` is the Destination header as sent.
+     */
+    async copyOrMove(
+      from: StorageKey,
+      opts: { destination: string | undefined; depth: '0' | '1' | 'infinity'; overwrite: boolean; move: boolean; cond: DavConditions; principal: Principal },
+    ): Promise<{ created: boolean }> {
+      const { move, depth, cond, principal } = opts;
+      const dest = parseDestination(opts.destination, deps.basePath);
+      const outside = () => new AppError('forbidden', 'The Destination must lie inside your own storage or a folder shared with you for writing.');
+      if (dest.kind === 'top') throw outside();
+      const to = dest.key;
+      // Through a grant (a key in another user's tree): a move takes the source away, and either writes the Destination.
+      if (move && from.user !== principal.username) await deps.grants.assertMay(principal, from, 'MOVE');
+      if (to.user !== principal.username) {
+        await deps.grants.assertMay(principal, to, 'MOVE').catch((e: unknown) => {
+          // Another user's tree without a writable grant: the 403 a Destination outside one's storage has always had.
+          throw e instanceof AppError && e.code === 'unauthorized' ? outside() : e;
+        });
+      }
+      if (depth === '1' || (move && depth !== 'infinity')) throw new AppError('bad_request', `${move ? 'MOVE' : 'COPY'} takes Depth: infinity${move ? '' : ' or 0'}.`);
+      const source = await files.statOrThrow(from);
+      if (isRoot(from) && move) throw new AppError('forbidden', 'The root of your storage cannot be moved.');
+      if (isSameOrInside(to, from) && (move || !source.isFile)) throw new AppError('forbidden', 'The Destination is the source itself or lies inside it.');
+      if (isRoot(to)) throw new AppError('forbidden', 'The root of your storage cannot be replaced.');
+      await assertParentCollection(to);
+      const existing = await storageCall(() => backend.stat(to));
+      if (existing && !opts.overwrite) throw new AppError('precondition_failed', 'The Destination exists and Overwrite is F.');
+      const scopes: WriteScope[] = [{ path: resourcePath(to), tree: !!existing, member: true }];
+      const fromScope: WriteScope = { path: resourcePath(from), tree: true, member: true };
+      if (to.user !== from.user) {
+        // Between two owners' trees (one's own and a shared folder): each tree's locks, then a copy (and a delete).
+        await checkLocks(to.user, scopes, cond, principal);
+        if (move) await checkLocks(from.user, [fromScope], cond, principal);
+        await checkIf(cond, from);
+        return copyAcross(from, to, { source, existing, move, depth });
+      }
+      if (move) scopes.push(fromScope);
+      await checkLocks(from.user, scopes, cond, principal);
+      await checkIf(cond, from);
+      // A copy's bytes go through the files service, which holds them to the owner's quota (507, nothing kept).
+      const copying = !move && !(depth === '0' && !source.isFile);
+      // A copy's dead properties must fit before anything changes (the replaced destination's go first, so they make room).
+      const ownProps = !move && depth === '0' && !source.isFile ? await store.davProperties.list(from.user, resourcePath(from)) : [];
+      const propertiesFit = async () => {
+        if (move) return;
+        const adding = depth === '0' && !source.isFile ? { count: ownProps.length, size: ownProps.reduce((n, p) => n + [...p.xml].length, 0) } : await store.davProperties.totals(from.user, resourcePath(from));
+        await roomForCopies(to.user, adding, existing ? await store.davProperties.totals(to.user, resourcePath(to)) : { count: 0, size: 0 });
+      };
+      if (copying) {
+        // RFC 4918 §9.8.4: an overwritten destination is deleted first, with its locks and properties.
+        await files.copyReplacing(from, to, { source, replacing: existing ?? undefined, beforeChange: propertiesFit, removed: () => forget(to.user, resourcePath(to)) });
+        await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
+        return { created: !existing };
+      }
+      await propertiesFit();
+      if (existing) {
+        // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
+        await storageCall(() => backend.delete(to, { recursive: true }));
+        await forget(to.user, resourcePath(to));
+      }
+      if (move) {
+        await storageCall(() => backend.move(from, to, { overwrite: true }));
+        await store.davLocks.deleteWithin(from.user, resourcePath(from));
+        await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
+      } else {
+        await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
+        if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
+      }
+      return { created: !existing };
+    },
+
+    /**
+     * What a PROPFIND shows of a resource (and, with members, of its members): the entry,
+     * the members as sorted pages, dead properties and locks by path, and the quota figures.
+     */
+    async propfind(key: StorageKey, opts: { withMembers: boolean; dead: boolean; locks: boolean; quota: boolean }) {
+      const entry = await files.stat(key);
+      // Members in the listing order straight from the backend (sorted once), streamed page by page by the front end.
+      const members = opts.withMembers && !entry.isFile ? await files.listSorted(key, { etags: true }) : undefined;
+      const withMembers = members !== undefined;
+      const path = resourcePath(key);
+      const now = clock.now();
+      const [dead, locks, quota] = await Promise.all([
+        opts.dead ? deadProperties(key.user, path, withMembers) : new Map<string, DeadProperty[]>(),
+        opts.locks ? lockMap(key.user, path, withMembers, now) : (): DavLock[] => [],
+        opts.quota ? quotaOf(key.user) : undefined,
+      ]);
+      return { entry, members, path, dead, locks, quota, now };
+    },
+
+    /**
+     * PROPPATCH: all or nothing (RFC 4918 §9.2). `protectedNames` are live properties the request tried to
+     * change: then nothing changes and the front end reports them (403) and the rest (424).
+     */
+    async proppatch(key: StorageKey, patches: readonly DeadPropertyChange[], opts: { anyProtected: boolean; cond: DavConditions; principal: Principal }): Promise<Entry> {
+      await files.statOrThrow(key);
+      const path = resourcePath(key);
+      await checkLocks(key.user, [{ path }], opts.cond, opts.principal);
+      await checkIf(opts.cond, key);
+      if (!opts.anyProtected) {
+        const done = await store.davProperties.patch(key.user, path, patches, propertyLimit);
+        if (!done) throw davLimit(`You may keep at most ${deps.limits.properties} dead properties of ${deps.limits.propertySize} characters in all`);
+      }
+      return files.statOrThrow(key);
+    },
+
+    /** LOCK: a new lock (201 when it created an empty resource) or the refresh of held ones (200). */
+    async lock(key: StorageKey, ask: LockRequest, cond: DavConditions, principal: Principal): Promise<{ status: 200 | 201; locks: DavLock[]; now: number; created?: DavLock }> {
+      const path = resourcePath(key);
+      const now = clock.now();
+      if (ask.kind === 'refresh') {
+        // A refresh (RFC 4918 §9.10.2): the lock is named in the If header.
+        if (cond.tokens.size === 0) throw new AppError('bad_request', 'A LOCK without a body refreshes a lock: name it in an If header.');
+        await checkIf(cond, key);
+        const covering = await store.davLocks.covering(key.user, path, now);
+        const held = covering.filter((l) => cond.tokens.has(l.token));
+        if (held.length === 0) throw new AppError('precondition_failed', 'No lock named in the If header applies to this resource.');
+        const refreshed = (await Promise.all(held.map((l) => store.davLocks.refresh(l.token, ask.timeoutSeconds, now)))).filter((l): l is DavLock => l !== undefined);
+        return { status: 200, locks: refreshed, now };
+      }
+      const entry = await storageCall(() => backend.stat(key));
+      if (!entry) {
+        await assertParentCollection(key);
+        // Creating the empty resource changes its parent; locks on the target itself only conflict (below), as shared locks stack.
+        await checkLocks(key.user, [{ path: parentPath(path) }], cond, principal);
+      }
+      await checkIf(cond, key);
+      const lock: DavLock = {
+        token: `urn:uuid:${randomUUID()}`,
+        user: key.user,
+        path,
+        depth: ask.depth === '0' || entry?.isFile ? 0 : 'infinity',
+        scope: ask.scope,
+        owner: ask.owner,
+        principal: principal.username,
+        timeoutSeconds: ask.timeoutSeconds,
+        createdAt: now,
+        expiresAt: now + ask.timeoutSeconds * 1000,
+      };
+      const made = await store.davLocks.create(lock, now, deps.limits.locks);
+      if (!made.created && 'tooMany' in made) throw davLimit(`You may hold at most ${deps.limits.locks} locks at once`);
+      if (!made.created) throw new AppError('locked', `"/${path}" is already locked by a conflicting lock.`);
+      if (!entry) {
+        // RFC 4918 §7.3: LOCK on an unmapped URL creates an empty resource.
+        await storageCall(() => backend.write(key, Readable.from([]), { ifExists: 'fail' })).catch((e: unknown) => {
+          if (!(e instanceof AppError && e.code === 'already_exists')) throw e;
+        });
+      }
+      return { status: entry ? 200 : 201, locks: [lock], now, created: lock };
+    },
+
+    /** UNLOCK: only the lock's own principal removes it, and only through a resource it applies to. */
+    async unlock(key: StorageKey, token: string, principal: Principal): Promise<void> {
+      const path = resourcePath(key);
+      const lock = await store.davLocks.get(token, clock.now());
+      const applies = lock && lock.user === key.user && (lock.path === path || (lock.depth === 'infinity' && (lock.path === '' || path.startsWith(`${lock.path}/`))));
+      if (!lock || !applies) throw new AppError('lock_token_mismatch', 'That lock token does not name a lock on this resource.');
+      if (lock.principal !== principal.username) throw new AppError('forbidden', 'That lock belongs to another user.');
+      await store.davLocks.delete(token);
+    },
+
+    /** The top of /dav/: the caller's own root. */
+    async ownRoot(principal: Principal): Promise<{ key: StorageKey; entry: Entry; now: number }> {
+      const key = { user: principal.username, segments: [] };
+      return { key, entry: await files.stat(key), now: clock.now() };
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { decide, type GrantAccess } from '../domain/access.js';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import { isSameOrInside, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import type { Clock } from '../lib/clock.js';
+import type { StorageBackend } from '../storage/backend.js';
+import type { StorageEvent } from '../storage/events.js';
+import type { Grant, MetadataStore } from '../store/types.js';
+import type { FilesService } from './files.js';
+
+export type Permission = Grant['permission'];
+
+/** A grant as its owner sees it (POST/GET /api/grants). */
+export type GrantView = { readonly id: string; readonly path: string; readonly to: string; readonly permission: Permission; readonly created_at: string };
+/** A grant as a recipient sees it (GET /api/grants/received). */
+export type ReceivedView = { readonly id: string; readonly path: string; readonly owner: string; readonly permission: Permission; readonly is_file: boolean };
+
+export type GrantService = ReturnType<typeof createGrantService>;
+
+const pathOf = (key: StorageKey): string => key.segments.join('/');
+const keyOf = (g: Grant): StorageKey => ({ user: g.owner, segments: g.path.split('/') });
+const notYours = () => new AppError('unauthorized', 'You are not allowed to access this path.');
+const noGrant = () => new AppError('not_found', 'There is no such grant.');
+
+export function isPermission(v: unknown): v is Permission {
+  return v === 'read' || v === 'write';
+}
+
+/**
+ * Grants: an owner shares a file or folder with another account or a group
+ * (docs/api.md "Grants"). The one place that answers which grant reaches a
+ * key; `decide` (src/domain/access.ts) then says what it allows, for every
+ * front end. Every question goes to the store (no cache), so a revocation, a
+ * removed member or a removed user holds at once on every node and worker.
+ * A grant follows its item when the owner renames or moves it and ends when
+ * the item is deleted (storage events, awaited before the change is answered).
+ */
+export function createGrantService(deps: { store: MetadataStore; backend: StorageBackend; files: FilesService; clock: Clock; onError?: (e: unknown) => void }) {
+  const { store } = deps;
+
+  const view = (g: Grant): GrantView => ({
+    id: g.id,
+    path: `/${g.owner}/${g.path}`,
+    to: `${g.toKind}:${g.toName}`,
+    permission: g.permission,
+    created_at: new Date(g.createdAt).toISOString(),
+  });
+  const received = (g: Grant): ReceivedView => ({ id: g.id, path: `/${g.owner}/${g.path}`, owner: g.owner, permission: g.permission, is_file: g.isFile });
+
+  const onEvent = async (e: StorageEvent): Promise<void> => {
+    if (e.type === 'deleted') return store.grants.deleteWithin(e.key.user, pathOf(e.key));
+    if (e.type !== 'moved') return;
+    // What was replaced at the destination ends, with its grants; then the moved item's follow it.
+    await store.grants.deleteWithin(e.to.user, pathOf(e.to));
+    if (e.from.user === e.to.user) await store.grants.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to));
+    else await store.grants.deleteWithin(e.from.user, pathOf(e.from));
+  };
+  const unsubscribe = deps.backend.events.subscribe(onEvent);
+
+  async function owned(principal: Principal, id: string): Promise<Grant> {
+    if (principal.kind !== 'user') throw notYours();
+    const g = await store.grants.get(id);
+    if (!g || g.ownerId !== principal.userId) throw noGrant();
+    return g;
+  }
+
+  return {
+    async create(principal: Principal, input: { path: string; to: string; permission: Permission }): Promise<GrantView> {
+      if (principal.kind !== 'user') throw notYours();
+      const raw = input.path.replace(/^\//, '');
+      const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
+      if (key.user !== principal.username) throw notYours();
+      if (key.segments.length === 0) throw new AppError('bad_request', 'Your whole storage cannot be shared; share a file or folder in it.');
+      const entry = await deps.files.stat(key);
+      const m = /^(user|group):(.+)$/.exec(input.to);
+      if (!m) throw new AppError('bad_request', 'Share with "user:<name>" or "group:<name>".');
+      const [, kind, name] = m as unknown as [string, 'user' | 'group', string];
+      let toId: string;
+      if (kind === 'user') {
+        const user = await store.users.getByName(name);
+        if (!user) throw new AppError('bad_request', `There is no user "${name}".`);
+        if (user.id === principal.userId) throw new AppError('bad_request', 'You cannot share with yourself.');
+        toId = user.id;
+      } else {
+        const groupId = await store.groups.idOf(name);
+        if (!groupId) throw new AppError('bad_request', `There is no group "${name}".`);
+        toId = groupId;
+      }
+      const grant = {
+        id: randomUUID(), ownerId: principal.userId, owner: key.user, path: pathOf(key), isFile: entry.isFile,
+        toKind: kind, toId, permission: input.permission, createdAt: deps.clock.now(),
+      } as const;
+      if (!(await store.grants.create(grant))) throw new AppError('already_exists', `This item is shared with ${input.to} already; change its permission instead.`);
+      return view({ ...grant, toName: name });
+    },
+
+    async listGiven(principal: Principal): Promise<GrantView[]> {
+      if (principal.kind !== 'user') throw notYours();
+      return (await store.grants.listByOwner(principal.userId)).map(view);
+    },
+
+    async listReceived(principal: Principal): Promise<ReceivedView[]> {
+      if (principal.kind !== 'user') throw notYours();
+      // One entry per item: a user grant and a group grant of the same item show once, with the most it allows.
+      const best = new Map<string, Grant>();
+      for (const g of await store.grants.listForRecipient(principal.userId)) {
+        const id = `${g.owner}/${g.path}`;
+        const seen = best.get(id);
+        if (!seen || (seen.permission === 'read' && g.permission === 'write')) best.set(id, g);
+      }
+      return [...best.values()].map(received);
+    },
+
+    async setPermission(principal: Principal, id: string, permission: Permission): Promise<GrantView> {
+      await owned(principal, id);
+      await store.grants.setPermission(id, permission);
+      return view((await store.grants.get(id)) as Grant);
+    },
+
+    /** The owner revokes; a recipient removes a grant made to them by name (a group's grant is the owner's to end). */
+    async remove(principal: Principal, id: string): Promise<void> {
+      if (principal.kind !== 'user') throw notYours();
+      const g = await store.grants.get(id);
+      const mine = g && (g.ownerId === principal.userId || (g.toKind === 'user' && g.toId === principal.userId));
+      if (!g || !mine) {
+        if (g && g.toKind === 'group' && (await store.grants.listForRecipient(principal.userId, g.owner)).some((x) => x.id === id)) {
+          throw new AppError('forbidden', 'This item is shared with a group you are in; only its owner can end that.');
+        }
+        throw noGrant();
+      }
+      await store.grants.delete(id);
+    },
+
+    /**
+     * The received items as the WebDAV collection `Shared with me` shows them: `<name> (<owner>)`, one per
+     * item (the first of two that would share a name wins), newest grant first.
+     */
+    async sharedItems(principal: Principal): Promise<{ name: string; root: StorageKey; isFile: boolean }[]> {
+      const out = new Map<string, { name: string; root: StorageKey; isFile: boolean }>();
+      for (const r of await this.listReceived(principal)) {
+        const root = parseDecodedStoragePath(r.path.slice(1)).key;
+        const name = `${root.segments[root.segments.length - 1] ?? ''} (${r.owner})`;
+        if (!out.has(name)) out.set(name, { name, root, isFile: r.is_file });
+      }
+      return [...out.values()];
+    },
+
+    /** The grant that gives `principal` the most on `key` of another user's tree, if any reaches it. */
+    async access(principal: Principal | undefined, key: StorageKey): Promise<GrantAccess | undefined> {
+      if (principal?.kind !== 'user' || key.user === principal.username) return undefined;
+      let best: GrantAccess | undefined;
+      for (const g of await store.grants.listForRecipient(principal.userId, key.user)) {
+        const root = keyOf(g);
+        if (!isSameOrInside(key, root)) continue;
+        // A write grant wins; between equals, the one nearer the key (its own item rules apply).
+        if (!best || (best.permission === 'read' && g.permission === 'write') || (best.permission === g.permission && root.segments.length > best.root.segments.length)) {
+          best = { root, isFile: g.isFile, permission: g.permission };
+        }
+      }
+      return best;
+    },
+
+    /**
+     * For a second key a request names in its body or headers (a move's destination, a tus folder, a search
+     * scope): the same answer `decide` gives for the URL's key, thrown as the contract's error.
+     */
+    async assertMay(principal: Principal, key: StorageKey, method: string): Promise<void> {
+      const grant = await this.access(principal, key);
+      const denial = decide({ who: 'user' }, principal, method, { kind: 'storage', key, trailingSlash: false }, grant);
+      if (denial) throw new AppError(denial.code, denial.message);
+    },
+
+    close(): void {
+      unsubscribe();
+    },
+  };
+}

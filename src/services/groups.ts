@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import { isValidUsername } from '../domain/names.js';
+import type { Clock } from '../lib/clock.js';
+import type { Group, MetadataStore } from '../store/types.js';
+
+/** Group names follow the username rule, so `group:<name>` and `user:<name>` read alike. */
+export const GROUP_NAME_RULE = '1 to 64 characters of letters A-Z a-z, digits, ".", "_" and "-", not starting with "."';
+
+export type GroupView = { readonly name: string; readonly members: readonly string[]; readonly created_at: string };
+
+export type GroupService = ReturnType<typeof createGroupService>;
+
+const view = (g: Group): GroupView => ({ name: g.name, members: g.members, created_at: new Date(g.createdAt).toISOString() });
+
+/**
+ * Groups of accounts, managed by admins: the one set of rules for the CLI
+ * (`file-cloud group ...`) and the admin API (/api/admin/groups). Membership
+ * is read from the store on every access decision, so a change holds on
+ * every node and worker at once.
+ */
+export function createGroupService(deps: { store: MetadataStore; clock: Clock }) {
+  const { store } = deps;
+  const noGroup = (name: string) => new AppError('not_found', `There is no group "${name}".`);
+  const checkName = (name: unknown): string => {
+    if (typeof name !== 'string' || !isValidUsername(name)) throw new AppError('bad_request', `Invalid group name: use ${GROUP_NAME_RULE}.`);
+    return name;
+  };
+
+  return {
+    async add(name: string): Promise<GroupView> {
+      checkName(name);
+      if (!(await store.groups.create(randomUUID(), name, deps.clock.now()))) throw new AppError('already_exists', `A group "${name}" exists already.`);
+      return view((await store.groups.get(name)) as Group);
+    },
+
+    async remove(name: string): Promise<void> {
+      if (!(await store.groups.delete(name))) throw noGroup(name);
+    },
+
+    async list(): Promise<GroupView[]> {
+      return (await store.groups.list()).map(view);
+    },
+
+    async get(name: string): Promise<GroupView> {
+      const g = await store.groups.get(name);
+      if (!g) throw noGroup(name);
+      return view(g);
+    },
+
+    /** Adds and removes members (usernames); all or nothing: an unknown user changes nothing (400). */
+    async changeMembers(name: string, add: readonly string[], remove: readonly string[]): Promise<GroupView> {
+      const changed = await store.groups.changeMembers(name, add, remove);
+      if (!changed) throw noGroup(name);
+      if (changed.unknown.length > 0) throw new AppError('bad_request', `No such user: ${changed.unknown.map((u) => `"${u}"`).join(', ')}; nothing was changed.`);
+      return this.get(name);
+    },
+
+    /** The groups `username` belongs to (GET /api/me). */
+    groupsOf: (username: string): Promise<string[]> => store.groups.groupsOf(username),
+  };
+}
