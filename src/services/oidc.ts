@@ -197,6 +197,18 @@ export function createOidcService(deps: {
     }
   }
 
+  /**
+   * The groups claim decides an SSO account's membership of File Cloud's groups, on each sign-in:
+   * it joins every existing group the claim names and leaves every other. Administrators make the
+   * groups (a claim never creates one), so a provider's many groups do not all appear here.
+   */
+  async function syncGroups(user: User, claimed: readonly string[]): Promise<void> {
+    const want = new Set(claimed);
+    const have = new Set(await store.groups.groupsOf(user.username));
+    for (const name of want) if (!have.has(name)) await store.groups.changeMembers(name, [user.username], []);
+    for (const name of have) if (!want.has(name)) await store.groups.changeMembers(name, [], [user.username]);
+  }
+
   return {
     status(): OidcStatus {
       return { enabled: true, label: settings.buttonLabel, only: settings.only, available: config !== undefined, problem };
@@ -262,6 +274,7 @@ export function createOidcService(deps: {
       let user = await accountFor(claims, sub, groups);
       if (user.disabled) throw new AppError('forbidden', `The account "${user.username}" is disabled.`);
       user = await syncAdmin(user, groups);
+      await syncGroups(user, groups);
       await store.oidc.recordLogin(user.id, groups, clock.now());
       return { user, to: request.to };
     },

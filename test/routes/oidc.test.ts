@@ -40,7 +40,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(r.status, 200, r.body);
       return r.tokens!;
     };
-    const me = async (token: string) => (await (await fetch(`${t.url}/api/me`, { headers: bearer(token) })).json()) as { username: string; admin: boolean };
+    const me = async (token: string) => (await (await fetch(`${t.url}/api/me`, { headers: bearer(token) })).json()) as { username: string; admin: boolean; groups: string[] };
     /** The callback's HTML error page: its status and the sentence it shows. */
     const refused = async (callback: string, status: number, pattern: RegExp) => {
       const r = await finishCallback(t.url, callback);
@@ -92,6 +92,26 @@ for (const [storage, skip] of BACKENDS) {
       } finally {
         idp.accounts.set('boss', boss);
       }
+    });
+
+    test('the groups claim decides membership of File Cloud groups on each sign-in (existing groups only)', async () => {
+      const admin = await signedIn('boss');
+      const adminAuth = { ...bearer(admin.access_token), 'content-type': 'application/json' };
+      for (const name of ['staff', 'finance']) {
+        const made = await fetch(`${t.url}/api/admin/groups`, { method: 'POST', headers: adminAuth, body: JSON.stringify({ name }) });
+        assert.ok(made.status === 201 || made.status === 409, `group ${name}: ${made.status}`);
+      }
+      // An administrator put gwen in finance; her claim says staff and a group File Cloud does not have.
+      idp.accounts.set('gwen', { login: 'gwen', sub: 'sub-gwen', password: 'gwen-secret', claims: { preferred_username: 'gwen', groups: ['staff', 'no-such-group'] } });
+      await signedIn('gwen');
+      const added = await fetch(`${t.url}/api/admin/groups/finance`, { method: 'PATCH', headers: adminAuth, body: JSON.stringify({ add: ['gwen'] }) });
+      assert.equal(added.status, 200, await added.text());
+      const tokens = await signedIn('gwen');
+      assert.deepEqual((await me(tokens.access_token)).groups, ['staff'], 'joined staff, left finance, no group made from the claim');
+      const groups = (await (await fetch(`${t.url}/api/admin/groups`, { headers: bearer(admin.access_token) })).json()) as { groups: { name: string }[] };
+      assert.ok(!groups.groups.some((g) => g.name === 'no-such-group'));
+      idp.accounts.set('gwen', { login: 'gwen', sub: 'sub-gwen', password: 'gwen-secret', claims: { preferred_username: 'gwen', groups: [] } });
+      assert.deepEqual((await me((await signedIn('gwen')).access_token)).groups, [], 'left staff with the claim');
     });
 
     test('a username claim that is no valid name: a clear error page, no account', async () => {
