@@ -4,26 +4,9 @@ import { StoreOpenError } from './sqlite.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
-import { createUserRepo } from './users-repo.js';
-import { createSessionRepo } from './sessions-repo.js';
-import { createTotpRepo } from './totp-repo.js';
-import { createLeaseRepo } from './leases-repo.js';
-import { createJournalRepo } from './journal-repo.js';
-import { createSettingsRepo } from './settings-repo.js';
-import { createZipCrcRepo } from './zip-crcs-repo.js';
-import { createRateRepo } from './rate-repo.js';
-import { createDavLockRepo } from './dav-locks-repo.js';
-import { createDavPropertyRepo } from './dav-properties-repo.js';
-import { createTusUploadRepo } from './tus-uploads-repo.js';
-import { createShareRepo } from './shares-repo.js';
-import { createApiKeyRepo } from './api-keys-repo.js';
-import { createUsageRepo } from './usage-repo.js';
-import { createOidcRepo } from './oidc-repo.js';
-import { createSearchRepo } from './search-repo.js';
+import { createRepositories } from './repositories.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
-import { createGroupRepo } from './groups-repo.js';
-import { createGrantRepo } from './grants-repo.js';
 
 /** pg_advisory_lock key for migrations: "FCMIGRAT" as a 64-bit number, the same on every node. */
 const MIGRATION_LOCK = 0x46434d4947524154n;
@@ -67,24 +50,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
   return {
     kind: 'postgres',
     db,
-    users: createUserRepo(db),
-    sessions: createSessionRepo(db),
-    totp: createTotpRepo(db),
-    leases: createLeaseRepo(db),
-    journal: createJournalRepo(db),
-    settings: createSettingsRepo(db),
-    rates: createRateRepo(db),
-    zipCrcs: createZipCrcRepo(db),
-    davLocks: createDavLockRepo(db),
-    davProperties: createDavPropertyRepo(db),
-    tusUploads: createTusUploadRepo(db),
-    shares: createShareRepo(db),
-    apiKeys: createApiKeyRepo(db),
-    usage: createUsageRepo(db),
-    search: createSearchRepo(db),
-    oidc: createOidcRepo(db),
-    groups: createGroupRepo(db),
-    grants: createGrantRepo(db),
+    ...createRepositories(db),
     close: () => db.destroy(),
   };
 }

@@ -4,24 +4,7 @@ import type { ChangeStamp } from './stamped-cache.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
-import { createUserRepo } from './users-repo.js';
-import { createSessionRepo } from './sessions-repo.js';
-import { createTotpRepo } from './totp-repo.js';
-import { createLeaseRepo } from './leases-repo.js';
-import { createJournalRepo } from './journal-repo.js';
-import { createSettingsRepo } from './settings-repo.js';
-import { createZipCrcRepo } from './zip-crcs-repo.js';
-import { createRateRepo } from './rate-repo.js';
-import { createDavLockRepo } from './dav-locks-repo.js';
-import { createDavPropertyRepo } from './dav-properties-repo.js';
-import { createTusUploadRepo } from './tus-uploads-repo.js';
-import { createShareRepo } from './shares-repo.js';
-import { createApiKeyRepo } from './api-keys-repo.js';
-import { createUsageRepo } from './usage-repo.js';
-import { createOidcRepo } from './oidc-repo.js';
-import { createSearchRepo } from './search-repo.js';
-import { createGroupRepo } from './groups-repo.js';
-import { createGrantRepo } from './grants-repo.js';
+import { createRepositories } from './repositories.js';
 
 export class StoreOpenError extends Error {}
 
@@ -136,24 +119,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
   }
   const changes = sqliteChangeStamp(sqlite, statements);
   return {
-    users: createUserRepo(db, changes),
-    sessions: createSessionRepo(db, changes),
-    totp: createTotpRepo(db),
-    leases: createLeaseRepo(db),
-    journal: createJournalRepo(db),
-    settings: createSettingsRepo(db),
-    rates: createRateRepo(db),
-    zipCrcs: createZipCrcRepo(db),
-    davLocks: createDavLockRepo(db),
-    davProperties: createDavPropertyRepo(db),
-    tusUploads: createTusUploadRepo(db),
-    shares: createShareRepo(db, changes),
-    apiKeys: createApiKeyRepo(db, changes),
-    usage: createUsageRepo(db),
-    search: createSearchRepo(db),
-    oidc: createOidcRepo(db),
-    groups: createGroupRepo(db),
-    grants: createGrantRepo(db),
+    ...createRepositories(db, changes),
     close: () => db.destroy(),
   };
 }

@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { ChangeStamp } from './stamped-cache.js';
+import type { MetadataStore } from './types.js';
+import { createApiKeyRepo } from './api-keys-repo.js';
+import { createDavLockRepo } from './dav-locks-repo.js';
+import { createDavPropertyRepo } from './dav-properties-repo.js';
+import { createGrantRepo } from './grants-repo.js';
+import { createGroupRepo } from './groups-repo.js';
+import { createJournalRepo } from './journal-repo.js';
+import { createLeaseRepo } from './leases-repo.js';
+import { createOidcRepo } from './oidc-repo.js';
+import { createRateRepo } from './rate-repo.js';
+import { createSearchRepo } from './search-repo.js';
+import { createSessionRepo } from './sessions-repo.js';
+import { createSettingsRepo } from './settings-repo.js';
+import { createShareRepo } from './shares-repo.js';
+import { createTotpRepo } from './totp-repo.js';
+import { createTusUploadRepo } from './tus-uploads-repo.js';
+import { createUsageRepo } from './usage-repo.js';
+import { createUserRepo } from './users-repo.js';
+import { createZipCrcRepo } from './zip-crcs-repo.js';
+
+/**
+ * Every repository of the metadata store over one Kysely instance. SQLite and PostgreSQL run the
+ * same SQL, so they are wired here once; a new repository is added in this one place. `changeStamp`
+ * (SQLite only) lets the token and share lookups cache between writes: PostgreSQL, shared by
+ * other nodes, has no cheap stamp of another node's writes, so it gets none and asks each time.
+ */
+export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeStamp): Omit<MetadataStore, 'close'> {
+  return {
+    users: createUserRepo(db, changeStamp),
+    sessions: createSessionRepo(db, changeStamp),
+    totp: createTotpRepo(db),
+    leases: createLeaseRepo(db),
+    journal: createJournalRepo(db),
+    settings: createSettingsRepo(db),
+    rates: createRateRepo(db),
+    zipCrcs: createZipCrcRepo(db),
+    davLocks: createDavLockRepo(db),
+    davProperties: createDavPropertyRepo(db),
+    tusUploads: createTusUploadRepo(db),
+    shares: createShareRepo(db, changeStamp),
+    apiKeys: createApiKeyRepo(db, changeStamp),
+    usage: createUsageRepo(db),
+    search: createSearchRepo(db),
+    oidc: createOidcRepo(db),
+    groups: createGroupRepo(db),
+    grants: createGrantRepo(db),
+  };
+}
