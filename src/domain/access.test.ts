@@ -104,6 +104,9 @@ const GRANT_CASES: [string, AccessRule, Principal, string, Resource, GrantAccess
   ['write grant of a file: replace it', USER, session, 'PUT', bobs('one.txt'), writeFile, undefined],
   ['write grant of a file: delete it', USER, session, 'DELETE', bobs('one.txt'), writeFile, 'forbidden'],
   ['a grant never opens an admin route', ADMIN, session, 'GET', bobs('team'), writeGrant, 'unauthorized'],
+  ['read grant: a POST whose action may only read (the handler asks again for writes)', { who: 'user', readingAction: true }, session, 'POST', bobs('team', 'a.txt'), readGrant, undefined],
+  ['read grant: such a POST with a read-only key', { who: 'user', readingAction: true }, roKey, 'POST', bobs('team', 'a.txt'), readGrant, 'forbidden'],
+  ['read grant: such a POST outside the item', { who: 'user', readingAction: true }, session, 'POST', bobs('other.txt'), readGrant, 'unauthorized'],
 ];
 
 for (const [name, rule, principal, method, resource, grant, expected] of GRANT_CASES) {

@@ -30,6 +30,12 @@ export type AccessRule = {
   /** Whether the route changes anything; default from the method (see isWriteMethod). Read-only keys get 403 on writes. */
   readonly write?: boolean;
   /**
+   * A write route whose body names an action that may only read (POST /storage: MakePathToken): a
+   * read-only grant lets the request through to the handler, which asks `decide` again for the
+   * actions that write. Only for grants: a read-only app password still gets 403 (CONTRACT).
+   */
+  readonly readingAction?: boolean;
+  /**
    * Share routes: `api` (default) enforces the link's kind (upload-only links only take uploads and read
    * nothing; others take no uploads) and its password; `page` only needs the link alive, the page shows
    * its own password form and drop zone.
@@ -115,7 +121,7 @@ export function decide(rule: AccessRule, principal: Principal | undefined, metho
     if (!grant || !isSameOrInside(resource.key, grant.root)) return denied('unauthorized', NOT_YOURS);
     if (write) {
       if (principal.readOnly) return denied('forbidden', 'This app password is read-only.');
-      if (grant.permission !== 'write') return denied('forbidden', 'This item is shared with you read-only.');
+      if (grant.permission !== 'write' && !rule.readingAction) return denied('forbidden', 'This item is shared with you read-only.');
       // Inside a writable folder anything goes; the granted item itself is the owner's to move or delete
       // (uploads into a writable folder and replacing a writable file are writes *to* it, and allowed).
       // A move by a JSON action (POST) names its source in the body: the storage route asks with method MOVE.

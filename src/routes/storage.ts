@@ -194,6 +194,8 @@ export async function storageRoutes(
   // Plain GETs and HEADs of files are mostly answered before Fastify, under this same rule (src/app/fast-read.ts).
   const read = { config: { access: STORAGE_READ, resource }, exposeHeadRoute: false };
   const write = { config: { access: { who: 'user' } as AccessRule, resource } };
+  // MakePathToken only reads, so a read-only grant reaches the handler, and the actions that write ask again.
+  const actions = { config: { access: { who: 'user', readingAction: true } as AccessRule, resource } };
 
   scope.get('/storage/*', { ...read, schema: readSchema }, async (request, reply) => serve(request, reply, target(request), true));
   scope.head('/storage/*', { ...read, schema: headSchema }, async (request, reply) => serve(request, reply, target(request), false));
@@ -264,8 +266,7 @@ export async function storageRoutes(
     await files.delete(target(request).key);
     return reply.code(204).send();
   });
-
-  scope.post('/storage/*', { ...write, schema: postSchema }, async (request, reply) => {
+  scope.post('/storage/*', { ...actions, schema: postSchema }, async (request, reply) => {
     const { key } = target(request);
     const body = objectBody(request.body);
     const action = body.action;
@@ -279,6 +280,7 @@ export async function storageRoutes(
         return { token };
       }
       case 'CreateFolder':
+        if (key.user !== request.principal!.username) await deps.grants.assertMay(request.principal!, key, 'POST');
         await files.createFolder(key);
         return reply.code(201).send();
       case 'Move': {

@@ -61,7 +61,14 @@ for (const [storage, skip] of BACKENDS) {
         assert.equal(await status(await req('bob', method, path, body)), 403, `${method} ${path}`);
       }
       assert.equal(await t.fs.kind('team/new.txt', 'alice'), undefined);
+      assert.equal(await t.fs.kind('team/made', 'alice'), undefined);
       assert.equal(await t.fs.text('team/notes.txt', 'alice'), 'hello');
+      // A path token is a read: the recipient makes one for a shared file, and it downloads it.
+      const { token } = await json<{ token: string }>(await req('bob', 'POST', '/storage/alice/team/notes.txt', { action: 'MakePathToken' }), 200);
+      const viaToken = await fetch(`${t.url}/storage/alice/team/notes.txt?token=${encodeURIComponent(token)}`);
+      assert.equal(viaToken.status, 200);
+      assert.equal(await viaToken.text(), 'hello');
+      assert.equal(await status(await req('bob', 'POST', '/storage/alice/private.txt', { action: 'MakePathToken' })), 401, 'outside the grant');
       // Outside the grant: exactly another user's path (401), whether or not it exists.
       for (const path of ['/storage/alice/private.txt', '/storage/alice/nothing.txt', '/storage/alice/', '/storage/carol/']) {
         const res = await req('bob', 'GET', path);
