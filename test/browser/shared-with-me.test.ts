@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -24,10 +24,10 @@ describe('web UI: shared with me', { skip }, () => {
   before(async () => {
     [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
     home = await mkdtemp(join(tmpdir(), 'fc-shared-with-me-'));
-    await seed(server, { 'Team/plan.txt': 'the plan\n', 'Team/sub/deep.txt': 'deep\n', 'Archive/old.txt': 'old\n', 'Private/secret.txt': 'no\n' });
+    await seed(server, { 'Team/plan.txt': 'the plan\n', 'Team/sub/deep.txt': 'deep\n', 'Archive/old.txt': 'old\n', 'Private/secret.txt': 'no\n', 'notes.txt': 'shared notes\n' });
     admin = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
     assert.equal((await postJson(`${server.url}/api/admin/users`, { username: 'bob', password: 'bob-password' }, admin)).status, 201);
-    for (const [path, permission] of [['/admin/Team', 'write'], ['/admin/Archive', 'read']]) {
+    for (const [path, permission] of [['/admin/Team', 'write'], ['/admin/Archive', 'read'], ['/admin/notes.txt', 'read']]) {
       assert.equal((await postJson(`${server.url}/api/grants`, { path, to: 'user:bob', permission }, admin)).status, 201);
     }
   });
@@ -74,6 +74,14 @@ describe('web UI: shared with me', { skip }, () => {
     assert.match(await team.innerText(), /Folder · from admin/);
     assert.match(await team.innerText(), /Can edit/);
     assert.match(await archive.innerText(), /Can view/);
+    // A shared file downloads, its bytes read through the owner's path.
+    const notes = list.locator('li[data-name="notes.txt"]');
+    assert.match(await notes.innerText(), /File · from admin/);
+    const [download] = await Promise.all([page.waitForEvent('download'), notes.getByRole('button', { name: 'notes.txt' }).click()]);
+    assert.equal(download.suggestedFilename(), 'notes.txt');
+    const saved = join(home, 'notes-downloaded.txt');
+    await download.saveAs(saved);
+    assert.equal(await readFile(saved, 'utf8'), 'shared notes\n');
 
     // The writable one: breadcrumbs start at the shared folder, and it works like one's own.
     await team.getByRole('link', { name: 'Team' }).click();
@@ -92,6 +100,18 @@ describe('web UI: shared with me', { skip }, () => {
     const menu = page.getByRole('menu', { name: 'Actions for plan.txt' });
     for (const item of ['Rename', 'Move', 'Delete']) await menu.getByRole('menuitem', { name: item }).waitFor();
     await page.keyboard.press('Escape');
+    // A file inside a shared folder downloads as in one's own folders.
+    await row(page, 'plan.txt').getByRole('button', { name: 'Actions for plan.txt', exact: true }).click();
+    const [plan] = await Promise.all([page.waitForEvent('download'), page.getByRole('menu', { name: 'Actions for plan.txt' }).getByRole('menuitem', { name: 'Download' }).click()]);
+    const planSaved = join(home, 'plan-downloaded.txt');
+    await plan.saveAs(planSaved);
+    assert.equal(await readFile(planSaved, 'utf8'), 'the plan\n');
+    // Deleting inside the writable folder works, and the owner's file is gone.
+    await row(page, 'from-bob.txt').getByRole('checkbox').click();
+    await page.getByRole('toolbar', { name: 'Selection actions' }).getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete “from-bob.txt”?' }).getByRole('button', { name: 'Delete', exact: true }).click();
+    await row(page, 'from-bob.txt').waitFor({ state: 'detached' });
+    assert.equal((await fetch(`${server.url}/storage/admin/Team/from-bob.txt`, { headers: admin })).status, 404);
     // Inside a sub-folder the trail still starts at the shared folder, never above it.
     await row(page, 'sub').getByRole('link', { name: 'sub' }).click();
     await page.waitForURL(/\/with-me\/admin\/Team\/sub\/$/);

@@ -1,6 +1,6 @@
 import { useCallback, useMemo } from 'react';
 import { GrantsApi, type ReceivedGrant } from '../api/grants';
-import { messageOf } from '../api/errors';
+import { ApiError, messageOf } from '../api/errors';
 import { StorageApi } from '../api/storage';
 import { withBase } from '../lib/base';
 import { kindOf } from '../lib/file-kind';
@@ -31,8 +31,22 @@ export function WithMePage({ storage }: { storage: StorageApi }) {
   const download = (g: ReceivedGrant) => {
     const [owner = '', ...path] = grantSegments(g);
     const name = path.at(-1) ?? '';
-    // The file is read with a path token made by the recipient, through the owner's path (the grant allows it).
-    startDownloads(new StorageApi(storage.client, owner), path.slice(0, -1), [{ name, is_file: true, size: 0, modified: '' }]).catch((e: unknown) => notify(messageOf(e), 'error'));
+    const owned = new StorageApi(storage.client, owner);
+    // Through the owner's path with a path token, as in one's own folders. The server refuses a recipient a
+    // token for a granted file itself (403), so then the file is read with the session and saved from memory.
+    startDownloads(owned, path.slice(0, -1), [{ name, is_file: true, size: 0, modified: '' }])
+      .catch(async (e: unknown) => {
+        if (!(e instanceof ApiError && e.status === 403)) throw e;
+        const blob = await (await storage.client.request(owned.url(path))).blob();
+        const a = document.createElement('a');
+        a.href = URL.createObjectURL(blob);
+        a.download = name;
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+      })
+      .catch((e: unknown) => notify(messageOf(e), 'error'));
   };
 
   return (
