@@ -57,12 +57,12 @@ test('a known path with a method it lacks is 405 with Allow naming its methods',
 });
 
 test("the UI's pages answer 200; any other page path gets the UI shell with 404", async () => {
-  for (const path of ['/', '/login', '/browse/', '/browse/a%20b/c/', '/shared']) {
+  for (const path of ['/', '/login', '/browse/', '/browse/a%20b/c/', '/shared', '/with-me', '/with-me/alice/Team%20A/sub/']) {
     const res = await fetch(`${t.url}${path}`);
     assert.equal(res.status, 200, path);
     assert.match(await res.text(), /<div id="root">/, path);
   }
-  for (const path of ['/nope', '/browsex', '/shared/x', '/login/again', '/index.php', '/.env']) {
+  for (const path of ['/nope', '/browsex', '/shared/x', '/with-mex', '/login/again', '/index.php', '/.env']) {
     const res = await fetch(`${t.url}${path}`);
     assert.equal(res.status, 404, path);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/, path);

@@ -10,6 +10,9 @@ import { NotFoundPage } from './components/NotFoundPage';
 import { ToastProvider } from './components/Toasts';
 import { AccountProvider } from './components/useAccount';
 import { UsersPage } from './components/UsersPage';
+import { WithMePage } from './components/WithMePage';
+import { SharedFolder } from './components/SharedFolder';
+import { ownerPathFrom, WITH_ME_PATH } from './lib/place';
 import { isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, USERS_PATH, useLocation } from './lib/router';
 import { stripBase } from './lib/base';
 
@@ -25,7 +28,7 @@ export function App({ client }: { client: ApiClient }) {
         setUser(null);
         setNotice(why === 'expired' ? 'Your session has ended. Sign in again.' : null);
         const here = stripBase(location.pathname);
-        const back = (here.startsWith('/browse') || PAGE_PATHS.includes(here)) && why === 'expired' ? `?next=${encodeURIComponent(here)}` : '';
+        const back = (here.startsWith('/browse') || here.startsWith('/with-me/') || PAGE_PATHS.includes(here)) && why === 'expired' ? `?next=${encodeURIComponent(here)}` : '';
         navigate(`/login${back}`, { replace: true });
       }),
     [client],
@@ -34,10 +37,11 @@ export function App({ client }: { client: ApiClient }) {
   const storage = useMemo(() => (user ? new StorageApi(client, user) : null), [client, user]);
   const segments = useMemo(() => segmentsFromBrowsePath(pathname), [pathname]);
   const page = PAGE_PATHS.includes(pathname) ? pathname : null;
+  const ownerPath = useMemo(() => ownerPathFrom(pathname), [pathname]);
 
   // Redirects are effects so that history entries stay right.
   const known = isAppPath(pathname);
-  const redirect = !known ? null : !storage ? (pathname === '/login' ? null : `/login${segments || page ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || page ? null : pathname === '/admin' || pathname === '/admin/' ? USERS_PATH : '/browse/';
+  const redirect = !known ? null : !storage ? (pathname === '/login' ? null : `/login${segments || page || ownerPath ? `?next=${encodeURIComponent(pathname)}` : ''}`) : segments || page || ownerPath ? null : pathname === '/admin' || pathname === '/admin/' ? USERS_PATH : '/browse/';
   useEffect(() => {
     if (redirect) navigate(redirect, { replace: true });
   }, [redirect]);
@@ -55,11 +59,15 @@ export function App({ client }: { client: ApiClient }) {
             setNotice(null);
             setUser(client.username);
             const next = new URLSearchParams(location.search).get('next');
-            navigate(next && (next.startsWith('/browse/') || PAGE_PATHS.includes(next)) ? next : '/browse/', { replace: true });
+            navigate(next && (next.startsWith('/browse/') || next.startsWith(`${WITH_ME_PATH}/`) || PAGE_PATHS.includes(next)) ? next : '/browse/', { replace: true });
           }}
         />
       ) : page === SHARED_PATH ? (
         <SharedPage key={storage.user} storage={storage} />
+      ) : page === WITH_ME_PATH ? (
+        <WithMePage key={storage.user} storage={storage} />
+      ) : ownerPath ? (
+        <SharedFolder key={storage.user} account={storage} ownerPath={ownerPath} />
       ) : page === SETTINGS_PATH ? (
         <SettingsPage key={storage.user} storage={storage} />
       ) : page === USERS_PATH ? (

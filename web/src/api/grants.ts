@@ -15,6 +15,16 @@ export type Grant = {
   readonly created_at: string;
 };
 
+/** An item another account shared with the signed-in user (`GET /api/grants/received`). */
+export type ReceivedGrant = {
+  readonly id: string;
+  /** `/<owner>/<path>` of the item, reached at `/storage/<owner>/<path>`. */
+  readonly path: string;
+  readonly owner: string;
+  readonly permission: Permission;
+  readonly is_file: boolean;
+};
+
 /** Sharing between accounts: the signed-in user's grants of their own items. */
 export class GrantsApi {
   constructor(
@@ -27,6 +37,16 @@ export class GrantsApi {
     const all = (await this.client.json<{ grants: Grant[] }>(withBase('/api/grants'), { signal })).grants;
     const here = movePath(this.user, path);
     return all.filter((g) => g.path === here).reverse();
+  }
+
+  /** Every grant the signed-in user gave, newest first. */
+  async given(signal?: AbortSignal): Promise<Grant[]> {
+    return (await this.client.json<{ grants: Grant[] }>(withBase('/api/grants'), { signal })).grants;
+  }
+
+  /** What others shared with the signed-in user. */
+  async received(signal?: AbortSignal): Promise<ReceivedGrant[]> {
+    return (await this.client.json<{ grants: ReceivedGrant[] }>(withBase('/api/grants/received'), { signal })).grants;
   }
 
   /** `to` as typed: a name is a user, `group:<name>` a group. */

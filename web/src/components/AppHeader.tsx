@@ -8,10 +8,12 @@ import { UsageBar } from './UsageBar';
 import { SearchBox } from './SearchBox';
 import { AccountMenu } from './AccountMenu';
 import { withBase } from '../lib/base';
+import { WITH_ME_PATH } from '../lib/place';
 
 const PAGES = [
   { to: '/browse/', label: 'My files', icon: 'home', current: (p: string) => p.startsWith('/browse') },
   { to: SHARED_PATH, label: 'Shared by me', icon: 'link', current: (p: string) => p === SHARED_PATH },
+  { to: WITH_ME_PATH, label: 'Shared with me', icon: 'users', current: (p: string) => p === WITH_ME_PATH || p.startsWith(`${WITH_ME_PATH}/`) },
 ] as const;
 
 /** The top bar: brand (home), the app's pages, shortcuts, who is signed in, sign out. */

@@ -1,5 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { browseUrl, type Segments } from '../api/paths';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type Segments } from '../api/paths';
+import { ownPlace, type Place } from '../lib/place';
+import type { MenuAction } from './RowMenu';
+import { useGivenGrants } from './useGivenGrants';
 import type { Entry, StorageApi } from '../api/storage';
 import { useQueryParam, useTitle } from '../lib/router';
 import { announceStorageChange } from '../lib/usage-events';
@@ -32,19 +35,25 @@ import { SkipLink } from './SkipLink';
  * be done to it. This component wires the pieces together; each concern lives
  * in its own hook (listing, selection, navigation, actions, uploads, drop) or
  * component (toolbar, list, dialogs, upload panel).
+ *
+ * `place` is a folder another account shared with the user: `storage` is
+ * then the owner's tree, and `account` the user's own (for the header).
  */
-export function Browser({ storage, segments }: { storage: StorageApi; segments: Segments }) {
+export function Browser({ storage, segments, place: given, account }: { storage: StorageApi; segments: Segments; place?: Place; account?: StorageApi }) {
+  const place = useMemo(() => given ?? ownPlace(storage.user), [given, storage.user]);
   const banner = useBanner('page', storage.client, segments.join('/'));
   const { state, sorted, sort, toggleSort, setSortTo, reload } = useListing(storage, segments);
   const selection = useSelection(state, sorted);
-  const nav = useFolderNavigation(segments, state);
+  const nav = useFolderNavigation(segments, state, place);
   const [dialog, setDialog] = useState<DialogState | null>(null);
   const [menu, setMenu] = useState<{ entry: Entry; at: { x: number; y: number } } | null>(null);
   const { uploads, pick, drop } = useFolderUploads(storage, segments, reload);
-  const { dragging, handlers: dropZone } = useFileDrop(drop);
+  // Nothing dropped lands in a folder shared for reading only.
+  const { dragging, handlers: dropZone } = useFileDrop(place.writable ? drop : () => undefined);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const folderName = segments[segments.length - 1] ?? 'My files';
+  const sharedNames = useGivenGrants(storage, segments, !place.shared);
   const [view, setView] = useViewMode();
   useTitle(folderName);
 
@@ -64,7 +73,13 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
   }, [state]);
 
   const open = useCallback((entry: Entry) => (entry.is_file ? setDialog({ kind: 'preview', entry }) : enter(entry)), [enter]);
-  const { download, act } = useEntryActions(storage, segments, open, setDialog);
+  const { download, act: anyAct } = useEntryActions(storage, segments, open, setDialog);
+  // In a shared folder: no share links of another's items; writes only with a write grant (entries listed here are
+  // always inside the granted folder, never the granted root itself, so renaming or deleting one is allowed).
+  const allowed = useCallback((a: MenuAction) => (!place.shared ? true : a === 'share' ? false : a === 'rename' || a === 'move' || a === 'delete' || a === 'edit' ? place.writable : true), [place]);
+  const act = useCallback((a: MenuAction, entries: Entry[]) => {
+    if (allowed(a)) anyAct(a, entries);
+  }, [allowed, anyAct]);
   const showShortcuts = useCallback(() => setDialog({ kind: 'shortcuts' }), []);
   useShortcutsKey(dialog !== null, showShortcuts);
 
@@ -98,9 +113,10 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
     sorted,
     selected,
     (entries, to) => {
+      if (!place.writable) return;
       void moveEntries(storage, segments, entries, to).then((r) => {
         afterChange();
-        if (r.moved) rememberMove(storage.user, to);
+        if (r.moved && !place.shared) rememberMove(storage.user, to);
         const text = r.error ?? r.toast;
         if (text) notify(text, r.moved < entries.length ? 'error' : 'info');
       });
@@ -115,10 +131,12 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
     <div className="app" {...dropZone}>
       <SkipLink />
       <Banner kind="page" text={banner} />
-      <AppHeader storage={storage} onShortcuts={showShortcuts} />
+      <AppHeader storage={account ?? storage} onShortcuts={showShortcuts} />
       <main className="browser" aria-busy={state.status === 'loading'}>
         <FolderToolbar
           segments={segments}
+          place={place}
+          allowed={allowed}
           count={selected.size}
           selection={selectedEntries}
           missing={notFound}
@@ -138,7 +156,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
         ) : state.status === 'loading' ? (
           <Skeleton />
         ) : sorted.length === 0 ? (
-          <EmptyState onUpload={() => fileInput.current?.click()} onNewFolder={newFolder} />
+          <EmptyState onUpload={() => fileInput.current?.click()} onNewFolder={newFolder} writable={place.writable} />
         ) : view === 'grid' ? (
           <FileTiles
             storage={storage}
@@ -172,7 +190,8 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
               if (t.length === 1) act('rename', t);
             }}
             onUp={nav.goUp}
-            hrefOf={(e) => (e.is_file ? undefined : browseUrl([...segments, e.name]))}
+            hrefOf={(e) => (e.is_file ? undefined : place.url([...segments, e.name]))}
+            sharedNames={sharedNames}
             focusRequest={nav.focusRequest}
             drag={drag}
           />
@@ -185,6 +204,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
         <RowMenu
           entry={menu.entry}
           at={menu.at}
+          allowed={allowed}
           // A menu on a selected row acts on the whole selection, except for what takes one entry.
           onAction={(a) => act(a, selected.has(menu.entry.name) && a !== 'open' && a !== 'edit' && a !== 'rename' && a !== 'share' ? selectedEntries : [menu.entry])}
           onClose={() => {
@@ -200,6 +220,7 @@ export function Browser({ storage, segments }: { storage: StorageApi; segments: 
           setDialog={setDialog}
           storage={storage}
           segments={segments}
+          root={place.root}
           sorted={sorted}
           afterChange={afterChange}
           download={download}

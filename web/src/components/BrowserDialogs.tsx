@@ -29,6 +29,8 @@ type Props = {
   setDialog: (d: DialogState | null) => void;
   storage: StorageApi;
   segments: Segments;
+  /** Where the move picker's tree starts (a shared folder), [] for My files. */
+  root?: Segments;
   sorted: readonly Entry[];
   /** Reload the folder, then focus and select `name` (or just the list). */
   afterChange: (name?: string) => void;
@@ -37,7 +39,7 @@ type Props = {
 };
 
 /** The dialog open over the file manager, wired to the storage calls it makes. */
-export function BrowserDialogs({ dialog, setDialog, storage, segments, sorted, afterChange, download, onFocusName }: Props) {
+export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sorted, afterChange, download, onFocusName }: Props) {
   const notify = useNotify();
   const close = () => setDialog(null);
   const existing = (name: string) => sorted.some((e) => e.name === name);
@@ -77,11 +79,12 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, sorted, a
     <MoveDialog
       storage={storage}
       from={segments}
+      root={root}
       entries={dialog.entries}
       onMove={async (to) => {
         const r = await moveEntries(storage, segments, dialog.entries, to);
         afterChange();
-        if (r.moved) rememberMove(storage.user, to);
+        if (r.moved && !root?.length) rememberMove(storage.user, to);
         if (r.error) throw new ApiError(0, 'move_failed', r.error);
         if (r.toast) notify(r.toast, r.moved < dialog.entries.length ? 'error' : 'info');
       }}

@@ -25,6 +25,8 @@ type Props = {
   onRename: () => void;
   onUp: () => void;
   hrefOf: (entry: Entry) => string | undefined;
+  /** Names in this folder shared with people. */
+  sharedNames?: ReadonlySet<string>;
   /** Bumped to move keyboard focus into the list (after navigation or a dialog). */
   focusRequest: number;
   drag: MoveDrag;
@@ -205,6 +207,7 @@ export function FileList(props: Props) {
         onMenu={props.onMenu}
         onFocusRow={props.onFocusRow}
         drag={props.drag}
+        shared={props.sharedNames?.has(entry.name)}
       />,
     );
   }

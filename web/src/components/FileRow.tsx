@@ -53,9 +53,11 @@ export type RowProps = {
   onMenu: (entry: Entry, at: { x: number; y: number }) => void;
   onFocusRow: (name: string) => void;
   drag: MoveDrag;
+  /** Shared with people (a grant I gave): shows a badge. */
+  shared?: boolean;
 };
 
-export const Row = memo(function Row({ storage, folder, entry, index, top, height, selected, tabStop, href, onSelect, onOpen, onMenu, onFocusRow, drag }: RowProps) {
+export const Row = memo(function Row({ storage, folder, entry, index, top, height, selected, tabStop, href, onSelect, onOpen, onMenu, onFocusRow, drag, shared }: RowProps) {
   const onClick = (e: MouseEvent) => {
     if ((e.target as HTMLElement).closest('a, button, input')) return;
     onSelect(entry.name, selectModeOf(e) ?? 'only');
@@ -112,6 +114,11 @@ export const Row = memo(function Row({ storage, folder, entry, index, top, heigh
             {formatDate(entry.modified)}
           </span>
         </span>
+        {shared ? (
+          <span className="badge badge-shared" title="Shared with people">
+            Shared
+          </span>
+        ) : null}
       </div>
       <div role="gridcell" className="cell size muted">
         {entry.is_file ? formatSize(entry.size) : '—'}

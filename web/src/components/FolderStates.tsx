@@ -19,7 +19,14 @@ export function Skeleton({ label = 'Loading folder' }: { label?: string }) {
   );
 }
 
-export function EmptyState({ onUpload, onNewFolder }: { onUpload: () => void; onNewFolder: () => void }) {
+export function EmptyState({ onUpload, onNewFolder, writable = true }: { onUpload: () => void; onNewFolder: () => void; writable?: boolean }) {
+  if (!writable)
+    return (
+      <div className="empty-state">
+        <KindIcon kind="folder" size={56} />
+        <h2>This folder is empty</h2>
+      </div>
+    );
   return (
     <div className="empty-state">
       <KindIcon kind="folder" size={56} />

@@ -13,10 +13,13 @@ import { recentMoves } from '../lib/recent-moves';
  * current folder showed nothing to pick inside a leaf folder), with the
  * current folder one click away and the user's recent destinations.
  */
-export function MoveDialog(props: { storage: StorageApi; from: Segments; entries: readonly Entry[]; onMove: (to: Segments) => Promise<void>; onClose: () => void }) {
+export function MoveDialog(props: { storage: StorageApi; from: Segments; entries: readonly Entry[]; onMove: (to: Segments) => Promise<void>; onClose: () => void; root?: Segments }) {
   const { storage, from, entries } = props;
-  const [at, setAt] = useState<string[]>([]);
-  const [recent] = useState(() => recentMoves(storage.user));
+  // In a folder shared with me the tree starts at the granted folder: nothing above it can be reached.
+  const root = props.root ?? [];
+  const rootName = root.at(-1) ?? 'My files';
+  const [at, setAt] = useState<string[]>([...root]);
+  const [recent] = useState(() => (root.length ? [] : recentMoves(storage.user)));
   const [folders, setFolders] = useState<Entry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -58,21 +61,21 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
     <Dialog title={`Move ${what}`} onClose={props.onClose} wide>
       <div className="stack">
         <nav className="picker-path" aria-label="Destination">
-          <button type="button" className="crumb" onClick={() => setAt([])} aria-current={at.length === 0 ? 'location' : undefined}>
-            <Icon name="home" size={16} /> My files
+          <button type="button" className="crumb" onClick={() => setAt([...root])} aria-current={at.length === root.length ? 'location' : undefined}>
+            <Icon name="home" size={16} /> {rootName}
           </button>
-          {at.map((name, i) => (
+          {at.slice(root.length).map((name, i) => (
             <span key={i} className="picker-crumb">
               <Icon name="chevronRight" size={14} className="crumb-sep" />
-              <button type="button" className="crumb" onClick={() => setAt(at.slice(0, i + 1))} aria-current={i === at.length - 1 ? 'location' : undefined}>
+              <button type="button" className="crumb" onClick={() => setAt(at.slice(0, root.length + i + 1))} aria-current={root.length + i === at.length - 1 ? 'location' : undefined}>
                 {name}
               </button>
             </span>
           ))}
         </nav>
-        {from.length > 0 || shortcuts.length > 0 ? (
+        {from.length > root.length || shortcuts.length > 0 ? (
           <div className="picker-shortcuts">
-            {from.length > 0 ? (
+            {from.length > root.length ? (
               <button type="button" className="chip" aria-label={`Current folder: ${from[from.length - 1]}`} title={`My files / ${from.join(' / ')}`} onClick={() => setAt([...from])}>
                 <Icon name="open" size={14} /> {from[from.length - 1]} <span className="muted">(current)</span>
               </button>
@@ -91,7 +94,7 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
           </div>
         ) : null}
         <ul className="picker-list" aria-label="Folders" aria-busy={folders === null}>
-          {at.length > 0 ? (
+          {at.length > root.length ? (
             <li>
               <button type="button" className="picker-item" onClick={() => setAt(at.slice(0, -1))}>
                 <Icon name="chevronLeft" size={18} /> Up one level
@@ -118,7 +121,7 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
           {error}
         </p>
         <div className="dialog-actions">
-          <span className="muted picker-hint">{cannot ?? `Move to ${at.length ? `“${at[at.length - 1]}”` : 'My files'}`}</span>
+          <span className="muted picker-hint">{cannot ?? `Move to ${at.length ? `“${at[at.length - 1]}”` : rootName}`}</span>
           <button type="button" className="button" onClick={props.onClose}>
             Cancel
           </button>

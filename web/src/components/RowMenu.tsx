@@ -18,10 +18,10 @@ const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boo
 ];
 
 /** The actions menu of one entry (⋯ button, right click, Shift+F10): arrow keys move, Escape closes. */
-export function RowMenu({ entry, at, onAction, onClose }: { entry: Entry; at: { x: number; y: number }; onAction: (a: MenuAction) => void; onClose: () => void }) {
+export function RowMenu({ entry, at, onAction, onClose, allowed = () => true }: { entry: Entry; at: { x: number; y: number }; onAction: (a: MenuAction) => void; onClose: () => void; allowed?: (a: MenuAction) => boolean }) {
   const ref = useRef<HTMLDivElement>(null);
   const [pos, setPos] = useState({ left: at.x, top: at.y });
-  const items = ITEMS.filter((i) => (entry.is_file ? !i.folderOnly : !i.fileOnly) && (!i.editableOnly || isEditable(entry)));
+  const items = ITEMS.filter((i) => (entry.is_file ? !i.folderOnly : !i.fileOnly) && (!i.editableOnly || isEditable(entry)) && allowed(i.action));
 
   useLayoutEffect(() => {
     const el = ref.current;

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
-import { browseUrl, type Segments } from '../api/paths';
+import type { Segments } from '../api/paths';
+import type { Place } from '../lib/place';
 import type { Entry } from '../api/storage';
 import { onLinkClick } from '../lib/router';
 import { Icon } from './icons';
@@ -9,31 +10,33 @@ import type { ViewMode } from './useViewMode';
 import type { MoveDrag } from './useMoveDrag';
 
 /** Breadcrumbs from "My files" to the current folder; the last one is the page itself. Rows dropped on a crumb move there. */
-export function Breadcrumbs({ segments, drag }: { segments: Segments; drag?: MoveDrag }) {
+export function Breadcrumbs({ segments, drag, place }: { segments: Segments; drag?: MoveDrag; place: Place }) {
   const ref = useRef<HTMLOListElement>(null);
   useEffect(() => {
     // On a narrow screen the trail scrolls sideways; keep the current folder in view.
     const el = ref.current;
     if (el) el.scrollLeft = el.scrollWidth;
   }, [segments]);
-  const crumbs = [{ name: 'My files', path: [] as string[] }, ...segments.map((name, i) => ({ name, path: segments.slice(0, i + 1) }))];
+  // A shared folder's trail starts at the granted folder: what is above it is not the recipient's to see.
+  const root = place.root;
+  const crumbs = [{ name: root.at(-1) ?? 'My files', path: [...root] }, ...segments.slice(root.length).map((name, i) => ({ name, path: segments.slice(0, root.length + i + 1) }))];
   return (
     <nav aria-label="Breadcrumb" className="breadcrumbs">
       <ol ref={ref}>
         {crumbs.map((c, i) => {
           const last = i === crumbs.length - 1;
-          const href = browseUrl(c.path);
+          const href = place.url(c.path);
           return (
             <li key={href}>
               {i > 0 ? <Icon name="chevronRight" size={16} className="crumb-sep" /> : null}
               {last ? (
                 <span aria-current="page" className="crumb current" title={c.name}>
-                  {i === 0 ? <Icon name="home" size={18} /> : null}
+                  {i === 0 ? <Icon name={place.shared ? 'users' : 'home'} size={18} /> : null}
                   <span className="crumb-text">{c.name}</span>
                 </span>
               ) : (
                 <a href={withBase(href)} className="crumb" title={c.name} draggable={false} onClick={(e) => onLinkClick(e, href)} {...drag?.target(c.path)}>
-                  {i === 0 ? <Icon name="home" size={18} /> : null}
+                  {i === 0 ? <Icon name={place.shared ? 'users' : 'home'} size={18} /> : null}
                   <span className="crumb-text">{c.name}</span>
                 </a>
               )}
@@ -56,6 +59,7 @@ type Actions = {
   onMove: () => void;
   onDelete: () => void;
   onClear: () => void;
+  allowed: (a: MenuAction) => boolean;
 };
 
 /** What can be done with the selection; replaces the folder actions while something is selected. */
@@ -71,10 +75,10 @@ export function SelectionBar(a: Actions) {
       <span className="spacer" />
       {a.single?.is_file !== false ? <ToolButton icon="download" label="Download" onClick={a.onDownload} disabled={!a.anyFile} /> : null}
       {a.count > 1 || a.single?.is_file === false ? <ToolButton icon="archive" label="Download as zip" onClick={a.onZip} /> : null}
-      {a.single ? <ToolButton icon="link" label="Share" onClick={a.onShare} /> : null}
-      {a.single ? <ToolButton icon="pencil" label="Rename" onClick={a.onRename} /> : null}
-      <ToolButton icon="move" label="Move" onClick={a.onMove} />
-      <ToolButton icon="trash" label="Delete" onClick={a.onDelete} danger />
+      {a.single && a.allowed('share') ? <ToolButton icon="link" label="Share" onClick={a.onShare} /> : null}
+      {a.single && a.allowed('rename') ? <ToolButton icon="pencil" label="Rename" onClick={a.onRename} /> : null}
+      {a.allowed('move') ? <ToolButton icon="move" label="Move" onClick={a.onMove} /> : null}
+      {a.allowed('delete') ? <ToolButton icon="trash" label="Delete" onClick={a.onDelete} danger /> : null}
     </div>
   );
 }
@@ -97,6 +101,8 @@ export function ToolButton(props: { icon: Parameters<typeof Icon>[0]['name']; la
 
 type FolderToolbarProps = {
   segments: Segments;
+  place: Place;
+  allowed: (a: MenuAction) => boolean;
   /** How many names are selected, and the selected entries of the listing. */
   count: number;
   selection: readonly Entry[];
@@ -128,10 +134,11 @@ export function FolderToolbar(p: FolderToolbarProps) {
           onMove={() => p.onAction('move')}
           onDelete={() => p.onAction('delete')}
           onClear={p.onClear}
+          allowed={p.allowed}
         />
       ) : (
         <>
-          <Breadcrumbs segments={p.segments} drag={p.drag} />
+          <Breadcrumbs segments={p.segments} drag={p.drag} place={p.place} />
           <div className="toolbar-actions" role="toolbar" aria-label="Folder actions">
             <button
               type="button"
@@ -143,9 +150,15 @@ export function FolderToolbar(p: FolderToolbarProps) {
             >
               <Icon name={p.view === 'grid' ? 'list' : 'grid'} size={18} />
             </button>
-            <ToolButton icon="folderPlus" label="New folder" onClick={p.onNewFolder} disabled={p.missing} />
-            <ToolButton icon="folderUp" label="Upload folder" onClick={p.onUploadFolder} disabled={p.missing} />
-            <ToolButton icon="upload" label="Upload files" onClick={p.onUploadFiles} disabled={p.missing} primary />
+            {p.place.writable ? (
+              <>
+                <ToolButton icon="folderPlus" label="New folder" onClick={p.onNewFolder} disabled={p.missing} />
+                <ToolButton icon="folderUp" label="Upload folder" onClick={p.onUploadFolder} disabled={p.missing} />
+                <ToolButton icon="upload" label="Upload files" onClick={p.onUploadFiles} disabled={p.missing} primary />
+              </>
+            ) : (
+              <span className="badge badge-permission read-only-note">View only</span>
+            )}
           </div>
         </>
       )}

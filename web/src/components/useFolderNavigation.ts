@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { browseUrl, type Segments } from '../api/paths';
+import type { Segments } from '../api/paths';
+import type { Place } from '../lib/place';
 import type { Entry } from '../api/storage';
 import { navigate } from '../lib/router';
 import type { ListingState } from './useListing';
@@ -13,7 +14,7 @@ const listHasFocus = () => !!document.activeElement?.closest('.file-grid');
  * `focusRequest`, which FileList watches), and going up puts the cursor on
  * the folder we came from.
  */
-export function useFolderNavigation(segments: Segments, listing: ListingState) {
+export function useFolderNavigation(segments: Segments, listing: ListingState, place: Place) {
   const cameFrom = useRef<string | null>(null);
   /** Move keyboard focus into the list once the next listing has loaded. */
   const focusOnLoad = useRef(false);
@@ -28,17 +29,18 @@ export function useFolderNavigation(segments: Segments, listing: ListingState) {
   const enter = useCallback(
     (folder: Entry) => {
       focusOnLoad.current = listHasFocus();
-      navigate(browseUrl([...segments, folder.name]));
+      navigate(place.url([...segments, folder.name]));
     },
-    [segments],
+    [segments, place],
   );
 
   const goUp = useCallback(() => {
-    if (segments.length === 0) return;
+    // Never above the place's root (a shared folder's parent is not shared).
+    if (segments.length <= place.root.length) return;
     cameFrom.current = segments[segments.length - 1] ?? null;
     focusOnLoad.current = true;
-    navigate(browseUrl(segments.slice(0, -1)));
-  }, [segments]);
+    navigate(place.url(segments.slice(0, -1)));
+  }, [segments, place]);
 
   /** The child folder we came up from, if any — once: arriving in a folder consumes it. */
   const takeCameFrom = useCallback(() => {

@@ -10,10 +10,10 @@ export const SETTINGS_PATH = '/settings';
 export const USERS_PATH = '/admin/users';
 
 /** Pages other than folders that a signed-in user can land on (and come back to after signing in again). */
-export const PAGE_PATHS: readonly string[] = [SHARED_PATH, SETTINGS_PATH, USERS_PATH];
+export const PAGE_PATHS: readonly string[] = [SHARED_PATH, '/with-me', SETTINGS_PATH, USERS_PATH];
 
 /** The app's own page paths; any other path shows the not-found view (the server's UI_PAGES in src/routes/ui.ts agree). */
-const APP_PATHS = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];
+const APP_PATHS = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/with-me(\/.*)?$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];
 export const isAppPath = (pathname: string): boolean => APP_PATHS.some((p) => p.test(pathname));
 
 const subscribers = new Set<() => void>();
