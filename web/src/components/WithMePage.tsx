@@ -1,6 +1,6 @@
 import { useCallback, useMemo } from 'react';
 import { GrantsApi, type ReceivedGrant } from '../api/grants';
-import { ApiError, messageOf } from '../api/errors';
+import { messageOf } from '../api/errors';
 import { StorageApi } from '../api/storage';
 import { withBase } from '../lib/base';
 import { kindOf } from '../lib/file-kind';
@@ -32,20 +32,8 @@ export function WithMePage({ storage }: { storage: StorageApi }) {
     const [owner = '', ...path] = grantSegments(g);
     const name = path.at(-1) ?? '';
     const owned = new StorageApi(storage.client, owner);
-    // Through the owner's path with a path token, as in one's own folders. The server refuses a recipient a
-    // token for a granted file itself (403), so then the file is read with the session and saved from memory.
+    // Through the owner's path with a path token, as in one's own folders: a read grant may make one.
     startDownloads(owned, path.slice(0, -1), [{ name, is_file: true, size: 0, modified: '' }])
-      .catch(async (e: unknown) => {
-        if (!(e instanceof ApiError && e.status === 403)) throw e;
-        const blob = await (await storage.client.request(owned.url(path))).blob();
-        const a = document.createElement('a');
-        a.href = URL.createObjectURL(blob);
-        a.download = name;
-        document.body.appendChild(a);
-        a.click();
-        a.remove();
-        setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
-      })
       .catch((e: unknown) => notify(messageOf(e), 'error'));
   };
 
