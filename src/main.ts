@@ -88,15 +88,14 @@ export async function loadSecret(config: Config, store: MetadataStore, paths: Re
 }
 
 /**
- * The leader lease is per deployment. In the database it is so already (one
- * database, one deployment). One Redis may serve several deployments, each
- * with its own database: there the lease is named after the deployment, or
- * the leader of one would stop the upkeep (sweeps, expiry, index rescans) of
- * every other for as long as it lives.
+ * What names a deployment's keys in Redis. In the database everything is per deployment already
+ * (one database, one deployment), but one Redis may serve several deployments, each with its own
+ * database: there the leader lease and the login throttle's counters carry the deployment's id (kept
+ * in its database), or the leader of one would stop the upkeep (sweeps, expiry, index rescans) of
+ * every other, and the sign-ins to one would count against the others' limit.
  */
-async function leaderLeaseName(store: MetadataStore, inRedis: boolean): Promise<string> {
-  if (!inRedis) return 'leader';
-  return `leader:${await store.settings.getOrCreate('deployment_id', () => randomUUID())}`;
+async function deploymentId(store: MetadataStore): Promise<string> {
+  return store.settings.getOrCreate('deployment_id', () => randomUUID());
 }
 
 export type RunningServer = {
@@ -125,8 +124,9 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const users = createUserService({ store, backend, hasher, clock: systemClock });
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
-  const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, { name: await leaderLeaseName(store, redis !== undefined), onError: (err) => logger.warn({ err }, 'leader election failed') });
-  const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
+  const deployment = redis ? await deploymentId(store) : undefined;
+  const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, { name: deployment ? `leader:${deployment}` : 'leader', onError: (err) => logger.warn({ err }, 'leader election failed') });
+  const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS, deployment), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
   const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis });
   try {
     await app.listen({ host: config.host, port: config.port });

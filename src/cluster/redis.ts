@@ -42,11 +42,13 @@ return tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])`;
 
 let seq = 0;
 
-export function redisRateLimiter(redis: Redis, limit: number, windowMs: number): RateLimiter {
+/** `deployment` keeps the counters of deployments that share one Redis apart (src/main.ts deploymentId). */
+export function redisRateLimiter(redis: Redis, limit: number, windowMs: number, deployment?: string): RateLimiter {
+  const prefix = deployment ? `fc:login:${deployment}:` : 'fc:login:';
   return {
     async hit(key, now) {
       // The member must be unique per attempt: two attempts in the same millisecond both count.
-      const oldest = Number(await redisCall(() => redis.eval(HIT, 1, `fc:login:${key}`, now, windowMs, limit, `${now}:${process.pid}:${seq++}:${Math.random()}`)));
+      const oldest = Number(await redisCall(() => redis.eval(HIT, 1, `${prefix}${key}`, now, windowMs, limit, `${now}:${process.pid}:${seq++}:${Math.random()}`)));
       return oldest < 0 ? 0 : Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
     },
   };

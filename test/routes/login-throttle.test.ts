@@ -124,6 +124,25 @@ for (const [name, skip, make] of limiters) {
   });
 }
 
+test('Redis: deployments sharing one Redis count sign-ins apart; the nodes of one deployment together', { skip: skipReason('Redis') }, async () => {
+  const redis = openRedis(redisService() as string);
+  try {
+    const [one, other] = [randomUUID(), randomUUID()];
+    const nodeA = redisRateLimiter(redis, 2, 60_000, one);
+    const nodeB = redisRateLimiter(redis, 2, 60_000, one);
+    const elsewhere = redisRateLimiter(redis, 2, 60_000, other);
+    const address = '127.0.0.1';
+    const T = Date.now();
+    assert.equal(await nodeA.hit(address, T), 0);
+    assert.equal(await nodeB.hit(address, T + 1), 0);
+    assert.ok((await nodeA.hit(address, T + 2)) > 0, 'the third attempt on either node of the deployment is refused');
+    assert.equal(await elsewhere.hit(address, T + 3), 0, 'another deployment on the same Redis has its own count');
+    assert.equal(await elsewhere.hit(address, T + 4), 0);
+  } finally {
+    redis.disconnect();
+  }
+});
+
 test('Redis unreachable: the throttle and leases fall back to the database, never open, and answer within the Redis bound', async () => {
   const { fallbackLeaseRepo, fallbackRateLimiter, redisBreaker, redisLeaseRepo, REDIS_COMMAND_MS } = await import('../../src/cluster/redis.js');
   const { freePort } = await import('../helpers/private-services.js');
