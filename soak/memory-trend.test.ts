@@ -15,6 +15,8 @@ test('least-squares slope in MiB per minute', () => {
 });
 
 test('the no-growth rule: flat memory passes, growth fails, noise and a spike do not', () => {
+  // CI's soak on Node 24 (stop 37): flat at 451 MiB, one step of ~110 MiB at 42-48 s, flat at 565 after.
+  const v8Step = (t: number) => (t < 42 ? 451 : t < 48 ? 451 + (t - 42) * 19 : 565);
   const cases: { name: string; samples: Sample[]; seconds: number; pass: boolean; slopeJudged: boolean }[] = [
     { name: '10 minutes flat, with a sawtooth', samples: series(600, (t) => 120 + sawtooth(t)), seconds: 600, pass: true, slopeJudged: true },
     { name: '10 minutes, heap still settling in the warm-up', samples: series(600, (t) => (t < 150 ? 60 + t / 3 : 110) + sawtooth(t)), seconds: 600, pass: true, slopeJudged: true },
@@ -25,6 +27,10 @@ test('the no-growth rule: flat memory passes, growth fails, noise and a spike do
     { name: '10 minutes, 20 MiB more in the last third (a step, flat slope after it)', samples: series(600, (t) => (t > 450 ? 140 : 120)), seconds: 600, pass: false, slopeJudged: true },
     { name: '20 seconds, heaps settling: 20 MiB more in the last third', samples: series(20, (t) => (t > 15 ? 150 : 130)), seconds: 20, pass: true, slopeJudged: false },
     { name: '20 seconds, 40 MiB more in the last third', samples: series(20, (t) => (t > 15 ? 170 : 130)), seconds: 20, pass: false, slopeJudged: false },
+    { name: '60 seconds (30 of warm-up): the one-time step is judged as growth', samples: series(60, v8Step), seconds: 60, pass: false, slopeJudged: false },
+    { name: '100 seconds (50 of warm-up): the same step is behind it', samples: series(100, v8Step), seconds: 100, pass: true, slopeJudged: false },
+    { name: '100 seconds: a leak of 180 MiB/min through the judged window', samples: series(100, (t) => 450 + t * 3), seconds: 100, pass: false, slopeJudged: false },
+    { name: '100 seconds: flat after warm-up within 16 MiB of noise', samples: series(100, (t) => (t < 40 ? 450 : 560 + (t % 7) * 2.3)), seconds: 100, pass: true, slopeJudged: false },
     { name: 'no samples after warm-up', samples: series(2, () => 100), seconds: 20, pass: false, slopeJudged: false },
   ];
   for (const c of cases) {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, spawnFileCloud, type FileCloudProcess } from '../test/kit/file-cloud-process.js';
 import { processTree } from '../test/kit/process-tree.js';
-import { memoryTrend, RULE_TEXT, type Sample, type Trend } from './memory-trend.js';
+import { memoryTrend, ruleWarmupSeconds, RULE_TEXT, type Sample, type Trend } from './memory-trend.js';
 
 /**
  * The soak: the real binary on loopback, driven by a mixed workload (small
@@ -27,6 +27,14 @@ import { memoryTrend, RULE_TEXT, type Sample, type Trend } from './memory-trend.
 export type SoakOptions = {
   readonly durationMs: number;
   readonly concurrency?: number;
+  /**
+   * Warm-up lasts until the server has answered this many requests as well as for the rule's
+   * time (memory-trend.ts), and the run goes on for the judged window's full length after it
+   * (at most 3 × durationMs in all). Under this load each worker's RSS steps up once by ~50 MiB
+   * when V8 enlarges its old generation, after some 35-52 thousand requests whatever the machine's
+   * speed (20-48 s into a run here, later on a busy machine), and is flat from there.
+   */
+  readonly warmupRequests?: number;
   readonly reportEveryMs?: number;
   readonly log?: (line: string) => void;
 };
@@ -275,7 +283,21 @@ async function drive(proc: ChildProcess, url: string, dataDir: string, opts: Soa
     intervalErrors = 0;
   }, reportEvery);
   const workers = Array.from({ length: concurrency }, worker);
-  await new Promise((r) => setTimeout(r, opts.durationMs));
+  const ruleWarmupMs = ruleWarmupSeconds(opts.durationMs / 1000) * 1000;
+  const judgedMs = opts.durationMs - ruleWarmupMs;
+  let warmedAtMs = opts.warmupRequests ? undefined : 0; // when the warm-up's requests were answered
+  let plannedMs = opts.durationMs;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = performance.now() - started;
+    if (warmedAtMs === undefined && total >= (opts.warmupRequests ?? 0)) {
+      warmedAtMs = now;
+      plannedMs = Math.min(3 * opts.durationMs, Math.max(opts.durationMs, Math.max(ruleWarmupMs, now) + judgedMs));
+      if (plannedMs > opts.durationMs) log(`soak: ${opts.warmupRequests} requests of warm-up took ${Math.round(now / 1000)} s; running to ${Math.round(plannedMs / 1000)} s`);
+    }
+    if (now >= (warmedAtMs === undefined ? 3 * opts.durationMs : plannedMs)) break;
+  }
+  if (warmedAtMs === undefined) failures.push(`only ${total} of the ${opts.warmupRequests} warm-up requests were answered in ${Math.round((3 * opts.durationMs) / 1000)} s`);
   stop = true;
   await Promise.all(workers);
   clearInterval(ticker);
@@ -308,14 +330,15 @@ async function drive(proc: ChildProcess, url: string, dataDir: string, opts: Soa
   void dataDir;
 
   // Memory: the trend of the whole tree and of each process after warm-up (soak/memory-trend.ts).
-  const runSeconds = opts.durationMs / 1000;
-  const totalTrend = memoryTrend(series.total, runSeconds, 'RSS of the process tree');
-  const processes = [...series.roles].map(([pid, role]) => ({ role, pid, ...memoryTrend(series.perPid.get(pid) ?? [], runSeconds, `RSS of the ${role} (pid ${pid})`) }));
+  const runSeconds = plannedMs / 1000;
+  const warmupSeconds = Math.max(ruleWarmupMs, warmedAtMs ?? plannedMs) / 1000;
+  const totalTrend = memoryTrend(series.total, runSeconds, 'RSS of the process tree', warmupSeconds);
+  const processes = [...series.roles].map(([pid, role]) => ({ role, pid, ...memoryTrend(series.perPid.get(pid) ?? [], runSeconds, `RSS of the ${role} (pid ${pid})`, warmupSeconds) }));
   // Each process is judged over a long window only: in a short run the workers' heaps are still settling
   // (+20 MiB in 10 s seen), and the tree's total keeps the earlier short-run rule.
   failures.push(...totalTrend.failures, ...processes.flatMap((p) => (p.slopeJudged ? p.failures : [])));
   const info = (samples: Sample[]) => {
-    const { failures: _notJudged, ...t } = memoryTrend(samples, runSeconds);
+    const { failures: _notJudged, ...t } = memoryTrend(samples, runSeconds, 'RSS', warmupSeconds);
     return t;
   };
   const anonymous: AnonTrends = { total: info(series.anonTotal), processes: [...series.roles].map(([pid, role]) => ({ role, pid, ...info(series.anonPerPid.get(pid) ?? []) })) };

@@ -3,19 +3,23 @@ import assert from 'node:assert/strict';
 import { runSoak } from '../../soak/soak.js';
 
 /**
- * The one-minute form of `npm run soak` that CI runs with every `npm test`:
- * 64 connections of mixed traffic against the real binary, zero 5xx and
- * socket errors, no memory growth after warm-up (the process tree and each
- * process: soak/memory-trend.ts, whose rule has its own table-driven test),
- * every uploaded file intact.
+ * The short form of `npm run soak` that CI runs with every `npm test` (alone, after the other
+ * suites: scripts/run-tests.mjs): 64 connections of mixed traffic against the real binary, zero
+ * 5xx and socket errors, no memory growth after warm-up (the process tree and each process:
+ * soak/memory-trend.ts, whose rule has its own table-driven test), every uploaded file intact.
  *
- * One minute, not 20 s: on Node 24 V8 grows a worker's heap to its steady size over the first
- * ~35 s of this load (measured: tree RSS 483 MiB at 9 s, 670 at 36 s, 678 at 63 s, 680 at 90 s),
- * so a 20-second window judged heap warm-up, not growth. A leak still fails: after the first
- * quarter, the last third may exceed the first by at most max(32 MiB, 25 %).
+ * 100 s, or longer on a slow machine: warm-up lasts the rule's 50 s and until the server has
+ * answered 60,000 requests, and 50 s are judged after it. Under this load each worker's RSS steps
+ * up once by ~50 MiB (V8 enlarging the old generation after enough allocation, not a leak: flat
+ * from there over a 3-minute run, 555-570 MiB from 30 s to 150 s), and the step comes after a
+ * number of requests, not of seconds: done by 35-52 thousand requests in four runs, 20-70 s into
+ * them (CI's run on Node 24 at stop 37, beside another suite: flat at 451 MiB from 10 s to 26 s,
+ * the step at 42-48 s, flat at 565 MiB after; a quarter of a one-minute run judged that step as
+ * growth). A leak still fails: the last third of the judged window may exceed its first third by
+ * at most max(32 MiB, 15 %).
  */
-test('one-minute soak at 64 connections: no 5xx, no socket error, flat memory, every uploaded file intact', async (t) => {
-  const report = await runSoak({ durationMs: 60_000, concurrency: 64, reportEveryMs: 2000, log: (line) => t.diagnostic(line) });
+test('soak at 64 connections (100 s, 60,000 requests of warm-up): no 5xx, no socket error, flat memory, every uploaded file intact', async (t) => {
+  const report = await runSoak({ durationMs: 100_000, warmupRequests: 60_000, concurrency: 64, reportEveryMs: 2000, log: (line) => t.diagnostic(line) });
   assert.deepEqual(report.failures, []);
   assert.equal(report.status5xx, 0);
   assert.equal(report.socketErrors, 0);
