@@ -133,17 +133,22 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     },
 
     /**
-     * The received items as the WebDAV collection `Shared with me` shows them: `<name> (<owner>)`, one per
-     * item (the first of two that would share a name wins), newest grant first.
+     * The received items as the WebDAV collection `Shared with me` shows them, newest grant first: `<name> (<owner>)`,
+     * or, when two items of one owner share a name, `<name> (<owner>, <folder › path>)` for each of them, so every
+     * item is reachable and its name does not depend on which grants came first.
      */
     async sharedItems(principal: Principal): Promise<{ name: string; root: StorageKey; isFile: boolean }[]> {
-      const out = new Map<string, { name: string; root: StorageKey; isFile: boolean }>();
-      for (const r of await this.listReceived(principal)) {
+      const items = (await this.listReceived(principal)).map((r) => {
         const root = parseDecodedStoragePath(r.path.slice(1)).key;
-        const name = `${root.segments[root.segments.length - 1] ?? ''} (${r.owner})`;
-        if (!out.has(name)) out.set(name, { name, root, isFile: r.is_file });
-      }
-      return [...out.values()];
+        return { root, isFile: r.is_file, short: `${root.segments.at(-1) ?? ''} (${r.owner})` };
+      });
+      const count = new Map<string, number>();
+      for (const i of items) count.set(i.short, (count.get(i.short) ?? 0) + 1);
+      return items.map(({ root, isFile, short }) => {
+        if (count.get(short) === 1) return { name: short, root, isFile };
+        const folder = root.segments.slice(0, -1).join(' › ') || '/';
+        return { name: `${root.segments.at(-1) ?? ''} (${root.user}, ${folder})`, root, isFile };
+      });
     },
 
     /** The grant that gives `principal` the most on `key` of another user's tree, if any reaches it. */

@@ -185,6 +185,28 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await status(await dav('bob', 'GET', '/dav/alice/team/sub/dav.txt')), 200);
     });
 
+    test('WebDAV: two shared items of one owner with the same name both show, each named with its folder', async () => {
+      await t.fs.put('2025/minutes.txt', 'old', 'alice');
+      await t.fs.put('work/2026/minutes.txt', 'new', 'alice');
+      const grants = [await make('alice', '/alice/2025/minutes.txt', 'user:dave', 'read'), await make('alice', '/alice/work/2026/minutes.txt', 'user:dave', 'read')];
+      try {
+        const SW = '/dav/Shared%20with%20me/';
+        const hrefs = [...(await (await req('dave', 'PROPFIND', SW, undefined, { depth: '1' })).text()).matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => decodeURIComponent(m[1] as string));
+        assert.deepEqual(hrefs.sort(), ['/dav/Shared with me/', '/dav/Shared with me/minutes.txt (alice, 2025)', '/dav/Shared with me/minutes.txt (alice, work › 2026)']);
+        for (const [name, body] of [['minutes.txt (alice, 2025)', 'old'], ['minutes.txt (alice, work › 2026)', 'new']]) {
+          const res = await req('dave', 'GET', `${SW}${encodeURIComponent(name as string)}`);
+          assert.equal(res.status, 200);
+          assert.equal(await res.text(), body);
+        }
+        // One left: its plain name again.
+        assert.equal(await status(await req('alice', 'DELETE', `/api/grants/${grants[0]?.id}`)), 204);
+        const left = [...(await (await req('dave', 'PROPFIND', SW, undefined, { depth: '1' })).text()).matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => decodeURIComponent(m[1] as string));
+        assert.deepEqual(left.sort(), ['/dav/Shared with me/', '/dav/Shared with me/minutes.txt (alice)']);
+      } finally {
+        for (const g of grants) await status(await req('alice', 'DELETE', `/api/grants/${g.id}`));
+      }
+    });
+
     test('search finds what is shared with the caller, in /<owner>/<path> form, and nothing else of the owner\'s', async () => {
       type Found = { results: { path: string }[] };
       // Through the server, so its index has them on every backend.
