@@ -132,30 +132,43 @@ after(async () => {
   for (const d of disposers.splice(0).reverse()) await d().catch(() => undefined);
 });
 
+/**
+ * File Cloud on services of its own (a Redis, a PostgreSQL and a gateway to the shared radosgw that a
+ * test may pause or kill), disposed of after the test or, if it hangs, after the file.
+ */
+async function onPrivateServices(gateway: string, serverArgs: string[]) {
+  const s3 = s3Client();
+  let services: PrivateService[] = [];
+  let server: ServerProcess | undefined;
+  const dispose = async () => {
+    await server?.stop('SIGKILL').catch(() => undefined);
+    server = undefined;
+    await Promise.all(services.map((x) => x.dispose()));
+    services = [];
+    s3.destroy();
+  };
+  disposers.push(dispose);
+  try {
+    const [redis, pg, gw] = await Promise.all([privateRedis(), privatePostgres(), privateGateway(gateway)]);
+    services = [redis, pg, gw];
+    const opts = await s3ServerOptions();
+    const storage = `s3://${opts.bucket}/${opts.prefix}?endpoint=${encodeURIComponent(gw.url)}&region=${s3Service()!.region}&path_style=true`;
+    server = await startServer({ args: ['--storage', storage, '--database', pg.url, '--redis', redis.url, ...serverArgs], env: opts.env, startTimeoutMs: 60_000 });
+    return { s3, opts, redis, pg, gw, server, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+
 // FC_OUTAGE_SERVICES=database,storage runs only those (while working on one).
 const SERVICES = (['redis', 'database', 'storage'] as const).filter((s) => !process.env.FC_OUTAGE_SERVICES || process.env.FC_OUTAGE_SERVICES.split(',').includes(s));
 
 for (const service of SERVICES) {
   test(`${service} paused, then killed: every request answered within the bound with the documented status; all works again after; nothing partial`, { skip: skipReason('S3') ?? skipReason('Redis') ?? skipReason('PostgreSQL'), timeout: 240_000 }, async (t: TestContext) => {
-    const s3 = s3Client();
-    let redis: PrivateService | undefined;
-    let pg: PrivateService | undefined;
-    let gw: PrivateService | undefined;
-    let server: ServerProcess | undefined;
-    const dispose = async () => {
-      await server?.stop('SIGKILL').catch(() => undefined);
-      server = undefined;
-      await Promise.all([redis?.dispose(), pg?.dispose(), gw?.dispose()]);
-      s3.destroy();
-    };
-    disposers.push(dispose);
+    // The throttle is checked below with Redis gone, from an address of its own (X-Forwarded-For, trusted here).
+    const { s3, opts, redis, pg, gw, server, dispose } = await onPrivateServices(`outage_${service}`, ['--workers', '2', '--stale-upload-after', String(STALE_S), '--trust-proxy']);
     try {
-      [redis, pg, gw] = await Promise.all([privateRedis(), privatePostgres(), privateGateway(`outage_${service}`)]);
-      const opts = await s3ServerOptions();
-      const storage = `s3://${opts.bucket}/${opts.prefix}?endpoint=${encodeURIComponent(gw.url)}&region=${s3Service()!.region}&path_style=true`;
-      // The throttle is checked below with Redis gone, from an address of its own (X-Forwarded-For, trusted here).
-      const args = ['--storage', storage, '--database', pg.url, '--redis', redis.url, '--workers', '2', '--stale-upload-after', String(STALE_S), '--trust-proxy'];
-      server = await startServer({ args, env: opts.env, startTimeoutMs: 60_000 });
       const base = server.url;
       const first = await login(base, server.adminPassword);
       assert.equal(first.status, 200, first.body);
@@ -260,26 +273,10 @@ for (const service of SERVICES) {
 }
 
 test('the request deadline answers a request still waiting for a hung store with 503 at its bound, and the write it waited for never lands', { skip: skipReason('S3') ?? skipReason('Redis') ?? skipReason('PostgreSQL'), timeout: 120_000 }, async (t: TestContext) => {
-  const s3 = s3Client();
-  let redis: PrivateService | undefined;
-  let pg: PrivateService | undefined;
-  let gw: PrivateService | undefined;
-  let server: ServerProcess | undefined;
-  const dispose = async () => {
-    await server?.stop('SIGKILL').catch(() => undefined);
-    server = undefined;
-    await Promise.all([redis?.dispose(), pg?.dispose(), gw?.dispose()]);
-    s3.destroy();
-  };
-  disposers.push(dispose);
+  // The store's own bound (2 × 5 s) far beyond the deadline's (2 s): only the deadline can answer in time.
+  const DEADLINE_MS = 2000;
+  const { s3, opts, gw, server, dispose } = await onPrivateServices('outage_deadline', ['--workers', '1', '--service-timeout', '5', '--request-deadline', String(DEADLINE_MS / 1000)]);
   try {
-    [redis, pg, gw] = await Promise.all([privateRedis(), privatePostgres(), privateGateway('outage_deadline')]);
-    const opts = await s3ServerOptions();
-    const storage = `s3://${opts.bucket}/${opts.prefix}?endpoint=${encodeURIComponent(gw.url)}&region=${s3Service()!.region}&path_style=true`;
-    // The store's own bound (2 × 5 s) far beyond the deadline's (2 s): only the deadline can answer in time.
-    const DEADLINE_MS = 2000;
-    const args = ['--storage', storage, '--database', pg.url, '--redis', redis.url, '--workers', '1', '--service-timeout', '5', '--request-deadline', String(DEADLINE_MS / 1000)];
-    server = await startServer({ args, env: opts.env, startTimeoutMs: 60_000 });
     const signedIn = await login(server.url, server.adminPassword);
     const auth = bearer((JSON.parse(signedIn.body) as { access_token: string }).access_token);
     assert.equal((await call(`${server.url}/storage/admin/before.txt`, { method: 'PUT', headers: auth, body: 'x' })).status, 201);

@@ -15,3 +15,24 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Percent-encodes each segment of a storage path: `a b/c#d` → `a%20b/c%23d`. */
 export const encodePath = (p: string) => p.split('/').map(encodeURIComponent).join('/');
+
+/**
+ * A JSON API client of one server for route tests: `req` sends a method with a bearer token and a JSON
+ * body (a string as it is), `json` reads an answer that must have the given status (an empty body is
+ * undefined), `errorOf` its contract error code. `base` is read at each call (the server starts in `before`).
+ */
+export function jsonApi(base: () => string) {
+  const req = (method: string, path: string, token: string | undefined, body?: unknown) =>
+    fetch(`${base()}${path}`, {
+      method,
+      headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const json = async <T>(res: Response, status: number): Promise<T> => {
+    const text = await res.text();
+    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  };
+  const errorOf = async (res: Response, status: number) => (await json<{ error: string }>(res, status)).error;
+  return { req, json, errorOf };
+}

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer, postJson } from '../helpers/client.js';
+import { bearer, jsonApi, postJson } from '../helpers/client.js';
 
 type UserView = { username: string; admin: boolean; disabled: boolean; totp: boolean; used: number; quota: number | null; created_at: string };
 type Tokens = { access_token: string; refresh_token: string };
@@ -27,18 +27,7 @@ for (const [storage, skip] of BACKENDS) {
     });
     after(() => t?.close());
 
-    const req = (method: string, path: string, token: string | undefined, body?: unknown) =>
-      fetch(`${t.url}${path}`, {
-        method,
-        headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-    const json = async <T>(res: Response, status: number): Promise<T> => {
-      const text = await res.text();
-      assert.equal(res.status, status, text);
-      return JSON.parse(text) as T;
-    };
-    const errorOf = async (res: Response, status: number) => (await json<{ error: string }>(res, status)).error;
+    const { req, json, errorOf } = jsonApi(() => t.url);
     const login = (username: string, password: string) => postJson(`${t.url}/auth/login`, { username, password });
     const loginOk = async (username: string, password: string) => json<Tokens>(await login(username, password), 200);
     const list = async () => (await json<{ users: UserView[] }>(await req('GET', '/api/admin/users', root), 200)).users;

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer } from '../helpers/client.js';
+import { jsonApi } from '../helpers/client.js';
 
 type GroupView = { name: string; members: string[]; created_at: string };
 
@@ -20,18 +20,7 @@ for (const [storage, skip] of BACKENDS) {
     });
     after(() => t?.close());
 
-    const req = (method: string, path: string, token: string | undefined, body?: unknown) =>
-      fetch(`${t.url}${path}`, {
-        method,
-        headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-    const json = async <T>(res: Response, status: number): Promise<T> => {
-      const text = await res.text();
-      assert.equal(res.status, status, text);
-      return text === '' ? (undefined as T) : (JSON.parse(text) as T);
-    };
-    const errorOf = async (res: Response, status: number) => (await json<{ error: string }>(res, status)).error;
+    const { req, json, errorOf } = jsonApi(() => t.url);
     const groups = async () => (await json<{ groups: GroupView[] }>(await req('GET', '/api/admin/groups', root), 200)).groups;
     const me = async (token: string) => json<{ username: string; groups: string[] }>(await req('GET', '/api/me', token), 200);
 
