@@ -30,6 +30,11 @@ export type SpawnFileCloudOptions = {
   /** Node's own flags (e.g. --cpu-prof). */
   readonly nodeArgs?: readonly string[];
   readonly bin?: string;
+  /**
+   * How long the start may take before it counts as hung (default 60 s): a start that fails exits and
+   * fails at once; this bounds only one that neither listens nor exits. Two nodes of two workers each,
+   * migrating one database, took over 20 s on a busy 2-core CI machine.
+   */
   readonly startTimeoutMs?: number;
   /** Lead a process group of its own, so `signalGroup` can signal it as a terminal's Ctrl-C does. */
   readonly processGroup?: boolean;
@@ -83,7 +88,7 @@ export async function spawnFileCloud(o: SpawnFileCloudOptions): Promise<FileClou
   const logFile = o.logFile;
   const output = () => (logFile ? { stdout: readPart(logFile, logStart), stderr: '' } : { stdout, stderr });
   const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
-  const timeoutMs = o.startTimeoutMs ?? 20_000;
+  const timeoutMs = o.startTimeoutMs ?? 60_000;
 
   const url = await new Promise<string>((res, rej) => {
     let poll: NodeJS.Timeout | undefined;
