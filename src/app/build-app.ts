@@ -11,6 +11,8 @@ import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore } from '../store/types.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
+import { createTrashService } from '../services/trash.js';
+import { trashRoutes } from '../routes/trash.js';
 import { createUsageService } from '../services/usage.js';
 import { usageRoutes } from '../routes/usage.js';
 import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
@@ -151,7 +153,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const oidc = oidcSettings && createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
   const groups = createGroupService({ store: deps.store, clock });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
+  const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });
@@ -263,6 +266,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
+      await base.register(async (scope) => trashRoutes(scope, { trash }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -293,7 +297,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     sweeping ??= Promise.all([
       deps.backend.sweep({ staleMs }).catch((err: unknown) => app.log.warn({ err }, 'storage sweep failed')),
       tus.sweep().catch((err: unknown) => app.log.warn({ err }, 'resumable upload sweep failed')),
-    ]).then(
+    ])
+      // After the backend's sweep, which finishes the moves into the trash that dead processes left.
+      .then(() => trash.sweep().catch((err: unknown) => app.log.warn({ err }, 'trash sweep failed')))
+      .then(
       () => undefined,
       () => undefined,
     ).finally(() => (sweeping = undefined));

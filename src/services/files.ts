@@ -19,7 +19,7 @@ export type UploadPart = { readonly filename: string; readonly stream: Readable 
  * has already allowed (src/domain/access.ts), get entries and streams back,
  * and set the headers themselves.
  */
-export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number; usage: UsageService }) {
+export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number; usage: UsageService; trash?: { readonly enabled: boolean; put(key: StorageKey): Promise<void> } }) {
   const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
   const forbidden = () => new AppError('unauthorized', 'You are not allowed to access this path.');
@@ -232,8 +232,14 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       return written;
     },
 
+    /**
+     * The one delete of every front end (API, WebDAV, the web UI, /basic/, a
+     * grant's writer). With --trash-days the item goes to its owner's trash
+     * (services/trash.ts); without, it is gone for good (the interface document's rule).
+     */
     async delete(key: StorageKey): Promise<void> {
       if (isRoot(key)) throw new AppError('bad_request', 'The root of your storage cannot be deleted.');
+      if (deps.trash?.enabled) return deps.trash.put(key);
       await storageCall(() => backend.delete(key, { recursive: true }));
     },
 

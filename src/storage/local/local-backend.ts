@@ -1,17 +1,19 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
-import { access, readdir } from 'node:fs/promises';
+import { access, lstat, readdir, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
-import { deleteEntry, makeDir, moveEntry } from './mutate.js';
-import { prepareDirs, sweepStaging } from './staging.js';
+import { deleteEntry, makeDir, moveEntry, moveIn, moveOut } from './mutate.js';
+import { isValidUsername } from '../../domain/names.js';
+import { bytesBelow, prepareDirs, sweepStaging } from './staging.js';
 import { exactly, holdingBodyErrors } from '../body.js';
 import { stageFile, type CommitHooks, type Committed, type Dirs } from './write.js';
 import { createLocalResumable } from './resumable.js';
@@ -174,6 +176,49 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   };
   const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => holdingBodyErrors(body, () => stageFile(dirs, key, body, opts, hooks)));
 
+  const trashDir = dirs.trashDir ?? join(dirname(dirs.storageDir), 'trash');
+  /** `<trashDir>/<owner>/<id>/`: the owner and id are checked, so the area never leaves trashDir. */
+  const trashAreaOf = (owner: string, id: string): string => {
+    if (!isValidUsername(owner) || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new StorageError('invalid_path', 'Not a valid trash item.');
+    return join(trashDir, owner, id);
+  };
+  const trashedName = async (area: string): Promise<string | undefined> => (await readdir(area).catch(() => [] as string[]))[0];
+  /** The trash (TrashArea) on disk: one rename in, one rename out (mutate.ts moveOut / moveIn). */
+  const trash: TrashArea = {
+    async put(key, id) {
+      checkKey(key);
+      const area = trashAreaOf(key.user, id);
+      const moved = await whileHeld(lock(key, ...keyFolders(key)), () => moveOut(dirs, key, join(area, keyName(key))));
+      await events.emit({ type: 'deleted', key, isFile: moved.isFile, size: moved.bytes, kept: true });
+      return { isFile: moved.isFile, size: moved.bytes };
+    },
+    async find(owner, id) {
+      const area = trashAreaOf(owner, id);
+      const name = await trashedName(area);
+      if (name === undefined) return undefined;
+      const stats = await lstat(join(area, name));
+      return { isFile: !stats.isDirectory(), size: await bytesBelow(join(area, name)) };
+    },
+    async restore(owner, id, to) {
+      checkKey(to);
+      const area = trashAreaOf(owner, id);
+      const name = await trashedName(area);
+      if (name === undefined) throw new StorageError('not_found', 'No such item in the trash.');
+      const moved = await whileHeld(lock(to, ...keyFolders(to)), () => moveIn(dirs, join(area, name), to));
+      await rmdir(area).catch(() => undefined);
+      await events.emit({ type: 'created', key: to, isFile: moved.isFile, size: moved.bytes, kept: true });
+      return { isFile: moved.isFile, size: moved.bytes };
+    },
+    async remove(owner, id) {
+      const area = trashAreaOf(owner, id);
+      const bytes = await bytesBelow(area).catch(() => 0);
+      await rm(area, { recursive: true, force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting from the trash failed');
+      });
+      return bytes;
+    },
+  };
+
   const backend: StorageBackend = {
     capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },
 
@@ -314,6 +359,8 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       }
       await copyTree(backend, from, to, opts, unlinkedChildren);
     },
+
+    trash,
 
     ping: async () => {
       await access(dirs.storageDir, constants.R_OK | constants.W_OK).catch((e: unknown) => {
