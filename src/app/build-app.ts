@@ -12,6 +12,7 @@ import type { MetadataStore } from '../store/types.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
 import { createTrashService } from '../services/trash.js';
+import { createVersionService } from '../services/versions.js';
 import { trashRoutes } from '../routes/trash.js';
 import { createUsageService } from '../services/usage.js';
 import { usageRoutes } from '../routes/usage.js';
@@ -154,7 +155,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const groups = createGroupService({ store: deps.store, clock });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash });
+  const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });
@@ -249,7 +251,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails, grants }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails, grants, versions }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;

@@ -19,7 +19,13 @@ export type UploadPart = { readonly filename: string; readonly stream: Readable 
  * has already allowed (src/domain/access.ts), get entries and streams back,
  * and set the headers themselves.
  */
-export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number; usage: UsageService; trash?: { readonly enabled: boolean; put(key: StorageKey): Promise<void> } }) {
+export function createFilesService(deps: {
+  backend: StorageBackend;
+  maxUploadBytes: number;
+  usage: UsageService;
+  trash?: { readonly enabled: boolean; put(key: StorageKey): Promise<void> };
+  versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
+}) {
   const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
   const forbidden = () => new AppError('unauthorized', 'You are not allowed to access this path.');
@@ -117,20 +123,27 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
       const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint };
       const quota = await usage.quotaOf(key.user);
+      // --versions: the file replaced is kept as a version, as the new one takes its name (services/versions.ts).
+      const versioning = deps.versions?.enabled === true;
       const existing = quota !== undefined || opts.ifMatch !== undefined ? await storageCall(() => backend.stat(key)) : undefined;
       checkIfMatch(opts.ifMatch, existing);
-      if (quota === undefined && opts.ifMatch === undefined) {
+      if (quota === undefined && opts.ifMatch === undefined && !versioning) {
         return storageCall(() => backend.write(key, body, write));
       }
-      // What the upload frees: the file it replaces.
-      const credit = existing?.isFile ? existing.size : 0;
+      // What the upload frees: the file it replaces (nothing when it is kept as a version).
+      const credit = existing?.isFile && !versioning ? existing.size : 0;
       const reservation = await usage.reserve(key.user, quota === undefined ? 0 : Math.max(0, (opts.sizeHint ?? 0) - credit));
       try {
         const metered = quota === undefined ? body : usage.meter(body, reservation, credit);
         const staged = await storageCall(() => backend.stage(key, metered, write));
         // With the name held, the file the commit really replaces is known: if it shrank or went
         // meanwhile (another request), it frees less than was credited and the rest must fit too.
-        const exact: CommitOptions = { beforeReplace: async (freed) => (quota !== undefined && freed < credit ? reservation.cover(staged.size - freed) : undefined) };
+        const exact: CommitOptions = {
+          beforeReplace: async (freed) => {
+            if (quota !== undefined && freed < credit) await reservation.cover(staged.size - freed);
+            if (versioning) await deps.versions?.keep(key);
+          },
+        };
         const [entry] = await commitAll(
           [staged],
           async () => {

@@ -200,6 +200,12 @@ export interface StorageBackend {
    */
   readonly trash: TrashArea;
 
+  /**
+   * Earlier contents of files (--versions): kept outside every user's tree
+   * (local: `data/versions/`, S3: `PREFIX.file-cloud/versions/`).
+   */
+  readonly versions: VersionArea;
+
   /** Resolves when the storage answers (for health checks); throws a StorageError when it does not. */
   ping(): Promise<void>;
 
@@ -237,6 +243,21 @@ export interface TrashArea {
   restore(owner: string, id: string, to: StorageKey): Promise<Trashed>;
   /** Deletes the item for good; nothing there is no error. Returns the bytes it held. */
   remove(owner: string, id: string): Promise<number>;
+}
+
+/** The version store of a backend: a file's earlier bytes, by owner and an id the caller chose. */
+export interface VersionArea {
+  /**
+   * Keeps the bytes of the file now at key as version `<key.user>/<id>`; for
+   * CommitOptions.beforeReplace, whose caller holds the name (so the bytes
+   * kept are exactly the ones being replaced). Returns their size, or
+   * undefined when no file is there (nothing kept).
+   */
+  keep(key: StorageKey, id: string): Promise<number | undefined>;
+  /** Opens a version; `name` is the file's name, for the entry. `not_found` when it is gone. */
+  read(owner: string, id: string, name: string, range?: ByteRange): Promise<Opened>;
+  /** Deletes a version; a missing one is no error. */
+  remove(owner: string, id: string): Promise<void>;
 }
 
 /**

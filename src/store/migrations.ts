@@ -357,6 +357,18 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex('trash_items_owner').on('trash_items').columns(['owner_name', 'deleted_at']).execute();
       await db.schema.createIndex('trash_items_deleted').on('trash_items').columns(['state', 'deleted_at']).execute();
+      // File versions (--versions; src/services/versions.ts): the earlier contents of the file at owner_name +
+      // path ('a/b'), the bytes in the backend's version area under the row's id.
+      await db.schema
+        .createTable('file_versions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner_name', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('file_versions_path').on('file_versions').columns(['owner_name', 'path', 'created_at']).execute();
+      await db.schema.createIndex('file_versions_owner').on('file_versions').columns(['owner_name', 'created_at']).execute();
     },
   },
   '0010_search_index': {

@@ -21,6 +21,7 @@ import { createUsageRepo } from './usage-repo.js';
 import { createUserRepo } from './users-repo.js';
 import { createZipCrcRepo } from './zip-crcs-repo.js';
 import { createTrashRepo } from './trash-repo.js';
+import { createVersionRepo } from './versions-repo.js';
 
 /**
  * Every repository of the metadata store over one Kysely instance. SQLite and PostgreSQL run the
@@ -49,5 +50,6 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     groups: createGroupRepo(db),
     grants: createGrantRepo(db),
     trash: createTrashRepo(db),
+    versions: createVersionRepo(db),
   };
 }

@@ -194,4 +194,12 @@ export interface Database {
     deleted_at: number | string | bigint;
     state: string;
   };
+  /** 0019_trash (src/store/versions-repo.ts). */
+  file_versions: {
+    id: string;
+    owner_name: string;
+    path: string;
+    size: number | string | bigint;
+    created_at: number | string | bigint;
+  };
 }

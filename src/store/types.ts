@@ -408,6 +408,20 @@ export interface TrashRepo {
   delete(id: string): Promise<boolean>;
 }
 
+/** An earlier content of a file (src/services/versions.ts). `path` is the file's, below the owner ('a/b'). */
+export type FileVersion = { readonly id: string; readonly owner: string; readonly path: string; readonly size: number; readonly createdAt: number };
+
+export interface VersionRepo {
+  add(v: FileVersion): Promise<void>;
+  get(id: string): Promise<FileVersion | undefined>;
+  /** The versions of one file, newest first. */
+  list(owner: string, path: string): Promise<FileVersion[]>;
+  /** The owner's versions, oldest first (room for an upload). */
+  oldest(owner: string, limit: number): Promise<FileVersion[]>;
+  /** Deletes the row; false when it was gone already. */
+  delete(id: string): Promise<boolean>;
+}
+
 /** A user's storage usage and quota, in bytes. */
 /**
  * `used`: bytes of the user's files; `reserved`: bytes of uploads under way
@@ -595,5 +609,6 @@ export interface MetadataStore {
   readonly groups: GroupRepo;
   readonly grants: GrantRepo;
   readonly trash: TrashRepo;
+  readonly versions: VersionRepo;
   close(): Promise<void>;
 }

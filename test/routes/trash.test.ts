@@ -180,3 +180,38 @@ for (const [storage, skip] of BACKENDS) {
     });
   });
 }
+
+// Purge by age runs on the leader's storage sweep (every second with --stale-upload-after 2) against the
+// server's clock, which the test moves: an item is purged once it is more than --trash-days old, not before.
+for (const [storage, skip] of BACKENDS.filter(([s]) => s !== 'cluster')) {
+  describe(`trash purge by age on ${storage}`, { skip }, () => {
+    let t: TestApp;
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const tokens: Record<string, string> = {};
+    const { req, trash, used, put } = client(() => t, tokens);
+    before(async () => {
+      t = await startApp({ storage, users: ['alice'], flags: { trashDays: '1', staleUploadAfter: '2', accessTokenTtl: '864000' }, clock: { now: () => now } });
+      tokens.alice = (await t.login('alice')).access_token;
+    });
+    after(() => t?.close());
+
+    test('an item older than --trash-days is purged by the sweep and its bytes freed; a younger one stays', async () => {
+      await put('alice', 'alice/old.txt', 'o'.repeat(100));
+      await put('alice', 'alice/young.txt', 'y'.repeat(10));
+      const start = await used('alice');
+      assert.equal((await req('alice', 'DELETE', '/storage/alice/old.txt')).status, 204);
+      now += 12 * 3_600_000;
+      assert.equal((await req('alice', 'DELETE', '/storage/alice/young.txt')).status, 204);
+      now += 12 * 3_600_000 + 1000;
+      // One sweep interval (1 s) and the sweep's run: a bound, not a lucky schedule.
+      const deadline = Date.now() + 10_000;
+      let names = (await trash('alice')).map((i) => i.name);
+      while (names.includes('old.txt') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        names = (await trash('alice')).map((i) => i.name);
+      }
+      assert.deepEqual(names, ['young.txt']);
+      assert.equal(await used('alice'), start - 100);
+    });
+  });
+}

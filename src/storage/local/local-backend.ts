@@ -1,10 +1,10 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
-import { access, lstat, readdir, rm, rmdir } from 'node:fs/promises';
+import { access, link, lstat, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
@@ -219,6 +219,54 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     },
   };
 
+  const versionsDir = dirs.versionsDir ?? join(dirname(dirs.storageDir), 'versions');
+  const versionPath = (owner: string, id: string): string => {
+    if (!isValidUsername(owner) || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new StorageError('invalid_path', 'Not a valid version.');
+    return join(versionsDir, owner, id);
+  };
+  /**
+   * Versions on disk (VersionArea): `data/versions/<owner>/<id>`, a hard link to the replaced file's
+   * inode. Every write replaces a file by rename(2) and never writes into it, so the link keeps exactly
+   * the old bytes, without copying them.
+   */
+  const versions: VersionArea = {
+    async keep(key, id) {
+      checkKey(key);
+      const node = await find(key);
+      if (!node || node.kind !== 'file' || node.link || !node.stats) return undefined;
+      const dest = versionPath(key.user, id);
+      await mkdir(dirname(dest), { recursive: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Keeping a version failed');
+      });
+      await link(node.path, dest).catch((e: unknown) => {
+        throw fromErrno(e, 'Keeping a version failed');
+      });
+      return Number(node.stats.size);
+    },
+    async read(owner, id, name, range) {
+      let fd: number;
+      try {
+        fd = openSync(versionPath(owner, id), READ_FLAGS);
+      } catch (e) {
+        if (errnoOf(e) === 'ENOENT') throw new StorageError('not_found', 'No such version.', { cause: e });
+        throw fromErrno(e, 'Opening the version failed');
+      }
+      const entry = entryFromStats(name, fstatSync(fd, { bigint: true }));
+      const start = range?.start ?? 0;
+      const end = Math.min(range?.end ?? entry.size - 1, entry.size - 1);
+      if (end < start) {
+        closeSync(fd);
+        return { stream: Readable.from([]), entry };
+      }
+      return { stream: createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK }), entry };
+    },
+    async remove(owner, id) {
+      await rm(versionPath(owner, id), { force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting a version failed');
+      });
+    },
+  };
+
   const backend: StorageBackend = {
     capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },
 
@@ -361,6 +409,8 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     },
 
     trash,
+
+    versions,
 
     ping: async () => {
       await access(dirs.storageDir, constants.R_OK | constants.W_OK).catch((e: unknown) => {

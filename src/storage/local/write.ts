@@ -17,6 +17,8 @@ export type Dirs = {
   readonly tmpDir: string;
   /** The owners' trash (`data/trash/`, beside storage/ on the same file system); default: beside storageDir. */
   readonly trashDir?: string;
+  /** Earlier contents of files (`data/versions/`, same file system: versions are hard links); default: beside storageDir. */
+  readonly versionsDir?: string;
 };
 
 /** How many `name (n).ext` to try before giving up; far beyond any real folder. */

@@ -63,6 +63,9 @@ export const resumableArea = (prefix: string, id: string): string => `${resumabl
  */
 export const trashArea = (prefix: string, owner: string, id: string): string => `${prefix}.file-cloud/trash/${owner}/${id}/`;
 
+/** A kept version of a file: `PREFIX.file-cloud/versions/<owner>/<id>`, a plain object. */
+export const versionKey = (prefix: string, owner: string, id: string): string => `${prefix}.file-cloud/versions/${owner}/${id}`;
+
 /** A staging segment is named by the offset it starts at, zero-padded so keys sort in offset order. */
 export const resumableSegmentKey = (area: string, offset: number): string => `${area}${String(offset).padStart(16, '0')}`;
 

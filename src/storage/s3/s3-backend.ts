@@ -13,7 +13,7 @@ import {
 import { collisionName } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
-import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type WalkEntry, type WriteOptions } from '../backend.js';
+import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { requestSignal } from '../../lib/progress.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
@@ -21,7 +21,7 @@ import { createEventHub } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
 import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove } from './folder-move.js';
 import { FILE_MOVE_JOURNAL, resumeFileMoves, startFileMove } from './file-move.js';
-import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, trashArea, validFoldersBelow } from './keys.js';
+import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
 import type { S3Location } from './location.js';
 import { copyObject, deleteKeys, objectPages } from './objects.js';
 import { createS3Resumable } from './resumable.js';
@@ -608,6 +608,29 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     },
   };
 
+  /** Versions (VersionArea): a server-side copy of the replaced object at its ETag, under `PREFIX.file-cloud/versions/`. */
+  const versions: VersionArea = {
+    async keep(key, id) {
+      const h = isRoot(key) ? undefined : await headFile(key);
+      if (!h) return undefined;
+      await copyObject(s3, bucket, objectKey(prefix, key), versionKey(prefix, key.user, id), h.size, h.etag);
+      return h.size;
+    },
+    async read(owner, id, name, range) {
+      try {
+        const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: versionKey(prefix, owner, id), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+        const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
+        return { stream: r.Body as Readable, entry: fileEntry(name, { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' }) };
+      } catch (e) {
+        if (isNotFound(e)) throw new StorageError('not_found', 'No such version.');
+        throw fromS3Error(e, 'Reading a version');
+      }
+    },
+    async remove(owner, id) {
+      await deleteKeys(s3, bucket, [versionKey(prefix, owner, id)]);
+    },
+  };
+
   return {
     capabilities: { atomicReplace: true, emulatedDirs: true, serverSideMove: true, atomicFolderMove: false },
     events,
@@ -644,6 +667,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     move,
     copy,
     trash,
+    versions,
     ping: async () => void (await s3Call('Checking the bucket', () => s3.send(new HeadBucketCommand({ Bucket: bucket })))),
     close: async () => s3.destroy(),
   };
