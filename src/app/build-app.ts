@@ -157,6 +157,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
   const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions });
+  // An upload that would pass the quota purges the owner's oldest versions, then the oldest trash, first.
+  storageUsage.setReclaim(async (user, bytes) => {
+    const fromVersions = await versions.freeFor(user, bytes);
+    return fromVersions >= bytes ? fromVersions : fromVersions + (await trash.freeFor(user, bytes - fromVersions));
+  });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });

@@ -139,3 +139,46 @@ for (const [storage, skip] of BACKENDS.filter(([s]) => s !== 'cluster')) {
     });
   });
 }
+
+// Quota (issue 34): versions and trash count against the owner's quota, and an upload that would pass it
+// purges the oldest versions first, then the oldest trash, before it is refused.
+for (const [storage, skip] of BACKENDS) {
+  describe(`versions and trash under a quota on ${storage}`, { skip }, () => {
+    let t: TestApp;
+    const tokens: Record<string, string> = {};
+    const { req, json, put, versions, used } = client(() => t, tokens);
+    const trash = async () => (await json<{ items: { name: string }[] }>(await req('alice', 'GET', '/api/trash'), 200)).items.map((i) => i.name);
+    before(async () => {
+      t = await startApp({ storage, users: ['alice'], flags: { versions: true, trashDays: '30' } });
+      tokens.alice = (await t.login('alice')).access_token;
+      await t.store.usage.setQuota('alice', 100);
+    });
+    after(() => t?.close());
+
+    test('an upload past the quota purges the oldest versions, then the oldest trash, and only then is refused', async () => {
+      const bytes = (n: number, c: string) => c.repeat(n);
+      await put('alice', 'alice/v.txt', bytes(30, 'a'));
+      await put('alice', 'alice/v.txt', bytes(30, 'b')); // a version of 30
+      await put('alice', 'alice/t.txt', bytes(20, 't'));
+      assert.equal((await req('alice', 'DELETE', '/storage/alice/t.txt')).status, 204); // 20 in the trash
+      await put('alice', 'alice/u.txt', bytes(10, 'u'));
+      assert.equal((await req('alice', 'DELETE', '/storage/alice/u.txt')).status, 204); // 10 more, newer
+      assert.equal(await used('alice'), 90);
+      assert.equal((await versions('alice', 'alice/v.txt')).length, 1);
+      // 25 bytes: 10 free; the version (30) goes, the trash stays.
+      await put('alice', 'alice/n1.txt', bytes(25, 'n'));
+      assert.deepEqual(await versions('alice', 'alice/v.txt'), []);
+      assert.deepEqual((await trash()).sort(), ['t.txt', 'u.txt']);
+      assert.equal(await used('alice'), 85);
+      // 20 bytes: 15 free; the oldest trash item (t.txt, 20) goes, the newer one stays.
+      await put('alice', 'alice/n2.txt', bytes(20, 'm'));
+      assert.deepEqual(await trash(), ['u.txt']);
+      assert.equal(await used('alice'), 85);
+      // More than everything kept could free: refused, and what is kept is purged only as far as needed... all of it.
+      const refused = await req('alice', 'PUT', '/storage/alice/big.bin', bytes(200, 'x'), { 'content-type': 'application/octet-stream' });
+      assert.equal(refused.status, 507);
+      assert.equal(((await refused.json()) as { error: string }).error, 'quota_exceeded');
+      assert.equal(await t.fs.kind('big.bin', 'alice'), undefined);
+    });
+  });
+}
