@@ -267,7 +267,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: oidcSettings?.buttonLabel }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
-      await base.register(async (scope) => accountRoutes(scope, { account }));
+      await base.register(async (scope) => accountRoutes(scope, { account, features: { trashDays: config.trashDays, versions: config.versions } }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));
       await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
