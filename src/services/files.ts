@@ -175,7 +175,9 @@ export function createFilesService(deps: {
         return part.filename;
       };
       const written: string[] = [];
-      if (quota === undefined) {
+      // --versions with overwrite: each replaced file is kept as a version as the part takes its name.
+      const versioning = opts.overwrite && deps.versions?.enabled === true;
+      if (quota === undefined && !versioning) {
         for await (const part of parts) {
           const entry = await storageCall(() => backend.write(keyChild(dir, partName(part)), part.stream, write));
           written.push(entry.name);
@@ -201,7 +203,8 @@ export function createFilesService(deps: {
               const key = keyChild(dir, partName(part));
               if (opts.overwrite && !credited.has(key.segments.at(-1) as string)) {
                 const there = await storageCall(() => backend.stat(key));
-                credited.set(key.segments.at(-1) as string, { key, size: there?.isFile ? there.size : 0 });
+                // A file kept as a version frees nothing.
+                credited.set(key.segments.at(-1) as string, { key, size: there?.isFile && !versioning ? there.size : 0 });
               }
               const freed = credit();
               const file = await storageCall(() => backend.stage(key, usage.meter(part.stream, reservation, freed - before), write));
@@ -221,7 +224,7 @@ export function createFilesService(deps: {
             c.size = size;
             await reservation.cover(before - credit());
           };
-          const firstOfName = new Map<number, { size: number }>();
+          const firstOfName = new Map<number, { key: StorageKey; size: number }>();
           for (const [name, c] of credited) firstOfName.set(partNames.indexOf(name), c);
           const entries = await commitAll(
             staged,
@@ -233,7 +236,14 @@ export function createFilesService(deps: {
             },
             (i) => {
               const c = firstOfName.get(i);
-              return c && { beforeReplace: (freed) => recredit(c, freed) };
+              return (
+                c && {
+                  beforeReplace: async (freed) => {
+                    if (versioning) await deps.versions?.keep(c.key);
+                    else await recredit(c, freed);
+                  },
+                }
+              );
             },
           );
           for (const entry of entries) written.push(entry.name);

@@ -68,6 +68,17 @@ for (const [storage, skip] of BACKENDS) {
       assert.ok(list.some((v) => v.id === two.id));
     });
 
+    test('a multipart PUT with ?overwrite=true keeps a version of each file it replaces', async () => {
+      await put('alice', 'alice/m/one.txt', 'old one');
+      const form = new FormData();
+      form.append('f', new Blob(['new one']), 'one.txt');
+      form.append('g', new Blob(['fresh']), 'two.txt');
+      assert.equal((await fetch(`${t.url}/storage/alice/m/?overwrite=true`, { method: 'PUT', headers: bearer(tokens.alice as string), body: form })).status, 201);
+      const [v] = (await versions('alice', 'alice/m/one.txt')) as [Version];
+      assert.equal(await (await req('alice', 'GET', `/storage/alice/m/one.txt?version=${v.id}`)).text(), 'old one');
+      assert.deepEqual(await versions('alice', 'alice/m/two.txt'), []);
+    });
+
     test('a WebDAV PUT over a file keeps a version too', async () => {
       await put('alice', 'alice/dav.txt', 'before');
       assert.equal((await req('alice', 'PUT', '/dav/alice/dav.txt', 'after')).status, 204);
