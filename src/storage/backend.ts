@@ -243,6 +243,8 @@ export interface TrashArea {
   restore(owner: string, id: string, to: StorageKey): Promise<Trashed>;
   /** Deletes the item for good; nothing there is no error. Returns the bytes it held. */
   remove(owner: string, id: string): Promise<number>;
+  /** Deletes every item of the owner (the account was removed). */
+  removeOwner(owner: string): Promise<void>;
 }
 
 /** The version store of a backend: a file's earlier bytes, by owner and an id the caller chose. */
@@ -258,6 +260,8 @@ export interface VersionArea {
   read(owner: string, id: string, name: string, range?: ByteRange): Promise<Opened>;
   /** Deletes a version; a missing one is no error. */
   remove(owner: string, id: string): Promise<void>;
+  /** Deletes every version of the owner's files (the account was removed). */
+  removeOwner(owner: string): Promise<void>;
 }
 
 /**

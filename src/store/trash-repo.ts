@@ -57,5 +57,9 @@ export function createTrashRepo(db: Kysely<Database>): TrashRepo {
       const r = await db.deleteFrom('trash_items').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
+
+    async deleteOwner(owner) {
+      await db.deleteFrom('trash_items').where('owner_name', '=', owner).execute();
+    },
   };
 }

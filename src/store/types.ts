@@ -406,6 +406,8 @@ export interface TrashRepo {
   oldest(owner: string, limit: number): Promise<TrashItem[]>;
   /** Deletes the row; false when it was gone already (someone else took it). */
   delete(id: string): Promise<boolean>;
+  /** Deletes every row of the owner (the account was removed). */
+  deleteOwner(owner: string): Promise<void>;
 }
 
 /** An earlier content of a file (src/services/versions.ts). `path` is the file's, below the owner ('a/b'). */
@@ -420,6 +422,8 @@ export interface VersionRepo {
   oldest(owner: string, limit: number): Promise<FileVersion[]>;
   /** Deletes the row; false when it was gone already. */
   delete(id: string): Promise<boolean>;
+  /** Deletes every row of the owner (the account was removed). */
+  deleteOwner(owner: string): Promise<void>;
 }
 
 /** A user's storage usage and quota, in bytes. */

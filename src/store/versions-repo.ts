@@ -25,5 +25,8 @@ export function createVersionRepo(db: Kysely<Database>): VersionRepo {
       const r = await db.deleteFrom('file_versions').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
+    async deleteOwner(owner) {
+      await db.deleteFrom('file_versions').where('owner_name', '=', owner).execute();
+    },
   };
 }

@@ -193,3 +193,38 @@ for (const [storage, skip] of BACKENDS) {
     });
   });
 }
+
+// An account's trash and versions go with it: a new account of the same name starts with none.
+for (const [storage, skip] of BACKENDS) {
+  describe(`trash and versions of a removed account on ${storage}`, { skip }, () => {
+    let t: TestApp;
+    const tokens: Record<string, string> = {};
+    const { req, json, put, versions } = client(() => t, tokens);
+    before(async () => {
+      t = await startApp({ storage, users: ['carol'], flags: { versions: true, trashDays: '30' } });
+      await t.addUser('root', { admin: true });
+      tokens.carol = (await t.login('carol')).access_token;
+      tokens.root = (await t.login('root')).access_token;
+    });
+    after(() => t?.close());
+
+    test('removing the account deletes its trash and versions; a new account of that name has none', async () => {
+      await put('carol', 'carol/doc.txt', 'one');
+      await put('carol', 'carol/doc.txt', 'two');
+      assert.equal((await req('carol', 'DELETE', '/storage/carol/doc.txt')).status, 204);
+      assert.equal((await json<{ items: unknown[] }>(await req('carol', 'GET', '/api/trash'), 200)).items.length, 1);
+      assert.equal((await req('root', 'DELETE', '/api/admin/users/carol')).status, 204);
+      await t.addUser('carol');
+      tokens.carol = (await t.login('carol')).access_token;
+      assert.deepEqual((await json<{ items: unknown[] }>(await req('carol', 'GET', '/api/trash'), 200)).items, []);
+      await put('carol', 'carol/doc.txt', 'new');
+      assert.deepEqual(await versions('carol', 'carol/doc.txt'), []);
+      if (storage === 'file') {
+        const { existsSync } = await import('node:fs');
+        const { join } = await import('node:path');
+        assert.ok(!existsSync(join(t.paths.root, 'trash', 'carol')));
+        assert.ok(!existsSync(join(t.paths.root, 'versions', 'carol')));
+      }
+    });
+  });
+}

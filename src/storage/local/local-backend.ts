@@ -217,6 +217,12 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       });
       return bytes;
     },
+    async removeOwner(owner) {
+      if (!isValidUsername(owner)) throw new StorageError('invalid_path', 'Not a valid user.');
+      await rm(join(trashDir, owner), { recursive: true, force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting the trash failed');
+      });
+    },
   };
 
   const versionsDir = dirs.versionsDir ?? join(dirname(dirs.storageDir), 'versions');
@@ -263,6 +269,12 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     async remove(owner, id) {
       await rm(versionPath(owner, id), { force: true }).catch((e: unknown) => {
         throw fromErrno(e, 'Deleting a version failed');
+      });
+    },
+    async removeOwner(owner) {
+      if (!isValidUsername(owner)) throw new StorageError('invalid_path', 'Not a valid user.');
+      await rm(join(versionsDir, owner), { recursive: true, force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting versions failed');
       });
     },
   };

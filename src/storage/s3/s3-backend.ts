@@ -606,6 +606,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       }
       return size;
     },
+
+    async removeOwner(owner) {
+      for await (const page of objectPages(s3, bucket, trashArea(prefix, owner, '').slice(0, -1))) await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
+    },
   };
 
   /** Versions (VersionArea): a server-side copy of the replaced object at its ETag, under `PREFIX.file-cloud/versions/`. */
@@ -628,6 +632,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     },
     async remove(owner, id) {
       await deleteKeys(s3, bucket, [versionKey(prefix, owner, id)]);
+    },
+    async removeOwner(owner) {
+      for await (const page of objectPages(s3, bucket, versionKey(prefix, owner, ''))) await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
     },
   };
 
