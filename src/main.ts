@@ -32,6 +32,8 @@ export function dataPaths(dataDir: string) {
     root,
     storage: join(root, 'storage'),
     tmp: join(root, 'tmp'),
+    trash: join(root, 'trash'),
+    versions: join(root, 'versions'),
     db: join(root, 'file-cloud.db'),
     secret: join(root, 'secret'),
   };
@@ -71,7 +73,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
  * storage (on local disk it would cost every process ~3 MiB for nothing).
  */
 export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
-  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp }, coordination);
+  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions }, coordination);
   const { createS3Backend } = await import('./storage/s3/s3-backend.js');
   return createS3Backend(storage, coordination, opts);
 }

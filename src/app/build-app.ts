@@ -11,6 +11,9 @@ import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore } from '../store/types.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
+import { createTrashService } from '../services/trash.js';
+import { createVersionService } from '../services/versions.js';
+import { trashRoutes } from '../routes/trash.js';
 import { createUsageService } from '../services/usage.js';
 import { usageRoutes } from '../routes/usage.js';
 import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
@@ -151,7 +154,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const oidc = oidcSettings && createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
   const groups = createGroupService({ store: deps.store, clock });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
+  const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
+  const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions });
+  // An upload that would pass the quota purges the owner's oldest versions, then the oldest trash, first.
+  storageUsage.setReclaim(async (user, bytes) => {
+    const fromVersions = await versions.freeFor(user, bytes);
+    return fromVersions >= bytes ? fromVersions : fromVersions + (await trash.freeFor(user, bytes - fromVersions));
+  });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });
@@ -246,7 +256,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails, grants }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails, grants, versions }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
@@ -257,12 +267,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: oidcSettings?.buttonLabel }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
-      await base.register(async (scope) => accountRoutes(scope, { account }));
+      await base.register(async (scope) => accountRoutes(scope, { account, features: { trashDays: config.trashDays, versions: config.versions } }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));
       await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
+      await base.register(async (scope) => trashRoutes(scope, { trash }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -293,7 +304,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     sweeping ??= Promise.all([
       deps.backend.sweep({ staleMs }).catch((err: unknown) => app.log.warn({ err }, 'storage sweep failed')),
       tus.sweep().catch((err: unknown) => app.log.warn({ err }, 'resumable upload sweep failed')),
-    ]).then(
+    ])
+      // After the backend's sweep, which finishes the moves into the trash that dead processes left.
+      .then(() => trash.sweep().catch((err: unknown) => app.log.warn({ err }, 'trash sweep failed')))
+      .then(
       () => undefined,
       () => undefined,
     ).finally(() => (sweeping = undefined));

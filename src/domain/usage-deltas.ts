@@ -13,11 +13,12 @@ export function usageDeltas(event: StorageEvent): UsageDelta[] {
   const one = (user: string, delta: number): UsageDelta[] => (delta === 0 ? [] : [{ user, delta }]);
   switch (event.type) {
     case 'created':
-      return one(event.key.user, event.size);
+      // Back from the trash: the trash counts against the owner's quota, so the bytes never left usage.
+      return event.kept ? [] : one(event.key.user, event.size);
     case 'replaced':
       return one(event.key.user, event.size - event.previousSize);
     case 'deleted':
-      return one(event.key.user, -event.size);
+      return event.kept ? [] : one(event.key.user, -event.size);
     case 'moved':
       // Moves never cross users (the service refuses it), so the moved bytes stay where they were counted.
       return one(event.to.user, -event.replacedSize);

@@ -29,7 +29,10 @@ const sessionSchema = {
 const codeBody = { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 64, description: 'A 6-digit code from the authenticator app (or, to turn TOTP off, a recovery code).' } } } as const;
 
 /** CONTRACT "Accounts and API": /api/me, own password, own sessions, TOTP. */
-export function accountRoutes(scope: FastifyInstance, deps: { account: AccountService }): void {
+/** What the operator turned on that the web UI shows (the Trash page, a file's Versions). */
+export type Features = { readonly trashDays: number; readonly versions: boolean };
+
+export function accountRoutes(scope: FastifyInstance, deps: { account: AccountService; features?: Features }): void {
   const { account } = deps;
   const user = { access: { who: 'user' } as AccessRule };
   // Managing the account needs a signed-in session: an app password cannot change the password, see
@@ -49,7 +52,7 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
       response: {
         200: json('Who you are, your usage and quota, whether TOTP is on, and your groups.', {
           type: 'object',
-          required: ['username', 'admin', 'used', 'quota', 'totp', 'groups'],
+          required: ['username', 'admin', 'used', 'quota', 'totp', 'groups', 'trash_days', 'versions'],
           properties: {
             username: { type: 'string' },
             admin: { type: 'boolean' },
@@ -57,12 +60,14 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
             quota: { type: ['integer', 'null'], description: 'Bytes allowed; null = no quota.' },
             totp: { type: 'boolean', description: 'Two-factor sign-in (TOTP) is on.' },
             groups: { type: 'array', items: { type: 'string' }, description: 'The groups you belong to, by name.' },
+            trash_days: { type: 'integer', description: 'Days a deleted item stays in the trash (--trash-days); 0: deletions are permanent, no trash.' },
+            versions: { type: 'boolean', description: 'Replaced files keep their earlier contents (--versions).' },
           },
         }),
         ...signedIn,
       },
     },
-  }, async (request) => account.me(callerOf(request)));
+  }, async (request) => ({ ...(await account.me(callerOf(request))), trash_days: deps.features?.trashDays ?? 0, versions: deps.features?.versions ?? false }));
 
   scope.post('/api/me/password', {
     config: checked,

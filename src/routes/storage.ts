@@ -10,12 +10,13 @@ import type { PathTokenService } from '../services/path-token-service.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
 import { readJsonBody } from './json-body.js';
-import { isPlainGet, sendWhole, serveFile } from './serve-file.js';
+import { fileHeaders, isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
 import type { GrantService } from '../services/grants.js';
+import type { VersionService } from '../services/versions.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
 
@@ -27,6 +28,16 @@ const pathErrors = {
   400: 'A bad path: a `.`, `..` or empty segment, NUL, a backslash, invalid percent-encoding (`invalid_path`).',
   401: 'No valid token, a path token for another path or method, or a path that is not yours (`unauthorized`).',
 };
+const Versions: JsonSchema = {
+  type: 'object',
+  required: ['versions'],
+  properties: {
+    versions: {
+      type: 'array',
+      items: { type: 'object', required: ['id', 'size', 'modified'], properties: { id: { type: 'string' }, size: { type: 'integer' }, modified: { type: 'string', format: 'date-time', description: 'When this content was replaced.' } } },
+    },
+  },
+};
 const readQuery: JsonSchema = {
   type: 'object',
   properties: {
@@ -34,13 +45,15 @@ const readQuery: JsonSchema = {
     download: flag('With `1`/`true`: `Content-Disposition: attachment` with the file name (RFC 6266/5987).'),
     zip: flag('With `1`/`true` on a folder: the folder as a zip (stored, streamed, resumable with Range).'),
     name: { type: 'array', items: { type: 'string' }, description: 'With `zip`: only these entries of the folder (repeatable).' },
+    versions: { type: 'string', description: 'On a file, with --versions: its earlier contents, `{"versions":[{"id","size","modified"}]}`, newest first.' },
+    version: { type: 'string', description: 'On a file, with --versions: the bytes of that version (an id from `?versions`).' },
   },
 };
 const readAnswers = {
   ...fileAnswers,
   200: {
-    description: 'A folder: its listing (`application/json`). A file: its bytes with `Content-Type` from the extension. With `?zip=1`: the folder as `application/zip`.',
-    content: { 'application/json': { schema: Listing }, 'application/zip': { schema: { type: 'string', contentMediaType: 'application/zip' } }, '*/*': { schema: { type: 'string' } } },
+    description: 'A folder: its listing (`application/json`). A file: its bytes with `Content-Type` from the extension. With `?zip=1`: the folder as `application/zip`. With `?versions` on a file: its versions (`application/json`); with `?version=<id>`: that version\'s bytes.',
+    content: { 'application/json': { schema: { anyOf: [Listing, Versions] } }, 'application/zip': { schema: { type: 'string', contentMediaType: 'application/zip' } }, '*/*': { schema: { type: 'string' } } },
     headers: fileAnswers[200].headers,
   },
 };
@@ -117,6 +130,11 @@ const actionBody: JsonSchema = {
     },
     { title: 'CreateFolder', properties: { action: { const: 'CreateFolder' } } },
     {
+      title: 'restore_version',
+      required: ['version'],
+      properties: { action: { const: 'restore_version' }, version: { type: 'string', description: 'An id from `?versions` (with --versions): the file gets that content back; what it held becomes a version itself.' } },
+    },
+    {
       title: 'Move',
       required: ['new_path'],
       properties: {
@@ -128,7 +146,7 @@ const actionBody: JsonSchema = {
   ],
 };
 const postSchema: RouteSchema = {
-  summary: 'Actions on a path: MakePathToken, CreateFolder, Move',
+  summary: 'Actions on a path: MakePathToken, CreateFolder, Move, restore_version',
   tags: ['Storage'],
   params: storagePath,
   body: { required: true, content: { 'application/json': { schema: actionBody } } },
@@ -137,12 +155,12 @@ const postSchema: RouteSchema = {
       'x-expires-at': header('When the path token expires (RFC 3339).'),
     }),
     201: empty('CreateFolder: the folder was created (with its parents).'),
-    204: empty('Move: moved.'),
+    204: empty('Move: moved. restore_version: the file has that version\'s content again.'),
     ...errors({
       ...pathErrors,
       400: 'Not JSON (`invalid_json`), a missing or unknown action (`unknown_action`), a bad field or path (`bad_request`, `invalid_path`), a folder moved into itself (`into_itself`).',
       401: 'No valid access token, a path that is not yours, or a Move destination under another user (`unauthorized`).',
-      404: 'The path (MakePathToken, Move source) does not exist (`not_found`).',
+      404: 'The path (MakePathToken, Move source) does not exist, or no such version / versions off (`not_found`).',
       409: 'CreateFolder: something exists at the path; Move: the destination exists without `overwrite` (`already_exists`), or a file is where a folder is needed.',
       413: 'The JSON body is over 64 KiB.',
     }),
@@ -166,7 +184,7 @@ const deleteSchema: RouteSchema = {
  */
 export async function storageRoutes(
   scope: FastifyInstance,
-  deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService; grants: Pick<GrantService, 'assertMay'> },
+  deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService; grants: Pick<GrantService, 'assertMay'>; versions: VersionService },
 ): Promise<void> {
   const { files } = deps;
 
@@ -208,6 +226,17 @@ export async function storageRoutes(
     if (learned && 'error' in learned) throw learned.error;
     const folder = learned && 'folder' in learned ? learned : undefined;
     // A plain GET of a file (the common case) opens it at once; a folder goes on to its listing.
+    if (query.versions !== undefined || query.version !== undefined) {
+      if (!(await files.stat(key)).isFile || trailingSlash) throw new AppError('is_a_directory', 'Only a file has versions.');
+      if (query.version === undefined) return reply.header('cache-control', 'no-store').send({ versions: await deps.versions.list(key) });
+      const opened = await deps.versions.read(key, String(query.version));
+      // A version never changes, but its ETag is the bytes' own: a cache must not mix it up with the file's.
+      reply.header('cache-control', 'no-store');
+      if (withBody) return sendWhole(reply, opened, download);
+      opened.stream.destroy();
+      fileHeaders(reply, opened.entry, download);
+      return reply.header('content-length', String(opened.entry.size)).code(200).send();
+    }
     if (!folder && isPlainGet(request) && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
       const whole = await files.readIfFile(key);
       if (whole) return sendWhole(reply, whole, download);
@@ -291,6 +320,13 @@ export async function storageRoutes(
         for (const k of [key, dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
         const overwrite = optionalBoolean(body, 'overwrite') ?? false;
         await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite));
+        return reply.code(204).send();
+      }
+      case 'restore_version': {
+        if (key.user !== request.principal!.username) await deps.grants.assertMay(request.principal!, key, 'PUT');
+        const opened = await deps.versions.read(key, requiredString(body, 'version'));
+        // Written as any replace is: what the file holds now is kept as a version in turn.
+        await files.writeFile(key, opened.stream, { sizeHint: opened.entry.size });
         return reply.code(204).send();
       }
       default:

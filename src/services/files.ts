@@ -19,7 +19,13 @@ export type UploadPart = { readonly filename: string; readonly stream: Readable 
  * has already allowed (src/domain/access.ts), get entries and streams back,
  * and set the headers themselves.
  */
-export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number; usage: UsageService }) {
+export function createFilesService(deps: {
+  backend: StorageBackend;
+  maxUploadBytes: number;
+  usage: UsageService;
+  trash?: { readonly enabled: boolean; put(key: StorageKey): Promise<void> };
+  versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
+}) {
   const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
   const forbidden = () => new AppError('unauthorized', 'You are not allowed to access this path.');
@@ -117,20 +123,27 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
       const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint };
       const quota = await usage.quotaOf(key.user);
+      // --versions: the file replaced is kept as a version, as the new one takes its name (services/versions.ts).
+      const versioning = deps.versions?.enabled === true;
       const existing = quota !== undefined || opts.ifMatch !== undefined ? await storageCall(() => backend.stat(key)) : undefined;
       checkIfMatch(opts.ifMatch, existing);
-      if (quota === undefined && opts.ifMatch === undefined) {
+      if (quota === undefined && opts.ifMatch === undefined && !versioning) {
         return storageCall(() => backend.write(key, body, write));
       }
-      // What the upload frees: the file it replaces.
-      const credit = existing?.isFile ? existing.size : 0;
+      // What the upload frees: the file it replaces (nothing when it is kept as a version).
+      const credit = existing?.isFile && !versioning ? existing.size : 0;
       const reservation = await usage.reserve(key.user, quota === undefined ? 0 : Math.max(0, (opts.sizeHint ?? 0) - credit));
       try {
         const metered = quota === undefined ? body : usage.meter(body, reservation, credit);
         const staged = await storageCall(() => backend.stage(key, metered, write));
         // With the name held, the file the commit really replaces is known: if it shrank or went
         // meanwhile (another request), it frees less than was credited and the rest must fit too.
-        const exact: CommitOptions = { beforeReplace: async (freed) => (quota !== undefined && freed < credit ? reservation.cover(staged.size - freed) : undefined) };
+        const exact: CommitOptions = {
+          beforeReplace: async (freed) => {
+            if (quota !== undefined && freed < credit) await reservation.cover(staged.size - freed);
+            if (versioning) await deps.versions?.keep(key);
+          },
+        };
         const [entry] = await commitAll(
           [staged],
           async () => {
@@ -162,7 +175,9 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
         return part.filename;
       };
       const written: string[] = [];
-      if (quota === undefined) {
+      // --versions with overwrite: each replaced file is kept as a version as the part takes its name.
+      const versioning = opts.overwrite && deps.versions?.enabled === true;
+      if (quota === undefined && !versioning) {
         for await (const part of parts) {
           const entry = await storageCall(() => backend.write(keyChild(dir, partName(part)), part.stream, write));
           written.push(entry.name);
@@ -188,7 +203,8 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
               const key = keyChild(dir, partName(part));
               if (opts.overwrite && !credited.has(key.segments.at(-1) as string)) {
                 const there = await storageCall(() => backend.stat(key));
-                credited.set(key.segments.at(-1) as string, { key, size: there?.isFile ? there.size : 0 });
+                // A file kept as a version frees nothing.
+                credited.set(key.segments.at(-1) as string, { key, size: there?.isFile && !versioning ? there.size : 0 });
               }
               const freed = credit();
               const file = await storageCall(() => backend.stage(key, usage.meter(part.stream, reservation, freed - before), write));
@@ -208,7 +224,7 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
             c.size = size;
             await reservation.cover(before - credit());
           };
-          const firstOfName = new Map<number, { size: number }>();
+          const firstOfName = new Map<number, { key: StorageKey; size: number }>();
           for (const [name, c] of credited) firstOfName.set(partNames.indexOf(name), c);
           const entries = await commitAll(
             staged,
@@ -220,7 +236,14 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
             },
             (i) => {
               const c = firstOfName.get(i);
-              return c && { beforeReplace: (freed) => recredit(c, freed) };
+              return (
+                c && {
+                  beforeReplace: async (freed) => {
+                    if (versioning) await deps.versions?.keep(c.key);
+                    else await recredit(c, freed);
+                  },
+                }
+              );
             },
           );
           for (const entry of entries) written.push(entry.name);
@@ -232,8 +255,14 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
       return written;
     },
 
+    /**
+     * The one delete of every front end (API, WebDAV, the web UI, /basic/, a
+     * grant's writer). With --trash-days the item goes to its owner's trash
+     * (services/trash.ts); without, it is gone for good (the interface document's rule).
+     */
     async delete(key: StorageKey): Promise<void> {
       if (isRoot(key)) throw new AppError('bad_request', 'The root of your storage cannot be deleted.');
+      if (deps.trash?.enabled) return deps.trash.put(key);
       await storageCall(() => backend.delete(key, { recursive: true }));
     },
 

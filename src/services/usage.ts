@@ -65,6 +65,9 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
     while (pending.size > 0) await Promise.all([...pending]);
   }
 
+  /** Frees bytes of a user's kept data (versions, trash) for an upload that does not fit; set once the services exist. */
+  let reclaim: ((user: string, bytes: number) => Promise<number>) | undefined;
+
   async function reserve(user: string, initial = 0): Promise<Reservation> {
     let held = 0;
     let unlimited = false;
@@ -73,16 +76,21 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
         if (unlimited || bytes <= held) return;
         const more = bytes - held;
         // Ahead of the bytes by a step when that fits; exactly what is needed when only that does.
-        for (const ask of more < RESERVE_STEP ? [more + RESERVE_STEP, more] : [more]) {
-          const r = await store.usage.reserve(user, ask);
-          if (r === 'unlimited') {
-            unlimited = true;
-            return;
+        // When not even that fits, the owner's own safety net (old versions, then the trash) makes
+        // room first, once: a user is never blocked by it (services/trash.ts, services/versions.ts).
+        for (let attempt = 0; attempt < 2; attempt++) {
+          for (const ask of more < RESERVE_STEP && attempt === 0 ? [more + RESERVE_STEP, more] : [more]) {
+            const r = await store.usage.reserve(user, ask);
+            if (r === 'unlimited') {
+              unlimited = true;
+              return;
+            }
+            if (r === 'reserved') {
+              held += ask;
+              return;
+            }
           }
-          if (r === 'reserved') {
-            held += ask;
-            return;
-          }
+          if (attempt > 0 || !reclaim || (await reclaim(user, more)) === 0) break;
         }
         const now = await store.usage.get(user);
         throw quotaExceeded(now?.quota ?? 0);
@@ -107,6 +115,14 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
 
   return {
     flush,
+
+    /**
+     * What an upload that would pass the quota may purge first (the oldest
+     * versions, then the oldest trash): returns the bytes it freed.
+     */
+    setReclaim(fn: (user: string, bytes: number) => Promise<number>): void {
+      reclaim = fn;
+    },
 
     /** `{used, quota}` of a user; quota undefined when none is set. */
     async get(user: string): Promise<{ used: number; quota: number | undefined }> {

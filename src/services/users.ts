@@ -101,6 +101,14 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
         throw e;
       }
       if (!removed) throw noUser(username);
+      // The trash and the versions are the server's, not files the administrator may want kept: they go with
+      // the account either way, or a new account of the same name would find them (issue 34).
+      if (isValidUsername(username)) {
+        await store.trash.deleteOwner(username);
+        await store.versions.deleteOwner(username);
+        await backend.trash.removeOwner(username);
+        await backend.versions.removeOwner(username);
+      }
       if (deleteFiles && isValidUsername(username)) {
         try {
           await backend.delete(rootOf(username), { recursive: true });

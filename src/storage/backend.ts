@@ -193,11 +193,75 @@ export interface StorageBackend {
   /** Copies a file or a folder with its contents; the same rules as move, the source stays. */
   copy(from: StorageKey, to: StorageKey, opts: CopyOptions): Promise<void>;
 
+  /**
+   * The owners' trash (--trash-days): an area outside every user's tree
+   * (local: `data/trash/`, S3: `PREFIX.file-cloud/trash/`), where a deleted
+   * item is kept under an id until it is restored or purged.
+   */
+  readonly trash: TrashArea;
+
+  /**
+   * Earlier contents of files (--versions): kept outside every user's tree
+   * (local: `data/versions/`, S3: `PREFIX.file-cloud/versions/`).
+   */
+  readonly versions: VersionArea;
+
   /** Resolves when the storage answers (for health checks); throws a StorageError when it does not. */
   ping(): Promise<void>;
 
   /** Releases resources (open handles, clients). */
   close(): Promise<void>;
+}
+
+/** What a move into the trash took away from the owner's tree. */
+export type Trashed = { readonly isFile: boolean; readonly size: number };
+
+/**
+ * The trash area of a backend. An item is addressed by its owner and an id
+ * the caller chose (a random one), and holds exactly one file or folder.
+ * Moves in and out are crash-safe: after a kill the item is at its path or
+ * in the trash (the local disk renames; S3 runs a journaled job that init or
+ * sweep finishes), never both and never neither.
+ */
+export interface TrashArea {
+  /**
+   * Moves the file or folder at key into the trash as `<owner>/<id>`; emits a
+   * `deleted` event with `kept: true`. `not_found` when nothing is there.
+   */
+  put(key: StorageKey, id: string): Promise<Trashed>;
+  /**
+   * The item `<owner>/<id>` when the trash holds it (a move in finished),
+   * undefined when it does not; `busy` while a move in or out of that item is
+   * still under way in a live process (ask again later). A move whose process
+   * died is finished first.
+   */
+  find(owner: string, id: string): Promise<Trashed | undefined | 'busy'>;
+  /**
+   * Moves the item back to `to`, whose name must be free (`already_exists`
+   * otherwise; parents are created); emits `created` with `kept: true`.
+   */
+  restore(owner: string, id: string, to: StorageKey): Promise<Trashed>;
+  /** Deletes the item for good; nothing there is no error. Returns the bytes it held. */
+  remove(owner: string, id: string): Promise<number>;
+  /** Deletes every item of the owner (the account was removed). */
+  removeOwner(owner: string): Promise<void>;
+}
+
+/** The version store of a backend: a file's earlier bytes, by owner and an id the caller chose. */
+export interface VersionArea {
+  /**
+   * Keeps the bytes of the file now at key as version `<key.user>/<id>`; for
+   * CommitOptions.beforeReplace, whose caller holds the name (so the bytes
+   * kept are exactly the ones being replaced). Returns their size, or
+   * undefined when no file is there (nothing kept).
+   */
+  keep(key: StorageKey, id: string): Promise<number | undefined>;
+  /** Opens a version; `name` is the file's name, for the entry. `not_found` when it is gone. */
+  read(owner: string, id: string, name: string, range?: ByteRange): Promise<Opened>;
+  /** Deletes a version; a missing one is no error. */
+  remove(owner: string, id: string): Promise<void>;
+  /** Deletes every version of the owner's files (the account was removed). */
+  removeOwner(owner: string): Promise<void>;
 }
 
 /**

@@ -7,9 +7,23 @@ import type { StorageKey } from '../domain/storage-path.js';
  * the keys.
  */
 export type StorageEvent =
-  | { readonly type: 'created'; readonly key: StorageKey; readonly isFile: boolean; readonly size: number }
+  | {
+      readonly type: 'created';
+      readonly key: StorageKey;
+      readonly isFile: boolean;
+      readonly size: number;
+      /** Came back from the owner's trash: its bytes were counted all along (src/services/trash.ts). */
+      readonly kept?: boolean;
+    }
   | { readonly type: 'replaced'; readonly key: StorageKey; readonly size: number; readonly previousSize: number }
-  | { readonly type: 'deleted'; readonly key: StorageKey; readonly isFile: boolean; readonly size: number }
+  | {
+      readonly type: 'deleted';
+      readonly key: StorageKey;
+      readonly isFile: boolean;
+      readonly size: number;
+      /** Moved into the owner's trash, not destroyed: gone for every reader, its bytes still the owner's. */
+      readonly kept?: boolean;
+    }
   | {
       readonly type: 'moved';
       readonly from: StorageKey;

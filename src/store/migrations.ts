@@ -338,6 +338,39 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('tus_uploads').addColumn('uploader', 'text').execute();
     },
   },
+  '0019_trash': {
+    async up(db: Kysely<unknown>) {
+      // The owners' trash (--trash-days; src/services/trash.ts). A row is written ('moving') before the
+      // item leaves its path and marked 'trashed' once it is in the trash area, so a kill in between is
+      // found and settled by the sweep (the item is where the storage says it is). owner_name + path
+      // name where the item was ('a/b'), to go back to on restore.
+      await db.schema
+        .createTable('trash_items')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner_name', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('is_file', 'integer', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('deleted_at', 'bigint', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('trash_items_owner').on('trash_items').columns(['owner_name', 'deleted_at']).execute();
+      await db.schema.createIndex('trash_items_deleted').on('trash_items').columns(['state', 'deleted_at']).execute();
+      // File versions (--versions; src/services/versions.ts): the earlier contents of the file at owner_name +
+      // path ('a/b'), the bytes in the backend's version area under the row's id.
+      await db.schema
+        .createTable('file_versions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner_name', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('file_versions_path').on('file_versions').columns(['owner_name', 'path', 'created_at']).execute();
+      await db.schema.createIndex('file_versions_owner').on('file_versions').columns(['owner_name', 'created_at']).execute();
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

@@ -20,6 +20,8 @@ import { createTusUploadRepo } from './tus-uploads-repo.js';
 import { createUsageRepo } from './usage-repo.js';
 import { createUserRepo } from './users-repo.js';
 import { createZipCrcRepo } from './zip-crcs-repo.js';
+import { createTrashRepo } from './trash-repo.js';
+import { createVersionRepo } from './versions-repo.js';
 
 /**
  * Every repository of the metadata store over one Kysely instance. SQLite and PostgreSQL run the
@@ -47,5 +49,7 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),
     grants: createGrantRepo(db),
+    trash: createTrashRepo(db),
+    versions: createVersionRepo(db),
   };
 }

@@ -183,4 +183,23 @@ export interface Database {
     data: string;
     expires_at: number | string | bigint;
   };
+  /** 0019_trash (src/store/trash-repo.ts). */
+  trash_items: {
+    id: string;
+    owner_name: string;
+    path: string;
+    name: string;
+    is_file: number;
+    size: number | string | bigint;
+    deleted_at: number | string | bigint;
+    state: string;
+  };
+  /** 0019_trash (src/store/versions-repo.ts). */
+  file_versions: {
+    id: string;
+    owner_name: string;
+    path: string;
+    size: number | string | bigint;
+    created_at: number | string | bigint;
+  };
 }

@@ -378,6 +378,54 @@ export interface ZipCrcRepo {
   putMany(rows: readonly { key: string; crc: number }[], now: number): Promise<void>;
 }
 
+/** An item in an owner's trash (src/services/trash.ts). `path` is where it was, below the owner ('a/b'). */
+export type TrashItem = {
+  readonly id: string;
+  readonly owner: string;
+  readonly path: string;
+  readonly name: string;
+  readonly isFile: boolean;
+  readonly size: number;
+  readonly deletedAt: number;
+  /** `moving`: written before the move into the trash, until it is known to be done. */
+  readonly state: 'moving' | 'trashed';
+};
+
+export interface TrashRepo {
+  add(item: TrashItem): Promise<void>;
+  /** Marks a `moving` row trashed with the size and kind the move found. */
+  settle(id: string, found: { isFile: boolean; size: number }): Promise<void>;
+  get(id: string): Promise<TrashItem | undefined>;
+  /** The owner's trashed items, newest first. */
+  list(owner: string): Promise<TrashItem[]>;
+  /** Trashed items deleted before `before`, oldest first (purge by age). */
+  trashedBefore(before: number, limit: number): Promise<TrashItem[]>;
+  /** `moving` rows written before `before`: moves that may have died. */
+  movingBefore(before: number, limit: number): Promise<TrashItem[]>;
+  /** The owner's trashed items, oldest first (room for an upload). */
+  oldest(owner: string, limit: number): Promise<TrashItem[]>;
+  /** Deletes the row; false when it was gone already (someone else took it). */
+  delete(id: string): Promise<boolean>;
+  /** Deletes every row of the owner (the account was removed). */
+  deleteOwner(owner: string): Promise<void>;
+}
+
+/** An earlier content of a file (src/services/versions.ts). `path` is the file's, below the owner ('a/b'). */
+export type FileVersion = { readonly id: string; readonly owner: string; readonly path: string; readonly size: number; readonly createdAt: number };
+
+export interface VersionRepo {
+  add(v: FileVersion): Promise<void>;
+  get(id: string): Promise<FileVersion | undefined>;
+  /** The versions of one file, newest first. */
+  list(owner: string, path: string): Promise<FileVersion[]>;
+  /** The owner's versions, oldest first (room for an upload). */
+  oldest(owner: string, limit: number): Promise<FileVersion[]>;
+  /** Deletes the row; false when it was gone already. */
+  delete(id: string): Promise<boolean>;
+  /** Deletes every row of the owner (the account was removed). */
+  deleteOwner(owner: string): Promise<void>;
+}
+
 /** A user's storage usage and quota, in bytes. */
 /**
  * `used`: bytes of the user's files; `reserved`: bytes of uploads under way
@@ -564,5 +612,7 @@ export interface MetadataStore {
   readonly oidc: OidcRepo;
   readonly groups: GroupRepo;
   readonly grants: GrantRepo;
+  readonly trash: TrashRepo;
+  readonly versions: VersionRepo;
   close(): Promise<void>;
 }

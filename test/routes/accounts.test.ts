@@ -8,7 +8,7 @@ import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
 import { base32Decode, hotp, timeStep, totp, TOTP_PERIOD_SECONDS } from '../../src/domain/totp.js';
 
-type Me = { username: string; admin: boolean; used: number; quota: number | null; totp: boolean; groups: string[] };
+type Me = { username: string; admin: boolean; used: number; quota: number | null; totp: boolean; groups: string[]; trash_days: number; versions: boolean };
 type SessionView = { id: string; created_at: string; last_used_at: string; client: string | null; address: string | null; current: boolean };
 type Tokens = { access_token: string; refresh_token: string };
 
@@ -69,7 +69,7 @@ for (const [storage, skip] of BACKENDS) {
       await upload('docs/b.txt', 'abc');
       assert.equal((await postJson(`${t.url}/storage/bob/empty`, { action: 'CreateFolder' }, bearer(access_token))).status, 201);
       const me = await json<Me>(await req('GET', '/api/me', { token: access_token }), 200);
-      assert.deepEqual(me, { username: 'bob', admin: false, used: 14, quota: null, totp: false, groups: [] });
+      assert.deepEqual(me, { username: 'bob', admin: false, used: 14, quota: null, totp: false, groups: [], trash_days: 0, versions: false });
       await upload('c.bin', 'x'.repeat(1000));
       assert.equal((await json<Me>(await req('GET', '/api/me', { token: access_token }), 200)).used, 1014, 'used follows the files');
     });

@@ -92,6 +92,14 @@ async function newGrant(ctx: Ctx): Promise<Vars> {
   return { x: ((await res.json()) as { id: string }).id };
 }
 
+/** A file of alice's moved into her trash (this app runs with --trash-days); its trash id. */
+async function newTrashed(ctx: Ctx): Promise<Vars> {
+  const { x } = await newFile(ctx);
+  assert.equal((await fetch(`${ctx.t.url}/storage/alice/work/${x}.txt`, { method: 'DELETE', headers: bearer(ctx.alice) })).status, 204);
+  const items = ((await (await fetch(`${ctx.t.url}/api/trash`, { headers: bearer(ctx.alice) })).json()) as { items: { id: string; path: string }[] }).items;
+  return { x: (items.find((i) => i.path === `/alice/work/${x}.txt`) as { id: string }).id };
+}
+
 /** One sample per route (method + pattern); HEAD falls back to the GET sample, as Fastify makes HEAD routes from GET ones. */
 const SAMPLES: Record<string, Sample> = {
   'POST /auth/login': { kind: 'public', ok: 401, path: '/auth/login', headers: json, body: '{"username":"alice","password":"wrong-password"}' },
@@ -207,6 +215,11 @@ const SAMPLES: Record<string, Sample> = {
     kind: 'userWrite', ok: 204, path: '/api/grants/{x}', prepare: newGrant,
     override: notAlice(404), // the owner's, or a recipient's by name (the grant here is to the disabled dave)
   },
+  // The trash (issue 34): everyone's own; another's item id is as unknown as a made-up one.
+  'GET /api/trash': { kind: 'user', ok: 200, path: '/api/trash' },
+  'POST /api/trash/:id/restore': { kind: 'userWrite', ok: 200, path: '/api/trash/{x}/restore', prepare: newTrashed, override: notAlice(404) },
+  'DELETE /api/trash/:id': { kind: 'userWrite', ok: 204, path: '/api/trash/{x}', prepare: newTrashed, override: notAlice(404) },
+  'DELETE /api/trash': { kind: 'userWrite', ok: 204, path: '/api/trash' },
   'GET /share/*': { kind: 'shareLink', ok: 200, path: '/share/{read}/' },
   'PUT /share/*': { kind: 'shareLink', ok: 201, path: '/share/{upload}/', headers: { 'content-type': upload.contentType }, body: upload.body },
   'POST /share/*': { kind: 'public', ok: 204, path: '/share/{live}/auth', headers: json, body: '{"password":"anything"}' },
@@ -234,7 +247,7 @@ for (const [storage, skip] of BACKENDS) {
     const vars: Vars = {};
 
     before(async () => {
-      t = await startApp({ users: ['alice', 'bob', 'dave', 'erin', 'frank', 'gina', 'hank'], storage, webRoot: WEB_ROOT, flags: { shareRateLimit: '0' } });
+      t = await startApp({ users: ['alice', 'bob', 'dave', 'erin', 'frank', 'gina', 'hank'], storage, webRoot: WEB_ROOT, flags: { shareRateLimit: '0', trashDays: '30' } });
       // The cluster runs in other processes: its route table is the one this build makes in process.
       if (storage === 'cluster') ref = await startApp({ webRoot: WEB_ROOT });
       routes = (ref ?? t).app.routeTable;

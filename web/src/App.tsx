@@ -13,7 +13,8 @@ import { UsersPage } from './components/UsersPage';
 import { WithMePage } from './components/WithMePage';
 import { SharedFolder } from './components/SharedFolder';
 import { ownerPathFrom, WITH_ME_PATH } from './lib/place';
-import { isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, USERS_PATH, useLocation } from './lib/router';
+import { isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, TRASH_PATH, USERS_PATH, useLocation } from './lib/router';
+import { TrashPage } from './components/TrashPage';
 import { stripBase } from './lib/base';
 
 /** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /admin/users for admins. */
@@ -68,6 +69,8 @@ export function App({ client }: { client: ApiClient }) {
         <WithMePage key={storage.user} storage={storage} />
       ) : ownerPath ? (
         <SharedFolder key={storage.user} account={storage} ownerPath={ownerPath} />
+      ) : page === TRASH_PATH ? (
+        <TrashPage key={storage.user} storage={storage} />
       ) : page === SETTINGS_PATH ? (
         <SettingsPage key={storage.user} storage={storage} />
       ) : page === USERS_PATH ? (

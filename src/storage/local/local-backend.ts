@@ -1,17 +1,19 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
-import { access, readdir } from 'node:fs/promises';
+import { access, link, lstat, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
-import { deleteEntry, makeDir, moveEntry } from './mutate.js';
-import { prepareDirs, sweepStaging } from './staging.js';
+import { deleteEntry, makeDir, moveEntry, moveIn, moveOut } from './mutate.js';
+import { isValidUsername } from '../../domain/names.js';
+import { bytesBelow, prepareDirs, sweepStaging } from './staging.js';
 import { exactly, holdingBodyErrors } from '../body.js';
 import { stageFile, type CommitHooks, type Committed, type Dirs } from './write.js';
 import { createLocalResumable } from './resumable.js';
@@ -174,6 +176,109 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   };
   const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => holdingBodyErrors(body, () => stageFile(dirs, key, body, opts, hooks)));
 
+  const trashDir = dirs.trashDir ?? join(dirname(dirs.storageDir), 'trash');
+  /** `<trashDir>/<owner>/<id>/`: the owner and id are checked, so the area never leaves trashDir. */
+  const trashAreaOf = (owner: string, id: string): string => {
+    if (!isValidUsername(owner) || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new StorageError('invalid_path', 'Not a valid trash item.');
+    return join(trashDir, owner, id);
+  };
+  const trashedName = async (area: string): Promise<string | undefined> => (await readdir(area).catch(() => [] as string[]))[0];
+  /** The trash (TrashArea) on disk: one rename in, one rename out (mutate.ts moveOut / moveIn). */
+  const trash: TrashArea = {
+    async put(key, id) {
+      checkKey(key);
+      const area = trashAreaOf(key.user, id);
+      const moved = await whileHeld(lock(key, ...keyFolders(key)), () => moveOut(dirs, key, join(area, keyName(key))));
+      await events.emit({ type: 'deleted', key, isFile: moved.isFile, size: moved.bytes, kept: true });
+      return { isFile: moved.isFile, size: moved.bytes };
+    },
+    async find(owner, id) {
+      const area = trashAreaOf(owner, id);
+      const name = await trashedName(area);
+      if (name === undefined) return undefined;
+      const stats = await lstat(join(area, name));
+      return { isFile: !stats.isDirectory(), size: await bytesBelow(join(area, name)) };
+    },
+    async restore(owner, id, to) {
+      checkKey(to);
+      const area = trashAreaOf(owner, id);
+      const name = await trashedName(area);
+      if (name === undefined) throw new StorageError('not_found', 'No such item in the trash.');
+      const moved = await whileHeld(lock(to, ...keyFolders(to)), () => moveIn(dirs, join(area, name), to));
+      await rmdir(area).catch(() => undefined);
+      await events.emit({ type: 'created', key: to, isFile: moved.isFile, size: moved.bytes, kept: true });
+      return { isFile: moved.isFile, size: moved.bytes };
+    },
+    async remove(owner, id) {
+      const area = trashAreaOf(owner, id);
+      const bytes = await bytesBelow(area).catch(() => 0);
+      await rm(area, { recursive: true, force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting from the trash failed');
+      });
+      return bytes;
+    },
+    async removeOwner(owner) {
+      if (!isValidUsername(owner)) throw new StorageError('invalid_path', 'Not a valid user.');
+      await rm(join(trashDir, owner), { recursive: true, force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting the trash failed');
+      });
+    },
+  };
+
+  const versionsDir = dirs.versionsDir ?? join(dirname(dirs.storageDir), 'versions');
+  const versionPath = (owner: string, id: string): string => {
+    if (!isValidUsername(owner) || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new StorageError('invalid_path', 'Not a valid version.');
+    return join(versionsDir, owner, id);
+  };
+  /**
+   * Versions on disk (VersionArea): `data/versions/<owner>/<id>`, a hard link to the replaced file's
+   * inode. Every write replaces a file by rename(2) and never writes into it, so the link keeps exactly
+   * the old bytes, without copying them.
+   */
+  const versions: VersionArea = {
+    async keep(key, id) {
+      checkKey(key);
+      const node = await find(key);
+      if (!node || node.kind !== 'file' || node.link || !node.stats) return undefined;
+      const dest = versionPath(key.user, id);
+      await mkdir(dirname(dest), { recursive: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Keeping a version failed');
+      });
+      await link(node.path, dest).catch((e: unknown) => {
+        throw fromErrno(e, 'Keeping a version failed');
+      });
+      return Number(node.stats.size);
+    },
+    async read(owner, id, name, range) {
+      let fd: number;
+      try {
+        fd = openSync(versionPath(owner, id), READ_FLAGS);
+      } catch (e) {
+        if (errnoOf(e) === 'ENOENT') throw new StorageError('not_found', 'No such version.', { cause: e });
+        throw fromErrno(e, 'Opening the version failed');
+      }
+      const entry = entryFromStats(name, fstatSync(fd, { bigint: true }));
+      const start = range?.start ?? 0;
+      const end = Math.min(range?.end ?? entry.size - 1, entry.size - 1);
+      if (end < start) {
+        closeSync(fd);
+        return { stream: Readable.from([]), entry };
+      }
+      return { stream: createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK }), entry };
+    },
+    async remove(owner, id) {
+      await rm(versionPath(owner, id), { force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting a version failed');
+      });
+    },
+    async removeOwner(owner) {
+      if (!isValidUsername(owner)) throw new StorageError('invalid_path', 'Not a valid user.');
+      await rm(join(versionsDir, owner), { recursive: true, force: true }).catch((e: unknown) => {
+        throw fromErrno(e, 'Deleting versions failed');
+      });
+    },
+  };
+
   const backend: StorageBackend = {
     capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },
 
@@ -314,6 +419,10 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       }
       await copyTree(backend, from, to, opts, unlinkedChildren);
     },
+
+    trash,
+
+    versions,
 
     ping: async () => {
       await access(dirs.storageDir, constants.R_OK | constants.W_OK).catch((e: unknown) => {

@@ -1,5 +1,5 @@
-import { link, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, lstat, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { isRoot, isSameOrInside, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError } from '../backend.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
@@ -95,6 +95,38 @@ export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive
   // ENOTEMPTY → already_exists: the folder still holds something.
   await fsCall('Deleting the folder failed', () => rmdir(node.path));
   return { isFile: false, bytes: 0 };
+}
+
+/**
+ * Moves the entry at key out of the user's tree to `dest` (the trash, on the
+ * same file system) by one rename(2): after a crash it is at one place or the
+ * other, never both. Its bytes are counted first (the caller holds the name's
+ * edit lock, so what is counted is what moves).
+ */
+export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promise<{ isFile: boolean; bytes: number }> {
+  if (isRoot(key)) throw notFound();
+  const root = await realRoot(dirs.storageDir, key.user);
+  if (root === undefined) throw notFound();
+  const node = await locateExisting(root, key);
+  const bytes = isRealDir(node) ? await bytesBelow(node.path) : fileBytes(node);
+  await fsCall('Moving to the trash failed', () => mkdir(dirname(dest), { recursive: true }));
+  await fsCall('Moving to the trash failed', () => rename(node.path, dest));
+  return { isFile: node.kind === 'file', bytes };
+}
+
+/** Moves `src` (outside the user's tree, same file system) to the free name `to`; `already_exists` when it is taken. */
+export async function moveIn(dirs: Dirs, src: string, to: StorageKey): Promise<{ isFile: boolean; bytes: number }> {
+  if (isRoot(to)) throw taken('The user root always exists and cannot be replaced.');
+  const root = await ensureRoot(dirs.storageDir, to.user);
+  const dir = await walkDirs(root, to.segments.slice(0, -1), { missing: 'create', escape: 'invalid_path' });
+  const dst = await inspect(root, dir, keyName(to));
+  if (dst.kind !== 'missing') throw taken();
+  const stats = await fsCall('Restoring failed', () => lstat(src));
+  const kind = stats.isDirectory() ? 'dir' : 'file';
+  const node = { kind, path: src, target: src, link: stats.isSymbolicLink() } as Node;
+  const bytes = kind === 'dir' ? await bytesBelow(src) : stats.isFile() ? stats.size : 0;
+  if (!(await claimFree(node, dst.path))) throw taken();
+  return { isFile: kind === 'file', bytes };
 }
 
 /** Moves from to to. Returns whether a file moved and what it replaced at to (Removed's bytes). */

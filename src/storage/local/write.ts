@@ -12,7 +12,14 @@ import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { stagingPath } from './staging.js';
 
-export type Dirs = { readonly storageDir: string; readonly tmpDir: string };
+export type Dirs = {
+  readonly storageDir: string;
+  readonly tmpDir: string;
+  /** The owners' trash (`data/trash/`, beside storage/ on the same file system); default: beside storageDir. */
+  readonly trashDir?: string;
+  /** Earlier contents of files (`data/versions/`, same file system: versions are hard links); default: beside storageDir. */
+  readonly versionsDir?: string;
+};
 
 /** How many `name (n).ext` to try before giving up; far beyond any real folder. */
 const MAX_COLLISIONS = 10_000;

@@ -57,6 +57,15 @@ export function validFoldersBelow(prefix: string, objectKeyString: string): stri
 export const resumableRoot = (prefix: string): string => `${prefix}.file-cloud/tus/`;
 export const resumableArea = (prefix: string, id: string): string => `${resumableRoot(prefix)}${id}/`;
 
+/**
+ * An owner's trashed item: `PREFIX.file-cloud/trash/<owner>/<id>/<name>`, in
+ * the same reserved area as resumable staging, so no user's tree holds it.
+ */
+export const trashArea = (prefix: string, owner: string, id: string): string => `${prefix}.file-cloud/trash/${owner}/${id}/`;
+
+/** A kept version of a file: `PREFIX.file-cloud/versions/<owner>/<id>`, a plain object. */
+export const versionKey = (prefix: string, owner: string, id: string): string => `${prefix}.file-cloud/versions/${owner}/${id}`;
+
 /** A staging segment is named by the offset it starts at, zero-padded so keys sort in offset order. */
 export const resumableSegmentKey = (area: string, offset: number): string => `${area}${String(offset).padStart(16, '0')}`;
 

@@ -13,14 +13,15 @@ import {
 import { collisionName } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
-import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type WalkEntry, type WriteOptions } from '../backend.js';
+import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { requestSignal } from '../../lib/progress.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
-import { resumeFolderMoves, startFolderMove } from './folder-move.js';
-import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, validFoldersBelow } from './keys.js';
+import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove } from './folder-move.js';
+import { FILE_MOVE_JOURNAL, resumeFileMoves, startFileMove } from './file-move.js';
+import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
 import type { S3Location } from './location.js';
 import { copyObject, deleteKeys, objectPages } from './objects.js';
 import { createS3Resumable } from './resumable.js';
@@ -513,6 +514,130 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     }
   }
 
+  /** The item in a trash area: its name and whether it is a file; undefined when the area is empty. */
+  async function trashedItem(area: string): Promise<{ name: string; isFile: boolean; size: number } | undefined> {
+    let item: { name: string; isFile: boolean; size: number } | undefined;
+    for await (const page of objectPages(s3, bucket, area)) {
+      for (const o of page) {
+        const rest = (o.Key as string).slice(area.length);
+        const slash = rest.indexOf('/');
+        item ??= { name: slash < 0 ? rest : rest.slice(0, slash), isFile: slash < 0, size: 0 };
+        item.size += o.Size ?? 0;
+      }
+    }
+    return item;
+  }
+
+  /**
+   * The trash (TrashArea): `PREFIX.file-cloud/trash/<owner>/<id>/<name>`, plain
+   * objects outside every user's tree. Moves in and out are journaled jobs
+   * (a file: file-move.ts; a folder: folder-move.ts), finished by init or sweep
+   * after a crash, so the item ends up whole on one side.
+   */
+  const trash: TrashArea = {
+    async put(key, id): Promise<Trashed> {
+      if (isRoot(key)) throw notFound();
+      const area = trashArea(prefix, key.user, id);
+      const lease = await holdAll(coordination, editLeases(key, ...keyFolders(key)));
+      try {
+        const file = await headFile(key);
+        const parentMarker = isRoot(keyParent(key)) ? null : folderPrefix(prefix, keyParent(key));
+        let gone: Trashed;
+        if (file) {
+          await startFileMove(s3, coordination, { bucket, from: objectKey(prefix, key), to: `${area}${keyName(key)}`, size: file.size, etag: file.etag, parentMarker });
+          gone = { isFile: true, size: file.size };
+        } else {
+          const size = await sizeAt(key);
+          if (size === undefined) throw notFound();
+          await startFolderMove(s3, coordination, { bucket, from: folderPrefix(prefix, key), to: `${area}${keyName(key)}`, parentMarker, phase: 'copy' });
+          gone = { isFile: false, size };
+        }
+        await events.emit({ type: 'deleted', key, isFile: gone.isFile, size: gone.size, kept: true });
+        return gone;
+      } finally {
+        await lease.release();
+      }
+    },
+
+    async find(owner, id) {
+      const area = trashArea(prefix, owner, id);
+      // A journaled move of this item left by a dead process is finished first (its lease is free);
+      // one still held is under way, and what the area holds now is not the answer yet.
+      await resumeFolderMoves(s3, coordination, 0);
+      await resumeFileMoves(s3, coordination, 0);
+      for (const kind of [MOVE_JOURNAL, FILE_MOVE_JOURNAL]) {
+        for (const r of await coordination.journal.list(kind, Number.MAX_SAFE_INTEGER, 1000)) {
+          const job = JSON.parse(r.data) as { from: string; to: string };
+          if (job.to.startsWith(area) || job.from.startsWith(area)) return 'busy';
+        }
+      }
+      const item = await trashedItem(area);
+      return item && { isFile: item.isFile, size: item.size };
+    },
+
+    async restore(owner, id, to): Promise<Trashed> {
+      const area = trashArea(prefix, owner, id);
+      const lease = await holdForChange(to, [to, ...keyFolders(to)]);
+      try {
+        const item = await trashedItem(area);
+        if (!item) throw notFound();
+        await checkParents(to);
+        if (isRoot(to) || (await sizeAt(to)) !== undefined) throw taken();
+        const from = `${area}${item.name}`;
+        if (item.isFile) {
+          const h = await s3Call('Reading file information', () => head(from));
+          if (!h) throw notFound();
+          await startFileMove(s3, coordination, { bucket, from, to: objectKey(prefix, to), size: h.size, etag: h.etag, parentMarker: null });
+        } else {
+          await startFolderMove(s3, coordination, { bucket, from: `${from}/`, to: objectKey(prefix, to), parentMarker: null, phase: 'copy' });
+        }
+        await events.emit({ type: 'created', key: to, isFile: item.isFile, size: item.size, kept: true });
+        return { isFile: item.isFile, size: item.size };
+      } finally {
+        await lease.release();
+      }
+    },
+
+    async remove(owner, id) {
+      let size = 0;
+      for await (const page of objectPages(s3, bucket, trashArea(prefix, owner, id))) {
+        for (const o of page) size += o.Size ?? 0;
+        await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
+      }
+      return size;
+    },
+
+    async removeOwner(owner) {
+      for await (const page of objectPages(s3, bucket, trashArea(prefix, owner, '').slice(0, -1))) await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
+    },
+  };
+
+  /** Versions (VersionArea): a server-side copy of the replaced object at its ETag, under `PREFIX.file-cloud/versions/`. */
+  const versions: VersionArea = {
+    async keep(key, id) {
+      const h = isRoot(key) ? undefined : await headFile(key);
+      if (!h) return undefined;
+      await copyObject(s3, bucket, objectKey(prefix, key), versionKey(prefix, key.user, id), h.size, h.etag);
+      return h.size;
+    },
+    async read(owner, id, name, range) {
+      try {
+        const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: versionKey(prefix, owner, id), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+        const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
+        return { stream: r.Body as Readable, entry: fileEntry(name, { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' }) };
+      } catch (e) {
+        if (isNotFound(e)) throw new StorageError('not_found', 'No such version.');
+        throw fromS3Error(e, 'Reading a version');
+      }
+    },
+    async remove(owner, id) {
+      await deleteKeys(s3, bucket, [versionKey(prefix, owner, id)]);
+    },
+    async removeOwner(owner) {
+      for await (const page of objectPages(s3, bucket, versionKey(prefix, owner, ''))) await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
+    },
+  };
+
   return {
     capabilities: { atomicReplace: true, emulatedDirs: true, serverSideMove: true, atomicFolderMove: false },
     events,
@@ -524,11 +649,13 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       });
       // Moves another process left: finished now if their lease is free (the process is gone).
       await resumeFolderMoves(s3, coordination, 0);
+      await resumeFileMoves(s3, coordination, 0);
     },
 
     async sweep({ staleMs }) {
       await sweepUploads(staleMs);
       await resumeFolderMoves(s3, coordination, staleMs);
+      await resumeFileMoves(s3, coordination, staleMs);
     },
 
     stat: (key) => stat(key),
@@ -546,6 +673,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     delete: remove,
     move,
     copy,
+    trash,
+    versions,
     ping: async () => void (await s3Call('Checking the bucket', () => s3.send(new HeadBucketCommand({ Bucket: bucket })))),
     close: async () => s3.destroy(),
   };

@@ -11,6 +11,10 @@ export type Me = {
   readonly quota: number | null;
   /** Whether sign-in needs a TOTP code. */
   readonly totp: boolean;
+  /** Days deleted items stay in the trash (--trash-days); 0: no trash, deletions are permanent. */
+  readonly trash_days?: number;
+  /** Replaced files keep their earlier contents (--versions). */
+  readonly versions?: boolean;
 };
 
 /** One signed-in session of the caller (`GET /api/sessions`). */

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
-import { onLinkClick, SHARED_PATH, useLocation } from '../lib/router';
+import { onLinkClick, SHARED_PATH, TRASH_PATH, useLocation } from '../lib/router';
+import { useAccount } from './useAccount';
 import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
 import { UsageBar } from './UsageBar';
@@ -15,12 +16,16 @@ const PAGES = [
   { to: SHARED_PATH, label: 'Shared by me', icon: 'link', current: (p: string) => p === SHARED_PATH },
   { to: WITH_ME_PATH, label: 'Shared with me', icon: 'users', current: (p: string) => p === WITH_ME_PATH || p.startsWith(`${WITH_ME_PATH}/`) },
 ] as const;
+/** Shown only when the server keeps a trash (GET /api/me trash_days > 0). */
+const TRASH_PAGE = { to: TRASH_PATH, label: 'Trash', icon: 'trash', current: (p: string) => p === TRASH_PATH } as const;
 
 /** The top bar: brand (home), the app's pages, shortcuts, who is signed in, sign out. */
 export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onShortcuts?: () => void }) {
   const notify = useNotify();
   const [busy, setBusy] = useState(false);
   const here = useLocation();
+  const { me } = useAccount();
+  const pages = (me?.trash_days ?? 0) > 0 ? [...PAGES, TRASH_PAGE] : PAGES;
   return (
     <header className="app-header">
       <a href={withBase('/browse/')} className="brand" onClick={(e) => onLinkClick(e, '/browse/')}>
@@ -28,7 +33,7 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
         <span className="hide-phone">File Cloud</span>
       </a>
       <nav className="app-nav" aria-label="Pages">
-        {PAGES.map((p) => (
+        {pages.map((p) => (
           <a key={p.to} href={withBase(p.to)} className="nav-link" aria-label={p.label} title={p.label} aria-current={p.current(here) ? 'page' : undefined} onClick={(e) => onLinkClick(e, p.to)}>
             <Icon name={p.icon} size={18} />
             <span>{p.label}</span>

@@ -15,6 +15,7 @@ import { FileTiles } from './FileTiles';
 import { useViewMode } from './useViewMode';
 import { EmptyState, ErrorState, FolderSummary, Skeleton } from './FolderStates';
 import { RowMenu } from './RowMenu';
+import { useAccount } from './useAccount';
 import { useShortcutsKey } from './ShortcutsDialog';
 import { FolderToolbar } from './Toolbar';
 import { UploadPanel } from './UploadPanel';
@@ -76,7 +77,9 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const { download, act: anyAct } = useEntryActions(storage, segments, open, setDialog);
   // In a shared folder: no share links of another's items; writes only with a write grant (entries listed here are
   // always inside the granted folder, never the granted root itself, so renaming or deleting one is allowed).
-  const allowed = useCallback((a: MenuAction) => (!place.shared ? true : a === 'share' ? false : a === 'rename' || a === 'move' || a === 'delete' || a === 'edit' ? place.writable : true), [place]);
+  // Versions: only when the server keeps them (--versions), for one's own files.
+  const versionsOn = useAccount().me?.versions === true;
+  const allowed = useCallback((a: MenuAction) => (a === 'versions' ? versionsOn && !place.shared : !place.shared ? true : a === 'share' ? false : a === 'rename' || a === 'move' || a === 'delete' || a === 'edit' ? place.writable : true), [place, versionsOn]);
   const act = useCallback((a: MenuAction, entries: Entry[]) => {
     if (allowed(a)) anyAct(a, entries);
   }, [allowed, anyAct]);

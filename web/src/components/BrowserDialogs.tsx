@@ -12,6 +12,7 @@ import { PreviewDialog } from './PreviewDialog';
 import { ShareDialog } from './ShareDialog';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { TextEditorDialog } from './TextEditorDialog';
+import { VersionsDialog } from './VersionsDialog';
 import { useNotify } from './Toasts';
 
 export type DialogState =
@@ -22,6 +23,7 @@ export type DialogState =
   | { kind: 'share'; path: string[]; isFile: boolean }
   | { kind: 'preview'; entry: Entry }
   | { kind: 'edit'; entry: Entry }
+  | { kind: 'versions'; entry: Entry }
   | { kind: 'shortcuts' };
 
 type Props = {
@@ -104,6 +106,7 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
       onClose={close}
     />
   ) : null}
+  {dialog?.kind === 'versions' ? <VersionsDialog storage={storage} path={[...segments, dialog.entry.name]} onRestored={() => afterChange(dialog.entry.name)} onClose={close} /> : null}
   {dialog?.kind === 'share' ? <ShareDialog storage={storage} path={dialog.path} isFile={dialog.isFile} onClose={close} /> : null}
   {dialog?.kind === 'preview' ? (
     <PreviewDialog

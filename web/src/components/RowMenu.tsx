@@ -4,13 +4,15 @@ import { isEditable } from '../lib/file-kind';
 import { Icon, type IconName } from './icons';
 import { useMenuKeys } from './useMenuKeys';
 
-export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'share' | 'rename' | 'move' | 'delete';
+export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'versions' | 'share' | 'rename' | 'move' | 'delete';
 
 const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; editableOnly?: boolean; danger?: boolean }[] = [
   { action: 'open', label: 'Open', icon: 'open' },
   { action: 'edit', label: 'Edit', icon: 'pencil', editableOnly: true },
   { action: 'download', label: 'Download', icon: 'download', fileOnly: true },
   { action: 'zip', label: 'Download as zip', icon: 'archive', folderOnly: true },
+  // Only offered when the server keeps versions (--versions): Browser's `allowed`.
+  { action: 'versions', label: 'Versions', icon: 'retry', fileOnly: true },
   { action: 'share', label: 'Share…', icon: 'link' },
   { action: 'rename', label: 'Rename', icon: 'pencil' },
   { action: 'move', label: 'Move', icon: 'move' },

@@ -47,7 +47,7 @@ async function shortToken(storage: StorageApi, path: Segments): Promise<string> 
 }
 
 /** Lets the browser download `href` as `name` (an <a download>: no page change, no new tab). */
-function saveAs(href: string, name: string): void {
+export function saveAs(href: string, name: string): void {
   const a = document.createElement('a');
   a.href = href;
   a.download = name;

@@ -49,6 +49,9 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
       case 'zip':
         zip(entries);
         break;
+      case 'versions':
+        if (one) setDialog({ kind: 'versions', entry: one });
+        break;
       case 'share':
         if (one) setDialog({ kind: 'share', path: [...segments, one.name], isFile: one.is_file });
         break;

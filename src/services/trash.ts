@@ -1,0 +1,244 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import { collisionName } from '../domain/names.js';
+import type { UserPrincipal } from '../domain/principal.js';
+import { keyName, type StorageKey } from '../domain/storage-path.js';
+import type { Clock } from '../lib/clock.js';
+import type { StorageBackend } from '../storage/backend.js';
+import { hold, tryHold, type Leasing } from '../storage/coordination.js';
+import type { MetadataStore, TrashItem } from '../store/types.js';
+import { storageCall } from './storage-errors.js';
+
+export type TrashService = ReturnType<typeof createTrashService>;
+
+const DAY_MS = 86_400_000;
+/** Rows a purge or a settling pass takes at a time. */
+const BATCH = 100;
+/** `name (n).ext` tried on restore before giving up; far beyond any real folder. */
+const MAX_COLLISIONS = 10_000;
+
+/** The item as the API shows it (docs/api.md "Trash"). */
+export type TrashView = {
+  readonly id: string;
+  readonly path: string;
+  readonly name: string;
+  readonly is_file: boolean;
+  readonly size: number;
+  readonly deleted_at: string;
+  readonly expires_at: string;
+};
+
+/**
+ * The owners' trash (--trash-days N > 0; CONTRACT "Trash and versions"). The
+ * one delete path of the files service (FilesService.delete) calls `put`, so
+ * a delete through any front end (API, WebDAV, the web UI, /basic/, a grant's
+ * writer) moves the item into its owner's trash instead of destroying it.
+ * The bytes stay counted in the owner's usage (the storage events say `kept`)
+ * until a purge, a "delete forever" or emptying the trash frees them.
+ *
+ * Crash safety: the row is written (`moving`) before the backend moves the
+ * item, under a lease named after the item; a row left `moving` by a dead
+ * process is settled by `settle` (run by the leader) once its lease is free,
+ * from where the storage says the item is. The backend's move itself leaves
+ * the item whole on one side (TrashArea).
+ */
+export function createTrashService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; days: number; leasing?: Leasing }) {
+  const { store, backend, clock } = deps;
+  const leasing: Leasing = deps.leasing ?? { leases: store.leases, now: () => clock.now() };
+  const enabled = deps.days > 0;
+  const keepMs = deps.days * DAY_MS;
+  const off = () => new AppError('not_found', 'The trash is off on this server (--trash-days 0): deletions are permanent.');
+  const missing = () => new AppError('not_found', 'No item with this id is in your trash.');
+  const leaseOf = (id: string) => `trash:${id}`;
+
+  const view = (t: TrashItem): TrashView => ({
+    id: t.id,
+    path: `/${t.owner}/${t.path}`,
+    name: t.name,
+    is_file: t.isFile,
+    size: t.size,
+    deleted_at: new Date(t.deletedAt).toISOString(),
+    expires_at: new Date(t.deletedAt + keepMs).toISOString(),
+  });
+
+  /** The caller's trashed item, or not_found (someone else's id answers the same: ids reveal nothing). */
+  async function own(principal: UserPrincipal, id: string): Promise<TrashItem> {
+    if (!enabled) throw off();
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw missing();
+    const item = await store.trash.get(id);
+    if (!item || item.owner !== principal.username || item.state !== 'trashed') throw missing();
+    return item;
+  }
+
+  /** Deletes a trashed item for good; its bytes leave the owner's usage. The caller holds its lease. */
+  async function destroy(item: TrashItem): Promise<void> {
+    await storageCall(() => backend.trash.remove(item.owner, item.id));
+    if (await store.trash.delete(item.id)) await store.usage.add(item.owner, -item.size);
+  }
+
+  return {
+    enabled,
+    days: deps.days,
+
+    /** Moves the item at key into its owner's trash (FilesService.delete with the trash on). */
+    async put(key: StorageKey): Promise<void> {
+      const id = randomBytes(16).toString('base64url');
+      const lease = await tryHold(leasing, leaseOf(id));
+      try {
+        await store.trash.add({ id, owner: key.user, path: key.segments.join('/'), name: keyName(key), isFile: false, size: 0, deletedAt: clock.now(), state: 'moving' });
+        let found;
+        try {
+          found = await storageCall(() => backend.trash.put(key, id));
+        } catch (e) {
+          // Nothing moved (missing source, a failure before the move): the row goes, the item stays.
+          await store.trash.delete(id).catch(() => undefined);
+          throw e;
+        }
+        await store.trash.settle(id, found);
+      } finally {
+        await lease?.release();
+      }
+    },
+
+    async list(principal: UserPrincipal): Promise<TrashView[]> {
+      if (!enabled) throw off();
+      return (await store.trash.list(principal.username)).map(view);
+    },
+
+    /**
+     * Puts the item back where it was, or beside it as `name (n).ext` when
+     * that name is taken now; its parents are made again if they are gone.
+     * Returns the path it took, `/<owner>/<path>`.
+     */
+    async restore(principal: UserPrincipal, id: string): Promise<string> {
+      const item = await own(principal, id);
+      const lease = await hold(leasing, leaseOf(id));
+      try {
+        if ((await store.trash.get(id))?.state !== 'trashed') throw missing();
+        const segments = item.path.split('/');
+        for (let n = 0; n <= MAX_COLLISIONS; n++) {
+          const name = n === 0 ? item.name : collisionName(item.name, n);
+          const to: StorageKey = { user: item.owner, segments: [...segments.slice(0, -1), name] };
+          try {
+            await storageCall(() => backend.trash.restore(item.owner, id, to), { not_a_directory: 'A file is now where a folder on the way to the item was; move it away first.' });
+          } catch (e) {
+            if (e instanceof AppError && e.code === 'already_exists') continue;
+            // The trash no longer holds it (a restore whose process died was finished since): the row goes.
+            if (e instanceof AppError && e.code === 'not_found' && (await storageCall(() => backend.trash.find(item.owner, id))) === undefined) {
+              await store.trash.delete(id);
+              throw missing();
+            }
+            throw e;
+          }
+          await store.trash.delete(id);
+          return `/${item.owner}/${to.segments.join('/')}`;
+        }
+        throw new AppError('already_exists', 'Every name the item could take back is taken.');
+      } finally {
+        await lease.release();
+      }
+    },
+
+    /** Deletes one item of the caller's trash for good. */
+    async remove(principal: UserPrincipal, id: string): Promise<void> {
+      const item = await own(principal, id);
+      const lease = await hold(leasing, leaseOf(id));
+      try {
+        if ((await store.trash.get(id))?.state !== 'trashed') throw missing();
+        await destroy(item);
+      } finally {
+        await lease.release();
+      }
+    },
+
+    /** Empties the caller's trash. */
+    async empty(principal: UserPrincipal): Promise<void> {
+      if (!enabled) throw off();
+      for (const item of await store.trash.list(principal.username)) {
+        const lease = await tryHold(leasing, leaseOf(item.id));
+        // Held: someone restores or deletes it right now; it leaves the trash either way.
+        if (!lease) continue;
+        try {
+          if ((await store.trash.get(item.id))?.state === 'trashed') await destroy(item);
+        } finally {
+          await lease.release();
+        }
+      }
+    },
+
+    /**
+     * Frees at least `bytes` of the owner's trash, oldest first, for an upload
+     * that would pass the quota; returns the bytes freed.
+     */
+    async freeFor(owner: string, bytes: number): Promise<number> {
+      if (!enabled) return 0;
+      let freed = 0;
+      while (freed < bytes) {
+        const oldest = await store.trash.oldest(owner, BATCH);
+        if (oldest.length === 0) break;
+        for (const item of oldest) {
+          if (freed >= bytes) break;
+          const lease = await tryHold(leasing, leaseOf(item.id));
+          if (!lease) continue;
+          try {
+            if ((await store.trash.get(item.id))?.state !== 'trashed') continue;
+            await destroy(item);
+            freed += item.size;
+          } finally {
+            await lease.release();
+          }
+        }
+        if (oldest.length < BATCH) break;
+      }
+      return freed;
+    },
+
+    /**
+     * Leader upkeep: purges items deleted more than --trash-days ago, and
+     * settles rows left `moving` by a process that died mid-move (their lease
+     * is free; a live mover holds it from before the row is written): trashed
+     * if the trash holds the item, else the row goes (it never left its path).
+     */
+    async sweep(): Promise<void> {
+      for (;;) {
+        const stale = await store.trash.movingBefore(Number.MAX_SAFE_INTEGER, BATCH);
+        let settled = 0;
+        for (const item of stale) {
+          const lease = await tryHold(leasing, leaseOf(item.id));
+          if (!lease) continue;
+          try {
+            if ((await store.trash.get(item.id))?.state !== 'moving') continue;
+            const found = await storageCall(() => backend.trash.find(item.owner, item.id));
+            if (found === 'busy') continue;
+            if (found) await store.trash.settle(item.id, found);
+            else {
+              await storageCall(() => backend.trash.remove(item.owner, item.id));
+              await store.trash.delete(item.id);
+            }
+            settled++;
+          } finally {
+            await lease.release();
+          }
+        }
+        if (stale.length < BATCH || settled === 0) break;
+      }
+      if (!enabled) return;
+      for (;;) {
+        const expired = await store.trash.trashedBefore(clock.now() - keepMs, BATCH);
+        let purged = 0;
+        for (const item of expired) {
+          const lease = await tryHold(leasing, leaseOf(item.id));
+          if (!lease) continue;
+          try {
+            if ((await store.trash.get(item.id))?.state !== 'trashed') continue;
+            await destroy(item);
+            purged++;
+          } finally {
+            await lease.release();
+          }
+        }
+        if (expired.length < BATCH || purged === 0) break;
+      }
+    },
+  };
+}

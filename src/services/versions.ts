@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import { keyName, type StorageKey } from '../domain/storage-path.js';
+import { versionsToDrop } from '../domain/version-thinning.js';
+import type { Clock } from '../lib/clock.js';
+import type { ByteRange, Opened, StorageBackend } from '../storage/backend.js';
+import type { FileVersion, MetadataStore } from '../store/types.js';
+import { storageCall } from './storage-errors.js';
+
+export type VersionService = ReturnType<typeof createVersionService>;
+
+/** A version as the API shows it (docs/api.md "Versions"). */
+export type VersionView = { readonly id: string; readonly size: number; readonly modified: string };
+
+/**
+ * File versions (--versions; CONTRACT "Trash and versions"). When a file is
+ * replaced (PUT, WebDAV PUT, restore_version), the bytes it had are kept as
+ * a version: `beforeReplace` runs as the new file takes the name, with the
+ * name held, so exactly the replaced bytes are kept. The versions of a file
+ * are then thinned (domain/version-thinning.ts) and capped by
+ * --versions-max-days. Versions count against the owner's quota.
+ */
+export function createVersionService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; enabled: boolean; maxDays: number; onError: (e: unknown) => void }) {
+  const { store, backend, clock } = deps;
+  const off = () => new AppError('not_found', 'File versions are off on this server (start it with --versions).');
+  const missing = () => new AppError('not_found', 'This file has no version with this id.');
+  const pathOf = (key: StorageKey) => key.segments.join('/');
+
+  async function drop(v: FileVersion): Promise<void> {
+    await storageCall(() => backend.versions.remove(v.owner, v.id));
+    if (await store.versions.delete(v.id)) await store.usage.add(v.owner, -v.size);
+  }
+
+  /** Thins the versions of one file now (after a new one was kept). */
+  async function thin(owner: string, path: string): Promise<void> {
+    const all = await store.versions.list(owner, path);
+    const gone = new Set(versionsToDrop(all.map((v) => ({ id: v.id, at: v.createdAt })), clock.now(), deps.maxDays));
+    for (const v of all) if (gone.has(v.id)) await drop(v);
+  }
+
+  async function versionOf(key: StorageKey, id: string): Promise<FileVersion> {
+    if (!deps.enabled) throw off();
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw missing();
+    const v = await store.versions.get(id);
+    if (!v || v.owner !== key.user || v.path !== pathOf(key)) throw missing();
+    return v;
+  }
+
+  return {
+    enabled: deps.enabled,
+
+    /**
+     * For CommitOptions.beforeReplace of a write to key: keeps what is there
+     * as a version (nothing when no file is there), then thins that file's
+     * versions, so the answer reflects them (a failed thinning is logged; it
+     * is tried again at the next version).
+     */
+    async keep(key: StorageKey): Promise<void> {
+      if (!deps.enabled) return;
+      const id = randomBytes(16).toString('base64url');
+      const size = await storageCall(() => backend.versions.keep(key, id));
+      if (size === undefined) return;
+      await store.versions.add({ id, owner: key.user, path: pathOf(key), size, createdAt: clock.now() });
+      await store.usage.add(key.user, size);
+      await thin(key.user, pathOf(key)).catch(deps.onError);
+    },
+
+    async list(key: StorageKey): Promise<VersionView[]> {
+      if (!deps.enabled) throw off();
+      return (await store.versions.list(key.user, pathOf(key))).map((v) => ({ id: v.id, size: v.size, modified: new Date(v.createdAt).toISOString() }));
+    },
+
+    async read(key: StorageKey, id: string, range?: ByteRange): Promise<Opened> {
+      const v = await versionOf(key, id);
+      return storageCall(() => backend.versions.read(v.owner, v.id, keyName(key), range), { not_found: 'This version is gone.' });
+    },
+
+    /** The size of a version (for Range checks before it is opened). */
+    async sizeOf(key: StorageKey, id: string): Promise<number> {
+      return (await versionOf(key, id)).size;
+    },
+
+    /**
+     * Frees at least `bytes` of the owner's versions, oldest first, for an
+     * upload that would pass the quota; returns the bytes freed.
+     */
+    async freeFor(owner: string, bytes: number): Promise<number> {
+      if (!deps.enabled) return 0;
+      let freed = 0;
+      while (freed < bytes) {
+        const oldest = await store.versions.oldest(owner, 100);
+        if (oldest.length === 0) break;
+        for (const v of oldest) {
+          if (freed >= bytes) break;
+          await drop(v);
+          freed += v.size;
+        }
+      }
+      return freed;
+    },
+  };
+}

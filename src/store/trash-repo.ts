@@ -1,0 +1,65 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from './schema.js';
+import type { TrashItem, TrashRepo } from './types.js';
+
+type Row = Selectable<Database['trash_items']>;
+
+const item = (r: Row): TrashItem => ({
+  id: r.id,
+  owner: r.owner_name,
+  path: r.path,
+  name: r.name,
+  isFile: Number(r.is_file) === 1,
+  size: Number(r.size),
+  deletedAt: Number(r.deleted_at),
+  state: r.state === 'moving' ? 'moving' : 'trashed',
+});
+
+export function createTrashRepo(db: Kysely<Database>): TrashRepo {
+  return {
+    async add(t) {
+      await db
+        .insertInto('trash_items')
+        .values({ id: t.id, owner_name: t.owner, path: t.path, name: t.name, is_file: t.isFile ? 1 : 0, size: t.size, deleted_at: t.deletedAt, state: t.state })
+        .execute();
+    },
+
+    async settle(id, found) {
+      await db.updateTable('trash_items').set({ state: 'trashed', is_file: found.isFile ? 1 : 0, size: found.size }).where('id', '=', id).execute();
+    },
+
+    async get(id) {
+      const r = await db.selectFrom('trash_items').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && item(r);
+    },
+
+    async list(owner) {
+      const rows = await db.selectFrom('trash_items').selectAll().where('owner_name', '=', owner).where('state', '=', 'trashed').orderBy('deleted_at', 'desc').orderBy('id').execute();
+      return rows.map(item);
+    },
+
+    async trashedBefore(before, limit) {
+      const rows = await db.selectFrom('trash_items').selectAll().where('state', '=', 'trashed').where('deleted_at', '<', before).orderBy('deleted_at').limit(limit).execute();
+      return rows.map(item);
+    },
+
+    async movingBefore(before, limit) {
+      const rows = await db.selectFrom('trash_items').selectAll().where('state', '=', 'moving').where('deleted_at', '<', before).orderBy('deleted_at').limit(limit).execute();
+      return rows.map(item);
+    },
+
+    async oldest(owner, limit) {
+      const rows = await db.selectFrom('trash_items').selectAll().where('owner_name', '=', owner).where('state', '=', 'trashed').orderBy('deleted_at').orderBy('id').limit(limit).execute();
+      return rows.map(item);
+    },
+
+    async delete(id) {
+      const r = await db.deleteFrom('trash_items').where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+
+    async deleteOwner(owner) {
+      await db.deleteFrom('trash_items').where('owner_name', '=', owner).execute();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { bearer, login } from '../helpers/client.js';
+import { launchBrowser, missingBrowser, newPage, row, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+
+const skip = missingBrowser();
+
+/**
+ * The trash and file versions in the web UI (issue 34), on a server started with --trash-days and
+ * --versions: a deleted file is listed on the Trash page and restored from it, deleted forever, the trash
+ * emptied; a replaced file's row menu offers Versions, and restoring one brings its content back. On a
+ * server without the flags neither the Trash page link nor the Versions item is shown.
+ */
+describe('web UI: trash and versions', { skip }, () => {
+  let server: ServerProcess;
+  let plain: ServerProcess;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    [server, plain, browser] = await Promise.all([startServer({ args: ['--dev', '--trash-days', '30', '--versions'] }), startServer({ args: ['--dev'] }), launchBrowser()]);
+    await seed(server, { 'keep.txt': 'keep\n', 'gone.txt': 'gone\n', 'other.txt': 'other\n' });
+    await seed(plain, { 'a.txt': 'a\n' });
+  });
+  after(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await server?.dispose();
+    await plain?.dispose();
+  });
+
+  async function open(): Promise<{ page: Page; errors: string[] }> {
+    const { context, page, errors } = await newPage(browser);
+    contexts.push(context);
+    return { page, errors };
+  }
+  const trashLink = (page: Page) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Trash' });
+
+  test('delete → the Trash page lists it → Restore puts it back; Delete forever and Empty trash remove for good', async () => {
+    const { page, errors } = await open();
+    await signIn(page, server, '/browse/');
+    await waitForFolder(page);
+    for (const name of ['gone.txt', 'other.txt']) {
+      await row(page, name).getByRole('button', { name: `Actions for ${name}`, exact: true }).click();
+      await page.getByRole('menuitem', { name: 'Delete' }).click();
+      await page.getByText('It goes to the trash, where it can be restored for 30 days.').waitFor();
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
+      await row(page, name).waitFor({ state: 'detached' });
+    }
+    await trashLink(page).click();
+    await page.waitForURL(/\/trash$/);
+    const list = page.getByRole('list', { name: 'Trash' });
+    await list.locator('[data-name="gone.txt"]').waitFor();
+    await list.locator('[data-name="gone.txt"]').getByRole('button', { name: 'Restore' }).click();
+    await list.locator('[data-name="gone.txt"]').waitFor({ state: 'detached' });
+    await list.locator('[data-name="other.txt"]').getByRole('button', { name: 'Delete forever' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete forever' }).click();
+    await page.getByText('The trash is empty').waitFor();
+    // Restored on the server: the file is back with its content.
+    const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
+    assert.equal(await (await fetch(`${server.url}/storage/admin/gone.txt`, { headers: auth })).text(), 'gone\n');
+    assert.equal((await fetch(`${server.url}/storage/admin/other.txt`, { headers: auth })).status, 404);
+    // Empty trash: one more item, then emptied.
+    assert.equal((await fetch(`${server.url}/storage/admin/keep.txt`, { method: 'DELETE', headers: auth })).status, 204);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await list.locator('[data-name="keep.txt"]').waitFor();
+    await page.getByRole('button', { name: 'Empty trash' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Empty trash' }).click();
+    await page.getByText('The trash is empty').waitFor();
+    assert.deepEqual(((await (await fetch(`${server.url}/api/trash`, { headers: auth })).json()) as { items: unknown[] }).items, []);
+    assert.deepEqual(errors, []);
+  });
+
+  test('a replaced file\'s row menu offers Versions; restoring one brings its content back', async () => {
+    const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
+    for (const body of ['first draft\n', 'second draft\n']) {
+      assert.equal((await fetch(`${server.url}/storage/admin/draft.txt`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/octet-stream' }, body })).status, 201);
+    }
+    const { page, errors } = await open();
+    await signIn(page, server, '/browse/');
+    await waitForFolder(page);
+    await row(page, 'draft.txt').getByRole('button', { name: 'Actions for draft.txt', exact: true }).click();
+    await page.getByRole('menuitem', { name: 'Versions' }).click();
+    const versions = page.getByRole('list', { name: 'Versions of draft.txt' });
+    await versions.getByRole('listitem').first().waitFor();
+    assert.equal(await versions.getByRole('listitem').count(), 1);
+    const download = page.waitForEvent('download');
+    await versions.getByRole('button', { name: 'Download' }).click();
+    const saved = await download;
+    assert.equal(saved.suggestedFilename(), 'draft.txt');
+    await versions.getByRole('button', { name: 'Restore' }).click();
+    await versions.getByRole('listitem').nth(1).waitFor();
+    assert.equal(await (await fetch(`${server.url}/storage/admin/draft.txt`, { headers: auth })).text(), 'first draft\n');
+    assert.deepEqual(errors, []);
+  });
+
+  test('without --trash-days and --versions: no Trash link, no Versions item', async () => {
+    const { page, errors } = await open();
+    await signIn(page, plain, '/browse/');
+    await waitForFolder(page);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Shared with me' }).waitFor();
+    assert.equal(await trashLink(page).count(), 0);
+    await row(page, 'a.txt').getByRole('button', { name: 'Actions for a.txt', exact: true }).click();
+    await page.getByRole('menuitem', { name: 'Download' }).waitFor();
+    assert.equal(await page.getByRole('menuitem', { name: 'Versions' }).count(), 0);
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,60 @@
+import { withBase } from '../lib/base';
+import type { ApiClient } from './client';
+import type { Segments } from './paths';
+import type { StorageApi } from './storage';
+
+/** An item of the signed-in user's trash (`GET /api/trash`, docs/api.md "Trash"). */
+export type TrashItem = {
+  readonly id: string;
+  /** `/<owner>/<path>` where it was. */
+  readonly path: string;
+  readonly name: string;
+  readonly is_file: boolean;
+  readonly size: number;
+  readonly deleted_at: string;
+  readonly expires_at: string;
+};
+
+/** The trash, when the server keeps one (`--trash-days`). */
+export class TrashApi {
+  constructor(private readonly client: ApiClient) {}
+
+  async list(signal?: AbortSignal): Promise<TrashItem[]> {
+    return (await this.client.json<{ items: TrashItem[] }>(withBase('/api/trash'), { signal })).items;
+  }
+
+  /** Puts an item back; returns the `/<owner>/<path>` it took (a suffix when its name is taken now). */
+  async restore(id: string): Promise<string> {
+    return (await this.client.json<{ path: string }>(withBase(`/api/trash/${encodeURIComponent(id)}/restore`), { method: 'POST' })).path;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.client.request(withBase(`/api/trash/${encodeURIComponent(id)}`), { method: 'DELETE' });
+  }
+
+  async empty(): Promise<void> {
+    await this.client.request(withBase('/api/trash'), { method: 'DELETE' });
+  }
+}
+
+/** An earlier content of a file (`?versions`, docs/api.md "Versions"). */
+export type FileVersion = { readonly id: string; readonly size: number; readonly modified: string };
+
+/** A file's versions, when the server keeps them (`--versions`). */
+export class VersionsApi {
+  constructor(private readonly storage: StorageApi) {}
+
+  async list(path: Segments, signal?: AbortSignal): Promise<FileVersion[]> {
+    return (await this.storage.client.json<{ versions: FileVersion[] }>(`${this.storage.url(path)}?versions`, { signal })).versions;
+  }
+
+  async restore(path: Segments, id: string): Promise<void> {
+    await this.storage.client.request(this.storage.url(path), { method: 'POST', json: { action: 'restore_version', version: id } });
+  }
+
+  /** A download URL of one version, with a path token for the file (never the access token in a URL). */
+  async downloadUrl(path: Segments, id: string): Promise<string> {
+    const { token } = await this.storage.makeToken(path, 600);
+    return `${this.storage.tokenUrl(path, token, true)}&version=${encodeURIComponent(id)}`;
+  }
+}
