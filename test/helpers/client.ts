@@ -36,3 +36,18 @@ export function jsonApi(base: () => string) {
   const errorOf = async (res: Response, status: number) => (await json<{ error: string }>(res, status)).error;
   return { req, json, errorOf };
 }
+
+/**
+ * Like jsonApi, for tests that act as several signed-in users: `req(who, ...)` sends with `tokens[who]`
+ * (none for undefined), an object body as JSON and a string as it is, with extra headers.
+ */
+export function usersApi(base: () => string, tokens: Record<string, string>) {
+  const req = (who: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base()}${path}`, {
+      method,
+      headers: { ...(who ? bearer(tokens[who] as string) : {}), ...(body === undefined || typeof body !== 'object' ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const { json } = jsonApi(base);
+  return { req, json };
+}

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer } from '../helpers/client.js';
+import { bearer, usersApi } from '../helpers/client.js';
 
 type GrantView = { id: string; path: string; to: string; permission: string; created_at: string };
 type Received = { id: string; path: string; owner: string; permission: string; is_file: boolean };
@@ -25,12 +25,7 @@ for (const [storage, skip] of BACKENDS) {
     });
     after(() => t?.close());
 
-    const req = (who: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${t.url}${path}`, {
-        method,
-        headers: { ...(who ? bearer(tokens[who] as string) : {}), ...(body === undefined || typeof body !== 'object' ? {} : { 'content-type': 'application/json' }), ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
+    const { req } = usersApi(() => t.url, tokens);
     const status = async (res: Response) => {
       await res.arrayBuffer();
       return res.status;

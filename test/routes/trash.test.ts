@@ -8,22 +8,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer } from '../helpers/client.js';
+import { bearer, usersApi } from '../helpers/client.js';
 
 type Item = { id: string; path: string; name: string; is_file: boolean; size: number; deleted_at: string; expires_at: string };
 
 function client(t: () => TestApp, tokens: Record<string, string>) {
-  const req = (who: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${t().url}${path}`, {
-      method,
-      headers: { ...(who ? bearer(tokens[who] as string) : {}), ...(body === undefined || typeof body !== 'object' ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-  const json = async <T>(res: Response, expected: number): Promise<T> => {
-    const text = await res.text();
-    assert.equal(res.status, expected, text);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
-  };
+  const { req, json } = usersApi(() => t().url, tokens);
   const trash = async (who: string) => (await json<{ items: Item[] }>(await req(who, 'GET', '/api/trash'), 200)).items;
   const used = async (who: string) => (await json<{ used: number }>(await req(who, 'GET', '/api/usage'), 200)).used;
   /** An upload through the API, so usage counts it as it counts every upload. */

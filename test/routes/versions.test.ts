@@ -6,22 +6,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer } from '../helpers/client.js';
+import { bearer, usersApi } from '../helpers/client.js';
 
 type Version = { id: string; size: number; modified: string };
 
 function client(t: () => TestApp, tokens: Record<string, string>) {
-  const req = (who: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${t().url}${path}`, {
-      method,
-      headers: { ...(who ? bearer(tokens[who] as string) : {}), ...(body === undefined || typeof body !== 'object' ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-  const json = async <T>(res: Response, expected: number): Promise<T> => {
-    const text = await res.text();
-    assert.equal(res.status, expected, text);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
-  };
+  const { req, json } = usersApi(() => t().url, tokens);
   const put = async (who: string, path: string, body: string) => assert.equal((await req(who, 'PUT', `/storage/${path}`, body, { 'content-type': 'application/octet-stream' })).status, 201);
   const versions = async (who: string, path: string) => (await json<{ versions: Version[] }>(await req(who, 'GET', `/storage/${path}?versions`), 200)).versions;
   const text = async (who: string, path: string) => {
