@@ -334,6 +334,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await rescanning;
     await shares.close();
     grants.close();
+    versions.close();
     await storageUsage.close();
     clearInterval(sweep);
     oidc?.close();

@@ -38,6 +38,17 @@ export function createVersionService(deps: { store: MetadataStore; backend: Stor
     for (const v of all) if (gone.has(v.id)) await drop(v);
   }
 
+  // Versions belong to the file, not to its path: they follow a rename or move within the owner's tree, and go
+  // with a file deleted for good or moved into another owner's tree (its bytes there are the other's, and
+  // they must not surface under a new file at the old path). A file in the trash keeps them for its restore.
+  const unsubscribe = backend.events.subscribe(async (e) => {
+    if (!deps.enabled) return;
+    if (e.type === 'moved' && e.from.user === e.to.user) return store.versions.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to));
+    const gone = e.type === 'moved' ? e.from : e.type === 'deleted' && !e.kept ? e.key : undefined;
+    if (!gone) return;
+    for (const v of await store.versions.listWithin(gone.user, pathOf(gone))) await drop(v).catch(deps.onError);
+  });
+
   async function versionOf(key: StorageKey, id: string): Promise<FileVersion> {
     if (!deps.enabled) throw off();
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw missing();
@@ -84,6 +95,10 @@ export function createVersionService(deps: { store: MetadataStore; backend: Stor
      * Frees at least `bytes` of the owner's versions, oldest first, for an
      * upload that would pass the quota; returns the bytes freed.
      */
+    close(): void {
+      unsubscribe();
+    },
+
     async freeFor(owner: string, bytes: number): Promise<number> {
       if (!deps.enabled) return 0;
       let freed = 0;

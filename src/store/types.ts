@@ -424,6 +424,10 @@ export interface VersionRepo {
   delete(id: string): Promise<boolean>;
   /** Deletes every row of the owner (the account was removed). */
   deleteOwner(owner: string): Promise<void>;
+  /** The owner's versions of files at or below `path` (a deleted file or folder). */
+  listWithin(owner: string, path: string): Promise<FileVersion[]>;
+  /** Carries the owner's versions at or below `from` over to `to` (a file or folder renamed or moved). */
+  moveWithin(owner: string, from: string, to: string): Promise<void>;
 }
 
 /** A user's storage usage and quota, in bytes. */

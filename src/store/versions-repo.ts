@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { FileVersion, VersionRepo } from './types.js';
+import { atOrBelow, rebased } from './tree-sql.js';
 
 const version = (r: Selectable<Database['file_versions']>): FileVersion => ({ id: r.id, owner: r.owner_name, path: r.path, size: Number(r.size), createdAt: Number(r.created_at) });
 
@@ -27,6 +28,13 @@ export function createVersionRepo(db: Kysely<Database>): VersionRepo {
     },
     async deleteOwner(owner) {
       await db.deleteFrom('file_versions').where('owner_name', '=', owner).execute();
+    },
+    async listWithin(owner, path) {
+      const rows = await db.selectFrom('file_versions').selectAll().where('owner_name', '=', owner).where(atOrBelow(path)).execute();
+      return rows.map(version);
+    },
+    async moveWithin(owner, from, to) {
+      await db.updateTable('file_versions').set({ path: rebased(from, to) }).where('owner_name', '=', owner).where(atOrBelow(from)).execute();
     },
   };
 }

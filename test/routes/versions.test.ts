@@ -76,6 +76,23 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await (await req('alice', 'GET', `/storage/alice/dav.txt?version=${v.id}`)).text(), 'before');
     });
 
+    test('versions follow a rename and a folder move; a file deleted for good takes them along, and a new file at its path has none', async () => {
+      await put('alice', 'alice/f/draft.txt', 'v1');
+      await put('alice', 'alice/f/draft.txt', 'v2-');
+      const before = await used('alice');
+      assert.equal((await req('alice', 'POST', '/storage/alice/f/draft.txt', { action: 'Move', new_path: '/alice/f/final.txt' })).status, 204);
+      assert.deepEqual((await versions('alice', 'alice/f/final.txt')).map((v) => v.size), [2]);
+      assert.equal((await req('alice', 'POST', '/storage/alice/f', { action: 'Move', new_path: '/alice/g' })).status, 204);
+      const [v] = (await versions('alice', 'alice/g/final.txt')) as [Version];
+      assert.equal(await (await req('alice', 'GET', `/storage/alice/g/final.txt?version=${v.id}`)).text(), 'v1');
+      await put('alice', 'alice/f/draft.txt', 'new');
+      assert.deepEqual(await versions('alice', 'alice/f/draft.txt'), [], 'a new file at the old path');
+      assert.equal((await req('alice', 'DELETE', '/storage/alice/g/final.txt')).status, 204);
+      await put('alice', 'alice/g/final.txt', 'again');
+      assert.deepEqual(await versions('alice', 'alice/g/final.txt'), [], 'a new file where one was deleted');
+      assert.equal(await used('alice'), before - 3 - 2 + 3 + 5, 'the deleted file\'s version no longer counted');
+    });
+
     test('errors: unknown or another file\'s version 404, a folder 409, another user 401, no restore without a version id 400', async () => {
       const [v] = (await versions('alice', 'alice/dav.txt')) as [Version];
       await json(await req('alice', 'GET', '/storage/alice/notes.txt?version=nope'), 404);
