@@ -64,6 +64,9 @@ import { installErrorHandling, sendError } from '../http/error-handler.js';
 import { armDeadline, attachProgress } from './request-deadline.js';
 import { withProgress } from '../lib/progress.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
+import { createAuditService } from '../services/audit.js';
+import { installAuditHook } from './audit-hook.js';
+import { adminAuditRoutes } from '../routes/admin-audit.js';
 
 /** The base path without its slash is the document's server URL itself, so it is no path of the document. */
 const BASE_REDIRECT_SCHEMA: RouteSchema = {
@@ -181,6 +184,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
 
+  const audit = createAuditService({
+    repo: deps.store.audit,
+    clock,
+    retentionDays: config.auditRetention,
+    exportTo: config.auditLog,
+    onError: (err) => app.log.error({ err }, 'recording an audit event failed'),
+  });
+
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
@@ -229,6 +240,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(EVERY_ANSWER_HEADERS);
   });
+  installAuditHook(app, { audit, basePath: config.basePath });
 
   // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.
   const basePath = config.basePath;
@@ -260,6 +272,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => accountRoutes(scope, { account }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));
       await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
+      await base.register(async (scope) => adminAuditRoutes(scope, { audit }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
@@ -277,6 +290,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
     shares.sweep().catch((err: unknown) => app.log.warn({ err }, 'share link sweep failed'));
     oidc?.sweep().catch((err: unknown) => app.log.warn({ err }, 'single sign-on sweep failed'));
+    audit.purge().catch((err: unknown) => app.log.warn({ err }, 'audit log retention purge failed'));
   }, 60_000);
   // Every process trims the cache of its node (there is one per data dir, not one per cluster).
   const thumbnailPrune = setInterval(() => {
@@ -326,6 +340,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clearInterval(storageSweep);
     clearInterval(thumbnailPrune);
     await sweeping;
+    await audit.close();
   });
   return app;
 }

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { MetadataStore } from './types.js';
+import { createAuditRepo } from './audit-repo.js';
+import { createWebhookRepo } from './webhooks-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
@@ -47,5 +49,7 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),
     grants: createGrantRepo(db),
+    audit: createAuditRepo(db),
+    webhooks: createWebhookRepo(db),
   };
 }
