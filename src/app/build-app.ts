@@ -67,6 +67,8 @@ import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
 import { createAuditService } from '../services/audit.js';
 import { installAuditHook } from './audit-hook.js';
 import { adminAuditRoutes } from '../routes/admin-audit.js';
+import { auditEventSource, createWebhookService, type EventSource } from '../services/webhooks.js';
+import { adminWebhookRoutes } from '../routes/admin-webhooks.js';
 
 /** The base path without its slash is the document's server URL itself, so it is no path of the document. */
 const BASE_REDIRECT_SCHEMA: RouteSchema = {
@@ -95,6 +97,11 @@ export type AppDeps = {
   readonly isLeader?: () => boolean;
   /** The Redis client when --redis is given, for the health check. */
   readonly redis?: { ping(): Promise<unknown> };
+  /**
+   * More event sources for webhooks beside the audit log (the change journal's file.* events);
+   * each read by every hook with its own cursor (src/services/webhooks.ts EventSource).
+   */
+  readonly eventSources?: readonly EventSource[];
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
 };
@@ -184,13 +191,34 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
 
+  const leading = deps.isLeader ?? (() => true);
+  // Set below, once the webhooks exist: an entry appended on the leader wakes delivery at once
+  // (elsewhere the leader's next tick, within a second, finds it).
+  let wakeWebhooks = () => {};
   const audit = createAuditService({
     repo: deps.store.audit,
     clock,
     retentionDays: config.auditRetention,
     exportTo: config.auditLog,
+    onAppend: () => wakeWebhooks(),
     onError: (err) => app.log.error({ err }, 'recording an audit event failed'),
   });
+  const webhooks = createWebhookService({
+    repo: deps.store.webhooks,
+    sources: [auditEventSource(deps.store.audit), ...(deps.eventSources ?? [])],
+    clock,
+    allowPrivate: config.webhooksAllowPrivate,
+    onDisabled: (hook, reason) => void audit.record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
+    onError: (err) => app.log.warn({ err }, 'webhook delivery failed'),
+  });
+  let webhookTick: Promise<void> | undefined;
+  const deliver = () => {
+    if (!leading() || webhookTick) return;
+    webhookTick = webhooks.tick().catch((err: unknown) => app.log.warn({ err }, 'webhook delivery round failed')).finally(() => (webhookTick = undefined));
+  };
+  wakeWebhooks = () => void setImmediate(deliver);
+  const webhookTimer = setInterval(deliver, 1000);
+  webhookTimer.unref();
 
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
@@ -273,6 +301,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));
       await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
       await base.register(async (scope) => adminAuditRoutes(scope, { audit }));
+      await base.register(async (scope) => adminWebhookRoutes(scope, { webhooks }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
@@ -282,7 +311,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   );
   if (basePath) app.get(basePath, { config: { access: { who: 'public' } }, schema: BASE_REDIRECT_SCHEMA }, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
 
-  const leading = deps.isLeader ?? (() => true);
   const sweep = setInterval(() => {
     if (!leading()) return;
     auth.sweep().catch((err: unknown) => app.log.warn({ err }, 'session sweep failed'));
@@ -291,6 +319,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     shares.sweep().catch((err: unknown) => app.log.warn({ err }, 'share link sweep failed'));
     oidc?.sweep().catch((err: unknown) => app.log.warn({ err }, 'single sign-on sweep failed'));
     audit.purge().catch((err: unknown) => app.log.warn({ err }, 'audit log retention purge failed'));
+    webhooks.sweep().catch((err: unknown) => app.log.warn({ err }, 'webhook delivery log sweep failed'));
   }, 60_000);
   // Every process trims the cache of its node (there is one per data dir, not one per cluster).
   const thumbnailPrune = setInterval(() => {
@@ -340,6 +369,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clearInterval(storageSweep);
     clearInterval(thumbnailPrune);
     await sweeping;
+    clearInterval(webhookTimer);
+    wakeWebhooks = () => {};
+    await webhookTick;
+    await webhooks.settle();
     await audit.close();
   });
   return app;
