@@ -216,3 +216,53 @@ describe('webhooks: disabled after 24 hours of failures (clock moved; file backe
     }
   });
 });
+
+for (const [storage, skip] of BACKENDS) {
+  describe(`webhooks refuse private targets by default (SSRF) on ${storage}`, { skip }, () => {
+    let t: TestApp;
+    let root: string;
+    let alice: string;
+    before(async () => {
+      t = await startApp({ storage, users: ['alice'] });
+      await t.addUser('root', { admin: true });
+      root = (await t.login('root')).access_token;
+      alice = (await t.login('alice')).access_token;
+      await t.fs.put('a.txt', 'a');
+    });
+    after(() => t?.close());
+    const post = (path: string, token: string, body: unknown) => fetch(`${t.url}${path}`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+    test('127.0.0.1, [::1], 169.254.169.254, 10/8, 192.168/16 and a mapped loopback are refused at creation and on change', async () => {
+      for (const url of ['http://127.0.0.1:8080/hook', 'http://[::1]:8080/hook', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/hook', 'http://192.168.1.10/hook', 'http://[::ffff:127.0.0.1]/hook']) {
+        const res = await post('/api/admin/webhooks', root, { url, events: ['share.created'] });
+        assert.equal(res.status, 400, url);
+        assert.equal(((await res.json()) as { error: string }).error, 'bad_request');
+      }
+      const ok = (await (await post('/api/admin/webhooks', root, { url: 'https://hooks.example.com/in', events: ['share.created'] })).json()) as Hook;
+      const patched = await fetch(`${t.url}/api/admin/webhooks/${ok.id}`, { method: 'PATCH', headers: { ...bearer(root), 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1/x' }) });
+      assert.equal(patched.status, 400);
+      await fetch(`${t.url}/api/admin/webhooks/${ok.id}`, { method: 'DELETE', headers: bearer(root) });
+    });
+
+    test('a host name resolving to loopback (localhost) is accepted as a name but never delivered to', async () => {
+      const r = await startReceiver();
+      try {
+        const made = await post('/api/admin/webhooks', root, { url: `http://localhost:${r.port}/hook`, events: ['share.created'] });
+        assert.equal(made.status, 201);
+        const h = (await made.json()) as Hook;
+        r.setSecret(h.secret!);
+        const tried = (await (await post(`/api/admin/webhooks/${h.id}/test`, root, {})).json()) as Delivery;
+        assert.equal(tried.status, null);
+        assert.match(tried.error!, /resolves to (127\.0\.0\.1|::1)/);
+        assert.equal((await post('/api/shares', alice, { path: '/alice/a.txt' })).status, 201);
+        await until(async () => ((await (await fetch(`${t.url}/api/admin/webhooks/${h.id}/deliveries`, { headers: bearer(root) })).json()) as { deliveries: Delivery[] }).deliveries.some((d) => d.event_type === 'share.created'), DELIVERY_MS, 'the event\'s refused attempt');
+        const ds = ((await (await fetch(`${t.url}/api/admin/webhooks/${h.id}/deliveries`, { headers: bearer(root) })).json()) as { deliveries: Delivery[] }).deliveries;
+        assert.match(ds.find((d) => d.event_type === 'share.created')!.error!, /private/);
+        assert.equal(r.hits, 0, 'nothing reached the loopback receiver');
+        await fetch(`${t.url}/api/admin/webhooks/${h.id}`, { method: 'DELETE', headers: bearer(root) });
+      } finally {
+        await r.stop();
+      }
+    });
+  });
+}
