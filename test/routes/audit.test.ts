@@ -76,6 +76,8 @@ for (const [storage, skip] of BACKENDS) {
       const alice = await signIn('alice', 'alice-password');
       assert.equal((await req('POST', '/auth/login', undefined, { username: 'alice', password: 'not-her-password' })).status, 401);
       assert.equal((await req('POST', '/auth/login', undefined, { username: 'nobody', password: 'whatever-password' })).status, 401);
+      // The no-JavaScript pages' sign-in form too.
+      assert.equal((await fetch(`${t.url}/basic/login`, { method: 'POST', headers: { 'user-agent': UA, 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=bob&password=wrong-basic-password' })).status, 401);
       const spare = await signIn('alice', 'alice-password');
       await json(await req('POST', '/auth/logout', undefined, { username: 'alice', refresh_token: spare.refresh_token }), 204);
       // Account: password, TOTP on and off, app password made and revoked, a session revoked.
@@ -122,6 +124,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.ok(!Number.isNaN(Date.parse(ok.time)));
       assert.equal(one('login.failed', { actor: 'alice' }).detail?.reason, 'invalid_credentials');
       assert.equal(one('login.failed', { actor: 'nobody' }).outcome, 'failure');
+      assert.deepEqual(one('login.failed', { actor: 'bob' }).detail, { method: 'basic', reason: 'invalid_credentials' });
       one('logout', { actor: 'alice', outcome: 'success' });
       one('password.changed', { actor: 'alice' });
       one('totp.setup_started', { actor: 'alice' });
@@ -147,7 +150,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(refused.outcome, 'denied');
       assert.equal(refused.detail?.reason, 'forbidden');
       const text = JSON.stringify(events);
-      for (const secret of ['alice-password', 'not-her-password', 'whatever-password', 'carol-password', 'share-secret-pw', confirmed.recovery_codes[0]!, setup.secret]) assert.equal(text.includes(secret), false, `"${secret}" is in the log`);
+      for (const secret of ['alice-password', 'not-her-password', 'wrong-basic-password', 'whatever-password', 'carol-password', 'share-secret-pw', confirmed.recovery_codes[0]!, setup.secret]) assert.equal(text.includes(secret), false, `"${secret}" is in the log`);
       // One chain, newest first: each entry seals the one before.
       for (let i = 0; i + 1 < events.length; i++) {
         assert.equal(events[i]!.id, events[i + 1]!.id + 1);
