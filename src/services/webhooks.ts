@@ -64,6 +64,41 @@ export function auditEventSource(repo: AuditRepo): EventSource {
   };
 }
 
+/** One change as the change journal (issue 31, GET /api/changes) gives it. */
+export type JournalChange = {
+  readonly cursor: string;
+  readonly type: 'created' | 'modified' | 'deleted' | 'moved';
+  /** `/<user>/<path>`. */
+  readonly path: string;
+  readonly from?: string;
+  readonly is_file: boolean;
+  readonly size?: number;
+  readonly modified?: string;
+  readonly time?: number;
+};
+
+/**
+ * The change journal as the webhooks' second source: its created / modified / deleted / moved
+ * become file.* events about their path (so path_prefix applies). `read` is the journal's own
+ * "changes since cursor" over every user's tree, oldest first.
+ */
+export function changeJournalSource(journal: { latest(): Promise<string>; read(cursor: string, limit: number): Promise<readonly JournalChange[]> }, clock: Clock): EventSource {
+  return {
+    name: 'changes',
+    latest: () => journal.latest(),
+    async read(cursor, limit) {
+      return (await journal.read(cursor, limit)).map((c) => ({
+        id: `change_${c.cursor}`,
+        type: `file.${c.type}`,
+        time: c.time ?? clock.now(),
+        data: { path: c.path, ...(c.from !== undefined ? { from: c.from } : {}), is_file: c.is_file, ...(c.size !== undefined ? { size: c.size } : {}), ...(c.modified !== undefined ? { modified: c.modified } : {}) },
+        path: c.path,
+        cursor: c.cursor,
+      }));
+    },
+  };
+}
+
 export type WebhookView = {
   id: string;
   url: string;
