@@ -194,6 +194,23 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(lines.map((e) => [e.id, e.hash]).sort((a, b) => (a[0] as number) - (b[0] as number)), [...events].reverse().map((e) => [e.id, e.hash]));
     });
 
+    test('admin actions with the CLI are recorded too (via: cli), into the same chain', { skip: storage !== 'file' && 'the CLI reaches S3 storage only with the run\'s credentials; the chain code is the same' }, async () => {
+      const cli = (...args: string[]) => runCli([...args, '--data-dir', t.dataDir]);
+      for (const args of [['user', 'add', 'erin', '--password', 'erin-password'], ['user', 'quota', 'erin', '10M'], ['user', 'admin', 'erin', 'on'], ['user', 'admin', 'erin', 'off'], ['user', 'passwd', 'erin', '--password', 'erin-password-2'], ['group', 'add', 'crew'], ['group', 'member', 'crew', 'add', 'erin'], ['group', 'remove', 'crew'], ['user', 'remove', 'erin']]) {
+        const r = await cli(...args);
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      }
+      const events = (await all()).filter((e) => e.detail?.via === 'cli');
+      assert.deepEqual(events.map((e) => [e.type, e.target]).reverse(), [
+        ['user.created', 'erin'], ['user.quota_changed', 'erin'], ['user.admin_changed', 'erin'], ['user.admin_changed', 'erin'], ['user.password_reset', 'erin'],
+        ['group.created', 'crew'], ['group.changed', 'crew'], ['group.removed', 'crew'], ['user.removed', 'erin'],
+      ]);
+      assert.ok(events.every((e) => e.actor === null && e.user_agent === 'file-cloud CLI' && e.outcome === 'success'));
+      assert.equal(JSON.stringify(events).includes('erin-password'), false);
+      const r = await verify();
+      assert.equal(r.code, 0, r.stderr);
+    });
+
     test('audit verify: a whole chain passes; an edited row and a deleted row are found by position (exit 1)', async () => {
       const whole = await verify();
       assert.equal(whole.code, 0, whole.stderr);
