@@ -66,3 +66,24 @@ test('the signature is the Standard Webhooks one (the spec\'s example)', () => {
   const sig = signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
   assert.equal(sig, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
 });
+
+test('a busy audit log (hundreds of entries no hook asked for) does not hold a hook back: one round reaches the event', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-webhooks-'));
+  const store = await openSqliteStore(join(dir, 'db'));
+  const r = await startReceiver();
+  try {
+    const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
+    const hooks = createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
+    const h = await hooks.create({ url: r.url, events: ['user.created'] });
+    r.setSecret(h.secret!);
+    for (let i = 0; i < 700; i++) await audit.record({ type: 'login.succeeded', actor: `u${i}`, outcome: 'success' });
+    await audit.record({ type: 'user.created', actor: 'root', target: 'newbie', outcome: 'success' });
+    await hooks.tick();
+    await hooks.settle();
+    assert.deepEqual(r.received.map((e) => e.data.target), ['newbie']);
+  } finally {
+    await r.stop();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -136,7 +136,8 @@ export function signWebhook(secret: string, id: string, timestampSeconds: number
 /** Retrying stops, and the hook is disabled, after this long of failing. */
 export const WEBHOOK_GIVE_UP_MS = 24 * 3600_000;
 const MAX_BACKOFF_MS = 3600_000;
-const BATCH = 50;
+const BATCH = 200;
+const BATCHES_PER_ROUND = 10;
 const MAX_PARALLEL_HOOKS = 8;
 
 export type WebhookInput = { url?: unknown; events?: unknown; path_prefix?: unknown; secret?: unknown; enabled?: unknown };
@@ -223,26 +224,30 @@ export function createWebhookService(deps: {
         if (cursor !== saved) await repo.setCursor(h.id, source.name, cursor);
         saved = cursor;
       };
-      const events = await source.read(cursor, BATCH);
-      for (const e of events) {
-        if (!matches(h, e)) {
+      // Several batches a round, so a busy source (many entries no hook asked for) is not outrun.
+      for (let batch = 0; batch < BATCHES_PER_ROUND; batch++) {
+        const events = await source.read(cursor, BATCH);
+        for (const e of events) {
+          if (!matches(h, e)) {
+            cursor = e.cursor;
+            continue;
+          }
+          // What was skipped before this one is saved first, so a failure here retries this event, not those.
+          await save();
+          const d = await attempt(h, e, h.attempts + 1);
+          if (!d.ok) {
+            await failed(h, d);
+            return;
+          }
+          await repo.addDelivery(d);
           cursor = e.cursor;
-          continue;
+          await save();
+          if (h.attempts > 0) {
+            await repo.update(h.id, { attempts: 0, failingSince: null, nextAttemptAt: 0 });
+            h = { ...h, attempts: 0, failingSince: null, nextAttemptAt: 0 };
+          }
         }
-        // What was skipped before this one is saved first, so a failure here retries this event, not those.
-        await save();
-        const d = await attempt(h, e, h.attempts + 1);
-        if (!d.ok) {
-          await failed(h, d);
-          return;
-        }
-        await repo.addDelivery(d);
-        cursor = e.cursor;
-        await save();
-        if (h.attempts > 0) {
-          await repo.update(h.id, { attempts: 0, failingSince: null, nextAttemptAt: 0 });
-          h = { ...h, attempts: 0, failingSince: null, nextAttemptAt: 0 };
-        }
+        if (events.length < BATCH) break;
       }
       await save();
     }
