@@ -36,6 +36,14 @@ const param = (name: string) => (s: Seen) => s.params[name];
 const RULES: Readonly<Record<string, Rule>> = {
   'POST /auth/login': signIn('password'),
   'POST /basic/login': signIn('basic'),
+  // Single sign-on: the web UI redeems the callback's one-time code; the answer names the account.
+  'POST /auth/oidc/session': (s) => ({
+    type: ok(s) ? 'login.succeeded' : 'login.failed',
+    actor: str(s.answer.username) ?? null,
+    target: str(s.answer.username) ?? null,
+    outcome: ok(s) ? 'success' : 'failure',
+    detail: { method: 'sso' },
+  }),
   'POST /auth/logout': signOut,
   'POST /basic/logout': signOut,
   'POST /api/me/password': simple('password.changed'),
