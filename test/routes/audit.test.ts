@@ -78,6 +78,8 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await req('POST', '/auth/login', undefined, { username: 'nobody', password: 'whatever-password' })).status, 401);
       // The no-JavaScript pages' sign-in form too.
       assert.equal((await fetch(`${t.url}/basic/login`, { method: 'POST', headers: { 'user-agent': UA, 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=bob&password=wrong-basic-password' })).status, 401);
+      // WebDAV Basic with a wrong password.
+      assert.equal((await fetch(`${t.url}/dav/bob/`, { method: 'PROPFIND', headers: { depth: '0', authorization: `Basic ${Buffer.from('bob:wrong-dav-password').toString('base64')}` } })).status, 401);
       const spare = await signIn('alice', 'alice-password');
       await json(await req('POST', '/auth/logout', undefined, { username: 'alice', refresh_token: spare.refresh_token }), 204);
       // Account: password, TOTP on and off, app password made and revoked, a session revoked.
@@ -124,7 +126,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.ok(!Number.isNaN(Date.parse(ok.time)));
       assert.equal(one('login.failed', { actor: 'alice' }).detail?.reason, 'invalid_credentials');
       assert.equal(one('login.failed', { actor: 'nobody' }).outcome, 'failure');
-      assert.deepEqual(one('login.failed', { actor: 'bob' }).detail, { method: 'basic', reason: 'invalid_credentials' });
+      assert.deepEqual(of('login.failed').filter((e) => e.actor === 'bob').map((e) => e.detail).reverse(), [{ method: 'basic', reason: 'invalid_credentials' }, { method: 'webdav', reason: 'invalid_credentials' }]);
       one('logout', { actor: 'alice', outcome: 'success' });
       one('password.changed', { actor: 'alice' });
       one('totp.setup_started', { actor: 'alice' });
@@ -150,7 +152,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(refused.outcome, 'denied');
       assert.equal(refused.detail?.reason, 'forbidden');
       const text = JSON.stringify(events);
-      for (const secret of ['alice-password', 'not-her-password', 'wrong-basic-password', 'whatever-password', 'carol-password', 'share-secret-pw', confirmed.recovery_codes[0]!, setup.secret]) assert.equal(text.includes(secret), false, `"${secret}" is in the log`);
+      for (const secret of ['alice-password', 'not-her-password', 'wrong-basic-password', 'wrong-dav-password', 'whatever-password', 'carol-password', 'share-secret-pw', confirmed.recovery_codes[0]!, setup.secret]) assert.equal(text.includes(secret), false, `"${secret}" is in the log`);
       // One chain, newest first: each entry seals the one before.
       for (let i = 0; i + 1 < events.length; i++) {
         assert.equal(events[i]!.id, events[i + 1]!.id + 1);
