@@ -20,12 +20,15 @@ test('file.* events from the journal source reach a hook in order, filtered by p
   try {
     const changes: JournalChange[] = [];
     const journal = {
-      latest: async () => String(changes.length),
-      read: async (cursor: string, limit: number) => changes.slice(Number(cursor), Number(cursor) + limit),
+      latest: async () => changes.length,
+      changesSince: async (cursor: number, limit: number) => changes.slice(cursor, cursor + limit),
     };
-    const change = (type: JournalChange['type'], path: string) => changes.push({ cursor: String(changes.length + 1), type, path, is_file: true, size: 1 });
+    const change = (type: JournalChange['type'], path: string) => {
+      const [owner, ...rest] = path.slice(1).split('/');
+      changes.push({ cursor: changes.length + 1, owner: owner!, type, path: rest.join('/'), isFile: true, size: 1, at: Date.now() });
+    };
     const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
-    const make = () => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit), changeJournalSource(journal, systemClock)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
+    const make = () => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit), changeJournalSource(journal)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
     let hooks = make();
     change('created', '/alice/before-the-hook.txt');
     const h = await hooks.create({ url: r.url, events: ['file.created', 'file.moved', 'file.deleted', 'share.created'], path_prefix: '/alice/photos' });

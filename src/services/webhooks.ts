@@ -64,37 +64,50 @@ export function auditEventSource(repo: AuditRepo): EventSource {
   };
 }
 
-/** One change as the change journal (issue 31, GET /api/changes) gives it. */
+/**
+ * One entry of the change journal (issue 31, branch `changes`: its ChangeRecord, migration 0018),
+ * in the shape this module needs; paths are in the owner's tree without a leading slash.
+ */
 export type JournalChange = {
-  readonly cursor: string;
+  readonly cursor: number;
+  readonly owner: string;
   readonly type: 'created' | 'modified' | 'deleted' | 'moved';
-  /** `/<user>/<path>`. */
   readonly path: string;
-  readonly from?: string;
-  readonly is_file: boolean;
-  readonly size?: number;
-  readonly modified?: string;
-  readonly time?: number;
+  readonly from?: string | undefined;
+  readonly isFile: boolean;
+  readonly size?: number | undefined;
+  readonly modified?: number | undefined;
+  readonly at: number;
 };
 
 /**
  * The change journal as the webhooks' second source: its created / modified / deleted / moved
- * become file.* events about their path (so path_prefix applies). `read` is the journal's own
- * "changes since cursor" over every user's tree, oldest first.
+ * become file.* events about `/<owner>/<path>` (so path_prefix applies). Wired with the journal's
+ * own repository once both are merged: `eventSources: [changeJournalSource(store.changes)]` in
+ * buildApp's deps (ChangeRepo.latest and changesSince, every owner's entries, oldest first).
  */
-export function changeJournalSource(journal: { latest(): Promise<string>; read(cursor: string, limit: number): Promise<readonly JournalChange[]> }, clock: Clock): EventSource {
+export function changeJournalSource(journal: { latest(): Promise<number>; changesSince(cursor: number, limit: number): Promise<readonly JournalChange[]> }): EventSource {
   return {
     name: 'changes',
-    latest: () => journal.latest(),
+    latest: async () => String(await journal.latest()),
     async read(cursor, limit) {
-      return (await journal.read(cursor, limit)).map((c) => ({
-        id: `change_${c.cursor}`,
-        type: `file.${c.type}`,
-        time: c.time ?? clock.now(),
-        data: { path: c.path, ...(c.from !== undefined ? { from: c.from } : {}), is_file: c.is_file, ...(c.size !== undefined ? { size: c.size } : {}), ...(c.modified !== undefined ? { modified: c.modified } : {}) },
-        path: c.path,
-        cursor: c.cursor,
-      }));
+      return (await journal.changesSince(Number(cursor), limit)).map((c) => {
+        const path = `/${c.owner}/${c.path}`;
+        return {
+          id: `change_${c.cursor}`,
+          type: `file.${c.type}`,
+          time: c.at,
+          data: {
+            path,
+            ...(c.from !== undefined ? { from: `/${c.owner}/${c.from}` } : {}),
+            is_file: c.isFile,
+            ...(c.size !== undefined ? { size: c.size } : {}),
+            ...(c.modified !== undefined ? { modified: new Date(c.modified).toISOString() } : {}),
+          },
+          path,
+          cursor: String(c.cursor),
+        };
+      });
     },
   };
 }
