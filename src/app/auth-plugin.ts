@@ -24,6 +24,8 @@ declare module 'fastify' {
     resource: Resource;
     /** The grant through which the principal reaches another user's `resource` (src/services/grants.ts), if one does. */
     grant: GrantAccess | null;
+    /** The account the credential named, even when the route then refused it (403): the audit log's actor. */
+    actor: string | null;
   }
   interface FastifyContextConfig {
     /** What the route needs (src/domain/access.ts). Every route declares one; buildApp refuses a route without. */
@@ -79,6 +81,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('resource', null as never);
   app.decorateRequest('grant', null);
+  app.decorateRequest('actor', null);
   const table: RouteEntry[] = [];
   app.decorate('routeTable', table);
 
@@ -109,6 +112,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       resourceError = e;
     }
     const principal = await authenticate(credentialsOf(request), rule, resourceError === undefined ? resource : NONE, deps);
+    if (principal?.kind === 'user') request.actor = principal.username;
     if (principal && resourceError !== undefined) throw resourceError;
     const grant = resource.kind === 'storage' ? await deps.grants.access(principal, resource.key) : undefined;
     const denial = decide(rule, principal, request.method, resource, grant);

@@ -67,6 +67,11 @@ import { installErrorHandling, sendError } from '../http/error-handler.js';
 import { armDeadline, attachProgress } from './request-deadline.js';
 import { withProgress } from '../lib/progress.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
+import { createAuditService } from '../services/audit.js';
+import { installAuditHook } from './audit-hook.js';
+import { adminAuditRoutes } from '../routes/admin-audit.js';
+import { auditEventSource, createWebhookService, type EventSource } from '../services/webhooks.js';
+import { adminWebhookRoutes } from '../routes/admin-webhooks.js';
 
 /** The base path without its slash is the document's server URL itself, so it is no path of the document. */
 const BASE_REDIRECT_SCHEMA: RouteSchema = {
@@ -95,6 +100,11 @@ export type AppDeps = {
   readonly isLeader?: () => boolean;
   /** The Redis client when --redis is given, for the health check. */
   readonly redis?: { ping(): Promise<unknown> };
+  /**
+   * More event sources for webhooks beside the audit log (the change journal's file.* events);
+   * each read by every hook with its own cursor (src/services/webhooks.ts EventSource).
+   */
+  readonly eventSources?: readonly EventSource[];
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
 };
@@ -191,6 +201,35 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
 
+  const leading = deps.isLeader ?? (() => true);
+  // Set below, once the webhooks exist: an entry appended on the leader wakes delivery at once
+  // (elsewhere the leader's next tick, within a second, finds it).
+  let wakeWebhooks = () => {};
+  const audit = createAuditService({
+    repo: deps.store.audit,
+    clock,
+    retentionDays: config.auditRetention,
+    exportTo: config.auditLog,
+    onAppend: () => wakeWebhooks(),
+    onError: (err) => app.log.error({ err }, 'recording an audit event failed'),
+  });
+  const webhooks = createWebhookService({
+    repo: deps.store.webhooks,
+    sources: [auditEventSource(deps.store.audit), ...(deps.eventSources ?? [])],
+    clock,
+    allowPrivate: config.webhooksAllowPrivate,
+    onDisabled: (hook, reason) => void audit.record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
+    onError: (err) => app.log.warn({ err }, 'webhook delivery failed'),
+  });
+  let webhookTick: Promise<void> | undefined;
+  const deliver = () => {
+    if (!leading() || webhookTick) return;
+    webhookTick = webhooks.tick().catch((err: unknown) => app.log.warn({ err }, 'webhook delivery round failed')).finally(() => (webhookTick = undefined));
+  };
+  wakeWebhooks = () => void setImmediate(deliver);
+  const webhookTimer = setInterval(deliver, 1000);
+  webhookTimer.unref();
+
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
   app.decorate('zipCrcs', deps.store.zipCrcs);
@@ -222,7 +261,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);
   const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
-  const basic = createBasicAuthenticator({ store: deps.store, auth, keys, throttle, clock, secret: deps.secret });
+  const basic = createBasicAuthenticator({
+    store: deps.store,
+    auth,
+    keys,
+    throttle,
+    clock,
+    secret: deps.secret,
+    // Not awaited: the refusal is answered as fast as before; the entry follows at once.
+    onFailure: (username, address) => void audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method: 'webdav', reason: 'invalid_credentials' } }),
+  });
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
   const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors, grants };
   installHandedOn(app);
@@ -239,6 +287,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(EVERY_ANSWER_HEADERS);
   });
+  installAuditHook(app, { audit, basePath: config.basePath });
 
   // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.
   const basePath = config.basePath;
@@ -270,6 +319,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => accountRoutes(scope, { account, features: { trashDays: config.trashDays, versions: config.versions } }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));
       await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
+      await base.register(async (scope) => adminAuditRoutes(scope, { audit }));
+      await base.register(async (scope) => adminWebhookRoutes(scope, { webhooks }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
@@ -280,7 +331,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   );
   if (basePath) app.get(basePath, { config: { access: { who: 'public' } }, schema: BASE_REDIRECT_SCHEMA }, async (_request, reply) => reply.redirect(`${basePath}/`, 308));
 
-  const leading = deps.isLeader ?? (() => true);
   const sweep = setInterval(() => {
     if (!leading()) return;
     auth.sweep().catch((err: unknown) => app.log.warn({ err }, 'session sweep failed'));
@@ -288,6 +338,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
     shares.sweep().catch((err: unknown) => app.log.warn({ err }, 'share link sweep failed'));
     oidc?.sweep().catch((err: unknown) => app.log.warn({ err }, 'single sign-on sweep failed'));
+    audit.purge().catch((err: unknown) => app.log.warn({ err }, 'audit log retention purge failed'));
+    webhooks.sweep().catch((err: unknown) => app.log.warn({ err }, 'webhook delivery log sweep failed'));
   }, 60_000);
   // Every process trims the cache of its node (there is one per data dir, not one per cluster).
   const thumbnailPrune = setInterval(() => {
@@ -341,6 +393,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clearInterval(storageSweep);
     clearInterval(thumbnailPrune);
     await sweeping;
+    clearInterval(webhookTimer);
+    wakeWebhooks = () => {};
+    await webhookTick;
+    await webhooks.settle();
+    await audit.close();
   });
   return app;
 }

@@ -2,6 +2,7 @@ import { UsageError } from '../config/load.js';
 import type { Config } from '../config/options.js';
 import { systemClock } from '../lib/clock.js';
 import { openDataDir } from '../main.js';
+import { cliAudit } from './cli-audit.js';
 import { createGroupService } from '../services/groups.js';
 
 export const GROUP_COMMANDS = {
@@ -17,18 +18,22 @@ export async function runGroupCommand(command: keyof typeof GROUP_COMMANDS, args
   if (command === 'member' && op !== 'add' && op !== 'remove') throw new UsageError(`usage: file-cloud ${GROUP_COMMANDS.member.usage}`);
   const { store, backend } = await openDataDir(config, false);
   const groups = createGroupService({ store, clock: systemClock });
+  const audit = cliAudit(store);
   try {
     switch (command) {
       case 'add':
         await groups.add(name);
+        await audit('group.created', name);
         process.stderr.write(`Created group "${name}".\n`);
         break;
       case 'remove':
         await groups.remove(name);
+        await audit('group.removed', name);
         process.stderr.write(`Removed group "${name}".\n`);
         break;
       case 'member':
         await groups.changeMembers(name, op === 'add' ? [user as string] : [], op === 'remove' ? [user as string] : []);
+        await audit('group.changed', name, op === 'add' ? { add: [user] } : { remove: [user] });
         process.stderr.write(op === 'add' ? `Added "${user}" to group "${name}".\n` : `Removed "${user}" from group "${name}".\n`);
         break;
       case 'list':

@@ -36,6 +36,7 @@ Commands:
                              Add a user to a group or remove them.
   group list                 List groups and their members.
   index                      Rescan storage into the search index and the usage figures (files other tools put there).
+  audit verify               Check the audit log's hash chain; exit 1 at the first altered or removed entry.
 
 Global options:
   --data-dir DIR             Data directory [env FILE_CLOUD_DATA_DIR; default ./data]

@@ -8,6 +8,7 @@ import { runServe } from './serve.js';
 import { oidcProblem } from '../config/oidc.js';
 import { INDEX_SUMMARY, runIndex } from './index-command.js';
 import { runUserCommand, USER_COMMANDS } from './user.js';
+import { AUDIT_VERIFY_SUMMARY, runAuditVerify } from './audit-command.js';
 import { GROUP_COMMANDS, groupHelp, runGroupCommand } from './group.js';
 
 /** Exit codes of CONTRACT "Command line". */
@@ -45,6 +46,12 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     if (args.values.help) return print(commandHelp('file-cloud index', INDEX_SUMMARY, ['global']));
     expectWords(args.positionals, ['index']);
     return runIndex(config(args.values, ['global']));
+  }
+  if (command === 'audit') {
+    const args = parseCommandArgs(argv, ['global'], []);
+    if (args.values.help) return print(commandHelp('file-cloud audit verify', AUDIT_VERIFY_SUMMARY, ['global']));
+    expectWords(args.positionals, ['audit', 'verify']);
+    return runAuditVerify(config(args.values, ['global']));
   }
   if (command === 'group') {
     const sub = words[1];

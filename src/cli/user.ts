@@ -8,6 +8,7 @@ import { createUsageService } from '../services/usage.js';
 import { formatSize, parseQuota } from '../domain/sizes.js';
 import type { ExtraOption } from './args.js';
 import { passwordFromStdin, passwordFromTerminal } from './password-input.js';
+import { cliAudit } from './cli-audit.js';
 
 const PASSWORD_OPTIONS: ExtraOption[] = [
   { flag: '--password', type: 'string', value: 'PW', description: 'The password (visible in the process list; prefer --password-stdin).' },
@@ -45,30 +46,37 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: 
   if (quota === undefined && command === 'quota') throw new UsageError(`"${args[1]}" is not a size: use a number of bytes with an optional unit (K, M, G, T), like 10G or 500M, or "none"`);
   const { store, backend } = await openDataDir(config, false);
   const users = createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock });
+  const audit = cliAudit(store);
   try {
     switch (command) {
       case 'add':
         await users.add(name as string, pw as string, values.admin === true);
+        await audit('user.created', name as string, { admin: values.admin === true });
         process.stderr.write(`Created user "${name}"${values.admin === true ? ' (administrator)' : ''}.\n`);
         break;
       case 'remove':
         await users.remove(name as string, values['delete-files'] === true);
+        await audit('user.removed', name as string, { delete_files: values['delete-files'] === true });
         process.stderr.write(`Removed user "${name}"${values['delete-files'] === true ? ' and their files' : '; their files stay in the data directory'}.\n`);
         break;
       case 'passwd':
         await users.setPassword(name as string, pw as string);
+        await audit('user.password_reset', name as string);
         process.stderr.write(`Changed the password of "${name}"; their sessions and path tokens are revoked.\n`);
         break;
       case 'admin':
         await users.setAdmin(name as string, onOff === 'on');
+        await audit('user.admin_changed', name as string, { admin: onOff === 'on' });
         process.stderr.write(`"${name}" is ${onOff === 'on' ? 'now an administrator' : 'no longer an administrator'}.\n`);
         break;
       case 'local':
         await users.setLocal(name as string, onOff === 'on');
+        await audit('user.local_changed', name as string, { local: onOff === 'on' });
         process.stderr.write(`"${name}" ${onOff === 'on' ? 'keeps password sign-in under --oidc-only' : 'no longer keeps password sign-in under --oidc-only'}.\n`);
         break;
       case 'sso':
         await users.setLinkPending(name as string, onOff === 'on');
+        await audit('user.sso_link_changed', name as string, { pending: onOff === 'on' });
         process.stderr.write(onOff === 'on' ? `The next single sign-on as "${name}" will link that identity to this account.\n` : `"${name}" is no longer waiting for a single sign-on link.\n`);
         break;
       case 'list':
@@ -77,6 +85,7 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: 
       case 'quota': {
         const usage = createUsageService({ store, backend, onError: () => undefined });
         await usage.setQuota(name as string, quota as number | null);
+        await audit('user.quota_changed', name as string, { quota });
         await usage.close();
         process.stderr.write(quota === null ? `Removed the quota of "${name}".\n` : `Set the quota of "${name}" to ${formatSize(quota as number)} (${quota} bytes).\n`);
         break;

@@ -41,6 +41,8 @@ export function createBasicAuthenticator(deps: {
   throttle: RateLimiter | undefined;
   clock: Clock;
   secret: Buffer;
+  /** Told of each refused credential (the audit log's login.failed, method webdav). */
+  onFailure?: (username: string, address: string) => void;
 }) {
   const { store, clock } = deps;
   const cache = new Map<string, Verified>();
@@ -66,6 +68,7 @@ export function createBasicAuthenticator(deps: {
     if (password.startsWith(KEY_PREFIX)) {
       const principal = await deps.keys.authenticate(password);
       if (principal && principal.username === username) return principal;
+      deps.onFailure?.(username, ip);
       await count(ip);
       return undefined;
     }
@@ -84,7 +87,10 @@ export function createBasicAuthenticator(deps: {
       checking.set(id, pending);
     }
     const verified = await pending;
-    if (!verified || !user || verified.userId !== user.id) return undefined;
+    if (!verified || !user || verified.userId !== user.id) {
+      deps.onFailure?.(username, ip);
+      return undefined;
+    }
     // WebDAV clients cannot ask for a TOTP code: with two-factor sign-in on, the account password alone
     // must not open the files (docs/security.md). Told only after the password proved right.
     if (user.totpEnabled) throw totpOn();

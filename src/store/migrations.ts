@@ -371,6 +371,77 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('file_versions_owner').on('file_versions').columns(['owner_name', 'created_at']).execute();
     },
   },
+  '0020_audit': {
+    async up(db: Kysely<unknown>) {
+      // The audit log (src/services/audit.ts, docs/operations.md "Audit log"): one hash chain per
+      // deployment. seq is given by the appender (head.seq + 1), not by a sequence, so a gap always
+      // means a removed entry (a PostgreSQL sequence skips values on rollback).
+      await db.schema
+        .createTable('audit_events')
+        .addColumn('seq', 'bigint', (c) => c.primaryKey())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('actor', 'text')
+        .addColumn('address', 'text')
+        .addColumn('user_agent', 'text')
+        .addColumn('target', 'text')
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('detail', 'text')
+        .addColumn('prev_hash', 'text', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_events_at').on('audit_events').column('at').execute();
+      // One row: the chain's head (the lock every append takes, so appends from all nodes form one
+      // chain) and its anchor (the last entry retention purged, where verification starts).
+      await db.schema
+        .createTable('audit_head')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('anchor_seq', 'bigint', (c) => c.notNull())
+        .addColumn('anchor_hash', 'text', (c) => c.notNull())
+        .execute();
+      const genesis = '0'.repeat(64);
+      await sql`INSERT INTO audit_head (id, seq, hash, anchor_seq, anchor_hash) VALUES (1, 0, ${genesis}, 0, ${genesis})`.execute(db);
+      // Webhooks (src/services/webhooks.ts). A hook reads each event source (the audit log, the change
+      // journal) by its own cursor, so delivery is durable, ordered, and costs requests nothing.
+      await db.schema
+        .createTable('webhooks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('path_prefix', 'text')
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('disabled_reason', 'text')
+        .addColumn('failing_since', 'bigint')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('webhook_cursors')
+        .addColumn('hook_id', 'text', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('cursor', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('webhook_cursors_pk', ['hook_id', 'source'])
+        .execute();
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('hook_id', 'text', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('next_retry_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('webhook_deliveries_hook_at').on('webhook_deliveries').columns(['hook_id', 'at']).execute();
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

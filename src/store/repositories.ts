@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { MetadataStore } from './types.js';
+import { createAuditRepo } from './audit-repo.js';
+import { createWebhookRepo } from './webhooks-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
@@ -51,5 +53,7 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     grants: createGrantRepo(db),
     trash: createTrashRepo(db),
     versions: createVersionRepo(db),
+    audit: createAuditRepo(db),
+    webhooks: createWebhookRepo(db),
   };
 }

@@ -202,4 +202,57 @@ export interface Database {
     size: number | string | bigint;
     created_at: number | string | bigint;
   };
+  /** 0020_audit (src/store/audit-repo.ts). */
+  audit_events: {
+    seq: number | string | bigint;
+    at: number | string | bigint;
+    type: string;
+    actor: string | null;
+    address: string | null;
+    user_agent: string | null;
+    target: string | null;
+    outcome: string;
+    detail: string | null;
+    prev_hash: string;
+    hash: string;
+  };
+  audit_head: {
+    id: number;
+    seq: number | string | bigint;
+    hash: string;
+    anchor_seq: number | string | bigint;
+    anchor_hash: string;
+  };
+  /** 0020_audit (src/store/webhooks-repo.ts). */
+  webhooks: {
+    id: string;
+    url: string;
+    /** JSON array of event types. */
+    events: string;
+    path_prefix: string | null;
+    secret: string;
+    enabled: number;
+    disabled_reason: string | null;
+    failing_since: number | string | bigint | null;
+    attempts: Generated<number>;
+    next_attempt_at: Generated<number | string | bigint>;
+    created_at: number | string | bigint;
+  };
+  webhook_cursors: {
+    hook_id: string;
+    source: string;
+    cursor: string;
+  };
+  webhook_deliveries: {
+    id: string;
+    hook_id: string;
+    event_id: string;
+    event_type: string;
+    attempt: number;
+    at: number | string | bigint;
+    status: number | null;
+    duration_ms: number;
+    error: string | null;
+    next_retry_at: number | string | bigint | null;
+  };
 }

@@ -618,5 +618,92 @@ export interface MetadataStore {
   readonly grants: GrantRepo;
   readonly trash: TrashRepo;
   readonly versions: VersionRepo;
+  readonly audit: AuditRepo;
+  readonly webhooks: WebhookRepo;
   close(): Promise<void>;
+}
+
+/** One entry of the audit log (0020_audit, src/services/audit.ts). Times are epoch milliseconds. */
+export type AuditRow = {
+  readonly seq: number;
+  readonly at: number;
+  readonly type: string;
+  readonly actor: string | null;
+  readonly address: string | null;
+  readonly userAgent: string | null;
+  readonly target: string | null;
+  readonly outcome: string;
+  /** JSON object text, or null. */
+  readonly detail: string | null;
+  readonly prevHash: string;
+  readonly hash: string;
+};
+export type AuditDraft = Omit<AuditRow, 'seq' | 'prevHash' | 'hash'>;
+export type AuditHead = { readonly seq: number; readonly hash: string; readonly anchorSeq: number; readonly anchorHash: string };
+export type AuditFilter = { readonly since?: number; readonly until?: number; readonly actor?: string; readonly type?: string; readonly beforeSeq?: number; readonly limit: number };
+
+export interface AuditRepo {
+  /**
+   * Appends one entry as the chain's next: under the head row's lock (every node's appends queue
+   * there), seq = head + 1 and prevHash = the head's hash; `hashOf` seals the entry.
+   */
+  append(draft: AuditDraft, hashOf: (entry: Omit<AuditRow, 'hash'>) => string): Promise<AuditRow>;
+  /** Newest first, matching the filter, below `beforeSeq` when given. */
+  list(filter: AuditFilter): Promise<AuditRow[]>;
+  /** Oldest first: the entries after `afterSeq` (verification, webhook delivery). */
+  after(afterSeq: number, limit: number): Promise<AuditRow[]>;
+  head(): Promise<AuditHead>;
+  /**
+   * Removes the oldest entries recorded before `before`, moving the anchor to the last one removed
+   * (its seq and hash), so what remains still verifies. Returns how many went.
+   */
+  purgeBefore(before: number): Promise<number>;
+}
+
+/** A webhook (0020_audit, src/services/webhooks.ts). */
+export type WebhookRow = {
+  readonly id: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly pathPrefix: string | null;
+  /** `whsec_<base64>` (Standard Webhooks). */
+  readonly secret: string;
+  readonly enabled: boolean;
+  readonly disabledReason: string | null;
+  /** When the current run of failed attempts began; null while deliveries succeed. */
+  readonly failingSince: number | null;
+  /** Failed attempts in the current run. */
+  readonly attempts: number;
+  /** The next delivery attempt waits until then (backoff). */
+  readonly nextAttemptAt: number;
+  readonly createdAt: number;
+};
+export type WebhookChange = Partial<Pick<WebhookRow, 'url' | 'events' | 'pathPrefix' | 'enabled' | 'disabledReason' | 'failingSince' | 'attempts' | 'nextAttemptAt'>>;
+export type DeliveryRow = {
+  readonly id: string;
+  readonly hookId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly attempt: number;
+  readonly at: number;
+  /** The HTTP status answered, null when none came (refused, timed out). */
+  readonly status: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  readonly nextRetryAt: number | null;
+};
+
+export interface WebhookRepo {
+  /** Creates the hook with its starting cursor in each event source, in one transaction. */
+  create(hook: WebhookRow, cursors: Readonly<Record<string, string>>): Promise<void>;
+  get(id: string): Promise<WebhookRow | undefined>;
+  list(): Promise<WebhookRow[]>;
+  update(id: string, change: WebhookChange): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  cursor(hookId: string, source: string): Promise<string | undefined>;
+  setCursor(hookId: string, source: string, cursor: string): Promise<void>;
+  addDelivery(d: DeliveryRow): Promise<void>;
+  /** Newest first. */
+  deliveries(hookId: string, limit: number): Promise<DeliveryRow[]>;
+  deleteDeliveriesBefore(at: number): Promise<void>;
 }

@@ -200,6 +200,15 @@ const SAMPLES: Record<string, Sample> = {
   'POST /api/admin/groups': { kind: 'admin', ok: 400, path: '/api/admin/groups', headers: json, body: '{}' },
   'PATCH /api/admin/groups/:name': { kind: 'admin', ok: 404, path: '/api/admin/groups/nobody-{x}', headers: json, body: '{"add":[]}', prepare: async () => ({ x: fresh() }) },
   'DELETE /api/admin/groups/:name': { kind: 'admin', ok: 404, path: '/api/admin/groups/nobody-{x}', prepare: async () => ({ x: fresh() }) },
+  // Audit log and webhooks (admin): a refused body (400) or an unknown id (404) past the one check.
+  'GET /api/admin/audit': { kind: 'admin', ok: 200, path: '/api/admin/audit?limit=1' },
+  'POST /api/admin/webhooks': { kind: 'admin', ok: 400, path: '/api/admin/webhooks', headers: json, body: '{}' },
+  'GET /api/admin/webhooks': { kind: 'admin', ok: 200, path: '/api/admin/webhooks' },
+  'GET /api/admin/webhooks/:id': { kind: 'admin', ok: 404, path: '/api/admin/webhooks/nobody-{x}', prepare: async () => ({ x: fresh() }) },
+  'PATCH /api/admin/webhooks/:id': { kind: 'admin', ok: 404, path: '/api/admin/webhooks/nobody-{x}', headers: json, body: '{"enabled":true}', prepare: async () => ({ x: fresh() }) },
+  'DELETE /api/admin/webhooks/:id': { kind: 'admin', ok: 404, path: '/api/admin/webhooks/nobody-{x}', prepare: async () => ({ x: fresh() }) },
+  'GET /api/admin/webhooks/:id/deliveries': { kind: 'admin', ok: 404, path: '/api/admin/webhooks/nobody-{x}/deliveries', prepare: async () => ({ x: fresh() }) },
+  'POST /api/admin/webhooks/:id/test': { kind: 'admin', ok: 404, path: '/api/admin/webhooks/nobody-{x}/test', headers: json, body: '{}', prepare: async () => ({ x: fresh() }) },
   'POST /api/grants': {
     // Only alice's full key may make it (once per run: one cell succeeds), everyone else is refused before the item is looked at.
     kind: 'userWrite', ok: 201, path: '/api/grants', headers: json, body: '{"path":"/alice/doc.txt","to":"user:bob","permission":"read"}',

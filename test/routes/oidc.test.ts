@@ -185,6 +185,11 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(again.status, 401);
       assert.equal(((await again.json()) as { error: string }).error, 'unauthorized');
       assert.equal((await postJson(`${t.url}/auth/oidc/session`, {})).status, 400);
+      // In the audit log (docs/operations.md "Audit log"): the sign-in, then the refused replay.
+      const root = (await t.login('root')).access_token;
+      const events = ((await (await fetch(`${t.url}/api/admin/audit?type=login.*&limit=10`, { headers: bearer(root) })).json()) as { events: { type: string; actor: string | null; detail: Record<string, unknown> }[] }).events;
+      const sso = events.filter((e) => e.detail.method === 'sso');
+      assert.deepEqual(sso.slice(0, 3).map((e) => [e.type, e.actor, e.detail.reason]), [['login.failed', null, 'bad_request'], ['login.failed', null, 'unauthorized'], ['login.succeeded', 'ivy', undefined]]);
     });
 
     describe('ID tokens that do not check out', () => {

@@ -13,8 +13,9 @@ import { UsersPage } from './components/UsersPage';
 import { WithMePage } from './components/WithMePage';
 import { SharedFolder } from './components/SharedFolder';
 import { ownerPathFrom, WITH_ME_PATH } from './lib/place';
-import { isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, TRASH_PATH, USERS_PATH, useLocation } from './lib/router';
+import { AUDIT_PATH, isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, TRASH_PATH, USERS_PATH, useLocation } from './lib/router';
 import { TrashPage } from './components/TrashPage';
+import { AuditPage } from './components/AuditPage';
 import { stripBase } from './lib/base';
 
 /** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /admin/users for admins. */
@@ -75,6 +76,8 @@ export function App({ client }: { client: ApiClient }) {
         <SettingsPage key={storage.user} storage={storage} />
       ) : page === USERS_PATH ? (
         <UsersPage key={storage.user} storage={storage} />
+      ) : page === AUDIT_PATH ? (
+        <AuditPage key={storage.user} storage={storage} />
       ) : segments ? (
         <Browser key={storage.user} storage={storage} segments={segments} />
       ) : null}

@@ -1,14 +1,15 @@
-import { navigate, SETTINGS_PATH, USERS_PATH } from '../lib/router';
+import { AUDIT_PATH, navigate, SETTINGS_PATH, USERS_PATH } from '../lib/router';
 import { Icon } from './icons';
 import { Menu, useMenuAnchor, type MenuItem } from './Menu';
 import { useAccount } from './useAccount';
 
-/** Who is signed in, as a button that opens the account menu: Settings, and Users for admins. */
+/** Who is signed in, as a button that opens the account menu: Settings, and Users and Audit log for admins. */
 export function AccountMenu({ user }: { user: string }) {
   const { me } = useAccount();
   const menu = useMenuAnchor();
   const items: MenuItem[] = [{ key: 'settings', label: 'Settings', icon: 'settings', onSelect: () => navigate(SETTINGS_PATH) }];
   if (me?.admin) items.push({ key: 'users', label: 'Users', icon: 'users', onSelect: () => navigate(USERS_PATH) });
+  if (me?.admin) items.push({ key: 'audit', label: 'Audit log', icon: 'shield', onSelect: () => navigate(AUDIT_PATH) });
   return (
     <>
       <button

@@ -1,0 +1,92 @@
+// The webhook dispatcher with two event sources, as it runs once the change journal (issue 31) is
+// merged: the audit log and a journal of file changes, each read by the hook's own cursor. The
+// journal here is a list standing in for issue 31's table (not on this branch yet); the store,
+// the receiver and the signatures are real.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore } from '../store/sqlite.js';
+import { systemClock } from '../lib/clock.js';
+import { createAuditService } from './audit.js';
+import { auditEventSource, changeJournalSource, createWebhookService, signWebhook, type JournalChange } from './webhooks.js';
+import { startReceiver } from '../../test/helpers/webhook-receiver.js';
+
+test('file.* events from the journal source reach a hook in order, filtered by path_prefix, beside audit events; cursors survive a new dispatcher', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-webhooks-'));
+  const store = await openSqliteStore(join(dir, 'db'));
+  const r = await startReceiver();
+  try {
+    const changes: JournalChange[] = [];
+    const journal = {
+      latest: async () => changes.length,
+      changesSince: async (cursor: number, limit: number) => changes.slice(cursor, cursor + limit),
+    };
+    const change = (type: JournalChange['type'], path: string) => {
+      const [owner, ...rest] = path.slice(1).split('/');
+      changes.push({ cursor: changes.length + 1, owner: owner!, type, path: rest.join('/'), isFile: true, size: 1, at: Date.now() });
+    };
+    const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
+    const make = () => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit), changeJournalSource(journal)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
+    let hooks = make();
+    change('created', '/alice/before-the-hook.txt');
+    const h = await hooks.create({ url: r.url, events: ['file.created', 'file.moved', 'file.deleted', 'share.created'], path_prefix: '/alice/photos' });
+    r.setSecret(h.secret!);
+    change('created', '/alice/photos/a.jpg');
+    change('created', '/alice/notes/b.txt');
+    change('moved', '/alice/photos/c.jpg');
+    change('modified', '/alice/photos/a.jpg');
+    change('deleted', '/alice/photos');
+    change('created', '/alice/photosynthesis.txt');
+    await audit.record({ type: 'share.created', actor: 'alice', target: '/alice/photos/a.jpg', outcome: 'success' });
+    await audit.record({ type: 'share.created', actor: 'alice', target: '/alice/elsewhere.txt', outcome: 'success' });
+    await hooks.tick();
+    await hooks.settle();
+    assert.deepEqual(r.received.map((e) => [e.type, e.data.path ?? e.data.target]), [
+      ['share.created', '/alice/photos/a.jpg'],
+      ['file.created', '/alice/photos/a.jpg'],
+      ['file.moved', '/alice/photos/c.jpg'],
+      ['file.deleted', '/alice/photos'],
+    ]);
+    // A new dispatcher (another leader) starts where this one stopped.
+    hooks = make();
+    change('created', '/alice/photos/d.jpg');
+    await hooks.tick();
+    await hooks.settle();
+    assert.deepEqual(r.received.slice(4).map((e) => [e.type, e.data.path]), [['file.created', '/alice/photos/d.jpg']]);
+    assert.deepEqual(r.rejected, []);
+  } finally {
+    await r.stop();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the signature is the Standard Webhooks one (the spec\'s example)', () => {
+  // From the specification's test vectors: secret, msg id, timestamp and payload give this signature.
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const sig = signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+  assert.equal(sig, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+});
+
+test('a busy audit log (hundreds of entries no hook asked for) does not hold a hook back: one round reaches the event', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-webhooks-'));
+  const store = await openSqliteStore(join(dir, 'db'));
+  const r = await startReceiver();
+  try {
+    const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
+    const hooks = createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
+    const h = await hooks.create({ url: r.url, events: ['user.created'] });
+    r.setSecret(h.secret!);
+    for (let i = 0; i < 700; i++) await audit.record({ type: 'login.succeeded', actor: `u${i}`, outcome: 'success' });
+    await audit.record({ type: 'user.created', actor: 'root', target: 'newbie', outcome: 'success' });
+    await hooks.tick();
+    await hooks.settle();
+    assert.deepEqual(r.received.map((e) => e.data.target), ['newbie']);
+  } finally {
+    await r.stop();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

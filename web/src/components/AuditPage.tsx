@@ -1,0 +1,166 @@
+import { useEffect, useMemo, useState } from 'react';
+import { AuditApi, type AuditEvent, type AuditFilter } from '../api/audit';
+import { ApiError, messageOf, networkError } from '../api/errors';
+import type { StorageApi } from '../api/storage';
+import { onLinkClick, useTitle } from '../lib/router';
+import { withBase } from '../lib/base';
+import { AppHeader } from './AppHeader';
+import { Skeleton } from './FolderStates';
+import { Icon } from './icons';
+import { ToolButton } from './Toolbar';
+
+const FAMILIES = ['', 'login.*', 'logout', 'password.*', 'totp.*', 'app_password.*', 'session.*', 'user.*', 'group.*', 'share.*', 'grant.*', 'path_token.*', 'webhook.*'];
+
+type State = { status: 'loading' } | { status: 'error'; error: ApiError } | { status: 'ready'; events: AuditEvent[]; cursor: string | null; more: boolean };
+
+/** What an entry's detail says, in a line (the reason of a failure first). */
+function detailLine(e: AuditEvent): string {
+  if (!e.detail) return '';
+  return Object.entries(e.detail)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .sort(([a], [b]) => (a === 'reason' ? -1 : b === 'reason' ? 1 : 0))
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' · ');
+}
+
+/** For admins: the audit log, newest first, filtered by user and event family, older pages on demand. */
+export function AuditPage({ storage }: { storage: StorageApi }) {
+  const api = useMemo(() => new AuditApi(storage.client), [storage]);
+  const [filter, setFilter] = useState<AuditFilter>({});
+  const [userInput, setUserInput] = useState('');
+  const [state, setState] = useState<State>({ status: 'loading' });
+  const [generation, setGeneration] = useState(0);
+  const [loadingMore, setLoadingMore] = useState(false);
+  useTitle('Audit log');
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    setState({ status: 'loading' });
+    api.page(filter, null, ctl.signal).then(
+      (p) => !ctl.signal.aborted && setState({ status: 'ready', events: p.events, cursor: p.cursor, more: p.cursor !== null }),
+      (e: unknown) => !ctl.signal.aborted && setState({ status: 'error', error: e instanceof ApiError ? e : networkError() }),
+    );
+    return () => ctl.abort();
+  }, [api, filter, generation]);
+
+  const older = async () => {
+    if (state.status !== 'ready' || !state.cursor) return;
+    setLoadingMore(true);
+    try {
+      const p = await api.page(filter, state.cursor);
+      setState({ status: 'ready', events: [...state.events, ...p.events], cursor: p.cursor, more: p.cursor !== null });
+    } catch (e) {
+      setState({ status: 'error', error: e instanceof ApiError ? e : networkError() });
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const forbidden = state.status === 'error' && state.error.status === 403;
+  return (
+    <div className="app">
+      <AppHeader storage={storage} />
+      <main className="browser users-page audit-page" aria-busy={state.status === 'loading'}>
+        <div className="toolbar">
+          <h1 className="page-title">Audit log</h1>
+          <span className="spacer" />
+          <div className="toolbar-actions" role="toolbar" aria-label="Audit log actions">
+            <ToolButton icon="retry" label="Refresh" onClick={() => setGeneration((g) => g + 1)} />
+          </div>
+        </div>
+        {!forbidden ? (
+          <form
+            className="audit-filters"
+            aria-label="Filter the audit log"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setFilter((f) => ({ ...f, user: userInput.trim() || undefined }));
+            }}
+          >
+            <label>
+              User <input type="search" name="user" aria-label="User" value={userInput} onChange={(e) => setUserInput(e.target.value)} placeholder="any" />
+            </label>
+            <label>
+              Events{' '}
+              <select name="type" aria-label="Event type" value={filter.type ?? ''} onChange={(e) => setFilter((f) => ({ ...f, type: e.target.value || undefined }))}>
+                {FAMILIES.map((t) => (
+                  <option key={t} value={t}>
+                    {t === '' ? 'all' : t}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" className="button small">
+              Apply
+            </button>
+          </form>
+        ) : null}
+        {state.status === 'loading' ? (
+          <Skeleton label="Loading the audit log" />
+        ) : state.status === 'error' ? (
+          <div className="empty-state" role="alert">
+            <span className="kind-icon kind-error">
+              <Icon name={forbidden ? 'lock' : 'alert'} size={56} />
+            </span>
+            <h2>{forbidden ? 'Only administrators can read the audit log' : 'The audit log could not be loaded'}</h2>
+            <p className="muted">{forbidden ? 'Ask an administrator.' : messageOf(state.error)}</p>
+            {forbidden ? (
+              <div className="empty-actions">
+                <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
+                  <Icon name="home" size={18} /> Go to My files
+                </a>
+              </div>
+            ) : null}
+          </div>
+        ) : state.events.length === 0 ? (
+          <p className="muted audit-empty">No events match.</p>
+        ) : (
+          <>
+            <div className="audit-table-wrap">
+              <table className="audit-table" aria-label="Audit events">
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">Target</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col">From</th>
+                    <th scope="col">Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {state.events.map((e) => (
+                    <tr key={e.id} data-id={e.id} data-type={e.type} className={`outcome-${e.outcome}`}>
+                      <td>
+                        <time dateTime={e.time} title={e.time}>
+                          {new Date(e.time).toLocaleString()}
+                        </time>
+                      </td>
+                      <td className="audit-type">{e.type}</td>
+                      <td>{e.actor ?? '—'}</td>
+                      <td className="audit-target">{e.target ?? '—'}</td>
+                      <td>
+                        <span className={`badge outcome ${e.outcome}`}>{e.outcome}</span>
+                      </td>
+                      <td title={e.user_agent ?? undefined}>{e.address ?? '—'}</td>
+                      <td className="muted small">{detailLine(e)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <div className="status-line muted">
+              {state.events.length} event{state.events.length === 1 ? '' : 's'} shown
+              {state.more ? (
+                <button type="button" className="button small" onClick={() => void older()} disabled={loadingMore}>
+                  {loadingMore ? 'Loading…' : 'Older events'}
+                </button>
+              ) : null}
+            </div>
+          </>
+        )}
+      </main>
+    </div>
+  );
+}
