@@ -51,6 +51,10 @@ import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
 import { empty, errors, type RouteSchema } from '../routes/schemas.js';
 import { searchRoutes } from '../routes/search.js';
+import { changeRoutes } from '../routes/changes.js';
+import { createChangeService } from '../services/changes.js';
+import { createChangeSignal } from '../services/change-signal.js';
+import type { Redis } from 'ioredis';
 import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
@@ -90,8 +94,10 @@ export type AppDeps = {
    * lease; without one, every process sweeps (safe, just repeated work).
    */
   readonly isLeader?: () => boolean;
-  /** The Redis client when --redis is given, for the health check. */
-  readonly redis?: { ping(): Promise<unknown> };
+  /** The Redis client when --redis is given: the health check, and change streams' wake-ups across nodes. */
+  readonly redis?: Redis;
+  /** Keeps the Redis channels of deployments that share one Redis apart (src/main.ts deploymentId). */
+  readonly deployment?: string | undefined;
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
 };
@@ -179,7 +185,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   });
 
-  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
+  const changeSignal = createChangeSignal({
+    latest: () => deps.store.changes.latest(),
+    redis: deps.redis,
+    channel: deps.deployment ? `fc:changes:${deps.deployment}` : 'fc:changes',
+    onError: (err) => app.log.warn({ err }, 'change stream wake-up failed'),
+  });
+  const changes = createChangeService({ store: deps.store, clock, retentionSeconds: config.changesRetention, signal: changeSignal });
+  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), onChange: () => changeSignal.notify() });
 
   installErrorHandling(app, methodsFor(app, config.basePath));
   // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
@@ -263,6 +276,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => grantRoutes(scope, { grants }));
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
+      await base.register(async (scope) => changeRoutes(scope, { changes }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -277,6 +291,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     deps.store.davLocks.deleteExpired(clock.now()).catch((err: unknown) => app.log.warn({ err }, 'WebDAV lock sweep failed'));
     shares.sweep().catch((err: unknown) => app.log.warn({ err }, 'share link sweep failed'));
     oidc?.sweep().catch((err: unknown) => app.log.warn({ err }, 'single sign-on sweep failed'));
+    changes.purge().catch((err: unknown) => app.log.warn({ err }, 'change journal purge failed'));
   }, 60_000);
   // Every process trims the cache of its node (there is one per data dir, not one per cluster).
   const thumbnailPrune = setInterval(() => {
@@ -318,6 +333,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     for (const t of rescanTimers) clearTimeout(t);
     search.close();
     await rescanning;
+    await changeSignal.close();
     await shares.close();
     grants.close();
     await storageUsage.close();

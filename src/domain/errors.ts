@@ -20,6 +20,7 @@ export const ERRORS = {
   not_found: 404,
   no_thumbnail: 404,
   method_not_allowed: 405,
+  cursor_expired: 410,
   already_exists: 409,
   not_a_directory: 409,
   is_a_directory: 409,

@@ -3,6 +3,7 @@ import type { Database } from './schema.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { MetadataStore } from './types.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
+import { createChangeRepo } from './changes-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createGrantRepo } from './grants-repo.js';
@@ -44,6 +45,7 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     apiKeys: createApiKeyRepo(db, changeStamp),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
+    changes: createChangeRepo(db),
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),
     grants: createGrantRepo(db),
