@@ -134,7 +134,8 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
       if (p.cursor !== (p.changes.at(-1)?.cursor ?? cursor)) send(`id: ${p.cursor}\n\n`);
       cursor = p.cursor;
     };
-    send(': connected\n\n');
+    // retry: how soon EventSource reconnects after the stream ends (a restart, the lifetime above).
+    send(': connected\nretry: 1000\n\n');
     write(page);
     let running = false;
     let again = page.more;
