@@ -108,7 +108,7 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
     return deps.changes.list(request.principal!, input);
   });
 
-  scope.get('/api/changes/stream', { config: { access: rule }, schema: CHANGES_STREAM_SCHEMA }, async (request, reply) => {
+  scope.get('/api/changes/stream', { config: { access: rule }, schema: CHANGES_STREAM_SCHEMA, exposeHeadRoute: false }, async (request, reply) => {
     const principal = request.principal!;
     const lastEventId = request.headers['last-event-id'];
     const input = parseChangesQuery(request.query);
