@@ -54,6 +54,7 @@ import { searchRoutes } from '../routes/search.js';
 import { changeRoutes } from '../routes/changes.js';
 import { createChangeService } from '../services/changes.js';
 import { createChangeSignal } from '../services/change-signal.js';
+import { createFolderEtags } from '../services/folder-etags.js';
 import type { Redis } from 'ioredis';
 import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
@@ -157,7 +158,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const oidc = oidcSettings && createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
   const groups = createGroupService({ store: deps.store, clock });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, folderEtags: createFolderEtags(deps.store.changes) });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });

@@ -1,3 +1,4 @@
+import type { FolderEtags } from './folder-etags.js';
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
@@ -19,7 +20,7 @@ export type UploadPart = { readonly filename: string; readonly stream: Readable 
  * has already allowed (src/domain/access.ts), get entries and streams back,
  * and set the headers themselves.
  */
-export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number; usage: UsageService }) {
+export function createFilesService(deps: { backend: StorageBackend; maxUploadBytes: number; usage: UsageService; folderEtags?: FolderEtags }) {
   const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
   const forbidden = () => new AppError('unauthorized', 'You are not allowed to access this path.');
@@ -92,6 +93,13 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
     },
 
     listSorted,
+
+    /** A folder's ETag: it changes whenever anything beneath the folder changes (undefined: not known yet). */
+    async folderEtag(key: StorageKey): Promise<string | undefined> {
+      const entry = await this.stat(key);
+      if (entry.isFile) return undefined;
+      return deps.folderEtags ? (await deps.folderEtags.one(key.user, key.segments.join('/'), entry)).etag : entry.etag;
+    },
 
     read(key: StorageKey, range?: ByteRange): Promise<Opened> {
       return storageCall(() => backend.read(key, range));

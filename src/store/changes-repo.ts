@@ -22,21 +22,26 @@ export async function lockJournal(trx: Transaction<Database>): Promise<void> {
   if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`.execute(trx);
 }
 
-/** Appends entries inside the caller's transaction (the one that makes the change they record). */
+/** The folders a change at `path` lies beneath (not the root: its ETag is the owner's latest cursor). */
+const ancestors = (path: string): string[] => {
+  const parts = path.split('/');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
+};
+
+/**
+ * Appends entries inside the caller's transaction (the one that makes the change they record), and
+ * stamps every folder above each change (and a created or moved folder itself) with the entry's
+ * cursor: folder ETags derive from it, so they change whenever anything beneath changes.
+ */
 export async function appendChanges(trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> {
-  for (let i = 0; i < changes.length; i += 500) {
-    const values = changes.slice(i, i + 500).map((c) => ({
-      owner: c.owner,
-      type: c.type,
-      path: c.path,
-      from_path: c.from ?? null,
-      is_file: c.isFile ? 1 : 0,
-      size: c.size ?? null,
-      modified: c.modified ?? null,
-      etag: c.etag ?? null,
-      created_at: now,
-    }));
-    await trx.insertInto('changes').values(values).execute();
+  for (const c of changes) {
+    const row = await trx
+      .insertInto('changes')
+      .values({ owner: c.owner, type: c.type, path: c.path, from_path: c.from ?? null, is_file: c.isFile ? 1 : 0, size: c.size ?? null, modified: c.modified ?? null, etag: c.etag ?? null, created_at: now })
+      .returning('cursor')
+      .executeTakeFirstOrThrow();
+    const stamped = new Set([...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])]);
+    if (stamped.size > 0) await trx.updateTable('search_entries').set({ tree_cursor: row.cursor }).where('user_name', '=', c.owner).where('path', 'in', [...stamped]).execute();
   }
 }
 
@@ -77,6 +82,20 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
     async changesSinceFor(owners, cursor, limit, upTo) {
       if (owners.length === 0) return [];
       return (await since(cursor, limit, upTo).where('owner', 'in', owners).execute()).map(toRecord);
+    },
+    async treeCursors(owner, paths) {
+      const out = new Map<string, number>();
+      const folders = paths.filter((p) => p !== '');
+      for (let i = 0; i < folders.length; i += 500) {
+        const rows = await db.selectFrom('search_entries').select(['path', 'tree_cursor']).where('user_name', '=', owner).where('path', 'in', folders.slice(i, i + 500)).execute();
+        for (const r of rows) if (r.tree_cursor !== null) out.set(r.path, Number(r.tree_cursor));
+      }
+      if (paths.includes('')) {
+        const row = await db.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).where('owner', '=', owner).executeTakeFirst();
+        const latest = Number(row?.m ?? 0) || (await horizon());
+        if (latest > 0) out.set('', latest);
+      }
+      return out;
     },
     async purgeBefore(time) {
       return db.transaction().execute(async (trx) => {

@@ -358,6 +358,9 @@ const MIGRATIONS: Record<string, Migration> = {
       // The entry's ETag as the backend gave it: a replace that keeps size and time (another inode,
       // another object) is still a change, and folder ETags are derived from their contents'.
       await db.schema.alterTable('search_entries').addColumn('etag', 'text').execute();
+      // The cursor of the latest journal entry at or below a folder (src/store/changes-repo.ts): its
+      // ETag, which so changes whenever anything beneath it changes (also on an object store).
+      await db.schema.alterTable('search_entries').addColumn('tree_cursor', 'bigint').execute();
     },
   },
   '0017_tus_uploader': {

@@ -163,6 +163,7 @@ export interface Database {
     scan: string | null;
     /** 0018_changes. */
     etag: string | null;
+    tree_cursor: Generated<number | string | bigint | null>;
   };
   /** 0018_changes (src/store/changes-repo.ts). */
   changes: {

@@ -577,6 +577,11 @@ export interface ChangeRepo {
   changesSince(cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
   /** As changesSince, only entries of the given owners' trees. */
   changesSinceFor(owners: readonly string[], cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
+  /**
+   * Of the given folders of `owner` ('' = the root), the cursor of the latest entry at or below each (none:
+   * not indexed yet). Folder ETags derive from it.
+   */
+  treeCursors(owner: string, paths: readonly string[]): Promise<Map<string, number>>;
   /** Removes entries written before `time` (ms); returns how many went. */
   purgeBefore(time: number): Promise<number>;
 }

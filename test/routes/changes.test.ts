@@ -282,6 +282,44 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual((await all(latest)).map((c) => c.path), ['/alice/retention/b.txt']);
     });
 
+    test('folder ETags change when anything beneath changes, and only then (JSON listing header, WebDAV getetag)', async () => {
+      await put('deep/a/b/c.txt', 'one');
+      await put('other/x.txt', 'x');
+      const listingTag = async (dir: string) => {
+        const res = await fetch(`${t.url}/storage/alice/${dir}`, { headers: alice });
+        assert.equal(res.status, 200);
+        await res.arrayBuffer();
+        return res.headers.get('etag');
+      };
+      const davTag = async (dir: string) => {
+        const res = await dav('PROPFIND', dir, { depth: '0', 'content-type': 'application/xml' }, '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:getetag/></D:prop></D:propfind>');
+        assert.equal(res.status, 207);
+        const m = /<D:getetag>([^<]*)<\/D:getetag>/.exec(await res.text());
+        return m?.[1]?.replaceAll('&quot;', '"');
+      };
+      /** The member folder's getetag in its parent's Depth-1 PROPFIND. */
+      const memberTag = async (dir: string, name: string) => {
+        const res = await dav('PROPFIND', dir, { depth: '1' });
+        const body = await res.text();
+        const at = body.indexOf(`/${encodeURIComponent(name)}/</D:href>`);
+        assert.ok(at > 0, body);
+        return /<D:getetag>([^<]*)<\/D:getetag>/.exec(body.slice(at))?.[1]?.replaceAll('&quot;', '"');
+      };
+      const snapshot = async () => ({ root: await listingTag(''), deep: await listingTag('deep/'), a: await davTag('deep/a/'), b: await memberTag('deep/a/', 'b'), other: await davTag('other/') });
+      const s0 = await snapshot();
+      assert.ok(s0.root && s0.deep && s0.a && s0.b && s0.other, JSON.stringify(s0));
+      assert.equal(await davTag('deep/'), s0.deep, 'the listing and WebDAV give the same ETag');
+      await put('deep/a/b/c.txt', 'two!');
+      const s1 = await snapshot();
+      for (const k of ['root', 'deep', 'a', 'b'] as const) assert.notEqual(s1[k], s0[k], `${k} changes with a file three levels down`);
+      assert.equal(s1.other, s0.other, 'a sibling subtree keeps its ETag');
+      await ok(action('other/x.txt', { action: 'Move', new_path: '/alice/other/y.txt' }), 204);
+      const s2 = await snapshot();
+      assert.equal(s2.deep, s1.deep, 'unchanged subtree');
+      assert.notEqual(s2.other, s1.other);
+      assert.notEqual(s2.root, s1.root);
+    });
+
     test('property: random operations through every front end; replaying the feed onto a mirror (from cursor 0 and from a midway cursor) gives the tree', async () => {
       const seed = Number(process.env.CHANGES_SEED ?? 31);
       const rand = prng(seed);
