@@ -55,6 +55,7 @@ import { changeRoutes } from '../routes/changes.js';
 import { createChangeService } from '../services/changes.js';
 import { createChangeSignal } from '../services/change-signal.js';
 import { createFolderEtags } from '../services/folder-etags.js';
+import { createDavSync } from '../services/dav-sync.js';
 import type { Redis } from 'ioredis';
 import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
@@ -265,7 +266,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
       const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
-      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, shared: createSharedWithMe({ grants, basePath }) }));
+      const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags: createFolderEtags(deps.store.changes) });
+      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, sync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.

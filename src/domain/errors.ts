@@ -17,6 +17,7 @@ export const ERRORS = {
   totp_required: 401,
   forbidden: 403,
   propfind_finite_depth: 403,
+  valid_sync_token: 403,
   not_found: 404,
   no_thumbnail: 404,
   method_not_allowed: 405,
