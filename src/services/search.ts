@@ -95,7 +95,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
         await putCurrent(e.key);
         return;
       case 'deleted':
-        await store.search.deleteWithin(e.key.user, pathOf(e.key));
+        await store.search.deleteWithin(e.key.user, pathOf(e.key), e.isFile);
         return;
       case 'moved': {
         // The entry's own figures may change with a move (an object store copies, new time): the row and its journal entry take them.

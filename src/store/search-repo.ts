@@ -102,13 +102,16 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
       return new Set(rows.map((r) => r.path));
     },
 
-    async deleteWithin(user, path) {
+    async deleteWithin(user, path, isFile) {
       return db.transaction().execute(async (trx) => {
         await lockJournal(trx);
         const itself = path === '' ? undefined : await trx.selectFrom('search_entries').select('is_file').where('user_name', '=', user).where('path', '=', path).executeTakeFirst();
         const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
-        // One entry for the item: a consumer removes what was below it with it.
-        if (itself) await appendChanges(trx, [{ owner: user, type: 'deleted', path, isFile: Number(itself.is_file) === 1 }]);
+        // One entry for the item: a consumer removes what was below it with it. Storage said it was
+        // deleted (isFile given): journaled even if the index never had it (put there by another
+        // tool, not rescanned yet), since a client may know it from a walk.
+        const kind = itself ? Number(itself.is_file) === 1 : isFile;
+        if (path !== '' && kind !== undefined) await appendChanges(trx, [{ owner: user, type: 'deleted', path, isFile: kind }]);
         return Number(r.numDeletedRows);
       });
     },
@@ -134,12 +137,13 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
           .where('user_name', '=', user)
           .where(atOrBelow(from))
           .executeTakeFirst();
-        if (itself) {
-          const isFile = current?.isFile ?? Number(itself.is_file) === 1;
+        // Also when the index did not have the source (another tool's file): a client may know it from a walk.
+        if (itself || current) {
+          const isFile = current?.isFile ?? Number(itself?.is_file) === 1;
           const figures = current
             ? { size: current.size, modified: current.modified, etag: current.etag }
-            : { size: Number(itself.size), modified: Number(itself.modified), etag: itself.etag ?? undefined };
-          if (current) {
+            : { size: Number(itself?.size), modified: Number(itself?.modified), etag: itself?.etag ?? undefined };
+          if (current && itself) {
             await trx.updateTable('search_entries').set({ size: current.size, modified: current.modified, etag: current.etag ?? null }).where('user_name', '=', user).where('path', '=', to).execute();
           }
           await appendChanges(trx, [{ owner: user, type: 'moved', path: to, from, isFile, ...(isFile ? figures : { modified: figures.modified, etag: figures.etag }) }]);

@@ -450,8 +450,11 @@ export interface SearchRepo {
   put(entries: readonly IndexedEntry[]): Promise<void>;
   /** Which of `paths` are indexed for `user`. */
   existing(user: string, paths: readonly string[]): Promise<Set<string>>;
-  /** Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went. */
-  deleteWithin(user: string, path: string): Promise<number>;
+  /**
+   * Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went.
+   * `isFile`: storage deleted it (an event), so the journal says so even if the index never had it.
+   */
+  deleteWithin(user: string, path: string, isFile?: boolean): Promise<number>;
   /**
    * `from` and everything below it move to `to`; what was at `to` and below goes first. Returns how many moved.
    * `current` is the moved entry as storage has it now (an object store's copy has a new time): its row takes it.

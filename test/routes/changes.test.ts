@@ -251,6 +251,17 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(await all(c1), []);
     });
 
+    test('deleting or moving what another tool put there (not indexed yet) is journaled too', async () => {
+      await behindTheBack(t, 'unindexed/gone.txt', 'g');
+      await behindTheBack(t, 'unindexed/moving.txt', 'm');
+      const c0 = await now();
+      await ok(fetch(`${t.url}/storage/alice/unindexed/gone.txt`, { method: 'DELETE', headers: alice }), 204);
+      await ok(action('unindexed/moving.txt', { action: 'Move', new_path: '/alice/unindexed/moved.txt' }), 204);
+      const got = (await all(c0)).map((c) => `${c.type} ${c.path}${c.from ? ` < ${c.from}` : ''}`);
+      assert.ok(got.includes('deleted /alice/unindexed/gone.txt'), JSON.stringify(got));
+      assert.ok(got.includes('moved /alice/unindexed/moved.txt < /alice/unindexed/moving.txt'), JSON.stringify(got));
+    });
+
     test('another user sees nothing of alice\'s tree; a grant shows its items as /alice/…, moves over its edge as create/delete', async () => {
       await ok(action('team', { action: 'CreateFolder' }), 201);
       await ok(action('private', { action: 'CreateFolder' }), 201);
