@@ -26,7 +26,7 @@ async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: 
   let server: ServerProcess | undefined;
   try {
     for (let round = 0; round < 3; round++) {
-      server = await startServer({ dataDir, args: opts.args, env: opts.env });
+      server = await startServer({ dataDir, args: opts.args, env: opts.env, startTimeoutMs: 60_000 });
       const { access_token } = await login(server.url, 'admin', server.adminPassword);
       const auth = bearer(access_token);
       const url = server.url;
@@ -43,7 +43,7 @@ async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: 
       await Promise.all([0, 1, 2, 3].map((w) => work(w).catch(() => undefined)));
       await killed;
     }
-    server = await startServer({ dataDir, args: opts.args, env: opts.env });
+    server = await startServer({ dataDir, args: opts.args, env: opts.env, startTimeoutMs: 60_000 });
     const r = await runCli(['index', '--data-dir', dataDir, ...opts.cli], { env: opts.env });
     assert.equal(r.code, 0, r.stderr);
     const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);

@@ -105,7 +105,8 @@ describe('change stream with a real EventSource client', () => {
   test('cluster: a change on one node reaches a stream on another within 1 s; a reconnect to the other node resumes exactly', { skip: clusterSkip }, async () => {
     const s3 = await s3ServerOptions();
     const database = await newDatabase('changes');
-    const opts = { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'], env: s3.env };
+    // Two nodes of two workers each starting together on a busy machine: the timeout only tells a hung start from a slow one.
+    const opts = { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'], env: s3.env, startTimeoutMs: 60_000 };
     const [a, b] = await Promise.all([startServer(opts), startServer(opts)]);
     cleanups.push(() => a.dispose(), () => b.dispose());
     const proxy = await startCuttingProxy(a.url, []);
