@@ -13,6 +13,8 @@ export type Change = {
 
 /** How long to wait before connecting again, growing up to the last value while the server stays away. */
 const RETRY_MS = [500, 1000, 2000, 5000, 10_000];
+/** How long after the page shows the stream opens. */
+const START_DELAY_MS = 2000;
 
 /**
  * Follows GET /api/changes/stream for as long as the page wants it. The
@@ -21,7 +23,7 @@ const RETRY_MS = [500, 1000, 2000, 5000, 10_000];
  * last event id and reconnects with Last-Event-ID (after a lost network, a
  * laptop's sleep, a server restart or the stream's own end), so nothing is
  * missed or seen twice. `onReset` says changes may have been missed (the
- * cursor expired): reload whatever is shown.
+ * first connection, or an expired cursor): reload whatever is shown.
  */
 export function watchChanges(client: ApiClient, onChange: (c: Change) => void, onReset: () => void): () => void {
   const ctrl = new AbortController();
@@ -46,6 +48,8 @@ export function watchChanges(client: ApiClient, onChange: (c: Change) => void, o
     let id: string | undefined;
     let data = '';
     failures = 0;
+    // The first connection starts at "now", after the shown listing was read: reload once, so a change in between shows.
+    if (last === undefined) onReset();
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
@@ -70,6 +74,9 @@ export function watchChanges(client: ApiClient, onChange: (c: Change) => void, o
   }
 
   void (async () => {
+    // The page's own first requests go first, and a page that just loaded reaches "network idle" (tools
+    // and tests wait for it; a stream is a request that never ends). What changes meanwhile: the reload below.
+    await pause(START_DELAY_MS);
     while (!ctrl.signal.aborted) {
       try {
         await readStream();
