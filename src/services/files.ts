@@ -94,11 +94,13 @@ export function createFilesService(deps: { backend: StorageBackend; maxUploadByt
 
     listSorted,
 
-    /** A folder's ETag: it changes whenever anything beneath the folder changes (undefined: not known yet). */
+    /**
+     * The tree ETag of the folder at `key` (the caller knows it is one): it changes whenever anything
+     * beneath the folder changes; undefined while the journal has stamped nothing there. One indexed
+     * read of the metadata store, no storage call: a listing asks storage once (fast-read.test.ts).
+     */
     async folderEtag(key: StorageKey): Promise<string | undefined> {
-      const entry = await this.stat(key);
-      if (entry.isFile) return undefined;
-      return deps.folderEtags ? (await deps.folderEtags.one(key.user, key.segments.join('/'), entry)).etag : entry.etag;
+      return deps.folderEtags?.tag(key.user, key.segments.join('/'));
     },
 
     read(key: StorageKey, range?: ByteRange): Promise<Opened> {

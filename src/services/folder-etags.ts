@@ -23,6 +23,11 @@ export function createFolderEtags(changes: Pick<ChangeRepo, 'treeCursors'>) {
     });
   }
   return {
+    /** The tree ETag of the folder at `path` ('' = the root), undefined when not stamped yet. */
+    async tag(owner: string, path: string): Promise<string | undefined> {
+      const c = (await changes.treeCursors(owner, [path])).get(path);
+      return c === undefined ? undefined : treeEtag(c);
+    },
     /** `entry` at `path` in `owner`'s tree ('' = the root) with its tree ETag when it is a folder. */
     async one<E extends Pick<Entry, 'isFile' | 'etag'>>(owner: string, path: string, entry: E): Promise<E> {
       return (await apply(owner, [{ path, entry }]))[0] as E;
