@@ -129,7 +129,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const deployment = redis ? await deploymentId(store) : undefined;
   const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, { name: deployment ? `leader:${deployment}` : 'leader', onError: (err) => logger.warn({ err }, 'leader election failed') });
   const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS, deployment), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
-  const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis });
+  const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis, deployment });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {

@@ -54,6 +54,12 @@ import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
 import { empty, errors, type RouteSchema } from '../routes/schemas.js';
 import { searchRoutes } from '../routes/search.js';
+import { changeRoutes } from '../routes/changes.js';
+import { createChangeService } from '../services/changes.js';
+import { createChangeSignal } from '../services/change-signal.js';
+import { createFolderEtags } from '../services/folder-etags.js';
+import { createDavSync } from '../services/dav-sync.js';
+import type { Redis } from 'ioredis';
 import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
@@ -70,7 +76,7 @@ import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
 import { createAuditService } from '../services/audit.js';
 import { installAuditHook } from './audit-hook.js';
 import { adminAuditRoutes } from '../routes/admin-audit.js';
-import { auditEventSource, createWebhookService, type EventSource } from '../services/webhooks.js';
+import { auditEventSource, changeJournalSource, createWebhookService } from '../services/webhooks.js';
 import { adminWebhookRoutes } from '../routes/admin-webhooks.js';
 
 /** The base path without its slash is the document's server URL itself, so it is no path of the document. */
@@ -98,13 +104,10 @@ export type AppDeps = {
    * lease; without one, every process sweeps (safe, just repeated work).
    */
   readonly isLeader?: () => boolean;
-  /** The Redis client when --redis is given, for the health check. */
-  readonly redis?: { ping(): Promise<unknown> };
-  /**
-   * More event sources for webhooks beside the audit log (the change journal's file.* events);
-   * each read by every hook with its own cursor (src/services/webhooks.ts EventSource).
-   */
-  readonly eventSources?: readonly EventSource[];
+  /** The Redis client when --redis is given: the health check, and change streams' wake-ups across nodes. */
+  readonly redis?: Redis;
+  /** Keeps the Redis channels of deployments that share one Redis apart (src/main.ts deploymentId). */
+  readonly deployment?: string | undefined;
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
 };
@@ -166,7 +169,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
   const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags: createFolderEtags(deps.store.changes) });
   // An upload that would pass the quota purges the owner's oldest versions, then the oldest trash, first.
   storageUsage.setReclaim(async (user, bytes) => {
     const fromVersions = await versions.freeFor(user, bytes);
@@ -199,7 +202,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
   });
 
-  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed') });
+  const changeSignal = createChangeSignal({
+    latest: () => deps.store.changes.latest(),
+    redis: deps.redis,
+    channel: deps.deployment ? `fc:changes:${deps.deployment}` : 'fc:changes',
+    onError: (err) => app.log.warn({ err }, 'change stream wake-up failed'),
+  });
+  const changes = createChangeService({ store: deps.store, clock, retentionSeconds: config.changesRetention, signal: changeSignal });
+  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), onChange: () => changeSignal.notify() });
 
   const leading = deps.isLeader ?? (() => true);
   // Set below, once the webhooks exist: an entry appended on the leader wakes delivery at once
@@ -215,7 +225,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   const webhooks = createWebhookService({
     repo: deps.store.webhooks,
-    sources: [auditEventSource(deps.store.audit), ...(deps.eventSources ?? [])],
+    sources: [auditEventSource(deps.store.audit), changeJournalSource(deps.store.changes)],
     clock,
     allowPrivate: config.webhooksAllowPrivate,
     onDisabled: (hook, reason) => void audit.record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
@@ -310,7 +320,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
       const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
-      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, shared: createSharedWithMe({ grants, basePath }) }));
+      const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags: createFolderEtags(deps.store.changes) });
+      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, sync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
@@ -325,6 +336,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await base.register(async (scope) => trashRoutes(scope, { trash }));
+      await base.register(async (scope) => changeRoutes(scope, { changes }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },
@@ -340,6 +352,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     oidc?.sweep().catch((err: unknown) => app.log.warn({ err }, 'single sign-on sweep failed'));
     audit.purge().catch((err: unknown) => app.log.warn({ err }, 'audit log retention purge failed'));
     webhooks.sweep().catch((err: unknown) => app.log.warn({ err }, 'webhook delivery log sweep failed'));
+    changes.purge().catch((err: unknown) => app.log.warn({ err }, 'change journal purge failed'));
   }, 60_000);
   // Every process trims the cache of its node (there is one per data dir, not one per cluster).
   const thumbnailPrune = setInterval(() => {
@@ -384,6 +397,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     for (const t of rescanTimers) clearTimeout(t);
     search.close();
     await rescanning;
+    await changeSignal.close();
     await shares.close();
     grants.close();
     versions.close();

@@ -70,9 +70,9 @@ export type Resource =
  */
 export type GrantAccess = { readonly root: StorageKey; readonly isFile: boolean; readonly permission: 'read' | 'write' };
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'REPORT']);
 
-/** Reads are GET, HEAD, OPTIONS and WebDAV's PROPFIND; everything else may change something. */
+/** Reads are GET, HEAD, OPTIONS and WebDAV's PROPFIND and REPORT (sync-collection); everything else may change something. */
 export const isWriteMethod = (method: string): boolean => !READ_METHODS.has(method.toUpperCase());
 
 export type Denial = { readonly code: 'unauthorized' | 'forbidden' | 'not_found' | 'password_required'; readonly message: string };

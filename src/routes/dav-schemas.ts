@@ -1,7 +1,7 @@
 import { bytes, empty, errors, fileAnswers, header as responseHeader, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
 
 /** Methods of WebDAV class 1 and 2 that /dav/ answers (CONTRACT "WebDAV"). */
-export const METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'] as const;
+export const METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'REPORT'] as const;
 export const ALLOW = METHODS.join(', ');
 
 // The OpenAPI schemas of /dav/ (documentation: src/routes/schemas.ts).
@@ -52,6 +52,20 @@ const DAV_METHODS: Record<string, Omit<RouteSchema, 'tags' | 'params' | 'securit
     summary: 'Delete a file or a collection',
     headers: { type: 'object', properties: lockHeaders },
     response: { 204: empty('Deleted.'), ...errors({ ...common, ...lockErrors, 403: 'The root of your tree (`forbidden`).', 404: 'Nothing at this path (`not_found`).' }) },
+  },
+  REPORT: {
+    summary: 'What changed in a collection since a sync token (RFC 6578 sync-collection)',
+    headers: { type: 'object', properties: { depth: { type: 'string', enum: ['0'], description: 'Must be 0 when given.' } } },
+    body: xmlBody('A `DAV:sync-collection` with `sync-token` (empty: everything), `sync-level` (`1` or `infinite`) and `prop`.'),
+    response: {
+      207: XML('Multistatus: changed members with the asked properties, removed ones with 404, and the next `sync-token`.'),
+      ...errors({
+        ...common,
+        403: 'Not a sync-collection REPORT, a file instead of a collection (`forbidden`), or a sync token this server did not give or no longer keeps (`valid_sync_token`): sync again without one.',
+        404: 'Nothing at this path (`not_found`).',
+        413: 'The XML body is too large.',
+      }),
+    },
   },
   PROPFIND: {
     summary: 'Properties of a resource and, with Depth: 1, its members',

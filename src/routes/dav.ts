@@ -28,12 +28,13 @@ import {
 } from '../dav/props.js';
 import { readXmlBody } from '../dav/request-body.js';
 import { depthOf, hasBody, header } from '../dav/request-headers.js';
-import { child, serializeElement } from '../dav/xml.js';
+import { child, escapeText, serializeElement } from '../dav/xml.js';
 import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { ALLOW, davSchema, METHODS } from './dav-schemas.js';
 import { SHARED_WITH_ME, type Hrefs, type SharedWithMe } from './dav-shared.js';
 import type { GrantService } from '../services/grants.js';
+import type { DavSync } from '../services/dav-sync.js';
 
 const XML_TYPE = 'application/xml; charset=utf-8';
 /** A streamed multistatus is written in pieces of about this many characters. */
@@ -49,6 +50,8 @@ export type DavDeps = {
   /** For GET and HEAD answers, which are the storage API's (serveFile, sendListing). */
   readonly files: FilesService;
   readonly basePath: string;
+  /** REPORT sync-collection (RFC 6578) over the change feed. */
+  readonly sync: DavSync;
 };
 
 /**
@@ -136,6 +139,8 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
         return propfind(request, reply, target, hrefs);
       case 'PROPPATCH':
         return proppatch(request, reply, key, cond, principal, hrefs);
+      case 'REPORT':
+        return report(request, reply, key, principal, hrefs);
       case 'COPY':
       case 'MOVE': {
         const overwrite = header(request, 'overwrite')?.trim().toUpperCase() ?? 'T';
@@ -176,6 +181,29 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     }
     if (target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
     return serveFile(request, reply, files, target.key, entry, { download: false, withBody });
+  }
+
+  /** REPORT: only DAV:sync-collection (RFC 6578), on a collection, with Depth: 0. */
+  async function report(request: FastifyRequest, reply: FastifyReply, key: StorageKey, principal: Principal, hrefs: Hrefs) {
+    const depth = header(request, 'depth');
+    if (depth !== undefined && depth.trim() !== '0') throw new AppError('bad_request', 'A sync-collection REPORT takes Depth: 0 (RFC 6578 §3.2).');
+    const root = await readXmlBody(request);
+    if (!root || root.ns !== DAV_NS || root.local !== 'sync-collection') throw new AppError('forbidden', 'The only REPORT supported is DAV:sync-collection (RFC 6578).');
+    const level = child(root, DAV_NS, 'sync-level')?.text.trim();
+    if (level !== '1' && level !== 'infinite') throw new AppError('bad_request', 'DAV:sync-level must be 1 or infinite.');
+    const token = child(root, DAV_NS, 'sync-token')?.text.trim();
+    const prop = child(root, DAV_NS, 'prop');
+    const req = parsePropfind({ ns: DAV_NS, local: 'propfind', attrs: [], text: '', content: [], children: prop ? [prop] : [{ ns: DAV_NS, local: 'allprop', attrs: [], text: '', content: [], children: [] }] });
+    const result = await deps.sync.sync(principal, key, { token, level });
+    const render = propfindRenderer(req, lockrootOf(hrefs));
+    const now = Date.now();
+    const parts = [MULTISTATUS_OPEN];
+    for (const c of result.changed) {
+      parts.push(render({ href: hrefs(c.key, !c.entry.isFile), name: keyName(c.key), entry: c.entry, locks: NONE, dead: NONE, now }));
+    }
+    for (const r of result.removed) parts.push(`<D:response><D:href>${escapeText(hrefs(r.key, !r.isFile))}</D:href>${statusLine(404)}</D:response>`);
+    parts.push(`<D:sync-token>${escapeText(result.token)}</D:sync-token>`, MULTISTATUS_CLOSE);
+    return multistatus(reply, parts);
   }
 
   const lockrootOf = (hrefs: Hrefs) => (l: DavLock) => hrefs({ user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);

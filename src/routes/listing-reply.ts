@@ -16,6 +16,9 @@ import type { FilesService } from '../services/files.js';
  */
 export async function sendListing(reply: FastifyReply, files: FilesService, key: StorageKey, withBody: boolean): Promise<FastifyReply> {
   reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
+  // The folder's tree ETag (it changes with anything beneath): a sync client skips an unchanged subtree by it.
+  const etag = await files.folderEtag(key).catch(() => undefined);
+  if (etag) reply.header('etag', etag);
   if (!withBody) return reply.send();
   const pages = await files.listSorted(key);
   return reply.send(listingStream(pages));

@@ -10,6 +10,7 @@ import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeade
 import { assertTokensHeld, locksOver, parentPath, type WriteScope } from '../dav/locks.js';
 import { parseDestination, resourcePath } from '../dav/paths.js';
 import type { FilesService } from './files.js';
+import { createFolderEtags } from './folder-etags.js';
 import type { GrantService } from './grants.js';
 import type { UsageService } from './usage.js';
 import { storageCall } from './storage-errors.js';
@@ -66,6 +67,7 @@ export function davConditions(raw: string | undefined): DavConditions {
  */
 export function createDavService(deps: DavServiceDeps) {
   const { files, backend, store, clock } = deps;
+  const folderEtags = createFolderEtags(store.changes);
   const propertyLimit = { count: deps.limits.properties, size: deps.limits.propertySize };
 
   /**
@@ -311,11 +313,13 @@ export function createDavService(deps: DavServiceDeps) {
      * the members as sorted pages, dead properties and locks by path, and the quota figures.
      */
     async propfind(key: StorageKey, opts: { withMembers: boolean; dead: boolean; locks: boolean; quota: boolean }) {
-      const entry = await files.stat(key);
-      // Members in the listing order straight from the backend (sorted once), streamed page by page by the front end.
-      const members = opts.withMembers && !entry.isFile ? await files.listSorted(key, { etags: true }) : undefined;
-      const withMembers = members !== undefined;
       const path = resourcePath(key);
+      // Folders carry ETags that change with anything beneath them (src/services/folder-etags.ts).
+      const entry = await folderEtags.one(key.user, path, await files.stat(key));
+      // Members in the listing order straight from the backend (sorted once), streamed page by page by the front end.
+      const listed = opts.withMembers && !entry.isFile ? await files.listSorted(key, { etags: true }) : undefined;
+      const members = listed && folderEtags.pages(key.user, path, listed);
+      const withMembers = members !== undefined;
       const now = clock.now();
       const [dead, locks, quota] = await Promise.all([
         opts.dead ? deadProperties(key.user, path, withMembers) : new Map<string, DeadProperty[]>(),

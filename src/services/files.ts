@@ -1,3 +1,4 @@
+import type { FolderEtags } from './folder-etags.js';
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
@@ -25,6 +26,7 @@ export function createFilesService(deps: {
   usage: UsageService;
   trash?: { readonly enabled: boolean; put(key: StorageKey): Promise<void> };
   versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
+  folderEtags?: FolderEtags;
 }) {
   const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
@@ -98,6 +100,15 @@ export function createFilesService(deps: {
     },
 
     listSorted,
+
+    /**
+     * The tree ETag of the folder at `key` (the caller knows it is one): it changes whenever anything
+     * beneath the folder changes; undefined while the journal has stamped nothing there. One indexed
+     * read of the metadata store, no storage call: a listing asks storage once (fast-read.test.ts).
+     */
+    async folderEtag(key: StorageKey): Promise<string | undefined> {
+      return deps.folderEtags?.tag(key.user, key.segments.join('/'));
+    },
 
     read(key: StorageKey, range?: ByteRange): Promise<Opened> {
       return storageCall(() => backend.read(key, range));

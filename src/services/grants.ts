@@ -23,6 +23,21 @@ const keyOf = (g: Grant): StorageKey => ({ user: g.owner, segments: g.path.split
 const notYours = () => new AppError('unauthorized', 'You are not allowed to access this path.');
 const noGrant = () => new AppError('not_found', 'There is no such grant.');
 
+/** Of a recipient's grants, the one that gives the most at `key` (undefined: none reaches it). */
+export function bestGrant(grants: readonly Grant[], key: StorageKey): GrantAccess | undefined {
+  let best: GrantAccess | undefined;
+  for (const g of grants) {
+    if (g.owner !== key.user) continue;
+    const root = keyOf(g);
+    if (!isSameOrInside(key, root)) continue;
+    // A write grant wins; between equals, the one nearer the key (its own item rules apply).
+    if (!best || (best.permission === 'read' && g.permission === 'write') || (best.permission === g.permission && root.segments.length > best.root.segments.length)) {
+      best = { root, isFile: g.isFile, permission: g.permission };
+    }
+  }
+  return best;
+}
+
 export function isPermission(v: unknown): v is Permission {
   return v === 'read' || v === 'write';
 }
@@ -154,16 +169,7 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     /** The grant that gives `principal` the most on `key` of another user's tree, if any reaches it. */
     async access(principal: Principal | undefined, key: StorageKey): Promise<GrantAccess | undefined> {
       if (principal?.kind !== 'user' || key.user === principal.username) return undefined;
-      let best: GrantAccess | undefined;
-      for (const g of await store.grants.listForRecipient(principal.userId, key.user)) {
-        const root = keyOf(g);
-        if (!isSameOrInside(key, root)) continue;
-        // A write grant wins; between equals, the one nearer the key (its own item rules apply).
-        if (!best || (best.permission === 'read' && g.permission === 'write') || (best.permission === g.permission && root.segments.length > best.root.segments.length)) {
-          best = { root, isFile: g.isFile, permission: g.permission };
-        }
-      }
-      return best;
+      return bestGrant(await store.grants.listForRecipient(principal.userId, key.user), key);
     },
 
     /**

@@ -33,13 +33,13 @@ const pathOf = (key: StorageKey): string => key.segments.join('/');
  * tools put into storage are found by a rescan (`file-cloud index`, and the
  * leader's periodic one).
  */
-export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void; grants?: Pick<GrantService, 'access'> }) {
+export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void; grants?: Pick<GrantService, 'access'>; onChange?: () => void }) {
   const { store, backend } = deps;
   const onError = deps.onError ?? (() => undefined);
 
   const indexed = async (key: StorageKey): Promise<IndexedEntry | undefined> => {
     const entry = await backend.stat(key);
-    return entry && { user: key.user, path: pathOf(key), isFile: entry.isFile, size: entry.size, modified: entry.modified.getTime() };
+    return entry && { user: key.user, path: pathOf(key), isFile: entry.isFile, size: entry.size, modified: entry.modified.getTime(), etag: entry.etag };
   };
 
   /** Indexes what is at key now (gone meanwhile: nothing to do; a later event says so). */
@@ -59,7 +59,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     const missing: IndexedEntry[] = [];
     found.forEach((e, i) => {
       const path = paths[i] as string;
-      if (!have.has(path)) missing.push({ user: key.user, path, isFile: false, size: e.size, modified: e.modified.getTime() });
+      if (!have.has(path)) missing.push({ user: key.user, path, isFile: false, size: e.size, modified: e.modified.getTime(), etag: e.etag });
     });
     await store.search.put(missing);
   };
@@ -71,7 +71,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     const prefix = pathOf(dir);
     for await (const w of backend.walk(dir)) {
       const rel = w.path.join('/');
-      batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime() });
+      batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime(), etag: w.entry.etag });
       if (batch.length >= BATCH) {
         await store.search.put(batch);
         count += batch.length;
@@ -95,12 +95,13 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
         await putCurrent(e.key);
         return;
       case 'deleted':
-        await store.search.deleteWithin(e.key.user, pathOf(e.key));
+        await store.search.deleteWithin(e.key.user, pathOf(e.key), e.isFile);
         return;
       case 'moved': {
-        const moved = await store.search.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to));
-        // The entry's own figures may change with a move (an object store copies, new time).
-        await putCurrent(e.to);
+        // The entry's own figures may change with a move (an object store copies, new time): the row and its journal entry take them.
+        const current = await indexed(e.to);
+        const moved = await store.search.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to), current);
+        if (current) await store.search.put([current]);
         await putAncestors(e.to);
         if (!e.isFile && moved === 0) await putTree(e.to);
         return;
@@ -108,7 +109,9 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     }
   }
 
-  const unsubscribe = backend.events.subscribe((e) => apply(e).catch(onError));
+  // The journal grew (or may have): change streams read it.
+  const changed = () => deps.onChange?.();
+  const unsubscribe = backend.events.subscribe((e) => apply(e).then(changed, (err: unknown) => (changed(), onError(err))));
 
   /**
    * Brings one user's index in line with storage: every entry the walk sees
@@ -120,6 +123,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     await store.search.markAll(user, scan);
     const entries = await putTree({ user, segments: [] });
     const removed = await store.search.sweepMarked(user, scan);
+    changed();
     return { entries, removed };
   }
 

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { openSqliteStore } from '../store/sqlite.js';
 import { systemClock } from '../lib/clock.js';
 import { createAuditService } from './audit.js';
-import { auditEventSource, changeJournalSource, createWebhookService, signWebhook, type JournalChange } from './webhooks.js';
+import { auditEventSource, changeJournalSource, createWebhookService, signWebhook } from './webhooks.js';
+import type { ChangeRecord } from '../store/types.js';
 import { startReceiver } from '../../test/helpers/webhook-receiver.js';
 
 test('file.* events from the journal source reach a hook in order, filtered by path_prefix, beside audit events; cursors survive a new dispatcher', async () => {
@@ -18,12 +19,12 @@ test('file.* events from the journal source reach a hook in order, filtered by p
   const store = await openSqliteStore(join(dir, 'db'));
   const r = await startReceiver();
   try {
-    const changes: JournalChange[] = [];
+    const changes: ChangeRecord[] = [];
     const journal = {
       latest: async () => changes.length,
       changesSince: async (cursor: number, limit: number) => changes.slice(cursor, cursor + limit),
     };
-    const change = (type: JournalChange['type'], path: string) => {
+    const change = (type: ChangeRecord['type'], path: string) => {
       const [owner, ...rest] = path.slice(1).split('/');
       changes.push({ cursor: changes.length + 1, owner: owner!, type, path: rest.join('/'), isFile: true, size: 1, at: Date.now() });
     };

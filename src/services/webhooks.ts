@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { AuditRepo, DeliveryRow, WebhookRepo, WebhookRow } from '../store/types.js';
+import type { AuditRepo, ChangeRepo, DeliveryRow, WebhookRepo, WebhookRow } from '../store/types.js';
 import { postWebhook } from './webhook-http.js';
 import { checkWebhookUrl, resolveTarget } from './webhook-target.js';
 
@@ -65,28 +65,11 @@ export function auditEventSource(repo: AuditRepo): EventSource {
 }
 
 /**
- * One entry of the change journal (issue 31, branch `changes`: its ChangeRecord, migration 0018),
- * in the shape this module needs; paths are in the owner's tree without a leading slash.
- */
-export type JournalChange = {
-  readonly cursor: number;
-  readonly owner: string;
-  readonly type: 'created' | 'modified' | 'deleted' | 'moved';
-  readonly path: string;
-  readonly from?: string | undefined;
-  readonly isFile: boolean;
-  readonly size?: number | undefined;
-  readonly modified?: number | undefined;
-  readonly at: number;
-};
-
-/**
  * The change journal as the webhooks' second source: its created / modified / deleted / moved
- * become file.* events about `/<owner>/<path>` (so path_prefix applies). Wired with the journal's
- * own repository once both are merged: `eventSources: [changeJournalSource(store.changes)]` in
- * buildApp's deps (ChangeRepo.latest and changesSince, every owner's entries, oldest first).
+ * become file.* events about `/<owner>/<path>` (so path_prefix applies): every owner's entries,
+ * oldest first, by the hook's own cursor (buildApp wires it beside the audit log).
  */
-export function changeJournalSource(journal: { latest(): Promise<number>; changesSince(cursor: number, limit: number): Promise<readonly JournalChange[]> }): EventSource {
+export function changeJournalSource(journal: Pick<ChangeRepo, 'latest' | 'changesSince'>): EventSource {
   return {
     name: 'changes',
     latest: async () => String(await journal.latest()),

@@ -331,6 +331,38 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('grants_item_recipient').on('grants').columns(['owner_name', 'path', 'to_kind', 'to_id']).unique().execute();
     },
   },
+  '0018_changes': {
+    async up(db: Kysely<unknown>) {
+      // The change journal (src/store/changes-repo.ts): one row per change to the search index, which
+      // is the metadata store's picture of every tree; a row is written in the same transaction as the
+      // index change it records. `cursor` only grows: AUTOINCREMENT (SQLite) never reuses a number,
+      // even after the oldest rows are purged, and a sequence (PostgreSQL) neither; writers take one
+      // advisory lock first, so cursors commit in order and a reader never skips one committed late.
+      // `path`/`from_path` are paths in `owner`'s tree (no leading slash).
+      if (isPostgres(db)) {
+        await sql`CREATE TABLE changes (
+          cursor bigserial PRIMARY KEY, owner text NOT NULL, type text NOT NULL, path text COLLATE "C" NOT NULL,
+          from_path text COLLATE "C", is_file integer NOT NULL, size bigint, modified bigint, etag text,
+          created_at bigint NOT NULL)`.execute(db);
+      } else {
+        await sql`CREATE TABLE changes (
+          cursor INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, type TEXT NOT NULL, path TEXT NOT NULL,
+          from_path TEXT, is_file INTEGER NOT NULL, size BIGINT, modified BIGINT, etag TEXT,
+          created_at BIGINT NOT NULL)`.execute(db);
+      }
+      await db.schema.createIndex('changes_owner_cursor').on('changes').columns(['owner', 'cursor']).execute();
+      await db.schema.createIndex('changes_created').on('changes').columns(['created_at']).execute();
+      // The highest cursor purged by retention: an older cursor has lost entries (410 cursor_expired).
+      await db.schema.createTable('changes_horizon').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('purged_through', 'bigint', (c) => c.notNull()).execute();
+      await sql`INSERT INTO changes_horizon (id, purged_through) VALUES (1, 0)`.execute(db);
+      // The entry's ETag as the backend gave it: a replace that keeps size and time (another inode,
+      // another object) is still a change, and folder ETags are derived from their contents'.
+      await db.schema.alterTable('search_entries').addColumn('etag', 'text').execute();
+      // The cursor of the latest journal entry at or below a folder (src/store/changes-repo.ts): its
+      // ETag, which so changes whenever anything beneath it changes (also on an object store).
+      await db.schema.alterTable('search_entries').addColumn('tree_cursor', 'bigint').execute();
+    },
+  },
   '0017_tus_uploader': {
     async up(db: Kysely<unknown>) {
       // Who sends a resumable upload when it is not the folder's owner (a recipient of a writable grant):

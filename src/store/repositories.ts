@@ -5,6 +5,7 @@ import type { MetadataStore } from './types.js';
 import { createAuditRepo } from './audit-repo.js';
 import { createWebhookRepo } from './webhooks-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
+import { createChangeRepo } from './changes-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createGrantRepo } from './grants-repo.js';
@@ -48,6 +49,7 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     apiKeys: createApiKeyRepo(db, changeStamp),
     usage: createUsageRepo(db),
     search: createSearchRepo(db),
+    changes: createChangeRepo(db),
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),
     grants: createGrantRepo(db),

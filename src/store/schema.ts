@@ -161,6 +161,26 @@ export interface Database {
     size: number | string | bigint;
     modified: number | string | bigint;
     scan: string | null;
+    /** 0018_changes. */
+    etag: string | null;
+    tree_cursor: Generated<number | string | bigint | null>;
+  };
+  /** 0018_changes (src/store/changes-repo.ts). */
+  changes: {
+    cursor: Generated<number | string>;
+    owner: string;
+    type: string;
+    path: string;
+    from_path: string | null;
+    is_file: number;
+    size: number | string | bigint | null;
+    modified: number | string | bigint | null;
+    etag: string | null;
+    created_at: number | string | bigint;
+  };
+  changes_horizon: {
+    id: number;
+    purged_through: number | string | bigint;
   };
   /** 0014_oidc (src/store/oidc-repo.ts). */
   oidc_accounts: {

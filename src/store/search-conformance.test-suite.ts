@@ -17,6 +17,60 @@ export function runSearchConformance(name: string, open: OpenStore): void {
   const find = async (store: MetadataStore, text: string, o: Partial<SearchQuery> = {}) =>
     (await store.search.search({ user: 'alice', text: normalizeName(text), within: '', type: undefined, limit: 100, ...o })).entries.map((e) => e.path);
 
+  withStore('journal: a consumer following cursors over all owners sees every entry once, in order, while many writers commit at once', async (store) => {
+    // How a consumer that is not a user (webhooks) reads: changesSince(cursor) and on from the last row.
+    // Cursors must commit in order: a reader that has seen N has seen every entry below N.
+    const start = await store.changes.latest();
+    const WRITERS = 8;
+    const EACH = 25;
+    let writing = true;
+    const seen: number[] = [];
+    const reader = (async () => {
+      let cursor = start;
+      for (;;) {
+        const done = !writing;
+        const rows = await store.changes.changesSince(cursor, 1000);
+        for (const r of rows) seen.push(r.cursor);
+        if (rows.length > 0) cursor = rows[rows.length - 1]!.cursor;
+        else if (done) return;
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: WRITERS }, async (_, w) => {
+        for (let i = 0; i < EACH; i++) await store.search.put([file(`w${w}/f${i}.txt`, `user${w % 3}`)]);
+      }),
+    );
+    writing = false;
+    await reader;
+    // One new path per put (parents are not put here): one entry each.
+    assert.equal(seen.length, WRITERS * EACH, 'every entry, none twice');
+    assert.deepEqual([...seen].sort((a, b) => a - b), seen, 'in cursor order');
+    assert.equal(new Set(seen).size, seen.length);
+    assert.equal(await store.changes.latest(), seen[seen.length - 1]);
+  });
+
+  withStore('journal: per-owner reads, the horizon after a purge, latest never goes back', async (store) => {
+    await store.search.put([file('a.txt'), file('b.txt', 'bob')]);
+    await store.search.put([file('a.txt', 'alice', 2)]);
+    await store.search.moveWithin('alice', 'a.txt', 'c.txt');
+    await store.search.deleteWithin('bob', 'b.txt', true);
+    const all = await store.changes.changesSince(0, 100);
+    assert.deepEqual(all.map((c) => [c.owner, c.type, c.path, c.from]), [
+      ['alice', 'created', 'a.txt', undefined],
+      ['bob', 'created', 'b.txt', undefined],
+      ['alice', 'modified', 'a.txt', undefined],
+      ['alice', 'moved', 'c.txt', 'a.txt'],
+      ['bob', 'deleted', 'b.txt', undefined],
+    ]);
+    assert.deepEqual((await store.changes.changesSinceFor(['bob'], 0, 100)).map((c) => c.type), ['created', 'deleted']);
+    const latest = await store.changes.latest();
+    assert.equal(await store.changes.purgeBefore(Date.now() + 1000), 5);
+    assert.equal(await store.changes.horizon(), latest);
+    assert.equal(await store.changes.latest(), latest, 'the latest cursor survives the purge of every entry');
+    await store.search.put([file('d.txt')]);
+    assert.ok((await store.changes.latest()) > latest, 'and the next one is newer (no reuse)');
+  });
+
   withStore('finds names by case- and accent-insensitive substring, never another user\'s', async (store) => {
     await store.search.put([
       file('Café Crème.txt'),

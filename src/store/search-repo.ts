@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
+import { appendChanges, lockJournal, type NewChange } from './changes-repo.js';
 import type { Database } from './schema.js';
 import type { IndexedEntry, SearchRepo } from './types.js';
 
@@ -53,22 +54,45 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
       // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
       const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
       for (let i = 0; i < entries.length; i += BATCH) {
-        const values = entries.slice(i, i + BATCH).map((e) => {
-          const name = nameOf(e.path);
-          return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null };
+        const batch = entries.slice(i, i + BATCH);
+        await db.transaction().execute(async (trx) => {
+          await lockJournal(trx);
+          // What the index held before decides what the journal says: new → created, other figures → modified.
+          const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
+          for (const user of new Set(batch.map((e) => e.user))) {
+            const paths = batch.filter((e) => e.user === user).map((e) => e.path);
+            const rows = await trx.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).execute();
+            for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
+          }
+          const changes: NewChange[] = [];
+          for (const e of batch) {
+            const was = before.get(`${e.user}\0${e.path}`);
+            const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
+            if (!was || was.isFile !== e.isFile) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures });
+            // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
+            else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag))) {
+              changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures });
+            }
+          }
+          const values = batch.map((e) => {
+            const name = nameOf(e.path);
+            return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null };
+          });
+          await trx
+            .insertInto('search_entries')
+            .values(values)
+            .onConflict((oc) =>
+              oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
+                is_file: eb.ref('excluded.is_file'),
+                size: eb.ref('excluded.size'),
+                modified: eb.ref('excluded.modified'),
+                etag: eb.ref('excluded.etag'),
+                scan: null,
+              })),
+            )
+            .execute();
+          await appendChanges(trx, changes);
         });
-        await db
-          .insertInto('search_entries')
-          .values(values)
-          .onConflict((oc) =>
-            oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
-              is_file: eb.ref('excluded.is_file'),
-              size: eb.ref('excluded.size'),
-              modified: eb.ref('excluded.modified'),
-              scan: null,
-            })),
-          )
-          .execute();
       }
     },
 
@@ -78,15 +102,26 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
       return new Set(rows.map((r) => r.path));
     },
 
-    async deleteWithin(user, path) {
-      const r = await db.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
-      return Number(r.numDeletedRows);
+    async deleteWithin(user, path, isFile) {
+      return db.transaction().execute(async (trx) => {
+        await lockJournal(trx);
+        const itself = path === '' ? undefined : await trx.selectFrom('search_entries').select('is_file').where('user_name', '=', user).where('path', '=', path).executeTakeFirst();
+        const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
+        // One entry for the item: a consumer removes what was below it with it. Storage said it was
+        // deleted (isFile given): journaled even if the index never had it (put there by another
+        // tool, not rescanned yet), since a client may know it from a walk.
+        const kind = itself ? Number(itself.is_file) === 1 : isFile;
+        if (path !== '' && kind !== undefined) await appendChanges(trx, [{ owner: user, type: 'deleted', path, isFile: kind }]);
+        return Number(r.numDeletedRows);
+      });
     },
 
-    async moveWithin(user, from, to) {
+    async moveWithin(user, from, to, current) {
       const name = nameOf(to);
       const shift = depthOf(to) - depthOf(from);
       return db.transaction().execute(async (trx) => {
+        await lockJournal(trx);
+        const itself = await trx.selectFrom('search_entries').select(['is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', '=', from).executeTakeFirst();
         await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(to)).execute();
         // The moved entry itself gets its new name; below it only paths and depths change.
         const r = await trx
@@ -102,6 +137,17 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
           .where('user_name', '=', user)
           .where(atOrBelow(from))
           .executeTakeFirst();
+        // Also when the index did not have the source (another tool's file): a client may know it from a walk.
+        if (itself || current) {
+          const isFile = current?.isFile ?? Number(itself?.is_file) === 1;
+          const figures = current
+            ? { size: current.size, modified: current.modified, etag: current.etag }
+            : { size: Number(itself?.size), modified: Number(itself?.modified), etag: itself?.etag ?? undefined };
+          if (current && itself) {
+            await trx.updateTable('search_entries').set({ size: current.size, modified: current.modified, etag: current.etag ?? null }).where('user_name', '=', user).where('path', '=', to).execute();
+          }
+          await appendChanges(trx, [{ owner: user, type: 'moved', path: to, from, isFile, ...(isFile ? figures : { modified: figures.modified, etag: figures.etag }) }]);
+        }
         return Number(r.numUpdatedRows);
       });
     },
@@ -170,8 +216,16 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
     },
 
     async sweepMarked(user, scan) {
-      const r = await db.deleteFrom('search_entries').where('user_name', '=', user).where('scan', '=', scan).executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return db.transaction().execute(async (trx) => {
+        await lockJournal(trx);
+        const gone = await trx.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', user).where('scan', '=', scan).orderBy('path').execute();
+        const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where('scan', '=', scan).executeTakeFirst();
+        // What other tools removed: one entry per topmost item (what was below it goes with it).
+        const goneSet = new Set(gone.map((g) => g.path));
+        const top = gone.filter((g) => !g.path.split('/').slice(0, -1).some((_, i, parts) => goneSet.has(parts.slice(0, i + 1).join('/'))));
+        await appendChanges(trx, top.map((g) => ({ owner: user, type: 'deleted' as const, path: g.path, isFile: Number(g.is_file) === 1 })));
+        return Number(r.numDeletedRows);
+      });
     },
 
     async users() {

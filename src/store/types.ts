@@ -477,6 +477,8 @@ export type IndexedEntry = {
   readonly isFile: boolean;
   readonly size: number;
   readonly modified: number;
+  /** The backend's ETag, when the writer knows it (the change journal carries it). */
+  readonly etag?: string | undefined;
 };
 
 export type SearchQuery = {
@@ -500,10 +502,16 @@ export interface SearchRepo {
   put(entries: readonly IndexedEntry[]): Promise<void>;
   /** Which of `paths` are indexed for `user`. */
   existing(user: string, paths: readonly string[]): Promise<Set<string>>;
-  /** Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went. */
-  deleteWithin(user: string, path: string): Promise<number>;
-  /** `from` and everything below it move to `to`; what was at `to` and below goes first. Returns how many moved. */
-  moveWithin(user: string, from: string, to: string): Promise<number>;
+  /**
+   * Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went.
+   * `isFile`: storage deleted it (an event), so the journal says so even if the index never had it.
+   */
+  deleteWithin(user: string, path: string, isFile?: boolean): Promise<number>;
+  /**
+   * `from` and everything below it move to `to`; what was at `to` and below goes first. Returns how many moved.
+   * `current` is the moved entry as storage has it now (an object store's copy has a new time): its row takes it.
+   */
+  moveWithin(user: string, from: string, to: string, current?: IndexedEntry): Promise<number>;
   /** At most `limit` entries, best first; `truncated` when more match. */
   search(q: SearchQuery): Promise<{ entries: IndexedEntry[]; truncated: boolean }>;
   /** Rescan start: marks all of `user`'s entries with `scan`; put() clears the mark. */
@@ -597,6 +605,42 @@ export interface GrantRepo {
   moveWithin(owner: string, from: string, to: string): Promise<void>;
 }
 
+/**
+ * One entry of the change journal (migration 0018). Every write of the search index that changes
+ * what a tree holds appends one in the same transaction (src/store/search-repo.ts), so the journal
+ * and the index never disagree. Paths are in the owner's tree, without a leading slash.
+ */
+export type ChangeRecord = {
+  readonly cursor: number;
+  readonly owner: string;
+  readonly type: 'created' | 'modified' | 'deleted' | 'moved';
+  readonly path: string;
+  readonly from?: string | undefined;
+  readonly isFile: boolean;
+  readonly size?: number | undefined;
+  readonly modified?: number | undefined;
+  readonly etag?: string | undefined;
+  readonly at: number;
+};
+
+export interface ChangeRepo {
+  /** The highest cursor written (or purged): what `cursor=now` answers. */
+  latest(): Promise<number>;
+  /** The highest cursor purged by retention; a cursor below it has lost entries. */
+  horizon(): Promise<number>;
+  /** Entries after `cursor` (up to and including `upTo`), oldest first, every owner's: for consumers that are not a user (webhooks). */
+  changesSince(cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
+  /** As changesSince, only entries of the given owners' trees. */
+  changesSinceFor(owners: readonly string[], cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
+  /**
+   * Of the given folders of `owner` ('' = the root), the cursor of the latest entry at or below each (none:
+   * not indexed yet). Folder ETags derive from it.
+   */
+  treeCursors(owner: string, paths: readonly string[]): Promise<Map<string, number>>;
+  /** Removes entries written before `time` (ms); returns how many went. */
+  purgeBefore(time: number): Promise<number>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
@@ -613,6 +657,7 @@ export interface MetadataStore {
   readonly apiKeys: ApiKeyRepo;
   readonly usage: UsageRepo;
   readonly search: SearchRepo;
+  readonly changes: ChangeRepo;
   readonly oidc: OidcRepo;
   readonly groups: GroupRepo;
   readonly grants: GrantRepo;

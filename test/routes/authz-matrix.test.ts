@@ -70,6 +70,7 @@ const json = { 'content-type': 'application/json' };
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const upload = multipartBody([{ name: 'file', filename: `m-${randomUUID()}.txt`, content: 'm' }]);
 const LOCKINFO = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+const SYNC_COLLECTION = '<?xml version="1.0"?><D:sync-collection xmlns:D="DAV:"><D:sync-token/><D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>';
 const PROPPATCH = '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:x"><D:set><D:prop><Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>';
 const fresh = () => `f-${randomUUID()}`;
 
@@ -123,6 +124,9 @@ const SAMPLES: Record<string, Sample> = {
   'GET /api/me': { kind: 'user', ok: 200, path: '/api/me' },
   'GET /api/usage': { kind: 'user', ok: 200, path: '/api/usage' },
   'GET /api/search': { kind: 'user', ok: 200, path: '/api/search?q=doc' },
+  'GET /api/changes': { kind: 'user', ok: 200, path: '/api/changes' },
+  // A stream that would stay open: a bad cursor is refused past the one check, before it starts.
+  'GET /api/changes/stream': { kind: 'user', ok: 400, path: '/api/changes/stream?cursor=x' },
   'POST /api/me/password': { kind: 'session', ok: 400, path: '/api/me/password', headers: json, body: '{}' },
   'GET /api/sessions': { kind: 'session', ok: 200, path: '/api/sessions' },
   'DELETE /api/sessions/:id': { kind: 'session', ok: 404, path: '/api/sessions/no-such-session' },
@@ -147,6 +151,7 @@ const SAMPLES: Record<string, Sample> = {
   'PUT /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/{x}.txt', body: 'dav', prepare: async () => ({ x: fresh() }) },
   'DELETE /dav/*': { kind: 'ownWrite', ok: 204, path: '/dav/alice/work/{x}.txt', prepare: newFile },
   'PROPFIND /dav/*': { kind: 'ownReadDav', ok: 207, path: '/dav/alice/work/', headers: { depth: '0' } },
+  'REPORT /dav/*': { kind: 'ownReadDav', ok: 207, path: '/dav/alice/work/', headers: { depth: '0', 'content-type': 'application/xml' }, body: SYNC_COLLECTION },
   'PROPPATCH /dav/*': { kind: 'ownWrite', ok: 207, path: '/dav/alice/work/doc.txt', headers: { 'content-type': 'application/xml' }, body: PROPPATCH },
   'MKCOL /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/{x}', prepare: async () => ({ x: fresh() }) },
   'COPY /dav/*': { kind: 'ownWrite', ok: 201, path: '/dav/alice/work/doc.txt', headers: { destination: '/dav/alice/work/{x}.txt' }, prepare: async () => ({ x: fresh() }) },
@@ -169,6 +174,7 @@ const SAMPLES: Record<string, Sample> = {
   'OPTIONS /dav': { kind: 'public', ok: 200, path: '/dav' },
   'GET /dav': { kind: 'user', ok: 405, path: '/dav', override: { pathToken: 401 } },
   'PROPFIND /dav': { kind: 'user', ok: 207, path: '/dav', headers: { depth: '0' } },
+  'REPORT /dav': { kind: 'user', ok: 405, path: '/dav', override: { pathToken: 401 } },
   ...Object.fromEntries(['PUT', 'DELETE', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'POST', 'PATCH'].map((m) => [`${m} /dav`, { kind: 'userWrite', ok: 405, path: '/dav' } as Sample])),
   ...Object.fromEntries(['/tus', '/tus/'].flatMap((url) => [
     [`OPTIONS ${url}`, { kind: 'public', ok: 204, path: url } as Sample],

@@ -29,6 +29,8 @@ export const ERROR_MESSAGES = {
   admin_must_be_enabled: 'Administrators cannot be disabled: take the administrator right away first (or enable the user before making them one).',
   precondition_failed: 'It changed since you last looked at it. Reload and try again.',
   method_not_allowed: 'This operation is not possible here.',
+  valid_sync_token: 'The sync state is too old; sync again from the start.',
+  cursor_expired: 'The list of changes has moved on; reload the folder.',
   unsupported_media_type: 'The server does not accept this kind of request body here.',
   locked: 'It is locked by another program (a WebDAV lock). Try again when it is released.',
   too_large: 'The file is larger than this server accepts.',

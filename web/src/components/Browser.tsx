@@ -30,6 +30,7 @@ import { moveEntries } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { useNotify } from './Toasts';
 import { SkipLink } from './SkipLink';
+import { useLiveFolder } from './useLiveFolder';
 
 /**
  * The file manager: one folder of the signed-in user, with everything that can
@@ -44,6 +45,8 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const place = useMemo(() => given ?? ownPlace(storage.user), [given, storage.user]);
   const banner = useBanner('page', storage.client, segments.join('/'));
   const { state, sorted, sort, toggleSort, setSortTo, reload } = useListing(storage, segments);
+  // Changes made elsewhere (another tab, WebDAV, a grant's other member) show up here by themselves.
+  useLiveFolder(storage, segments, reload);
   const selection = useSelection(state, sorted);
   const nav = useFolderNavigation(segments, state, place);
   const [dialog, setDialog] = useState<DialogState | null>(null);

@@ -1,0 +1,44 @@
+import type { Entry } from '../storage/backend.js';
+import type { ChangeRepo } from '../store/types.js';
+
+/** A folder's ETag from the cursor of the latest change beneath it: distinct from every backend's own form. */
+export const treeEtag = (cursor: number): string => `"t-${cursor.toString(36)}"`;
+
+/**
+ * Folder ETags that change whenever anything beneath changes (issue 31): the
+ * backends' own folder validators move only with the folder's direct members
+ * (a directory's mtime) or not at all (an object store's folder marker), so a
+ * sync client could not skip an unchanged subtree by them. The change journal
+ * stamps every folder above a change with its cursor; a folder that has no
+ * stamp yet (never indexed) keeps the backend's ETag.
+ */
+export function createFolderEtags(changes: Pick<ChangeRepo, 'treeCursors'>) {
+  async function apply<E extends Pick<Entry, 'isFile' | 'etag'>>(owner: string, items: readonly { path: string; entry: E }[]): Promise<E[]> {
+    const folders = items.filter((i) => !i.entry.isFile).map((i) => i.path);
+    if (folders.length === 0) return items.map((i) => i.entry);
+    const cursors = await changes.treeCursors(owner, folders);
+    return items.map((i) => {
+      const c = i.entry.isFile ? undefined : cursors.get(i.path);
+      return c === undefined ? i.entry : { ...i.entry, etag: treeEtag(c) };
+    });
+  }
+  return {
+    /** The tree ETag of the folder at `path` ('' = the root), undefined when not stamped yet. */
+    async tag(owner: string, path: string): Promise<string | undefined> {
+      const c = (await changes.treeCursors(owner, [path])).get(path);
+      return c === undefined ? undefined : treeEtag(c);
+    },
+    /** `entry` at `path` in `owner`'s tree ('' = the root) with its tree ETag when it is a folder. */
+    async one<E extends Pick<Entry, 'isFile' | 'etag'>>(owner: string, path: string, entry: E): Promise<E> {
+      return (await apply(owner, [{ path, entry }]))[0] as E;
+    },
+    /** A folder's members, page by page, each member folder with its tree ETag. */
+    pages<E extends Pick<Entry, 'isFile' | 'etag' | 'name'>>(owner: string, dir: string, pages: AsyncIterable<E[]>): AsyncIterable<E[]> {
+      return (async function* () {
+        for await (const page of pages) yield await apply(owner, page.map((entry) => ({ path: dir === '' ? entry.name : `${dir}/${entry.name}`, entry })));
+      })();
+    },
+  };
+}
+
+export type FolderEtags = ReturnType<typeof createFolderEtags>;

@@ -1,0 +1,112 @@
+import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import type { ChangeRecord, ChangeRepo } from './types.js';
+
+/** An entry to append: what ChangeRecord holds but the cursor and time, which the journal gives. */
+export type NewChange = Omit<ChangeRecord, 'cursor' | 'at'>;
+
+/** Any number; only its being the same for every writer matters. */
+const JOURNAL_LOCK = 0x6663_3331;
+
+const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * Call first in a transaction that will append to the journal. On PostgreSQL a sequence hands out
+ * numbers at insert time but rows become visible at commit: without this lock a reader could see
+ * cursor 12 committed while 11 is still open, move its cursor past 11 and never see it. Holding one
+ * transaction-level lock from before the insert until commit makes cursors commit in order. It is
+ * taken first, before any row lock, so two journal writers never wait on each other in a cycle.
+ * SQLite runs one write transaction at a time anyway.
+ */
+export async function lockJournal(trx: Transaction<Database>): Promise<void> {
+  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`.execute(trx);
+}
+
+/** The folders a change at `path` lies beneath (not the root: its ETag is the owner's latest cursor). */
+const ancestors = (path: string): string[] => {
+  const parts = path.split('/');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
+};
+
+/**
+ * Appends entries inside the caller's transaction (the one that makes the change they record), and
+ * stamps every folder above each change (and a created or moved folder itself) with the entry's
+ * cursor: folder ETags derive from it, so they change whenever anything beneath changes.
+ */
+export async function appendChanges(trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> {
+  for (const c of changes) {
+    const row = await trx
+      .insertInto('changes')
+      .values({ owner: c.owner, type: c.type, path: c.path, from_path: c.from ?? null, is_file: c.isFile ? 1 : 0, size: c.size ?? null, modified: c.modified ?? null, etag: c.etag ?? null, created_at: now })
+      .returning('cursor')
+      .executeTakeFirstOrThrow();
+    const stamped = new Set([...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])]);
+    if (stamped.size > 0) await trx.updateTable('search_entries').set({ tree_cursor: row.cursor }).where('user_name', '=', c.owner).where('path', 'in', [...stamped]).execute();
+  }
+}
+
+const num = (v: number | string | bigint | null): number | undefined => (v === null ? undefined : Number(v));
+
+const toRecord = (r: Selectable<Database['changes']>): ChangeRecord => ({
+  cursor: Number(r.cursor),
+  owner: r.owner,
+  type: r.type as ChangeRecord['type'],
+  path: r.path,
+  from: r.from_path ?? undefined,
+  isFile: Number(r.is_file) === 1,
+  size: num(r.size),
+  modified: num(r.modified),
+  etag: r.etag ?? undefined,
+  at: Number(r.created_at),
+});
+
+export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
+  const horizon = async (): Promise<number> => {
+    const row = await db.selectFrom('changes_horizon').select('purged_through').where('id', '=', 1).executeTakeFirst();
+    return Number(row?.purged_through ?? 0);
+  };
+  const since = (cursor: number, limit: number, upTo?: number) => {
+    let q = db.selectFrom('changes').selectAll().where('cursor', '>', cursor);
+    if (upTo !== undefined) q = q.where('cursor', '<=', upTo);
+    return q.orderBy('cursor').limit(limit);
+  };
+  return {
+    async latest() {
+      const row = await db.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).executeTakeFirst();
+      return Math.max(Number(row?.m ?? 0), await horizon());
+    },
+    horizon,
+    async changesSince(cursor, limit, upTo) {
+      return (await since(cursor, limit, upTo).execute()).map(toRecord);
+    },
+    async changesSinceFor(owners, cursor, limit, upTo) {
+      if (owners.length === 0) return [];
+      return (await since(cursor, limit, upTo).where('owner', 'in', owners).execute()).map(toRecord);
+    },
+    async treeCursors(owner, paths) {
+      const out = new Map<string, number>();
+      const folders = paths.filter((p) => p !== '');
+      for (let i = 0; i < folders.length; i += 500) {
+        const rows = await db.selectFrom('search_entries').select(['path', 'tree_cursor']).where('user_name', '=', owner).where('path', 'in', folders.slice(i, i + 500)).execute();
+        for (const r of rows) if (r.tree_cursor !== null) out.set(r.path, Number(r.tree_cursor));
+      }
+      if (paths.includes('')) {
+        const row = await db.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).where('owner', '=', owner).executeTakeFirst();
+        const latest = Number(row?.m ?? 0) || (await horizon());
+        if (latest > 0) out.set('', latest);
+      }
+      return out;
+    },
+    async purgeBefore(time) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).where('created_at', '<', time).executeTakeFirst();
+        const through = Number(row?.m ?? 0);
+        if (through === 0) return 0;
+        // Everything up to the newest old entry goes (cursors are in time order, give or take a clock step).
+        const r = await trx.deleteFrom('changes').where('cursor', '<=', through).executeTakeFirst();
+        await trx.updateTable('changes_horizon').set({ purged_through: sql`CASE WHEN purged_through > ${through} THEN purged_through ELSE ${through} END` }).where('id', '=', 1).execute();
+        return Number(r.numDeletedRows);
+      });
+    },
+  };
+}

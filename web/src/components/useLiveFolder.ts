@@ -1,0 +1,36 @@
+import { useEffect, useRef } from 'react';
+import { watchChanges, type Change } from '../api/changes';
+import type { StorageApi } from '../api/storage';
+
+/** Changes arriving together (an upload of many files) make one reload. */
+const SETTLE_MS = 150;
+
+const parentOf = (path: string): string => path.slice(0, path.lastIndexOf('/'));
+
+/**
+ * Keeps the open folder current (issue 31): a file uploaded from another tab,
+ * by WebDAV or by a grant's other member appears, moves or disappears without
+ * a reload. One change stream for the whole stay on the file manager; each
+ * change that touches the open folder's direct members reloads its listing.
+ */
+export function useLiveFolder(storage: StorageApi, segments: readonly string[], reload: () => void): void {
+  const folder = `/${storage.user}${segments.map((s) => `/${s}`).join('')}`;
+  const current = useRef({ folder, reload });
+  current.current = { folder, reload };
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const soon = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => current.current.reload(), SETTLE_MS);
+    };
+    const touches = (c: Change) => {
+      const here = current.current.folder;
+      return parentOf(c.path) === here || (c.from !== undefined && parentOf(c.from) === here) || c.path === here;
+    };
+    const stop = watchChanges(storage.client, (c) => touches(c) && soon(), soon);
+    return () => {
+      clearTimeout(timer);
+      stop();
+    };
+  }, [storage]);
+}
