@@ -78,6 +78,19 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(found.results.map((r) => r.path), ['/alice/a/photo (1).jpg']);
     });
 
+    test('the change feed reports a move into the trash as deleted and a restore as created', async () => {
+      await put('alice', 'alice/feed/note.txt', 'n');
+      const { cursor } = await json<{ cursor: string }>(await req('alice', 'GET', '/api/changes?cursor=now'), 200);
+      assert.equal((await req('alice', 'DELETE', '/storage/alice/feed/note.txt')).status, 204);
+      const item = (await trash('alice')).find((i) => i.path === '/alice/feed/note.txt') as Item;
+      await json(await req('alice', 'POST', `/api/trash/${item.id}/restore`), 200);
+      const feed = await json<{ changes: { type: string; path: string; is_file: boolean }[] }>(await req('alice', 'GET', `/api/changes?cursor=${cursor}`), 200);
+      assert.deepEqual(feed.changes.map((c) => [c.type, c.path, c.is_file]), [
+        ['deleted', '/alice/feed/note.txt', true],
+        ['created', '/alice/feed/note.txt', true],
+      ]);
+    });
+
     test('a folder goes to the trash whole and comes back whole, its parents made again when they are gone', async () => {
       await t.fs.put('outer/inner/one.txt', '111', 'alice');
       await t.fs.put('outer/inner/sub/two.txt', '22', 'alice');

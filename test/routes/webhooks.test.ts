@@ -121,6 +121,34 @@ for (const [storage, skip] of BACKENDS) {
       await json(await req('DELETE', `/api/admin/webhooks/${h.id}`, root), 204);
     });
 
+    test('file events come from the change journal: created, modified, moved, deleted, through the API and WebDAV, under the hook\'s path_prefix only', async () => {
+      await t.fs.mkdir('photos', 'alice');
+      await t.fs.mkdir('docs', 'alice');
+      const r = await receiver();
+      const h = await hook(r, ['file.created', 'file.modified', 'file.moved', 'file.deleted'], { path_prefix: '/alice/photos' });
+      const put = (path: string, body: string) => fetch(`${t.url}/storage/alice/${path}`, { method: 'PUT', headers: { ...bearer(alice), 'content-type': 'application/octet-stream' }, body });
+      assert.equal((await put('photos/cat.jpg', 'meow')).status, 201);
+      assert.equal((await put('docs/elsewhere.txt', 'not under the prefix')).status, 201);
+      assert.equal((await fetch(`${t.url}/dav/alice/photos/cat.jpg`, { method: 'PUT', headers: bearer(alice), body: 'meow!' })).status, 204);
+      await json(await req('POST', '/storage/alice/photos/cat.jpg', alice, { action: 'Move', new_path: '/alice/photos/kitten.jpg' }), 204);
+      await json(await req('DELETE', '/storage/alice/photos/kitten.jpg', alice), 204);
+      const expected = [
+        ['file.created', '/alice/photos/cat.jpg'],
+        ['file.modified', '/alice/photos/cat.jpg'],
+        ['file.moved', '/alice/photos/kitten.jpg'],
+        ['file.deleted', '/alice/photos/kitten.jpg'],
+      ];
+      await until(() => r.received.length >= expected.length, DELIVERY_MS, `${expected.length} file events (got ${JSON.stringify(r.received.map((e) => [e.type, e.data.path]))})`);
+      await new Promise((res) => setTimeout(res, 1500));
+      assert.deepEqual(r.received.map((e) => [e.type, e.data.path]), expected);
+      assert.deepEqual(r.rejected, []);
+      assert.equal(r.received[0]!.data.size, 4);
+      assert.equal(r.received[0]!.data.is_file, true);
+      assert.equal(r.received[1]!.data.size, 5);
+      assert.equal(r.received[2]!.data.from, '/alice/photos/cat.jpg');
+      await json(await req('DELETE', `/api/admin/webhooks/${h.id}`, root), 204);
+    });
+
     test('receiver down for a while: every event arrives once it is back, in order, at least once; requests stay fast meanwhile', async () => {
       const r = await receiver();
       const h = await hook(r, ['share.created']);
