@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { runCli } from '../helpers/server.js';
 import { launchBrowser, missingBrowser, newPage, PHONE, screenshotAll, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const run = promisify(execFile);
@@ -154,7 +155,7 @@ describe('web UI: Settings (password, app passwords, two-step verification)', { 
   let tmp: string;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     tmp = await mkdtemp(join(tmpdir(), 'fc-accounts-ui-'));
   });
   after(async () => {
@@ -456,7 +457,7 @@ describe('web UI: Users (admin)', { skip }, () => {
   let browser: Browser;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
   });
   after(async () => {
     await browser?.close();

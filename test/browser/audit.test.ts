@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, screenshotAll, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -18,7 +19,7 @@ describe('web UI: the audit log page', { skip }, () => {
     fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     const token = ((await (await api('/auth/login', { username: 'admin', password: server.adminPassword })).json()) as { access_token: string }).access_token;
     assert.equal((await api('/api/admin/users', { username: 'dana', password: 'dana-password' }, token)).status, 201);
     // More than a page (50) of failed sign-ins, so older ones are a click away.

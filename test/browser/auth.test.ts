@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, screenshotAll, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -13,7 +14,7 @@ describe('web UI: signing in and out', { skip }, () => {
   let browser: Browser;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, { 'Documents/notes.txt': 'hello', 'Photos/': '', 'report.pdf': '%PDF-1.4\n' });
   });
   after(async () => {
@@ -111,7 +112,7 @@ describe('web UI: login throttle', { skip }, () => {
   let server: ServerProcess;
   let browser: Browser;
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--login-rate-limit', '2'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--login-rate-limit', '2'] }), launchBrowser());
   });
   after(async () => {
     await browser?.close();
@@ -139,7 +140,7 @@ describe('web UI: token refresh', { skip }, () => {
   let server: ServerProcess;
   let browser: Browser;
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev', '--access-token-ttl', '5'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev', '--access-token-ttl', '5'] }), launchBrowser());
     await seed(server, { 'Inbox/today.txt': 'fresh', 'Inbox/Later/': '' });
   });
   after(async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DESKTOP, launchBrowser, missingBrowser, screenshot, seed, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -20,7 +21,7 @@ describe('basic HTML version with JavaScript disabled', { skip }, () => {
   const notice = () => page.getByRole('status');
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     local = await mkdtemp(join(tmpdir(), 'fc-basic-browser-'));
     await writeFile(join(local, 'notes.txt'), 'basic notes\n');
     await writeFile(join(local, 'second file.md'), '# second\n');

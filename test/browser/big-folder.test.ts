@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, row, screenshotAll, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const COUNT = 10_000;
@@ -13,7 +14,7 @@ describe('web UI: a 10,000-entry folder', { skip }, () => {
   let browser: Browser;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     const dir = join(server.dataDir, 'storage', 'admin', 'Big');
     await mkdir(dir, { recursive: true });
     const names = Array.from({ length: COUNT }, (_, i) => `file-${String(i).padStart(5, '0')}.txt`);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, seed, shownNames, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -17,7 +18,7 @@ describe('web UI: browsing and changing files', { skip }, () => {
   const disk = (p: string) => join(server.dataDir, 'storage', 'admin', ...p.split('/'));
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, {
       'Projects/Website/index.html': '<h1>hi</h1>',
       'Projects/Website/style.css': 'body{}',

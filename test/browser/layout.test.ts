@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { runCli } from '../helpers/server.js';
 import { DESKTOP, PHONE, launchBrowser, makePng, missingBrowser, newPage, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -59,7 +60,7 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
   let browser: Browser;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     const files: Record<string, string | Buffer> = { 'Documents/': '', 'Music/': '', 'notes.txt': 'n', 'readme.md': '# Hi\n' };
     for (let i = 0; i < 8; i++) files[`photo-${i}.png`] = makePng(120 + i * 20, 90, [30 * i, 120, 200 - 20 * i]);
     await seed(server, files);

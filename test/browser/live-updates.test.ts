@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, login } from '../helpers/client.js';
 import { startNetworkSwitch, type NetworkSwitch } from '../helpers/cutting-proxy.js';
 import { launchBrowser, missingBrowser, newPage, row, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -24,7 +25,7 @@ describe('web UI: live updates of the open folder', { skip }, () => {
   const SHOWN_MS = 5000;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, { 'Live/first.txt': 'one', 'Elsewhere/': '' });
     net = await startNetworkSwitch(server.url);
     token = (await login(server.url, 'admin', server.adminPassword)).access_token;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -13,7 +14,7 @@ describe('web UI under --base-path /files, with operator banners', { skip }, () 
   const bannerDir = () => join(server.dataDir, 'banner');
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev', '--base-path', '/files', '--public-url', 'https://files.example.org/files'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev', '--base-path', '/files', '--public-url', 'https://files.example.org/files'] }), launchBrowser());
     assert.match(server.url, /\/files$/);
     await seed(server, { 'Documents/notes.txt': 'hello' });
     await mkdir(bannerDir(), { recursive: true });

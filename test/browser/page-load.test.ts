@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, seed, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -18,7 +19,7 @@ describe('web UI: a clean page load and the skip link', { skip }, () => {
 
   before(async () => {
     // No banner files: the usual case, which must not log anything.
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, { 'Documents/': '', 'Music/': '', 'a.txt': 'a', 'b.txt': 'b' });
   });
   after(async () => {

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runCli } from '../helpers/server.js';
 import { launchBrowser, missingBrowser, newPage, pickFiles, row, screenshotAll, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const run = promisify(execFile);
@@ -38,7 +39,7 @@ describe('web UI: usage bar and text editor', { skip }, () => {
   };
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     local = await mkdtemp(join(tmpdir(), 'fc-web-quota-'));
     await writeFile(join(local, 'small.bin'), Buffer.alloc(10 * 1024, 1));
     await writeFile(join(local, 'big.bin'), Buffer.alloc(200 * 1024, 2));

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { startNetworkSwitch, type NetworkSwitch } from '../helpers/cutting-proxy.js';
 import { launchBrowser, missingBrowser, newPage, pickFiles, row, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const MB = 1024 * 1024;
@@ -52,7 +53,7 @@ describe('web UI: resumable uploads (tus)', { skip }, () => {
   before(async () => {
     // A 5 s access token: the first 32 MiB chunk of each 40 MiB file (throttled to 6 MB/s) outlives it,
     // so the second chunk needs a refreshed token.
-    [server, browser] = await Promise.all([startServer({ args: ['--dev', '--access-token-ttl', '5'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev', '--access-token-ttl', '5'] }), launchBrowser());
     local = await mkdtemp(join(tmpdir(), 'fc-web-tus-'));
     for (const name of ['offline.bin', 'reload.bin', 'pause.bin', 'cancel.bin']) {
       const bytes = randomBytes(40 * MB);

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runCli } from '../helpers/server.js';
 import { launchBrowser, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -14,7 +15,7 @@ describe('web UI: search', { skip }, () => {
   let errors: string[];
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     // 400 files before the one we look for, so opening it must scroll the (virtualized) list.
     const files: Record<string, string> = { 'Notes/Zèbra Crossing.txt': 'z', 'zebra-top.txt': 'z', 'Other/unrelated.txt': 'u' };
     for (let i = 0; i < 400; i++) files[`Animals/animal-${String(i).padStart(3, '0')}.txt`] = 'a';

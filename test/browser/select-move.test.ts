@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -24,7 +25,7 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
   };
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, {
       'Inbox/a.txt': 'a',
       'Inbox/b.txt': 'b',

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { launchBrowser, missingBrowser, newPage, pickFiles, row, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const RCLONE = '/usr/bin/rclone';
@@ -40,7 +41,7 @@ describe('web UI: share with people', { skip }, () => {
   let bob: Record<string, string>;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, { 'Team/plan.txt': 'the plan\n' });
     admin = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
     assert.equal((await postJson(`${server.url}/api/admin/users`, { username: 'bob', password: 'bob-password' }, admin)).status, 201);

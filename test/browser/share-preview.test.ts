@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -13,7 +14,7 @@ describe('web UI: previews and downloads', { skip }, () => {
   let errors: string[];
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, {
       'Shared/report #1.txt': 'quarterly numbers',
       'Shared/sunset.png': makePng(480, 300, [230, 120, 50]),

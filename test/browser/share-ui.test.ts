@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const run = promisify(execFile);
@@ -32,7 +33,7 @@ describe('web UI: share links, Shared by me', { skip }, () => {
   const links: { file?: string; folder?: string } = {};
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, {
       'Shared/report.txt': 'quarterly numbers\n',
       'Shared/Drop box/': '',

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { launchBrowser, missingBrowser, newPage, pickFiles, row, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -22,7 +23,7 @@ describe('web UI: shared with me', { skip }, () => {
   let home: string;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     home = await mkdtemp(join(tmpdir(), 'fc-shared-with-me-'));
     await seed(server, { 'Team/plan.txt': 'the plan\n', 'Team/sub/deep.txt': 'deep\n', 'Archive/old.txt': 'old\n', 'Private/secret.txt': 'no\n', 'notes.txt': 'shared notes\n' });
     admin = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { jpeg, jpegOrientation6, BLUE, RED } from '../helpers/images.js';
 import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -21,7 +22,7 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
   const loaded = (selector: string, width: number) => page.waitForFunction(widthIs, [selector, width] as [string, number]);
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, {
       'Photos/a-wide.jpg': await jpeg(600, 300, RED),
       'Photos/b-rotated.jpg': await jpegOrientation6(),

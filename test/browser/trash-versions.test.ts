@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, login } from '../helpers/client.js';
 import { launchBrowser, missingBrowser, newPage, row, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -19,7 +20,7 @@ describe('web UI: trash and versions', { skip }, () => {
   const contexts: BrowserContext[] = [];
 
   before(async () => {
-    [server, plain, browser] = await Promise.all([startServer({ args: ['--dev', '--trash-days', '30', '--versions'] }), startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, plain, browser] = await startAll(startServer({ args: ['--dev', '--trash-days', '30', '--versions'] }), startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, { 'keep.txt': 'keep\n', 'gone.txt': 'gone\n', 'other.txt': 'other\n' });
     await seed(plain, { 'a.txt': 'a\n' });
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, makePng, missingBrowser, newPage, pickFiles, row, screenshotAll, seed, signIn, startServer, throttleUploads, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const MB = 1024 * 1024;
@@ -23,7 +24,7 @@ describe('web UI: uploads', { skip }, () => {
   const panel = () => page.getByRole('region', { name: 'Uploads' });
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     local = await mkdtemp(join(tmpdir(), 'fc-web-upload-'));
     await writeFile(join(local, 'one.txt'), 'first file\n');
     await writeFile(join(local, 'two.bin'), Buffer.alloc(3 * MB, 7));
@@ -129,7 +130,7 @@ describe('web UI: upload errors', { skip }, () => {
   let browser: Browser;
   let local: string;
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev', '--max-upload-size', '1024'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev', '--max-upload-size', '1024'] }), launchBrowser());
     local = await mkdtemp(join(tmpdir(), 'fc-web-upload-'));
     await writeFile(join(local, 'small.txt'), 'fits');
     await writeFile(join(local, 'large.bin'), Buffer.alloc(64 * 1024));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 
@@ -21,7 +22,7 @@ describe('web UI: user bytes cannot run as script or style on the app pages', { 
   let shareId: string;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, {
       'Pub/evil.js': "globalThis.__evil = 'ran';",
       'Pub/evil.css': 'html { --evil: applied; }',

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, row, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
 const run = promisify(execFile);
@@ -28,7 +29,7 @@ describe('web UI: folder and selection downloads as zip', { skip }, () => {
   const accessTokens: string[] = [];
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer({ args: ['--dev'] }), launchBrowser()]);
+    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     await seed(server, {
       'Projects/plan.md': '# Plan\n',
       'Projects/Website/index.html': '<h1>hi</h1>',

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
+import { startAll } from '../helpers/start-all.js';
 
 /**
  * Grants across two nodes (two workers each) on shared S3, PostgreSQL and
@@ -23,7 +24,7 @@ describe('grants on two nodes', { skip }, () => {
     const s3 = await s3ServerOptions();
     const database = await newDatabase('grants');
     const node = { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'], env: s3.env };
-    [a, b] = await Promise.all([startServer(node), startServer(node)]);
+    [a, b] = await startAll(startServer(node), startServer(node));
     admin = bearer((await login(a.url, 'admin', a.adminPassword)).access_token);
     for (const u of ['bob', 'carol']) assert.equal((await postJson(`${a.url}/api/admin/users`, { username: u, password: `${u}-password` }, admin)).status, 201);
     bob = bearer((await login(b.url, 'bob', 'bob-password')).access_token);

@@ -4,6 +4,7 @@ import { bearer } from '../helpers/client.js';
 import { authorize, finishCallback, startIdp, type TestIdp } from '../helpers/oidc-idp.js';
 import { s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
+import { startAll } from '../helpers/start-all.js';
 
 /**
  * Single sign-on on two nodes (two workers each) sharing S3, PostgreSQL and Redis, under
@@ -27,7 +28,7 @@ describe('single sign-on on two nodes', { skip }, () => {
         '--oidc-issuer', idp.issuer, '--oidc-client-id', idp.clientId, '--oidc-button-label', 'Nodes IdP'],
       env: { ...s3.env, FILE_CLOUD_OIDC_CLIENT_SECRET: idp.clientSecret },
     };
-    [a, b] = await Promise.all([startServer(node), startServer(node)]);
+    [a, b] = await startAll(startServer(node), startServer(node));
   });
   after(async () => {
     await Promise.all([a?.dispose(), b?.dispose()]);

@@ -4,6 +4,7 @@ import { bearer, login, postJson } from '../helpers/client.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
+import { startAll } from '../helpers/start-all.js';
 
 /**
  * Share links across two nodes (two workers each) on shared S3, PostgreSQL
@@ -23,7 +24,7 @@ describe('share links on two nodes', { skip }, () => {
     const s3 = await s3ServerOptions();
     const database = await newDatabase('shares');
     const node = { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2', '--base-path', '/files', '--login-rate-limit', '4'], env: s3.env };
-    [a, b] = await Promise.all([startServer(node), startServer(node)]);
+    [a, b] = await startAll(startServer(node), startServer(node));
     auth = bearer((await login(a.url, 'admin', a.adminPassword)).access_token);
     const put = await fetch(`${a.url}/storage/admin/big.bin`, { method: 'PUT', headers: auth, body: Buffer.alloc(256 * 1024, 3) });
     assert.equal(put.status, 201);

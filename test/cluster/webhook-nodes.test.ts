@@ -7,6 +7,7 @@ import { bearer, login } from '../helpers/client.js';
 import { runCli, s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
 import { startReceiver, until, type Receiver } from '../helpers/webhook-receiver.js';
+import { startAll } from '../helpers/start-all.js';
 
 const skip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');
 
@@ -20,7 +21,7 @@ describe('webhooks and the audit log on two nodes', { skip }, () => {
     const s3 = await s3ServerOptions();
     database = await newDatabase('webhook-nodes');
     const node = { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2', '--dev', '--webhooks-allow-private'], env: s3.env };
-    [a, b] = await Promise.all([startServer(node), startServer(node)]);
+    [a, b] = await startAll(startServer(node), startServer(node));
     r = await startReceiver();
   });
   after(async () => {

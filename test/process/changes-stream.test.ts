@@ -8,6 +8,7 @@ import { bearer, login } from '../helpers/client.js';
 import { startCuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js';
 import { s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
+import { startAll } from '../helpers/start-all.js';
 
 type Change = { cursor: string; type: string; path: string };
 
@@ -107,7 +108,7 @@ describe('change stream with a real EventSource client', () => {
     const database = await newDatabase('changes');
     // Two nodes of two workers each starting together on a busy machine: the timeout only tells a hung start from a slow one.
     const opts = { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'], env: s3.env, startTimeoutMs: 60_000 };
-    const [a, b] = await Promise.all([startServer(opts), startServer(opts)]);
+    const [a, b] = await startAll(startServer(opts), startServer(opts));
     cleanups.push(() => a.dispose(), () => b.dispose());
     const proxy = await startCuttingProxy(a.url, []);
     cleanups.push(() => proxy.close());
