@@ -177,7 +177,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
-  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants });
+  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants, versions });
   const usage = accountUsage(storageUsage);
   const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
   const shares = createShareService({

@@ -54,7 +54,7 @@ test('the effective configuration hides secrets', () => {
 test("the README's configuration table matches the option table", () => {
   const readme = readFileSync('README.md', 'utf8');
   for (const spec of Object.values(OPTIONS)) {
-    const row = readme.split('\n').find((l) => l.startsWith('|') && l.includes(`\`${spec.flag}\``));
+    const row = readme.split('\n').find((l) => l.startsWith(`| \`${spec.flag}\` |`));
     assert.ok(row, `README has a row for ${spec.flag}`);
     assert.ok(row.includes(`\`${spec.env}\``), `README row of ${spec.flag} names ${spec.env}`);
     const def = 'defaultLabel' in spec ? spec.defaultLabel : String(spec.default);

@@ -59,6 +59,8 @@ export function createTusService(deps: {
   usage: UsageService;
   /** Uploads into another user's folder go through a writable grant. */
   grants?: Pick<GrantService, 'assertMay'>;
+  /** --versions: a file an upload with overwrite replaces is kept as a version (services/versions.ts). */
+  versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
 }) {
   const { usage } = deps;
   const { store, backend, clock } = deps;
@@ -108,7 +110,9 @@ export function createTusService(deps: {
     const length = u.length as number;
     const folder = folderKey(u);
     await storageCall(() => backend.mkdir(folder, { parents: true, existOk: true }), { already_exists: 'A file is in the way where the upload\'s folder is needed.' });
-    const entry = await storageCall(() => staging.commit(u.id, length, keyChild(folder, u.filename), { ifExists: u.overwrite ? 'replace' : 'rename' }));
+    const target = keyChild(folder, u.filename);
+    const keep = u.overwrite && deps.versions?.enabled === true ? () => deps.versions!.keep(target) : undefined;
+    const entry = await storageCall(() => staging.commit(u.id, length, target, { ifExists: u.overwrite ? 'replace' : 'rename', beforeReplace: keep }));
     // undefined: an earlier commit made the file and died before recording it; '' marks it finished, path unknown.
     const finalPath = entry ? finalPathOf(keyChild(folder, entry.name)) : '';
     // The file's bytes are in the usage figure before the upload stops holding them: never counted nowhere.

@@ -34,9 +34,10 @@ export interface ResumableStaging {
    * staging. Parents must exist. Returns the entry written, or undefined
    * when the staging shows that an earlier commit already made the file
    * (its process died before the caller recorded it): it is not made twice,
-   * and where it went is not known here.
+   * and where it went is not known here. `beforeReplace` as in a write's CommitOptions
+   * (storage/backend.ts): a replace calls it with the name held, before the file takes it.
    */
-  commit(id: string, size: number, key: StorageKey, opts: { ifExists: 'replace' | 'rename' }): Promise<Entry | undefined>;
+  commit(id: string, size: number, key: StorageKey, opts: { ifExists: 'replace' | 'rename'; beforeReplace?: (previousSize: number) => Promise<void> }): Promise<Entry | undefined>;
 
   /** Removes the staging of an upload (terminated or expired); nothing there is fine. */
   remove(id: string): Promise<void>;

@@ -76,6 +76,24 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await (await req('alice', 'GET', `/storage/alice/dav.txt?version=${v.id}`)).text(), 'before');
     });
 
+    test('a resumable (tus) upload with overwrite keeps a version of the file it replaces; without overwrite nothing is replaced', async () => {
+      await put('alice', 'alice/tus/report.txt', 'first draft');
+      const b64 = (v: string) => Buffer.from(v).toString('base64');
+      const upload = async (body: string, overwrite: boolean) => {
+        const meta = `filename ${b64('report.txt')},folder ${b64('/alice/tus')}${overwrite ? `,overwrite ${b64('true')}` : ''}`;
+        const made = await req('alice', 'POST', '/tus/', undefined, { 'tus-resumable': '1.0.0', 'upload-length': String(body.length), 'upload-metadata': meta });
+        assert.equal(made.status, 201, await made.text());
+        const done = await fetch(new URL(made.headers.get('location') as string, t.url), { method: 'PATCH', headers: { ...bearer(tokens.alice as string), 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body });
+        assert.equal(done.status, 204, await done.text());
+        return done.headers.get('file-cloud-path');
+      };
+      assert.equal(await upload('second draft', true), '/alice/tus/report.txt');
+      const [v] = (await versions('alice', 'alice/tus/report.txt')) as [Version];
+      assert.equal(await (await req('alice', 'GET', `/storage/alice/tus/report.txt?version=${v.id}`)).text(), 'first draft');
+      assert.equal(await upload('a copy', false), '/alice/tus/report%20(1).txt');
+      assert.equal((await versions('alice', 'alice/tus/report.txt')).length, 1);
+    });
+
     test('versions follow a rename and a folder move; a file deleted for good takes them along, and a new file at its path has none', async () => {
       await put('alice', 'alice/f/draft.txt', 'v1');
       await put('alice', 'alice/f/draft.txt', 'v2-');

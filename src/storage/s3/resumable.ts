@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StorageKey } from '../../domain/storage-path.js';
-import { StorageError, type Entry, type WriteOptions } from '../backend.js';
+import { StorageError, type CommitOptions, type Entry, type WriteOptions } from '../backend.js';
 import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { s3Call } from './client.js';
 import { resumableArea, resumableRoot, resumableSegmentKey, segmentOffset } from './keys.js';
@@ -32,7 +32,7 @@ const PARALLEL = 2;
  * before ended), and a later append at a recorded offset overwrites the key.
  */
 /** A write whose bytes `produce` brings to the claimed object key (the S3 backend's claim, commit and events). */
-export type CommitFrom = (key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>) => Promise<Entry>;
+export type CommitFrom = (key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>, commitOpts?: CommitOptions) => Promise<Entry>;
 
 /** Beyond this many segments (S3 allows 10,000 parts) the file is assembled by streaming instead. */
 const MAX_COPY_PARTS = 9_000;
@@ -161,6 +161,7 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
       // The bytes are copied inside the store (UploadPartCopy); only a gigantic upload streams through File Cloud.
       const entry = await commitFrom(key, writeOpts, (objKey, contentType) =>
         chain.length <= MAX_COPY_PARTS ? copySegments(s3, c, bucket, objKey, contentType, chain) : receive(s3, c, bucket, objKey, contentType, Readable.from(read()), writeOpts),
+        { beforeReplace: opts.beforeReplace },
       );
       if (entry.size !== size) throw new StorageError('failed', `The stored file holds ${entry.size} bytes, not ${size}.`);
       await removeAll(id).catch(() => undefined);

@@ -13,7 +13,7 @@ import {
 import { collisionName } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
-import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WriteOptions } from '../backend.js';
+import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { requestSignal } from '../../lib/progress.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
@@ -319,10 +319,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   /** stageFrom, then commit (or discard on failure): a write whose bytes `produce` brings. */
-  async function commitFrom(key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>): Promise<Entry> {
+  async function commitFrom(key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>, commitOpts?: CommitOptions): Promise<Entry> {
     const staged = await stageFrom(key, opts, produce);
     try {
-      return await staged.commit();
+      return await staged.commit(commitOpts);
     } catch (e) {
       await staged.discard().catch(() => undefined);
       throw e;
