@@ -276,35 +276,39 @@ export function createDavService(deps: DavServiceDeps) {
       if (move) scopes.push(fromScope);
       await checkLocks(from.user, scopes, cond, principal);
       await checkIf(cond, from);
-      // A copy's bytes go through the files service, which holds them to the owner's quota (507, nothing kept).
-      const copying = !move && !(depth === '0' && !source.isFile);
-      // A copy's dead properties must fit before anything changes (the replaced destination's go first, so they make room).
-      const ownProps = !move && depth === '0' && !source.isFile ? await store.davProperties.list(from.user, resourcePath(from)) : [];
-      const propertiesFit = async () => {
-        if (move) return;
-        const adding = depth === '0' && !source.isFile ? { count: ownProps.length, size: ownProps.reduce((n, p) => n + [...p.xml].length, 0) } : await store.davProperties.totals(from.user, resourcePath(from));
-        await roomForCopies(to.user, adding, existing ? await store.davProperties.totals(to.user, resourcePath(to)) : { count: 0, size: 0 });
+      // --versions: a file replaced by a file is kept as a version (files.keepingReplaced); anything else is replaced for good.
+      const replace = async () => {
+        // A copy's bytes go through the files service, which holds them to the owner's quota (507, nothing kept).
+        const copying = !move && !(depth === '0' && !source.isFile);
+        // A copy's dead properties must fit before anything changes (the replaced destination's go first, so they make room).
+        const ownProps = !move && depth === '0' && !source.isFile ? await store.davProperties.list(from.user, resourcePath(from)) : [];
+        const propertiesFit = async () => {
+          if (move) return;
+          const adding = depth === '0' && !source.isFile ? { count: ownProps.length, size: ownProps.reduce((n, p) => n + [...p.xml].length, 0) } : await store.davProperties.totals(from.user, resourcePath(from));
+          await roomForCopies(to.user, adding, existing ? await store.davProperties.totals(to.user, resourcePath(to)) : { count: 0, size: 0 });
+        };
+        if (copying) {
+          // RFC 4918 §9.8.4: an overwritten destination is deleted first, with its locks and properties.
+          await files.copyReplacing(from, to, { source, replacing: existing ?? undefined, beforeChange: propertiesFit, removed: () => forget(to.user, resourcePath(to)) });
+          await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
+          return;
+        }
+        await propertiesFit();
+        if (existing) {
+          // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
+          await storageCall(() => backend.delete(to, { recursive: true }));
+          await forget(to.user, resourcePath(to));
+        }
+        if (move) {
+          await storageCall(() => backend.move(from, to, { overwrite: true }));
+          await store.davLocks.deleteWithin(from.user, resourcePath(from));
+          await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
+        } else {
+          await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
+          if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
+        }
       };
-      if (copying) {
-        // RFC 4918 §9.8.4: an overwritten destination is deleted first, with its locks and properties.
-        await files.copyReplacing(from, to, { source, replacing: existing ?? undefined, beforeChange: propertiesFit, removed: () => forget(to.user, resourcePath(to)) });
-        await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
-        return { created: !existing };
-      }
-      await propertiesFit();
-      if (existing) {
-        // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
-        await storageCall(() => backend.delete(to, { recursive: true }));
-        await forget(to.user, resourcePath(to));
-      }
-      if (move) {
-        await storageCall(() => backend.move(from, to, { overwrite: true }));
-        await store.davLocks.deleteWithin(from.user, resourcePath(from));
-        await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
-      } else {
-        await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
-        if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
-      }
+      await (existing?.isFile && source.isFile ? files.keepingReplaced(to, replace) : replace());
       return { created: !existing };
     },
 

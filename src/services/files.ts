@@ -25,7 +25,7 @@ export function createFilesService(deps: {
   maxUploadBytes: number;
   usage: UsageService;
   trash?: { readonly enabled: boolean; put(key: StorageKey): Promise<void> };
-  versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
+  versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void>; replacing<T>(key: StorageKey, replace: () => Promise<T>): Promise<T> };
   folderEtags?: FolderEtags;
 }) {
   const { backend, usage } = deps;
@@ -86,6 +86,9 @@ export function createFilesService(deps: {
       }
     })();
   }
+
+  /** Runs `replace`, which puts another file at key, keeping the file there as a version (--versions). */
+  const keepingReplaced = <T>(key: StorageKey, replace: () => Promise<T>): Promise<T> => (deps.versions ? deps.versions.replacing(key, replace) : replace());
 
   return {
     maxUploadBytes: maxBytes,
@@ -287,8 +290,11 @@ export function createFilesService(deps: {
       if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
       if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside your storage, not its root.');
       if (isSameOrInside(to, from)) throw new AppError('into_itself', 'A folder cannot be moved into itself.');
-      await storageCall(() => backend.move(from, to, { overwrite }), { already_exists: 'The destination already exists; send "overwrite": true to replace it.' });
+      const move = () => storageCall(() => backend.move(from, to, { overwrite }), { already_exists: 'The destination already exists; send "overwrite": true to replace it.' });
+      await (overwrite ? keepingReplaced(to, move) : move());
     },
+
+    keepingReplaced,
 
     /**
      * A move between two owners' trees (one's own and a folder shared with write permission): no

@@ -41,8 +41,12 @@ export function createVersionService(deps: { store: MetadataStore; backend: Stor
   // Versions belong to the file, not to its path: they follow a rename or move within the owner's tree, and go
   // with a file deleted for good or moved into another owner's tree (its bytes there are the other's, and
   // they must not surface under a new file at the old path). A file in the trash keeps them for its restore.
+  // Files being replaced by a COPY or MOVE onto them (see `replacing`): their removal keeps their versions.
+  const replaced = new Set<string>();
+  const idOf = (key: StorageKey) => `${key.user}/${pathOf(key)}`;
   const unsubscribe = backend.events.subscribe(async (e) => {
     if (!deps.enabled) return;
+    if (e.type === 'deleted' && replaced.has(idOf(e.key))) return;
     if (e.type === 'moved' && e.from.user === e.to.user) return store.versions.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to));
     const gone = e.type === 'moved' ? e.from : e.type === 'deleted' && !e.kept ? e.key : undefined;
     if (!gone) return;
@@ -97,6 +101,24 @@ export function createVersionService(deps: { store: MetadataStore; backend: Stor
      */
     close(): void {
       unsubscribe();
+    },
+
+    /**
+     * Runs `replace`, which puts another file where the file at key is (a COPY or MOVE onto it, whether
+     * it removes the file first or moves over it), keeping that file as a version first; its versions,
+     * and the one kept now, stay with the file that takes its place (in this process: storage events
+     * reach the listener above in the process that made the change).
+     */
+    async replacing<T>(key: StorageKey, replace: () => Promise<T>): Promise<T> {
+      if (!deps.enabled) return replace();
+      await this.keep(key);
+      const id = idOf(key);
+      replaced.add(id);
+      try {
+        return await replace();
+      } finally {
+        replaced.delete(id);
+      }
     },
 
     async freeFor(owner: string, bytes: number): Promise<number> {

@@ -94,6 +94,21 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal((await versions('alice', 'alice/tus/report.txt')).length, 1);
     });
 
+    test('a file replaced by a Move with overwrite, a WebDAV MOVE or a WebDAV COPY is kept as a version of the file that takes its place', async () => {
+      for (const [name, how] of [['api-move', 'move'], ['dav-move', 'MOVE'], ['dav-copy', 'COPY']] as const) {
+        await put('alice', `alice/r/${name}.txt`, `old ${name}`);
+        await put('alice', `alice/r/${name}-new.txt`, `new ${name}`);
+        const res = how === 'move'
+          ? await req('alice', 'POST', `/storage/alice/r/${name}-new.txt`, { action: 'Move', new_path: `/alice/r/${name}.txt`, overwrite: true })
+          : await req('alice', how, `/dav/alice/r/${name}-new.txt`, undefined, { destination: `${t.url}/dav/alice/r/${name}.txt`, overwrite: 'T' });
+        assert.equal(res.status, how === 'move' ? 204 : 204, `${name}: ${await res.text()}`);
+        assert.equal(await text('alice', `alice/r/${name}.txt`), `new ${name}`);
+        const list = await versions('alice', `alice/r/${name}.txt`);
+        assert.equal(list.length, 1, name);
+        assert.equal(await (await req('alice', 'GET', `/storage/alice/r/${name}.txt?version=${(list[0] as Version).id}`)).text(), `old ${name}`);
+      }
+    });
+
     test('versions follow a rename and a folder move; a file deleted for good takes them along, and a new file at its path has none', async () => {
       await put('alice', 'alice/f/draft.txt', 'v1');
       await put('alice', 'alice/f/draft.txt', 'v2-');
