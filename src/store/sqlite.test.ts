@@ -181,6 +181,7 @@ test('sqlite: migration 0012 turns whole download counts into units and caps lim
     raw.exec('DROP TABLE oidc_accounts; DROP TABLE local_accounts; DROP TABLE oidc_link_pending; DROP TABLE oidc_requests');
     raw.exec('DROP TABLE webhook_deliveries; DROP TABLE webhook_cursors; DROP TABLE webhooks; DROP TABLE audit_head; DROP TABLE audit_events');
     raw.exec('DROP TABLE changes; DROP TABLE changes_horizon; ALTER TABLE search_entries DROP COLUMN etag; ALTER TABLE search_entries DROP COLUMN tree_cursor');
+    raw.exec('DROP TABLE trash_items; DROP TABLE file_versions');
     raw.close();
     const again = await openSqliteStore(file);
     try {
