@@ -29,20 +29,10 @@ import type { Options } from '../lib/options.js';
 import { BenchError, BIN, USER } from '../lib/paths.js';
 import { startPostgres } from '../lib/s3-service.js';
 import { cell, row, type Row } from '../lib/stats.js';
+import { prng } from '../../test/kit/prng.js';
 
 export type SearchRun = { rows: Row[]; details: Record<string, unknown> };
 
-/** A small deterministic generator (mulberry32), so every run indexes and asks the same. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CONSONANTS = 'bcdfghklmnprstvz';
 const VOWELS = 'aeiou';

@@ -3,18 +3,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer, type ServerProcess } from '../helpers/server.js';
 import { login } from '../helpers/client.js';
+export { prng } from '../kit/prng.js';
 
-/** Small seeded PRNG (mulberry32), so a failing run can be replayed with FC_FAULT_SEED. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const faultSeed = (): number => Number(process.env.FC_FAULT_SEED ?? Date.now() % 1_000_000);
 

@@ -8,23 +8,13 @@ import { bearer, encodePath, postJson } from '../helpers/client.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { s3Client, s3Service } from '../helpers/services.js';
 import { runCli } from '../helpers/server.js';
+import { prng } from '../kit/prng.js';
 
 type Change = { cursor: string; type: 'created' | 'modified' | 'deleted' | 'moved'; path: string; from?: string; is_file: boolean; size?: number; modified?: string; etag?: string };
 type Page = { changes: Change[]; cursor: string; more: boolean };
 type Item = { isFile: boolean; size?: number; etag?: string };
 type Tree = Map<string, Item>;
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same operations, so a failure replays. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
