@@ -87,6 +87,25 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
           const header = page.locator('header.app-header');
           const headerBox = await boxOf(header);
           check(headerBox.height <= 64, `the header is one bar (${headerBox.height}px tall)`);
+          // The name and each page link are one line of text: a crowded bar squeezes the search box, never wraps them.
+          for (const [what, locator] of [['the brand', page.locator('header.app-header .brand')], ...(await page.locator('header.app-header nav a').all()).map((a, i) => [`page link ${i}`, a] as const)] as const) {
+            // A text node that wraps has one client rect per line.
+            const lines = await locator.evaluate((el) => {
+              type Rect = { top: number; width: number };
+              type Text = { textContent: string | null };
+              const doc = (globalThis as unknown as { document: { createTreeWalker(root: unknown, what: number): { nextNode(): Text | null }; createRange(): { selectNodeContents(n: Text): void; getClientRects(): Rect[] } } }).document;
+              let most = 0;
+              const texts = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+              for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+                if (!n.textContent?.trim()) continue;
+                const r = doc.createRange();
+                r.selectNodeContents(n);
+                most = Math.max(most, new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top))).size);
+              }
+              return most;
+            });
+            check(lines <= 1, `${what} is one line (${lines} lines)`);
+          }
 
           // The search box and its icon sit inside the header, and the box is wide enough to read its placeholder.
           const search = page.getByRole('combobox', { name: 'Search files and folders' });
