@@ -4,7 +4,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from './app/build-app.js';
 import { describeListenError } from './cli/listen-error.js';
 import { redactedConfig } from './config/load.js';
 import type { Config, StorageUrl } from './config/options.js';
@@ -136,6 +135,8 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
     onTakeover: () => takeover.run?.(),
   });
   const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS, deployment), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
+  // Imported here: the cluster's primary, which never serves, loads none of the app's modules.
+  const { buildApp } = await import('./app/build-app.js');
   const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis, deployment });
   takeover.run = () => {
     logger.info('took over the leader lease from a process that held it: rescanning storage for changes it may not have journaled');

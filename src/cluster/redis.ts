@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { RateLimiter } from '../app/login-throttle.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
@@ -14,7 +15,9 @@ export function openRedis(url: string, opts: { timeoutMs?: number } = {}): Redis
   // Every command has an answer or an error within commandTimeout, whether Redis is gone (the command
   // waits in the offline queue) or hung (a paused server keeps the socket open and never answers).
   // A Redis command takes a millisecond, so its bound is short: the database fallback (below) starts soon.
-  return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: timeoutMs, commandTimeout: Math.min(timeoutMs, REDIS_COMMAND_MS) });
+  // Loaded here, on first use: a deployment without --redis never holds the client's ~20 MiB.
+  const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  return new Client(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: timeoutMs, commandTimeout: Math.min(timeoutMs, REDIS_COMMAND_MS) });
 }
 
 /** The longest a Redis command may take (less when --service-timeout is shorter). */

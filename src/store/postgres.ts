@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { StoreOpenError } from './sqlite.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
@@ -18,6 +18,8 @@ const MIGRATION_LOCK = 0x46434d4947524154n;
  */
 export async function openPostgresStore(url: string, opts: { poolSize?: number; timeoutMs?: number } = {}): Promise<MetadataStore & { readonly kind: 'postgres'; readonly db: Kysely<Schema> }> {
   const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
+  // Loaded here: a deployment on SQLite never holds the driver.
+  const { default: pg } = await import('pg');
   // Every wait on PostgreSQL is bounded (docs/operations.md, "When a service fails"): a connection
   // from the pool or a new one (connectionTimeoutMillis), a statement on the server (statement_timeout:
   // a slow query or a lock wait), and the answer on our side (query_timeout: a paused or unreachable
