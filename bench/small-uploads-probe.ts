@@ -12,10 +12,14 @@
  *   --kind raw|multipart|dav   API raw PUT, multipart PUT of 100 files, WebDAV PUT (default raw)
  *   --files N          files per measured run (default 2000)   --reps N   measured runs (default 3)
  *   --strace           the measured runs under strace -c -w -f (slower: compare only within strace runs)
+ *   --strace-only L    only these system calls (e.g. clock_nanosleep,fsync), stopped by seccomp-bpf: little slowdown
+ *   --warm-up N        files uploaded before the measured runs (default 200)
  *   --profile          File Cloud with --cpu-prof (bench/results/profiles/)
  *   --tmpfs            the data dir on /dev/shm (fsync is a no-op there: nothing durable)
  *   --fc-arg A         more `serve` arguments (e.g. --log-level=warn)
- *   --fc-bin F         another build's bin/file-cloud.js (before/after a change)
+ *   --fc-bin F         another build's bin/file-cloud.js
+ *   --before F         also this build's bin/file-cloud.js (before a change), on a data dir of its own,
+ *                      the runs alternating with the build under test (ABBA) in the same invocation
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -27,6 +31,8 @@ import { parseOptions } from './lib/options.js';
 import { BenchError, USER } from './lib/paths.js';
 import { children, cpuSeconds, killChildren, sleep, stopChild } from './lib/processes.js';
 import type { Server } from './lib/server.js';
+import { median } from './lib/stats.js';
+import { settleDisk } from './lib/transfers.js';
 import { wrkPut } from './lib/wrk-put.js';
 
 async function main(): Promise<void> {
@@ -37,6 +43,9 @@ async function main(): Promise<void> {
   let reps = 3;
   let straced = false;
   let tmpfs = false;
+  let before: string | undefined;
+  let only: string | undefined;
+  let warmUp = 200;
   const fcArgs: string[] = [];
   const passOn: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -51,52 +60,70 @@ async function main(): Promise<void> {
     else if (a === '--files') files = Number(v());
     else if (a === '--reps') reps = Number(v());
     else if (a === '--strace') straced = true;
+    else if (a === '--strace-only') {
+      straced = true;
+      only = v();
+    }
+    else if (a === '--warm-up') warmUp = Number(v());
     else if (a === '--tmpfs') tmpfs = true;
     else if (a === '--profile') passOn.push('--profile');
     else if (a === '--fc-arg') fcArgs.push(v());
     else if (a.startsWith('--fc-arg=')) fcArgs.push(a.slice('--fc-arg='.length));
     else if (a === '--fc-bin') passOn.push('--fc-bin', resolve(v()));
+    else if (a === '--before') before = resolve(v());
     else throw new BenchError(`unknown option ${a}`);
   }
   if (!['raw', 'multipart', 'dav'].includes(kind)) throw new BenchError('--kind must be raw, multipart or dav');
   const o = { ...parseOptions(passOn), fcArgs };
   const tmp = await mkdtemp(join(os.tmpdir(), 'file-cloud-probe-'));
-  const dataDir = tmpfs ? await mkdtemp('/dev/shm/file-cloud-probe-') : join(tmp, 'data');
-  let fc: Server | undefined;
+  const shm = tmpfs ? await mkdtemp('/dev/shm/file-cloud-probe-') : undefined;
+  const started: Server[] = [];
   try {
-    const started = await startFileCloud(o, tmp, dataDir, { name: 'File Cloud', args: ['--workers', workers] });
-    fc = started.server;
-    await logIn(fc, started.password);
-    const target: Server = kind === 'dav' ? { ...fc, headers: { authorization: `Basic ${Buffer.from(`${USER}:${started.password}`).toString('base64')}` }, path: (rel) => `/dav/${USER}/${rel}` } : fc;
-    const perRequest = kind === 'multipart' ? 100 : 1;
-    const pids = await fc.pids();
-    console.log(`probe: File Cloud pids ${pids.join(' ')} (--workers ${workers}), ${kind}, ${files} files × ${reps}, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}${tmpfs ? ', data dir on tmpfs' : ''}`);
-    const run = async (folder: string, n: number) => {
-      const mk = await request(fc as Server, 'POST', (fc as Server).path(`${folder}/`), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) });
-      expectStatus(fc as Server, 'CreateFolder', mk, [201]);
-      return wrkPut(target, tmp, { name: folder, folder: target.path(`${folder}/`), files: n, fileSize: 4096, connections: 8, perRequest, maxSeconds: 600 });
-    };
-    await run('warm-up', 200);
-    for (let rep = 0; rep < reps; rep++) {
-      let strace: ReturnType<typeof spawn> | undefined;
-      const out = join(tmp, `strace-${rep}.txt`);
-      if (straced) {
-        strace = spawn('strace', ['-c', '-w', '-f', '-o', out, ...pids.flatMap((p) => ['-p', String(p)])], { stdio: 'ignore' });
-        children.add(strace);
-        await sleep(1500);
-      }
-      const cpu0 = await cpuSeconds(pids);
-      const r = await run(`run-${rep}`, files);
-      const cpu1 = await cpuSeconds(pids);
-      if (strace) await stopChild(strace, 'SIGINT', 10_000);
-      const per = (p: number) => (((cpu1.get(p) ?? 0) - (cpu0.get(p) ?? 0)) / (r.requests * perRequest)) * 1e6;
-      console.log(`run ${rep}: ${Math.round(r.filesPerSecond)} files/s (${r.seconds.toFixed(2)} s; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms); server CPU µs/file ${pids.map((p) => `${p}: ${Math.round(per(p))}`).join(', ')}; total ${Math.round(pids.reduce((a, p) => a + per(p), 0))}; load ${os.loadavg()[0]?.toFixed(2)}`);
-      if (strace) console.log(`strace -c -w -f (seconds summed over every thread; ${r.requests * perRequest} files):\n${await readFile(out, 'utf8')}`);
+    type Subject = { label: string; fc: Server; target: Server; pids: number[] };
+    const subjects: Subject[] = [];
+    for (const [label, bin] of [...(before ? [['before', before]] : []), ['build', o.fcBin]] as [string, string][]) {
+      const dataDir = join(shm ?? tmp, `data-${label}`);
+      const s = await startFileCloud({ ...o, fcBin: bin }, tmp, dataDir, { name: `File Cloud (${label})`, logName: `file-cloud-${label}.log`, args: ['--workers', workers] });
+      started.push(s.server);
+      await logIn(s.server, s.password);
+      const target: Server = kind === 'dav' ? { ...s.server, headers: { authorization: `Basic ${Buffer.from(`${USER}:${s.password}`).toString('base64')}` }, path: (rel) => `/dav/${USER}/${rel}` } : s.server;
+      subjects.push({ label, fc: s.server, target, pids: await s.server.pids() });
     }
+    const perRequest = kind === 'multipart' ? 100 : 1;
+    console.log(`probe: ${subjects.map((x) => `${x.label}: pids ${x.pids.join(' ')}`).join('; ')} (--workers ${workers}), ${kind}, ${files} files × ${reps}, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}${tmpfs ? ', data dirs on tmpfs' : ''}`);
+    const run = async (x: Subject, folder: string, n: number) => {
+      const mk = await request(x.fc, 'POST', x.fc.path(`${folder}/`), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) });
+      expectStatus(x.fc, 'CreateFolder', mk, [201]);
+      return wrkPut(x.target, tmp, { name: `${x.label}-${folder}`, folder: x.target.path(`${folder}/`), files: n, fileSize: 4096, connections: 8, perRequest, maxSeconds: 600 });
+    };
+    for (const x of subjects) await run(x, 'warm-up', warmUp);
+    const rates = new Map<string, number[]>(subjects.map((x) => [x.label, []]));
+    for (let rep = 0; rep < reps; rep++) {
+      for (const x of rep % 2 === 0 ? subjects : [...subjects].reverse()) {
+        const { pids } = x;
+        let strace: ReturnType<typeof spawn> | undefined;
+        const out = join(tmp, `strace-${x.label}-${rep}.txt`);
+        if (straced) {
+          strace = spawn('strace', ['-c', '-w', '-f', ...(only ? ['--seccomp-bpf', '-e', `trace=${only}`] : []), '-o', out, ...pids.flatMap((p) => ['-p', String(p)])], { stdio: 'ignore' });
+          children.add(strace);
+          await sleep(1500);
+        }
+        settleDisk();
+        const cpu0 = await cpuSeconds(pids);
+        const r = await run(x, `run-${rep}`, files);
+        const cpu1 = await cpuSeconds(pids);
+        if (strace) await stopChild(strace, 'SIGINT', 10_000);
+        const per = (p: number) => (((cpu1.get(p) ?? 0) - (cpu0.get(p) ?? 0)) / (r.requests * perRequest)) * 1e6;
+        rates.get(x.label)?.push(r.filesPerSecond);
+        console.log(`${x.label} run ${rep}: ${Math.round(r.filesPerSecond)} files/s (${r.seconds.toFixed(2)} s; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms); server CPU µs/file ${pids.map((p) => `${p}: ${Math.round(per(p))}`).join(', ')}; total ${Math.round(pids.reduce((a, p) => a + per(p), 0))}; load ${os.loadavg()[0]?.toFixed(2)}`);
+        if (strace) console.log(`strace -c -w -f (seconds summed over every thread; ${r.requests * perRequest} files):\n${await readFile(out, 'utf8')}`);
+      }
+    }
+    for (const [label, xs] of rates) console.log(`${label}: median ${Math.round(median(xs))} files/s (${xs.map((x) => Math.round(x)).join(', ')})`);
   } finally {
-    if (fc) await stopFileCloud(fc);
+    for (const s of started) await stopFileCloud(s);
     await rm(tmp, { recursive: true, force: true });
-    if (tmpfs) await rm(dataDir, { recursive: true, force: true });
+    if (shm) await rm(shm, { recursive: true, force: true });
   }
 }
 
