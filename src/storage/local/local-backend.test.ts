@@ -426,3 +426,33 @@ test('local: files replaced inside a folder while it is deleted or moved over: t
     await rm(base, { recursive: true, force: true });
   }
 });
+
+test('local: a replace onto a free name takes no lease (link claims it); onto a taken name it holds the edit lock, and the events say created, then replaced', async () => {
+  // Issue 30: the lease cost two metadata writes per small upload, and with several workers their contention for the database.
+  const base = await mkdtemp(join(tmpdir(), 'fc-local-'));
+  const leasing = await leasingIn(base);
+  leasings.push(leasing);
+  const taken: string[] = [];
+  const counted = { leases: { ...leasing.leases, acquire: (name: string, owner: string, now: number, expiresAt: number) => (taken.push(name), leasing.leases.acquire(name, owner, now, expiresAt)) } };
+  const b = createLocalBackend({ storageDir: join(base, 'storage'), tmpDir: join(base, 'tmp') }, counted);
+  try {
+    await b.init();
+    const events: unknown[] = [];
+    b.events.subscribe((e) => void events.push(e));
+    await b.write(keyOf('in/new.txt'), bodyOf('one'), { ifExists: 'replace' });
+    assert.deepEqual(taken, [], 'no lease for a free name');
+    await b.write(keyOf('in/new.txt'), bodyOf('three'), { ifExists: 'replace' });
+    assert.deepEqual(taken, ['local-edit:alice/in/new.txt'], 'the edit lock for a taken name');
+    assert.equal((await readAll((await b.read(keyOf('in/new.txt'))).stream)).toString(), 'three');
+    assert.deepEqual(events, [
+      { type: 'created', key: keyOf('in/new.txt'), isFile: true, size: 3 },
+      { type: 'replaced', key: keyOf('in/new.txt'), size: 5, previousSize: 3 },
+    ]);
+    // A folder or a link at the name is not a free name: the locked replace refuses or handles it as before.
+    await b.mkdir(keyOf('in/dir'), { parents: true, existOk: false });
+    await rejectsCode(b.write(keyOf('in/dir'), bodyOf('x'), { ifExists: 'replace' }), 'is_a_directory');
+    assert.deepEqual(await readdir(join(base, 'tmp')), [], 'staging is empty');
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});

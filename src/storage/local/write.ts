@@ -107,7 +107,12 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   const dir = await walkDirs(root, segments.slice(0, -1), { missing: 'create', escape: 'invalid_path' });
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
   const place = () => commit(root, staging, dir, keyName(key), mode, beforeReplace);
-  const committed = mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place();
+  // A replace onto a free name takes nothing away: link(2) claims the name only while nothing is
+  // there, as a create does, so the lease (two metadata writes, and with several workers their
+  // contention for the database) is left for when something is there (EEXIST). With a beforeReplace
+  // (quota, versions) the locked path runs as before: it must see what is there under the lock.
+  const free = mode === 'replace' && beforeReplace === undefined ? await claimIfFree(staging, dir, keyName(key)) : undefined;
+  const committed = free ?? (mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place());
   // The staging file's stats describe the committed inode: rename and link keep it.
   const entry = entryFromStats(committed.name, stats);
   await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: entry.size, previousSize: committed.previousSize });
@@ -189,6 +194,20 @@ async function receive(handle: FileHandle, staging: string, body: Readable, opts
     signal?.removeEventListener('abort', onAbort);
   }
   return lstat(staging, { bigint: true });
+}
+
+/**
+ * Gives the staged file the name if nothing is at it (no lease: link decides); undefined when
+ * something is there (a file, a folder or a link: the locked replace sorts out which).
+ */
+async function claimIfFree(staging: string, dir: string, name: string): Promise<{ name: string; previousSize: undefined } | undefined> {
+  try {
+    await link(staging, join(dir, name));
+    return { name, previousSize: undefined };
+  } catch (e) {
+    if (errnoOf(e) === 'EEXIST') return undefined;
+    throw fromErrno(e, 'Committing the upload failed');
+  }
 }
 
 /** Gives the staged file its name in `dir`; returns the name it got and the size of the file it replaced. */

@@ -1,0 +1,152 @@
+/**
+ * smallput (issue 30): 4 KiB uploads, 2,000 files over 8 keep-alive
+ * connections (wrk, bench/lib/wrk-put.ts), File Cloud beside Debian's
+ * `rclone serve webdav` (--user/--pass) on its own temporary folder:
+ *   - File Cloud's API raw PUT (/storage/admin/<folder>/<name>, Bearer token),
+ *   - its multipart PUT of 100 files per request into the folder,
+ *   - its WebDAV PUT (/dav/admin/<folder>/<name>, HTTP Basic),
+ * each against rclone's WebDAV PUTs of the same files in the same repetition
+ * (target ≥ 1.0×, with fsync kept: File Cloud fsyncs every file before its
+ * 201, rclone does not). Without targets, for the analysis: the API raw PUT
+ * with `--workers 1`, and with the data dir on tmpfs (/dev/shm), where fsync
+ * costs nothing and nothing is durable — File Cloud has no switch to turn
+ * fsync off, and this is the one way to see what durability costs without
+ * changing the product or preloading a library.
+ *
+ * Every File Cloud set-up has its own fresh data dir; all run at once and
+ * the runs alternate (each repetition in turn, the order reversed every
+ * other one), after a first run of each that is not counted (500 files;
+ * 200 with --quick). Each run goes into a new empty folder; afterwards the files
+ * on disk are counted and their sizes checked. Per run, the CPU time of
+ * each set-up's processes is read from /proc, as µs of CPU per file.
+ */
+import { readdir, rm, stat, statfs } from 'node:fs/promises';
+import { join } from 'node:path';
+import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
+import { request, expectStatus } from '../lib/http.js';
+import type { Options } from '../lib/options.js';
+import { BenchError, USER } from '../lib/paths.js';
+import { cpuSeconds, sleep, stopChild } from '../lib/processes.js';
+import { startRclone } from '../lib/rclone.js';
+import type { Server } from '../lib/server.js';
+import { cell, row, type Row } from '../lib/stats.js';
+import { settleDisk } from '../lib/transfers.js';
+import { wrkPut } from '../lib/wrk-put.js';
+
+export type SmallUploadsRun = { rows: Row[]; details: Record<string, unknown> };
+
+const FILE_SIZE = 4096;
+const CONNECTIONS = 8;
+const PER_MULTIPART = 100;
+/** statfs(2)'s f_type of a tmpfs. */
+const TMPFS_MAGIC = 0x01021994;
+
+/** One set-up under load: how its folders are made and where its files land on disk. */
+type Subject = { id: string; server: Server; diskRoot: string; mkdir: (folder: string) => Promise<void>; perRequest: number };
+
+export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: string) => void): Promise<SmallUploadsRun> {
+  const files = o.quick ? 200 : 2000;
+  const reps = o.quick ? 1 : o.reps;
+  const fcs: Server[] = [];
+  let rcloneServer: Server | undefined;
+  try {
+    const start = async (name: string, dataDir: string, args: string[]) => {
+      const s = await startFileCloud(o, tmp, dataDir, { name, logName: `file-cloud-${name.replace(/[^A-Za-z0-9]+/g, '-')}.log`, args });
+      fcs.push(s.server);
+      await logIn(s.server, s.password);
+      return { ...s, dataDir };
+    };
+    const auto = await start('small-auto', join(tmp, 'small-data-auto'), []);
+    const one = o.quick ? undefined : await start('small-workers-1', join(tmp, 'small-data-1'), ['--workers', '1']);
+    // /dev/shm is tmpfs on Linux: fsync returns at once there (no durability, by construction).
+    const onTmpfs = !o.quick && (await statfs('/dev/shm').then((f) => f.type === TMPFS_MAGIC, () => false));
+    if (!o.quick && !onTmpfs) log('smallput: /dev/shm is not a tmpfs here; the row without durability is left out');
+    const shm = !onTmpfs ? undefined : await start('small-tmpfs', join('/dev/shm', `${tmp.split('/').pop() ?? 'fc'}-small-data`), []);
+    const rc = await startRclone(tmp, USER, auto.password);
+    rcloneServer = rc.server;
+    log(`smallput: ${rc.version}; File Cloud --workers auto: ${(await auto.server.pids()).length} process(es)`);
+
+    const apiMkdir = (s: Server) => async (folder: string) => {
+      const r = await request(s, 'POST', s.path(`${folder}/`), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) });
+      expectStatus(s, `CreateFolder ${folder}`, r, [201]);
+    };
+    const davMkdir = (s: Server) => async (folder: string) => {
+      const r = await request(s, 'MKCOL', s.path(`${folder}/`));
+      expectStatus(s, `MKCOL ${folder}`, r, [201]);
+    };
+    const dav = (s: Server, password: string): Server => ({ ...s, name: `${s.name} WebDAV`, headers: { authorization: `Basic ${Buffer.from(`${USER}:${password}`).toString('base64')}` }, path: (rel) => `/dav/${USER}/${rel}` });
+    const fcDisk = (dataDir: string) => join(dataDir, 'storage', USER);
+
+    const rclone: Subject = { id: 'rclone', server: rc.server, diskRoot: rc.root, mkdir: davMkdir(rc.server), perRequest: 1 };
+    const apiRaw: Subject = { id: 'api_raw', server: auto.server, diskRoot: fcDisk(auto.dataDir), mkdir: apiMkdir(auto.server), perRequest: 1 };
+    const apiMultipart: Subject = { ...apiRaw, id: 'api_multipart', perRequest: PER_MULTIPART };
+    const davServer = dav(auto.server, auto.password);
+    const davPut: Subject = { id: 'dav', server: davServer, diskRoot: fcDisk(auto.dataDir), mkdir: davMkdir(davServer), perRequest: 1 };
+    const extra: Subject[] = [];
+    if (one) extra.push({ id: 'api_raw_workers1', server: one.server, diskRoot: fcDisk(one.dataDir), mkdir: apiMkdir(one.server), perRequest: 1 });
+    if (shm) extra.push({ id: 'api_raw_tmpfs', server: shm.server, diskRoot: fcDisk(shm.dataDir), mkdir: apiMkdir(shm.server), perRequest: 1 });
+
+    const n = files.toLocaleString('en-US');
+    const target = { kind: 'ratio_at_least', value: 1.0 } as const;
+    const rows: Record<string, Row> = {
+      api_raw: row('small_put_api_raw', `${n} × 4 KiB, ${CONNECTIONS} connections: API raw PUT`, 'files/s', true, target),
+      api_multipart: row('small_put_api_multipart', `${n} × 4 KiB, ${CONNECTIONS} connections: API multipart PUT, ${PER_MULTIPART} files per request`, 'files/s', true, target),
+      dav: row('small_put_dav', `${n} × 4 KiB, ${CONNECTIONS} connections: WebDAV PUT`, 'files/s', true, target),
+      api_raw_workers1: row('small_put_api_raw_workers1', `${n} × 4 KiB: API raw PUT, --workers 1`, 'files/s', true),
+      api_raw_tmpfs: row('small_put_api_raw_tmpfs', `${n} × 4 KiB: API raw PUT, data dir on tmpfs (fsync a no-op, nothing durable)`, 'files/s', true),
+    };
+    const subjects = [rclone, apiRaw, apiMultipart, davPut, ...extra];
+    const runs: Record<string, unknown>[] = [];
+    // A first run of each, not counted: rclone's and File Cloud's first files were 2–3× slower (page cache, JIT).
+    for (const s of subjects) {
+      await s.mkdir(`small-${s.id}-warm-up`);
+      await wrkPut(s.server, tmp, { name: `${s.id}-warm-up`, folder: s.server.path(`small-${s.id}-warm-up/`), files: Math.min(files, 500), fileSize: FILE_SIZE, connections: CONNECTIONS, perRequest: s.perRequest, maxSeconds: 120 });
+    }
+    for (let rep = 0; rep < reps; rep++) {
+      const order = rep % 2 === 0 ? subjects : [...subjects].reverse();
+      let rcloneRate = NaN;
+      const fcRates: [string, number][] = [];
+      for (const s of order) {
+        const folder = `small-${s.id}-${rep}`;
+        await s.mkdir(folder);
+        settleDisk();
+        const pids = await s.server.pids();
+        const cpu0 = await cpuSeconds(pids);
+        const res = await wrkPut(s.server, tmp, { name: `${s.id}-${rep}`, folder: s.server.path(`${folder}/`), files, fileSize: FILE_SIZE, connections: CONNECTIONS, perRequest: s.perRequest, maxSeconds: o.quick ? 60 : 300 });
+        const cpu1 = await cpuSeconds(pids);
+        const cpuUs = (pids.reduce((a, p) => a + (cpu1.get(p) ?? 0) - (cpu0.get(p) ?? 0), 0) / (res.requests * s.perRequest)) * 1e6;
+        await checkFiles(s, folder, files);
+        runs.push({ subject: s.id, rep, ...res, cpuMicrosPerFile: Math.round(cpuUs) });
+        log(`smallput ${s.id} #${rep}: ${Math.round(res.filesPerSecond)} files/s (${res.requests} requests in ${res.seconds.toFixed(2)} s, p50 ${res.p50.toFixed(1)} ms, p99 ${res.p99.toFixed(1)} ms), server CPU ${Math.round(cpuUs)} µs/file`);
+        if (s === rclone) rcloneRate = res.filesPerSecond;
+        else fcRates.push([s.id, res.filesPerSecond]);
+      }
+      for (const [id, rate] of fcRates) {
+        const r = rows[id] as Row;
+        r.fileCloud.push(rate);
+        r.ref.push(rcloneRate);
+      }
+    }
+    const used = Object.values(rows).filter((r) => r.fileCloud.length > 0);
+    for (const r of used) log(`smallput ${r.label}: rclone ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
+    return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, rclone: rc.version, runs } };
+  } finally {
+    if (rcloneServer) await stopChild(rcloneServer.proc, 'SIGTERM', 5_000);
+    for (const s of fcs) await stopFileCloud(s);
+    if (!o.keep) {
+      await rm(join('/dev/shm', `${tmp.split('/').pop() ?? 'fc'}-small-data`), { recursive: true, force: true });
+    }
+  }
+}
+
+/** At least `files` files in the folder on disk (a stopped wrk thread may leave a few more on the way), each of 4 KiB. */
+async function checkFiles(s: Subject, folder: string, files: number): Promise<void> {
+  await sleep(200);
+  const dir = join(s.diskRoot, folder);
+  const names = await readdir(dir);
+  if (names.length < files) throw new BenchError(`${s.server.name}: ${names.length} files in ${folder}, expected at least ${files}`);
+  for (const name of names) {
+    const size = (await stat(join(dir, name))).size;
+    if (size !== FILE_SIZE) throw new BenchError(`${s.server.name}: ${folder}/${name} has ${size} bytes, expected ${FILE_SIZE}`);
+  }
+}
