@@ -48,6 +48,7 @@ import { shareScenario } from './scenarios/share.js';
 import { zipScenario } from './scenarios/zip.js';
 import { thumbsScenario } from './scenarios/thumbs.js';
 import { searchScenario } from './scenarios/search.js';
+import { changesScenario } from './scenarios/changes.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -70,6 +71,7 @@ async function main(): Promise<number> {
   let zip: PairPart | undefined;
   let thumbs: PairPart | undefined;
   let search: PairPart | undefined;
+  let changes: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
@@ -111,6 +113,10 @@ async function main(): Promise<number> {
       const se = await searchScenario(o, tmp, log);
       search = { rows: se.rows, table: table(se.rows, 'PostgreSQL', 'SQLite'), refKey: 'postgres', subjectKey: 'sqlite', details: se.details };
     }
+    if (wants(o, 'changes')) {
+      const ch = await changesScenario(o, tmp, log);
+      changes = { rows: ch.rows, table: table(ch.rows, 'reference', 'with the journal'), refKey: 'reference', subjectKey: 'withJournal', details: ch.details };
+    }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
       const n = await nodesScenario(o, tmp, data, log);
@@ -134,16 +140,17 @@ async function main(): Promise<number> {
   if (zip) console.log(`${rows.length > 0 || workers || dav || tus ? '' : '\n'}Folder zip beside a plain GET (local disk, one server):\n${zip.table}\npeak RSS during the zip: ${String(zip.details.peakRssMiB ? Math.round(zip.details.peakRssMiB as number) : '?')} MiB\n`);
   if (thumbs) console.log(`${rows.length > 0 || workers || dav || tus || zip ? '' : '\n'}Thumbnails beside vipsthumbnail (${String(thumbs.details.vips)}; local disk, one server):\n${thumbs.table}\n`);
   if (search) console.log(`\nSearch (the index in the metadata store; target on SQLite):\n${search.table}\n`);
+  if (changes) console.log(`\nChange feed (issue 31; each beside the same operation without the journal):\n${changes.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
   // Every target of the run, checked against its reference measured in this same run.
   const targets: TargetResult[] = [
     ...targetResults('nginx', rows),
     ...(s3 ? targetResults('S3', s3.rows) : []),
-    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
+    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['changes', changes, 'with the journal'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
   ];
   if (targets.length > 0) console.log(`${targetSummary(targets)}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, changes, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;
