@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
-import { appendChanges, lockJournal, type NewChange } from './changes-repo.js';
+import { appendChanges, beginWrite, lockJournal, type NewChange } from './changes-repo.js';
 import type { Database } from './schema.js';
 import type { IndexedEntry, SearchRepo } from './types.js';
 
@@ -48,7 +48,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
   // --changes off: no entries, and none of their cost either (the advisory lock that orders every
   // journal writer on PostgreSQL, the read of the rows before, the folder stamps).
   const journal = opts.journal;
-  const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : Promise.resolve());
+  const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : beginWrite(trx));
   const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? appendChanges(trx, changes) : Promise.resolve());
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
 
