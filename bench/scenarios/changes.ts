@@ -42,6 +42,7 @@ import { freshDatabase, ownRedisDb } from './nodes.js';
 import { FC_PREFIX } from './s3/context.js';
 import { spawn } from 'node:child_process';
 import type { S3Client } from '@aws-sdk/client-s3';
+import pg from 'pg';
 
 export const WRITE_RATIO_TARGET = 0.9;
 export const FEED_RATIO_TARGET = 2;
@@ -171,7 +172,7 @@ async function listFolder(s: Server, folder: string, expected: number): Promise<
 
 /**
  * Follows /api/changes/stream from `cursor`, recording when each event's path arrived
- * (performance.now()). A plain reader of text/event-stream: no reconnects, the run is short.
+ * (wall-clock ms). A plain reader of text/event-stream: no reconnects, the run is short.
  */
 function followStream(s: Server, cursor: string, arrivals: Map<string, number>): Promise<{ stop(): void }> {
   return new Promise((res, rej) => {
@@ -180,7 +181,8 @@ function followStream(s: Server, cursor: string, arrivals: Map<string, number>):
       let buffer = '';
       r.setEncoding('utf8');
       r.on('data', (chunk: string) => {
-        const now = performance.now();
+        // Wall-clock milliseconds (with a fraction), comparable with the journal's created_at on this machine.
+        const now = performance.timeOrigin + performance.now();
         buffer += chunk;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -250,11 +252,11 @@ async function writesAndRead(o: Options, tmp: string, log: (msg: string) => void
       const at = t0 + (i * 1000) / rate;
       const wait = at - performance.now();
       if (wait > 1) await sleep(wait);
-      sent[i] = performance.now();
+      sent[i] = performance.timeOrigin + performance.now();
       writes.push(
         put(a, agent, a.path(`live/w${String(i).padStart(5, '0')}.bin`), BODY).then((status) => {
           if (status !== 201) throw new BenchError(`node A: PUT ${i} answered ${status}`);
-          done[i] = performance.now();
+          done[i] = performance.timeOrigin + performance.now();
         }),
       );
     }
@@ -264,29 +266,59 @@ async function writesAndRead(o: Options, tmp: string, log: (msg: string) => void
     const want = (m: Map<string, number>) => Array.from({ length: count }, (_, i) => `/${USER}/live/w${String(i).padStart(5, '0')}.bin`).every((p) => m.has(p));
     const until = performance.now() + 5000;
     while (performance.now() < until && !(want(onA) && want(onB))) await sleep(50);
-    const lat = (m: Map<string, number>, from: number[]) => Array.from({ length: count }, (_, i) => (m.get(`/${USER}/live/w${String(i).padStart(5, '0')}.bin`) ?? Infinity) - (from[i] as number));
+    // Never seen (or never journaled): infinitely late, so it counts against the p99.
+    const lat = (m: Map<string, number>, from: number[]) =>
+      Array.from({ length: count }, (_, i) => {
+        const v = (m.get(`/${USER}/live/w${String(i).padStart(5, '0')}.bin`) ?? Infinity) - (from[i] as number);
+        return Number.isNaN(v) ? Infinity : v;
+      });
     const missing = (m: Map<string, number>) => Array.from({ length: count }, (_, i) => m.has(`/${USER}/live/w${String(i).padStart(5, '0')}.bin`)).filter((x) => !x).length;
+    // When each change was recorded: the journal's created_at (Date.now() on node A as it appended
+    // the entry, just before its commit). The 201 can come much later than that when node A is
+    // behind (queued requests), so this, not the 201, is where "the change" happened.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const recorded: number[] = [];
+    try {
+      const r = await client.query<{ path: string; created_at: string }>(`SELECT path, created_at FROM changes WHERE owner = $1 AND path LIKE 'live/w%'`, [USER]);
+      const at = new Map(r.rows.map((x) => [x.path, Number(x.created_at)]));
+      for (let i = 0; i < count; i++) recorded[i] = at.get(`live/w${String(i).padStart(5, '0')}.bin`) ?? NaN;
+    } finally {
+      await client.end();
+    }
+    const aFromJournal = percentiles(lat(onA, recorded));
+    const bFromJournal = percentiles(lat(onB, recorded));
     const aFrom201 = percentiles(lat(onA, done));
     const bFrom201 = percentiles(lat(onB, done));
     const bFromSend = percentiles(lat(onB, sent));
     const putLat = percentiles(done.map((d, i) => d - (sent[i] as number)));
-    const p50 = row('changes_stream_p50', `change seen on a stream, p50, from the write's 201 [ref: node A's own stream; File Cloud: node B's]`, 'ms', false);
-    const p99 = row('changes_stream_p99', `change seen on a stream, p99, from the write's 201, ${rate} writes/s on node A [ref: node A's own stream; File Cloud: node B's]`, 'ms', false, { kind: 'fc_at_most', value: CROSS_NODE_P99_MS });
-    p50.ref.push(aFrom201.p50);
-    p50.fileCloud.push(bFrom201.p50);
-    p99.ref.push(aFrom201.p99);
-    p99.fileCloud.push(bFrom201.p99);
+    const achieved = count / elapsed;
+    const note = `(${achieved.toFixed(0)} writes/s achieved of ${rate} offered)`;
+    const p50 = row('changes_stream_p50', `change seen on a stream, p50, from its journal entry [ref: node A's own stream; File Cloud: node B's]`, 'ms', false, undefined, note);
+    const p99 = row('changes_stream_p99', `change seen on another node's stream, p99, from its journal entry, ${rate} writes/s offered on node A [ref: node A's own stream; File Cloud: node B's]`, 'ms', false, { kind: 'fc_at_most', value: CROSS_NODE_P99_MS }, note);
+    const p99From201 = row('changes_stream_p99_201', `the same p99 from the write's 201 [ref: node A's stream; File Cloud: node B's]`, 'ms', false);
+    p50.ref.push(aFromJournal.p50);
+    p50.fileCloud.push(bFromJournal.p50);
+    p99.ref.push(aFromJournal.p99);
+    p99.fileCloud.push(bFromJournal.p99);
+    p99From201.ref.push(aFrom201.p99);
+    p99From201.fileCloud.push(bFrom201.p99);
     const details = {
       writes: count,
-      writesPerSecond: count / elapsed,
+      writesPerSecond: achieved,
+      nodeAFromJournalMs: aFromJournal,
+      nodeBFromJournalMs: bFromJournal,
+      nodeAFrom201Ms: aFrom201,
+      nodeBFrom201Ms: bFrom201,
       missingOnA: missing(onA),
       missingOnB: missing(onB),
       nodeBFromSendMs: bFromSend,
       putLatencyMs: putLat,
       services: { s3: backing.s3.endpoint, startedHere: backing.startedHere },
     };
-    log(`changes across nodes: ${count} writes in ${elapsed.toFixed(1)} s (${(count / elapsed).toFixed(1)}/s; PUT p50 ${putLat.p50.toFixed(1)} p99 ${putLat.p99.toFixed(1)} ms); seen on node A p50 ${aFrom201.p50.toFixed(1)} p99 ${aFrom201.p99.toFixed(1)} ms, on node B p50 ${bFrom201.p50.toFixed(1)} p99 ${bFrom201.p99.toFixed(1)} ms (from send: p99 ${bFromSend.p99.toFixed(1)} ms); missing A ${details.missingOnA}, B ${details.missingOnB}`);
-    return { rows: [p50, p99], details };
+    log(`changes across nodes: ${count} writes in ${elapsed.toFixed(1)} s (${achieved.toFixed(1)}/s of ${rate} offered; PUT p50 ${putLat.p50.toFixed(1)} p99 ${putLat.p99.toFixed(1)} ms); from the journal entry: node A's stream p50 ${aFromJournal.p50.toFixed(1)} p99 ${aFromJournal.p99.toFixed(1)} ms, node B's p50 ${bFromJournal.p50.toFixed(1)} p99 ${bFromJournal.p99.toFixed(1)} ms; from the 201: B p99 ${bFrom201.p99.toFixed(1)} ms; from the send: B p99 ${bFromSend.p99.toFixed(1)} ms; missing A ${details.missingOnA}, B ${details.missingOnB}`);
+    if (achieved < rate * 0.95) log(`changes across nodes: WARNING node A took ${achieved.toFixed(1)} writes/s, not the ${rate} offered: the machine could not give the target's load`);
+    return { rows: [p50, p99, p99From201], details };
   } finally {
     for (const s of streams) s.stop();
     agent.destroy();
