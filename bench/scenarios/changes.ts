@@ -53,7 +53,7 @@ export type ChangesRun = { rows: Row[]; details: Record<string, unknown> };
 const BODY = randomBytes(4096);
 
 /** wrk PUTting 4 KiB bodies to new names `<prefix><thread>-<n>`: requests per second and latency. */
-async function wrkPut(s: Server, tmp: string, prefix: string, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; requests: number }> {
+export async function wrkPut(s: Server, tmp: string, prefix: string, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; requests: number }> {
   const script = join(tmp, `wrk-put-${s.name.replace(/[^A-Za-z0-9]+/g, '-')}.lua`);
   const lua = [
     'local counter = 1',
@@ -116,7 +116,7 @@ function put(s: Server, agent: http.Agent, path: string, body: Buffer): Promise<
 }
 
 /** Writes `count` new files into `folder` through `connections` keep-alive connections. */
-async function putMany(s: Server, folder: string, count: number, connections: number): Promise<void> {
+export async function putMany(s: Server, folder: string, count: number, connections: number): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   let next = 0;
   try {
