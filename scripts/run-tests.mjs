@@ -67,10 +67,18 @@ const files = [];
 // or when a filter names them; a developer's plain `npm test` leaves them out.
 const slowWanted = process.env.FC_SLOW_TESTS === '1';
 const isSlow = (f) => f.split(/[\\/]/).includes('slow');
+// The longest files go first (the fault and slow suites take minutes each, a unit file milliseconds):
+// two lanes then finish together instead of one lane starting a two-minute file near the end.
+const LONG_FIRST = ['slow', 'faults', 'cluster', 'clients', 'browser', 'security', 'process', 'routes'];
+const laneOrder = (f) => {
+  const parts = f.split(/[\\/]/); // dist/test/<suite>/…
+  const i = parts[1] === 'test' ? LONG_FIRST.indexOf(parts[2]) : -1;
+  return i < 0 ? LONG_FIRST.length : i;
+};
 const chosen = files
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .filter((f) => slowWanted || !isSlow(f) || filters.some((x) => x.includes('slow')))
-  .sort();
+  .sort((a, b) => laneOrder(a) - laneOrder(b) || (a < b ? -1 : a > b ? 1 : 0));
 if (chosen.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);

@@ -53,7 +53,7 @@ npm run build >&2
 if [ $# -gt 0 ]; then exec node scripts/run-tests.mjs "$@"; fi
 node scripts/run-tests.mjs \
   dist/src/ \
-  test/routes/storage-write test/routes/storage-read test/routes/storage-listing test/routes/shares \
+  test/routes/storage-write test/routes/storage-read test/routes/shares \
   test/routes/tus.test test/routes/auth.test test/routes/openapi \
   test/process/cli.test \
   test/browser/basic.test

@@ -128,9 +128,20 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
   const deployment = redis ? await deploymentId(store) : undefined;
-  const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, { name: deployment ? `leader:${deployment}` : 'leader', onError: (err) => logger.warn({ err }, 'leader election failed') });
+  // Set once the app exists; the first try at the lease happens before (and a takeover cannot be the first try).
+  const takeover: { run?: () => void } = {};
+  const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, {
+    name: deployment ? `leader:${deployment}` : 'leader',
+    onError: (err) => logger.warn({ err }, 'leader election failed'),
+    // The leader before may have died mid-write: its last changes are on storage but maybe not in the journal.
+    onTakeover: () => takeover.run?.(),
+  });
   const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS, deployment), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
   const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis, deployment });
+  takeover.run = () => {
+    logger.info('took over the leader lease from a process that held it: rescanning storage for changes it may not have journaled');
+    app.requestRescan();
+  };
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {

@@ -79,6 +79,16 @@ import { adminAuditRoutes } from '../routes/admin-audit.js';
 import { auditEventSource, changeJournalSource, createWebhookService } from '../services/webhooks.js';
 import { adminWebhookRoutes } from '../routes/admin-webhooks.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Asks the leader for a rescan of storage into the search index and change journal, as after a
+     * process died mid-write; a no-op on other processes and with --index-interval 0.
+     */
+    requestRescan(): void;
+  }
+}
+
 /** The base path without its slash is the document's server URL itself, so it is no path of the document. */
 const BASE_REDIRECT_SCHEMA: RouteSchema = {
   summary: 'The base path without its trailing slash: a redirect to the web UI',
@@ -382,20 +392,40 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   storageSweep.unref();
   // Search index upkeep: files other tools put into (or removed from) storage, once shortly
   // after start and then every --index-interval seconds, on the leader only (docs/architecture.md).
+  // A rescan is also what journals the changes a killed process made but did not record (its
+  // rename done, its index transaction not): one is asked for when a process died mid-work.
   let rescanning: Promise<void> | undefined;
+  let again = false;
+  let closed = false;
   const rescan = () => {
-    if (!leading() || rescanning) return;
+    if (!leading()) return;
+    if (rescanning) {
+      // Asked while one runs: it may have passed the paths in question already.
+      again = true;
+      return;
+    }
     rescanning = search
       .rescanAll()
       .then(
         (r) => app.log.info({ rescan: r }, 'search index rescanned'),
         (err: unknown) => app.log.warn({ err }, 'search index rescan failed'),
       )
-      .finally(() => (rescanning = undefined));
+      .finally(() => {
+        rescanning = undefined;
+        if (again && !closed) {
+          again = false;
+          rescan();
+        }
+      });
   };
   const rescanTimers = config.indexInterval > 0 ? [setTimeout(rescan, Math.min(config.indexInterval, 30) * 1000), setInterval(rescan, config.indexInterval * 1000)] : [];
   for (const t of rescanTimers) t.unref();
+  // After a crash (src/cli/serve.ts on a worker's death, src/main.ts on taking over a dead leader's lease).
+  app.decorate('requestRescan', () => {
+    if (config.indexInterval > 0 && !closed) rescan();
+  });
   app.addHook('onClose', async () => {
+    closed = true;
     for (const t of rescanTimers) clearTimeout(t);
     search.close();
     await rescanning;

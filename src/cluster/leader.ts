@@ -20,7 +20,18 @@ export const LEADER_HANDOVER_MS = LEADER_TTL_MS + LEADER_TRY_MS;
  */
 export function startLeaderElection(
   leases: LeaseRepo,
-  opts: { name?: string; now?: () => number; intervalMs?: number; ttlMs?: number; onError?: (e: unknown) => void } = {},
+  opts: {
+    name?: string;
+    now?: () => number;
+    intervalMs?: number;
+    ttlMs?: number;
+    onError?: (e: unknown) => void;
+    /**
+     * Called when this process takes the lease after finding it held: most often a leader that
+     * died without letting go (a clean stop releases it), whose last work may be half done.
+     */
+    onTakeover?: () => void;
+  } = {},
 ): { isLeader(): boolean; stop(opts?: { release?: boolean }): Promise<void> } {
   const now = opts.now ?? Date.now;
   const ttl = opts.ttlMs ?? LEADER_TTL_MS;
@@ -28,9 +39,13 @@ export function startLeaderElection(
   const owner = randomUUID();
   let leader = false;
   let stopped = false;
+  let foundHeld = false;
   const tick = async () => {
     try {
+      const was = leader;
       leader = leader ? await leases.renew(name, owner, now() + ttl) : await leases.acquire(name, owner, now(), now() + ttl);
+      if (!was && !leader) foundHeld = true;
+      if (!was && leader && foundHeld && !stopped) opts.onTakeover?.();
     } catch (e) {
       // Cannot tell: step back rather than risk two leaders.
       leader = false;

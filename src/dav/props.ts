@@ -111,7 +111,7 @@ export function emptyElement(p: PropName): string {
   return p.ns === '' ? `<${p.local} xmlns=""/>` : `<P:${p.local} xmlns:P="${escapeText(p.ns)}"/>`;
 }
 
-const STATUS: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 424: 'Failed Dependency' };
+const STATUS: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 424: 'Failed Dependency', 507: 'Insufficient Storage' };
 export const statusLine = (code: number) => `<D:status>HTTP/1.1 ${code} ${STATUS[code] ?? ''}</D:status>`;
 
 function propstat(code: number, inner: string): string {

@@ -50,6 +50,7 @@ export const ERRORS = {
   disk_full: 507,
   quota_exceeded: 507,
   dav_limit_reached: 507,
+  number_of_matches_within_limits: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

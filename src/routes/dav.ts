@@ -29,6 +29,7 @@ import {
 import { readXmlBody } from '../dav/request-body.js';
 import { depthOf, hasBody, header } from '../dav/request-headers.js';
 import { child, escapeText, serializeElement } from '../dav/xml.js';
+import { syncLimit } from '../dav/sync-limit.js';
 import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { ALLOW, davSchema, METHODS } from './dav-schemas.js';
@@ -192,9 +193,10 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const level = child(root, DAV_NS, 'sync-level')?.text.trim();
     if (level !== '1' && level !== 'infinite') throw new AppError('bad_request', 'DAV:sync-level must be 1 or infinite.');
     const token = child(root, DAV_NS, 'sync-token')?.text.trim();
+    const limit = syncLimit(root);
     const prop = child(root, DAV_NS, 'prop');
     const req = parsePropfind({ ns: DAV_NS, local: 'propfind', attrs: [], text: '', content: [], children: prop ? [prop] : [{ ns: DAV_NS, local: 'allprop', attrs: [], text: '', content: [], children: [] }] });
-    const result = await deps.sync.sync(principal, key, { token, level });
+    const result = await deps.sync.sync(principal, key, { token, level, limit });
     const render = propfindRenderer(req, lockrootOf(hrefs));
     const now = Date.now();
     const parts = [MULTISTATUS_OPEN];
@@ -202,6 +204,8 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
       parts.push(render({ href: hrefs(c.key, !c.entry.isFile), name: keyName(c.key), entry: c.entry, locks: NONE, dead: NONE, now }));
     }
     for (const r of result.removed) parts.push(`<D:response><D:href>${escapeText(hrefs(r.key, !r.isFile))}</D:href>${statusLine(404)}</D:response>`);
+    // RFC 6578 §3.6: a cut-short answer says so on the request-URI; the token continues from there.
+    if (result.truncated) parts.push(`<D:response><D:href>${escapeText(hrefs(key, true))}</D:href>${statusLine(507)}<D:error><D:number-of-matches-within-limits/></D:error></D:response>`);
     parts.push(`<D:sync-token>${escapeText(result.token)}</D:sync-token>`, MULTISTATUS_CLOSE);
     return multistatus(reply, parts);
   }

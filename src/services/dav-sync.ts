@@ -18,9 +18,20 @@ export type SyncResult = {
   readonly changed: readonly { readonly key: StorageKey; readonly entry: Entry }[];
   readonly removed: readonly { readonly key: StorageKey; readonly isFile: boolean }[];
   readonly token: string;
+  /** Not everything up to now: the client asks again with `token` for the rest (RFC 6578 §3.6). */
+  readonly truncated: boolean;
 };
 
+/**
+ * Journal entries one incremental sync reads at most; past it the answer is
+ * truncated (RFC 6578 §3.6) and the client continues from its token, so a
+ * client far behind never makes the server hold its whole backlog.
+ */
+export const SYNC_MAX_ENTRIES = 10_000;
+
 const invalidToken = () => new AppError('valid_sync_token', 'The sync-token is not one this server gave, or too old: sync again without one.');
+const overLimit = (limit: number, initial: boolean) =>
+  new AppError('number_of_matches_within_limits', initial ? `The collection has more than ${limit} members, and a first sync cannot be cut short: ask without DAV:limit, or with a larger one.` : `A single change below the collection brings more than ${limit} members: ask with a larger DAV:limit, or without one.`);
 
 /**
  * WebDAV `REPORT` `DAV:sync-collection` (RFC 6578) over the change feed: a
@@ -51,8 +62,63 @@ export function createDavSync(deps: { files: FilesService; backend: StorageBacke
     return out;
   }
 
+  /** The members a run of journal entries touched below the collection: as they are now, or gone. */
+  async function members(key: StorageKey, level: SyncLevel, entries: readonly ChangeView[]): Promise<Omit<SyncResult, 'token' | 'truncated'>> {
+    // Paths relative to the collection, member by member; the last word about each path wins.
+    const base = `/${key.user}/${key.segments.map((s) => `${s}/`).join('')}`;
+    const inside = (p: string | undefined): string[] | undefined => {
+      if (p === undefined || !p.startsWith(base) || p.length === base.length) return undefined;
+      const rel = p.slice(base.length).split('/');
+      return level === '1' && rel.length > 1 ? undefined : rel;
+    };
+    const state = new Map<string, { gone: boolean; isFile: boolean; walk?: boolean }>();
+    const forget = (rel: string) => {
+      for (const k of [...state.keys()]) if (k.startsWith(`${rel}/`)) state.delete(k);
+    };
+    for (const c of entries) {
+      const from = c.type === 'moved' ? inside(c.from) : undefined;
+      if (from) {
+        const rel = from.join('/');
+        forget(rel);
+        state.set(rel, { gone: true, isFile: c.is_file });
+      }
+      const at = inside(c.path);
+      if (!at) continue;
+      const rel = at.join('/');
+      if (c.type === 'deleted') {
+        forget(rel);
+        state.set(rel, { gone: true, isFile: c.is_file });
+      } else {
+        // A folder moved in brings its contents: at infinite depth they are members too.
+        state.set(rel, { gone: false, isFile: c.is_file, walk: c.type === 'moved' && !c.is_file && level === 'infinite' });
+      }
+    }
+    const changed: { key: StorageKey; entry: Entry }[] = [];
+    const removed: { key: StorageKey; isFile: boolean }[] = [];
+    const seen = new Set<string>();
+    for (const [rel, s] of state) {
+      const k = { user: key.user, segments: [...key.segments, ...rel.split('/')] };
+      const entry = s.gone ? undefined : await storageCall(() => backend.stat(k));
+      if (!entry) {
+        removed.push({ key: k, isFile: s.isFile });
+        continue;
+      }
+      if (!seen.has(rel)) changed.push({ key: k, entry: await withEtag(k, entry) });
+      seen.add(rel);
+      if (s.walk) {
+        for (const d of await everything(k, 'infinite')) {
+          const r = d.key.segments.slice(key.segments.length).join('/');
+          if (!seen.has(r)) changed.push(d);
+          seen.add(r);
+        }
+      }
+    }
+    return { changed, removed };
+  }
+
   return {
-    async sync(principal: Principal, key: StorageKey, opts: { token: string | undefined; level: SyncLevel }): Promise<SyncResult> {
+    /** `limit`: the client's DAV:limit/DAV:nresults, the most members one answer may report (RFC 6578 §3.7). */
+    async sync(principal: Principal, key: StorageKey, opts: { token: string | undefined; level: SyncLevel; limit?: number | undefined }): Promise<SyncResult> {
       // RFC 3253 §3.6's precondition for a report the resource does not support (RFC 6578 §3.2:
       // such a server leaves sync-collection out of DAV:supported-report-set, which this one never lists).
       if (!changes.enabled) throw new AppError('supported_report', 'This server keeps no change journal (--changes off): sync-collection is not supported; use PROPFIND.');
@@ -61,72 +127,46 @@ export function createDavSync(deps: { files: FilesService; backend: StorageBacke
       if (opts.token === undefined || opts.token === '') {
         // The cursor first: what changes while the tree is read comes again next time (never lost).
         const { cursor } = await changes.list(principal, {});
-        return { changed: await everything(key, opts.level), removed: [], token: syncToken(cursor) };
+        const all = await everything(key, opts.level);
+        if (opts.limit !== undefined && all.length > opts.limit) throw overLimit(opts.limit, true);
+        return { changed: all, removed: [], token: syncToken(cursor), truncated: false };
       }
       if (!opts.token.startsWith(TOKEN_PREFIX)) throw invalidToken();
       let cursor = opts.token.slice(TOKEN_PREFIX.length);
       const entries: ChangeView[] = [];
+      let readAll = false;
       try {
-        for (;;) {
-          const page = await changes.list(principal, { cursor, limit: 10000 });
+        while (entries.length < SYNC_MAX_ENTRIES) {
+          const page = await changes.list(principal, { cursor, limit: SYNC_MAX_ENTRIES - entries.length });
           entries.push(...page.changes);
           cursor = page.cursor;
-          if (!page.more) break;
+          if (!page.more) {
+            readAll = true;
+            break;
+          }
         }
       } catch (e) {
         if (e instanceof AppError && (e.code === 'cursor_expired' || e.code === 'bad_request')) throw invalidToken();
         throw e;
       }
-      // Paths relative to the collection, member by member; the last word about each path wins.
-      const base = `/${key.user}/${key.segments.map((s) => `${s}/`).join('')}`;
-      const inside = (p: string | undefined): string[] | undefined => {
-        if (p === undefined || !p.startsWith(base) || p.length === base.length) return undefined;
-        const rel = p.slice(base.length).split('/');
-        return opts.level === '1' && rel.length > 1 ? undefined : rel;
-      };
-      const state = new Map<string, { gone: boolean; isFile: boolean; walk?: boolean }>();
-      const forget = (rel: string) => {
-        for (const k of [...state.keys()]) if (k.startsWith(`${rel}/`)) state.delete(k);
-      };
-      for (const c of entries) {
-        const from = c.type === 'moved' ? inside(c.from) : undefined;
-        if (from) {
-          const rel = from.join('/');
-          forget(rel);
-          state.set(rel, { gone: true, isFile: c.is_file });
-        }
-        const at = inside(c.path);
-        if (!at) continue;
-        const rel = at.join('/');
-        if (c.type === 'deleted') {
-          forget(rel);
-          state.set(rel, { gone: true, isFile: c.is_file });
-        } else {
-          // A folder moved in brings its contents: at infinite depth they are members too.
-          state.set(rel, { gone: false, isFile: c.is_file, walk: c.type === 'moved' && !c.is_file && opts.level === 'infinite' });
-        }
+      const full = await members(key, opts.level, entries);
+      if (opts.limit === undefined || full.changed.length + full.removed.length <= opts.limit) return { ...full, token: syncToken(cursor), truncated: !readAll };
+      // Over the client's limit: the longest run of entries from the token whose members fit (the
+      // count is not monotonic, a delete can fold a folder's members into one, so a fitting run is
+      // searched for, not computed). Its last cursor is the next token; the rest comes next time.
+      let fits = 0;
+      let fitting: Omit<SyncResult, 'token' | 'truncated'> = { changed: [], removed: [] };
+      for (let lo = 1, hi = entries.length - 1; lo <= hi; ) {
+        const mid = (lo + hi) >> 1;
+        const m = await members(key, opts.level, entries.slice(0, mid));
+        if (m.changed.length + m.removed.length <= opts.limit) {
+          fits = mid;
+          fitting = m;
+          lo = mid + 1;
+        } else hi = mid - 1;
       }
-      const changed: { key: StorageKey; entry: Entry }[] = [];
-      const removed: { key: StorageKey; isFile: boolean }[] = [];
-      const seen = new Set<string>();
-      for (const [rel, s] of state) {
-        const k = { user: key.user, segments: [...key.segments, ...rel.split('/')] };
-        const entry = s.gone ? undefined : await storageCall(() => backend.stat(k));
-        if (!entry) {
-          removed.push({ key: k, isFile: s.isFile });
-          continue;
-        }
-        if (!seen.has(rel)) changed.push({ key: k, entry: await withEtag(k, entry) });
-        seen.add(rel);
-        if (s.walk) {
-          for (const d of await everything(k, 'infinite')) {
-            const r = d.key.segments.slice(key.segments.length).join('/');
-            if (!seen.has(r)) changed.push(d);
-            seen.add(r);
-          }
-        }
-      }
-      return { changed, removed, token: syncToken(cursor) };
+      if (fits === 0) throw overLimit(opts.limit, false);
+      return { ...fitting, token: syncToken((entries[fits - 1] as ChangeView).cursor), truncated: true };
     },
   };
 }

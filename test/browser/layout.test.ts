@@ -87,6 +87,25 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
           const header = page.locator('header.app-header');
           const headerBox = await boxOf(header);
           check(headerBox.height <= 64, `the header is one bar (${headerBox.height}px tall)`);
+          // The name and each page link are one line of text: a crowded bar squeezes the search box, never wraps them.
+          for (const [what, locator] of [['the brand', page.locator('header.app-header .brand')], ...(await page.locator('header.app-header nav a').all()).map((a, i) => [`page link ${i}`, a] as const)] as const) {
+            // A text node that wraps has one client rect per line.
+            const lines = await locator.evaluate((el) => {
+              type Rect = { top: number; width: number };
+              type Text = { textContent: string | null };
+              const doc = (globalThis as unknown as { document: { createTreeWalker(root: unknown, what: number): { nextNode(): Text | null }; createRange(): { selectNodeContents(n: Text): void; getClientRects(): Rect[] } } }).document;
+              let most = 0;
+              const texts = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+              for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+                if (!n.textContent?.trim()) continue;
+                const r = doc.createRange();
+                r.selectNodeContents(n);
+                most = Math.max(most, new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top))).size);
+              }
+              return most;
+            });
+            check(lines <= 1, `${what} is one line (${lines} lines)`);
+          }
 
           // The search box and its icon sit inside the header, and the box is wide enough to read its placeholder.
           const search = page.getByRole('combobox', { name: 'Search files and folders' });
@@ -94,6 +113,24 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
           check(inside(searchBox, headerBox), `search box ${JSON.stringify(searchBox)} inside the header ${JSON.stringify(headerBox)}`);
           check(inside(await boxOf(page.locator('.search-box .search-icon')), searchBox), 'the search icon sits in the box');
           check(searchBox.width >= (label === 'phone' ? 110 : 240), `search box ${searchBox.width}px wide`);
+          // Its placeholder is read whole: its text, in the box's font, fits the room between the paddings (and the "/" hint).
+          const room = await search.evaluate((el) => {
+            type Input = { placeholder: string; clientWidth: number };
+            type Ctx = { font: string; measureText(s: string): { width: number } };
+            const g = globalThis as unknown as {
+              getComputedStyle(e: unknown): { font: string; paddingLeft: string; paddingRight: string };
+              document: { createElement(tag: 'canvas'): { getContext(kind: '2d'): Ctx }; querySelector(s: string): { getBoundingClientRect(): { left: number } } | null };
+            };
+            const input = el as unknown as Input;
+            const style = g.getComputedStyle(el);
+            const ctx = g.document.createElement('canvas').getContext('2d');
+            ctx.font = style.font;
+            const key = g.document.querySelector('.search-box .search-key');
+            const box = (el as unknown as { getBoundingClientRect(): { left: number; right: number } }).getBoundingClientRect();
+            const right = key ? key.getBoundingClientRect().left - 4 : box.right - parseFloat(style.paddingRight);
+            return { text: input.placeholder, width: ctx.measureText(input.placeholder).width, room: right - box.left - parseFloat(style.paddingLeft) };
+          });
+          check(room.width <= room.room, `placeholder "${room.text}" is ${Math.round(room.width)}px in ${Math.round(room.room)}px of room`);
 
           // The account button: round, no native button chrome, its letter readable on the header.
           const account = page.getByRole('button', { name: 'Account: admin' });

@@ -5,7 +5,7 @@
 // dead part is back, the journal and the sweeper leave no partial object, no orphaned multipart
 // upload and no half-moved folder. Servers are the real binary; the store is checked directly
 // with the SDK on the main gateway. FC_FAULT_SEED replays the kill points of the move rounds.
-import { after, test, type TestContext } from 'node:test';
+import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
@@ -267,86 +267,90 @@ test('File Cloud SIGKILLed mid-upload: after a restart the sweeper aborts its mu
 const MOVE_FILES = 300;
 const SEED = faultSeed();
 
-for (const round of [0, 1, 2]) {
-  test(`folder move of ${MOVE_FILES} files SIGKILLed midway (round ${round}): after a restart it completes from the journal`, { skip: skipReason('S3') }, async (t: TestContext) => {
-    const seed = SEED + round;
-    const rand = prng(seed);
-    t.diagnostic(`FC_FAULT_SEED=${SEED}`);
-    const s3 = s3Client();
-    const opts = await s3ServerOptions();
-    const dataDir = await mkdtemp(join(tmpdir(), 'fc-s3-fault-'));
-    const args = [...opts.args, ...ONE_PROCESS, '--stale-upload-after', '1'];
-    let server: ServerProcess | undefined;
-    try {
-      // The tree, put straight into the bucket: nested folders, an empty one (a marker), small files.
-      const root = `${opts.prefix}/admin/work/`;
-      const files = new Map<string, Buffer>();
-      for (let i = 0; i < MOVE_FILES; i++) files.set(`${['', 'a/', 'b/c/'][i % 3]}f-${String(i).padStart(3, '0')}.txt`, Buffer.concat([Buffer.from(`file ${i} seed ${seed}\n`), randomBytes(Math.floor(rand() * 2000))]));
-      const puts = [...files].map(([rel, body]) => () => s3.send(new PutObjectCommand({ Bucket: opts.bucket, Key: `${root}src/${rel}`, Body: body })));
-      puts.push(() => s3.send(new PutObjectCommand({ Bucket: opts.bucket, Key: `${root}src/empty/`, Body: new Uint8Array(0), ContentLength: 0 })));
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          for (let p = puts.shift(); p; p = puts.shift()) await p();
-        }),
-      );
+// The rounds run side by side: each has its own server, data dir and prefix, and each spends most of
+// its time waiting for the dead process's leases to expire, which does not get shorter in a queue.
+describe(`folder move of ${MOVE_FILES} files SIGKILLed midway`, { concurrency: true, skip: skipReason('S3') }, () => {
+  for (const round of [0, 1, 2]) {
+    test(`round ${round}: after a restart it completes from the journal`, async (t: TestContext) => {
+      const seed = SEED + round;
+      const rand = prng(seed);
+      t.diagnostic(`FC_FAULT_SEED=${SEED}`);
+      const s3 = s3Client();
+      const opts = await s3ServerOptions();
+      const dataDir = await mkdtemp(join(tmpdir(), 'fc-s3-fault-'));
+      const args = [...opts.args, ...ONE_PROCESS, '--stale-upload-after', '1'];
+      let server: ServerProcess | undefined;
+      try {
+        // The tree, put straight into the bucket: nested folders, an empty one (a marker), small files.
+        const root = `${opts.prefix}/admin/work/`;
+        const files = new Map<string, Buffer>();
+        for (let i = 0; i < MOVE_FILES; i++) files.set(`${['', 'a/', 'b/c/'][i % 3]}f-${String(i).padStart(3, '0')}.txt`, Buffer.concat([Buffer.from(`file ${i} seed ${seed}\n`), randomBytes(Math.floor(rand() * 2000))]));
+        const puts = [...files].map(([rel, body]) => () => s3.send(new PutObjectCommand({ Bucket: opts.bucket, Key: `${root}src/${rel}`, Body: body })));
+        puts.push(() => s3.send(new PutObjectCommand({ Bucket: opts.bucket, Key: `${root}src/empty/`, Body: new Uint8Array(0), ContentLength: 0 })));
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            for (let p = puts.shift(); p; p = puts.shift()) await p();
+          }),
+        );
 
-      server = await startServer({ dataDir, keepDataDir: true, args, env: opts.env });
-      const { access_token } = await login(server.url, 'admin', server.adminPassword);
+        server = await startServer({ dataDir, keepDataDir: true, args, env: opts.env });
+        const { access_token } = await login(server.url, 'admin', server.adminPassword);
 
-      // The kill point: once the copy phase has copied a seeded share of the files; the rounds
-      // take it early (10–30 %), midway (35–55 %) and late (60–80 %).
-      const target = Math.max(1, Math.floor(MOVE_FILES * (0.1 + 0.25 * round + 0.2 * rand())));
-      const startedAt = Date.now();
-      let answered: number | undefined;
-      const move = fetch(`${server.url}/storage/admin/work/src`, { method: 'POST', headers: { ...bearer(access_token), 'content-type': 'application/json' }, body: JSON.stringify({ action: 'Move', new_path: '/admin/work/dst' }) }).then(
-        (r) => (answered = r.status),
-        () => undefined,
-      );
-      await waitFor(`${target} copies at the destination`, 60_000, async () => ((await keysUnder(s3, opts.bucket, `${root}dst/`)).size >= target || answered !== undefined ? true : undefined));
-      await server.stop('SIGKILL');
-      const killedAt = Date.now();
-      await move;
-      const [src, dst] = await Promise.all([keysUnder(s3, opts.bucket, `${root}src/`), keysUnder(s3, opts.bucket, `${root}dst/`)]);
-      t.diagnostic(`killed ${killedAt - startedAt} ms into the move (target ${target}): ${dst.size} keys at the destination, ${src.size} left at the source`);
-      assert.equal(answered, undefined, `the move finished (${answered}) before the kill: make the folder bigger`);
-      assert.ok(dst.size > 0 && src.size > 0, 'the kill hit the move in progress');
-      // The resumed job copies every key again (each phase is idempotent, not incremental).
-      const fullCopyMs = ((killedAt - startedAt) / dst.size) * (MOVE_FILES + 2);
+        // The kill point: once the copy phase has copied a seeded share of the files; the rounds
+        // take it early (10–30 %), midway (35–55 %) and late (60–80 %).
+        const target = Math.max(1, Math.floor(MOVE_FILES * (0.1 + 0.25 * round + 0.2 * rand())));
+        const startedAt = Date.now();
+        let answered: number | undefined;
+        const move = fetch(`${server.url}/storage/admin/work/src`, { method: 'POST', headers: { ...bearer(access_token), 'content-type': 'application/json' }, body: JSON.stringify({ action: 'Move', new_path: '/admin/work/dst' }) }).then(
+          (r) => (answered = r.status),
+          () => undefined,
+        );
+        await waitFor(`${target} copies at the destination`, 60_000, async () => ((await keysUnder(s3, opts.bucket, `${root}dst/`)).size >= target || answered !== undefined ? true : undefined));
+        await server.stop('SIGKILL');
+        const killedAt = Date.now();
+        await move;
+        const [src, dst] = await Promise.all([keysUnder(s3, opts.bucket, `${root}src/`), keysUnder(s3, opts.bucket, `${root}dst/`)]);
+        t.diagnostic(`killed ${killedAt - startedAt} ms into the move (target ${target}): ${dst.size} keys at the destination, ${src.size} left at the source`);
+        assert.equal(answered, undefined, `the move finished (${answered}) before the kill: make the folder bigger`);
+        assert.ok(dst.size > 0 && src.size > 0, 'the kill hit the move in progress');
+        // The resumed job copies every key again (each phase is idempotent, not incremental).
+        const fullCopyMs = ((killedAt - startedAt) / dst.size) * (MOVE_FILES + 2);
 
-      server = await startServer({ dataDir, keepDataDir: true, args, env: opts.env });
-      const restartedAfter = Date.now() - killedAt;
-      const expected = new Map([...files].map(([rel, b]) => [rel, b.length]));
-      expected.set('', 0).set('empty/', 0);
-      // Neither init() (the move's lease) nor the sweeper (the leader lease) takes the job before the dead process's leases expire.
-      const deadline = TAKEOVER_MS + SWEEP_DEADLINE_MS + 2 * fullCopyMs - restartedAfter;
-      const done = await waitFor(`the move to finish from the journal (deadline ${Math.round(deadline)} ms)`, deadline, async () => {
-        const [s, d] = await Promise.all([keysUnder(s3, opts.bucket, `${root}src/`), keysUnder(s3, opts.bucket, `${root}dst/`)]);
-        return s.size === 0 && d.size === expected.size ? d : undefined;
-      });
-      t.diagnostic(`restarted ${restartedAfter} ms after the kill; the move finished ${done.ms} ms after the restart (a full copy takes ~${Math.round(fullCopyMs)} ms here)`);
-      assert.deepEqual(done.value, expected, 'every file (and the empty folder) at the destination, with its size');
-      assert.equal(await objectExists(s3, opts.bucket, `${root}src`), false);
+        server = await startServer({ dataDir, keepDataDir: true, args, env: opts.env });
+        const restartedAfter = Date.now() - killedAt;
+        const expected = new Map([...files].map(([rel, b]) => [rel, b.length]));
+        expected.set('', 0).set('empty/', 0);
+        // Neither init() (the move's lease) nor the sweeper (the leader lease) takes the job before the dead process's leases expire.
+        const deadline = TAKEOVER_MS + SWEEP_DEADLINE_MS + 2 * fullCopyMs - restartedAfter;
+        const done = await waitFor(`the move to finish from the journal (deadline ${Math.round(deadline)} ms)`, deadline, async () => {
+          const [s, d] = await Promise.all([keysUnder(s3, opts.bucket, `${root}src/`), keysUnder(s3, opts.bucket, `${root}dst/`)]);
+          return s.size === 0 && d.size === expected.size ? d : undefined;
+        });
+        t.diagnostic(`restarted ${restartedAfter} ms after the kill; the move finished ${done.ms} ms after the restart (a full copy takes ~${Math.round(fullCopyMs)} ms here)`);
+        assert.deepEqual(done.value, expected, 'every file (and the empty folder) at the destination, with its size');
+        assert.equal(await objectExists(s3, opts.bucket, `${root}src`), false);
 
-      const { access_token: token } = await login(server.url, 'admin', server.adminPassword);
-      const parent = await fetch(`${server.url}/storage/admin/work/`, { headers: bearer(token) });
-      assert.equal(parent.status, 200);
-      assert.deepEqual(((await parent.json()) as { entries: { name: string; is_file: boolean }[] }).entries.map((e) => [e.name, e.is_file]), [['dst', false]]);
-      assert.equal((await fetch(`${server.url}/storage/admin/work/src/`, { headers: bearer(token) })).status, 404);
-      const queue = [...files];
-      await Promise.all(
-        Array.from({ length: 8 }, async () => {
-          for (let f = queue.shift(); f; f = queue.shift()) {
-            const [rel, body] = f;
-            const r = await fetch(`${server!.url}/storage/admin/work/dst/${encodePath(rel)}`, { headers: bearer(token) });
-            assert.equal(r.status, 200, `GET dst/${rel}`);
-            assert.equal(sha(Buffer.from(await r.arrayBuffer())), sha(body), `content of dst/${rel}`);
-          }
-        }),
-      );
-    } finally {
-      await stopServer(server);
-      s3.destroy();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
-}
+        const { access_token: token } = await login(server.url, 'admin', server.adminPassword);
+        const parent = await fetch(`${server.url}/storage/admin/work/`, { headers: bearer(token) });
+        assert.equal(parent.status, 200);
+        assert.deepEqual(((await parent.json()) as { entries: { name: string; is_file: boolean }[] }).entries.map((e) => [e.name, e.is_file]), [['dst', false]]);
+        assert.equal((await fetch(`${server.url}/storage/admin/work/src/`, { headers: bearer(token) })).status, 404);
+        const queue = [...files];
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            for (let f = queue.shift(); f; f = queue.shift()) {
+              const [rel, body] = f;
+              const r = await fetch(`${server!.url}/storage/admin/work/dst/${encodePath(rel)}`, { headers: bearer(token) });
+              assert.equal(r.status, 200, `GET dst/${rel}`);
+              assert.equal(sha(Buffer.from(await r.arrayBuffer())), sha(body), `content of dst/${rel}`);
+            }
+          }),
+        );
+      } finally {
+        await stopServer(server);
+        s3.destroy();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
+});

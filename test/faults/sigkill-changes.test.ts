@@ -1,24 +1,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { bearer, login, postJson } from '../helpers/client.js';
-import { runCli, s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
-import { newDatabase, redisService, skipReason } from '../helpers/services.js';
+import { s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
+import { newDatabase, redisService, s3Client, skipReason } from '../helpers/services.js';
 import { faultSeed, prng, sleep } from './crash-helpers.js';
+import { processTree } from '../kit/process-tree.js';
 
 type Change = { cursor: string; type: string; path: string; from?: string; is_file: boolean; size?: number };
 type Item = { isFile: boolean; size?: number };
 
 /**
  * SIGKILL in the middle of a stream of writes, moves and deletes (issue 31):
- * afterwards, once a rescan has looked at storage (the leader's periodic
- * one, here `file-cloud index`), replaying the whole journal onto an empty
+ * afterwards, once the restarted server has rescanned storage by itself (it
+ * takes over the dead leader's lease, which a clean stop would have released,
+ * and rescans then: src/main.ts), replaying the whole journal onto an empty
  * mirror gives exactly the tree storage has — the kill lost no change the
  * tree kept and journaled none it lost.
  */
-async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: string[]; env: Record<string, string>; cli: string[] }) {
+/** The dead process's leader lease runs out and the next try takes it (LEADER_HANDOVER_MS, 40 s), then the rescan runs. */
+const SELF_HEAL_MS = 40_000 + 30_000;
+async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: string[]; env: Record<string, string>; putBeside: (dataDir: string, path: string, body: Buffer) => Promise<void> }) {
   const seed = faultSeed();
   t.diagnostic(`FC_FAULT_SEED=${seed}`);
   const rand = prng(seed);
@@ -43,60 +48,141 @@ async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: 
       await Promise.all([0, 1, 2, 3].map((w) => work(w).catch(() => undefined)));
       await killed;
     }
+    // What a kill between a write's rename and its index transaction leaves, for certain: a file on
+    // storage that the journal does not know.
+    await opts.putBeside(dataDir, 'beside/after-the-kill.bin', Buffer.alloc(1234));
     server = await startServer({ dataDir, args: opts.args, env: opts.env, startTimeoutMs: 60_000 });
-    const r = await runCli(['index', '--data-dir', dataDir, ...opts.cli], { env: opts.env });
-    assert.equal(r.code, 0, r.stderr);
+    const restarted = Date.now();
     const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
-    const mirror = new Map<string, Item>();
-    let cursor = '0';
-    for (;;) {
-      const res = await fetch(`${server.url}/api/changes?cursor=${cursor}&limit=5000`, { headers: auth });
-      assert.equal(res.status, 200);
-      const page = (await res.json()) as { changes: Change[]; cursor: string; more: boolean };
-      for (const c of page.changes) {
-        const rel = (p: string) => p.slice('/admin/'.length);
-        const drop = (p: string) => {
-          for (const k of [...mirror.keys()]) if (k === p || k.startsWith(`${p}/`)) mirror.delete(k);
-        };
-        if (c.type === 'deleted') drop(rel(c.path));
-        else if (c.type === 'moved') {
-          const from = rel(c.from as string);
-          const moving = [...mirror].filter(([k]) => k === from || k.startsWith(`${from}/`));
-          drop(from);
-          drop(rel(c.path));
-          for (const [k, v] of moving) mirror.set(rel(c.path) + k.slice(from.length), v);
-          mirror.set(rel(c.path), { isFile: c.is_file, size: c.size });
-        } else mirror.set(rel(c.path), { isFile: c.is_file, size: c.size });
-      }
-      cursor = page.cursor;
-      if (!page.more) break;
-    }
-    const tree = new Map<string, Item>();
-    const walk = async (dir: string) => {
-      const res = await fetch(`${server!.url}/storage/admin/${dir}`, { headers: auth });
-      for (const e of ((await res.json()) as { entries: { name: string; is_file: boolean; size: number }[] }).entries) {
-        const p = `${dir}${e.name}`;
-        tree.set(p, e.is_file ? { isFile: true, size: e.size } : { isFile: false });
-        if (!e.is_file) await walk(`${p}/`);
-      }
-    };
-    await walk('');
     const sorted = (m: Map<string, Item>) => [...m].map(([k, v]) => [k, v.isFile, v.isFile ? v.size : null]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    let mirror = await replay(server.url, auth);
+    let tree = await walkTree(server.url, auth);
+    // Nothing writes any more: the two agree once the rescan has run, and then stay so.
+    while (JSON.stringify(sorted(mirror)) !== JSON.stringify(sorted(tree)) && Date.now() - restarted < SELF_HEAL_MS) {
+      await sleep(1000);
+      mirror = await replay(server.url, auth);
+      tree = await walkTree(server.url, auth);
+    }
+    t.diagnostic(`journal and tree compared ${Date.now() - restarted} ms after the restart`);
     assert.ok(tree.size > 0);
-    assert.deepEqual(sorted(mirror), sorted(tree), `seed ${seed}`);
+    assert.deepEqual(sorted(mirror), sorted(tree), `seed ${seed}: the journal replayed from 0 is the tree within ${SELF_HEAL_MS} ms of the restart`);
   } finally {
     await server?.stop().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-test('local: SIGKILL mid-writes; after a rescan the journal replayed from 0 gives the tree', async (t) => {
-  await killAndCompare(t, { args: ['--workers', '1'], env: {}, cli: [] });
+/** The whole journal from cursor 0, replayed onto an empty mirror. */
+async function replay(url: string, auth: Record<string, string>): Promise<Map<string, Item>> {
+  const mirror = new Map<string, Item>();
+  let cursor = '0';
+  for (;;) {
+    const res = await fetch(`${url}/api/changes?cursor=${cursor}&limit=5000`, { headers: auth });
+    assert.equal(res.status, 200);
+    const page = (await res.json()) as { changes: Change[]; cursor: string; more: boolean };
+    for (const c of page.changes) {
+      const rel = (p: string) => p.slice('/admin/'.length);
+      const drop = (p: string) => {
+        for (const k of [...mirror.keys()]) if (k === p || k.startsWith(`${p}/`)) mirror.delete(k);
+      };
+      if (c.type === 'deleted') drop(rel(c.path));
+      else if (c.type === 'moved') {
+        const from = rel(c.from as string);
+        const moving = [...mirror].filter(([k]) => k === from || k.startsWith(`${from}/`));
+        drop(from);
+        drop(rel(c.path));
+        for (const [k, v] of moving) mirror.set(rel(c.path) + k.slice(from.length), v);
+        mirror.set(rel(c.path), { isFile: c.is_file, size: c.size });
+      } else mirror.set(rel(c.path), { isFile: c.is_file, size: c.size });
+    }
+    cursor = page.cursor;
+    if (!page.more) break;
+  }
+  return mirror;
+}
+
+/** What storage holds, as the listings show it. */
+async function walkTree(url: string, auth: Record<string, string>): Promise<Map<string, Item>> {
+  const tree = new Map<string, Item>();
+  const walk = async (dir: string) => {
+    const res = await fetch(`${url}/storage/admin/${dir}`, { headers: auth });
+    for (const e of ((await res.json()) as { entries: { name: string; is_file: boolean; size: number }[] }).entries) {
+      const p = `${dir}${e.name}`;
+      tree.set(p, e.is_file ? { isFile: true, size: e.size } : { isFile: false });
+      if (!e.is_file) await walk(`${p}/`);
+    }
+  };
+  await walk('');
+  return tree;
+}
+
+test('local: SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', async (t) => {
+  await killAndCompare(t, {
+    args: ['--workers', '1'],
+    env: {},
+    putBeside: async (dataDir, path, body) => {
+      const file = join(dataDir, 'storage', 'admin', ...path.split('/'));
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, body);
+    },
+  });
 });
 
 const clusterSkip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');
-test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; after a rescan the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
+test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
   const s3 = await s3ServerOptions();
   const database = await newDatabase('killchanges');
-  await killAndCompare(t, { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'], env: s3.env, cli: [...s3.args, '--database', database] });
+  await killAndCompare(t, {
+    args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'],
+    env: s3.env,
+    putBeside: async (_dataDir, path, body) => {
+      const client = s3Client();
+      try {
+        await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${s3.prefix}/admin/${path}`, Body: body }));
+      } finally {
+        client.destroy();
+      }
+    },
+  });
+});
+
+test('local, two workers: a worker SIGKILLed after the first rescan; a change it left unjournaled is journaled by itself', async (t) => {
+  const seed = faultSeed();
+  t.diagnostic(`FC_FAULT_SEED=${seed}`);
+  const rand = prng(seed);
+  const dataDir = await mkdtemp(join(tmpdir(), 'fc-kill-worker-'));
+  // At info level, to see the start's own rescan in the log.
+  const server = await startServer({ dataDir, args: ['--workers', '2'], env: { FILE_CLOUD_LOG_LEVEL: 'info' }, startTimeoutMs: 60_000 });
+  try {
+    const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
+    // Past the start's own rescan (30 s after start, on the leader): from here only a crash asks for one.
+    const firstRescan = Date.now() + 45_000;
+    while (!server.output().stdout.includes('search index rescanned') && Date.now() < firstRescan) await sleep(250);
+    assert.ok(server.output().stdout.includes('search index rescanned'), 'the first rescan ran within 45 s of the start');
+    const { cursor } = (await (await fetch(`${server.url}/api/changes`, { headers: auth })).json()) as { cursor: string };
+    // On storage, not in the journal: what the worker's kill between a rename and its index transaction leaves.
+    await mkdir(join(dataDir, 'storage', 'admin', 'beside'), { recursive: true });
+    await writeFile(join(dataDir, 'storage', 'admin', 'beside', 'left.bin'), Buffer.alloc(77));
+    const workers = (await processTree(server.proc.pid as number)).filter((p) => p !== server.proc.pid);
+    assert.equal(workers.length, 2, `two workers: ${workers.join(', ')}`);
+    const victim = workers[Math.floor(rand() * 2)] as number;
+    const killedAt = Date.now();
+    process.kill(victim, 'SIGKILL');
+    // The leader rescans when the primary reports the death at once; if the victim led, the worker
+    // that takes over its lease does (LEADER_HANDOVER_MS, 40 s). Either way, within this bound:
+    const deadline = killedAt + SELF_HEAL_MS;
+    let seen: Change | undefined;
+    while (!seen && Date.now() < deadline) {
+      await sleep(500);
+      const page = (await (await fetch(`${server.url}/api/changes?cursor=${cursor}`, { headers: auth })).json()) as { changes: Change[] };
+      seen = page.changes.find((c) => c.path === '/admin/beside/left.bin');
+    }
+    t.diagnostic(`worker ${victim} killed; the file was journaled ${Date.now() - killedAt} ms later`);
+    assert.ok(seen, `the file left beside the journal is journaled within ${SELF_HEAL_MS} ms of the kill`);
+    assert.equal(seen.type, 'created');
+    assert.equal(seen.size, 77);
+  } finally {
+    await server.stop().catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });

@@ -330,7 +330,8 @@ for (const [storage, skip] of BACKENDS) {
       const c0 = await now();
       let midCursor = '';
       let midTree: Tree = new Map();
-      const steps = storage === 'cluster' ? 30 : 40;
+      // On the object store every step's walk lists each folder (~0.1 s each against radosgw here): fewer steps there.
+      const steps = storage === 'file' ? 40 : 24;
       for (let i = 0; i < steps; i++) {
         if (i === Math.floor(steps / 2)) {
           midCursor = await now();

@@ -8,18 +8,19 @@ const DAV = 'DAV:';
 const kids = (el: XmlElement, local: string) => el.children.filter((c) => c.ns === DAV && c.local === local);
 const kid = (el: XmlElement, local: string) => kids(el, local)[0];
 
-/** A sync-collection REPORT body as RFC 6578 §3.8's example sends it. */
-const body = (token: string, level: '1' | 'infinite') =>
+/** A sync-collection REPORT body as RFC 6578 §3.8's example sends it (with §3.7's DAV:limit when given). */
+const body = (token: string, level: '1' | 'infinite', nresults?: number | string) =>
   `<?xml version="1.0" encoding="utf-8" ?>
 <D:sync-collection xmlns:D="DAV:">
   <D:sync-token>${token}</D:sync-token>
-  <D:sync-level>${level}</D:sync-level>
+  <D:sync-level>${level}</D:sync-level>${nresults === undefined ? '' : `
+  <D:limit><D:nresults>${nresults}</D:nresults></D:limit>`}
   <D:prop>
     <D:getetag/>
   </D:prop>
 </D:sync-collection>`;
 
-type Answer = { token: string; changed: Map<string, string | undefined>; removed: string[] };
+type Answer = { token: string; changed: Map<string, string | undefined>; removed: string[]; truncated: boolean };
 
 for (const [storage, skip] of BACKENDS) {
   describe(`WebDAV REPORT sync-collection (RFC 6578) on ${storage}`, { skip }, () => {
@@ -36,12 +37,12 @@ for (const [storage, skip] of BACKENDS) {
       const res = await fetch(`${t.url}/storage/alice/${encodePath(path)}`, { method: 'PUT', headers: { ...alice, 'content-type': 'application/octet-stream' }, body: content });
       assert.equal(res.status, 201);
     };
-    const raw = (path: string, token: string, level: '1' | 'infinite', headers: Record<string, string> = {}) =>
-      fetch(`${t.url}/dav/alice/${encodePath(path)}`, { method: 'REPORT', headers: { ...alice, 'content-type': 'application/xml; charset="utf-8"', depth: '0', ...headers }, body: body(token, level) });
+    const raw = (path: string, token: string, level: '1' | 'infinite', headers: Record<string, string> = {}, nresults?: number | string) =>
+      fetch(`${t.url}/dav/alice/${encodePath(path)}`, { method: 'REPORT', headers: { ...alice, 'content-type': 'application/xml; charset="utf-8"', depth: '0', ...headers }, body: body(token, level, nresults) });
 
     /** Checks the answer has the shape of RFC 6578 §3.8's: a multistatus of responses (propstat 200 or a 404 status) and the sync-token last. */
-    const report = async (path: string, token: string, level: '1' | 'infinite'): Promise<Answer> => {
-      const res = await raw(path, token, level);
+    const report = async (path: string, token: string, level: '1' | 'infinite', nresults?: number): Promise<Answer> => {
+      const res = await raw(path, token, level, {}, nresults);
       const text = await res.text();
       assert.equal(res.status, 207, text);
       assert.match(res.headers.get('content-type') ?? '', /^application\/xml/);
@@ -53,10 +54,17 @@ for (const [storage, skip] of BACKENDS) {
       assert.match(last.text, /^\S+:\S+$/, 'a URI');
       const changed = new Map<string, string | undefined>();
       const removed: string[] = [];
+      let truncated = false;
       for (const r of kids(root, 'response')) {
         const href = decodeURIComponent(kid(r, 'href')?.text ?? '');
         const status = kid(r, 'status');
-        if (status) {
+        if (status?.text === 'HTTP/1.1 507 Insufficient Storage') {
+          // RFC 6578 §3.6: the request-URI itself, saying the answer was cut short.
+          assert.equal(href, `/dav/alice/${path}`);
+          assert.ok(kid(r, 'error') && kid(kid(r, 'error') as XmlElement, 'number-of-matches-within-limits'), 'the precondition is named');
+          assert.equal(truncated, false, 'one truncation mark');
+          truncated = true;
+        } else if (status) {
           assert.equal(status.text, 'HTTP/1.1 404 Not Found');
           assert.equal(kids(r, 'propstat').length, 0, 'a removed member has a status and no propstat');
           removed.push(href);
@@ -66,7 +74,7 @@ for (const [storage, skip] of BACKENDS) {
           changed.set(href, kid(kid(ps, 'prop') as XmlElement, 'getetag')?.text);
         }
       }
-      return { token: last.text, changed, removed };
+      return { token: last.text, changed, removed, truncated };
     };
     const href = (p: string) => `/dav/alice/${p}`;
 
@@ -110,6 +118,59 @@ for (const [storage, skip] of BACKENDS) {
       const next = await report('box/', start.token, 'infinite');
       assert.deepEqual([...next.changed.keys()].sort(), [href('box/y/'), href('box/y/z.txt')]);
       assert.deepEqual(next.removed, [href('box/x.txt')]);
+    });
+
+    test('DAV:limit (RFC 6578 §3.7): answers cut at N members, marked 507 on the collection, the token continuing; nothing lost', async () => {
+      await put('lim/seed.txt', 'seed');
+      const start = await report('lim/', '', 'infinite');
+      const names = Array.from({ length: 7 }, (_, i) => `lim/f${i}.txt`);
+      for (const n of names) await put(n, n);
+      await fetch(`${t.url}/dav/alice/lim/seed.txt`, { method: 'DELETE', headers: alice });
+      await put('lim/f0.txt', 'changed again');
+      // Without a limit: every change at once.
+      const whole = await report('lim/', start.token, 'infinite');
+      assert.equal(whole.truncated, false);
+      assert.deepEqual([...whole.changed.keys()].sort(), names.map(href).sort());
+      assert.deepEqual(whole.removed, [href('lim/seed.txt')]);
+      // With nresults 3: pages of at most 3, every one but the last marked truncated, together the same.
+      let token = start.token;
+      const changed = new Set<string>();
+      const removed = new Set<string>();
+      let rounds = 0;
+      for (;;) {
+        const page = await report('lim/', token, 'infinite', 3);
+        assert.ok(page.changed.size + page.removed.length <= 3, `at most 3 members, got ${page.changed.size + page.removed.length}`);
+        for (const h of page.changed.keys()) changed.add(h);
+        for (const h of page.removed) removed.add(h);
+        assert.notEqual(page.token, token, 'each page moves the token on');
+        token = page.token;
+        rounds++;
+        assert.ok(rounds <= 10, 'the pages end');
+        if (!page.truncated) break;
+        assert.ok(page.changed.size + page.removed.length > 0, 'a truncated page reports something');
+      }
+      assert.ok(rounds >= 3, `${rounds} pages for 8 members in threes`);
+      assert.deepEqual([...changed].sort(), names.map(href).sort());
+      assert.deepEqual([...removed], [href('lim/seed.txt')]);
+      // Caught up: the last token gives nothing more.
+      const after = await report('lim/', token, 'infinite', 3);
+      assert.equal(after.changed.size + after.removed.length, 0);
+      assert.equal(after.truncated, false);
+    });
+
+    test('DAV:limit on a first sync over it: 507 number_of_matches_within_limits; a bad DAV:nresults 400', async () => {
+      for (const n of ['a', 'b', 'c']) await put(`first/${n}.txt`, n);
+      const over = await raw('first/', '', '1', {}, 2);
+      assert.equal(over.status, 507);
+      assert.equal(((await over.json()) as { error: string }).error, 'number_of_matches_within_limits');
+      const fits = await report('first/', '', '1', 3);
+      assert.equal(fits.changed.size, 3);
+      assert.equal(fits.truncated, false);
+      for (const bad of ['0', '-1', 'x', '']) {
+        const res = await raw('first/', '', '1', {}, bad);
+        assert.equal(res.status, 400, `nresults ${JSON.stringify(bad)}`);
+        assert.equal(((await res.json()) as { error: string }).error, 'bad_request');
+      }
     });
 
     test('bad requests: an unknown token 403 valid_sync_token, a bad level 400, Depth other than 0 400, a file 403', async () => {

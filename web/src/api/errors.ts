@@ -50,6 +50,7 @@ export const ERROR_MESSAGES = {
   disk_full: 'The server’s disk is full.',
   quota_exceeded: 'Not enough space left in your storage quota. Delete some files or ask an administrator for more space.',
   dav_limit_reached: 'Too many WebDAV properties or locks for this account. Remove some, then try again.',
+  number_of_matches_within_limits: 'More results than the sync asked for at most. Ask without a limit, or with a larger one.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;

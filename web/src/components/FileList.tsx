@@ -1,10 +1,11 @@
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { Entry, StorageApi } from '../api/storage';
 import type { Segments } from '../api/paths';
 import { PhoneSort, Row } from './FileRow';
 import { Icon } from './icons';
 import type { SelectMode, Sort, SortKey } from './list-order';
 import type { MoveDrag } from './useMoveDrag';
+import { usePhone } from '../lib/phone';
 
 type Props = {
   storage: StorageApi;
@@ -35,15 +36,7 @@ type Props = {
 const OVERSCAN = 8;
 
 function useRowHeight(): number {
-  const query = '(max-width: 640px)';
-  const [phone, setPhone] = useState(() => matchMedia(query).matches);
-  useEffect(() => {
-    const mq = matchMedia(query);
-    const on = () => setPhone(mq.matches);
-    mq.addEventListener('change', on);
-    return () => mq.removeEventListener('change', on);
-  }, []);
-  return phone ? 60 : 48;
+  return usePhone() ? 60 : 48;
 }
 
 /**

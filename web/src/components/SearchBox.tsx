@@ -5,6 +5,7 @@ import { resultPlace, searchNames, type SearchAnswer, type SearchResult } from '
 import type { StorageApi } from '../api/storage';
 import { kindOf } from '../lib/file-kind';
 import { navigate } from '../lib/router';
+import { usePhone } from '../lib/phone';
 import { Icon, KindIcon } from './icons';
 
 /** Typing pauses this long before a search is sent. */
@@ -44,6 +45,7 @@ function useSlashKey(input: React.RefObject<HTMLInputElement | null>) {
 export function SearchBox({ storage }: { storage: StorageApi }) {
   const input = useRef<HTMLInputElement>(null);
   const [q, setQ] = useState('');
+  const phone = usePhone();
   const [state, setState] = useState<State>({ status: 'idle' });
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
@@ -113,7 +115,8 @@ export function SearchBox({ storage }: { storage: StorageApi }) {
         ref={input}
         type="search"
         className="search-input"
-        placeholder="Search files  /"
+        // A phone's box has room for one short word; the "/" shortcut is shown (and used) with a keyboard.
+        placeholder={phone ? 'Search' : 'Search files'}
         aria-label="Search files and folders"
         role="combobox"
         aria-expanded={showPanel}
@@ -136,6 +139,7 @@ export function SearchBox({ storage }: { storage: StorageApi }) {
         }}
         onKeyDown={onKeyDown}
       />
+      {!phone && <kbd className="search-key" aria-hidden="true">/</kbd>}
       {showPanel ? (
         <div className="search-panel">
           {state.status === 'loading' ? <p className="search-note muted">Searching…</p> : null}
