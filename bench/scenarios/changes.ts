@@ -16,9 +16,11 @@
  *    Redis; a writer PUTs 4 KiB files on node A at 100 a second (paced, not
  *    closed-loop) while a reader follows `/api/changes/stream` on node B and
  *    another on node A (the reference: the writer's own node); for each
- *    write, the time from its 201 to its event on each stream. Target: p99
- *    on node B at most 1 s. An event that never comes counts as infinitely
- *    late.
+ *    write, the time from its journal entry (created_at, read from
+ *    PostgreSQL afterwards), from its 201 and from its send to its event on
+ *    each stream. Target: p99 on node B at most 1 s from the journal entry,
+ *    with node A taking the 100 writes/s (below 95 % of that the target has
+ *    no sample: FAIL). An event that never comes counts as infinitely late.
  *
  * --quick: one repetition of 2 s, 1,000 entries, 3 s of writes: it proves
  * the paths work; its ratios are printed like any others but are no
@@ -295,12 +297,20 @@ async function writesAndRead(o: Options, tmp: string, log: (msg: string) => void
     const achieved = count / elapsed;
     const note = `(${achieved.toFixed(0)} writes/s achieved of ${rate} offered)`;
     const p50 = row('changes_stream_p50', `change seen on a stream, p50, from its journal entry [ref: node A's own stream; File Cloud: node B's]`, 'ms', false, undefined, note);
-    const p99 = row('changes_stream_p99', `change seen on another node's stream, p99, from its journal entry, ${rate} writes/s offered on node A [ref: node A's own stream; File Cloud: node B's]`, 'ms', false, { kind: 'fc_at_most', value: CROSS_NODE_P99_MS }, note);
+    const p99 = row('changes_stream_p99', `change seen on another node's stream, p99, from its journal entry [ref: node A's own stream; File Cloud: node B's]`, 'ms', false, undefined, note);
+    // The target names its load: at under 95 % of it the run has no sample for the target (a FAIL,
+    // as every target without a sample), whatever the p99 was: a light load proves nothing.
+    const loaded = achieved >= rate * 0.95;
+    const target = row('changes_stream_p99_at_rate', `the same p99 with node A taking ${rate} writes/s${loaded ? '' : ` (no sample: it took ${achieved.toFixed(0)}/s)`}`, 'ms', false, { kind: 'fc_at_most', value: CROSS_NODE_P99_MS });
     const p99From201 = row('changes_stream_p99_201', `the same p99 from the write's 201 [ref: node A's stream; File Cloud: node B's]`, 'ms', false);
     p50.ref.push(aFromJournal.p50);
     p50.fileCloud.push(bFromJournal.p50);
     p99.ref.push(aFromJournal.p99);
     p99.fileCloud.push(bFromJournal.p99);
+    if (loaded) {
+      target.ref.push(aFromJournal.p99);
+      target.fileCloud.push(bFromJournal.p99);
+    }
     p99From201.ref.push(aFrom201.p99);
     p99From201.fileCloud.push(bFrom201.p99);
     const details = {
@@ -317,8 +327,8 @@ async function writesAndRead(o: Options, tmp: string, log: (msg: string) => void
       services: { s3: backing.s3.endpoint, startedHere: backing.startedHere },
     };
     log(`changes across nodes: ${count} writes in ${elapsed.toFixed(1)} s (${achieved.toFixed(1)}/s of ${rate} offered; PUT p50 ${putLat.p50.toFixed(1)} p99 ${putLat.p99.toFixed(1)} ms); from the journal entry: node A's stream p50 ${aFromJournal.p50.toFixed(1)} p99 ${aFromJournal.p99.toFixed(1)} ms, node B's p50 ${bFromJournal.p50.toFixed(1)} p99 ${bFromJournal.p99.toFixed(1)} ms; from the 201: B p99 ${bFrom201.p99.toFixed(1)} ms; from the send: B p99 ${bFromSend.p99.toFixed(1)} ms; missing A ${details.missingOnA}, B ${details.missingOnB}`);
-    if (achieved < rate * 0.95) log(`changes across nodes: WARNING node A took ${achieved.toFixed(1)} writes/s, not the ${rate} offered: the machine could not give the target's load`);
-    return { rows: [p50, p99, p99From201], details };
+    if (!loaded) log(`changes across nodes: WARNING node A took ${achieved.toFixed(1)} writes/s, not the ${rate} offered: the machine could not give the target's load (its row has no sample: FAIL)`);
+    return { rows: [p50, p99, target, p99From201], details };
   } finally {
     for (const s of streams) s.stop();
     agent.destroy();
