@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick] [-- options]`: File Cloud side by side with nginx,
  * then File Cloud with `--workers 1` beside `--workers auto`, then its
- * WebDAV door beside its HTTP API (and with
+ * WebDAV door beside its HTTP API, the change feed beside the same
+ * operations without the journal (scenarios/changes.ts; and with
  * `--storage s3`, File Cloud on S3 side by side with the AWS SDK; with
  * `--nodes N`, N nodes on S3 + PostgreSQL + Redis behind nginx beside 1).
  *
