@@ -52,7 +52,8 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
   await mkdir(paths.storage, { recursive: true });
   await mkdir(paths.tmp, { recursive: true });
   const timeoutMs = config.serviceTimeout * 1000;
-  const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url, { timeoutMs }) : await openSqliteStore(paths.db);
+  const journal = config.changes;
+  const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url, { timeoutMs, journal }) : await openSqliteStore(paths.db, { journal });
   const leases = opts.redis ? fallbackLeaseRepo(redisLeaseRepo(opts.redis), store.leases, opts.breaker ?? redisBreaker()) : store.leases;
   const backend = await openBackend(config.storage, { leases, journal: store.journal }, paths, { ...opts, timeoutMs });
   if (serving) {

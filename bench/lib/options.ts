@@ -40,11 +40,13 @@ export const THUMB_METRICS = ['thumbs'] as const;
 export const SEARCH_METRICS = ['search'] as const;
 /** 4 KiB uploads over 8 connections beside rclone serve webdav (issue 30; part of every run; 200 files, 1 repetition with --quick). */
 export const SMALL_UPLOAD_METRICS = ['smallput'] as const;
+/** The change feed (issue 31): writes with the journal beside --changes off, the feed beside a listing, a change across two nodes (part of every run; small with --quick). */
+export const CHANGE_METRICS = ['changes'] as const;
 /** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
 export const NODE_METRICS = ['nodes'] as const;
-export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof SEARCH_METRICS)[number] | (typeof SMALL_UPLOAD_METRICS)[number] | (typeof NODE_METRICS)[number];
+export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof SEARCH_METRICS)[number] | (typeof SMALL_UPLOAD_METRICS)[number] | (typeof CHANGE_METRICS)[number] | (typeof NODE_METRICS)[number];
 
-const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS].join(',')}]
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS].join(',')}]
                         [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3] [--nodes N]
   --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
   --reps N    repetitions of each metric (default 3; quick 2)
@@ -60,9 +62,12 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               zip: a folder of 1024 × 1 MiB files (64 with --quick) as a zip beside a plain GET of big.bin, with RSS;
               thumbs: 256 px thumbnails of 20 × 12 MP JPEGs (4 with --quick) beside vipsthumbnail (libvips-tools);
               search: /api/search p50/p99 over 1,000,000 indexed names (20,000 with --quick) and file-cloud index of
-              100,000 files (2,000), SQLite beside PostgreSQL (FC_TEST_DATABASE_URL, else test-services.sh starts one)
+              100,000 files (2,000), SQLite beside PostgreSQL (FC_TEST_DATABASE_URL, else test-services.sh starts one);
               smallput: 2,000 × 4 KiB uploads (200 with --quick) over 8 connections (wrk): API raw PUT, multipart PUT of
-              100 files per request and WebDAV PUT beside rclone serve webdav's PUT (Debian's rclone)
+              100 files per request and WebDAV PUT beside rclone serve webdav's PUT (Debian's rclone);
+              changes: 4 KiB PUTs (8 connections) with --changes on beside off, GET /api/changes of 10,000 entries
+              (1,000) beside the listing of that folder, and 100 writes/s on one node seen on another node's
+              change stream (two nodes on S3 + PostgreSQL + Redis, started as for --nodes)
   --profile   run File Cloud with --cpu-prof; profiles go to bench/results/profiles/
   --keep      keep the temporary data dir and dataset
   --dir DIR   where to create the temporary dir (default: the OS temp dir)
@@ -116,7 +121,7 @@ export function parseOptions(argv: string[]): Options {
         for (const n of names) {
           if ((S3_METRICS as readonly string[]).includes(n)) onlyS3 = true;
           else if ((NODE_METRICS as readonly string[]).includes(n)) onlyNodes = true;
-          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
+          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
         }
         o.only = new Set(names);
         break;

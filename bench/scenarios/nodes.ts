@@ -45,7 +45,7 @@ export type NodesRun = {
 };
 
 /** A fresh database on the server of `url`; returns its URL and the clean-up that drops it. */
-async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `fc_bench_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -71,7 +71,7 @@ async function freshDatabase(url: string): Promise<{ url: string; drop(): Promis
 }
 
 /** A Redis shared with others (from the environment): its database 13, so the nodes' login counts and leases stay apart. */
-function ownRedisDb(url: string): string {
+export function ownRedisDb(url: string): string {
   const u = new URL(url);
   u.pathname = '/13';
   return u.toString();

@@ -57,7 +57,7 @@ import { searchRoutes } from '../routes/search.js';
 import { changeRoutes } from '../routes/changes.js';
 import { createChangeService } from '../services/changes.js';
 import { createChangeSignal } from '../services/change-signal.js';
-import { createFolderEtags } from '../services/folder-etags.js';
+import { backendFolderEtags, createFolderEtags } from '../services/folder-etags.js';
 import { createDavSync } from '../services/dav-sync.js';
 import type { Redis } from 'ioredis';
 import { createSearchService } from '../services/search.js';
@@ -179,7 +179,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
   const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags: createFolderEtags(deps.store.changes) });
+  // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
+  const folderEtags = config.changes ? createFolderEtags(deps.store.changes) : backendFolderEtags(deps.backend);
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags });
   // An upload that would pass the quota purges the owner's oldest versions, then the oldest trash, first.
   storageUsage.setReclaim(async (user, bytes) => {
     const fromVersions = await versions.freeFor(user, bytes);
@@ -218,8 +220,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     channel: deps.deployment ? `fc:changes:${deps.deployment}` : 'fc:changes',
     onError: (err) => app.log.warn({ err }, 'change stream wake-up failed'),
   });
-  const changes = createChangeService({ store: deps.store, clock, retentionSeconds: config.changesRetention, signal: changeSignal });
-  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), onChange: () => changeSignal.notify() });
+  const changes = createChangeService({ store: deps.store, clock, retentionSeconds: config.changesRetention, signal: changeSignal, enabled: config.changes });
+  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal.notify() } : {}) });
 
   const leading = deps.isLeader ?? (() => true);
   // Set below, once the webhooks exist: an entry appended on the leader wakes delivery at once
@@ -329,8 +331,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      const dav = createDavService({ files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
-      const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags: createFolderEtags(deps.store.changes) });
+      const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
+      const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags });
       await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, sync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));

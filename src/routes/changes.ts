@@ -71,6 +71,7 @@ export const CHANGES_SCHEMA: RouteSchema = {
     ...errors({
       400: 'A bad `cursor` or `limit`, or one given twice (`bad_request`).',
       401: 'No valid token (`unauthorized`).',
+      404: 'The server runs with `--changes off` and keeps no journal (`changes_disabled`).',
       410: 'The cursor is older than the journal keeps, or not from this server (`cursor_expired`): walk the tree again.',
       503: 'The metadata store cannot be reached (`unavailable`).',
     }),
@@ -89,6 +90,7 @@ export const CHANGES_STREAM_SCHEMA: RouteSchema = {
     ...errors({
       400: 'A bad `cursor` (`bad_request`).',
       401: 'No valid token (`unauthorized`).',
+      404: 'The server runs with `--changes off` and keeps no journal (`changes_disabled`).',
       410: 'The cursor is older than the journal keeps (`cursor_expired`).',
     }),
   },

@@ -61,7 +61,7 @@ const DAV_METHODS: Record<string, Omit<RouteSchema, 'tags' | 'params' | 'securit
       207: XML('Multistatus: changed members with the asked properties, removed ones with 404, and the next `sync-token`; when cut short (over `DAV:limit`, or 10,000 journal entries), the collection last with 507 and `DAV:number-of-matches-within-limits`: ask again with the token for the rest.'),
       ...errors({
         ...common,
-        403: 'Not a sync-collection REPORT, a file instead of a collection (`forbidden`), or a sync token this server did not give or no longer keeps (`valid_sync_token`): sync again without one.',
+        403: 'Not a sync-collection REPORT, a file instead of a collection (`forbidden`), or a sync token this server did not give or no longer keeps (`valid_sync_token`): sync again without one; a server run with `--changes off` (`supported_report`).',
         404: 'Nothing at this path (`not_found`).',
         413: 'The XML body is too large.',
         507: 'A first sync (no token) with more members than its `DAV:limit` (`number_of_matches_within_limits`): it cannot be cut short.',

@@ -42,7 +42,7 @@ const SCAN = 1000;
  * asked of `decide` as a read of its path. A move across the edge of a
  * grant is, for the recipient, a creation or a deletion.
  */
-export function createChangeService(deps: { store: MetadataStore; clock: Clock; retentionSeconds: number; signal: ChangeSignal }) {
+export function createChangeService(deps: { store: MetadataStore; clock: Clock; retentionSeconds: number; signal: ChangeSignal; enabled?: boolean }) {
   const { store } = deps;
 
   const parseCursor = (raw: string | undefined): number | 'now' => {
@@ -78,11 +78,17 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
     return undefined;
   };
 
+  const enabled = deps.enabled ?? true;
+
   return {
     signal: deps.signal,
+    /** False under --changes off: there is no journal to read (docs/sync.md "Without the feed"). */
+    enabled,
 
     async list(principal: Principal, input: ChangesInput): Promise<ChangesPage> {
       if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
+      // After the principal check: a stranger learns nothing of the server's options.
+      if (!enabled) throw new AppError('changes_disabled', 'This server keeps no change journal (--changes off): list folders instead.');
       const limit = input.limit ?? DEFAULT_CHANGES_LIMIT;
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CHANGES_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_CHANGES_LIMIT}.`);
       const from = parseCursor(input.cursor);

@@ -119,6 +119,9 @@ export function createDavSync(deps: { files: FilesService; backend: StorageBacke
   return {
     /** `limit`: the client's DAV:limit/DAV:nresults, the most members one answer may report (RFC 6578 §3.7). */
     async sync(principal: Principal, key: StorageKey, opts: { token: string | undefined; level: SyncLevel; limit?: number | undefined }): Promise<SyncResult> {
+      // RFC 3253 §3.6's precondition for a report the resource does not support (RFC 6578 §3.2:
+      // such a server leaves sync-collection out of DAV:supported-report-set, which this one never lists).
+      if (!changes.enabled) throw new AppError('supported_report', 'This server keeps no change journal (--changes off): sync-collection is not supported; use PROPFIND.');
       const top = await deps.files.stat(key);
       if (top.isFile) throw new AppError('forbidden', 'sync-collection applies to a collection, not a file.');
       if (opts.token === undefined || opts.token === '') {

@@ -1,4 +1,4 @@
-import type { Entry } from '../storage/backend.js';
+import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { ChangeRepo } from '../store/types.js';
 
 /** A folder's ETag from the cursor of the latest change beneath it: distinct from every backend's own form. */
@@ -42,3 +42,24 @@ export function createFolderEtags(changes: Pick<ChangeRepo, 'treeCursors'>) {
 }
 
 export type FolderEtags = ReturnType<typeof createFolderEtags>;
+
+/**
+ * Folder ETags under --changes off: nothing stamps folders, and stamps left from a time the
+ * journal was on would stand still, so every folder has the backend's own ETag (docs/sync.md
+ * "Without the feed"): on local disk it moves when a direct member is added, removed or renamed;
+ * on S3 it is the folder marker's. It does not propagate up the tree. The listing's ETag then
+ * costs one storage stat of the folder.
+ */
+export function backendFolderEtags(backend: Pick<StorageBackend, 'stat'>): FolderEtags {
+  return {
+    async tag(owner, path) {
+      return (await backend.stat({ user: owner, segments: path === '' ? [] : path.split('/') }))?.etag;
+    },
+    async one(_owner, _path, entry) {
+      return entry;
+    },
+    pages(_owner, _dir, pages) {
+      return pages;
+    },
+  };
+}

@@ -16,10 +16,23 @@ const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof
  * cursor 12 committed while 11 is still open, move its cursor past 11 and never see it. Holding one
  * transaction-level lock from before the insert until commit makes cursors commit in order. It is
  * taken first, before any row lock, so two journal writers never wait on each other in a cycle.
- * SQLite runs one write transaction at a time anyway.
+ * SQLite runs one write transaction at a time anyway, but see beginWrite.
  */
 export async function lockJournal(trx: Transaction<Database>): Promise<void> {
+  await beginWrite(trx);
   if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`.execute(trx);
+}
+
+/**
+ * Call first in a transaction that reads and then writes (SQLite). Its transactions are deferred:
+ * one that reads first holds a read snapshot, and if another process (a second worker, the CLI)
+ * commits before it writes, the write fails at once with SQLITE_BUSY_SNAPSHOT — busy_timeout does
+ * not wait for that — and the file stays unindexed and unjournaled (found by the change-feed bench
+ * with --workers 2). A write as the first statement takes the write lock, waiting its turn, before
+ * anything is read. PostgreSQL needs nothing: its row locks and the journal lock order writers.
+ */
+export async function beginWrite(trx: Transaction<Database>): Promise<void> {
+  if (!isPostgres(trx)) await sql`UPDATE changes_horizon SET id = id WHERE id = 1`.execute(trx);
 }
 
 /** The folders a change at `path` lies beneath (not the root: its ETag is the owner's latest cursor). */
@@ -99,6 +112,7 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
     },
     async purgeBefore(time) {
       return db.transaction().execute(async (trx) => {
+        await beginWrite(trx);
         const row = await trx.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).where('created_at', '<', time).executeTakeFirst();
         const through = Number(row?.m ?? 0);
         if (through === 0) return 0;

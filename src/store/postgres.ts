@@ -4,7 +4,7 @@ import { StoreOpenError } from './sqlite.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
-import { createRepositories } from './repositories.js';
+import { createRepositories, type StoreOptions } from './repositories.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
 
@@ -16,7 +16,7 @@ const MIGRATION_LOCK = 0x46434d4947524154n;
  * and migrations as SQLite (one SQL through Kysely); nodes starting together
  * migrate one after another under an advisory lock, so each migration runs once.
  */
-export async function openPostgresStore(url: string, opts: { poolSize?: number; timeoutMs?: number } = {}): Promise<MetadataStore & { readonly kind: 'postgres'; readonly db: Kysely<Schema> }> {
+export async function openPostgresStore(url: string, opts: { poolSize?: number; timeoutMs?: number } & StoreOptions = {}): Promise<MetadataStore & { readonly kind: 'postgres'; readonly db: Kysely<Schema> }> {
   const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
   // Loaded here: a deployment on SQLite never holds the driver.
   const { default: pg } = await import('pg');
@@ -52,7 +52,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
   return {
     kind: 'postgres',
     db,
-    ...createRepositories(db),
+    ...createRepositories(db, undefined, opts),
     close: () => db.destroy(),
   };
 }

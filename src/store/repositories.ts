@@ -26,13 +26,19 @@ import { createZipCrcRepo } from './zip-crcs-repo.js';
 import { createTrashRepo } from './trash-repo.js';
 import { createVersionRepo } from './versions-repo.js';
 
+/** How a store is opened (beside where). */
+export type StoreOptions = {
+  /** Whether index writes append to the change journal (--changes, default on). */
+  readonly journal?: boolean;
+};
+
 /**
  * Every repository of the metadata store over one Kysely instance. SQLite and PostgreSQL run the
  * same SQL, so they are wired here once; a new repository is added in this one place. `changeStamp`
  * (SQLite only) lets the token and share lookups cache between writes: PostgreSQL, shared by
  * other nodes, has no cheap stamp of another node's writes, so it gets none and asks each time.
  */
-export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeStamp): Omit<MetadataStore, 'close'> {
+export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeStamp, opts: StoreOptions = {}): Omit<MetadataStore, 'close'> {
   return {
     users: createUserRepo(db, changeStamp),
     sessions: createSessionRepo(db, changeStamp),
@@ -48,7 +54,7 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     shares: createShareRepo(db, changeStamp),
     apiKeys: createApiKeyRepo(db, changeStamp),
     usage: createUsageRepo(db),
-    search: createSearchRepo(db),
+    search: createSearchRepo(db, { journal: opts.journal ?? true }),
     changes: createChangeRepo(db),
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),

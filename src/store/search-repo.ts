@@ -1,6 +1,6 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
-import { appendChanges, lockJournal, type NewChange } from './changes-repo.js';
+import { appendChanges, beginWrite, lockJournal, type NewChange } from './changes-repo.js';
 import type { Database } from './schema.js';
 import type { IndexedEntry, SearchRepo } from './types.js';
 
@@ -44,7 +44,12 @@ const fromRow = (r: Row): IndexedEntry => ({ user: r.user_name, path: r.path, is
  * index for queries of at least three characters; shorter ones read the
  * user's names through LIKE (escaped: % and _ are literal).
  */
-export function createSearchRepo(db: Kysely<Database>): SearchRepo {
+export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean } = { journal: true }): SearchRepo {
+  // --changes off: no entries, and none of their cost either (the advisory lock that orders every
+  // journal writer on PostgreSQL, the read of the rows before, the folder stamps).
+  const journal = opts.journal;
+  const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : beginWrite(trx));
+  const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? appendChanges(trx, changes) : Promise.resolve());
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
 
   const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
@@ -56,10 +61,10 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
       for (let i = 0; i < entries.length; i += BATCH) {
         const batch = entries.slice(i, i + BATCH);
         await db.transaction().execute(async (trx) => {
-          await lockJournal(trx);
+          await lock(trx);
           // What the index held before decides what the journal says: new → created, other figures → modified.
           const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
-          for (const user of new Set(batch.map((e) => e.user))) {
+          for (const user of journal ? new Set(batch.map((e) => e.user)) : []) {
             const paths = batch.filter((e) => e.user === user).map((e) => e.path);
             const rows = await trx.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).execute();
             for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
@@ -91,7 +96,7 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
               })),
             )
             .execute();
-          await appendChanges(trx, changes);
+          await append(trx, changes);
         });
       }
     },
@@ -104,14 +109,14 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
 
     async deleteWithin(user, path, isFile) {
       return db.transaction().execute(async (trx) => {
-        await lockJournal(trx);
+        await lock(trx);
         const itself = path === '' ? undefined : await trx.selectFrom('search_entries').select('is_file').where('user_name', '=', user).where('path', '=', path).executeTakeFirst();
         const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
         // One entry for the item: a consumer removes what was below it with it. Storage said it was
         // deleted (isFile given): journaled even if the index never had it (put there by another
         // tool, not rescanned yet), since a client may know it from a walk.
         const kind = itself ? Number(itself.is_file) === 1 : isFile;
-        if (path !== '' && kind !== undefined) await appendChanges(trx, [{ owner: user, type: 'deleted', path, isFile: kind }]);
+        if (path !== '' && kind !== undefined) await append(trx, [{ owner: user, type: 'deleted', path, isFile: kind }]);
         return Number(r.numDeletedRows);
       });
     },
@@ -120,7 +125,7 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
       const name = nameOf(to);
       const shift = depthOf(to) - depthOf(from);
       return db.transaction().execute(async (trx) => {
-        await lockJournal(trx);
+        await lock(trx);
         const itself = await trx.selectFrom('search_entries').select(['is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', '=', from).executeTakeFirst();
         await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(to)).execute();
         // The moved entry itself gets its new name; below it only paths and depths change.
@@ -146,7 +151,7 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
           if (current && itself) {
             await trx.updateTable('search_entries').set({ size: current.size, modified: current.modified, etag: current.etag ?? null }).where('user_name', '=', user).where('path', '=', to).execute();
           }
-          await appendChanges(trx, [{ owner: user, type: 'moved', path: to, from, isFile, ...(isFile ? figures : { modified: figures.modified, etag: figures.etag }) }]);
+          await append(trx, [{ owner: user, type: 'moved', path: to, from, isFile, ...(isFile ? figures : { modified: figures.modified, etag: figures.etag }) }]);
         }
         return Number(r.numUpdatedRows);
       });
@@ -217,13 +222,13 @@ export function createSearchRepo(db: Kysely<Database>): SearchRepo {
 
     async sweepMarked(user, scan) {
       return db.transaction().execute(async (trx) => {
-        await lockJournal(trx);
+        await lock(trx);
         const gone = await trx.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', user).where('scan', '=', scan).orderBy('path').execute();
         const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where('scan', '=', scan).executeTakeFirst();
         // What other tools removed: one entry per topmost item (what was below it goes with it).
         const goneSet = new Set(gone.map((g) => g.path));
         const top = gone.filter((g) => !g.path.split('/').slice(0, -1).some((_, i, parts) => goneSet.has(parts.slice(0, i + 1).join('/'))));
-        await appendChanges(trx, top.map((g) => ({ owner: user, type: 'deleted' as const, path: g.path, isFile: Number(g.is_file) === 1 })));
+        await append(trx, top.map((g) => ({ owner: user, type: 'deleted' as const, path: g.path, isFile: Number(g.is_file) === 1 })));
         return Number(r.numDeletedRows);
       });
     },

@@ -4,7 +4,7 @@ import type { ChangeStamp } from './stamped-cache.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
-import { createRepositories } from './repositories.js';
+import { createRepositories, type StoreOptions } from './repositories.js';
 
 export class StoreOpenError extends Error {}
 
@@ -89,7 +89,7 @@ export function foldWriteAheadLog(file: string): void {
  * WAL lets the CLI change users while a server runs on the same file;
  * busy_timeout makes a writer wait for the other process instead of failing.
  */
-export async function openSqliteStore(file: string): Promise<MetadataStore> {
+export async function openSqliteStore(file: string, opts: StoreOptions = {}): Promise<MetadataStore> {
   let sqlite: Database.Database;
   try {
     sqlite = new Database(file, { timeout: 5000 });
@@ -119,7 +119,7 @@ export async function openSqliteStore(file: string): Promise<MetadataStore> {
   }
   const changes = sqliteChangeStamp(sqlite, statements);
   return {
-    ...createRepositories(db, changes),
+    ...createRepositories(db, changes, opts),
     close: () => db.destroy(),
   };
 }

@@ -85,7 +85,8 @@ export function watchChanges(client: ApiClient, onChange: (c: Change) => void, o
         if (e instanceof ApiError && e.code === 'cursor_expired') {
           last = undefined;
           onReset();
-        } else if (e instanceof ApiError && e.status === 401) {
+        } else if (e instanceof ApiError && (e.status === 401 || e.code === 'changes_disabled')) {
+          // Signed out, or a server run with --changes off: no stream to follow, the folder shows as loaded.
           return;
         }
         failures++;

@@ -31,6 +31,8 @@ export const ERROR_MESSAGES = {
   method_not_allowed: 'This operation is not possible here.',
   valid_sync_token: 'The sync state is too old; sync again from the start.',
   cursor_expired: 'The list of changes has moved on; reload the folder.',
+  changes_disabled: 'This server does not keep a list of changes; reload the folder to see them.',
+  supported_report: 'This server does not support that WebDAV report.',
   unsupported_media_type: 'The server does not accept this kind of request body here.',
   locked: 'It is locked by another program (a WebDAV lock). Try again when it is released.',
   too_large: 'The file is larger than this server accepts.',
