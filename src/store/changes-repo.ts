@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { Database } from './schema.js';
 import type { ChangeRecord, ChangeRepo } from './types.js';
 
@@ -8,7 +9,6 @@ export type NewChange = Omit<ChangeRecord, 'cursor' | 'at'>;
 /** Any number; only its being the same for every writer matters. */
 const JOURNAL_LOCK = 0x6663_3331;
 
-const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * Call first in a transaction that will append to the journal. On PostgreSQL a sequence hands out
