@@ -22,6 +22,15 @@ export async function wrk(server: Server, tmp: string, o: WrkRun): Promise<WrkRe
     'end',
   ].join('\n');
   await writeFile(script, lua);
+  return runWrk(server, script, o);
+}
+
+/**
+ * Runs wrk with a Lua script (2 threads, `connections`, `seconds`, the server's headers) and reads
+ * its rate and latency; fails on any non-2xx answer or socket error, and on no request at all unless
+ * it is a warm-up.
+ */
+export async function runWrk(server: Server, script: string, o: { name: string; connections: number; seconds: number; warmup?: boolean }): Promise<WrkResult> {
   const args = ['-t', '2', '-c', String(o.connections), '-d', `${o.seconds}s`, '--timeout', '10s', '--latency', '-s', script];
   for (const [k, v] of Object.entries(server.headers)) args.push('-H', `${k}: ${v}`);
   args.push(`${server.base}/`);

@@ -34,15 +34,14 @@ import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import { expectStatus, request } from '../lib/http.js';
 import type { Options } from '../lib/options.js';
 import { BenchError, USER } from '../lib/paths.js';
-import { children, sleep } from '../lib/processes.js';
+import { sleep } from '../lib/processes.js';
 import { createBucket, emptyBucket, s3Client } from '../lib/s3-direct.js';
 import { memstoreBytes, startBacking, type Backing } from '../lib/s3-service.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
-import { percentiles } from '../lib/wrk.js';
+import { percentiles, runWrk, type WrkResult } from '../lib/wrk.js';
 import { freshDatabase, ownRedisDb } from './nodes.js';
 import { FC_PREFIX } from './s3/context.js';
-import { spawn } from 'node:child_process';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 
@@ -55,7 +54,7 @@ export type ChangesRun = { rows: Row[]; details: Record<string, unknown> };
 const BODY = randomBytes(4096);
 
 /** wrk PUTting 4 KiB bodies to new names `<prefix><thread>-<n>`: requests per second and latency. */
-export async function wrkPut(s: Server, tmp: string, prefix: string, connections: number, seconds: number): Promise<{ rps: number; p50: number; p99: number; requests: number }> {
+export async function wrkPut(s: Server, tmp: string, prefix: string, connections: number, seconds: number): Promise<WrkResult> {
   const script = join(tmp, `wrk-put-${s.name.replace(/[^A-Za-z0-9]+/g, '-')}.lua`);
   const lua = [
     'local counter = 1',
@@ -71,36 +70,7 @@ export async function wrkPut(s: Server, tmp: string, prefix: string, connections
     'end',
   ].join('\n');
   await writeFile(script, lua);
-  const args = ['-t', '2', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '--latency', '-s', script];
-  for (const [k, v] of Object.entries(s.headers)) args.push('-H', `${k}: ${v}`);
-  args.push(`${s.base}/`);
-  const out = await new Promise<string>((res, rej) => {
-    const p = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(p);
-    let text = '';
-    p.stdout.on('data', (d: Buffer) => (text += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (text += d.toString()));
-    const timer = setTimeout(() => p.pid && process.kill(p.pid, 'SIGKILL'), (seconds + 30) * 1000);
-    p.on('error', rej);
-    p.on('exit', (code) => {
-      clearTimeout(timer);
-      children.delete(p);
-      if (code === 0) res(text);
-      else rej(new BenchError(`wrk exited with ${code}: ${text}`));
-    });
-  });
-  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
-  const latency = (pct: string) => {
-    const m = new RegExp(`\\s${pct}%\\s+([\\d.]+)(us|ms|s)\\b`).exec(out);
-    return m ? Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2] as 'us' | 'ms' | 's'] : NaN;
-  };
-  const requests = num(/(\d+) requests in/);
-  const non2xx = num(/Non-2xx or 3xx responses: (\d+)/);
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const sockErrors = sock ? sock.slice(1).reduce((a, x) => a + Number(x), 0) : 0;
-  if (!(requests > 0)) throw new BenchError(`${s.name}: wrk PUT made no requests:\n${out}`);
-  if (non2xx > 0 || sockErrors > 0) throw new BenchError(`${s.name}: wrk PUT: ${Number.isNaN(non2xx) ? 0 : non2xx} non-2xx answers, ${sockErrors} socket errors:\n${out}`);
-  return { rps: num(/Requests\/sec:\s+([\d.]+)/), p50: latency('50'), p99: latency('99'), requests };
+  return runWrk(s, script, { name: 'PUT', connections, seconds });
 }
 
 /** A PUT of one small body over a keep-alive agent; resolves with the status when the answer has ended. */
