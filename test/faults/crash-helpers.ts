@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import assert from 'node:assert/strict';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer, type ServerProcess } from '../helpers/server.js';
@@ -59,4 +60,26 @@ export async function crashRound(dataDir: string, killAfterMs: number, work: (ur
 /** Restarts the binary on dataDir (which clears staging) and returns it, for checks. */
 export async function restart(dataDir: string): Promise<ServerProcess> {
   return startServer({ dataDir });
+}
+
+/**
+ * After a kill and a restart: staging is empty, every file on disk is whole and holds acknowledged
+ * or in-flight contents, and no acknowledged file is lost. What the kill left of the in-flight
+ * uploads becomes acknowledged (it is what the server now holds). Returns what is on disk.
+ */
+export async function checkUploadsAfterKill(dataDir: string, round: number, acked: Map<string, Buffer>, inflight: Map<string, Buffer>): Promise<Map<string, Buffer>> {
+  assert.deepEqual(await readdir(join(dataDir, 'tmp')), [], `round ${round}: staging cleared`);
+  const onDisk = await filesUnder(join(dataDir, 'storage', 'admin'));
+  for (const [path, content] of onDisk) {
+    assert.ok(verify(content), `round ${round}: ${path} is whole`);
+    const allowed = [acked.get(path), inflight.get(path)].filter((b) => b !== undefined);
+    assert.ok(allowed.some((b) => b.equals(content)), `round ${round}: ${path} holds acknowledged or in-flight contents`);
+  }
+  for (const [path, content] of acked) {
+    const now = onDisk.get(path);
+    assert.ok(now, `round ${round}: acknowledged ${path} is not lost`);
+    assert.ok(now.equals(content) || inflight.get(path)?.equals(now), `round ${round}: ${path} is the last acknowledged or an in-flight version`);
+  }
+  for (const [p, b] of inflight) if (onDisk.get(p)?.equals(b)) acked.set(p, b);
+  return onDisk;
 }

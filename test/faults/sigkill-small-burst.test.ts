@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from '../helpers/client.js';
-import { crashRound, faultSeed, filesUnder, prng, restart, selfChecking, verify } from './crash-helpers.js';
+import { checkUploadsAfterKill, crashRound, faultSeed, prng, restart, selfChecking } from './crash-helpers.js';
 
 /**
  * Issue 30: SIGKILL during a burst of small uploads, 8 in flight at once
@@ -49,20 +49,7 @@ test('SIGKILL during a burst of small uploads (8 in flight): every acknowledged 
 
       const server = await restart(dataDir);
       try {
-        assert.deepEqual(await readdir(join(dataDir, 'tmp')), [], `round ${round}: staging cleared`);
-        const onDisk = await filesUnder(join(dataDir, 'storage', 'admin'));
-        for (const [path, content] of onDisk) {
-          assert.ok(verify(content), `round ${round}: ${path} is whole`);
-          const allowed = [acked.get(path), inflight.get(path)].filter((b) => b !== undefined);
-          assert.ok(allowed.some((b) => b.equals(content)), `round ${round}: ${path} holds acknowledged or in-flight contents`);
-        }
-        for (const [path, content] of acked) {
-          const now = onDisk.get(path);
-          assert.ok(now, `round ${round}: acknowledged ${path} is not lost`);
-          assert.ok(now.equals(content) || inflight.get(path)?.equals(now), `round ${round}: ${path} is the last acknowledged or an in-flight version`);
-        }
-        // Whatever the kill left is what the server now holds.
-        for (const [p, b] of inflight) if (onDisk.get(p)?.equals(b)) acked.set(p, b);
+        await checkUploadsAfterKill(dataDir, round, acked, inflight);
       } finally {
         await server.stop();
       }
