@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'test-services.sh');
+const LANES = join(dirname(fileURLToPath(import.meta.url)), 'test-lanes.mjs');
 // test-services.sh output -> test environment
 const ENV_NAMES = {
   S3_ENDPOINT: 'FC_TEST_S3_ENDPOINT',
@@ -68,7 +69,8 @@ const files = [];
 const slowWanted = process.env.FC_SLOW_TESTS === '1';
 const isSlow = (f) => f.split(/[\\/]/).includes('slow');
 // The longest files go first (the fault and slow suites take minutes each, a unit file milliseconds):
-// two lanes then finish together instead of one lane starting a two-minute file near the end.
+// two lanes then finish together instead of one lane starting a two-minute file near the end. `node
+// --test` would sort them by name again; scripts/test-lanes.mjs runs them in this order.
 const LONG_FIRST = ['slow', 'faults', 'cluster', 'clients', 'browser', 'security', 'process', 'routes'];
 const laneOrder = (f) => {
   const parts = f.split(/[\\/]/); // dist/test/<suite>/…
@@ -194,7 +196,7 @@ try {
   ]) {
     if (files.length === 0 || signalled) continue;
     if (files === alone && together.length > 0) console.error(`run-tests: now, alone: ${files.join(' ')}`);
-    const r = await run(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit', env });
+    const r = await run(process.execPath, ['--enable-source-maps', LANES, String(concurrency), ...files], { stdio: 'inherit', env });
     if (r.code !== 0) exitCode = r.code ?? 1;
   }
 } catch (e) {
