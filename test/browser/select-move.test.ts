@@ -42,6 +42,9 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
       // A folder longer than a phone's screen, for swiping.
       ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`Long/file-${String(i).padStart(2, '0')}.txt`, `long ${i}`])),
       'Long/Sub/': '',
+      // For the keyboard.
+      ...Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`Keys/k${i + 1}.txt`, `k${i + 1}`])),
+      'KeyDest/': '',
     });
     ({ context, page, errors } = await newPage(browser));
     await signIn(page, server, '/browse/Inbox/');
@@ -191,6 +194,30 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
     await dialog.getByRole('button', { name: 'Move here' }).click();
     await dialog.waitFor({ state: 'detached' });
     assert.equal(existsSync(disk('Elsewhere/y.txt')), true);
+    assert.deepEqual(errors, []);
+  });
+
+  test('keyboard: Shift+arrows select a range, Ctrl+arrows move without selecting, Space toggles; Shift+F10 → Move moves the selection', async () => {
+    await open('/browse/Keys/');
+    await row(page, 'k1.txt').locator('.cell.size').click();
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+ArrowDown');
+    assert.deepEqual(await selectedNames(), ['k1.txt', 'k2.txt', 'k3.txt']);
+    await page.keyboard.press('Control+ArrowDown');
+    assert.deepEqual(await selectedNames(), ['k1.txt', 'k2.txt', 'k3.txt'], 'Ctrl moves the cursor and leaves the selection');
+    await page.keyboard.press('Control+ArrowDown');
+    await page.keyboard.press('Space');
+    assert.deepEqual(await selectedNames(), ['k1.txt', 'k2.txt', 'k3.txt', 'k5.txt']);
+    // The actions menu of a selected row acts on the whole selection, as the selection bar's Move does.
+    await page.keyboard.press('Shift+F10');
+    await page.getByRole('menuitem', { name: 'Move' }).press('Enter');
+    const dialog = page.getByRole('dialog', { name: /^Move/ });
+    await dialog.getByRole('list', { name: 'Folders' }).getByRole('button', { name: 'KeyDest', exact: true }).press('Enter');
+    await dialog.getByText('Move to “KeyDest”').waitFor();
+    await dialog.getByRole('button', { name: 'Move here' }).press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    for (const k of ['k1', 'k2', 'k3', 'k5']) assert.equal(existsSync(disk(`KeyDest/${k}.txt`)), true, `${k} moved`);
+    assert.equal(existsSync(disk('Keys/k4.txt')), true, 'k4, not selected, stays');
     assert.deepEqual(errors, []);
   });
 
