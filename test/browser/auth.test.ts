@@ -92,7 +92,12 @@ describe('web UI: signing in and out', { skip }, () => {
 
   test('a session revoked elsewhere sends the user to sign in, and back to the folder afterwards', async () => {
     const { context, page } = await newPage(browser);
+    // The page's change stream opens 2 s after it loads (web/src/api/changes.ts). Once open it is not
+    // cut by the sign-out below; opening after it would meet the 401 itself and send the user to sign
+    // in before the click below. So the sign-out waits for it to be open: the click is what finds out.
+    const streaming = page.waitForResponse((r) => r.url().includes('/api/changes/stream'), { timeout: 15_000 });
     await signIn(page, server, '/browse/Documents/');
+    assert.equal((await streaming).status(), 200);
     const session = JSON.parse((await page.evaluate('localStorage.getItem("file-cloud.session")')) as string) as { refresh_token: string };
     // Sign out from another device: the refresh token and its access tokens stop working at once.
     const res = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', refresh_token: session.refresh_token }) });
