@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -116,73 +116,76 @@ async function walkTree(url: string, auth: Record<string, string>): Promise<Map<
   return tree;
 }
 
-test('local: SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', async (t) => {
-  await killAndCompare(t, {
-    args: ['--workers', '1'],
-    env: {},
-    putBeside: async (dataDir, path, body) => {
-      const file = join(dataDir, 'storage', 'admin', ...path.split('/'));
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, body);
-    },
+// Side by side: each has its own data dir (and database), and each mostly waits (a lease to run out, a rescan).
+describe('SIGKILL and the change journal', { concurrency: true }, () => {
+  test('local: SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', async (t) => {
+    await killAndCompare(t, {
+      args: ['--workers', '1'],
+      env: {},
+      putBeside: async (dataDir, path, body) => {
+        const file = join(dataDir, 'storage', 'admin', ...path.split('/'));
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, body);
+      },
+    });
   });
-});
 
-const clusterSkip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');
-test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
-  const s3 = await s3ServerOptions();
-  const database = await newDatabase('killchanges');
-  await killAndCompare(t, {
-    args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'],
-    env: s3.env,
-    putBeside: async (_dataDir, path, body) => {
-      const client = s3Client();
-      try {
-        await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${s3.prefix}/admin/${path}`, Body: body }));
-      } finally {
-        client.destroy();
+  const clusterSkip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');
+  test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
+    const s3 = await s3ServerOptions();
+    const database = await newDatabase('killchanges');
+    await killAndCompare(t, {
+      args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '2'],
+      env: s3.env,
+      putBeside: async (_dataDir, path, body) => {
+        const client = s3Client();
+        try {
+          await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${s3.prefix}/admin/${path}`, Body: body }));
+        } finally {
+          client.destroy();
+        }
+      },
+    });
+  });
+
+  test('local, two workers: a worker SIGKILLed after the first rescan; a change it left unjournaled is journaled by itself', async (t) => {
+    const seed = faultSeed();
+    t.diagnostic(`FC_FAULT_SEED=${seed}`);
+    const rand = prng(seed);
+    const dataDir = await mkdtemp(join(tmpdir(), 'fc-kill-worker-'));
+    // At info level, to see the start's own rescan in the log.
+    const server = await startServer({ dataDir, args: ['--workers', '2'], env: { FILE_CLOUD_LOG_LEVEL: 'info' }, startTimeoutMs: 60_000 });
+    try {
+      const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
+      // Past the start's own rescan (30 s after start, on the leader): from here only a crash asks for one.
+      const firstRescan = Date.now() + 45_000;
+      while (!server.output().stdout.includes('search index rescanned') && Date.now() < firstRescan) await sleep(250);
+      assert.ok(server.output().stdout.includes('search index rescanned'), 'the first rescan ran within 45 s of the start');
+      const { cursor } = (await (await fetch(`${server.url}/api/changes`, { headers: auth })).json()) as { cursor: string };
+      // On storage, not in the journal: what the worker's kill between a rename and its index transaction leaves.
+      await mkdir(join(dataDir, 'storage', 'admin', 'beside'), { recursive: true });
+      await writeFile(join(dataDir, 'storage', 'admin', 'beside', 'left.bin'), Buffer.alloc(77));
+      const workers = (await processTree(server.proc.pid as number)).filter((p) => p !== server.proc.pid);
+      assert.equal(workers.length, 2, `two workers: ${workers.join(', ')}`);
+      const victim = workers[Math.floor(rand() * 2)] as number;
+      const killedAt = Date.now();
+      process.kill(victim, 'SIGKILL');
+      // The leader rescans when the primary reports the death at once; if the victim led, the worker
+      // that takes over its lease does (LEADER_HANDOVER_MS, 40 s). Either way, within this bound:
+      const deadline = killedAt + SELF_HEAL_MS;
+      let seen: Change | undefined;
+      while (!seen && Date.now() < deadline) {
+        await sleep(500);
+        const page = (await (await fetch(`${server.url}/api/changes?cursor=${cursor}`, { headers: auth })).json()) as { changes: Change[] };
+        seen = page.changes.find((c) => c.path === '/admin/beside/left.bin');
       }
-    },
-  });
-});
-
-test('local, two workers: a worker SIGKILLed after the first rescan; a change it left unjournaled is journaled by itself', async (t) => {
-  const seed = faultSeed();
-  t.diagnostic(`FC_FAULT_SEED=${seed}`);
-  const rand = prng(seed);
-  const dataDir = await mkdtemp(join(tmpdir(), 'fc-kill-worker-'));
-  // At info level, to see the start's own rescan in the log.
-  const server = await startServer({ dataDir, args: ['--workers', '2'], env: { FILE_CLOUD_LOG_LEVEL: 'info' }, startTimeoutMs: 60_000 });
-  try {
-    const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
-    // Past the start's own rescan (30 s after start, on the leader): from here only a crash asks for one.
-    const firstRescan = Date.now() + 45_000;
-    while (!server.output().stdout.includes('search index rescanned') && Date.now() < firstRescan) await sleep(250);
-    assert.ok(server.output().stdout.includes('search index rescanned'), 'the first rescan ran within 45 s of the start');
-    const { cursor } = (await (await fetch(`${server.url}/api/changes`, { headers: auth })).json()) as { cursor: string };
-    // On storage, not in the journal: what the worker's kill between a rename and its index transaction leaves.
-    await mkdir(join(dataDir, 'storage', 'admin', 'beside'), { recursive: true });
-    await writeFile(join(dataDir, 'storage', 'admin', 'beside', 'left.bin'), Buffer.alloc(77));
-    const workers = (await processTree(server.proc.pid as number)).filter((p) => p !== server.proc.pid);
-    assert.equal(workers.length, 2, `two workers: ${workers.join(', ')}`);
-    const victim = workers[Math.floor(rand() * 2)] as number;
-    const killedAt = Date.now();
-    process.kill(victim, 'SIGKILL');
-    // The leader rescans when the primary reports the death at once; if the victim led, the worker
-    // that takes over its lease does (LEADER_HANDOVER_MS, 40 s). Either way, within this bound:
-    const deadline = killedAt + SELF_HEAL_MS;
-    let seen: Change | undefined;
-    while (!seen && Date.now() < deadline) {
-      await sleep(500);
-      const page = (await (await fetch(`${server.url}/api/changes?cursor=${cursor}`, { headers: auth })).json()) as { changes: Change[] };
-      seen = page.changes.find((c) => c.path === '/admin/beside/left.bin');
+      t.diagnostic(`worker ${victim} killed; the file was journaled ${Date.now() - killedAt} ms later`);
+      assert.ok(seen, `the file left beside the journal is journaled within ${SELF_HEAL_MS} ms of the kill`);
+      assert.equal(seen.type, 'created');
+      assert.equal(seen.size, 77);
+    } finally {
+      await server.stop().catch(() => undefined);
+      await rm(dataDir, { recursive: true, force: true });
     }
-    t.diagnostic(`worker ${victim} killed; the file was journaled ${Date.now() - killedAt} ms later`);
-    assert.ok(seen, `the file left beside the journal is journaled within ${SELF_HEAL_MS} ms of the kill`);
-    assert.equal(seen.type, 'created');
-    assert.equal(seen.size, 77);
-  } finally {
-    await server.stop().catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  });
 });
