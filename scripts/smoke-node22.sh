@@ -48,7 +48,7 @@ npm rebuild --loglevel=error >&2
 say "build (tsc + vite) on $got"
 npm run build >&2
 
-# unit: every test under src/; routes: writing, reading, listing, shares, tus, auth and the API
+# unit: every test under src/; routes: writing, reading, shares, tus, auth and the API
 # description, on each backend; process: the CLI; browser: the basic UI flow in Chromium.
 if [ $# -gt 0 ]; then exec node scripts/run-tests.mjs "$@"; fi
 node scripts/run-tests.mjs \
