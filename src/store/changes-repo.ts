@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import type { ChangeRecord, ChangeRepo } from './types.js';
 
@@ -16,23 +17,11 @@ const JOURNAL_LOCK = 0x6663_3331;
  * cursor 12 committed while 11 is still open, move its cursor past 11 and never see it. Holding one
  * transaction-level lock from before the insert until commit makes cursors commit in order. It is
  * taken first, before any row lock, so two journal writers never wait on each other in a cycle.
- * SQLite runs one write transaction at a time anyway, but see beginWrite.
+ * SQLite needs nothing: its transactions begin IMMEDIATE, holding the one write lock from the start
+ * (sqlite-driver.ts).
  */
 export async function lockJournal(trx: Transaction<Database>): Promise<void> {
-  await beginWrite(trx);
   if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`.execute(trx);
-}
-
-/**
- * Call first in a transaction that reads and then writes (SQLite). Its transactions are deferred:
- * one that reads first holds a read snapshot, and if another process (a second worker, the CLI)
- * commits before it writes, the write fails at once with SQLITE_BUSY_SNAPSHOT — busy_timeout does
- * not wait for that — and the file stays unindexed and unjournaled (found by the change-feed bench
- * with --workers 2). A write as the first statement takes the write lock, waiting its turn, before
- * anything is read. PostgreSQL needs nothing: its row locks and the journal lock order writers.
- */
-export async function beginWrite(trx: Transaction<Database>): Promise<void> {
-  if (!isPostgres(trx)) await sql`UPDATE changes_horizon SET id = id WHERE id = 1`.execute(trx);
 }
 
 /** The folders a change at `path` lies beneath (not the root: its ETag is the owner's latest cursor). */
@@ -44,18 +33,26 @@ const ancestors = (path: string): string[] => {
 /**
  * Appends entries inside the caller's transaction (the one that makes the change they record), and
  * stamps every folder above each change (and a created or moved folder itself) with the entry's
- * cursor: folder ETags derive from it, so they change whenever anything beneath changes.
+ * cursor: folder ETags derive from it, so they change whenever anything beneath changes. Both
+ * statements run with every upload, so they are compiled once (prepared.ts).
  */
-export async function appendChanges(trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> {
-  for (const c of changes) {
-    const row = await trx
+export function createJournalWriter(db: Kysely<Database>) {
+  const insert = preparedQuery((p) =>
+    db
       .insertInto('changes')
-      .values({ owner: c.owner, type: c.type, path: c.path, from_path: c.from ?? null, is_file: c.isFile ? 1 : 0, size: c.size ?? null, modified: c.modified ?? null, etag: c.etag ?? null, created_at: now })
-      .returning('cursor')
-      .executeTakeFirstOrThrow();
-    const stamped = new Set([...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])]);
-    if (stamped.size > 0) await trx.updateTable('search_entries').set({ tree_cursor: row.cursor }).where('user_name', '=', c.owner).where('path', 'in', [...stamped]).execute();
-  }
+      .values({ owner: p.value('owner'), type: p.value('type'), path: p.value('path'), from_path: p.value('from'), is_file: p.value('isFile'), size: p.value('size'), modified: p.value('modified'), etag: p.value('etag'), created_at: p.value('at') })
+      .returning('cursor'),
+  );
+  const stamp = preparedQuery((p, n) => db.updateTable('search_entries').set({ tree_cursor: p.value('cursor') }).where('user_name', '=', p.value<string>('owner')).where('path', 'in', p.list<string>('paths', n)));
+  return async function appendChanges(trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> {
+    for (const c of changes) {
+      const values = { owner: c.owner, type: c.type, path: c.path, from: c.from ?? null, isFile: c.isFile ? 1 : 0, size: c.size ?? null, modified: c.modified ?? null, etag: c.etag ?? null, at: now };
+      const row = (await insert.run(trx, values)).rows[0];
+      if (!row) throw new Error('the journal gave no cursor');
+      const stamped = [...new Set([...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])])];
+      if (stamped.length > 0) await stamp.run(trx, { cursor: row.cursor, owner: c.owner, paths: stamped }, stamped.length);
+    }
+  };
 }
 
 const num = (v: number | string | bigint | null): number | undefined => (v === null ? undefined : Number(v));
@@ -112,11 +109,12 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
     },
     async purgeBefore(time) {
       return db.transaction().execute(async (trx) => {
-        await beginWrite(trx);
-        const row = await trx.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).where('created_at', '<', time).executeTakeFirst();
-        const through = Number(row?.m ?? 0);
-        if (through === 0) return 0;
-        // Everything up to the newest old entry goes (cursors are in time order, give or take a clock step).
+        // Everything before the oldest entry still inside the retention goes (cursors are in time order,
+        // give or take a clock step). Read in cursor order from the oldest, this passes only the rows
+        // it then deletes: no index on the time (one B-tree less for every write to keep up to date).
+        const kept = await trx.selectFrom('changes').select('cursor').where('created_at', '>=', time).orderBy('cursor').limit(1).executeTakeFirst();
+        const through = kept ? Number(kept.cursor) - 1 : Number((await trx.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).executeTakeFirst())?.m ?? 0);
+        if (through <= 0) return 0;
         const r = await trx.deleteFrom('changes').where('cursor', '<=', through).executeTakeFirst();
         await trx.updateTable('changes_horizon').set({ purged_through: sql`CASE WHEN purged_through > ${through} THEN purged_through ELSE ${through} END` }).where('id', '=', 1).execute();
         return Number(r.numDeletedRows);

@@ -474,6 +474,13 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('webhook_deliveries_hook_at').on('webhook_deliveries').columns(['hook_id', 'at']).execute();
     },
   },
+  '0021_changes_by_cursor': {
+    async up(db: Kysely<unknown>) {
+      // Retention purges in cursor order (changes-repo.ts purgeBefore): the index on the time cost
+      // every journal entry a B-tree write and served one query an hour.
+      await db.schema.dropIndex('changes_created').execute();
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

@@ -1,6 +1,7 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
-import { appendChanges, beginWrite, lockJournal, type NewChange } from './changes-repo.js';
+import { createJournalWriter, lockJournal, type NewChange } from './changes-repo.js';
+import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import type { IndexedEntry, SearchRepo } from './types.js';
 
@@ -48,8 +49,33 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
   // --changes off: no entries, and none of their cost either (the advisory lock that orders every
   // journal writer on PostgreSQL, the read of the rows before, the folder stamps).
   const journal = opts.journal;
-  const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : beginWrite(trx));
+  const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : Promise.resolve());
+  const appendChanges = createJournalWriter(db);
   const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? appendChanges(trx, changes) : Promise.resolve());
+  // An upload indexes one entry at a time: its statements are compiled once (prepared.ts).
+  const readBefore = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  const upsert = preparedQuery((p, n) =>
+    db
+      .insertInto('search_entries')
+      .values(
+        Array.from({ length: n }, (_, i) => {
+          const v = <T>(name: string) => p.value<T>(`${name}${i}`);
+          return { user_name: v('user'), path: v('path'), name: v('name'), norm: v('norm'), depth: v('depth'), is_file: v('isFile'), size: v('size'), modified: v('modified'), scan: null, etag: v('etag') };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
+          is_file: eb.ref('excluded.is_file'),
+          size: eb.ref('excluded.size'),
+          modified: eb.ref('excluded.modified'),
+          etag: eb.ref('excluded.etag'),
+          scan: null,
+        })),
+      ),
+  );
+  const existing = preparedQuery((p, n) => db.selectFrom('search_entries').select('path').where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  /** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
+  const PREPARED_UP_TO = 16;
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
 
   const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
@@ -66,7 +92,10 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
           const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
           for (const user of journal ? new Set(batch.map((e) => e.user)) : []) {
             const paths = batch.filter((e) => e.user === user).map((e) => e.path);
-            const rows = await trx.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).execute();
+            const rows =
+              paths.length <= PREPARED_UP_TO
+                ? (await readBefore.run(trx, { user, paths }, paths.length)).rows
+                : await trx.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).execute();
             for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
           }
           const changes: NewChange[] = [];
@@ -83,19 +112,25 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
             const name = nameOf(e.path);
             return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null };
           });
-          await trx
-            .insertInto('search_entries')
-            .values(values)
-            .onConflict((oc) =>
-              oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
-                is_file: eb.ref('excluded.is_file'),
-                size: eb.ref('excluded.size'),
-                modified: eb.ref('excluded.modified'),
-                etag: eb.ref('excluded.etag'),
-                scan: null,
-              })),
-            )
-            .execute();
+          if (values.length <= PREPARED_UP_TO) {
+            const named: Record<string, unknown> = {};
+            values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag }));
+            await upsert.run(trx, named, values.length);
+          } else {
+            await trx
+              .insertInto('search_entries')
+              .values(values)
+              .onConflict((oc) =>
+                oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
+                  is_file: eb.ref('excluded.is_file'),
+                  size: eb.ref('excluded.size'),
+                  modified: eb.ref('excluded.modified'),
+                  etag: eb.ref('excluded.etag'),
+                  scan: null,
+                })),
+              )
+              .execute();
+          }
           await append(trx, changes);
         });
       }
@@ -103,7 +138,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
 
     async existing(user, paths) {
       if (paths.length === 0) return new Set();
-      const rows = await db.selectFrom('search_entries').select('path').where('user_name', '=', user).where('path', 'in', paths).execute();
+      const rows = paths.length <= PREPARED_UP_TO ? (await existing.run(db, { user, paths }, paths.length)).rows : await db.selectFrom('search_entries').select('path').where('user_name', '=', user).where('path', 'in', paths).execute();
       return new Set(rows.map((r) => r.path));
     },
 

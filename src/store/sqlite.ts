@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { LOCK_WAIT_MS, PatientSqliteDialect } from './sqlite-driver.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
@@ -7,6 +8,10 @@ import { migrateToLatest } from './migrations.js';
 import { createRepositories, type StoreOptions } from './repositories.js';
 
 export class StoreOpenError extends Error {}
+
+/** A prepared statement as Kysely runs it, and whether it only reads (sqlite-driver.ts waits for the write lock otherwise). */
+export type CachedStatement = SqliteStatement & { readonly readonly: boolean };
+export type CachedStatements = Omit<SqliteDatabase, 'prepare'> & { readonly writes: number; prepare(sql: string): CachedStatement };
 
 /** How many distinct SQL texts keep their prepared statement. */
 const STATEMENT_CACHE_SIZE = 200;
@@ -25,12 +30,13 @@ const STATEMENT_CACHE_SIZE = 200;
  * It also counts this connection's writes (every statement that is not
  * read-only, counted as it runs), for the change stamp below.
  */
-export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase & { readonly writes: number } {
-  const cache = new Map<string, SqliteStatement>();
+export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE_SIZE): CachedStatements {
+  const cache = new Map<string, CachedStatement>();
   let writes = 0;
-  const counted = (statement: Database.Statement): SqliteStatement => {
+  const counted = (statement: Database.Statement): CachedStatement => {
     if (statement.readonly) return statement;
     return {
+      readonly: false,
       reader: statement.reader,
       all: (parameters) => (writes++, statement.all(parameters)),
       run: (parameters) => (writes++, statement.run(parameters)),
@@ -92,7 +98,7 @@ export function foldWriteAheadLog(file: string): void {
 export async function openSqliteStore(file: string, opts: StoreOptions = {}): Promise<MetadataStore> {
   let sqlite: Database.Database;
   try {
-    sqlite = new Database(file, { timeout: 5000 });
+    sqlite = new Database(file, { timeout: LOCK_WAIT_MS });
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
@@ -110,7 +116,7 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
     throw new StoreOpenError(`cannot open the database ${file}: ${why}`, { cause: e });
   }
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<Schema>({ dialect: new PatientSqliteDialect(sqlite, statements) });
   try {
     await migrateToLatest(db as Kysely<unknown>);
   } catch (e) {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { lessFloored } from './counter-sql.js';
+import { preparedQuery } from './prepared.js';
 import type { UsageRepo } from './types.js';
 
 /** What one unfinished tus upload (row alias `t`) holds: its length, or its offset while the length is deferred. */
@@ -14,6 +15,8 @@ const HELD = sql`COALESCE(t.upload_length, t.upload_offset)`;
  * the last free bytes.
  */
 export function createUsageRepo(db: Kysely<Database>): UsageRepo {
+  // Every upload and delete runs it: compiled once (prepared.ts).
+  const add = preparedQuery((p) => db.updateTable('users').set({ used_bytes: sql`used_bytes + ${p.value<number>('delta')}` }).where('username', '=', p.value<string>('username')));
   return {
     async get(username) {
       const r = await db.selectFrom('users').select(['used_bytes', 'reserved_bytes', 'staged_bytes', 'quota']).where('username', '=', username).executeTakeFirst();
@@ -23,11 +26,7 @@ export function createUsageRepo(db: Kysely<Database>): UsageRepo {
 
     async add(username, delta) {
       if (delta === 0) return;
-      await db
-        .updateTable('users')
-        .set({ used_bytes: sql`used_bytes + ${delta}` })
-        .where('username', '=', username)
-        .execute();
+      await add.run(db, { username, delta });
     },
 
     async setUsed(username, used) {
