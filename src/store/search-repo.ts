@@ -80,60 +80,108 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
 
   const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
 
+  async function writeEntries(given: readonly IndexedEntry[]): Promise<void> {
+    // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
+    const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
+    for (let i = 0; i < entries.length; i += BATCH) {
+      const batch = entries.slice(i, i + BATCH);
+      await db.transaction().execute(async (trx) => {
+        await lock(trx);
+        // What the index held before decides what the journal says: new → created, other figures → modified.
+        const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
+        for (const user of journal ? new Set(batch.map((e) => e.user)) : []) {
+          const paths = batch.filter((e) => e.user === user).map((e) => e.path);
+          const rows =
+            paths.length <= PREPARED_UP_TO
+              ? (await readBefore.run(trx, { user, paths }, paths.length)).rows
+              : await trx.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).execute();
+          for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
+        }
+        const changes: NewChange[] = [];
+        for (const e of batch) {
+          const was = before.get(`${e.user}\0${e.path}`);
+          const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
+          if (!was || was.isFile !== e.isFile) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures });
+          // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
+          else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag))) {
+            changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures });
+          }
+        }
+        const values = batch.map((e) => {
+          const name = nameOf(e.path);
+          return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null };
+        });
+        if (values.length <= PREPARED_UP_TO) {
+          const named: Record<string, unknown> = {};
+          values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag }));
+          await upsert.run(trx, named, values.length);
+        } else {
+          await trx
+            .insertInto('search_entries')
+            .values(values)
+            .onConflict((oc) =>
+              oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
+                is_file: eb.ref('excluded.is_file'),
+                size: eb.ref('excluded.size'),
+                modified: eb.ref('excluded.modified'),
+                etag: eb.ref('excluded.etag'),
+                scan: null,
+              })),
+            )
+            .execute();
+        }
+        await append(trx, changes);
+      });
+    }
+  }
+
+  /**
+   * Every change to the index goes through one queue, in the order asked. Puts that wait there
+   * while a step is being written go together into the next transaction (a group commit): with
+   * several uploads in flight, one BEGIN, one read of the rows before and one COMMIT (with its
+   * write-ahead-log pages and text-index segment) serve all of them. Deletes and moves are steps
+   * of their own, never reordered against a put. No wait is added: a put on an idle queue is
+   * written at once.
+   */
+  type Step = { entries?: readonly IndexedEntry[]; run?: () => Promise<unknown>; done: (error: unknown, value?: unknown) => void };
+  const waiting: Step[] = [];
+  let writing = false;
+  async function drain(): Promise<void> {
+    writing = true;
+    try {
+      while (waiting.length > 0) {
+        const first = waiting[0] as Step;
+        if (first.run) {
+          waiting.shift();
+          await first.run().then((v) => first.done(undefined, v), (e: unknown) => first.done(e));
+          continue;
+        }
+        let n = 1;
+        while (n < waiting.length && waiting[n]?.entries) n++;
+        const group = waiting.splice(0, n);
+        try {
+          await writeEntries(group.flatMap((g) => g.entries ?? []));
+          for (const g of group) g.done(undefined);
+        } catch (e) {
+          if (group.length === 1) (group[0] as Step).done(e);
+          // One caller's entries may be what failed: each alone, so the others' still land.
+          else for (const g of group) await writeEntries(g.entries ?? []).then(() => g.done(undefined), (err: unknown) => g.done(err));
+        }
+      }
+    } finally {
+      writing = false;
+    }
+  }
+  const enqueue = <T>(step: Omit<Step, 'done'>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      waiting.push({ ...step, done: (error, value) => (error === undefined ? resolve(value as T) : reject(error)) });
+      if (!writing) void drain();
+    });
+  const inOrder = <T>(run: () => Promise<T>): Promise<T> => enqueue<T>({ run });
+
   return {
     async put(given) {
-      // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
-      const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
-      for (let i = 0; i < entries.length; i += BATCH) {
-        const batch = entries.slice(i, i + BATCH);
-        await db.transaction().execute(async (trx) => {
-          await lock(trx);
-          // What the index held before decides what the journal says: new → created, other figures → modified.
-          const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
-          for (const user of journal ? new Set(batch.map((e) => e.user)) : []) {
-            const paths = batch.filter((e) => e.user === user).map((e) => e.path);
-            const rows =
-              paths.length <= PREPARED_UP_TO
-                ? (await readBefore.run(trx, { user, paths }, paths.length)).rows
-                : await trx.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).execute();
-            for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
-          }
-          const changes: NewChange[] = [];
-          for (const e of batch) {
-            const was = before.get(`${e.user}\0${e.path}`);
-            const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
-            if (!was || was.isFile !== e.isFile) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures });
-            // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
-            else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag))) {
-              changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures });
-            }
-          }
-          const values = batch.map((e) => {
-            const name = nameOf(e.path);
-            return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null };
-          });
-          if (values.length <= PREPARED_UP_TO) {
-            const named: Record<string, unknown> = {};
-            values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag }));
-            await upsert.run(trx, named, values.length);
-          } else {
-            await trx
-              .insertInto('search_entries')
-              .values(values)
-              .onConflict((oc) =>
-                oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
-                  is_file: eb.ref('excluded.is_file'),
-                  size: eb.ref('excluded.size'),
-                  modified: eb.ref('excluded.modified'),
-                  etag: eb.ref('excluded.etag'),
-                  scan: null,
-                })),
-              )
-              .execute();
-          }
-          await append(trx, changes);
-        });
-      }
+      if (given.length > 0) await enqueue<void>({ entries: given });
     },
 
     async existing(user, paths) {
@@ -143,7 +191,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
     },
 
     async deleteWithin(user, path, isFile) {
-      return db.transaction().execute(async (trx) => {
+      return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);
         const itself = path === '' ? undefined : await trx.selectFrom('search_entries').select('is_file').where('user_name', '=', user).where('path', '=', path).executeTakeFirst();
         const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
@@ -153,13 +201,13 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
         const kind = itself ? Number(itself.is_file) === 1 : isFile;
         if (path !== '' && kind !== undefined) await append(trx, [{ owner: user, type: 'deleted', path, isFile: kind }]);
         return Number(r.numDeletedRows);
-      });
+      }));
     },
 
     async moveWithin(user, from, to, current) {
       const name = nameOf(to);
       const shift = depthOf(to) - depthOf(from);
-      return db.transaction().execute(async (trx) => {
+      return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);
         const itself = await trx.selectFrom('search_entries').select(['is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', '=', from).executeTakeFirst();
         await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(to)).execute();
@@ -189,7 +237,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
           await append(trx, [{ owner: user, type: 'moved', path: to, from, isFile, ...(isFile ? figures : { modified: figures.modified, etag: figures.etag }) }]);
         }
         return Number(r.numUpdatedRows);
-      });
+      }));
     },
 
     /**
@@ -252,11 +300,11 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
     },
 
     async markAll(user, scan) {
-      await db.updateTable('search_entries').set({ scan }).where('user_name', '=', user).execute();
+      await inOrder(() => db.updateTable('search_entries').set({ scan }).where('user_name', '=', user).execute());
     },
 
     async sweepMarked(user, scan) {
-      return db.transaction().execute(async (trx) => {
+      return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);
         const gone = await trx.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', user).where('scan', '=', scan).orderBy('path').execute();
         const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where('scan', '=', scan).executeTakeFirst();
@@ -265,7 +313,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
         const top = gone.filter((g) => !g.path.split('/').slice(0, -1).some((_, i, parts) => goneSet.has(parts.slice(0, i + 1).join('/'))));
         await append(trx, top.map((g) => ({ owner: user, type: 'deleted' as const, path: g.path, isFile: Number(g.is_file) === 1 })));
         return Number(r.numDeletedRows);
-      });
+      }));
     },
 
     async users() {

@@ -93,7 +93,8 @@ export function foldWriteAheadLog(file: string): void {
 /**
  * Opens (creating if needed) the SQLite metadata store and migrates it.
  * WAL lets the CLI change users while a server runs on the same file;
- * busy_timeout makes a writer wait for the other process instead of failing.
+ * A writer waits for another process's write lock instead of failing: on a
+ * timer for the app's queries (sqlite-driver.ts), busy_timeout elsewhere.
  */
 export async function openSqliteStore(file: string, opts: StoreOptions = {}): Promise<MetadataStore> {
   let sqlite: Database.Database;

@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { openSqliteStore } from './sqlite.js';
+
+/**
+ * Another process (here: another connection) holds the write lock for HOLD_MS. The store's writes
+ * wait for it without stopping the event loop: a timer keeps its schedule meanwhile. SQLite's own
+ * busy handler slept the thread, so the timer fired only once the lock was gone (seen failing so).
+ */
+const HOLD_MS = 400;
+const TICK_MS = 20;
+
+async function withHeldLock(check: (store: Awaited<ReturnType<typeof openSqliteStore>>, release: () => void) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-driver-'));
+  const file = join(dir, 'file-cloud.db');
+  const store = await openSqliteStore(file);
+  const other = new Database(file, { timeout: 5000 });
+  try {
+    await store.users.create({ username: 'alice', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 });
+    other.exec('BEGIN IMMEDIATE');
+    await check(store, () => other.exec('COMMIT'));
+  } finally {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `write` while the lock is held for HOLD_MS; returns how many timer ticks came meanwhile and when the write ended. */
+async function underLock(store: Awaited<ReturnType<typeof openSqliteStore>>, release: () => void, write: () => Promise<unknown>) {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, TICK_MS);
+  const started = performance.now();
+  let ended = 0;
+  const done = write().then(() => (ended = performance.now() - started));
+  await new Promise((r) => setTimeout(r, HOLD_MS));
+  const ticksWhileHeld = ticks;
+  const endedWhileHeld = ended;
+  release();
+  await done;
+  clearInterval(timer);
+  return { ticksWhileHeld, endedWhileHeld, ended };
+}
+
+test('sqlite driver: a write on its own waits for another process’s write lock without stopping the event loop', async () => {
+  await withHeldLock(async (store, release) => {
+    const r = await underLock(store, release, () => store.usage.add('alice', 5));
+    assert.equal(r.endedWhileHeld, 0, 'the write did not pass the held lock');
+    // Half the ticks a free loop would make: a bound any busy machine keeps.
+    assert.ok(r.ticksWhileHeld >= HOLD_MS / TICK_MS / 2, `the event loop ran meanwhile (${r.ticksWhileHeld} ticks in ${HOLD_MS} ms)`);
+    assert.equal((await store.usage.get('alice'))?.used, 5);
+  });
+});
+
+test('sqlite driver: a transaction takes the write lock at its start, waiting on a timer', async () => {
+  await withHeldLock(async (store, release) => {
+    const r = await underLock(store, release, () => store.search.put([{ user: 'alice', path: 'a.txt', isFile: true, size: 1, modified: 1 }]));
+    assert.equal(r.endedWhileHeld, 0);
+    assert.ok(r.ticksWhileHeld >= HOLD_MS / TICK_MS / 2, `the event loop ran meanwhile (${r.ticksWhileHeld} ticks in ${HOLD_MS} ms)`);
+    assert.deepEqual([...(await store.search.existing('alice', ['a.txt']))], ['a.txt']);
+  });
+});
