@@ -49,10 +49,31 @@ export function createChangeSignal(deps: { latest: () => Promise<number>; redis?
     sub.on('message', () => fire());
     sub.subscribe(channel).catch(onError);
   }
+  // A wake-up carries nothing, so writes that come while one is being published share the next:
+  // at most one PUBLISH in flight and one waiting, however many writes a second.
+  let publishing = false;
+  let again = false;
+  const publish = (redis: Redis): void => {
+    if (publishing) {
+      again = true;
+      return;
+    }
+    publishing = true;
+    redis
+      .publish(channel, '1')
+      .catch(onError)
+      .finally(() => {
+        publishing = false;
+        if (again) {
+          again = false;
+          publish(redis);
+        }
+      });
+  };
   return {
     notify() {
       fire();
-      deps.redis?.publish(channel, '1').catch(onError);
+      if (deps.redis) publish(deps.redis);
     },
     subscribe(fn) {
       listeners.add(fn);

@@ -4,7 +4,7 @@ import type { Principal } from '../domain/principal.js';
 import { DEFAULT_LIMIT, matchRank, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
 import { isRoot, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { GrantService } from './grants.js';
-import type { StorageBackend } from '../storage/backend.js';
+import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
 import type { IndexedEntry, MetadataStore } from '../store/types.js';
 import { storageCall } from './storage-errors.js';
@@ -42,9 +42,13 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     return entry && { user: key.user, path: pathOf(key), isFile: entry.isFile, size: entry.size, modified: entry.modified.getTime(), etag: entry.etag };
   };
 
-  /** Indexes what is at key now (gone meanwhile: nothing to do; a later event says so). */
-  const putCurrent = async (key: StorageKey): Promise<void> => {
-    const e = await indexed(key);
+  /**
+   * Indexes what is at key now (gone meanwhile: nothing to do; a later event says so). A write's
+   * event carries the file as its writer read it while still holding the name: no stat needed
+   * (on an object store, one HEAD less per upload).
+   */
+  const putCurrent = async (key: StorageKey, written?: Entry): Promise<void> => {
+    const e = written ? { user: key.user, path: pathOf(key), isFile: written.isFile, size: written.size, modified: written.modified.getTime(), etag: written.etag } : await indexed(key);
     if (e) await store.search.put([e]);
   };
 
@@ -86,13 +90,13 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     switch (e.type) {
       case 'created':
         if (isRoot(e.key)) return;
-        await putCurrent(e.key);
+        await putCurrent(e.key, e.entry);
         await putAncestors(e.key);
         // A folder that arrives with contents (an object store's folder copy) brings its entries.
         if (!e.isFile) await putTree(e.key);
         return;
       case 'replaced':
-        await putCurrent(e.key);
+        await putCurrent(e.key, e.entry);
         return;
       case 'deleted':
         await store.search.deleteWithin(e.key.user, pathOf(e.key), e.isFile);

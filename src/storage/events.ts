@@ -1,4 +1,5 @@
 import type { StorageKey } from '../domain/storage-path.js';
+import type { Entry } from './backend.js';
 
 /**
  * What changed in storage, reported by the backend after the change is
@@ -14,8 +15,10 @@ export type StorageEvent =
       readonly size: number;
       /** Came back from the owner's trash: its bytes were counted all along (src/services/trash.ts). */
       readonly kept?: boolean;
+      /** A written file as its writer read it right after the commit, while it still held the name: a listener needs no stat of its own. */
+      readonly entry?: Entry;
     }
-  | { readonly type: 'replaced'; readonly key: StorageKey; readonly size: number; readonly previousSize: number }
+  | { readonly type: 'replaced'; readonly key: StorageKey; readonly size: number; readonly previousSize: number; readonly entry?: Entry }
   | {
       readonly type: 'deleted';
       readonly key: StorageKey;

@@ -172,7 +172,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   const hooks: CommitHooks = {
     lock,
     committed: (c: Committed) =>
-      events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize }),
+      events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size, entry: c.entry } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize, entry: c.entry }),
   };
   const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => holdingBodyErrors(body, () => stageFile(dirs, key, body, opts, hooks)));
 

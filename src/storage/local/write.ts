@@ -1,11 +1,11 @@
 import type { BigIntStats } from 'node:fs';
-import { link, lstat, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { link, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { collisionName } from '../../domain/names.js';
 import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, StorageError, type CommitOptions, type StagedFile, type WriteOptions } from '../backend.js';
+import { isStorageError, StorageError, type CommitOptions, type Entry, type StagedFile, type WriteOptions } from '../backend.js';
 import { whileHeld, type HeldLease } from '../coordination.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
 import { entryFromStats } from './entry.js';
@@ -63,7 +63,11 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
   }
 
   const staging = stagingPath(dirs.tmpDir, 'upload');
-  const removeStaging = () => rm(staging, { force: true });
+  // The staging name is always a plain file of ours: unlink alone (fs.rm would lstat it first).
+  const removeStaging = () =>
+    unlink(staging).catch((e: unknown) => {
+      if (errnoOf(e) !== 'ENOENT') throw e;
+    });
   let stats: BigIntStats;
   let handle: FileHandle | undefined;
   try {
@@ -115,12 +119,12 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   const committed = free ?? (mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place());
   // The staging file's stats describe the committed inode: rename and link keep it.
   const entry = entryFromStats(committed.name, stats);
-  await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: entry.size, previousSize: committed.previousSize });
+  await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: entry.size, previousSize: committed.previousSize, entry });
   return entry;
 }
 
 /** What a commit changed, for the storage events. */
-export type Committed = { readonly key: StorageKey; readonly size: number; readonly previousSize: number | undefined };
+export type Committed = { readonly key: StorageKey; readonly size: number; readonly previousSize: number | undefined; readonly entry: Entry };
 
 /**
  * What a commit needs from its backend. `lock` holds a name's edit lock,

@@ -307,8 +307,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
           // radosgw leaves the ETag out of CompleteMultipartUpload's answer: ask.
           const h = await headFile(target);
           if (!h) throw new StorageError('failed', 'The object store lost the file it just stored.');
-          await events.emit(before ? { type: 'replaced', key: target, size: h.size, previousSize: before.size } : { type: 'created', key: target, isFile: true, size: h.size });
-          return fileEntry(keyName(target), h);
+          // Emitted while this writer still holds the name (released below): the entry is what is there.
+          const entry = fileEntry(keyName(target), h);
+          await events.emit(before ? { type: 'replaced', key: target, size: h.size, previousSize: before.size, entry } : { type: 'created', key: target, isFile: true, size: h.size, entry });
+          return entry;
         } finally {
           if (!settled) await discard().catch(() => undefined);
           await claimed?.lease.release();
