@@ -47,8 +47,8 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    * event carries the file as its writer read it while still holding the name: no stat needed
    * (on an object store, one HEAD less per upload).
    */
-  const putCurrent = async (key: StorageKey, written?: Entry): Promise<void> => {
-    const e = written ? { user: key.user, path: pathOf(key), isFile: written.isFile, size: written.size, modified: written.modified.getTime(), etag: written.etag } : await indexed(key);
+  const putCurrent = async (key: StorageKey, written?: Entry, created?: boolean): Promise<void> => {
+    const e = written ? { user: key.user, path: pathOf(key), isFile: written.isFile, size: written.size, modified: written.modified.getTime(), etag: written.etag, created } : await indexed(key);
     if (e) await store.search.put([e]);
   };
 
@@ -90,7 +90,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     switch (e.type) {
       case 'created':
         if (isRoot(e.key)) return;
-        await putCurrent(e.key, e.entry);
+        await putCurrent(e.key, e.entry, true);
         await putAncestors(e.key);
         // A folder that arrives with contents (an object store's folder copy) brings its entries.
         if (!e.isFile) await putTree(e.key);

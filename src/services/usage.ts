@@ -50,19 +50,40 @@ export interface Reservation {
  */
 export function createUsageService(deps: { store: MetadataStore; backend: StorageBackend; onError: (e: unknown) => void }) {
   const { store, backend } = deps;
-  // Updates started by events and not yet written: a reader of usage in this process waits for them.
-  const pending = new Set<Promise<void>>();
+  // Deltas of events not yet written, by user. Events that come while one UPDATE is on its way are
+  // summed into the next: one statement (one round trip to PostgreSQL, one SQLite commit) for
+  // however many uploads ended meanwhile. A reader of usage in this process waits for them (flush).
+  const queued = new Map<string, number>();
+  let running = false;
+  let writing: Promise<void> = Promise.resolve();
+  const kick = (): void => {
+    if (running) return;
+    running = true;
+    writing = (async () => {
+      try {
+        while (queued.size > 0) {
+          const batch = [...queued];
+          queued.clear();
+          for (const [user, delta] of batch) await store.usage.add(user, delta).catch(deps.onError);
+        }
+      } finally {
+        // In the same step as the last look at the queue: an event after it starts a new writer.
+        running = false;
+      }
+    })();
+  };
 
   const unsubscribe = backend.events.subscribe((event) => {
-    for (const { user, delta } of usageDeltas(event)) {
-      const p: Promise<void> = store.usage.add(user, delta).catch(deps.onError).finally(() => pending.delete(p));
-      pending.add(p);
-    }
+    for (const { user, delta } of usageDeltas(event)) queued.set(user, (queued.get(user) ?? 0) + delta);
+    if (queued.size > 0) kick();
   });
 
   /** Waits until every usage change this process has seen so far is in the store. */
   async function flush(): Promise<void> {
-    while (pending.size > 0) await Promise.all([...pending]);
+    while (running || queued.size > 0) {
+      kick();
+      await writing;
+    }
   }
 
   /** Frees bytes of a user's kept data (versions, trash) for an upload that does not fit; set once the services exist. */

@@ -24,6 +24,8 @@ export async function lockJournal(trx: Transaction<Database>): Promise<void> {
   if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`.execute(trx);
 }
 
+const STAMP_AT_ONCE = 32;
+
 /** The folders a change at `path` lies beneath (not the root: its ETag is the owner's latest cursor). */
 const ancestors = (path: string): string[] => {
   const parts = path.split('/');
@@ -45,12 +47,30 @@ export function createJournalWriter(db: Kysely<Database>) {
   );
   const stamp = preparedQuery((p, n) => db.updateTable('search_entries').set({ tree_cursor: p.value('cursor') }).where('user_name', '=', p.value<string>('owner')).where('path', 'in', p.list<string>('paths', n)));
   return async function appendChanges(trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> {
+    // Each folder gets the latest cursor beneath it, once: several uploads into one folder (a group
+    // commit, search-repo.ts) stamp it with one statement.
+    const latest = new Map<string, { owner: string; path: string; cursor: number | string | bigint }>();
     for (const c of changes) {
       const values = { owner: c.owner, type: c.type, path: c.path, from: c.from ?? null, isFile: c.isFile ? 1 : 0, size: c.size ?? null, modified: c.modified ?? null, etag: c.etag ?? null, at: now };
       const row = (await insert.run(trx, values)).rows[0];
       if (!row) throw new Error('the journal gave no cursor');
-      const stamped = [...new Set([...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])])];
-      if (stamped.length > 0) await stamp.run(trx, { cursor: row.cursor, owner: c.owner, paths: stamped }, stamped.length);
+      for (const path of [...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])]) {
+        latest.set(`${c.owner}\0${path}`, { owner: c.owner, path, cursor: row.cursor });
+      }
+    }
+    const byCursor = new Map<string, { owner: string; cursor: number | string | bigint; paths: string[] }>();
+    for (const f of latest.values()) {
+      const k = `${f.owner}\0${String(f.cursor)}`;
+      const group = byCursor.get(k) ?? { owner: f.owner, cursor: f.cursor, paths: [] };
+      group.paths.push(f.path);
+      byCursor.set(k, group);
+    }
+    // At most STAMP_AT_ONCE paths a statement: few compiled shapes.
+    for (const g of byCursor.values()) {
+      for (let i = 0; i < g.paths.length; i += STAMP_AT_ONCE) {
+        const paths = g.paths.slice(i, i + STAMP_AT_ONCE);
+        await stamp.run(trx, { cursor: g.cursor, owner: g.owner, paths }, paths.length);
+      }
     }
   };
 }

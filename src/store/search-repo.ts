@@ -89,8 +89,10 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
         await lock(trx);
         // What the index held before decides what the journal says: new → created, other figures → modified.
         const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
-        for (const user of journal ? new Set(batch.map((e) => e.user)) : []) {
-          const paths = batch.filter((e) => e.user === user).map((e) => e.path);
+        // Not for a write storage reported as a creation: nothing was there, whatever the index says.
+        const unknown = journal ? batch.filter((e) => !e.created) : [];
+        for (const user of new Set(unknown.map((e) => e.user))) {
+          const paths = unknown.filter((e) => e.user === user).map((e) => e.path);
           const rows =
             paths.length <= PREPARED_UP_TO
               ? (await readBefore.run(trx, { user, paths }, paths.length)).rows

@@ -479,6 +479,11 @@ export type IndexedEntry = {
   readonly modified: number;
   /** The backend's ETag, when the writer knows it (the change journal carries it). */
   readonly etag?: string | undefined;
+  /**
+   * Storage reported the write as a creation (nothing was at the name): journaled as created
+   * without reading what the index held there (an entry of a file other tools removed, not swept yet).
+   */
+  readonly created?: boolean;
 };
 
 export type SearchQuery = {
