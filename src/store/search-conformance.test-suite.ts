@@ -71,6 +71,23 @@ export function runSearchConformance(name: string, open: OpenStore): void {
     assert.ok((await store.changes.latest()) > latest, 'and the next one is newer (no reuse)');
   });
 
+  withStore('journal: puts grouped into one transaction each get their entry, folders stamped with the latest cursor beneath them; a write storage calls a creation is created whatever the index held', async (store) => {
+    await store.search.put([folder('f'), folder('g')]);
+    const start = await store.changes.latest();
+    // Concurrent puts: the ones that wait while the first is written share the next transaction.
+    await Promise.all([store.search.put([file('f/1.txt')]), store.search.put([file('f/2.txt')]), store.search.put([file('g/3.txt')]), store.search.put([file('f/4.txt')])]);
+    const rows = await store.changes.changesSince(start, 100);
+    assert.deepEqual(rows.map((c) => [c.type, c.path]), [['created', 'f/1.txt'], ['created', 'f/2.txt'], ['created', 'g/3.txt'], ['created', 'f/4.txt']]);
+    const stamps = await store.changes.treeCursors('alice', ['f', 'g']);
+    assert.equal(stamps.get('f'), rows[3]?.cursor, 'f: its latest entry beneath');
+    assert.equal(stamps.get('g'), rows[2]?.cursor, 'g: its own latest, not the group\'s');
+    // An index row of a file another tool removed (not swept yet), then a new upload at that name.
+    await store.search.put([{ ...file('f/1.txt', 'alice', 7), created: true }]);
+    await store.search.put([file('f/2.txt', 'alice', 9)]);
+    const later = await store.changes.changesSince(rows[3]?.cursor ?? 0, 100);
+    assert.deepEqual(later.map((c) => [c.type, c.path, c.size]), [['created', 'f/1.txt', 7], ['modified', 'f/2.txt', 9]]);
+  });
+
   withStore('finds names by case- and accent-insensitive substring, never another user\'s', async (store) => {
     await store.search.put([
       file('Café Crème.txt'),
