@@ -243,8 +243,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
    */
   async function stageFrom(key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>): Promise<StagedFile> {
     if (isRoot(key)) throw isDir();
-    await checkParents(key);
-    if (opts.ifExists === 'replace' && (await folderAt(key))) throw isDir();
+    // Both looks at once (two round trips' time, not their sum); a file in the way is the first answer either way.
+    const [, folder] = await Promise.all([checkParents(key), opts.ifExists === 'replace' ? folderAt(key) : false]);
+    if (folder) throw isDir();
     let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists);
     let target = claimed?.key ?? key;
     let received: Received;
