@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type OnConflictBuilder, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
 import { createJournalWriter, lockJournal, type NewChange } from './changes-repo.js';
 import { preparedQuery } from './prepared.js';
@@ -33,6 +33,16 @@ function below(path: string): RawBuilder<SqlBool> {
 
 const atOrBelow = (path: string): RawBuilder<SqlBool> => (path === '' ? sql<SqlBool>`(1 = 1)` : sql<SqlBool>`(path = ${path} or ${below(path)})`);
 
+/** An entry written again keeps its row (and so its text-index row): only its figures change, and a running rescan's mark goes. */
+const updateFigures = (oc: OnConflictBuilder<Database, 'search_entries'>) =>
+  oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
+    is_file: eb.ref('excluded.is_file'),
+    size: eb.ref('excluded.size'),
+    modified: eb.ref('excluded.modified'),
+    etag: eb.ref('excluded.etag'),
+    scan: null,
+  }));
+
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 const depthOf = (path: string): number => path.split('/').length;
 
@@ -63,15 +73,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
           return { user_name: v('user'), path: v('path'), name: v('name'), norm: v('norm'), depth: v('depth'), is_file: v('isFile'), size: v('size'), modified: v('modified'), scan: null, etag: v('etag') };
         }),
       )
-      .onConflict((oc) =>
-        oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
-          is_file: eb.ref('excluded.is_file'),
-          size: eb.ref('excluded.size'),
-          modified: eb.ref('excluded.modified'),
-          etag: eb.ref('excluded.etag'),
-          scan: null,
-        })),
-      ),
+      .onConflict(updateFigures),
   );
   const existing = preparedQuery((p, n) => db.selectFrom('search_entries').select('path').where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   /** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
@@ -121,15 +123,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
           await trx
             .insertInto('search_entries')
             .values(values)
-            .onConflict((oc) =>
-              oc.columns(['user_name', 'path']).doUpdateSet((eb) => ({
-                is_file: eb.ref('excluded.is_file'),
-                size: eb.ref('excluded.size'),
-                modified: eb.ref('excluded.modified'),
-                etag: eb.ref('excluded.etag'),
-                scan: null,
-              })),
-            )
+            .onConflict(updateFigures)
             .execute();
         }
         await append(trx, changes);

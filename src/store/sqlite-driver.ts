@@ -6,8 +6,15 @@ import type { CachedStatement, CachedStatements } from './sqlite.js';
 /** How long a write waits for another process's write lock before it fails with SQLITE_BUSY (as busy_timeout did). */
 export const LOCK_WAIT_MS = 5000;
 
-/** The pause before the n-th retry: the first after one turn of the event loop, then growing to 8 ms. */
-const pause = (n: number): number => (n === 0 ? 0 : Math.min(8, 2 ** Math.floor((n - 1) / 2)));
+/**
+ * Retries after a mere turn of the event loop before the first timer. The other process holds the
+ * lock for one transaction, a fraction of a millisecond (a checkpoint longer), while a timer waits
+ * at least 1 ms: a closed-loop client's connection would sit idle that long on every collision.
+ */
+const TURNS = 8;
+
+/** The pause before the n-th retry: TURNS turns of the event loop, then timers growing to 8 ms. */
+const pause = (n: number): number => (n < TURNS ? 0 : Math.min(8, 2 ** Math.floor((n - TURNS) / 2)));
 
 const isBusy = (e: unknown): boolean => (e as { code?: string }).code === 'SQLITE_BUSY';
 
