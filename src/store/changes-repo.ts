@@ -24,6 +24,7 @@ export async function lockJournal(trx: Transaction<Database>): Promise<void> {
   if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`.execute(trx);
 }
 
+/** Folders stamped by one statement at most: few compiled shapes (prepared.ts). */
 const STAMP_AT_ONCE = 32;
 
 /** The folders a change at `path` lies beneath (not the root: its ETag is the owner's latest cursor). */
@@ -65,7 +66,6 @@ export function createJournalWriter(db: Kysely<Database>) {
       group.paths.push(f.path);
       byCursor.set(k, group);
     }
-    // At most STAMP_AT_ONCE paths a statement: few compiled shapes.
     for (const g of byCursor.values()) {
       for (let i = 0; i < g.paths.length; i += STAMP_AT_ONCE) {
         const paths = g.paths.slice(i, i + STAMP_AT_ONCE);

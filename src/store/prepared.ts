@@ -15,10 +15,16 @@ export type Placeholders = {
   list<T>(name: string, n: number): T[];
 };
 
-const placeholders: Placeholders = {
-  value: <T>(name: string) => `${MARK}${name}` as unknown as T,
-  list: <T>(name: string, n: number) => Array.from({ length: n }, (_, i) => `${MARK}${name}\u0000${i}` as unknown as T),
-};
+/** Placeholders for one build, remembering every mark handed out (each must come back as a parameter). */
+function placeholders(): Placeholders & { readonly given: Set<string> } {
+  const given = new Set<string>();
+  const mark = <T>(text: string): T => (given.add(text), text as unknown as T);
+  return {
+    given,
+    value: <T>(name: string) => mark<T>(`${MARK}${name}`),
+    list: <T>(name: string, n: number) => Array.from({ length: n }, (_, i) => mark<T>(`${MARK}${name}\u0000${i}`)),
+  };
+}
 
 const slotOf = (p: unknown): Slot | undefined => {
   if (typeof p !== 'string' || !p.startsWith(MARK)) return undefined;
@@ -38,7 +44,12 @@ export function preparedQuery<V extends Record<string, unknown>, O>(build: (p: P
   const compile = (shape: number) => {
     let c = compiled.get(shape);
     if (!c) {
-      const query = build(placeholders, shape).compile();
+      const p = placeholders();
+      const query = build(p, shape).compile();
+      // A value the builder wrote into the SQL text instead of binding it would be lost on every run.
+      const bound = new Set(query.parameters);
+      const lost = [...p.given].filter((m) => !bound.has(m));
+      if (lost.length > 0) throw new Error(`preparedQuery: not bound as parameters: ${lost.map((m) => m.slice(MARK.length)).join(', ')}`);
       c = { query, slots: query.parameters.map(slotOf) };
       compiled.set(shape, c);
     }
@@ -46,7 +57,7 @@ export function preparedQuery<V extends Record<string, unknown>, O>(build: (p: P
   };
   return {
     /** Runs the query for `values`; `shape` chooses the compiled form (the length of its lists, else 0). */
-    run(on: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> }, values: V, shape = 0): Promise<QueryResult<O>> {
+    async run(on: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> }, values: V, shape = 0): Promise<QueryResult<O>> {
       const { query, slots } = compile(shape);
       const parameters = query.parameters.map((p, i) => {
         const slot = slots[i];

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createQueryId, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import type { Session, SessionRepo, User } from './types.js';
 import { toUser } from './users-repo.js';
@@ -20,10 +21,6 @@ function toSession(r: Omit<Selectable<Database['sessions']>, 'client' | 'address
 /** Longest User-Agent kept: the sessions list shows it, nothing needs more. */
 const MAX_CLIENT = 512;
 
-/** Stand-ins swapped for the real values in the compiled access-token query. */
-const HASH_MARK = '\u0000token_hash';
-const NOW_MARK = -8_000_000_000_000_001;
-
 type Access = { session: Session; user: User; tokenExpiresAt: number };
 
 /**
@@ -36,24 +33,22 @@ export function createSessionRepo(db: Kysely<Database>, changeStamp?: ChangeStam
   // Every authenticated request runs this lookup; building and compiling it
   // with Kysely cost more than SQLite's indexed read, so it is compiled once
   // and run with each request's own parameters (the same SQL, the same checks).
-  const findAccessQuery = db
-    .selectFrom('access_tokens as a')
-    .innerJoin('sessions as s', 's.id', 'a.session_id')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .select([
-      's.id as s_id', 's.user_id as s_user_id', 's.created_at as s_created_at', 's.last_used_at as s_last_used_at', 's.expires_at as s_expires_at',
-      'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at', 'u.disabled',
-      'a.expires_at as a_expires_at',
-    ])
-    .where('a.token_hash', '=', HASH_MARK)
-    .where('a.expires_at', '>', NOW_MARK)
-    .compile();
-  if (findAccessQuery.parameters.filter((p) => p === HASH_MARK || p === NOW_MARK).length !== 2) throw new Error('findAccess: unexpected compiled parameters');
+  const findAccess = preparedQuery((p) =>
+    db
+      .selectFrom('access_tokens as a')
+      .innerJoin('sessions as s', 's.id', 'a.session_id')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .select([
+        's.id as s_id', 's.user_id as s_user_id', 's.created_at as s_created_at', 's.last_used_at as s_last_used_at', 's.expires_at as s_expires_at',
+        'u.id', 'u.username', 'u.password_hash', 'u.is_admin', 'u.auth_epoch', 'u.created_at', 'u.disabled',
+        'a.expires_at as a_expires_at',
+      ])
+      .where('a.token_hash', '=', p.value<string>('tokenHash'))
+      .where('a.expires_at', '>', p.value<number>('now')),
+  );
 
   async function queryAccess(tokenHash: string, now: number): Promise<Access | undefined> {
-    const parameters = findAccessQuery.parameters.map((p) => (p === HASH_MARK ? tokenHash : p === NOW_MARK ? now : p));
-    const query: typeof findAccessQuery = { ...findAccessQuery, parameters, queryId: createQueryId() };
-    const r = (await db.executeQuery(query)).rows[0];
+    const r = (await findAccess.run(db, { tokenHash, now })).rows[0];
     if (!r) return undefined;
     return {
       // client/address are not read here (the hot path needs none); the sessions list reads them.

@@ -1,7 +1,11 @@
 import type Database from 'better-sqlite3';
-import { SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import { SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CachedStatement, CachedStatements } from './sqlite.js';
+
+/** A prepared statement as Kysely runs it, and whether it only reads (a write waits for the lock, below). */
+export type CachedStatement = SqliteStatement & { readonly readonly: boolean };
+/** The statement cache of sqlite.ts (withStatementCache), as this driver runs it. */
+export type CachedStatements = Omit<SqliteDatabase, 'prepare'> & { readonly writes: number; prepare(sql: string): CachedStatement };
 
 /** How long a write waits for another process's write lock before it fails with SQLITE_BUSY (as busy_timeout did). */
 export const LOCK_WAIT_MS = 5000;

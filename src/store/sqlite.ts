@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { Kysely, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { LOCK_WAIT_MS, PatientSqliteDialect } from './sqlite-driver.js';
+import { Kysely } from 'kysely';
+import { LOCK_WAIT_MS, PatientSqliteDialect, type CachedStatement, type CachedStatements } from './sqlite-driver.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
@@ -8,10 +8,6 @@ import { migrateToLatest } from './migrations.js';
 import { createRepositories, type StoreOptions } from './repositories.js';
 
 export class StoreOpenError extends Error {}
-
-/** A prepared statement as Kysely runs it, and whether it only reads (sqlite-driver.ts waits for the write lock otherwise). */
-export type CachedStatement = SqliteStatement & { readonly readonly: boolean };
-export type CachedStatements = Omit<SqliteDatabase, 'prepare'> & { readonly writes: number; prepare(sql: string): CachedStatement };
 
 /** How many distinct SQL texts keep their prepared statement. */
 const STATEMENT_CACHE_SIZE = 200;

@@ -130,6 +130,8 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
     });
   });
 
+  // Skipped only outside CI when a service is missing, with the reason skipReason states (which
+  // service, how to get it); under CI a missing service fails the run instead.
   const clusterSkip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');
   test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
     const s3 = await s3ServerOptions();
