@@ -48,12 +48,12 @@ npm rebuild --loglevel=error >&2
 say "build (tsc + vite) on $got"
 npm run build >&2
 
-# unit: every test under src/; routes: writing, reading, shares, tus, auth and the API
-# description, on each backend; process: the CLI; browser: the basic UI flow in Chromium.
+# unit: every test under src/; routes: writing and reading (on file, S3 and a cluster), auth and the API
+# description; process: the CLI; browser: the basic UI flow in Chromium.
 if [ $# -gt 0 ]; then exec node scripts/run-tests.mjs "$@"; fi
 node scripts/run-tests.mjs \
   dist/src/ \
-  test/routes/storage-write test/routes/storage-read test/routes/shares \
-  test/routes/tus.test test/routes/auth.test test/routes/openapi \
+  test/routes/storage-write test/routes/storage-read \
+  test/routes/auth.test test/routes/openapi \
   test/process/cli.test \
   test/browser/basic.test

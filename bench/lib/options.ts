@@ -49,7 +49,7 @@ export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number]
 const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS].join(',')}]
                         [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3] [--nodes N]
   --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
-  --reps N    repetitions of each metric (default 3; quick 2)
+  --reps N    repetitions of each metric (default 3; quick 1)
   --seconds S duration of each wrk run (default 10; quick 2)
   --only L    run only these metric groups (comma-separated; with --storage s3 also ${S3_METRICS.join(',')};
               with --nodes also nodes). get4k: 4 KiB GETs of the 1,000 small files (wrk, 64 connections);
@@ -134,7 +134,7 @@ export function parseOptions(argv: string[]): Options {
   // A full run compares 2 nodes with 1 (it starts the services it needs); --quick only when asked.
   if (!nodesGiven && !o.quick) o.nodes = 2;
   if (onlyNodes && o.nodes === 0) usage('the nodes metric group needs --nodes N (a full run has 2; --quick has none)');
-  o.reps ||= o.quick ? 2 : 3;
+  o.reps ||= o.quick ? 1 : 3;
   o.seconds ||= o.quick ? 2 : 10;
   return o;
 }

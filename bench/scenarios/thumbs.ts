@@ -11,7 +11,7 @@
  * throughput. The same thumbnails again, from the cache, are logged too.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -90,7 +90,7 @@ export async function thumbsScenario(o: Options, tmp: string, dataDir: string, d
   const names: string[] = [];
   for (let i = 0; i < count; i++) {
     const name = `photo-${String(i).padStart(3, '0')}.jpg`;
-    await sharp(await photo(i)).toFile(join(current, name));
+    await writeFile(join(current, name), await photo(i));
     names.push(name);
   }
   log(`thumbs: ${count} JPEGs of 4000 × 3000 made`);
