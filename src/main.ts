@@ -18,6 +18,7 @@ import { openSqliteStore } from './store/sqlite.js';
 import { openPostgresStore } from './store/postgres.js';
 import { LOGIN_WINDOW_MS } from './app/login-throttle.js';
 import { startLeaderElection } from './cluster/leader.js';
+import { startLiveness } from './cluster/liveness.js';
 import { fallbackLeaseRepo, fallbackRateLimiter, openRedis, redisBreaker, redisLeaseRepo, redisRateLimiter, type RedisBreaker } from './cluster/redis.js';
 import { storeRateLimiter } from './app/login-throttle.js';
 import type { Redis } from 'ioredis';
@@ -127,27 +128,30 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
   const deployment = redis ? await deploymentId(store) : undefined;
-  // Set once the app exists; the first try at the lease happens before (and a takeover cannot be the first try).
-  const takeover: { run?: () => void } = {};
   const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, {
     name: deployment ? `leader:${deployment}` : 'leader',
     onError: (err) => logger.warn({ err }, 'leader election failed'),
-    // The leader before may have died mid-write: its last changes are on storage but maybe not in the journal.
-    onTakeover: () => takeover.run?.(),
   });
   const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS, deployment), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
   // Imported here: the cluster's primary, which never serves, loads none of the app's modules.
   const { buildApp } = await import('./app/build-app.js');
   const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis, deployment });
-  takeover.run = () => {
-    logger.info('took over the leader lease from a process that held it: rescanning storage for changes it may not have journaled');
-    app.requestRescan();
-  };
+  // A process of the deployment (on any node, the leader before this one too) died mid-write: its
+  // last changes may be on storage but not in the change journal.
+  const liveness = startLiveness(store.leases, {
+    isLeader: leader.isLeader,
+    onError: (err) => logger.warn({ err }, 'the liveness heartbeat failed'),
+    onDeaths: (deaths) => {
+      logger.info({ deaths: deaths.map((d) => ({ process: d.owner, expired_at: new Date(d.expiredAt).toISOString() })) }, 'a process of the deployment died without stopping: rescanning storage for changes it may not have journaled');
+      app.requestRescan({ after: Math.max(...deaths.map((d) => d.expiredAt)) });
+    },
+  });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {
     if (firstAdmin) await users.undoFirstAdmin(firstAdmin.username).catch((err: unknown) => logger.warn({ err }, 'removing the first admin of a failed start failed'));
     await app.close().catch(() => undefined);
+    await liveness.stop();
     await leader.stop();
     await backend.close();
     await store.close();
@@ -168,6 +172,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
         await app.close();
       } finally {
         clearTimeout(force);
+        await liveness.stop();
         await leader.stop();
         await backend.close();
         await store.close();

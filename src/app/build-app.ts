@@ -83,9 +83,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * Asks the leader for a rescan of storage into the search index and change journal, as after a
-     * process died mid-write; a no-op on other processes and with --index-interval 0.
+     * process died mid-write; a no-op on other processes and with --index-interval 0. With `after`
+     * (epoch ms: when the dead process had certainly stopped), one that started at or after it serves.
      */
-    requestRescan(): void;
+    requestRescan(opts?: { after?: number }): void;
   }
 }
 
@@ -395,15 +396,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // A rescan is also what journals the changes a killed process made but did not record (its
   // rename done, its index transaction not): one is asked for when a process died mid-work.
   let rescanning: Promise<void> | undefined;
+  let startedAt = -Infinity; // of the running or the last rescan
   let again = false;
   let closed = false;
-  const rescan = () => {
+  const rescan = (after = Infinity) => {
     if (!leading()) return;
+    // One that started after the death walked storage after the dead process's last write.
+    if (startedAt >= after) return;
     if (rescanning) {
       // Asked while one runs: it may have passed the paths in question already.
       again = true;
       return;
     }
+    startedAt = Date.now();
     rescanning = search
       .rescanAll()
       .then(
@@ -418,11 +423,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         }
       });
   };
-  const rescanTimers = config.indexInterval > 0 ? [setTimeout(rescan, Math.min(config.indexInterval, 30) * 1000), setInterval(rescan, config.indexInterval * 1000)] : [];
+  const rescanTimers = config.indexInterval > 0 ? [setTimeout(() => rescan(), Math.min(config.indexInterval, 30) * 1000), setInterval(() => rescan(), config.indexInterval * 1000)] : [];
   for (const t of rescanTimers) t.unref();
-  // After a crash (src/cli/serve.ts on a worker's death, src/main.ts on taking over a dead leader's lease).
-  app.decorate('requestRescan', () => {
-    if (config.indexInterval > 0 && !closed) rescan();
+  // After a crash: src/main.ts asks when the leader finds that a process of the deployment, on any
+  // node, died without stopping (src/cluster/liveness.ts).
+  app.decorate('requestRescan', (opts: { after?: number } = {}) => {
+    if (config.indexInterval > 0 && !closed) rescan(opts.after);
   });
   app.addHook('onClose', async () => {
     closed = true;

@@ -79,8 +79,6 @@ function announce(config: Config, url: string, firstAdmin: FirstAdmin): void {
 }
 
 type FromWorker = { type: 'listening'; url: string } | { type: 'failed'; message: string };
-/** A worker died mid-work: whichever worker leads rescans storage for changes it did not journal. */
-type ToWorker = { type: 'rescan' };
 
 /** A worker: serves until told to stop (SIGTERM from the primary, or a terminal's SIGINT). */
 async function runWorker(config: Config, logger: Logger, signalled: Promise<string>): Promise<number> {
@@ -95,9 +93,6 @@ async function runWorker(config: Config, logger: Logger, signalled: Promise<stri
     return 1;
   }
   process.send?.({ type: 'listening', url: server.url } satisfies FromWorker);
-  process.on('message', (m: ToWorker) => {
-    if (m?.type === 'rescan') server.app.requestRescan();
-  });
   logger.debug({ signal: await signalled }, 'worker shutting down');
   try {
     await server.close();
@@ -182,11 +177,9 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
     setTimeout(() => {
       if (stopping) return;
       logger.warn({ pid: w.process.pid, code, signal }, 'worker died; starting another');
+      // Its last write may be on storage but not in the change journal: the leader, on whichever node,
+      // rescans once the dead worker's liveness lease has run out (src/cluster/liveness.ts).
       fork();
-      // Its last write may be on storage but not in the change journal. If it was the leader, the
-      // worker taking over its lease rescans anyway (src/main.ts).
-      // (A worker going away meanwhile: the callback takes the error, which would otherwise be thrown.)
-      for (const other of workers) if (other !== w && other.isConnected()) other.send({ type: 'rescan' } satisfies ToWorker, () => undefined);
     }, RESTART_DELAY_MS).unref();
   });
 

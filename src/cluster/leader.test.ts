@@ -13,22 +13,17 @@ const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function electionOf(leases: LeaseRepo): Promise<void> {
   const fast = { intervalMs: 50, ttlMs: 300 };
-  const takeovers: number[] = [];
-  const nodes = Array.from({ length: 4 }, (_, i) => startLeaderElection(leases, { ...fast, onTakeover: () => takeovers.push(i) }));
+  const nodes = Array.from({ length: 4 }, () => startLeaderElection(leases, fast));
   try {
     await settle(200);
     assert.equal(nodes.filter((n) => n.isLeader()).length, 1, 'exactly one leader among four');
-    assert.deepEqual(takeovers, [], 'the first leader took a free lease: no takeover');
     // The leader stops renewing without releasing (its process died): another takes over once the lease expires.
     const leader = nodes.findIndex((n) => n.isLeader());
-    const survivors = [0, 1, 2, 3].filter((i) => i !== leader);
     await nodes.splice(leader, 1)[0]?.stop({ release: false });
     await settle(100);
     assert.equal(nodes.filter((n) => n.isLeader()).length, 0, 'nobody takes a lease that has not expired');
     await settle(600);
     assert.equal(nodes.filter((n) => n.isLeader()).length, 1, 'a survivor leads');
-    // The survivor took a lease it had found held: it says so once (the app then rescans, src/main.ts).
-    assert.deepEqual(takeovers, [survivors[nodes.findIndex((n) => n.isLeader())]], 'one takeover, by the new leader');
   } finally {
     await Promise.all(nodes.map((n) => n.stop()));
   }

@@ -26,11 +26,6 @@ export function startLeaderElection(
     intervalMs?: number;
     ttlMs?: number;
     onError?: (e: unknown) => void;
-    /**
-     * Called when this process takes the lease after finding it held: most often a leader that
-     * died without letting go (a clean stop releases it), whose last work may be half done.
-     */
-    onTakeover?: () => void;
   } = {},
 ): { isLeader(): boolean; stop(opts?: { release?: boolean }): Promise<void> } {
   const now = opts.now ?? Date.now;
@@ -39,13 +34,10 @@ export function startLeaderElection(
   const owner = randomUUID();
   let leader = false;
   let stopped = false;
-  let foundHeld = false;
+  // A leader that died mid-work is noticed by src/cluster/liveness.ts, like any other process.
   const tick = async () => {
     try {
-      const was = leader;
       leader = leader ? await leases.renew(name, owner, now() + ttl) : await leases.acquire(name, owner, now(), now() + ttl);
-      if (!was && !leader) foundHeld = true;
-      if (!was && leader && foundHeld && !stopped) opts.onTakeover?.();
     } catch (e) {
       // Cannot tell: step back rather than risk two leaders.
       leader = false;

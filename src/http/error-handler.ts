@@ -56,6 +56,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   else request.log.info({ code: e.code }, e.message);
   reply.code(e.status).headers(e.headers);
   if ((e.code === 'too_large' || e.code === 'quota_exceeded') && bodyLeftUnread(request)) reply.header('connection', 'close');
+  // Node drains the body of an answered request only if nobody began to read it. A route that read
+  // part (an upload cut off by a failing service) and stopped would leave the rest on the kept
+  // connection, in front of its next request: that one would wait unanswered until the idle timeout.
+  else if (bodyLeftUnread(request) && !request.raw.destroyed) request.raw.resume();
   if (request.method === 'HEAD') return reply.send();
   return reply.type('application/json; charset=utf-8').send({ error: e.code, message: e.message });
 }

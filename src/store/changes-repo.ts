@@ -40,23 +40,47 @@ const ancestors = (path: string): string[] => {
  * statements run with every upload, so they are compiled once (prepared.ts).
  */
 export function createJournalWriter(db: Kysely<Database>) {
-  const insert = preparedQuery((p) =>
-    db
+  // n rows in one statement: an upload's entry costs one statement's overhead only when it commits alone.
+  const insert = preparedQuery((p, n) => {
+    const [owner, type, path, from, etag] = (['owner', 'type', 'path', 'from', 'etag'] as const).map((c) => p.list<string>(c, n));
+    const [isFile, size, modified, at] = (['isFile', 'size', 'modified', 'at'] as const).map((c) => p.list<number>(c, n));
+    const row = (i: number) => ({ owner: owner?.[i] as string, type: type?.[i] as string, path: path?.[i] as string, from_path: from?.[i] ?? null, is_file: isFile?.[i] as number, size: size?.[i] ?? null, modified: modified?.[i] ?? null, etag: etag?.[i] ?? null, created_at: at?.[i] as number });
+    return db
       .insertInto('changes')
-      .values({ owner: p.value('owner'), type: p.value('type'), path: p.value('path'), from_path: p.value('from'), is_file: p.value('isFile'), size: p.value('size'), modified: p.value('modified'), etag: p.value('etag'), created_at: p.value('at') })
-      .returning('cursor'),
-  );
+      .values(Array.from({ length: n }, (_, i) => row(i)))
+      .returning(['cursor', 'owner', 'path']);
+  });
   const stamp = preparedQuery((p, n) => db.updateTable('search_entries').set({ tree_cursor: p.value('cursor') }).where('user_name', '=', p.value<string>('owner')).where('path', 'in', p.list<string>('paths', n)));
   return async function appendChanges(trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> {
     // Each folder gets the latest cursor beneath it, once: several uploads into one folder (a group
     // commit, search-repo.ts) stamp it with one statement.
     const latest = new Map<string, { owner: string; path: string; cursor: number | string | bigint }>();
-    for (const c of changes) {
-      const values = { owner: c.owner, type: c.type, path: c.path, from: c.from ?? null, isFile: c.isFile ? 1 : 0, size: c.size ?? null, modified: c.modified ?? null, etag: c.etag ?? null, at: now };
-      const row = (await insert.run(trx, values)).rows[0];
-      if (!row) throw new Error('the journal gave no cursor');
-      for (const path of [...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])]) {
-        latest.set(`${c.owner}\0${path}`, { owner: c.owner, path, cursor: row.cursor });
+    for (const batch of insertBatches(changes)) {
+      const cols = { owner: [] as unknown[], type: [] as unknown[], path: [] as unknown[], from: [] as unknown[], isFile: [] as unknown[], size: [] as unknown[], modified: [] as unknown[], etag: [] as unknown[], at: [] as unknown[] };
+      for (const c of batch) {
+        cols.owner.push(c.owner);
+        cols.type.push(c.type);
+        cols.path.push(c.path);
+        cols.from.push(c.from ?? null);
+        cols.isFile.push(c.isFile ? 1 : 0);
+        cols.size.push(c.size ?? null);
+        cols.modified.push(c.modified ?? null);
+        cols.etag.push(c.etag ?? null);
+        cols.at.push(now);
+      }
+      const rows = (await insert.run(trx, cols, batch.length)).rows;
+      // The entries must take their cursors in the order of the changes (a batch holds one entry per
+      // owner and path, so each row says which it is). Both databases number a multi-row VALUES in
+      // its order; should one not, the transaction fails whole rather than journal out of order.
+      const cursorOf = new Map(rows.map((r) => [`${r.owner}\0${r.path}`, r.cursor]));
+      let last = -Infinity;
+      for (const c of batch) {
+        const cursor = cursorOf.get(`${c.owner}\0${c.path}`);
+        if (cursor === undefined || Number(cursor) <= last) throw new Error('the journal numbered a batch of entries out of order');
+        last = Number(cursor);
+        for (const path of [...ancestors(c.path), ...(c.from === undefined ? [] : ancestors(c.from)), ...(c.isFile || c.type === 'deleted' ? [] : [c.path])]) {
+          latest.set(`${c.owner}\0${path}`, { owner: c.owner, path, cursor });
+        }
       }
     }
     const byCursor = new Map<string, { owner: string; cursor: number | string | bigint; paths: string[] }>();
@@ -73,6 +97,28 @@ export function createJournalWriter(db: Kysely<Database>) {
       }
     }
   };
+}
+
+/** Entries inserted by one statement at most: few compiled shapes. */
+const INSERT_AT_ONCE = 16;
+
+/** The changes in order, cut into runs of at most INSERT_AT_ONCE with no owner and path twice in a run. */
+export function insertBatches<C extends { owner: string; path: string }>(changes: readonly C[]): C[][] {
+  const out: C[][] = [];
+  let run: C[] = [];
+  let seen = new Set<string>();
+  for (const c of changes) {
+    const key = `${c.owner}\0${c.path}`;
+    if (run.length === INSERT_AT_ONCE || seen.has(key)) {
+      out.push(run);
+      run = [];
+      seen = new Set();
+    }
+    run.push(c);
+    seen.add(key);
+  }
+  if (run.length > 0) out.push(run);
+  return out;
 }
 
 const num = (v: number | string | bigint | null): number | undefined => (v === null ? undefined : Number(v));

@@ -144,6 +144,23 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.equal(wins.filter(Boolean).length, 1);
   });
 
+  withStore('expired leases of a prefix are taken once each, the live ones and other names stay', async (store) => {
+    await store.leases.acquire('alive:a', 'a', NOW, NOW + 100);
+    await store.leases.acquire('alive:b', 'b', NOW, NOW + 300);
+    await store.leases.acquire('alive-not:c', 'c', NOW, NOW + 100);
+    await store.leases.acquire('leader', 'd', NOW, NOW + 100);
+    assert.deepEqual(await store.leases.takeExpired('alive:', NOW + 99), [], 'none has run out yet');
+    // Two leaders at once (a handover): each expired lease goes to one of them.
+    const [x, y] = await Promise.all([store.leases.takeExpired('alive:', NOW + 100), store.leases.takeExpired('alive:', NOW + 100)]);
+    assert.deepEqual([...(x ?? []), ...(y ?? [])], [{ name: 'alive:a', owner: 'a', expiresAt: NOW + 100 }]);
+    assert.deepEqual(await store.leases.takeExpired('alive:', NOW + 200), [], 'taken already');
+    assert.equal(await store.leases.acquire('alive-not:c', 'e', NOW + 200, NOW + 900), true, 'another prefix is left alone (and expired)');
+    assert.equal(await store.leases.acquire('leader', 'e', NOW + 200, NOW + 900), true);
+    assert.equal(await store.leases.renew('alive:b', 'b', NOW + 1000), true, 'a live one stays');
+    assert.equal(await store.leases.acquire('alive:a', 'a', NOW + 200, NOW + 1000), true, 'a process counted dead takes its name again');
+    await assert.rejects(store.leases.takeExpired('alive_', NOW), /LIKE wildcard/);
+  });
+
   withStore('journal records are written, updated, listed by age and deleted', async (store) => {
     await store.journal.put({ id: 'j1', kind: 'move', data: '{"step":1}', now: NOW });
     await store.journal.put({ id: 'j2', kind: 'move', data: '{}', now: NOW + 10 });

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { LeaseRepo } from './types.js';
+import type { StoredLeaseRepo } from './types.js';
 
 /**
  * Leases as rows: one INSERT … ON CONFLICT DO UPDATE … WHERE decides who
  * holds a name, atomically on SQLite and PostgreSQL alike (no read-then-write).
  */
-export function createLeaseRepo(db: Kysely<Database>): LeaseRepo {
+export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
   return {
     async acquire(name, owner, now, expiresAt) {
       const r = await db
@@ -29,6 +29,13 @@ export function createLeaseRepo(db: Kysely<Database>): LeaseRepo {
 
     async release(name, owner) {
       await db.deleteFrom('leases').where('name', '=', name).where('owner', '=', owner).execute();
+    },
+
+    async takeExpired(prefix, now) {
+      if (/[%_\\]/.test(prefix)) throw new Error(`takeExpired: the prefix ${JSON.stringify(prefix)} holds a LIKE wildcard`);
+      // One DELETE … RETURNING: a row goes to whichever statement deletes it, never to two.
+      const rows = await db.deleteFrom('leases').where('name', 'like', `${prefix}%`).where('expires_at', '<=', now).returning(['name', 'owner', 'expires_at']).execute();
+      return rows.map((r) => ({ name: r.name, owner: r.owner, expiresAt: Number(r.expires_at) }));
     },
   };
 }

@@ -147,6 +147,15 @@ export interface LeaseRepo {
   release(name: string, owner: string): Promise<void>;
 }
 
+/** Leases in the metadata store, where a lease that ran out stays visible until somebody takes it (Redis forgets it). */
+export interface StoredLeaseRepo extends LeaseRepo {
+  /**
+   * Deletes the leases named `prefix`… that expired at or before `now` and returns them, each to
+   * exactly one caller however many ask at once. `prefix` holds no `%`, `_` or backslash.
+   */
+  takeExpired(prefix: string, now: number): Promise<{ name: string; owner: string; expiresAt: number }[]>;
+}
+
 export type JournalRecord = { readonly id: string; readonly kind: string; readonly data: string; readonly createdAt: number; readonly updatedAt: number };
 
 /** Intent records of multi-step work, written before the first step and deleted after the last. */
@@ -650,7 +659,7 @@ export interface MetadataStore {
   readonly users: UserRepo;
   readonly sessions: SessionRepo;
   readonly totp: TotpRepo;
-  readonly leases: LeaseRepo;
+  readonly leases: StoredLeaseRepo;
   readonly journal: JournalRepo;
   readonly settings: SettingsRepo;
   readonly rates: RateRepo;

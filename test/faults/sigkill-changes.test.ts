@@ -15,13 +15,13 @@ type Item = { isFile: boolean; size?: number };
 
 /**
  * SIGKILL in the middle of a stream of writes, moves and deletes (issue 31):
- * afterwards, once the restarted server has rescanned storage by itself (it
- * takes over the dead leader's lease, which a clean stop would have released,
- * and rescans then: src/main.ts), replaying the whole journal onto an empty
- * mirror gives exactly the tree storage has — the kill lost no change the
- * tree kept and journaled none it lost.
+ * afterwards, once the leader has rescanned storage by itself (it finds the
+ * dead process's liveness lease run out, which a clean stop would have
+ * released: src/cluster/liveness.ts, src/main.ts), replaying the whole journal
+ * onto an empty mirror gives exactly the tree storage has — the kill lost no
+ * change the tree kept and journaled none it lost.
  */
-/** The dead process's leader lease runs out and the next try takes it (LEADER_HANDOVER_MS, 40 s), then the rescan runs. */
+/** The dead process's liveness lease runs out (30 s), the leader's next tick takes it (10 s), then the rescan runs. */
 const SELF_HEAL_MS = 40_000 + 30_000;
 async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: string[]; env: Record<string, string>; putBeside: (dataDir: string, path: string, body: Buffer) => Promise<void> }) {
   const seed = faultSeed();
@@ -150,6 +150,66 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
     });
   });
 
+  test('cluster, two nodes: the node that does not lead SIGKILLed mid-writes; the leader journals what it left, and the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
+    const seed = faultSeed();
+    t.diagnostic(`FC_FAULT_SEED=${seed}`);
+    const rand = prng(seed);
+    const s3 = await s3ServerOptions();
+    const database = await newDatabase('killnode');
+    const node = { args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '1'], env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: 'info' }, startTimeoutMs: 60_000 };
+    let a: ServerProcess | undefined;
+    let b: ServerProcess | undefined;
+    try {
+      a = await startServer(node);
+      // A leads (it started alone) and is past its start's own rescan: from here only a death asks for one.
+      const firstRescan = Date.now() + 45_000;
+      while (!a.output().stdout.includes('search index rescanned') && Date.now() < firstRescan) await sleep(250);
+      assert.ok(a.output().stdout.includes('search index rescanned'), 'node A rescanned within 45 s of its start');
+      b = await startServer(node);
+      const onB = bearer((await login(b.url, 'admin', b.adminPassword)).access_token);
+      const bUrl = b.url;
+      const work = async (w: number) => {
+        for (let i = 0; ; i++) {
+          const p = `b/w${w}/f${i % 6}.bin`;
+          if (rand() < 0.75) await fetch(`${bUrl}/storage/admin/${p}`, { method: 'PUT', headers: { ...onB, 'content-type': 'application/octet-stream' }, body: Buffer.alloc(Math.floor(rand() * 50_000)) });
+          else await postJson(`${bUrl}/storage/admin/${p}`, { action: 'Move', new_path: `/admin/b/w${w}/m${i % 4}.bin`, overwrite: true }, onB);
+        }
+      };
+      const killedAt = sleep(300 + Math.floor(rand() * 700)).then(async () => {
+        await b!.stop('SIGKILL');
+        return Date.now();
+      });
+      await Promise.all([0, 1, 2, 3].map((w) => work(w).catch(() => undefined)));
+      const killed = await killedAt;
+      // What a kill between the object's write and its index transaction leaves, for certain.
+      const client = s3Client();
+      try {
+        await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${s3.prefix}/admin/beside/left-by-b.bin`, Body: Buffer.alloc(99) }));
+      } finally {
+        client.destroy();
+      }
+      const onA = bearer((await login(a.url, 'admin', a.adminPassword)).access_token);
+      const sorted = (m: Map<string, Item>) => [...m].map(([k, v]) => [k, v.isFile, v.isFile ? v.size : null]).sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+      // B's liveness lease runs out (30 s), A's next tick takes it (10 s) and rescans: within this bound.
+      const deadline = killed + SELF_HEAL_MS;
+      let mirror = await replay(a.url, onA);
+      let tree = await walkTree(a.url, onA);
+      while ((!mirror.has('beside/left-by-b.bin') || JSON.stringify(sorted(mirror)) !== JSON.stringify(sorted(tree))) && Date.now() < deadline) {
+        await sleep(1000);
+        mirror = await replay(a.url, onA);
+        tree = await walkTree(a.url, onA);
+      }
+      t.diagnostic(`node B killed; journal and tree compared on node A ${Date.now() - killed} ms later`);
+      assert.ok(a.output().stdout.includes('died without stopping'), 'node A saw node B die');
+      assert.deepEqual(mirror.get('beside/left-by-b.bin'), { isFile: true, size: 99 }, 'the object B left is journaled');
+      assert.deepEqual(sorted(mirror), sorted(tree), `seed ${seed}: the journal replayed from 0 is the tree within ${SELF_HEAL_MS} ms of the kill`);
+    } finally {
+      await b?.stop('SIGKILL').catch(() => undefined);
+      await a?.stop().catch(() => undefined);
+      for (const dir of [a?.dataDir, b?.dataDir]) if (dir) await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('local, two workers: a worker SIGKILLed after the first rescan; a change it left unjournaled is journaled by itself', async (t) => {
     const seed = faultSeed();
     t.diagnostic(`FC_FAULT_SEED=${seed}`);
@@ -172,8 +232,8 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
       const victim = workers[Math.floor(rand() * 2)] as number;
       const killedAt = Date.now();
       process.kill(victim, 'SIGKILL');
-      // The leader rescans when the primary reports the death at once; if the victim led, the worker
-      // that takes over its lease does (LEADER_HANDOVER_MS, 40 s). Either way, within this bound:
+      // The leader (the other worker, if the victim led) rescans once the victim's liveness lease has
+      // run out and its next tick took it; within this bound:
       const deadline = killedAt + SELF_HEAL_MS;
       let seen: Change | undefined;
       while (!seen && Date.now() < deadline) {
