@@ -12,7 +12,7 @@
  *    following `cursor`/`more` page by page with the default page size as a
  *    client does, beside one `GET` listing of that very folder (10,000
  *    entries). Target: at most 2 × the listing's time.
- * 3. Across nodes: two nodes (`--workers 1`) on S3 (radosgw) + PostgreSQL +
+ * 3. Across nodes: two nodes (default workers: two each on this machine) on S3 (radosgw) + PostgreSQL +
  *    Redis; a writer PUTs 4 KiB files on node A at 100 a second (paced, not
  *    closed-loop) while a reader follows `/api/changes/stream` on node B and
  *    another on node A (the reference: the writer's own node); for each
@@ -199,7 +199,7 @@ async function writesAndRead(o: Options, tmp: string, log: (msg: string) => void
       const started = await startFileCloud(o, tmp, join(tmp, `changes-node-${name}`), {
         name: `node ${name}`,
         logName: `file-cloud-changes-node-${name}.log`,
-        args: ['--workers', '1', '--storage', storage],
+        args: ['--storage', storage],
         env: { FILE_CLOUD_DATABASE: db.url, FILE_CLOUD_REDIS: redisUrl, AWS_ACCESS_KEY_ID: backing.s3.accessKeyId, AWS_SECRET_ACCESS_KEY: backing.s3.secretAccessKey, AWS_REGION: backing.s3.region },
         password,
       });
