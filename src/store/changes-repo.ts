@@ -1,7 +1,8 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable, type SqlBool, type Transaction } from 'kysely';
 import { isPostgres } from './dialect.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
+import { awaitSteps, statement, type Steps } from './steps.js';
 import type { ChangeRecord, ChangeRepo } from './types.js';
 
 /** An entry to append: what ChangeRecord holds but the cursor and time, which the journal gives. */
@@ -9,6 +10,7 @@ export type NewChange = Omit<ChangeRecord, 'cursor' | 'at'>;
 
 /** Any number; only its being the same for every writer matters. */
 const JOURNAL_LOCK = 0x6663_3331;
+const lockQuery = CompiledQuery.raw(`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`);
 
 
 /**
@@ -21,7 +23,13 @@ const JOURNAL_LOCK = 0x6663_3331;
  * (sqlite-driver.ts).
  */
 export async function lockJournal(trx: Transaction<Database>): Promise<void> {
-  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`.execute(trx);
+  if (isPostgres(trx)) await trx.executeQuery(lockQuery);
+}
+
+
+/** lockJournal as a step of a Steps transaction (steps.ts). */
+export function* lockJournalStep(db: Kysely<Database>): Steps<void> {
+  if (isPostgres(db)) yield lockQuery;
 }
 
 /** Folders stamped by one statement at most: few compiled shapes (prepared.ts). */
@@ -37,7 +45,8 @@ const ancestors = (path: string): string[] => {
  * Appends entries inside the caller's transaction (the one that makes the change they record), and
  * stamps every folder above each change (and a created or moved folder itself) with the entry's
  * cursor: folder ETags derive from it, so they change whenever anything beneath changes. Both
- * statements run with every upload, so they are compiled once (prepared.ts).
+ * statements run with every upload, so they are compiled once (prepared.ts). As steps (steps.ts),
+ * for the upload's own transaction, and as an awaited part of a Kysely transaction.
  */
 export function createJournalWriter(db: Kysely<Database>) {
   // n rows in one statement: an upload's entry costs one statement's overhead only when it commits alone.
@@ -51,7 +60,7 @@ export function createJournalWriter(db: Kysely<Database>) {
       .returning(['cursor', 'owner', 'path']);
   });
   const stamp = preparedQuery((p, n) => db.updateTable('search_entries').set({ tree_cursor: p.value('cursor') }).where('user_name', '=', p.value<string>('owner')).where('path', 'in', p.list<string>('paths', n)));
-  return async function appendChanges(trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> {
+  function* appendSteps(changes: readonly NewChange[], now = Date.now()): Steps<void> {
     // Each folder gets the latest cursor beneath it, once: several uploads into one folder (a group
     // commit, search-repo.ts) stamp it with one statement.
     const latest = new Map<string, { owner: string; path: string; cursor: number | string | bigint }>();
@@ -68,7 +77,7 @@ export function createJournalWriter(db: Kysely<Database>) {
         cols.etag.push(c.etag ?? null);
         cols.at.push(now);
       }
-      const rows = (await insert.run(trx, cols, batch.length)).rows;
+      const rows = (yield* statement(insert.bind(cols, batch.length))).rows;
       // The entries must take their cursors in the order of the changes (a batch holds one entry per
       // owner and path, so each row says which it is). Both databases number a multi-row VALUES in
       // its order; should one not, the transaction fails whole rather than journal out of order.
@@ -93,9 +102,14 @@ export function createJournalWriter(db: Kysely<Database>) {
     for (const g of byCursor.values()) {
       for (let i = 0; i < g.paths.length; i += STAMP_AT_ONCE) {
         const paths = g.paths.slice(i, i + STAMP_AT_ONCE);
-        await stamp.run(trx, { cursor: g.cursor, owner: g.owner, paths }, paths.length);
+        yield* statement(stamp.bind({ cursor: g.cursor, owner: g.owner, paths }, paths.length));
       }
     }
+  }
+  return {
+    appendSteps,
+    /** appendSteps in a Kysely transaction. */
+    append: (trx: Transaction<Database>, changes: readonly NewChange[], now = Date.now()): Promise<void> => awaitSteps(trx, appendSteps(changes, now)),
   };
 }
 
@@ -142,7 +156,8 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
     return Number(row?.purged_through ?? 0);
   };
   const since = (cursor: number, limit: number, upTo?: number) => {
-    let q = db.selectFrom('changes').selectAll().where('cursor', '>', cursor);
+    // Never at or below the horizon: the newest entry outlives its purge there (purgeBefore).
+    let q = db.selectFrom('changes').selectAll().where('cursor', '>', cursor).where(sql<SqlBool>`cursor > (SELECT purged_through FROM changes_horizon WHERE id = 1)`);
     if (upTo !== undefined) q = q.where('cursor', '<=', upTo);
     return q.orderBy('cursor').limit(limit);
   };
@@ -178,12 +193,17 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
         // Everything before the oldest entry still inside the retention goes (cursors are in time order,
         // give or take a clock step). Read in cursor order from the oldest, this passes only the rows
         // it then deletes: no index on the time (one B-tree less for every write to keep up to date).
+        const newest = Number((await trx.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).executeTakeFirst())?.m ?? 0);
         const kept = await trx.selectFrom('changes').select('cursor').where('created_at', '>=', time).orderBy('cursor').limit(1).executeTakeFirst();
-        const through = kept ? Number(kept.cursor) - 1 : Number((await trx.selectFrom('changes').select(sql<number | string | null>`max(cursor)`.as('m')).executeTakeFirst())?.m ?? 0);
-        if (through <= 0) return 0;
-        const r = await trx.deleteFrom('changes').where('cursor', '<=', through).executeTakeFirst();
-        await trx.updateTable('changes_horizon').set({ purged_through: sql`CASE WHEN purged_through > ${through} THEN purged_through ELSE ${through} END` }).where('id', '=', 1).execute();
-        return Number(r.numDeletedRows);
+        const through = kept ? Number(kept.cursor) - 1 : newest;
+        const horizon = Number((await trx.selectFrom('changes_horizon').select('purged_through').where('id', '=', 1).executeTakeFirst())?.purged_through ?? 0);
+        if (through <= horizon) return 0;
+        // The newest row stays even when it is purged: SQLite numbers the next entry after the highest
+        // row left (migration 0022), so it keeps every cursor from coming again. Behind the horizon no
+        // reader sees it.
+        const r = await trx.deleteFrom('changes').where('cursor', '<=', through).where('cursor', '<', newest).executeTakeFirst();
+        await trx.updateTable('changes_horizon').set({ purged_through: through }).where('id', '=', 1).execute();
+        return Number(r.numDeletedRows) + (through === newest && newest > horizon ? 1 : 0);
       });
     },
   };

@@ -481,6 +481,45 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.dropIndex('changes_created').execute();
     },
   },
+  '0022_changes_plain_cursor': {
+    async up(db: Kysely<unknown>) {
+      // SQLite: the journal's cursor loses AUTOINCREMENT, which made every entry also rewrite the
+      // sqlite_sequence row (one more B-tree write and write-ahead-log page per commit: about a third
+      // of what an entry cost, docs/performance.md "Change feed"). A plain INTEGER PRIMARY KEY takes the
+      // highest cursor plus one, so it never reuses a cursor as long as the newest entry stays: the
+      // retention purge keeps it, behind the horizon (changes-repo.ts purgeBefore). PostgreSQL's
+      // sequence costs nothing of the kind and stays. SQLite cannot drop AUTOINCREMENT in place: the
+      // table is copied, in one transaction (migrations on SQLite run without one).
+      if (isPostgres(db)) return;
+      await sql`BEGIN IMMEDIATE`.execute(db);
+      try {
+        const table = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'changes'`.execute(db);
+        if (/AUTOINCREMENT/i.test(table.rows[0]?.sql ?? '')) {
+          await sql`CREATE TABLE changes_plain (
+            cursor INTEGER PRIMARY KEY, owner TEXT NOT NULL, type TEXT NOT NULL, path TEXT NOT NULL,
+            from_path TEXT, is_file INTEGER NOT NULL, size BIGINT, modified BIGINT, etag TEXT,
+            created_at BIGINT NOT NULL)`.execute(db);
+          await sql`INSERT INTO changes_plain SELECT cursor, owner, type, path, from_path, is_file, size, modified, etag, created_at FROM changes`.execute(db);
+          // AUTOINCREMENT's counter is past every row when the newest entries were purged (a journal
+          // idle longer than the retention): a placeholder at that number keeps the next cursor above
+          // it. It lies at the horizon, where no reader looks (changes-repo.ts).
+          const seq = Number((await sql<{ seq: number | null }>`SELECT seq FROM sqlite_sequence WHERE name = 'changes'`.execute(db)).rows[0]?.seq ?? 0);
+          const max = Number((await sql<{ m: number | null }>`SELECT max(cursor) AS m FROM changes_plain`.execute(db)).rows[0]?.m ?? 0);
+          if (seq > max) {
+            await sql`INSERT INTO changes_plain (cursor, owner, type, path, is_file, created_at) VALUES (${seq}, '', 'deleted', '', 0, 0)`.execute(db);
+            await sql`UPDATE changes_horizon SET purged_through = ${seq} WHERE id = 1 AND purged_through < ${seq}`.execute(db);
+          }
+          await sql`DROP TABLE changes`.execute(db);
+          await sql`ALTER TABLE changes_plain RENAME TO changes`.execute(db);
+          await db.schema.createIndex('changes_owner_cursor').on('changes').columns(['owner', 'cursor']).execute();
+        }
+        await sql`COMMIT`.execute(db);
+      } catch (e) {
+        await sql`ROLLBACK`.execute(db);
+        throw e;
+      }
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

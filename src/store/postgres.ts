@@ -52,7 +52,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
   return {
     kind: 'postgres',
     db,
-    ...createRepositories(db, undefined, opts),
+    ...createRepositories(db, {}, opts),
     close: () => db.destroy(),
   };
 }

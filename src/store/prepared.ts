@@ -55,18 +55,23 @@ export function preparedQuery<V extends Record<string, unknown>, O>(build: (p: P
     }
     return c;
   };
+  /** The query for `values`, ready to run; `shape` chooses the compiled form (the length of its lists, else 0). */
+  const bind = (values: V, shape = 0): CompiledQuery<O> => {
+    const { query, slots } = compile(shape);
+    const parameters = query.parameters.map((p, i) => {
+      const slot = slots[i];
+      if (!slot) return p;
+      const v = values[slot.name];
+      if (v === undefined && !(slot.name in values)) throw new Error(`preparedQuery: no value for ${slot.name}`);
+      return slot.index === undefined ? v : (v as readonly unknown[])[slot.index];
+    });
+    return { ...query, parameters, queryId: createQueryId() };
+  };
   return {
-    /** Runs the query for `values`; `shape` chooses the compiled form (the length of its lists, else 0). */
+    bind,
+    /** Runs the query for `values` (see bind). */
     async run(on: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> }, values: V, shape = 0): Promise<QueryResult<O>> {
-      const { query, slots } = compile(shape);
-      const parameters = query.parameters.map((p, i) => {
-        const slot = slots[i];
-        if (!slot) return p;
-        const v = values[slot.name];
-        if (v === undefined && !(slot.name in values)) throw new Error(`preparedQuery: no value for ${slot.name}`);
-        return slot.index === undefined ? v : (v as readonly unknown[])[slot.index];
-      });
-      return on.executeQuery({ ...query, parameters, queryId: createQueryId() });
+      return on.executeQuery(bind(values, shape));
     },
   };
 }

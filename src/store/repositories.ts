@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { ChangeStamp } from './stamped-cache.js';
+import type { StepRunner } from './steps.js';
 import type { MetadataStore } from './types.js';
 import { createAuditRepo } from './audit-repo.js';
 import { createWebhookRepo } from './webhooks-repo.js';
@@ -32,13 +33,22 @@ export type StoreOptions = {
   readonly journal?: boolean;
 };
 
+/** What a database's driver adds beside its Kysely instance. */
+export type Engine = {
+  /** SQLite only: lets the token and share lookups cache between writes (createRepositories). */
+  readonly changeStamp?: ChangeStamp | undefined;
+  /** How the upload's index transaction runs (steps.ts); Kysely's own transaction when not given. */
+  readonly steps?: StepRunner | undefined;
+};
+
 /**
  * Every repository of the metadata store over one Kysely instance. SQLite and PostgreSQL run the
  * same SQL, so they are wired here once; a new repository is added in this one place. `changeStamp`
  * (SQLite only) lets the token and share lookups cache between writes: PostgreSQL, shared by
  * other nodes, has no cheap stamp of another node's writes, so it gets none and asks each time.
  */
-export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeStamp, opts: StoreOptions = {}): Omit<MetadataStore, 'close'> {
+export function createRepositories(db: Kysely<Database>, engine: Engine, opts: StoreOptions = {}): Omit<MetadataStore, 'close'> {
+  const { changeStamp } = engine;
   return {
     users: createUserRepo(db, changeStamp),
     sessions: createSessionRepo(db, changeStamp),
@@ -54,7 +64,7 @@ export function createRepositories(db: Kysely<Database>, changeStamp?: ChangeSta
     shares: createShareRepo(db, changeStamp),
     apiKeys: createApiKeyRepo(db, changeStamp),
     usage: createUsageRepo(db),
-    search: createSearchRepo(db, { journal: opts.journal ?? true }),
+    search: createSearchRepo(db, { journal: opts.journal ?? true, steps: engine.steps }),
     changes: createChangeRepo(db),
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),

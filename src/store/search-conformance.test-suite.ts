@@ -67,6 +67,8 @@ export function runSearchConformance(name: string, open: OpenStore): void {
     assert.equal(await store.changes.purgeBefore(Date.now() + 1000), 5);
     assert.equal(await store.changes.horizon(), latest);
     assert.equal(await store.changes.latest(), latest, 'the latest cursor survives the purge of every entry');
+    assert.deepEqual(await store.changes.changesSince(0, 100), [], 'and nothing purged is read again');
+    assert.equal(await store.changes.purgeBefore(Date.now() + 1000), 0, 'purged once');
     await store.search.put([file('d.txt')]);
     assert.ok((await store.changes.latest()) > latest, 'and the next one is newer (no reuse)');
   });

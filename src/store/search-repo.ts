@@ -1,8 +1,9 @@
 import { PostgresAdapter, sql, type Kysely, type OnConflictBuilder, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
-import { createJournalWriter, lockJournal, type NewChange } from './changes-repo.js';
+import { createJournalWriter, lockJournal, lockJournalStep, type NewChange } from './changes-repo.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
+import { kyselyStepRunner, statement, type StepRunner, type Steps } from './steps.js';
 import type { IndexedEntry, SearchRepo } from './types.js';
 
 /** Rows per INSERT: 9 parameters each, far below either database's limit. */
@@ -55,13 +56,15 @@ const fromRow = (r: Row): IndexedEntry => ({ user: r.user_name, path: r.path, is
  * index for queries of at least three characters; shorter ones read the
  * user's names through LIKE (escaped: % and _ are literal).
  */
-export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean } = { journal: true }): SearchRepo {
+export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean; steps?: StepRunner | undefined } = { journal: true }): SearchRepo {
   // --changes off: no entries, and none of their cost either (the advisory lock that orders every
   // journal writer on PostgreSQL, the read of the rows before, the folder stamps).
   const journal = opts.journal;
   const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : Promise.resolve());
-  const appendChanges = createJournalWriter(db);
-  const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? appendChanges(trx, changes) : Promise.resolve());
+  const writer = createJournalWriter(db);
+  const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? writer.append(trx, changes) : Promise.resolve());
+  // The upload's transaction (writeEntries) as steps: on SQLite it runs without a pause under the lock.
+  const runSteps = opts.steps ?? kyselyStepRunner(db);
   // An upload indexes one entry at a time: its statements are compiled once (prepared.ts).
   const readBefore = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   const upsert = preparedQuery((p, n) =>
@@ -82,52 +85,52 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean 
 
   const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
 
+  /** One transaction of index puts: the rows, and the journal's entries for what they change. */
+  function* putSteps(batch: readonly IndexedEntry[]): Steps<void> {
+    if (journal) yield* lockJournalStep(db);
+    // What the index held before decides what the journal says: new → created, other figures → modified.
+    const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
+    // Not for a write storage reported as a creation: nothing was there, whatever the index says.
+    const unknown = journal ? batch.filter((e) => !e.created) : [];
+    for (const user of new Set(unknown.map((e) => e.user))) {
+      const paths = unknown.filter((e) => e.user === user).map((e) => e.path);
+      const { rows } = yield* statement(
+        paths.length <= PREPARED_UP_TO
+          ? readBefore.bind({ user, paths }, paths.length)
+          : db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).compile(),
+      );
+      for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
+    }
+    const changes: NewChange[] = [];
+    for (const e of batch) {
+      const was = before.get(`${e.user}\0${e.path}`);
+      const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
+      if (!was || was.isFile !== e.isFile) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures });
+      // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
+      else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag))) {
+        changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures });
+      }
+    }
+    const values = batch.map((e) => {
+      const name = nameOf(e.path);
+      return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null };
+    });
+    if (values.length <= PREPARED_UP_TO) {
+      const named: Record<string, unknown> = {};
+      values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag }));
+      yield* statement(upsert.bind(named, values.length));
+    } else {
+      yield* statement(db.insertInto('search_entries').values(values).onConflict(updateFigures).compile());
+    }
+    if (journal) yield* writer.appendSteps(changes);
+  }
+
   async function writeEntries(given: readonly IndexedEntry[]): Promise<void> {
     // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
     const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
     for (let i = 0; i < entries.length; i += BATCH) {
       const batch = entries.slice(i, i + BATCH);
-      await db.transaction().execute(async (trx) => {
-        await lock(trx);
-        // What the index held before decides what the journal says: new → created, other figures → modified.
-        const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
-        // Not for a write storage reported as a creation: nothing was there, whatever the index says.
-        const unknown = journal ? batch.filter((e) => !e.created) : [];
-        for (const user of new Set(unknown.map((e) => e.user))) {
-          const paths = unknown.filter((e) => e.user === user).map((e) => e.path);
-          const rows =
-            paths.length <= PREPARED_UP_TO
-              ? (await readBefore.run(trx, { user, paths }, paths.length)).rows
-              : await trx.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).execute();
-          for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
-        }
-        const changes: NewChange[] = [];
-        for (const e of batch) {
-          const was = before.get(`${e.user}\0${e.path}`);
-          const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
-          if (!was || was.isFile !== e.isFile) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures });
-          // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
-          else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag))) {
-            changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures });
-          }
-        }
-        const values = batch.map((e) => {
-          const name = nameOf(e.path);
-          return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null };
-        });
-        if (values.length <= PREPARED_UP_TO) {
-          const named: Record<string, unknown> = {};
-          values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag }));
-          await upsert.run(trx, named, values.length);
-        } else {
-          await trx
-            .insertInto('search_entries')
-            .values(values)
-            .onConflict(updateFigures)
-            .execute();
-        }
-        await append(trx, changes);
-      });
+      await runSteps(() => putSteps(batch));
     }
   }
 

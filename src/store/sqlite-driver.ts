@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
-import { SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { SqliteDialect, SqliteDriver, type CompiledQuery, type Kysely, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Database as Schema } from './schema.js';
+import type { StepRunner } from './steps.js';
 
 /** A prepared statement as Kysely runs it, and whether it only reads (a write waits for the lock, below). */
 export type CachedStatement = SqliteStatement & { readonly readonly: boolean };
@@ -30,10 +32,17 @@ const isBusy = (e: unknown): boolean => (e as { code?: string }).code === 'SQLIT
  * 227 ms for 4 KiB PUTs with the change journal against 30 ms without). On a timer the worker goes on
  * with its other requests meanwhile; Kysely's connection mutex holds this process's other queries.
  */
-function createPatience(sqlite: Database.Database) {
+type Patience = <T>(attempt: () => T) => Promise<T>;
+
+function createPatience(sqlite: Database.Database): Patience {
   // busy_timeout is per connection: off only for the one synchronous step that may meet the lock.
   const off = sqlite.prepare('PRAGMA busy_timeout = 0');
   const on = sqlite.prepare(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
+  // SQLite sets this pragma while it compiles the statement, and a run marks the statement to be
+  // compiled again at its next run: the first run of a fresh one sets nothing. Without these two,
+  // the first wait of a new connection met `on`'s 5 s in SQLite's busy handler, the loop stopped.
+  off.get();
+  on.get();
   return async function patiently<T>(attempt: () => T): Promise<T> {
     const deadline = Date.now() + LOCK_WAIT_MS;
     for (let n = 0; ; n++) {
@@ -51,6 +60,39 @@ function createPatience(sqlite: Database.Database) {
   };
 }
 
+/** Runs a compiled statement as Kysely's SqliteConnection does. */
+function runStatement<R>(statement: CachedStatement, parameters: readonly unknown[]): QueryResult<R> {
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { insertId: lastInsertRowid === undefined ? undefined : BigInt(lastInsertRowid), numAffectedRows: changes === undefined ? undefined : BigInt(changes), rows: [] };
+}
+
+/**
+ * Steps (steps.ts) as one synchronous run between BEGIN IMMEDIATE and COMMIT. better-sqlite3 is
+ * synchronous anyway; what an awaited Kysely transaction adds is time under the write lock: a turn
+ * through Kysely's async layers per statement, and whatever else of this process's work is ready at
+ * each of those awaits (measured on the 4 KiB upload bench with two workers: a transaction held
+ * the lock 200–270 µs at the median, its statements took about 100). Every other process waits that
+ * long for the lock. Only the wait for the lock is asynchronous (on a timer, as every write here),
+ * inside Kysely's connection mutex so no other query of this process runs in between.
+ */
+function sqliteStepRunner(db: Kysely<Schema>, sqlite: Database.Database, statements: CachedStatements, patiently: Patience): StepRunner {
+  return (steps) =>
+    db.connection().execute(async () => {
+      await patiently(() => sqlite.exec('BEGIN IMMEDIATE'));
+      try {
+        const run = steps();
+        let next = run.next();
+        while (!next.done) next = run.next(runStatement(statements.prepare(next.value.sql), next.value.parameters));
+        sqlite.exec('COMMIT');
+        return next.value;
+      } catch (e) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw e;
+      }
+    });
+}
+
 /**
  * Kysely's SQLite driver with two changes, both about the one write lock that every process on the
  * file shares:
@@ -63,18 +105,14 @@ function createPatience(sqlite: Database.Database) {
 class PatientDriver extends SqliteDriver {
   readonly #sqlite: Database.Database;
   readonly #connection: DatabaseConnection;
-  readonly #patiently: ReturnType<typeof createPatience>;
+  readonly #patiently: Patience;
 
-  constructor(sqlite: Database.Database, statements: CachedStatements) {
+  constructor(sqlite: Database.Database, statements: CachedStatements, patiently: Patience) {
     super({ database: statements });
     this.#sqlite = sqlite;
-    const patiently = (this.#patiently = createPatience(sqlite));
+    this.#patiently = patiently;
     // As Kysely's SqliteConnection runs a query, but a write on its own waits for the lock patiently.
-    const run = <R>(statement: CachedStatement, parameters: readonly unknown[]): QueryResult<R> => {
-      if (statement.reader) return { rows: statement.all(parameters) as R[] };
-      const { changes, lastInsertRowid } = statement.run(parameters);
-      return { insertId: lastInsertRowid === undefined ? undefined : BigInt(lastInsertRowid), numAffectedRows: changes === undefined ? undefined : BigInt(changes), rows: [] };
-    };
+    const run = runStatement;
     this.#connection = {
       async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
         const statement = statements.prepare(sql);
@@ -101,12 +139,19 @@ class PatientDriver extends SqliteDriver {
 export class PatientSqliteDialect extends SqliteDialect {
   readonly #sqlite: Database.Database;
   readonly #statements: CachedStatements;
+  // One per connection: busy_timeout is the connection's.
+  readonly #patiently: Patience;
   constructor(sqlite: Database.Database, statements: CachedStatements) {
     super({ database: statements });
     this.#sqlite = sqlite;
     this.#statements = statements;
+    this.#patiently = createPatience(sqlite);
   }
   override createDriver(): Driver {
-    return new PatientDriver(this.#sqlite, this.#statements);
+    return new PatientDriver(this.#sqlite, this.#statements, this.#patiently);
+  }
+  /** Runs Steps (steps.ts) on this connection without a pause under the lock (sqliteStepRunner). */
+  stepRunner(db: Kysely<Schema>): StepRunner {
+    return sqliteStepRunner(db, this.#sqlite, this.#statements, this.#patiently);
   }
 }

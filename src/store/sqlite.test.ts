@@ -161,6 +161,43 @@ test('sqlite: foldWriteAheadLog folds a log left behind into the file and remove
   }
 });
 
+test('sqlite: migration 0022 takes AUTOINCREMENT off the journal and never hands out a cursor again, also when every entry was purged', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  const file = join(dir, 'file-cloud.db');
+  const entry = (path: string) => ({ user: 'alice', path, isFile: true, size: 1, modified: 1, created: true });
+  try {
+    await (await openSqliteStore(file)).close();
+    // The journal as 0018 made it: AUTOINCREMENT, cursors 1–7 handed out; `kept` holds 5–7, `purged` nothing (horizon 7).
+    for (const state of ['kept', 'purged'] as const) {
+      const raw = new Database(file);
+      raw.prepare("DELETE FROM kysely_migration WHERE name = '0022_changes_plain_cursor'").run();
+      raw.exec(`DROP TABLE changes; CREATE TABLE changes (cursor INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, type TEXT NOT NULL, path TEXT NOT NULL,
+        from_path TEXT, is_file INTEGER NOT NULL, size BIGINT, modified BIGINT, etag TEXT, created_at BIGINT NOT NULL); CREATE INDEX changes_owner_cursor ON changes (owner, cursor)`);
+      const insert = raw.prepare("INSERT INTO changes (owner, type, path, is_file, created_at) VALUES ('alice', 'created', ?, 1, 1)");
+      for (let i = 1; i <= 7; i++) insert.run(`old${i}.txt`);
+      raw.prepare(state === 'kept' ? 'DELETE FROM changes WHERE cursor < 5' : 'DELETE FROM changes').run();
+      raw.prepare('UPDATE changes_horizon SET purged_through = ? WHERE id = 1').run(state === 'kept' ? 4 : 7);
+      raw.close();
+      const store = await openSqliteStore(file);
+      try {
+        assert.equal(await store.changes.latest(), 7, state);
+        assert.deepEqual((await store.changes.changesSince(4, 10)).map((c) => c.path), state === 'kept' ? ['old5.txt', 'old6.txt', 'old7.txt'] : [], state);
+        await store.search.put([entry(`new-${state}.txt`)]);
+        const after = await store.changes.changesSince(0, 10);
+        assert.deepEqual(after.map((c) => [c.cursor, c.path]).slice(-1), [[8, `new-${state}.txt`]], `${state}: the next cursor follows the last one handed out`);
+        assert.equal(after.length, state === 'kept' ? 4 : 1, `${state}: no placeholder in the feed`);
+      } finally {
+        await store.close();
+      }
+      const check = new Database(file, { readonly: true });
+      assert.doesNotMatch(String((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'changes'").get() as { sql: string }).sql), /AUTOINCREMENT/i);
+      check.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('sqlite: migration 0012 turns whole download counts into units and caps limits at the new maximum', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
   const file = join(dir, 'file-cloud.db');

@@ -113,7 +113,8 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
     throw new StoreOpenError(`cannot open the database ${file}: ${why}`, { cause: e });
   }
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<Schema>({ dialect: new PatientSqliteDialect(sqlite, statements) });
+  const dialect = new PatientSqliteDialect(sqlite, statements);
+  const db = new Kysely<Schema>({ dialect });
   try {
     await migrateToLatest(db as Kysely<unknown>);
   } catch (e) {
@@ -122,7 +123,7 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
   }
   const changes = sqliteChangeStamp(sqlite, statements);
   return {
-    ...createRepositories(db, changes, opts),
+    ...createRepositories(db, { changeStamp: changes, steps: dialect.stepRunner(db) }, opts),
     close: () => db.destroy(),
   };
 }
