@@ -24,6 +24,9 @@ const pause = (n: number): number => (n < TURNS ? 0 : Math.min(8, 2 ** Math.floo
 
 const isBusy = (e: unknown): boolean => (e as { code?: string }).code === 'SQLITE_BUSY';
 
+/** Runs `attempt` once the write lock is free (it throws SQLITE_BUSY until then). */
+type Patience = <T>(attempt: () => T) => Promise<T>;
+
 /**
  * Waits for SQLite's write lock on a timer instead of in SQLite's busy handler. That handler
  * sleeps the thread (1, 2, 5, 10 … ms), and better-sqlite3 is synchronous: with two workers on one
@@ -32,8 +35,6 @@ const isBusy = (e: unknown): boolean => (e as { code?: string }).code === 'SQLIT
  * 227 ms for 4 KiB PUTs with the change journal against 30 ms without). On a timer the worker goes on
  * with its other requests meanwhile; Kysely's connection mutex holds this process's other queries.
  */
-type Patience = <T>(attempt: () => T) => Promise<T>;
-
 function createPatience(sqlite: Database.Database): Patience {
   // busy_timeout is per connection: off only for the one synchronous step that may meet the lock.
   const off = sqlite.prepare('PRAGMA busy_timeout = 0');
