@@ -346,7 +346,9 @@ export async function changesScenario(o: Options, tmp: string, log: (msg: string
     await logIn(off, b.password);
 
     // 1. Small writes with and without the journal.
-    const reps = o.quick ? 1 : o.reps;
+    // At least five: the same two servers differ by up to ±20 % from one repetition to the next on a
+    // two-core machine, and the target's margin is 10 % (docs/performance.md "Change feed").
+    const reps = o.quick ? 1 : Math.max(o.reps, 5);
     const seconds = o.quick ? 2 : o.seconds;
     const rps = row('changes_put4k', `4 KiB PUTs of new files, 8 connections [ref: --changes off; File Cloud: --changes on]`, 'req/s', true, { kind: 'ratio_at_least', value: WRITE_RATIO_TARGET });
     const p99 = row('changes_put4k_p99', '4 KiB PUTs, p99 latency [ref: --changes off; File Cloud: --changes on]', 'ms', false);
