@@ -203,7 +203,8 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
         // reader sees it.
         const r = await trx.deleteFrom('changes').where('cursor', '<=', through).where('cursor', '<', newest).executeTakeFirst();
         await trx.updateTable('changes_horizon').set({ purged_through: through }).where('id', '=', 1).execute();
-        return Number(r.numDeletedRows) + (through === newest && newest > horizon ? 1 : 0);
+        // The kept newest row left the feed too when the purge reached it.
+        return Number(r.numDeletedRows) + (through === newest ? 1 : 0);
       });
     },
   };
