@@ -137,35 +137,120 @@ export type Committed = { readonly key: StorageKey; readonly size: number; reado
 export type CommitHooks = { readonly lock: (key: StorageKey) => Promise<HeldLease>; readonly committed: (c: Committed) => void | Promise<void> };
 
 /**
- * Streams body into the open staging file (the stream owns and closes the
- * handle, fsyncing first), counting bytes; returns the staged file's stats.
+ * A body that ends within this many bytes is written with one writev and one
+ * fsync, without a write stream: most uploads of a folder of documents, notes
+ * or source files. The stream, its pipeline and their promises cost a 4 KiB
+ * upload more CPU than its bytes (docs/performance.md, "Small-file uploads").
+ * Bounded: at most this much is held per upload before it streams.
+ */
+const SMALL_BODY = 256 * 1024;
+
+/**
+ * Receives body into the open staging file and fsyncs it, counting bytes;
+ * returns the staged file's stats. The caller closes the handle (a streamed
+ * body's write stream has closed it already).
  */
 async function receive(handle: FileHandle, staging: string, body: Readable, opts: WriteOptions): Promise<BigIntStats> {
   const { maxBytes: max, signal } = opts;
   let received = 0;
   let writeError: unknown;
-  let syncedAt = 0;
-  let syncing: Promise<void> | undefined;
-  let syncError: unknown;
-  // flush: fsync before close, so the file is durable before it gets a name
-  // and a crash never leaves a named, torn file.
-  const out = handle.createWriteStream({ flush: true, highWaterMark: WRITE_HWM });
-  out.on('error', (e) => (writeError = e));
   // The caller gave up on the body: end it, which also ends a read waiting on it.
   const onAbort = () => body.destroy();
   signal?.addEventListener('abort', onAbort, { once: true });
+  const count = (chunk: Buffer | string): Buffer => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    received += bytes.length;
+    if (max !== undefined && received > max) throw new StorageError('too_large', `The body is larger than ${max} bytes.`);
+    return bytes;
+  };
   try {
     if (signal?.aborted) {
       onAbort();
       throw new Error('aborted before it started');
     }
+    const source = body.iterator({ destroyOnReturn: false });
+    const head: Buffer[] = [];
+    let ended = false;
+    try {
+      while (received < SMALL_BODY) {
+        const next = await source.next();
+        if (next.done) {
+          ended = true;
+          break;
+        }
+        head.push(count(next.value as Buffer | string));
+      }
+    } catch (e) {
+      // Stop reading without destroying the body (destroyOnReturn: false): its owner answers on it.
+      await source.return?.();
+      throw e;
+    }
+    if (signal?.aborted) throw new Error('aborted while receiving');
+    if (ended) {
+      // fsync before the file gets a name, so a crash never leaves a named, torn file.
+      try {
+        await writeAll(handle, head);
+        await handle.sync();
+      } catch (e) {
+        writeError = e;
+        throw e;
+      }
+    } else {
+      const failed = await stream(handle, head, { [Symbol.asyncIterator]: () => source }, count);
+      writeError = failed.writeError;
+    }
+    if (signal?.aborted) throw new Error('aborted while finishing');
+    if (writeError !== undefined) throw writeError;
+  } catch (e) {
+    if (isStorageError(e)) throw e;
+    if (writeError !== undefined) throw fromErrno(writeError, 'Writing the staging file failed');
+    // The signal fired, or the body failed or ended early: the upload is incomplete.
+    throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  return lstat(staging, { bigint: true });
+}
+
+/** Writes every byte of chunks at the handle's position (a short write goes on with the rest). */
+async function writeAll(handle: FileHandle, chunks: Buffer[]): Promise<void> {
+  let rest = chunks.filter((c) => c.length > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    const left: Buffer[] = [];
+    for (const c of rest) {
+      if (bytesWritten >= c.length) bytesWritten -= c.length;
+      else {
+        left.push(bytesWritten > 0 ? c.subarray(bytesWritten) : c);
+        bytesWritten = 0;
+      }
+    }
+    rest = left;
+  }
+}
+
+/**
+ * A larger body: the chunks read so far, then the rest, streamed into the
+ * staging file with background flushes, fsynced before the stream closes.
+ * Returns the write side's error, if it had one (the body's own error throws).
+ */
+async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<unknown>, count: (chunk: Buffer | string) => Buffer): Promise<{ writeError: unknown }> {
+  let writeError: unknown;
+  let syncedAt = 0;
+  let received = head.reduce((a, c) => a + c.length, 0);
+  let syncing: Promise<void> | undefined;
+  let syncError: unknown;
+  // flush: the stream fsyncs, then closes the handle, before the pipeline ends, so the file is
+  // durable before it gets a name and a crash never leaves a named, torn file.
+  const out = handle.createWriteStream({ flush: true, highWaterMark: WRITE_HWM });
+  out.on('error', (e) => (writeError = e));
+  try {
     await pipeline(
-      body.iterator({ destroyOnReturn: false }),
-      async function* limit(source: AsyncIterable<Buffer | string>) {
-        for await (const chunk of source) {
-          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      async function* limit() {
+        yield* head;
+        for await (const chunk of rest) {
+          const bytes = count(chunk as Buffer | string);
           received += bytes.length;
-          if (max !== undefined && received > max) throw new StorageError('too_large', `The body is larger than ${max} bytes.`);
           if (received - syncedAt >= SYNC_EVERY && syncing === undefined) {
             syncedAt = received;
             syncing = handle
@@ -183,21 +268,14 @@ async function receive(handle: FileHandle, staging: string, body: Readable, opts
       out,
     );
     await syncing;
-    if (syncError !== undefined) writeError = syncError;
-    if (signal?.aborted) throw new Error('aborted while finishing');
-    if (writeError !== undefined) throw writeError;
+    return { writeError: writeError ?? syncError };
   } catch (e) {
     // Not waiting for a background fsync here: the caller removes the staging name at once,
-    // and closing the handle (the stream's destroy) waits for the fsync to finish anyway.
+    // and closing the handle waits for the fsync to finish anyway.
     out.destroy();
-    if (isStorageError(e)) throw e;
-    if (writeError !== undefined) throw fromErrno(writeError, 'Writing the staging file failed');
-    // The signal fired, or the body failed or ended early: the upload is incomplete.
-    throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
+    if (writeError !== undefined && !isStorageError(e)) return { writeError };
+    throw e;
   }
-  return lstat(staging, { bigint: true });
 }
 
 /**
