@@ -2,10 +2,14 @@
  * get4k, head, pathtoken, listing: request rates and p50/p99 latency at
  * fixed connections (wrk; HEAD from Node, which wrk cannot time).
  */
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { headLoad } from '../lib/head-load.js';
+import { startNodeCeiling } from '../lib/node-ceiling.js';
+import { cpuSeconds, stopChild } from '../lib/processes.js';
 import { expectStatus, request } from '../lib/http.js';
 import { wants, type MetricGroup } from '../lib/options.js';
-import { BenchError } from '../lib/paths.js';
+import { BenchError, USER } from '../lib/paths.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Target } from '../lib/stats.js';
 import { wrk } from '../lib/wrk.js';
@@ -69,11 +73,55 @@ async function pathTokenPaths(fc: Server, rels: string[]): Promise<string[]> {
   return out;
 }
 
+/** Issue 30: File Cloud's 4 KiB GETs at 0.9× the Node ceiling or better. */
+const CEILING_TARGET: Target = { kind: 'ratio_at_least', value: 0.9 };
+
+/**
+ * The 4 KiB GETs of get4k against the Node ceiling (bench/node-ceiling-server.ts:
+ * a bare node:http server with File Cloud's worker count doing the contract's
+ * work for an authorized GET and nothing else), on the same files, alternating.
+ */
+async function ceilingRate(c: Context, small: string[], label: string): Promise<void> {
+  const rps = row('get4k_node_ceiling_rps', `${label} against the Node ceiling, 64 connections`, 'req/s', true, CEILING_TARGET, '[reference: the Node ceiling]');
+  const cpu = row('get4k_node_ceiling_cpu', `${label}: CPU per request, all processes`, 'µs', false, undefined, '[reference: the Node ceiling]');
+  c.rows.push(rps, cpu);
+  // The dataset is served from where it is: the ceiling's user root is a link to it (resolved once, as File Cloud does).
+  const root = join(c.tmp, 'node-ceiling-get-root');
+  await mkdir(root, { recursive: true });
+  await symlink(c.data.dir, join(root, USER));
+  const ceiling = await startNodeCeiling(c.tmp, 'get', root);
+  try {
+    const first = await request(ceiling, 'GET', ceiling.path(small[0] as string));
+    if (first.status !== 200 || first.bytes !== 4096) throw new BenchError(`the Node ceiling answered GET ${small[0]} with ${first.status} (${first.bytes} bytes)`);
+    const pair = [ceiling, c.fc];
+    const load = (s: Server, seconds: number, warmup: boolean) => wrk(s, c.tmp, { name: 'get4k-ceiling', method: 'GET', paths: small.map((rel) => s.path(rel)), connections: 64, seconds, warmup });
+    for (const s of pair) await load(s, 1, true);
+    for (let i = 0; i < c.o.reps; i++) {
+      for (const s of i % 2 === 0 ? pair : [...pair].reverse()) {
+        const pids = await s.pids();
+        const cpu0 = await cpuSeconds(pids);
+        const r = await load(s, c.o.seconds, false);
+        const cpu1 = await cpuSeconds(pids);
+        const used = pids.reduce((a, p) => a + (cpu1.get(p) ?? 0) - (cpu0.get(p) ?? 0), 0);
+        const side = s === c.fc ? 'fileCloud' : 'ref';
+        rps[side].push(r.rps);
+        cpu[side].push((used / (r.rps * c.o.seconds)) * 1e6);
+      }
+    }
+    c.log(`${rps.label}: Node ceiling ${cell(rps.ref, 'req/s')}, File Cloud ${cell(rps.fileCloud, 'req/s')}; CPU per request ${cell(cpu.ref, 'µs')} / ${cell(cpu.fileCloud, 'µs')} µs`);
+  } finally {
+    await stopChild(ceiling.proc, 'SIGTERM', 5_000);
+  }
+}
+
 export async function requestRates(c: Context): Promise<void> {
   const { smallNames, manyCount } = c.data;
   const small = smallNames.map((n) => `small/${n}`);
   const smallLabel = `${smallNames.length} files`;
-  if (wants(c.o, 'get4k')) await rate(c, { group: 'get4k', id: 'get4k', label: `4 KiB GET (${smallLabel})`, method: 'GET', paths: (s) => small.map((rel) => s.path(rel)), connections: 64, targets: SMALL_TARGETS });
+  if (wants(c.o, 'get4k')) {
+    await rate(c, { group: 'get4k', id: 'get4k', label: `4 KiB GET (${smallLabel})`, method: 'GET', paths: (s) => small.map((rel) => s.path(rel)), connections: 64, targets: SMALL_TARGETS });
+    await ceilingRate(c, small, `4 KiB GET (${smallLabel})`);
+  }
   if (wants(c.o, 'head')) {
     await rate(c, { group: 'head', id: 'head_small', label: `HEAD of the 4 KiB files (${smallLabel}) [Node client]`, method: 'HEAD', paths: (s) => small.map((rel) => s.path(rel)), connections: 64, targets: SMALL_TARGETS });
     await rate(c, { group: 'head', id: 'head_stats', label: 'HEAD /api/stats [Node client; nginx: return 200]', method: 'HEAD', paths: (s) => [s.statsPath], connections: 64, targets: {} });

@@ -7,7 +7,10 @@
  *   - its WebDAV PUT (/dav/admin/<folder>/<name>, HTTP Basic),
  * each against rclone's WebDAV PUTs of the same files in the same repetition
  * (target ≥ 1.0×, with fsync kept: File Cloud fsyncs every file before its
- * 201, rclone does not). Without targets, for the analysis: the API raw PUT
+ * 201, rclone does not). Without targets, for the analysis: the Node
+ * ceiling (bench/node-ceiling-server.ts: a bare node:http server with File
+ * Cloud's worker count doing only the durable write, no metadata) against
+ * rclone, and File Cloud's API raw PUT against it; the API raw PUT
  * with `--workers 1`, and with the data dir on tmpfs (/dev/shm), where fsync
  * costs nothing and nothing is durable — File Cloud has no switch to turn
  * fsync off, and this is the one way to see what durability costs without
@@ -20,12 +23,13 @@
  * on disk are counted and their sizes checked. Per run, the CPU time of
  * each set-up's processes is read from /proc, as µs of CPU per file.
  */
-import { readdir, rm, stat, statfs } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import { request, expectStatus } from '../lib/http.js';
 import type { Options } from '../lib/options.js';
 import { BenchError, USER } from '../lib/paths.js';
+import { startNodeCeiling } from '../lib/node-ceiling.js';
 import { cpuSeconds, sleep, stopChild } from '../lib/processes.js';
 import { startRclone } from '../lib/rclone.js';
 import type { Server } from '../lib/server.js';
@@ -49,6 +53,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
   const reps = o.quick ? 1 : o.reps;
   const fcs: Server[] = [];
   let rcloneServer: Server | undefined;
+  let ceilingServer: Server | undefined;
   try {
     const start = async (name: string, dataDir: string, args: string[]) => {
       const s = await startFileCloud(o, tmp, dataDir, { name, logName: `file-cloud-${name.replace(/[^A-Za-z0-9]+/g, '-')}.log`, args });
@@ -65,6 +70,8 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const rc = await startRclone(tmp, USER, auto.password);
     rcloneServer = rc.server;
     log(`smallput: ${rc.version}; File Cloud --workers auto: ${(await auto.server.pids()).length} process(es)`);
+    const ceilingRoot = join(tmp, 'node-ceiling-put-root');
+    ceilingServer = await startNodeCeiling(tmp, 'put', ceilingRoot);
 
     const apiMkdir = (s: Server) => async (folder: string) => {
       const r = await request(s, 'POST', s.path(`${folder}/`), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) });
@@ -82,6 +89,8 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const apiMultipart: Subject = { ...apiRaw, id: 'api_multipart', perRequest: PER_MULTIPART };
     const davServer = dav(auto.server, auto.password);
     const davPut: Subject = { id: 'dav', server: davServer, diskRoot: fcDisk(auto.dataDir), mkdir: davMkdir(davServer), perRequest: 1 };
+    const ceilingDisk = join(ceilingRoot, USER);
+    const ceiling: Subject = { id: 'node_ceiling', server: ceilingServer, diskRoot: ceilingDisk, mkdir: (folder) => mkdir(join(ceilingDisk, folder)).then(() => undefined), perRequest: 1 };
     const extra: Subject[] = [];
     if (one) extra.push({ id: 'api_raw_workers1', server: one.server, diskRoot: fcDisk(one.dataDir), mkdir: apiMkdir(one.server), perRequest: 1 });
     if (shm) extra.push({ id: 'api_raw_tmpfs', server: shm.server, diskRoot: fcDisk(shm.dataDir), mkdir: apiMkdir(shm.server), perRequest: 1 });
@@ -94,8 +103,10 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
       dav: row('small_put_dav', `${n} × 4 KiB, ${CONNECTIONS} connections: WebDAV PUT`, 'files/s', true, target),
       api_raw_workers1: row('small_put_api_raw_workers1', `${n} × 4 KiB: API raw PUT, --workers 1`, 'files/s', true),
       api_raw_tmpfs: row('small_put_api_raw_tmpfs', `${n} × 4 KiB: API raw PUT, data dir on tmpfs (fsync a no-op, nothing durable)`, 'files/s', true),
+      node_ceiling: row('small_put_node_ceiling', `${n} × 4 KiB: the Node ceiling, a bare node:http server doing only the durable write (token check, walk, stage, fsync, link, log line; no metadata)`, 'files/s', true, undefined, '[File Cloud column: that server]'),
+      api_raw_vs_ceiling: row('small_put_api_raw_vs_ceiling', `${n} × 4 KiB: API raw PUT against the Node ceiling`, 'files/s', true, undefined, '[reference: the Node ceiling]'),
     };
-    const subjects = [rclone, apiRaw, apiMultipart, davPut, ...extra];
+    const subjects = [rclone, apiRaw, apiMultipart, davPut, ceiling, ...extra];
     const runs: Record<string, unknown>[] = [];
     // A first run of each, not counted: rclone's and File Cloud's first files were 2–3× slower (page cache, JIT).
     for (const s of subjects) {
@@ -126,12 +137,16 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
         r.fileCloud.push(rate);
         r.ref.push(rcloneRate);
       }
+      const rateOf = new Map(fcRates);
+      rows.api_raw_vs_ceiling?.fileCloud.push(rateOf.get('api_raw') ?? NaN);
+      rows.api_raw_vs_ceiling?.ref.push(rateOf.get('node_ceiling') ?? NaN);
     }
     const used = Object.values(rows).filter((r) => r.fileCloud.length > 0);
-    for (const r of used) log(`smallput ${r.label}: rclone ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
+    for (const r of used) log(`smallput ${r.label}: ${r === rows.api_raw_vs_ceiling ? 'Node ceiling' : 'rclone'} ${cell(r.ref, r.unit)}, ${r === rows.node_ceiling ? 'Node ceiling' : 'File Cloud'} ${cell(r.fileCloud, r.unit)}`);
     return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, rclone: rc.version, runs } };
   } finally {
     if (rcloneServer) await stopChild(rcloneServer.proc, 'SIGTERM', 5_000);
+    if (ceilingServer) await stopChild(ceilingServer.proc, 'SIGTERM', 5_000);
     for (const s of fcs) await stopFileCloud(s);
     if (!o.keep) {
       await rm(join('/dev/shm', `${tmp.split('/').pop() ?? 'fc'}-small-data`), { recursive: true, force: true });
