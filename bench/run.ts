@@ -50,6 +50,7 @@ import { zipScenario } from './scenarios/zip.js';
 import { thumbsScenario } from './scenarios/thumbs.js';
 import { searchScenario } from './scenarios/search.js';
 import { smallUploadsScenario } from './scenarios/small-uploads.js';
+import { s3SmallUploadsScenario } from './scenarios/s3-small-uploads.js';
 import { changesScenario } from './scenarios/changes.js';
 
 async function main(): Promise<number> {
@@ -74,6 +75,7 @@ async function main(): Promise<number> {
   let thumbs: PairPart | undefined;
   let search: PairPart | undefined;
   let smallUploads: PairPart | undefined;
+  let s3SmallUploads: PairPart | undefined;
   let changes: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
@@ -120,6 +122,10 @@ async function main(): Promise<number> {
       const su = await smallUploadsScenario(o, tmp, log);
       smallUploads = { rows: su.rows, table: table(su.rows, 'rclone serve webdav', 'File Cloud'), refKey: 'rclone', subjectKey: 'fileCloud', details: su.details };
     }
+    if (wants(o, 's3smallput')) {
+      const su = await s3SmallUploadsScenario(o, tmp, log);
+      s3SmallUploads = { rows: su.rows, table: table(su.rows, 'AWS SDK direct', 'File Cloud'), refKey: 'direct', subjectKey: 'fileCloud', details: su.details };
+    }
     if (wants(o, 'changes')) {
       const ch = await changesScenario(o, tmp, log);
       changes = { rows: ch.rows, table: table(ch.rows, 'reference', 'with the journal'), refKey: 'reference', subjectKey: 'withJournal', details: ch.details };
@@ -148,6 +154,7 @@ async function main(): Promise<number> {
   if (thumbs) console.log(`${rows.length > 0 || workers || dav || tus || zip ? '' : '\n'}Thumbnails beside vipsthumbnail (${String(thumbs.details.vips)}; local disk, one server):\n${thumbs.table}\n`);
   if (search) console.log(`\nSearch (the index in the metadata store; target on SQLite):\n${search.table}\n`);
   if (smallUploads) console.log(`\nSmall uploads beside rclone serve webdav (local disk; ratio = File Cloud ÷ rclone):\n${smallUploads.table}\n`);
+  if (s3SmallUploads) console.log(`\nSmall uploads on S3 + PostgreSQL beside the AWS SDK's PutObject (ratio = File Cloud ÷ direct):\n${s3SmallUploads.table}\n`);
   if (changes) console.log(`\nChange feed (issue 31; each beside the same operation without the journal):\n${changes.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
@@ -155,10 +162,10 @@ async function main(): Promise<number> {
   const targets: TargetResult[] = [
     ...targetResults('nginx', rows),
     ...(s3 ? targetResults('S3', s3.rows) : []),
-    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['small uploads', smallUploads, 'File Cloud'], ['changes', changes, 'with the journal'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
+    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['small uploads', smallUploads, 'File Cloud'], ['small uploads on S3', s3SmallUploads, 'File Cloud'], ['changes', changes, 'with the journal'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
   ];
   if (targets.length > 0) console.log(`${targetSummary(targets)}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, smallUploads, changes, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, smallUploads, s3SmallUploads, changes, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

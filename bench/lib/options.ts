@@ -38,8 +38,8 @@ export const ZIP_METRICS = ['zip'] as const;
 export const THUMB_METRICS = ['thumbs'] as const;
 /** Name search over a big index and index rebuild, SQLite beside PostgreSQL (part of every run; small with --quick). */
 export const SEARCH_METRICS = ['search'] as const;
-/** 4 KiB uploads over 8 connections beside rclone serve webdav (issue 30; part of every run; 200 files, 1 repetition with --quick). */
-export const SMALL_UPLOAD_METRICS = ['smallput'] as const;
+/** 4 KiB uploads over 8 connections beside rclone serve webdav, and on S3 + PostgreSQL beside the AWS SDK (issue 30; part of every run; 200 files, 1 repetition with --quick). */
+export const SMALL_UPLOAD_METRICS = ['smallput', 's3smallput'] as const;
 /** The change feed (issue 31): writes with the journal beside --changes off, the feed beside a listing, a change across two nodes (part of every run; small with --quick). */
 export const CHANGE_METRICS = ['changes'] as const;
 /** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
@@ -64,7 +64,9 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               search: /api/search p50/p99 over 1,000,000 indexed names (20,000 with --quick) and file-cloud index of
               100,000 files (2,000), SQLite beside PostgreSQL (FC_TEST_DATABASE_URL, else test-services.sh starts one);
               smallput: 2,000 × 4 KiB uploads (200 with --quick) over 8 connections (wrk): API raw PUT, multipart PUT of
-              100 files per request and WebDAV PUT beside rclone serve webdav's PUT (Debian's rclone);
+              100 files per request and WebDAV PUT beside rclone serve webdav's PUT (Debian's rclone), and the
+              Node ceiling (a bare node:http server doing only the durable write); s3smallput: the same three on
+              S3 + PostgreSQL + Redis (started as for --nodes) beside the AWS SDK's PutObjects, 8 at a time;
               changes: 4 KiB PUTs (8 connections) with --changes on beside off, GET /api/changes of 10,000 entries
               (1,000) beside the listing of that folder, and 100 writes/s on one node seen on another node's
               change stream (two nodes on S3 + PostgreSQL + Redis, started as for --nodes)

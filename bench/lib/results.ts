@@ -22,7 +22,7 @@ function pairJson(p: PairPart) {
   };
 }
 
-export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: PeakMemory | undefined; targets: TargetResult[]; s3: S3Part | undefined; listScale?: PairPart; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; smallUploads?: PairPart; changes?: PairPart; nodes?: PairPart }) {
+export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: PeakMemory | undefined; targets: TargetResult[]; s3: S3Part | undefined; listScale?: PairPart; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; smallUploads?: PairPart; s3SmallUploads?: PairPart; changes?: PairPart; nodes?: PairPart }) {
   const { o, started, m0 } = r;
   const m1 = machine();
   const result = {
@@ -48,6 +48,7 @@ export async function writeResults(r: { o: Options; started: number; m0: Machine
     ...(r.thumbs ? { thumbs: pairJson(r.thumbs) } : {}),
     ...(r.search ? { search: pairJson(r.search) } : {}),
     ...(r.smallUploads ? { smallUploads: pairJson(r.smallUploads) } : {}),
+    ...(r.s3SmallUploads ? { s3SmallUploads: pairJson(r.s3SmallUploads) } : {}),
     ...(r.changes ? { changes: pairJson(r.changes) } : {}),
     ...(r.nodes ? { nodes: pairJson(r.nodes) } : {}),
   };

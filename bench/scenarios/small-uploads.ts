@@ -39,11 +39,24 @@ import { wrkPut } from '../lib/wrk-put.js';
 
 export type SmallUploadsRun = { rows: Row[]; details: Record<string, unknown> };
 
-const FILE_SIZE = 4096;
-const CONNECTIONS = 8;
-const PER_MULTIPART = 100;
+export const FILE_SIZE = 4096;
+export const CONNECTIONS = 8;
+export const PER_MULTIPART = 100;
 /** statfs(2)'s f_type of a tmpfs. */
 const TMPFS_MAGIC = 0x01021994;
+
+/** A folder made with File Cloud's API (CreateFolder). */
+export const apiMkdir = (s: Server) => async (folder: string) => {
+  const r = await request(s, 'POST', s.path(`${folder}/`), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) });
+  expectStatus(s, `CreateFolder ${folder}`, r, [201]);
+};
+/** A folder made with WebDAV's MKCOL. */
+export const davMkdir = (s: Server) => async (folder: string) => {
+  const r = await request(s, 'MKCOL', s.path(`${folder}/`));
+  expectStatus(s, `MKCOL ${folder}`, r, [201]);
+};
+/** File Cloud's WebDAV door, with HTTP Basic as WebDAV clients send it. */
+export const davOf = (s: Server, password: string): Server => ({ ...s, name: `${s.name} WebDAV`, headers: { authorization: `Basic ${Buffer.from(`${USER}:${password}`).toString('base64')}` }, path: (rel) => `/dav/${USER}/${rel}` });
 
 /** One set-up under load: how its folders are made and where its files land on disk. */
 type Subject = { id: string; server: Server; diskRoot: string; mkdir: (folder: string) => Promise<void>; perRequest: number };
@@ -73,21 +86,12 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const ceilingRoot = join(tmp, 'node-ceiling-put-root');
     ceilingServer = await startNodeCeiling(tmp, 'put', ceilingRoot);
 
-    const apiMkdir = (s: Server) => async (folder: string) => {
-      const r = await request(s, 'POST', s.path(`${folder}/`), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) });
-      expectStatus(s, `CreateFolder ${folder}`, r, [201]);
-    };
-    const davMkdir = (s: Server) => async (folder: string) => {
-      const r = await request(s, 'MKCOL', s.path(`${folder}/`));
-      expectStatus(s, `MKCOL ${folder}`, r, [201]);
-    };
-    const dav = (s: Server, password: string): Server => ({ ...s, name: `${s.name} WebDAV`, headers: { authorization: `Basic ${Buffer.from(`${USER}:${password}`).toString('base64')}` }, path: (rel) => `/dav/${USER}/${rel}` });
     const fcDisk = (dataDir: string) => join(dataDir, 'storage', USER);
 
     const rclone: Subject = { id: 'rclone', server: rc.server, diskRoot: rc.root, mkdir: davMkdir(rc.server), perRequest: 1 };
     const apiRaw: Subject = { id: 'api_raw', server: auto.server, diskRoot: fcDisk(auto.dataDir), mkdir: apiMkdir(auto.server), perRequest: 1 };
     const apiMultipart: Subject = { ...apiRaw, id: 'api_multipart', perRequest: PER_MULTIPART };
-    const davServer = dav(auto.server, auto.password);
+    const davServer = davOf(auto.server, auto.password);
     const davPut: Subject = { id: 'dav', server: davServer, diskRoot: fcDisk(auto.dataDir), mkdir: davMkdir(davServer), perRequest: 1 };
     const ceilingDisk = join(ceilingRoot, USER);
     const ceiling: Subject = { id: 'node_ceiling', server: ceilingServer, diskRoot: ceilingDisk, mkdir: (folder) => mkdir(join(ceilingDisk, folder)).then(() => undefined), perRequest: 1 };

@@ -1,0 +1,123 @@
+/**
+ * s3smallput (issue 30): the smallput load (2,000 × 4 KiB over 8 keep-alive
+ * connections, wrk) against File Cloud on S3 (radosgw) + PostgreSQL + Redis,
+ * the services started as for --nodes, default workers, beside the same
+ * number of 4 KiB PutObjects done directly with the AWS SDK, 8 at a time, from
+ * this process on the same radosgw (target: each of File Cloud's API raw PUT,
+ * multipart PUT of 100 files per request and WebDAV PUT ≥ 0.8× the direct
+ * PUTs of the same repetition). The direct side's client CPU is this
+ * process's, on the same 2 cores, as in the other S3 rows.
+ *
+ * File Cloud writes each file as one PutObject (after staging it: see
+ * src/storage/s3/upload.ts) and commits its metadata in PostgreSQL; the direct
+ * side writes only the object. After each run the objects under the run's
+ * prefix are counted (at least the files asked for).
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { chmod } from 'node:fs/promises';
+import { join } from 'node:path';
+import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
+import type { Options } from '../lib/options.js';
+import { BenchError, USER } from '../lib/paths.js';
+import { createBucket, emptyBucket, listFolder, putMany, s3Client } from '../lib/s3-direct.js';
+import { memstoreBytes, startBacking, type Backing } from '../lib/s3-service.js';
+import type { Server } from '../lib/server.js';
+import { cell, row, type Row } from '../lib/stats.js';
+import { wrkPut } from '../lib/wrk-put.js';
+import { freshDatabase, ownRedisDb } from './nodes.js';
+import { apiMkdir, CONNECTIONS, davMkdir, davOf, FILE_SIZE, PER_MULTIPART } from './small-uploads.js';
+import { FC_PREFIX } from './s3/context.js';
+
+export type S3SmallUploadsRun = { rows: Row[]; details: Record<string, unknown> };
+
+/** Issue 30: File Cloud's small PUTs on S3 + PostgreSQL at 0.8× the SDK's direct PUTs or better. */
+const TARGET = { kind: 'ratio_at_least', value: 0.8 } as const;
+
+export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg: string) => void): Promise<S3SmallUploadsRun> {
+  const files = o.quick ? 200 : 2000;
+  const reps = o.quick ? 1 : o.reps;
+  let backing: Backing | undefined;
+  let db: { url: string; drop(): Promise<void> } | undefined;
+  let s3: S3Client | undefined;
+  let bucket: string | undefined;
+  let fc: Server | undefined;
+  try {
+    if (process.getuid?.() === 0) await chmod(tmp, 0o711);
+    backing = await startBacking(join(tmp, 'services-s3-small'), memstoreBytes(0));
+    log(`s3smallput: services S3 ${backing.s3.endpoint}${backing.startedHere.length ? `; started here: ${backing.startedHere.join(', ')}` : ''}`);
+    db = await freshDatabase(backing.databaseUrl);
+    const redisUrl = process.env.FC_TEST_REDIS_URL ? ownRedisDb(backing.redisUrl) : backing.redisUrl;
+    const client = s3Client(backing.s3);
+    s3 = client;
+    const bucketName = `fc-bench-${randomBytes(6).toString('hex')}`;
+    await createBucket(client, bucketName);
+    bucket = bucketName;
+    const storage = `s3://${bucketName}/${FC_PREFIX}?endpoint=${encodeURIComponent(backing.s3.endpoint)}&region=${backing.s3.region}&path_style=true`;
+    const started = await startFileCloud(o, tmp, join(tmp, 's3-small-data'), {
+      name: 'File Cloud (S3 + PostgreSQL)',
+      logName: 'file-cloud-s3-small.log',
+      args: ['--storage', storage],
+      env: { FILE_CLOUD_DATABASE: db.url, FILE_CLOUD_REDIS: redisUrl, AWS_ACCESS_KEY_ID: backing.s3.accessKeyId, AWS_SECRET_ACCESS_KEY: backing.s3.secretAccessKey, AWS_REGION: backing.s3.region },
+    });
+    fc = started.server;
+    await logIn(fc, started.password);
+    const api = fc;
+    const dav = davOf(api, started.password);
+
+    const payload = randomBytes(FILE_SIZE);
+    /** The direct side: `files` PutObjects of 4 KiB under a prefix of their own, 8 at a time. */
+    const direct = async (prefix: string, n: number): Promise<number> => {
+      const keys = Array.from({ length: n }, (_, i) => `direct-small/${prefix}/${i}.bin`);
+      const t0 = performance.now();
+      await putMany(client, bucketName, keys, () => payload, CONNECTIONS);
+      return n / ((performance.now() - t0) / 1000);
+    };
+    type Kind = { id: string; server: Server; mkdir: (folder: string) => Promise<void>; perRequest: number };
+    const kinds: Kind[] = [
+      { id: 'api_raw', server: api, mkdir: apiMkdir(api), perRequest: 1 },
+      { id: 'api_multipart', server: api, mkdir: apiMkdir(api), perRequest: PER_MULTIPART },
+      { id: 'dav', server: dav, mkdir: davMkdir(dav), perRequest: 1 },
+    ];
+    const viaFc = async (k: Kind, folder: string, n: number): Promise<number> => {
+      await k.mkdir(folder);
+      const r = await wrkPut(k.server, tmp, { name: `s3-${k.id}-${folder}`, folder: k.server.path(`${folder}/`), files: n, fileSize: FILE_SIZE, connections: CONNECTIONS, perRequest: k.perRequest, maxSeconds: o.quick ? 60 : 300 });
+      const stored = await listFolder(client, bucketName, `${FC_PREFIX}/${USER}/${folder}/`);
+      if (stored < n) throw new BenchError(`File Cloud on S3: ${stored} objects in ${folder}, expected at least ${n}`);
+      return r.filesPerSecond;
+    };
+
+    const n = files.toLocaleString('en-US');
+    const rows: Record<string, Row> = {
+      api_raw: row('s3_small_put_api_raw', `${n} × 4 KiB, ${CONNECTIONS} connections: API raw PUT`, 'files/s', true, TARGET),
+      api_multipart: row('s3_small_put_api_multipart', `${n} × 4 KiB, ${CONNECTIONS} connections: API multipart PUT, ${PER_MULTIPART} files per request`, 'files/s', true, TARGET),
+      dav: row('s3_small_put_dav', `${n} × 4 KiB, ${CONNECTIONS} connections: WebDAV PUT`, 'files/s', true, TARGET),
+    };
+    // A first run of each, not counted (connections to radosgw and PostgreSQL, JIT).
+    await direct('warm-up', Math.min(files, 200));
+    for (const k of kinds) await viaFc(k, `s3-small-${k.id}-warm-up`, Math.min(files, 200));
+    const runs: Record<string, unknown>[] = [];
+    for (let rep = 0; rep < reps; rep++) {
+      const ref = await direct(`run-${rep}`, files);
+      runs.push({ subject: 'direct', rep, filesPerSecond: ref });
+      log(`s3smallput direct #${rep}: ${Math.round(ref)} files/s`);
+      for (const k of rep % 2 === 0 ? kinds : [...kinds].reverse()) {
+        const rate = await viaFc(k, `s3-small-${k.id}-${rep}`, files);
+        runs.push({ subject: k.id, rep, filesPerSecond: rate });
+        log(`s3smallput ${k.id} #${rep}: ${Math.round(rate)} files/s`);
+        const r = rows[k.id] as Row;
+        r.fileCloud.push(rate);
+        r.ref.push(ref);
+      }
+    }
+    const used = Object.values(rows);
+    for (const r of used) log(`s3smallput ${r.label}: direct ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
+    return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, runs } };
+  } finally {
+    if (fc) await stopFileCloud(fc);
+    if (s3 && bucket) await emptyBucket(s3, bucket).catch((e: unknown) => console.error(`bench: emptying S3 bucket ${bucket} failed: ${(e as Error).message}`));
+    s3?.destroy();
+    await db?.drop().catch(() => undefined);
+    backing?.stop();
+  }
+}
