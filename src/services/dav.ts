@@ -212,9 +212,9 @@ export function createDavService(deps: DavServiceDeps) {
       if (files.maxUploadBytes !== undefined && declared !== undefined && declared > files.maxUploadBytes) {
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
-      await files.writeFile(key, body, { sizeHint: declared });
-      const written = await storageCall(() => backend.stat(key));
-      return { created: !existing, etag: written?.etag };
+      // The entry of what this PUT wrote (a stat afterwards cost one more store request, and could see a later writer's file).
+      const written = await files.writeFile(key, body, { sizeHint: declared });
+      return { created: !existing, etag: written.etag };
     },
 
     /** DELETE: the tree with its locks and dead properties. */

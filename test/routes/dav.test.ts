@@ -64,11 +64,15 @@ for (const [storage, skip] of BACKENDS) {
     });
 
     test('PUT creates (201) and replaces (204) atomically; a missing parent is 409; GET and HEAD serve it', async () => {
-      assert.equal((await dav('PUT', 'alice/put.txt', { body: 'one' })).status, 201);
-      assert.equal((await dav('PUT', 'alice/put.txt', { body: 'two!' })).status, 204);
+      const created = await dav('PUT', 'alice/put.txt', { body: 'one' });
+      assert.equal(created.status, 201);
+      assert.equal(created.headers.get('etag'), (await dav('HEAD', 'alice/put.txt')).headers.get('etag'), "the 201's ETag is the new file's");
+      const replaced = await dav('PUT', 'alice/put.txt', { body: 'two!' });
+      assert.equal(replaced.status, 204);
       const got = await dav('GET', 'alice/put.txt');
       assert.equal(got.text, 'two!');
       assert.ok(got.headers.get('etag'));
+      assert.equal(replaced.headers.get('etag'), got.headers.get('etag'), "the 204's ETag is the replacing file's");
       assert.equal((await dav('HEAD', 'alice/put.txt')).headers.get('content-length'), '4');
       const r = await dav('PUT', 'alice/no/such/parent.txt', { body: 'x' });
       assert.equal(r.status, 409);
