@@ -17,9 +17,11 @@ const HELD = sql`COALESCE(t.upload_length, t.upload_offset)`;
 export function createUsageRepo(db: Kysely<Database>): UsageRepo {
   // Every upload and delete runs it: compiled once (prepared.ts).
   const add = preparedQuery((p) => db.updateTable('users').set({ used_bytes: sql`used_bytes + ${p.value<number>('delta')}` }).where('username', '=', p.value<string>('username')));
+  // Every upload reads the owner's quota first (whether to meter it): compiled once too.
+  const read = preparedQuery((p) => db.selectFrom('users').select(['used_bytes', 'reserved_bytes', 'staged_bytes', 'quota']).where('username', '=', p.value<string>('username')));
   return {
     async get(username) {
-      const r = await db.selectFrom('users').select(['used_bytes', 'reserved_bytes', 'staged_bytes', 'quota']).where('username', '=', username).executeTakeFirst();
+      const r = (await read.run(db, { username })).rows[0];
       if (!r) return undefined;
       return { used: Number(r.used_bytes), reserved: Number(r.reserved_bytes), staged: Number(r.staged_bytes), quota: r.quota === null ? undefined : Number(r.quota) };
     },
