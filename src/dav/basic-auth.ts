@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
@@ -6,6 +5,7 @@ import type { RateLimiter } from '../app/login-throttle.js';
 import type { AuthService } from '../services/auth.js';
 import { KEY_PREFIX, type ApiKeyService } from '../services/api-keys.js';
 import type { MetadataStore } from '../store/types.js';
+import { hmacSha256 } from '../lib/crypto.js';
 
 /** The challenge every WebDAV 401 carries (CONTRACT "WebDAV"). */
 export const DAV_CHALLENGE = { 'www-authenticate': 'Basic realm="File Cloud", charset="UTF-8"' };
@@ -45,6 +45,7 @@ export function createBasicAuthenticator(deps: {
   onFailure?: (username: string, address: string) => void;
 }) {
   const { store, clock } = deps;
+  const keyOf = hmacSha256(deps.secret);
   const cache = new Map<string, Verified>();
   const checking = new Map<string, Promise<Verified | undefined>>();
   const totpOn = () => new AppError('unauthorized', 'This account uses two-factor sign-in: WebDAV needs an app password instead of the account password.', { headers: DAV_CHALLENGE });
@@ -72,7 +73,7 @@ export function createBasicAuthenticator(deps: {
       await count(ip);
       return undefined;
     }
-    const id = createHmac('sha256', deps.secret).update(username).update('\0').update(password).digest('base64url');
+    const id = keyOf(username, '\0', password).toString('base64url');
     const now = clock.now();
     const cached = cache.get(id);
     const user = await store.users.getByName(username);

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { DavLock, DavLockRepo } from './types.js';
+import { preparedQuery } from './prepared.js';
 import { ancestorsOf, atOrBelow, below } from './tree-sql.js';
 
 type Row = Selectable<Database['dav_locks']>;
@@ -39,6 +40,17 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
       ]),
     );
   };
+
+  // Every WebDAV write asks it (checkLocks): compiled once per number of ancestors (prepared.ts).
+  const covering = preparedQuery((p, n) =>
+    db
+      .selectFrom('dav_locks')
+      .selectAll()
+      .where('user_name', '=', p.value<string>('user'))
+      .where('expires_at', '>', p.value<number>('now'))
+      .where((eb) => eb.or([eb('path', '=', p.value<string>('path')), ...(n > 0 ? [eb.and([eb('depth', '=', 'infinity'), eb('path', 'in', p.list<string>('ancestors', n))])] : [])]))
+      .orderBy('created_at'),
+  );
 
   return {
     async create(lock, now, maxLive) {
@@ -79,7 +91,8 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
     },
 
     async covering(user, path, now) {
-      return (await applying(user, path, now).orderBy('created_at').execute()).map(fromRow);
+      const ancestors = ancestorsOf(path);
+      return (await covering.run(db, { user, path, now, ancestors }, ancestors.length)).rows.map(fromRow);
     },
 
     async within(user, path, now) {
