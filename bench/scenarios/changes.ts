@@ -27,7 +27,7 @@
  * measurement (the run's exit code never depends on them).
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { join } from 'node:path';
 import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
@@ -36,11 +36,11 @@ import type { Options } from '../lib/options.js';
 import { BenchError, USER } from '../lib/paths.js';
 import { sleep } from '../lib/processes.js';
 import { createBucket, emptyBucket, s3Client } from '../lib/s3-direct.js';
-import { memstoreBytes, startBacking, type Backing } from '../lib/s3-service.js';
+import { memstoreBytes } from '../lib/s3-service.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { percentiles, runWrk, type WrkResult } from '../lib/wrk.js';
-import { freshDatabase, ownRedisDb } from './nodes.js';
+import { startDistributed, type Distributed } from './nodes.js';
 import { FC_PREFIX } from './s3/context.js';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
@@ -177,19 +177,15 @@ function followStream(s: Server, cursor: string, arrivals: Map<string, number>):
 async function writesAndRead(o: Options, tmp: string, log: (msg: string) => void): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
   const seconds = o.quick ? 3 : 30;
   const rate = 100;
-  let backing: Backing | undefined;
-  let db: { url: string; drop(): Promise<void> } | undefined;
+  let services: Distributed | undefined;
   let s3: S3Client | undefined;
   let bucket: string | undefined;
   const nodes: Server[] = [];
   const streams: { stop(): void }[] = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   try {
-    if (process.getuid?.() === 0) await chmod(tmp, 0o711);
-    backing = await startBacking(join(tmp, 'services-changes'), memstoreBytes(0));
-    log(`changes: services S3 ${backing.s3.endpoint}${backing.startedHere.length ? `; started here: ${backing.startedHere.join(', ')}` : ''}`);
-    db = await freshDatabase(backing.databaseUrl);
-    const redisUrl = process.env.FC_TEST_REDIS_URL ? ownRedisDb(backing.redisUrl) : backing.redisUrl;
+    services = await startDistributed(tmp, 'services-changes', memstoreBytes(0), 'changes', log);
+    const { backing, db, redisUrl } = services;
     s3 = s3Client(backing.s3);
     bucket = `fc-bench-${randomBytes(6).toString('hex')}`;
     await createBucket(s3, bucket);
@@ -308,8 +304,7 @@ async function writesAndRead(o: Options, tmp: string, log: (msg: string) => void
     for (const n of nodes) await stopFileCloud(n);
     if (s3 && bucket) await emptyBucket(s3, bucket).catch((e: unknown) => console.error(`bench: emptying S3 bucket ${bucket} failed: ${(e as Error).message}`));
     s3?.destroy();
-    if (db) await db.drop().catch((e: unknown) => console.error(`bench: dropping the bench database failed: ${(e as Error).message}`));
-    backing?.stop();
+    await services?.stop();
   }
 }
 

@@ -77,22 +77,47 @@ export function ownRedisDb(url: string): string {
   return u.toString();
 }
 
+/** What File Cloud nodes on S3 + PostgreSQL + Redis run on: the services, a fresh database, and Redis as the nodes reach it. */
+export type Distributed = { backing: Backing; db: { url: string; drop(): Promise<void> }; redisUrl: string; stop(): Promise<void> };
+
+/**
+ * The services of a distributed scenario (started in `tmp/dir` unless the environment names them),
+ * logged under `label`; stop() drops the database and stops what was started here.
+ */
+export async function startDistributed(tmp: string, dir: string, memBytes: number, label: string, log: (msg: string) => void): Promise<Distributed> {
+  // As root, test-services.sh runs PostgreSQL as the user postgres, which must traverse the run's
+  // temp dir (mkdtemp makes it 0700) to reach its own data dir: o+x only, no listing.
+  if (process.getuid?.() === 0) await chmod(tmp, 0o711);
+  const backing = await startBacking(join(tmp, dir), memBytes);
+  try {
+    log(`${label}: services S3 ${backing.s3.endpoint}${backing.startedHere.length ? `; started here: ${backing.startedHere.join(', ')}` : ''}`);
+    const db = await freshDatabase(backing.databaseUrl);
+    const redisUrl = process.env.FC_TEST_REDIS_URL ? ownRedisDb(backing.redisUrl) : backing.redisUrl;
+    return {
+      backing,
+      db,
+      redisUrl,
+      async stop() {
+        await db.drop().catch((e: unknown) => console.error(`bench: dropping the bench database failed: ${(e as Error).message}`));
+        backing.stop();
+      },
+    };
+  } catch (e) {
+    backing.stop();
+    throw e;
+  }
+}
+
 export async function nodesScenario(o: Options, tmp: string, data: Dataset, log: (msg: string) => void): Promise<NodesRun> {
   const count = o.nodes;
-  let backing: Backing | undefined;
-  let db: { url: string; drop(): Promise<void> } | undefined;
+  let services: Distributed | undefined;
   let s3: S3Client | undefined;
   let bucket: string | undefined;
   let balancer: Balancer | undefined;
   const nodes: Server[] = [];
   try {
-    // As root, test-services.sh runs PostgreSQL as the user postgres, which must traverse the run's
-    // temp dir (mkdtemp makes it 0700) to reach its own data dir: o+x only, no listing.
-    if (process.getuid?.() === 0) await chmod(tmp, 0o711);
-    backing = await startBacking(join(tmp, 'services'), memstoreBytes(data.bigSize));
-    log(`services: S3 ${backing.s3.endpoint}${backing.startedHere.length ? `; started here: ${backing.startedHere.join(', ')}` : ''}`);
-    db = await freshDatabase(backing.databaseUrl);
-    const redisUrl = process.env.FC_TEST_REDIS_URL ? ownRedisDb(backing.redisUrl) : backing.redisUrl;
+    services = await startDistributed(tmp, 'services', memstoreBytes(data.bigSize), 'nodes', log);
+    const { backing, db, redisUrl } = services;
     s3 = s3Client(backing.s3);
     bucket = await seed(s3, data, 0);
     log(`S3 bucket ${bucket} seeded (big.bin and small/ under ${FC_PREFIX}/${USER}/)`);
@@ -157,8 +182,7 @@ export async function nodesScenario(o: Options, tmp: string, data: Dataset, log:
     for (const n of nodes) await stopFileCloud(n);
     if (s3 && bucket) await emptyBucket(s3, bucket).catch((e: unknown) => console.error(`bench: emptying S3 bucket ${bucket} failed: ${(e as Error).message}`));
     s3?.destroy();
-    if (db) await db.drop().catch((e: unknown) => console.error(`bench: dropping the bench database failed: ${(e as Error).message}`));
-    backing?.stop();
+    await services?.stop();
   }
 }
 

@@ -15,17 +15,16 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import type { Options } from '../lib/options.js';
 import { BenchError, USER } from '../lib/paths.js';
 import { createBucket, emptyBucket, listFolder, putMany, s3Client } from '../lib/s3-direct.js';
-import { memstoreBytes, startBacking, type Backing } from '../lib/s3-service.js';
+import { memstoreBytes } from '../lib/s3-service.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { wrkPut } from '../lib/wrk-put.js';
-import { freshDatabase, ownRedisDb } from './nodes.js';
+import { startDistributed, type Distributed } from './nodes.js';
 import { apiMkdir, CONNECTIONS, davMkdir, davOf, FILE_SIZE, PER_MULTIPART } from './small-uploads.js';
 import { FC_PREFIX } from './s3/context.js';
 
@@ -37,17 +36,13 @@ const TARGET = { kind: 'ratio_at_least', value: 0.8 } as const;
 export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg: string) => void): Promise<S3SmallUploadsRun> {
   const files = o.quick ? 200 : 2000;
   const reps = o.quick ? 1 : o.reps;
-  let backing: Backing | undefined;
-  let db: { url: string; drop(): Promise<void> } | undefined;
+  let services: Distributed | undefined;
   let s3: S3Client | undefined;
   let bucket: string | undefined;
   let fc: Server | undefined;
   try {
-    if (process.getuid?.() === 0) await chmod(tmp, 0o711);
-    backing = await startBacking(join(tmp, 'services-s3-small'), memstoreBytes(0));
-    log(`s3smallput: services S3 ${backing.s3.endpoint}${backing.startedHere.length ? `; started here: ${backing.startedHere.join(', ')}` : ''}`);
-    db = await freshDatabase(backing.databaseUrl);
-    const redisUrl = process.env.FC_TEST_REDIS_URL ? ownRedisDb(backing.redisUrl) : backing.redisUrl;
+    services = await startDistributed(tmp, 'services-s3-small', memstoreBytes(0), 's3smallput', log);
+    const { backing, db, redisUrl } = services;
     const client = s3Client(backing.s3);
     s3 = client;
     const bucketName = `fc-bench-${randomBytes(6).toString('hex')}`;
@@ -117,7 +112,6 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
     if (fc) await stopFileCloud(fc);
     if (s3 && bucket) await emptyBucket(s3, bucket).catch((e: unknown) => console.error(`bench: emptying S3 bucket ${bucket} failed: ${(e as Error).message}`));
     s3?.destroy();
-    await db?.drop().catch(() => undefined);
-    backing?.stop();
+    await services?.stop();
   }
 }
