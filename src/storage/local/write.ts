@@ -196,7 +196,7 @@ async function receive(handle: FileHandle, staging: string, body: Readable, opts
         throw e;
       }
     } else {
-      const failed = await stream(handle, head, { [Symbol.asyncIterator]: () => source }, count);
+      const failed = await stream(handle, head, { [Symbol.asyncIterator]: () => source }, count, () => received);
       writeError = failed.writeError;
     }
     if (signal?.aborted) throw new Error('aborted while finishing');
@@ -230,14 +230,14 @@ async function writeAll(handle: FileHandle, chunks: Buffer[]): Promise<void> {
 }
 
 /**
- * A larger body: the chunks read so far, then the rest, streamed into the
- * staging file with background flushes, fsynced before the stream closes.
+ * A larger body: the chunks read so far, then the rest (each counted by
+ * `count`, `received` the total so far), streamed into the staging file with
+ * background flushes, fsynced before the stream closes.
  * Returns the write side's error, if it had one (the body's own error throws).
  */
-async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<unknown>, count: (chunk: Buffer | string) => Buffer): Promise<{ writeError: unknown }> {
+async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<unknown>, count: (chunk: Buffer | string) => Buffer, received: () => number): Promise<{ writeError: unknown }> {
   let writeError: unknown;
   let syncedAt = 0;
-  let received = head.reduce((a, c) => a + c.length, 0);
   let syncing: Promise<void> | undefined;
   let syncError: unknown;
   // flush: the stream fsyncs, then closes the handle, before the pipeline ends, so the file is
@@ -250,9 +250,8 @@ async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<un
         yield* head;
         for await (const chunk of rest) {
           const bytes = count(chunk as Buffer | string);
-          received += bytes.length;
-          if (received - syncedAt >= SYNC_EVERY && syncing === undefined) {
-            syncedAt = received;
+          if (received() - syncedAt >= SYNC_EVERY && syncing === undefined) {
+            syncedAt = received();
             syncing = handle
               .datasync()
               .catch((e: unknown) => {
