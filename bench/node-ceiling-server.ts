@@ -58,8 +58,8 @@ function serve(): void {
   const fail = (res: ServerResponse, status: number, code: string) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code, message: code } }));
   };
-  /** The caller's user and the path's segments, or an answer already given. */
-  const admit = (req: IncomingMessage, res: ServerResponse): { user: string; segments: string[] } | undefined => {
+  /** The file's path on disk (its folders walked), or undefined with an answer already given. */
+  const admit = (req: IncomingMessage, res: ServerResponse): string | undefined => {
     stamp.get();
     const auth = req.headers.authorization ?? '';
     const user = auth.startsWith('Bearer ') ? tokens.get(sha(auth.slice(7))) : undefined;
@@ -75,7 +75,7 @@ function serve(): void {
       if (!lstatSync(dir).isDirectory()) return void fail(res, 409, 'invalid_path');
       if (i < segments.length - 1) dir = join(dir, segments[i] as string);
     }
-    return { user, segments };
+    return join(dir, segments.at(-1) as string);
   };
   const logLine = (req: IncomingMessage, status: number, started: number) => log.info({ reqId: 'r', req: { method: req.method, url: req.url }, res: { statusCode: status }, responseTime: performance.now() - started }, 'request completed');
 
@@ -83,9 +83,8 @@ function serve(): void {
     .createServer((req, res) => {
       const started = performance.now();
       try {
-        const who = admit(req, res);
-        if (!who) return;
-        const path = join(userRoot(who.user), ...who.segments);
+        const path = admit(req, res);
+        if (path === undefined) return;
         if (mode === 'get') {
           const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
           try {

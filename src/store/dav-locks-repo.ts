@@ -29,28 +29,21 @@ const fromRow = (r: Row): DavLock => ({
 export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
   const live = (user: string, now: number) => db.selectFrom('dav_locks').selectAll().where('user_name', '=', user).where('expires_at', '>', now);
 
-  /** Locks on `path`, or on an ancestor with depth infinity; with `andBelow`, also locks anywhere below `path`. */
-  const applying = (user: string, path: string, now: number, andBelow = false) => {
-    const ancestors = ancestorsOf(path);
-    return live(user, now).where((eb) =>
+  /**
+   * Locks on `path`, or on one of its `ancestors` with depth infinity; with `andBelow`, also locks
+   * anywhere below `path`. Values or a prepared query's placeholders (then without `andBelow`).
+   */
+  const applying = (user: string, path: string, now: number, andBelow: boolean, ancestors: readonly string[] = ancestorsOf(path)) =>
+    live(user, now).where((eb) =>
       eb.or([
         eb('path', '=', path),
         ...(ancestors.length > 0 ? [eb.and([eb('depth', '=', 'infinity'), eb('path', 'in', ancestors)])] : []),
         ...(andBelow ? [below(path)] : []),
       ]),
     );
-  };
 
   // Every WebDAV write asks it (checkLocks): compiled once per number of ancestors (prepared.ts).
-  const covering = preparedQuery((p, n) =>
-    db
-      .selectFrom('dav_locks')
-      .selectAll()
-      .where('user_name', '=', p.value<string>('user'))
-      .where('expires_at', '>', p.value<number>('now'))
-      .where((eb) => eb.or([eb('path', '=', p.value<string>('path')), ...(n > 0 ? [eb.and([eb('depth', '=', 'infinity'), eb('path', 'in', p.list<string>('ancestors', n))])] : [])]))
-      .orderBy('created_at'),
-  );
+  const covering = preparedQuery((p, n) => applying(p.value('user'), p.value('path'), p.value('now'), false, p.list('ancestors', n)).orderBy('created_at'));
 
   return {
     async create(lock, now, maxLive) {
