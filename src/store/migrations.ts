@@ -4,6 +4,16 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
 /** An auto-incrementing 64-bit key: the one column type the two dialects spell differently. */
 const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
+/** SQLite: entries waiting for the text index go in together once this many wait (0025_search_text_batched). */
+export const SEARCH_TEXT_BATCH = 256;
+
+/** Tables whose every change moves SQLite's auth stamp (0023_auth_stamp). */
+export const AUTH_TABLES = ['sessions', 'access_tokens', 'api_keys', 'shares'] as const;
+/** The users columns whose update moves it: all but the usage counters, which every upload writes. */
+export const USER_AUTH_COLUMNS = ['id', 'username', 'password_hash', 'is_admin', 'auth_epoch', 'created_at', 'totp_secret', 'totp_pending', 'totp_last_step', 'disabled'] as const;
+/** The users columns that do not move it. */
+export const USER_USAGE_COLUMNS = ['quota', 'used_bytes', 'reserved_bytes', 'staged_bytes'] as const;
+
 /**
  * Forward-only migrations, applied at startup in name order. Never edit a
  * released migration: add the next one. Only Kysely's schema builder, so the
@@ -518,6 +528,70 @@ const MIGRATIONS: Record<string, Migration> = {
         await sql`ROLLBACK`.execute(db);
         throw e;
       }
+    },
+  },
+  '0023_auth_stamp': {
+    async up(db: Kysely<unknown>) {
+      // SQLite: a counter that moves with every commit to what the cached credential and link
+      // lookups read (sessions-repo, api-keys-repo, users-repo, shares-repo through sqliteAuthStamp).
+      // Their cache was dropped by any commit at all, so under uploads (each one commits usage,
+      // index and journal) a token was looked up again on almost every request: 190 µs of SQLite
+      // for the join, docs/performance.md "Fifth change". Triggers count the changes in the same
+      // transaction as the change itself, whichever process or tool makes it (the CLI, sqlite3).
+      // A users column that a cached lookup reads must be in USER_AUTH_COLUMNS (the table test in
+      // sqlite.test.ts fails for a column that is in neither list). PostgreSQL caches nothing.
+      if (isPostgres(db)) return;
+      // Idempotent (IF NOT EXISTS, OR IGNORE): SQLite's migrations run without a transaction.
+      await sql`CREATE TABLE IF NOT EXISTS auth_stamp (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)`.execute(db);
+      await sql`INSERT OR IGNORE INTO auth_stamp (id, n) VALUES (1, 0)`.execute(db);
+      const bump = 'UPDATE auth_stamp SET n = n + 1 WHERE id = 1;';
+      for (const table of AUTH_TABLES) {
+        for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+          await sql.raw(`CREATE TRIGGER IF NOT EXISTS ${table}_auth_${event.toLowerCase()} AFTER ${event} ON ${table} BEGIN ${bump} END`).execute(db);
+        }
+      }
+      for (const event of ['INSERT', 'DELETE']) await sql.raw(`CREATE TRIGGER IF NOT EXISTS users_auth_${event.toLowerCase()} AFTER ${event} ON users BEGIN ${bump} END`).execute(db);
+      await sql.raw(`CREATE TRIGGER IF NOT EXISTS users_auth_update AFTER UPDATE OF ${USER_AUTH_COLUMNS.join(', ')} ON users BEGIN ${bump} END`).execute(db);
+    },
+  },
+  '0024_search_scan_partial': {
+    async up(db: Kysely<unknown>) {
+      // Only a running rescan marks entries (scan is NULL otherwise), and only its sweep looks them
+      // up: an index of the marked ones alone costs an upload no B-tree write (a write-ahead-log
+      // page on SQLite, docs/performance.md "Fifth change"). `scan = ?` implies IS NOT NULL, so both
+      // databases still use it for the sweep (a test reads SQLite's plan).
+      await db.schema.dropIndex('search_entries_user_scan').ifExists().execute();
+      await db.schema.createIndex('search_entries_user_scan').ifNotExists().on('search_entries').columns(['user_name', 'scan']).where(sql.ref('scan'), 'is not', null).execute();
+    },
+  },
+  '0025_search_text_batched': {
+    async up(db: Kysely<unknown>) {
+      // SQLite: an entry reaches the trigram index in batches instead of in its own upload's commit,
+      // where it cost about half the pages that commit wrote (a new FTS5 segment, its structure
+      // record and size row per entry: 6.8 of 14.5 pages, docs/performance.md "Fifth change").
+      // Entries with an id above `search_fts_mark.w` are not in the text index yet. They go in
+      // together when 256 are waiting (the insert trigger below, in that insert's transaction) and
+      // before every search that reads the text index (search-repo.ts indexPending), so a search
+      // still finds a file uploaded a moment ago. A new entry takes the highest id plus one, so it
+      // is above the mark unless the highest entries were deleted after they were indexed: such an
+      // entry is indexed at once, as before. Deleting or renaming a waiting entry touches nothing.
+      // PostgreSQL's trigram index is an ordinary index of the table and stays as it is.
+      if (isPostgres(db)) return;
+      await sql`CREATE TABLE IF NOT EXISTS search_fts_mark (id INTEGER PRIMARY KEY, w INTEGER NOT NULL)`.execute(db);
+      // Every entry there is now was indexed by the old triggers.
+      await sql`INSERT OR IGNORE INTO search_fts_mark (id, w) VALUES (1, (SELECT coalesce(max(id), 0) FROM search_entries))`.execute(db);
+      const mark = '(SELECT w FROM search_fts_mark WHERE id = 1)';
+      for (const t of ['search_entries_ai', 'search_entries_ad', 'search_entries_au']) await sql.raw(`DROP TRIGGER IF EXISTS ${t}`).execute(db);
+      await sql.raw(`CREATE TRIGGER search_entries_ai AFTER INSERT ON search_entries BEGIN
+        INSERT INTO search_fts(rowid, norm) SELECT new.id, new.norm WHERE new.id <= ${mark};
+        INSERT INTO search_fts(rowid, norm) SELECT id, norm FROM search_entries WHERE id > ${mark} AND new.id - ${mark} >= ${SEARCH_TEXT_BATCH} ORDER BY id;
+        UPDATE search_fts_mark SET w = (SELECT max(id) FROM search_entries) WHERE id = 1 AND new.id - w >= ${SEARCH_TEXT_BATCH}; END`).execute(db);
+      await sql.raw(`CREATE TRIGGER search_entries_ad AFTER DELETE ON search_entries WHEN old.id <= ${mark} BEGIN
+        INSERT INTO search_fts(search_fts, rowid, norm) VALUES ('delete', old.id, old.norm); END`).execute(db);
+      // Only a changed name touches the text index: a folder move rewrites paths, not names.
+      await sql.raw(`CREATE TRIGGER search_entries_au AFTER UPDATE OF norm ON search_entries WHEN old.norm IS NOT new.norm AND old.id <= ${mark} BEGIN
+        INSERT INTO search_fts(search_fts, rowid, norm) VALUES ('delete', old.id, old.norm);
+        INSERT INTO search_fts(rowid, norm) VALUES (new.id, new.norm); END`).execute(db);
     },
   },
   '0010_search_index': {

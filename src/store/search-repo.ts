@@ -178,6 +178,19 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
     });
   const inOrder = <T>(run: () => Promise<T>): Promise<T> => enqueue<T>({ run });
 
+  /**
+   * SQLite: entries still waiting for the text index (migration 0025_search_text_batched: it takes
+   * them in batches of SEARCH_TEXT_BATCH) go in now, in one transaction, before a search reads it.
+   */
+  async function indexWaiting(): Promise<void> {
+    const waiting = sql<{ n: number }>`select exists(select 1 from search_entries where id > (select w from search_fts_mark where id = 1)) as n`;
+    if (!Number((await waiting.execute(db)).rows[0]?.n)) return;
+    await db.transaction().execute(async (trx) => {
+      await sql`insert into search_fts(rowid, norm) select id, norm from search_entries where id > (select w from search_fts_mark where id = 1) order by id`.execute(trx);
+      await sql`update search_fts_mark set w = (select max(id) from search_entries) where id = 1 and w < (select max(id) from search_entries)`.execute(trx);
+    });
+  }
+
   return {
     async put(given) {
       if (given.length > 0) await enqueue<void>({ entries: given });
@@ -263,6 +276,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
         return query;
       };
       let many = length < TRIGRAM;
+      if (!many && !postgres) await indexWaiting();
       if (!many) {
         // How many match, counting no further than DENSE (the trigram index answers this cheaply).
         const counted = postgres

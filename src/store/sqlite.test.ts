@@ -11,6 +11,7 @@ import { runOidcConformance } from './oidc-conformance.test-suite.js';
 import { runSearchConformance } from './search-conformance.test-suite.js';
 import Database from 'better-sqlite3';
 import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
+import { AUTH_TABLES, SEARCH_TEXT_BATCH, USER_AUTH_COLUMNS, USER_USAGE_COLUMNS } from './migrations.js';
 import type { MetadataStore, User } from './types.js';
 import { ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
@@ -54,14 +55,14 @@ test('sqlite: a file that is not a database gives a clear StoreOpenError', async
 });
 
 /** Two connections to one file (two workers, or a server and the CLI) and a user, alice, made by `server`. */
-async function withTwoConnections(fn: (c: { server: MetadataStore; other: MetadataStore; user: User }) => Promise<void>): Promise<void> {
+async function withTwoConnections(fn: (c: { server: MetadataStore; other: MetadataStore; user: User; file: string }) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
   const file = join(dir, 'file-cloud.db');
   const server = await openSqliteStore(file);
   const other = await openSqliteStore(file);
   try {
     const user = await server.users.create({ username: 'alice', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 });
-    await fn({ server, other, user });
+    await fn({ server, other, user, file });
   } finally {
     await other.close();
     await server.close();
@@ -128,6 +129,112 @@ test('sqlite: a cached share link is seen revoked, used up or its owner disabled
     assert.equal((await server.shares.get('s3'))?.ownerDisabled, true, 'the owner disabled by another connection');
   }));
 
+test('sqlite: the token cache outlives commits that are not about accounts (usage, index, journal) and no commit to an account column, from any connection', () =>
+  withTwoConnections(async ({ server, other, user, file }) => {
+    const raw = new Database(file);
+    try {
+      // Every users column is either read by a cached lookup or one of the usage counters every upload writes.
+      const columns = (raw.prepare('PRAGMA table_info(users)').all() as { name: string }[]).map((c) => c.name).sort();
+      assert.deepEqual(columns, [...USER_AUTH_COLUMNS, ...USER_USAGE_COLUMNS].sort(), 'a new users column belongs in USER_AUTH_COLUMNS or USER_USAGE_COLUMNS (migrations.ts)');
+      const s = await server.sessions.create({ userId: user.id, refreshHash: 'r', now: 1, expiresAt: 1e12 });
+      let n = 0;
+      /**
+       * A token looked up (so cached), then taken out of the database behind the cache's back (its
+       * trigger dropped for the moment): a later lookup finds it only in the cache. So whether `commit`
+       * dropped the cache shows as whether the token is still found.
+       */
+      const cachedAfter = async (commit: () => unknown): Promise<boolean> => {
+        const token = `t${++n}`;
+        await server.sessions.addAccessToken({ tokenHash: token, sessionId: s.id, expiresAt: 1000 });
+        assert.equal((await server.sessions.findAccess(token, 10))?.session.id, s.id);
+        const trigger = raw.prepare("SELECT sql FROM sqlite_master WHERE name = 'access_tokens_auth_delete'").pluck().get() as string;
+        raw.exec('DROP TRIGGER access_tokens_auth_delete');
+        raw.prepare('DELETE FROM access_tokens WHERE token_hash = ?').run(token);
+        raw.exec(trigger);
+        assert.equal((await server.sessions.findAccess(token, 10))?.session.id, s.id, 'the token is still in the cache');
+        await commit();
+        return (await server.sessions.findAccess(token, 10)) !== undefined;
+      };
+      // What an upload commits, from this connection and from another one (a second worker).
+      assert.equal(await cachedAfter(() => server.usage.add('alice', 4096)), true, 'usage, this connection');
+      assert.equal(await cachedAfter(() => other.usage.add('alice', 4096)), true, 'usage, another connection');
+      assert.equal(await cachedAfter(() => other.search.put([{ user: 'alice', path: 'a.txt', isFile: true, size: 1, modified: 1, etag: '"e"' }])), true, 'index and journal');
+      for (const column of USER_USAGE_COLUMNS) assert.equal(await cachedAfter(() => raw.prepare(`UPDATE users SET ${column} = ${column}`).run()), true, column);
+      // Every account column, every account table.
+      for (const column of USER_AUTH_COLUMNS) assert.equal(await cachedAfter(() => raw.prepare(`UPDATE users SET ${column} = ${column}`).run()), false, column);
+      // A row in each table, so that an update of it changes something.
+      await server.sessions.addAccessToken({ tokenHash: 'kept', sessionId: s.id, expiresAt: 1000 });
+      await server.apiKeys.create({ id: 'k1', userId: user.id, name: 'sync', keyHash: 'k1h', readOnly: false, createdAt: 1, expiresAt: undefined, lastUsedAt: undefined });
+      await server.shares.create({ id: 's1', ownerId: user.id, owner: 'alice', path: 'a.txt', isFile: true, uploadOnly: false, passwordHash: undefined, maxDownloads: undefined, downloadUnits: 0, expiresAt: undefined, createdAt: 1 });
+      for (const table of AUTH_TABLES) {
+        const first = (raw.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[])[0]?.name as string;
+        assert.equal(await cachedAfter(() => raw.prepare(`UPDATE ${table} SET ${first} = ${first}`).run()), false, `update of ${table}`);
+      }
+      assert.equal(await cachedAfter(() => other.sessions.create({ userId: user.id, refreshHash: 'r2', now: 1, expiresAt: 1e12 })), false, 'a new session');
+      assert.equal(await cachedAfter(() => other.users.create({ username: 'bob', passwordHash: 'h', isAdmin: false, authEpoch: 'e', now: 1 })), false, 'a new user');
+    } finally {
+      raw.close();
+    }
+  }));
+
+test('sqlite: names reach the text index in batches, a search finds them at once, and deleting or renaming a waiting one keeps the index whole', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  const file = join(dir, 'file-cloud.db');
+  const store = await openSqliteStore(file);
+  const raw = new Database(file);
+  try {
+    const entry = (path: string) => ({ user: 'alice', path, isFile: true, size: 1, modified: 1, created: true });
+    /** What the trigram index alone holds for `text` (a search would first bring it up to date). */
+    const inTextIndex = (text: string) => (raw.prepare('SELECT count(*) FROM search_fts WHERE search_fts MATCH ?').pluck().get(`"${text}"`) as number);
+    const found = async (text: string) => (await store.search.search({ user: 'alice', text, within: '', type: undefined, limit: 1000 })).entries.map((e) => e.path).sort();
+    /** FTS5's own check of the index against search_entries; throws when they differ. */
+    const whole = () => raw.exec("INSERT INTO search_fts(search_fts) VALUES ('integrity-check')");
+
+    await store.search.put(['report-1.pdf', 'report-2.pdf', 'report-3.pdf'].map(entry));
+    assert.equal(inTextIndex('report'), 0, 'waiting, not indexed with each upload');
+    assert.deepEqual(await found('report'), ['report-1.pdf', 'report-2.pdf', 'report-3.pdf'], 'a search finds them at once');
+    assert.equal(inTextIndex('report'), 3, 'the search indexed them');
+    whole();
+
+    // Waiting entries deleted and renamed (a move to a new name) leave nothing behind.
+    await store.search.put(['draft-1.txt', 'draft-2.txt', 'draft-3.txt'].map(entry));
+    await store.search.deleteWithin('alice', 'draft-1.txt', true);
+    await store.search.moveWithin('alice', 'draft-2.txt', 'final-2.txt');
+    assert.deepEqual(await found('draft'), ['draft-3.txt']);
+    assert.deepEqual(await found('final'), ['final-2.txt']);
+    whole();
+    // An indexed entry renamed and deleted.
+    await store.search.moveWithin('alice', 'report-1.pdf', 'summary-1.pdf');
+    await store.search.deleteWithin('alice', 'report-2.pdf', true);
+    assert.deepEqual(await found('report'), ['report-3.pdf']);
+    assert.deepEqual(await found('summary'), ['summary-1.pdf']);
+    whole();
+
+    // A batch goes in with the upload that fills it, without a search.
+    const many = Array.from({ length: SEARCH_TEXT_BATCH }, (_, i) => `photo-${i}.jpg`);
+    for (const path of many) await store.search.put([entry(path)]);
+    assert.equal(inTextIndex('photo'), SEARCH_TEXT_BATCH, 'indexed by the insert that made the batch full');
+    whole();
+
+    // The highest entry deleted after it was indexed: the next entry takes its id and is indexed at once.
+    const top = raw.prepare('SELECT max(id) FROM search_entries').pluck();
+    const highest = top.get() as number;
+    raw.prepare('DELETE FROM search_entries WHERE id = ?').run(highest);
+    await store.search.put([entry('again-1.txt')]);
+    assert.equal(top.get(), highest, 'the id was taken again');
+    assert.equal(inTextIndex('again'), 1);
+    whole();
+
+    // A rescan's sweep finds the marked entries through the partial index.
+    const plan = raw.prepare("EXPLAIN QUERY PLAN SELECT path FROM search_entries WHERE user_name = 'alice' AND scan = 'x'").all() as { detail: string }[];
+    assert.match(plan.map((p) => p.detail).join('; '), /search_entries_user_scan/);
+  } finally {
+    raw.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('sqlite: foldWriteAheadLog folds a log left behind into the file and removes it, and creates no file', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
   const file = join(dir, 'file-cloud.db');
@@ -170,7 +277,8 @@ test('sqlite: migration 0022 takes AUTOINCREMENT off the journal and never hands
     // The journal as 0018 made it: AUTOINCREMENT, cursors 1–7 handed out; `kept` holds 5–7, `purged` nothing (horizon 7).
     for (const state of ['kept', 'purged'] as const) {
       const raw = new Database(file);
-      raw.prepare("DELETE FROM kysely_migration WHERE name = '0022_changes_plain_cursor'").run();
+      // 0022 and every later migration run again, as on an upgrade from 0021 (the later ones are idempotent).
+      raw.prepare("DELETE FROM kysely_migration WHERE name >= '0022_changes_plain_cursor'").run();
       raw.exec(`DROP TABLE changes; CREATE TABLE changes (cursor INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, type TEXT NOT NULL, path TEXT NOT NULL,
         from_path TEXT, is_file INTEGER NOT NULL, size BIGINT, modified BIGINT, etag TEXT, created_at BIGINT NOT NULL); CREATE INDEX changes_owner_cursor ON changes (owner, cursor)`);
       const insert = raw.prepare("INSERT INTO changes (owner, type, path, is_file, created_at) VALUES ('alice', 'created', ?, 1, 1)");

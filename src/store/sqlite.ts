@@ -59,13 +59,30 @@ export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE
 }
 
 /**
- * The database's change stamp (stamped-cache.ts): `PRAGMA data_version`
- * moves when another connection commits (another worker, node process or
- * the CLI on the same file), and the write count when this one writes.
+ * The stamp of what the cached lookups read (stamped-cache.ts): the counter
+ * that triggers move with every commit to the sessions, access tokens, app
+ * passwords, share links and the users' account columns (0023_auth_stamp),
+ * whichever process or tool commits. Asked only when the database may have
+ * changed at all: `PRAGMA data_version` moves when another connection
+ * commits (another worker, node process or the CLI on the same file), and
+ * the write count when this one writes; otherwise the last counter stands.
+ * So an upload's commits (usage, index, journal) no longer drop a cached
+ * token, and a revocation still does, at once.
  */
-export function sqliteChangeStamp(db: Database.Database, own: { readonly writes: number }): ChangeStamp {
+export function sqliteAuthStamp(db: Database.Database, own: { readonly writes: number }): ChangeStamp {
   const version = db.prepare('PRAGMA data_version').pluck();
-  return () => `${String(version.get())}:${own.writes}`;
+  const counter = db.prepare('SELECT n FROM auth_stamp WHERE id = 1').pluck();
+  let seen = '';
+  let stamp = '';
+  return () => {
+    const now = `${String(version.get())}:${own.writes}`;
+    if (now !== seen) {
+      // Read after the version: a commit between the two moves the version again, and the next call reads once more.
+      stamp = String(counter.get());
+      seen = now;
+    }
+    return stamp;
+  };
 }
 
 /**
@@ -121,9 +138,9 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
     await db.destroy();
     throw new StoreOpenError(`cannot prepare the database ${file}: ${(e as Error).message}`, { cause: e });
   }
-  const changes = sqliteChangeStamp(sqlite, statements);
+  const authStamp = sqliteAuthStamp(sqlite, statements);
   return {
-    ...createRepositories(db, { changeStamp: changes, steps: dialect.stepRunner(db) }, opts),
+    ...createRepositories(db, { changeStamp: authStamp, steps: dialect.stepRunner(db) }, opts),
     close: () => db.destroy(),
   };
 }
