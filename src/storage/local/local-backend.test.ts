@@ -285,20 +285,34 @@ test('local staging: init removes staging left by a crash and keeps users\' file
   }
 });
 
-test('local staging: an upload lives in tmpDir until complete and only then gets its name', async () => {
+test('local staging: an upload lives in tmpDir (a small one in memory) until complete and only then gets its name', async () => {
   const { base, storageDir, tmpDir, backend: b } = await fresh();
   try {
     await b.init();
+    // Past the 256 KiB a small body is held in memory for (write.ts SMALL_BODY), the rest streams into tmpDir.
+    const first = Buffer.alloc(300 * 1024, 'a');
     const body = new Readable({ read() {} });
-    body.push('first half, ');
+    body.push(first);
     const writing = b.write(keyOf('new/up.txt'), body, { ifExists: 'fail' });
     for (let i = 0; i < 200 && (await readdir(tmpDir)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     assert.equal((await readdir(tmpDir)).length, 1, 'one staging file');
     assert.deepEqual(await readdir(storageDir), [], 'nothing (not even the parents) in storage yet');
     body.push('second half');
     body.push(null);
-    assert.equal((await writing).size, 23);
-    assert.equal(await readFile(join(storageDir, 'alice', 'new', 'up.txt'), 'utf8'), 'first half, second half');
+    assert.equal((await writing).size, first.length + 11);
+    assert.equal(await readFile(join(storageDir, 'alice', 'new', 'up.txt'), 'utf8'), `${first.toString()}second half`);
+    assert.deepEqual(await readdir(tmpDir), []);
+
+    // A small body: nothing anywhere until it ends.
+    const small = new Readable({ read() {} });
+    small.push('first half, ');
+    const smallWrite = b.write(keyOf('small/up.txt'), small, { ifExists: 'fail' });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual([await readdir(tmpDir), (await readdir(join(storageDir, 'alice'))).sort()], [[], ['new']], 'no staging file, no parents');
+    small.push('second half');
+    small.push(null);
+    assert.equal((await smallWrite).size, 23);
+    assert.equal(await readFile(join(storageDir, 'alice', 'small', 'up.txt'), 'utf8'), 'first half, second half');
     assert.deepEqual(await readdir(tmpDir), []);
   } finally {
     await rm(base, { recursive: true, force: true });
