@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { ChangeStamp } from './stamped-cache.js';
-import type { StepRunner } from './steps.js';
+import type { Ride, StepRunner } from './steps.js';
 import type { MetadataStore } from './types.js';
 import { createAuditRepo } from './audit-repo.js';
 import { createWebhookRepo } from './webhooks-repo.js';
@@ -39,6 +39,8 @@ export type Engine = {
   readonly changeStamp?: ChangeStamp | undefined;
   /** How the upload's index transaction runs (steps.ts); Kysely's own transaction when not given. */
   readonly steps?: StepRunner | undefined;
+  /** SQLite only: lets the usage counter's writes share a commit with the index's (steps.ts Ride). */
+  readonly ride?: Ride | undefined;
 };
 
 /**
@@ -63,7 +65,7 @@ export function createRepositories(db: Kysely<Database>, engine: Engine, opts: S
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db, changeStamp),
     apiKeys: createApiKeyRepo(db, changeStamp),
-    usage: createUsageRepo(db),
+    usage: createUsageRepo(db, engine.ride),
     search: createSearchRepo(db, { journal: opts.journal ?? true, steps: engine.steps }),
     changes: createChangeRepo(db),
     oidc: createOidcRepo(db),

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { openSqliteStore } from './sqlite.js';
+import { Kysely, sql } from 'kysely';
+import { openSqliteStore, withStatementCache } from './sqlite.js';
+import { PatientSqliteDialect } from './sqlite-driver.js';
+import type { Database as Schema } from './schema.js';
+import { statement } from './steps.js';
 
 /**
  * Another process (here: another connection) holds the write lock for HOLD_MS. The store's writes
@@ -68,4 +72,50 @@ test('sqlite driver: a transaction takes the write lock at its start, waiting on
     assert.ok(r.ticksWhileHeld >= MIN_TICKS, `the event loop ran meanwhile (${r.ticksWhileHeld} ticks in ${HOLD_MS} ms)`);
     assert.deepEqual([...(await store.search.existing('alice', ['a.txt']))], ['a.txt']);
   });
+});
+
+test('sqlite driver: a rider shares the commit of steps run in the same turn, goes alone otherwise, and fails alone', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-driver-'));
+  const sqlite = new Database(join(dir, 'riders.db'));
+  const statements = withStatementCache(sqlite);
+  const dialect = new PatientSqliteDialect(sqlite, statements);
+  const db = new Kysely<Schema>({ dialect });
+  try {
+    sqlite.exec("CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0)); INSERT INTO t VALUES ('a', 0), ('b', 0)");
+    // How many transactions began (better-sqlite3 has no commit hook): the driver's BEGINs, counted.
+    let begins = 0;
+    const exec = sqlite.exec.bind(sqlite);
+    sqlite.exec = (source: string) => {
+      if (source === 'BEGIN IMMEDIATE') begins++;
+      return exec(source);
+    };
+    const { steps, ride } = dialect.writers(db);
+    const bump = (k: string, by: number) => sql`update t set n = n + ${by} where k = ${k}`.compile(db);
+    const values = () => Object.fromEntries((sqlite.prepare('SELECT k, n FROM t ORDER BY k').all() as { k: string; n: number }[]).map((r) => [r.k, r.n]));
+
+    await Promise.all([ride(bump('a', 1)), steps(function* () {
+      yield* statement(bump('b', 1));
+    })]);
+    assert.deepEqual([begins, values()], [1, { a: 1, b: 1 }], 'one transaction for both');
+
+    begins = 0;
+    await ride(bump('a', 1));
+    assert.deepEqual([begins, values()], [1, { a: 2, b: 1 }], 'a rider alone gets a transaction of its own');
+
+    const mixed = await Promise.allSettled([ride(bump('a', -100)), ride(bump('a', 1)), steps(function* () {
+      yield* statement(bump('b', 1));
+    })]);
+    assert.deepEqual(mixed.map((r) => r.status), ['rejected', 'fulfilled', 'fulfilled'], 'the rider that broke the CHECK, alone');
+    assert.deepEqual(values(), { a: 3, b: 2 });
+
+    const failing = await Promise.allSettled([ride(bump('a', 1)), steps(function* () {
+      yield* statement(bump('b', 1));
+      throw new Error('the steps fail');
+    })]);
+    assert.deepEqual(failing.map((r) => r.status), ['fulfilled', 'rejected'], 'the rider is committed without the failed steps');
+    assert.deepEqual(values(), { a: 4, b: 2 });
+  } finally {
+    await db.destroy();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { SqliteDialect, SqliteDriver, type CompiledQuery, type Kysely, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database as Schema } from './schema.js';
-import type { StepRunner } from './steps.js';
+import type { Ride, StepRunner, Steps } from './steps.js';
 
 /** A prepared statement as Kysely runs it, and whether it only reads (a write waits for the lock, below). */
 export type CachedStatement = SqliteStatement & { readonly readonly: boolean };
@@ -76,22 +76,79 @@ function runStatement<R>(statement: CachedStatement, parameters: readonly unknow
  * the lock 200–270 µs at the median, its statements took about 100). Every other process waits that
  * long for the lock. Only the wait for the lock is asynchronous (on a timer, as every write here),
  * inside Kysely's connection mutex so no other query of this process runs in between.
+ *
+ * Riders (`ride`): single writes that need no answer but their commit, such as an upload's
+ * `used_bytes + size`. Each goes into the next of these transactions, after its steps, or into
+ * one of their own at the next turn of the event loop when none starts before: an upload's usage
+ * and its index entries (both written when its storage event comes) share one commit instead of
+ * two (an autocommit cost ~50 µs and a write-ahead-log page, docs/performance.md "Fifth change").
+ * Riders are under a savepoint: one that fails is rolled back and rejected alone, the steps stay.
  */
-function sqliteStepRunner(db: Kysely<Schema>, sqlite: Database.Database, statements: CachedStatements, patiently: Patience): StepRunner {
-  return (steps) =>
-    db.connection().execute(async () => {
-      await patiently(() => sqlite.exec('BEGIN IMMEDIATE'));
+function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements: CachedStatements, patiently: Patience): { steps: StepRunner; ride: Ride } {
+  type Rider = { readonly query: CompiledQuery; readonly resolve: () => void; readonly reject: (e: unknown) => void };
+  let riders: Rider[] = [];
+  let alone: NodeJS.Immediate | undefined;
+
+  /** Runs the riders waiting now, after the steps, before COMMIT; returns what to tell them after it. */
+  function board(): { aboard: Rider[]; failed: Map<Rider, unknown> } {
+    const aboard = riders;
+    riders = [];
+    const failed = new Map<Rider, unknown>();
+    for (const r of aboard) {
+      sqlite.exec('SAVEPOINT rider');
       try {
-        const run = steps();
-        let next = run.next();
-        while (!next.done) next = run.next(runStatement(statements.prepare(next.value.sql), next.value.parameters));
+        runStatement(statements.prepare(r.query.sql), r.query.parameters);
+        sqlite.exec('RELEASE rider');
+      } catch (e) {
+        sqlite.exec('ROLLBACK TO rider; RELEASE rider');
+        failed.set(r, e);
+      }
+    }
+    return { aboard, failed };
+  }
+
+  function transact<T>(steps: (() => Steps<T>) | undefined): Promise<T | undefined> {
+    return db.connection().execute(async () => {
+      // A turn of riders alone that an earlier transaction took on already: nothing to do.
+      if (!steps && riders.length === 0) return undefined;
+      await patiently(() => sqlite.exec('BEGIN IMMEDIATE'));
+      let boarded: ReturnType<typeof board> | undefined;
+      let value: T | undefined;
+      try {
+        if (steps) {
+          const run = steps();
+          let next = run.next();
+          while (!next.done) next = run.next(runStatement(statements.prepare(next.value.sql), next.value.parameters));
+          value = next.value;
+        }
+        boarded = board();
         sqlite.exec('COMMIT');
-        return next.value;
       } catch (e) {
         if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        for (const r of boarded?.aboard ?? []) r.reject(e);
         throw e;
       }
+      for (const r of boarded.aboard) {
+        const error = boarded.failed.get(r);
+        if (error === undefined) r.resolve();
+        else r.reject(error);
+      }
+      return value;
     });
+  }
+
+  return {
+    steps: <T>(steps: () => Steps<T>) => transact(steps) as Promise<T>,
+    ride: (query) =>
+      new Promise<void>((resolve, reject) => {
+        riders.push({ query, resolve, reject });
+        alone ??= setImmediate(() => {
+          alone = undefined;
+          // A failure is each rider's own (rejected above).
+          transact(undefined).catch(() => undefined);
+        });
+      }),
+  };
 }
 
 /**
@@ -151,8 +208,8 @@ export class PatientSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     return new PatientDriver(this.#sqlite, this.#statements, this.#patiently);
   }
-  /** Runs Steps (steps.ts) on this connection without a pause under the lock (sqliteStepRunner). */
-  stepRunner(db: Kysely<Schema>): StepRunner {
-    return sqliteStepRunner(db, this.#sqlite, this.#statements, this.#patiently);
+  /** Runs Steps (steps.ts) and riders on this connection without a pause under the lock (sqliteWriters). */
+  writers(db: Kysely<Schema>): { steps: StepRunner; ride: Ride } {
+    return sqliteWriters(db, this.#sqlite, this.#statements, this.#patiently);
   }
 }

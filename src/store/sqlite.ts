@@ -140,7 +140,7 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
   }
   const authStamp = sqliteAuthStamp(sqlite, statements);
   return {
-    ...createRepositories(db, { changeStamp: authStamp, steps: dialect.stepRunner(db) }, opts),
+    ...createRepositories(db, { changeStamp: authStamp, ...dialect.writers(db) }, opts),
     close: () => db.destroy(),
   };
 }

@@ -12,6 +12,12 @@ export type Steps<T> = Generator<CompiledQuery, T, QueryResult<unknown>>;
 /** Runs the steps in one transaction and returns what they return; a throw anywhere rolls it back. */
 export type StepRunner = <T>(steps: () => Steps<T>) => Promise<T>;
 
+/**
+ * Runs one write that needs no answer but its commit, possibly in one transaction with other
+ * writes of this process (SQLite: sqlite-driver.ts sqliteWriters); resolves once it is committed.
+ */
+export type Ride = (query: CompiledQuery) => Promise<void>;
+
 /** One statement of a Steps generator, typed by its query: `const r = yield* statement(q)`. */
 export function* statement<O>(query: CompiledQuery<O>): Generator<CompiledQuery, QueryResult<O>, QueryResult<unknown>> {
   return (yield query) as QueryResult<O>;

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { lessFloored } from './counter-sql.js';
 import { preparedQuery } from './prepared.js';
+import type { Ride } from './steps.js';
 import type { UsageRepo } from './types.js';
 
 /** What one unfinished tus upload (row alias `t`) holds: its length, or its offset while the length is deferred. */
@@ -14,7 +15,7 @@ const HELD = sql`COALESCE(t.upload_length, t.upload_offset)`;
  * COMMITTED), so the conditional reserve cannot let two uploads both take
  * the last free bytes.
  */
-export function createUsageRepo(db: Kysely<Database>): UsageRepo {
+export function createUsageRepo(db: Kysely<Database>, ride?: Ride): UsageRepo {
   // Every upload and delete runs it: compiled once (prepared.ts).
   const add = preparedQuery((p) => db.updateTable('users').set({ used_bytes: sql`used_bytes + ${p.value<number>('delta')}` }).where('username', '=', p.value<string>('username')));
   // Every upload reads the owner's quota first (whether to meter it): compiled once too.
@@ -28,7 +29,9 @@ export function createUsageRepo(db: Kysely<Database>): UsageRepo {
 
     async add(username, delta) {
       if (delta === 0) return;
-      await add.run(db, { username, delta });
+      // SQLite: in the same commit as the upload's index entries when they come in the same turn.
+      if (ride) await ride(add.bind({ username, delta }));
+      else await add.run(db, { username, delta });
     },
 
     async setUsed(username, used) {
