@@ -35,7 +35,7 @@ export type StoreOptions = {
 
 /** What a database's driver adds beside its Kysely instance. */
 export type Engine = {
-  /** SQLite only: lets the token and share lookups cache between writes (createRepositories). */
+  /** SQLite only: lets the token and share lookups cache between writes to their tables (sqliteAuthStamp). */
   readonly changeStamp?: ChangeStamp | undefined;
   /** How the upload's index transaction runs (steps.ts); Kysely's own transaction when not given. */
   readonly steps?: StepRunner | undefined;

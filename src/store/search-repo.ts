@@ -138,7 +138,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
    * Every change to the index goes through one queue, in the order asked. Puts that wait there
    * while a step is being written go together into the next transaction (a group commit): with
    * several uploads in flight, one BEGIN, one read of the rows before and one COMMIT (with its
-   * write-ahead-log pages and text-index segment) serve all of them. Deletes and moves are steps
+   * write-ahead-log pages) serve all of them. Deletes and moves are steps
    * of their own, never reordered against a put. No wait is added: a put on an idle queue is
    * written at once.
    */

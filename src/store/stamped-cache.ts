@@ -1,10 +1,12 @@
 /**
- * A value that changes whenever the database may have changed: after any
- * commit by any connection, this process's included. Reading it must cost
- * far less than the query a cache saves (SQLite: `PRAGMA data_version` plus
- * a count of this connection's own writes, ~2.5 µs against ~11–37 µs for the
- * access-token join). PostgreSQL has no such cheap signal, so its store
- * offers none and caches nothing.
+ * A value that changes whenever what the cached lookups read may have
+ * changed: after any commit to those tables by any connection, this
+ * process's included. Reading it must cost far less than the query a cache
+ * saves (SQLite: `PRAGMA data_version` plus a count of this connection's own
+ * writes, ~2.5 µs, and only after a commit the trigger-kept counter of
+ * sqliteAuthStamp, against ~11–190 µs for the access-token join).
+ * PostgreSQL has no such cheap signal, so its store offers none and caches
+ * nothing.
  */
 export type ChangeStamp = () => string;
 
@@ -20,7 +22,7 @@ export function stampedLookup<V>(stamp: ChangeStamp | undefined, max?: number): 
  * Results of read queries, kept only while the database is unchanged: every
  * lookup first reads the stamp, and any difference from the stamp the value
  * was read under drops the whole cache. A revocation (a deleted session, a
- * password change, a disabled user) is a commit, so the next lookup after it
+ * password change, a disabled user) is a commit that moves it, so the next lookup after it
  * — in this process or any other on the same database — queries again: the
  * contract's "at once". Negative answers are not kept (an unknown token
  * costs its query, as before). Bounded: least recently used out.
