@@ -43,7 +43,9 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
     );
 
   // Every WebDAV write asks it (checkLocks): compiled once per number of ancestors (prepared.ts).
-  const covering = preparedQuery((p, n) => applying(p.value('user'), p.value('path'), p.value('now'), false, p.list('ancestors', n)).orderBy('created_at'));
+  // Ordered here, not by SQL: SQLite's ORDER BY sets up a sorter on every run, which cost each lookup
+  // 25 µs against 8 without it, for the few (almost always no) locks it finds.
+  const covering = preparedQuery((p, n) => applying(p.value('user'), p.value('path'), p.value('now'), false, p.list('ancestors', n)));
 
   return {
     async create(lock, now, maxLive) {
@@ -85,7 +87,7 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
 
     async covering(user, path, now) {
       const ancestors = ancestorsOf(path);
-      return (await covering.run(db, { user, path, now, ancestors }, ancestors.length)).rows.map(fromRow);
+      return (await covering.run(db, { user, path, now, ancestors }, ancestors.length)).rows.map(fromRow).sort((a, b) => a.createdAt - b.createdAt);
     },
 
     async within(user, path, now) {
