@@ -571,7 +571,7 @@ const MIGRATIONS: Record<string, Migration> = {
       // record and size row per entry: 6.8 of 14.5 pages, docs/performance.md "Fifth change").
       // Entries with an id above `search_fts_mark.w` are not in the text index yet. They go in
       // together when 256 are waiting (the insert trigger below, in that insert's transaction) and
-      // before every search that reads the text index (search-repo.ts indexPending), so a search
+      // before every search that reads the text index (search-repo.ts indexWaiting), so a search
       // still finds a file uploaded a moment ago. A new entry takes the highest id plus one, so it
       // is above the mark unless the highest entries were deleted after they were indexed: such an
       // entry is indexed at once, as before. Deleting or renaming a waiting entry touches nothing.
