@@ -5,6 +5,7 @@ import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { StorageError } from '../backend.js';
 import type { S3Location } from './location.js';
 import { serviceCall } from '../../lib/progress.js';
+import { getTransport, type SdkHandler } from './get-transport.js';
 
 export type S3Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
@@ -54,11 +55,15 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
   if (credentials) base.credentials = credentials;
   // socketTimeout: a socket without a byte for this long fails the request (the SDK's requestTimeout only warns).
   // Requests bounded by the deadline: the deadline decides.
-  const client = new S3Client({ ...base, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: deadlineMs, ...agents } });
+  const connectionTimeout = Math.min(timeoutMs, 3000);
+  const client = new S3Client({ ...base, requestHandler: { connectionTimeout, socketTimeout: deadlineMs, ...agents } });
+  // GetObject's exchange on sockets of our own, the rest through the SDK's handler (get-transport.ts says why).
+  const config = client.config as unknown as { requestHandler: SdkHandler };
+  config.requestHandler = getTransport(config.requestHandler, { connectionTimeoutMs: connectionTimeout, headTimeoutMs: deadlineMs });
   // Transfers, with no deadline: one attempt, which against a paused radosgw failed after two such periods
   // (measured), about 2 × timeoutMs. No retry: a conditional PutObject retried after its first attempt
   // landed unseen would be refused as "already exists", and a retried part would double the wait.
-  const transfers = new S3Client({ ...base, maxAttempts: 1, requestHandler: { connectionTimeout: Math.min(timeoutMs, 3000), socketTimeout: timeoutMs, ...agents } });
+  const transfers = new S3Client({ ...base, maxAttempts: 1, requestHandler: { connectionTimeout, socketTimeout: timeoutMs, ...agents } });
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
   const sendTransfer = transfers.send.bind(transfers) as typeof send;
   (client as { send: unknown }).send = (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
@@ -72,6 +77,7 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
     return serviceCall(() => send(command, { ...options, abortSignal })).finally(() => clearTimeout(timer)).then((r) => {
       // A download's body is read as fast as its client takes it: pauses of any length are the client's,
       // not a store that hangs (as before these bounds; the client's own socket has the idle timeout).
+      // (get-transport.ts's sockets do so themselves once the head is in.)
       if (name === 'GetObjectCommand') ((r as { Body?: { socket?: Socket } }).Body?.socket)?.setTimeout(0);
       return r;
     }, (e: unknown) => {
