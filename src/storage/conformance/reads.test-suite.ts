@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { listAll } from '../backend.js';
+import { randomBytes } from 'node:crypto';
+import { listAll, WHOLE_READ_MAX } from '../backend.js';
 import { bodyOf, keyOf, put, readAll, rejectsCode, sha256, slowBody, text, type It } from './support.test-suite.js';
 
 /** Conformance tests of stat, list and read. */
@@ -119,6 +120,24 @@ export function readTests(it: It): void {
     assert.equal((await readAll((await b.read(keyOf('r.txt'), { start: 2, end: 4 })).stream)).toString(), 'cde');
     assert.equal((await readAll((await b.read(keyOf('r.txt'), { start: 9, end: 9 })).stream)).toString(), 'j');
     assert.equal((await b.read(keyOf('r.txt'), { start: 2, end: 4 })).entry.size, 10, 'the entry describes the whole file');
+  });
+
+  it('a range of up to WHOLE_READ_MAX bytes comes read whole too (the bytes its stream yields), a larger one only as a stream', async ({ b }) => {
+    const data = randomBytes(WHOLE_READ_MAX * 3);
+    await put(b, 'w.bin', data);
+    const cases: [{ start: number; end: number } | undefined, boolean][] = [
+      [undefined, false],
+      [{ start: 0, end: WHOLE_READ_MAX - 1 }, true],
+      [{ start: 10, end: 20 }, true],
+      [{ start: 5, end: WHOLE_READ_MAX + 5 }, false],
+    ];
+    for (const [range, whole] of cases) {
+      const want = range ? data.subarray(range.start, range.end + 1) : data;
+      const opened = await b.read(keyOf('w.bin'), range);
+      assert.equal(opened.bytes !== undefined, whole, JSON.stringify(range));
+      if (opened.bytes) assert.ok(opened.bytes.equals(want), JSON.stringify(range));
+      assert.ok((await readAll(opened.stream)).equals(want), JSON.stringify(range));
+    }
   });
 
   it('read of an empty file yields no bytes', async ({ b }) => {

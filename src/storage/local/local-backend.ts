@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, openedBytes, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
@@ -39,15 +39,6 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  */
 const READ_CHUNK = 512 * 1024;
 
-/**
- * Ranges up to this size are read whole with one synchronous read, like the
- * metadata calls before it (see confine.ts): from the page cache that is a
- * few microseconds, where a stream costs two thread-pool round trips (read,
- * close) and the piping around them — together the largest cost of a 4 KiB
- * GET after the token check (docs/performance.md). A cold read of at most
- * this much blocks the event loop for one disk read.
- */
-const WHOLE_READ_MAX = 64 * 1024;
 
 /** Bytes start..end of the open file; fewer if the file shrank meanwhile. */
 function readWhole(fd: number, start: number, end: number): Buffer {
@@ -354,6 +345,9 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
             closeSync(fd);
             return { stream: Readable.from([]), entry };
           }
+          // Read whole with one synchronous read, like the metadata calls before it (see confine.ts): from the page
+          // cache a few microseconds, where a stream costs two thread-pool round trips (read, close) and the piping
+          // around them. A cold read of at most WHOLE_READ_MAX blocks the event loop for one disk read.
           if (end - start + 1 > WHOLE_READ_MAX) {
             // The stream owns the descriptor from here and closes it when it ends or is destroyed.
             return { stream: exactly(end - start + 1, createReadStream(node.target, { fd, start, end, highWaterMark: READ_CHUNK })), entry };

@@ -232,7 +232,7 @@ test('an idle socket is closed after its idle time, and a complete answer not ye
   let closed = 0;
   s.server.on('connection', (c) => c.on('close', () => closed++));
   const noInner = { handle: () => Promise.reject(new Error('not for the SDK handler')) };
-  const transport = getTransport(noInner, { connectionTimeoutMs: 1000, headTimeoutMs: 1000, idleMs: 50 });
+  const transport = getTransport(noInner, { connectionTimeoutMs: 1000, answerTimeoutMs: 1000, idleMs: 50 });
   const { port } = s.server.address() as AddressInfo;
   const req: SdkRequest = { method: 'GET', protocol: 'http:', hostname: '127.0.0.1', port, path: '/bucket/k', query: { 'x-id': 'GetObject' }, headers: { range: 'bytes=0-99' } };
   try {

@@ -43,8 +43,8 @@ export type SdkHandler = {
 export type GetTransportOptions = {
   /** Connecting may take this long (the SDK handler's connectionTimeout). */
   connectionTimeoutMs: number;
-  /** The answer's head must begin within this long of the request (the handler's socketTimeout). */
-  headTimeoutMs: number;
+  /** The answer's head must be in within this long of the request, connecting included; the body then has no bound. */
+  answerTimeoutMs: number;
   /** An idle kept-alive socket is closed after this long, well before a store would close it under us. */
   idleMs?: number;
 };
@@ -149,11 +149,13 @@ class Conn {
     let host = r.hostname;
     if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
     const port = r.port ?? (r.protocol === 'https:' ? 443 : 80);
+    // No Nagle: a request head sent while the last answer's ACK is still delayed waited for it (4 KiB GETs: 582 → 699 a second).
     if (r.protocol === 'https:') {
       this.socket = tlsConnect({ host, port, servername: isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] });
+      this.socket.setNoDelay(true);
       this.socket.on('data', (chunk: Buffer) => this.sink(chunk));
     } else {
-      this.socket = netConnect({ host, port, onread: { buffer: () => (this.buf ??= Buffer.allocUnsafe(this.size)), callback: (n, buf) => this.read(n, buf as Buffer) } });
+      this.socket = netConnect({ host, port, noDelay: true, onread: { buffer: () => (this.buf ??= Buffer.allocUnsafe(this.size)), callback: (n, buf) => this.read(n, buf as Buffer) } });
       // (read() returns true: the answer being read pauses the socket itself when its reader is full.)
     }
   }
@@ -251,25 +253,15 @@ export function getTransport(inner: SdkHandler, opts: GetTransportOptions): SdkH
         else if (body && !body.released) body.destroy(e);
       };
       const onAbort = () => fail(abortError());
-      // A listener left on the socket would fire in a later exchange on it (or while it waits in the pool).
-      const onHeadTimeout = () => fail(timeoutError(`The object store sent no answer within ${opts.headTimeoutMs} ms.`));
-      const headWaited = () => {
-        socket.setTimeout(0);
-        socket.removeListener('timeout', onHeadTimeout);
-      };
       signal?.addEventListener('abort', onAbort, { once: true });
 
-      // Connecting has its bound; then the head has its own (the socket's idle timeout).
+      // Connecting has its bound, and the whole wait for the answer's head its own.
       const connectTimer = reused
         ? undefined
         : setTimeout(() => fail(timeoutError(`Socket timed out without establishing a connection within ${opts.connectionTimeoutMs} ms`)), opts.connectionTimeoutMs);
-      const connected = () => {
-        clearTimeout(connectTimer);
-        socket.setTimeout(opts.headTimeoutMs);
-        socket.on('timeout', onHeadTimeout);
-      };
-      if (reused) connected();
-      else socket.once(request.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+      if (!reused) socket.once(request.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+      const answerTimer = setTimeout(() => fail(timeoutError(`The object store sent no answer within ${opts.answerTimeoutMs} ms.`)), opts.answerTimeoutMs);
+      const headWaited = () => clearTimeout(answerTimer);
 
       const finish = () => {
         cleanup();

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -14,6 +15,23 @@ import { contentTypeFor } from '../../http/mime.js';
 import { StorageError } from '../backend.js';
 import { s3Call } from './client.js';
 import { copySource } from './keys.js';
+
+/** A GetObject answer's body of `length` bytes, read whole (a body cut short is an error, never fewer bytes). */
+export function bodyBytes(body: Readable, length: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (c: Buffer) => {
+      chunks.push(c);
+      size += c.length;
+    });
+    body.once('error', reject);
+    body.once('end', () => {
+      if (size !== length) reject(new StorageError('unavailable', `The object store sent ${size} of ${length} bytes.`));
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    });
+  });
+}
 
 /** Largest object CopyObject copies in one request; beyond it, UploadPartCopy. */
 const COPY_LIMIT = 5 * 1024 ** 3;

@@ -13,7 +13,7 @@ import {
 import { collisionName } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../http/mime.js';
-import { collectAndSort, stageAndCommit, StorageError, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WriteOptions } from '../backend.js';
+import { collectAndSort, openedBytes, stageAndCommit, StorageError, WHOLE_READ_MAX, type Opened, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { requestSignal } from '../../lib/progress.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
@@ -23,7 +23,7 @@ import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove } from './folder-move.
 import { FILE_MOVE_JOURNAL, resumeFileMoves, startFileMove } from './file-move.js';
 import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
 import type { S3Location } from './location.js';
-import { copyObject, deleteKeys, objectPages } from './objects.js';
+import { bodyBytes, copyObject, deleteKeys, objectPages } from './objects.js';
 import { createS3Resumable } from './resumable.js';
 import { receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
 
@@ -189,13 +189,15 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     }
   }
 
-  async function read(key: StorageKey, range?: ByteRange): Promise<{ stream: Readable; entry: Entry }> {
+  async function read(key: StorageKey, range?: ByteRange): Promise<Opened> {
     if (isRoot(key)) throw isDir();
     try {
       const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey(prefix, key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
       // With a range, the whole size is in Content-Range ("bytes 0-9/1234").
       const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
       const entry = fileEntry(keyName(key), { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' });
+      // A small answer is read whole and sent as one buffer, as on local disk (WHOLE_READ_MAX).
+      if (r.ContentLength !== undefined && r.ContentLength <= WHOLE_READ_MAX) return openedBytes(entry, await bodyBytes(r.Body as Readable, r.ContentLength));
       return { stream: r.Body as Readable, entry };
     } catch (e) {
       // The file shrank below the range since it was checked: the whole current file (its new ETag tells the caller).
