@@ -85,6 +85,18 @@ async function getAll(client: S3Client, key: string, range?: string): Promise<{ 
   return { bytes: Buffer.concat(chunks), etag: r.ETag, contentRange: r.ContentRange };
 }
 
+/** A store answering with `answer`, File Cloud's S3 client on it, and both closed after `fn`. */
+async function withClient(answer: (req: IncomingMessage, res: ServerResponse) => void, fn: (client: S3Client, s: Store) => Promise<void>, timeoutMs?: number): Promise<void> {
+  const s = await store(answer);
+  const client = clientFor(s, timeoutMs);
+  try {
+    await fn(client, s);
+  } finally {
+    client.destroy();
+    await s.close();
+  }
+}
+
 const OBJECT = randomBytes(3 * 1024 * 1024 + 17);
 
 /** The object whole or a range of it, with Content-Length, as a store answers. */
@@ -103,9 +115,7 @@ function objectAnswer(req: IncomingMessage, res: ServerResponse): void {
 }
 
 test('GetObjects share one kept-alive socket and bring the exact bytes, whole, in ranges and empty', async () => {
-  const s = await store(objectAnswer);
-  const client = clientFor(s);
-  try {
+  await withClient(objectAnswer, async (client, s) => {
     for (let i = 0; i < 3; i++) {
       const r = await getAll(client, 'k');
       assert.ok(r.bytes.equals(OBJECT));
@@ -117,60 +127,42 @@ test('GetObjects share one kept-alive socket and bring the exact bytes, whole, i
     assert.equal((await getAll(client, 'empty')).bytes.length, 0);
     assert.equal(s.requests(), 5);
     assert.equal(s.connections(), 1, 'one connection for five GetObjects in a row');
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  });
 });
 
 test('an error answer is the SDK error it was, and the socket serves the next GetObject', async () => {
-  const s = await store(objectAnswer);
-  const client = clientFor(s);
-  try {
+  await withClient(objectAnswer, async (client, s) => {
     await assert.rejects(client.send(new GetObjectCommand({ Bucket: 'bucket', Key: 'missing' })), (e: { name?: string; $metadata?: { httpStatusCode?: number } }) => e.name === 'NoSuchKey' && e.$metadata?.httpStatusCode === 404);
     assert.ok((await getAll(client, 'k')).bytes.equals(OBJECT));
     assert.equal(s.connections(), 1);
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  });
 });
 
 test('other requests keep the SDK handler (a HeadObject is not read as a GET)', async () => {
-  const s = await store((req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     assert.equal(req.method, 'HEAD');
     res.writeHead(200, { etag: '"h"', 'content-length': '1234' }).end();
-  });
-  const client = clientFor(s);
-  try {
+  };
+  await withClient(answer, async (client) => {
     const h = await client.send(new HeadObjectCommand({ Bucket: 'bucket', Key: 'k' }));
     assert.equal(h.ContentLength, 1234);
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  });
 });
 
 test('a chunked answer is asked again through the SDK handler, which reads it whole', async () => {
-  const s = await store((_req, res) => {
+  const answer = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(200, { etag: '"c"' }); // no Content-Length: Node sends it chunked
     res.write(OBJECT.subarray(0, 1000));
     res.end(OBJECT.subarray(1000, 5000));
-  });
-  const client = clientFor(s);
-  try {
+  };
+  await withClient(answer, async (client, s) => {
     assert.ok((await getAll(client, 'k')).bytes.equals(OBJECT.subarray(0, 5000)));
     assert.equal(s.requests(), 2, 'asked once here, once more by the SDK handler');
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  });
 });
 
 test('a kept-alive socket the store closed while idle is replaced without the caller seeing it', async () => {
-  const s = await store(objectAnswer);
-  const client = clientFor(s);
-  try {
+  await withClient(objectAnswer, async (client, s) => {
     for (const pause of [0, 100]) {
       assert.ok((await getAll(client, 'k')).bytes.equals(OBJECT));
       // The store closes the idle socket; the next GetObject is sent at once (it meets the closed socket when it
@@ -180,51 +172,39 @@ test('a kept-alive socket the store closed while idle is replaced without the ca
     }
     assert.ok((await getAll(client, 'k')).bytes.equals(OBJECT));
     assert.equal(s.connections(), 3);
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  });
 });
 
 test('a download given up half way closes its socket instead of reusing it out of step', async () => {
-  const s = await store(objectAnswer);
-  const client = clientFor(s);
-  try {
+  await withClient(objectAnswer, async (client, s) => {
     const r = await client.send(new GetObjectCommand({ Bucket: 'bucket', Key: 'k' }));
     const body = r.Body as Readable;
     await new Promise<void>((ok) => body.once('data', () => ok()));
     body.destroy();
     assert.ok((await getAll(client, 'k')).bytes.equals(OBJECT));
     assert.equal(s.connections(), 2);
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  });
 });
 
 test('a store that never answers fails the GetObject with a timeout, not a hang', async () => {
-  const s = await store(() => undefined); // takes the request, never answers
-  const client = clientFor(s, 200);
-  try {
-    await assert.rejects(client.send(new GetObjectCommand({ Bucket: 'bucket', Key: 'k' })), (e: Error) => e.name === 'TimeoutError');
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  // The store takes the request and never answers.
+  await withClient(
+    () => undefined,
+    async (client) => {
+      await assert.rejects(client.send(new GetObjectCommand({ Bucket: 'bucket', Key: 'k' })), (e: Error) => e.name === 'TimeoutError');
+    },
+    200,
+  );
 });
 
 test('a store that closes in the middle of an answer fails the body', async () => {
-  const s = await store((_req, res) => {
+  const answer = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(200, { 'content-length': String(OBJECT.length) });
     res.write(OBJECT.subarray(0, 100_000), () => res.socket?.destroy());
-  });
-  const client = clientFor(s);
-  try {
+  };
+  await withClient(answer, async (client) => {
     await assert.rejects(getAll(client, 'k'), /middle of an answer|aborted|ECONNRESET/);
-  } finally {
-    client.destroy();
-    await s.close();
-  }
+  });
 });
 
 test('an idle socket is closed after its idle time, and a complete answer not yet read stays whole', async () => {
