@@ -39,7 +39,6 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  */
 const READ_CHUNK = 512 * 1024;
 
-
 /** Bytes start..end of the open file; fewer if the file shrank meanwhile. */
 function readWhole(fd: number, start: number, end: number): Buffer {
   const bytes = Buffer.allocUnsafe(end - start + 1);

@@ -3,6 +3,7 @@ import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
@@ -189,16 +190,20 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     }
   }
 
+  /** A GetObject answer as an open file named `name`; a small one read whole, sent as one buffer as on local disk (WHOLE_READ_MAX). */
+  async function openedAnswer(name: string, r: GetObjectCommandOutput): Promise<Opened> {
+    // With a range, the whole size is in Content-Range ("bytes 0-9/1234").
+    const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
+    const entry = fileEntry(name, { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' });
+    if (r.ContentLength !== undefined && r.ContentLength <= WHOLE_READ_MAX) return openedBytes(entry, await bodyBytes(r.Body as Readable, r.ContentLength));
+    return { stream: r.Body as Readable, entry };
+  }
+
   async function read(key: StorageKey, range?: ByteRange): Promise<Opened> {
     if (isRoot(key)) throw isDir();
     try {
       const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey(prefix, key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
-      // With a range, the whole size is in Content-Range ("bytes 0-9/1234").
-      const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
-      const entry = fileEntry(keyName(key), { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' });
-      // A small answer is read whole and sent as one buffer, as on local disk (WHOLE_READ_MAX).
-      if (r.ContentLength !== undefined && r.ContentLength <= WHOLE_READ_MAX) return openedBytes(entry, await bodyBytes(r.Body as Readable, r.ContentLength));
-      return { stream: r.Body as Readable, entry };
+      return await openedAnswer(keyName(key), r);
     } catch (e) {
       // The file shrank below the range since it was checked: the whole current file (its new ETag tells the caller).
       if (range && statusOf(e) === 416) return read(key);
@@ -628,8 +633,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     async read(owner, id, name, range) {
       try {
         const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: versionKey(prefix, owner, id), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
-        const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
-        return { stream: r.Body as Readable, entry: fileEntry(name, { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' }) };
+        return await openedAnswer(name, r);
       } catch (e) {
         if (isNotFound(e)) throw new StorageError('not_found', 'No such version.');
         throw fromS3Error(e, 'Reading a version');
