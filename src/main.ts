@@ -93,9 +93,9 @@ export async function loadSecret(config: Config, store: MetadataStore, paths: Re
 /**
  * What names a deployment's keys in Redis. In the database everything is per deployment already
  * (one database, one deployment), but one Redis may serve several deployments, each with its own
- * database: there the leader lease and the login throttle's counters carry the deployment's id (kept
- * in its database), or the leader of one would stop the upkeep (sweeps, expiry, index rescans) of
- * every other, and the sign-ins to one would count against the others' limit.
+ * database: there the login throttle's counters and the change signal's channel carry the
+ * deployment's id (kept in its database), or the sign-ins to one would count against the others'
+ * limit. (The leader lease is in the database, per deployment already.)
  */
 async function deploymentId(store: MetadataStore): Promise<string> {
   return store.settings.getOrCreate('deployment_id', () => randomUUID());
@@ -128,8 +128,12 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
   if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
   const deployment = redis ? await deploymentId(store) : undefined;
-  const leader = startLeaderElection(redis ? fallbackLeaseRepo(redisLeaseRepo(redis), store.leases, breaker) : store.leases, {
-    name: deployment ? `leader:${deployment}` : 'leader',
+  // The leader lease is in the database even with Redis: a leader must be one, and a Redis command
+  // that times out on one process only (a slow start, a busy machine) sent that process to the
+  // database's lease while another held Redis's: two leaders, each delivering every webhook. Every
+  // process reaches the database anyway, and a renewal every 10 s is nothing to it.
+  const leader = startLeaderElection(store.leases, {
+    name: 'leader',
     onError: (err) => logger.warn({ err }, 'leader election failed'),
   });
   const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS, deployment), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;

@@ -70,7 +70,7 @@ import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from '../http/client-error.js';
 import { installErrorHandling, sendError } from '../http/error-handler.js';
-import { armDeadline, attachProgress } from './request-deadline.js';
+import { answerBegun, armDeadline, attachProgress } from './request-deadline.js';
 import { withProgress } from '../lib/progress.js';
 import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
 import { createAuditService } from '../services/audit.js';
@@ -241,6 +241,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     sources: [auditEventSource(deps.store.audit), changeJournalSource(deps.store.changes)],
     clock,
     allowPrivate: config.webhooksAllowPrivate,
+    leading,
     onDisabled: (hook, reason) => void audit.record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
     onError: (err) => app.log.warn({ err }, 'webhook delivery failed'),
   });
@@ -302,13 +303,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const fastReadOff = config.corsOrigin.length > 0 || config.otlpEndpoint !== '';
   const onAnswer = metrics && ((req: IncomingMessage, route: string, status: number, seconds: number) => metrics.count({ method: req.method ?? '', route, status, seconds, socket: req.socket }));
   if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer });
-  // A change is counted in usage before its answer goes out, so the client's next GET /api/usage
-  // (on any node) sees it. Free when nothing is pending.
-  app.addHook('onSend', async (request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') await storageUsage.flush();
-  });
-  app.addHook('onSend', async (_request, reply) => {
+  // The first onSend hook: the answer has begun, so the deadline is off (the hooks after it may wait
+  // for a service). A change is counted in usage before its answer goes out, so the client's next
+  // GET /api/usage (on any node) sees it; free when nothing is pending.
+  app.addHook('onSend', async (request, reply) => {
+    answerBegun(request);
     reply.headers(EVERY_ANSWER_HEADERS);
+    if (request.method !== 'GET' && request.method !== 'HEAD') await storageUsage.flush();
   });
   installAuditHook(app, { audit, basePath: config.basePath });
 

@@ -6,10 +6,12 @@ import type { RequestProgress } from '../lib/progress.js';
 import { sendError } from '../http/error-handler.js';
 
 const PROGRESS = Symbol('progress');
+const DISARM = Symbol('disarm');
+type Raw = IncomingMessage & { [PROGRESS]?: RequestProgress; [DISARM]?: () => void };
 
 /** Ties a raw request to its progress record (src/lib/progress.ts), for the hook below. */
 export function attachProgress(req: IncomingMessage, progress: RequestProgress): void {
-  (req as IncomingMessage & { [PROGRESS]?: RequestProgress })[PROGRESS] = progress;
+  (req as Raw)[PROGRESS] = progress;
 }
 
 /**
@@ -22,7 +24,7 @@ export function attachProgress(req: IncomingMessage, progress: RequestProgress):
  * left alone; once an answer has begun, only the socket's idle timeout applies.
  */
 export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadlineMs: number): void {
-  const progress = (request.raw as IncomingMessage & { [PROGRESS]?: RequestProgress })[PROGRESS];
+  const progress = (request.raw as Raw)[PROGRESS];
   if (!progress) return;
   const socket = request.raw.socket;
   let bytesRead = socket.bytesRead;
@@ -51,6 +53,16 @@ export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadli
   timer = setTimeout(check, deadlineMs);
   timer.unref();
   const stop = () => clearTimeout(timer);
+  (request.raw as Raw)[DISARM] = stop;
   res.once('close', stop);
   res.once('finish', stop);
+}
+
+/**
+ * The answer has begun (Fastify's onSend): from here the deadline is off. The onSend hooks may
+ * still wait for a service (the usage flush, the audit entry), but a second answer on top of the
+ * first would record a sign-in twice and tell the client two things.
+ */
+export function answerBegun(request: FastifyRequest): void {
+  (request.raw as Raw)[DISARM]?.();
 }

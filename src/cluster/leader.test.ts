@@ -40,28 +40,14 @@ test('leader election on the metadata store: one leader, and a successor when it
   }
 });
 
-test('leader election on Redis: one leader, and a successor when it goes', { skip: skipReason('Redis') }, async () => {
+// The leader lease is in the database also with --redis (src/main.ts); Redis's leases (the path
+// locks) are held to the same rule: one holder, and a successor once the holder's lease runs out.
+test('leases on Redis: one holder among four, and a successor when it goes', { skip: skipReason('Redis') }, async () => {
   const redis = openRedis(redisService() as string);
   try {
     await redis.del('fc:lease:leader');
     await electionOf(redisLeaseRepo(redis));
   } finally {
-    redis.disconnect();
-  }
-});
-
-test('two deployments on one Redis (two lease names) each have one leader', { skip: skipReason('Redis') }, async () => {
-  const redis = openRedis(redisService() as string);
-  const leases = redisLeaseRepo(redis);
-  const fast = { intervalMs: 50, ttlMs: 300 };
-  const a = Array.from({ length: 2 }, () => startLeaderElection(leases, { ...fast, name: 'leader:deployment-a' }));
-  const b = Array.from({ length: 2 }, () => startLeaderElection(leases, { ...fast, name: 'leader:deployment-b' }));
-  try {
-    await settle(200);
-    assert.equal(a.filter((n) => n.isLeader()).length, 1, 'one leader in a');
-    assert.equal(b.filter((n) => n.isLeader()).length, 1, 'one leader in b, beside a\'s');
-  } finally {
-    await Promise.all([...a, ...b].map((n) => n.stop()));
     redis.disconnect();
   }
 });

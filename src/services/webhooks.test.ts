@@ -91,3 +91,29 @@ test('a busy audit log (hundreds of entries no hook asked for) does not hold a h
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a dispatcher that stops leading mid-run sends nothing more; its successor goes on from the saved cursor, each event once', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-webhooks-'));
+  const store = await openSqliteStore(join(dir, 'db'));
+  // The first dispatcher loses its lease once the receiver has answered two events.
+  const r = await startReceiver();
+  try {
+    const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
+    const make = (leading: () => boolean) => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, leading, onError: (e) => assert.fail(String(e)) });
+    const old = make(() => r.received.length < 2);
+    const h = await old.create({ url: r.url, events: ['user.created'] });
+    r.setSecret(h.secret!);
+    for (let i = 0; i < 5; i++) await audit.record({ type: 'user.created', actor: 'root', target: `u${i}`, outcome: 'success' });
+    await old.tick();
+    await old.settle();
+    assert.deepEqual(r.received.map((e) => e.data.target), ['u0', 'u1'], 'nothing sent once the lease is gone');
+    const successor = make(() => true);
+    await successor.tick();
+    await successor.settle();
+    assert.deepEqual(r.received.map((e) => e.data.target), ['u0', 'u1', 'u2', 'u3', 'u4']);
+  } finally {
+    await r.stop();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

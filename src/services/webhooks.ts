@@ -157,6 +157,8 @@ export function createWebhookService(deps: {
   timeoutMs?: number;
   maxResponseBytes?: number;
   retryBaseMs?: number;
+  /** Whether this process still leads: a leader that lost its lease mid-run stops before its next send. */
+  leading?: () => boolean;
   onDisabled?: (hook: WebhookRow, reason: string) => void;
   onError: (err: unknown) => void;
 }) {
@@ -230,6 +232,8 @@ export function createWebhookService(deps: {
           }
           // What was skipped before this one is saved first, so a failure here retries this event, not those.
           await save();
+          // Its successor continues from the saved cursor; sending on would send what it sends too.
+          if (deps.leading && !deps.leading()) return;
           const d = await attempt(h, e, h.attempts + 1);
           if (!d.ok) {
             await failed(h, d);

@@ -48,7 +48,11 @@ describe('webhooks and the audit log on two nodes', { skip }, () => {
     await until(() => r.received.length >= 22, 20_000, `22 events (got ${r.received.length})`);
     // A second node that also delivered would add copies within its own round: give it that long.
     await new Promise((res) => setTimeout(res, 2500));
-    assert.equal(r.received.length, 22, 'each event once, not once per node or worker');
+    // On a failure, say which events came twice and what the nodes logged about leadership and delivery.
+    const seen = r.received.map((e) => e.id);
+    const twice = seen.filter((id, i) => seen.indexOf(id) !== i);
+    const logged = [a, b].flatMap((n) => `${n.output().stdout}\n${n.output().stderr}`.split('\n')).filter((l) => /leader|webhook|Redis/i.test(l));
+    assert.equal(r.received.length, 22, `each event once, not once per node or worker; twice: ${twice.join(', ')}; received: ${r.received.map((e) => `${e.id} ${e.type} ${String(e.data.target)}`).join(' | ')}; the nodes logged:\n${logged.slice(-40).join('\n')}`);
     assert.deepEqual(r.received.slice(0, 12).map((e) => e.data.target), names);
     const auditIds = r.received.map((e) => e.data.audit_id as number);
     assert.deepEqual(auditIds, [...auditIds].sort((x, y) => x - y), 'in the chain\'s order');

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
 import { runCli } from '../helpers/server.js';
+import { skipReason } from '../helpers/services.js';
 import { base32Decode, totp } from '../../src/domain/totp.js';
 import { createAuditService } from '../../src/services/audit.js';
 
@@ -269,6 +270,36 @@ for (const [storage, skip] of BACKENDS) {
     });
   });
 }
+
+// A sign-in is recorded in onSend, once its answer is known: there the request waits for the
+// database. The request deadline (docs/operations.md) must not answer it a second time: before, a
+// slow audit append past the deadline gave the client a 503 on top of its 401, and the chain two
+// entries for one attempt (a webhook sent both).
+test('a sign-in whose audit entry waits past the request deadline is answered once, and recorded once', { skip: skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis'), timeout: 120_000 }, async () => {
+  const t = await startApp({ storage: 'cluster', flags: { requestDeadline: '1' } });
+  const db = t.config.database;
+  assert.ok(db.kind === 'postgres');
+  const hold = new pg.Client({ connectionString: db.url });
+  await hold.connect();
+  try {
+    // The audit head's row locked, as a long transaction of another node would hold it: every append waits.
+    await hold.query('BEGIN');
+    await hold.query('SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE');
+    const started = Date.now();
+    const answer = fetch(`${t.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nobody', password: 'wrong-password' }) });
+    // Three deadlines long: a second answer would have been sent by now.
+    await new Promise((r) => setTimeout(r, 3000));
+    await hold.query('COMMIT');
+    const res = await answer;
+    assert.equal(res.status, 401, await res.text());
+    assert.ok(Date.now() - started >= 3000, 'the answer waited for its audit entry');
+    const rows = await hold.query("SELECT detail FROM audit_events WHERE type = 'login.failed' AND target = 'nobody'");
+    assert.deepEqual(rows.rows.map((r: { detail: string }) => JSON.parse(r.detail).reason), ['invalid_credentials']);
+  } finally {
+    await hold.end().catch(() => undefined);
+    await t.close();
+  }
+});
 
 /** An entry's hash after `change`, as an intruder who knows the scheme would recompute it. */
 function createHashOf(e: Event, change: Partial<Event>): string {
