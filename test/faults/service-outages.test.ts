@@ -149,8 +149,12 @@ async function onPrivateServices(gateway: string, serverArgs: string[]) {
   };
   disposers.push(dispose);
   try {
-    const [redis, pg, gw] = await Promise.all([privateRedis(), privatePostgres(), privateGateway(gateway)]);
-    services = [redis, pg, gw];
+    // Settled, not Promise.all: when one cannot start, the others that did are still stopped.
+    const started = await Promise.allSettled([privateRedis(), privatePostgres(), privateGateway(gateway)]);
+    services = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [redis, pg, gw] = services as [PrivateService, PrivateService, PrivateService];
     const opts = await s3ServerOptions();
     const storage = `s3://${opts.bucket}/${opts.prefix}?endpoint=${encodeURIComponent(gw.url)}&region=${s3Service()!.region}&path_style=true`;
     server = await startServer({ args: ['--storage', storage, '--database', pg.url, '--redis', redis.url, ...serverArgs], env: opts.env, startTimeoutMs: 60_000 });
