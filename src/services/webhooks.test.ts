@@ -12,13 +12,26 @@ import { systemClock } from '../lib/clock.js';
 import { createAuditService } from './audit.js';
 import { auditEventSource, changeJournalSource, createWebhookService, signWebhook } from './webhooks.js';
 import type { ChangeRecord } from '../store/types.js';
-import { startReceiver } from '../../test/helpers/webhook-receiver.js';
+import { startReceiver, type Receiver } from '../../test/helpers/webhook-receiver.js';
 
-test('file.* events from the journal source reach a hook in order, filtered by path_prefix, beside audit events; cursors survive a new dispatcher', async () => {
+type Bench = { store: Awaited<ReturnType<typeof openSqliteStore>>; r: Receiver; audit: ReturnType<typeof createAuditService> };
+
+/** A fresh SQLite store with its audit log, and a real receiver; all stopped and removed afterwards. */
+async function withHookBench(fn: (b: Bench) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'fc-webhooks-'));
   const store = await openSqliteStore(join(dir, 'db'));
   const r = await startReceiver();
   try {
+    await fn({ store, r, audit: createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) }) });
+  } finally {
+    await r.stop();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('file.* events from the journal source reach a hook in order, filtered by path_prefix, beside audit events; cursors survive a new dispatcher', () =>
+  withHookBench(async ({ store, r, audit }) => {
     const changes: ChangeRecord[] = [];
     const journal = {
       latest: async () => changes.length,
@@ -28,7 +41,6 @@ test('file.* events from the journal source reach a hook in order, filtered by p
       const [owner, ...rest] = path.slice(1).split('/');
       changes.push({ cursor: changes.length + 1, owner: owner!, type, path: rest.join('/'), isFile: true, size: 1, at: Date.now() });
     };
-    const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
     const make = () => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit), changeJournalSource(journal)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
     let hooks = make();
     change('created', '/alice/before-the-hook.txt');
@@ -57,12 +69,8 @@ test('file.* events from the journal source reach a hook in order, filtered by p
     await hooks.settle();
     assert.deepEqual(r.received.slice(4).map((e) => [e.type, e.data.path]), [['file.created', '/alice/photos/d.jpg']]);
     assert.deepEqual(r.rejected, []);
-  } finally {
-    await r.stop();
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 test('the signature is the Standard Webhooks one (the spec\'s example)', () => {
   // From the specification's test vectors: secret, msg id, timestamp and payload give this signature.
@@ -71,12 +79,8 @@ test('the signature is the Standard Webhooks one (the spec\'s example)', () => {
   assert.equal(sig, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
 });
 
-test('a busy audit log (hundreds of entries no hook asked for) does not hold a hook back: one round reaches the event', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'fc-webhooks-'));
-  const store = await openSqliteStore(join(dir, 'db'));
-  const r = await startReceiver();
-  try {
-    const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
+test('a busy audit log (hundreds of entries no hook asked for) does not hold a hook back: one round reaches the event', () =>
+  withHookBench(async ({ store, r, audit }) => {
     const hooks = createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
     const h = await hooks.create({ url: r.url, events: ['user.created'] });
     r.setSecret(h.secret!);
@@ -85,20 +89,12 @@ test('a busy audit log (hundreds of entries no hook asked for) does not hold a h
     await hooks.tick();
     await hooks.settle();
     assert.deepEqual(r.received.map((e) => e.data.target), ['newbie']);
-  } finally {
-    await r.stop();
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-test('a dispatcher that stops leading mid-run sends nothing more; its successor goes on from the saved cursor, each event once', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'fc-webhooks-'));
-  const store = await openSqliteStore(join(dir, 'db'));
-  // The first dispatcher loses its lease once the receiver has answered two events.
-  const r = await startReceiver();
-  try {
-    const audit = createAuditService({ repo: store.audit, clock: systemClock, retentionDays: 0, onError: (e) => assert.fail(String(e)) });
+test('a dispatcher that stops leading mid-run sends nothing more; its successor goes on from the saved cursor, each event once', () =>
+  withHookBench(async ({ store, r, audit }) => {
+    // The first dispatcher loses its lease once the receiver has answered two events.
     const make = (leading: () => boolean) => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, leading, onError: (e) => assert.fail(String(e)) });
     const old = make(() => r.received.length < 2);
     const h = await old.create({ url: r.url, events: ['user.created'] });
@@ -111,9 +107,5 @@ test('a dispatcher that stops leading mid-run sends nothing more; its successor 
     await successor.tick();
     await successor.settle();
     assert.deepEqual(r.received.map((e) => e.data.target), ['u0', 'u1', 'u2', 'u3', 'u4']);
-  } finally {
-    await r.stop();
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }),
+);
