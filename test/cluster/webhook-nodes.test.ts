@@ -3,6 +3,7 @@
 // whichever node the action reached: only the leader delivers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { bearer, login } from '../helpers/client.js';
 import { runCli, s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
@@ -57,6 +58,14 @@ describe('webhooks and the audit log on two nodes', { skip }, () => {
     const auditIds = r.received.map((e) => e.data.audit_id as number);
     assert.deepEqual(auditIds, [...auditIds].sort((x, y) => x - y), 'in the chain\'s order');
     assert.deepEqual(r.rejected, []);
+    // The one leader holds its lease in PostgreSQL, also with Redis (src/main.ts): a Redis timeout on one process cannot make a second.
+    const db = new pg.Client({ connectionString: database });
+    await db.connect();
+    try {
+      assert.equal((await db.query("SELECT owner FROM leases WHERE name = 'leader'")).rowCount, 1, 'the leader lease is in the database');
+    } finally {
+      await db.end();
+    }
     const verify = await runCli(['audit', 'verify', '--data-dir', a.dataDir, '--database', database]);
     assert.equal(verify.code, 0, verify.stderr);
     const page = (await (await fetch(`${b.url}/api/admin/audit?limit=1000`, { headers: bearer(adminB) })).json()) as { events: { id: number }[] };
