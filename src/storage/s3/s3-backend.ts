@@ -34,6 +34,11 @@ const FOLDER_TYPE = 'application/x-directory';
 const EPOCH = new Date(0);
 /** How many parents parents() asks about at once: a few requests in flight, never a burst of a thousand. */
 const PARENTS_AT_ONCE = 16;
+/**
+ * A replace of at most this many bytes first tries to create (createIfFree): when a file is there the
+ * body is sent twice (412, then the replace), so larger bodies look first, as before.
+ */
+const CREATE_IF_FREE_MAX = 256 * 1024;
 
 const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
 const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
@@ -295,11 +300,52 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       }
     }
 
+    /**
+     * A small replace onto a free name, as a create: one PutObject with If-None-Match: * under the
+     * name lease only, without the edit lease and the look at what was there (docs/performance.md,
+     * "Seventh change"). Nothing is taken away, so there is no replaced size to get right, which is
+     * what the edit lease is for; another writer that stores second gets 412, as link(2) decides on
+     * local disk. The name lease still keeps out a writer that claimed the name: its
+     * CompleteMultipartUpload is not conditional (radosgw ignores If-None-Match there) and would
+     * replace this file unseen. Undefined when the name is leased or something is there: the
+     * caller replaces under the leases, as before.
+     */
+    async function createIfFree(data: Buffer): Promise<Entry | undefined> {
+      const lease = await tryHold(coordination, nameLease(objectKey(prefix, target)));
+      if (!lease) return undefined;
+      try {
+        requestSignal()?.throwIfAborted();
+        let etag: string;
+        try {
+          const put = new PutObjectCommand({ Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: '*' });
+          etag = (await s3Call('Storing the file', () => s3.send(put))).ETag ?? '""';
+        } catch (e) {
+          if (statusOf(e) === 412) return undefined;
+          throw e;
+        }
+        settled = true;
+        // PutObject answers without a date: the HEAD gives the store's, which listings show too. Only
+        // a delete (or another tool) can have changed the object since: the event still reports what
+        // this PUT created, and the delete's event what it removed.
+        const h = await headFile(target);
+        const entry = fileEntry(keyName(target), { size: data.length, modified: h?.etag === etag ? h.modified : new Date(), etag });
+        await events.emit({ type: 'created', key: target, isFile: true, size: data.length, entry });
+        return entry;
+      } finally {
+        await lease.release();
+      }
+    }
+
     return {
       size: receivedSize(received),
       discard,
       async commit(commitOpts) {
         if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
+        // With a beforeReplace (quota, versions, If-Match) it must see what is there under the leases, as before.
+        if (!claimed && received.kind === 'single' && received.body.length <= CREATE_IF_FREE_MAX && commitOpts?.beforeReplace === undefined) {
+          const created = await createIfFree(received.body);
+          if (created) return created;
+        }
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
         // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
         const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
