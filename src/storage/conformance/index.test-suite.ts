@@ -6,7 +6,7 @@ import { seamTests } from './seam.test-suite.js';
 import { keyOf, type BackendUnderTest, type It } from './support.test-suite.js';
 import { writeTests } from './writes.test-suite.js';
 
-export { bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, usageLedger, rejectsCode, sha256, slowBody, type BackendUnderTest } from './support.test-suite.js';
+export { assertCreatedThenReplaced, bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, usageLedger, rejectsCode, sha256, slowBody, type BackendUnderTest } from './support.test-suite.js';
 
 /**
  * The storage backend conformance suite. Every StorageBackend implementation

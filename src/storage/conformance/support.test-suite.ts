@@ -110,3 +110,21 @@ export async function raceRounds(round: (n: number) => Promise<unknown>): Promis
   const until = Date.now() + 2000;
   for (let n = 0; n < 3 || Date.now() < until; n++) await round(n);
 }
+
+/**
+ * After a write of 3 bytes to a free name and a replace of it with 5: the events say created, then
+ * replaced (what it removed: 3), each carrying the file as written; the last one is what a stat sees now.
+ */
+export async function assertCreatedThenReplaced(b: StorageBackend, events: readonly unknown[], path: string): Promise<void> {
+  const key = keyOf(path);
+  assert.deepEqual(
+    events.map((e) => ({ ...(e as object), entry: undefined })),
+    [
+      { type: 'created', key, isFile: true, size: 3, entry: undefined },
+      { type: 'replaced', key, size: 5, previousSize: 3, entry: undefined },
+    ],
+  );
+  const entries = events.map((e) => (e as { entry?: { size: number } }).entry);
+  assert.equal(entries[0]?.size, 3);
+  assert.deepEqual(entries[1], await b.stat(key));
+}
