@@ -213,7 +213,8 @@ export function createDavService(deps: DavServiceDeps) {
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
       // The entry of what this PUT wrote (a stat afterwards cost one more store request, and could see a later writer's file).
-      const written = await files.writeFile(key, body, { sizeHint: declared });
+      // A new resource's looks (its parent a collection, nothing at its name) are not made again by the write.
+      const written = await files.writeFile(key, body, { sizeHint: declared, freeNameInFolder: !existing });
       return { created: !existing, etag: written.etag };
     },
 

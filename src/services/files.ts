@@ -133,9 +133,9 @@ export function createFilesService(deps: {
      * current file's ETag: 412 before a byte is read, and checked again just
      * before the new bytes take the name.
      */
-    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string } = {}): Promise<Entry> {
+    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string; freeNameInFolder?: boolean } = {}): Promise<Entry> {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-      const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint };
+      const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder };
       const quota = await usage.quotaOf(key.user);
       // --versions: the file replaced is kept as a version, as the new one takes its name (services/versions.ts).
       const versioning = deps.versions?.enabled === true;

@@ -36,6 +36,12 @@ export type WriteOptions = {
   readonly maxBytes?: number;
   /** The body's length when the client declared it: lets a backend size its parts. */
   readonly sizeHint?: number;
+  /**
+   * The caller has just looked: the key's parent is a folder and nothing is at the key (a WebDAV
+   * PUT must know, for 201 or 204 and RFC 4918's 409). A backend may skip looking again; whether
+   * the name is still free when the file takes it, it decides as always (link(2), If-None-Match).
+   */
+  readonly freeNameInFolder?: boolean;
   readonly signal?: AbortSignal;
 };
 

@@ -31,8 +31,11 @@ const PARALLEL = 2;
  * commit follows the chain from offset 0 (each segment starts where the one
  * before ended), and a later append at a recorded offset overwrites the key.
  */
+/** Brings a write's bytes to the claimed object key, asked of `keyAt` before a byte is stored under it. */
+export type Produce = (keyAt: () => Promise<string>, contentType: string) => Promise<Received>;
+
 /** A write whose bytes `produce` brings to the claimed object key (the S3 backend's claim, commit and events). */
-export type CommitFrom = (key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>, commitOpts?: CommitOptions) => Promise<Entry>;
+export type CommitFrom = (key: StorageKey, opts: WriteOptions, produce: Produce, commitOpts?: CommitOptions) => Promise<Entry>;
 
 /** Beyond this many segments (S3 allows 10,000 parts) the file is assembled by streaming instead. */
 const MAX_COPY_PARTS = 9_000;
@@ -159,8 +162,10 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
       const writeOpts = { ifExists: opts.ifExists, sizeHint: size, maxBytes: size };
       // The backend's own claim and commit: the same collision names, atomic appearance and events as a PUT.
       // The bytes are copied inside the store (UploadPartCopy); only a gigantic upload streams through File Cloud.
-      const entry = await commitFrom(key, writeOpts, (objKey, contentType) =>
-        chain.length <= MAX_COPY_PARTS ? copySegments(s3, c, bucket, objKey, contentType, chain) : receive(s3, c, bucket, objKey, contentType, Readable.from(read()), writeOpts),
+      const entry = await commitFrom(
+        key,
+        writeOpts,
+        async (keyAt, contentType) => (chain.length <= MAX_COPY_PARTS ? copySegments(s3, c, bucket, await keyAt(), contentType, chain) : receive(s3, c, bucket, keyAt, contentType, Readable.from(read()), writeOpts)),
         { beforeReplace: opts.beforeReplace },
       );
       if (entry.size !== size) throw new StorageError('failed', `The stored file holds ${entry.size} bytes, not ${size}.`);

@@ -217,22 +217,28 @@ test('s3: concurrent uploads under one name on two backends sharing a metadata s
   }
 });
 
-test('s3: a small replace onto a free name is one conditional PutObject under the name lease alone; onto a taken name it replaces under the leases', { skip }, async () => {
-  // Issue 30: the leases and the HEAD of what was there cost a small upload two Redis round trips and one
-  // radosgw request; If-None-Match lets the store decide, as link(2) does on local disk.
-  const f = await fresh();
+/**
+ * A second backend on f's prefix and store that records the leases it takes and the store requests
+ * it sends (at send: transfers such as PutObject go out on a second client inside it, client.ts).
+ */
+function counted(f: { prefix: string; store: MetadataStore }): { b: StorageBackend; taken: string[]; sent: string[] } {
   const s = s3Service();
-  if (!s) throw new Error('unreachable');
+  if (!s) throw new Error('unreachable: guarded by skip');
   const taken: string[] = [];
   const leases: MetadataStore['leases'] = { ...f.store.leases, acquire: (name, owner, now, expiresAt) => (taken.push(name), f.store.leases.acquire(name, owner, now, expiresAt)) };
   const loc = { bucket: bucket as string, prefix: f.prefix, endpoint: s.endpoint, region: s.region, pathStyle: true };
   const client = createS3Client(loc, { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey });
   const sent: string[] = [];
-  // Counted at send: transfers (PutObject) go out on a second client inside it (client.ts).
   const send = client.send.bind(client) as (command: object, options?: object) => Promise<unknown>;
   (client as { send: unknown }).send = (command: object, options?: object) => (sent.push(command.constructor.name), send(command, options));
-  const b = createS3Backend(loc, { leases, journal: f.store.journal }, { client });
-  const puts = () => sent.filter((c) => c === 'PutObjectCommand').length;
+  return { b: createS3Backend(loc, { leases, journal: f.store.journal }, { client }), taken, sent };
+}
+
+test('s3: a small replace onto a free name is one conditional PutObject under the name lease alone; onto a taken name it replaces under the leases', { skip }, async () => {
+  // Issue 30: the leases and the HEAD of what was there cost a small upload two Redis round trips and one
+  // radosgw request; If-None-Match lets the store decide, as link(2) does on local disk.
+  const f = await fresh();
+  const { b, taken, sent } = counted(f);
   try {
     const events: unknown[] = [];
     b.events.subscribe((e) => void events.push(e));
@@ -242,7 +248,7 @@ test('s3: a small replace onto a free name is one conditional PutObject under th
     assert.deepEqual([...sent].sort(), ['HeadObjectCommand', 'HeadObjectCommand', 'ListObjectsV2Command', 'PutObjectCommand'], 'a parent and the name looked at, one PutObject, one HEAD for the date');
     await b.write(keyOf('in/new.txt'), bodyOf('three'), { ifExists: 'replace' });
     assert.deepEqual(taken, [name, name, name, `s3-edit:${bucket}/${f.prefix}alice/in/new.txt`], 'for a taken name, the leases of a replace');
-    assert.equal(puts(), 3, 'the conditional PutObject (412), then the replace');
+    assert.equal(sent.filter((c) => c === 'PutObjectCommand').length, 3, 'the conditional PutObject (412), then the replace');
     assert.equal((await readAll((await b.read(keyOf('in/new.txt'))).stream)).toString(), 'three');
     await assertCreatedThenReplaced(b, events, 'in/new.txt');
     // The created entry is what a stat showed then: radosgw's date and ETag, not the local clock's.
@@ -283,6 +289,54 @@ test('s3: a small replace waits for a writer that claimed the name, whose multip
     const there = await readAll((await f.backend.read(keyOf('held.bin'))).stream);
     assert.equal(there.length === 5 ? there.toString() : `${there.length} bytes`, 'small', 'the replace came after the claimed upload');
   } finally {
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: a new name is claimed without a look at a file there: a small upload is one conditional PutObject, a large one looks as its multipart upload starts', { skip }, async () => {
+  // Issue 30: the claim's HEAD of the name cost every multipart-form part one radosgw request that
+  // If-None-Match (or, for a large body, the look before CreateMultipartUpload) makes anyway.
+  const f = await fresh();
+  const { b, sent } = counted(f);
+  const uploadsLeft = async () => (await s3Client().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: f.prefix }))).Uploads ?? [];
+  try {
+    assert.equal((await b.write(keyOf('in/a.txt'), bodyOf('one'), { ifExists: 'rename' })).name, 'a.txt');
+    assert.deepEqual([...sent].sort(), ['HeadObjectCommand', 'HeadObjectCommand', 'ListObjectsV2Command', 'PutObjectCommand'], 'a parent and the name as a folder looked at, one PutObject, one HEAD for the date');
+    // Taken: the PutObject's 412 names the next free name.
+    assert.equal((await b.write(keyOf('in/a.txt'), bodyOf('two'), { ifExists: 'rename' })).name, 'a (1).txt');
+    await rejectsCode(b.write(keyOf('in/a.txt'), bodyOf('three'), { ifExists: 'fail' }), 'already_exists');
+    // A large body looks before its multipart upload starts: the next name, or already_exists, and no upload left behind.
+    const big = randomBytes(9 * 1024 * 1024);
+    assert.equal((await b.write(keyOf('in/a.txt'), bodyOf(big), { ifExists: 'rename' })).name, 'a (2).txt');
+    await rejectsCode(b.write(keyOf('in/a.txt'), bodyOf(big), { ifExists: 'fail' }), 'already_exists');
+    assert.deepEqual(await uploadsLeft(), []);
+    assert.equal((await readAll((await b.read(keyOf('in/a.txt'))).stream)).toString(), 'one');
+    assert.equal((await readAll((await b.read(keyOf('in/a (1).txt'))).stream)).toString(), 'two');
+    assert.ok((await readAll((await b.read(keyOf('in/a (2).txt'))).stream)).equals(big));
+    assert.deepEqual((await listAll(b, keyOf('in'))).map((e) => e.name).sort(), ['a (1).txt', 'a (2).txt', 'a.txt']);
+  } finally {
+    await b.close();
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: a write told that its parent is a folder and its name free (a WebDAV PUT has just looked) does not look again', { skip }, async () => {
+  const f = await fresh();
+  const { b, sent } = counted(f);
+  try {
+    await b.write(keyOf('in/x.txt'), bodyOf('one'), { ifExists: 'replace', freeNameInFolder: true });
+    assert.deepEqual(sent, ['PutObjectCommand', 'HeadObjectCommand'], 'the PutObject and the HEAD for its date, nothing before');
+    sent.length = 0;
+    // Above the parent, a file in the way is still looked for.
+    await b.write(keyOf('in/deep/x.txt'), bodyOf('two'), { ifExists: 'replace', freeNameInFolder: true });
+    assert.deepEqual(sent, ['HeadObjectCommand', 'PutObjectCommand', 'HeadObjectCommand']);
+    // The name is decided by the store as always: a file there after the caller's look is replaced under the leases, not lost.
+    await b.write(keyOf('in/x.txt'), bodyOf('three'), { ifExists: 'replace', freeNameInFolder: true });
+    assert.equal((await readAll((await b.read(keyOf('in/x.txt'))).stream)).toString(), 'three');
+  } finally {
+    await b.close();
     await f.backend.close();
     await f.cleanup();
   }

@@ -25,7 +25,7 @@ import { FILE_MOVE_JOURNAL, resumeFileMoves, startFileMove } from './file-move.j
 import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
 import type { S3Location } from './location.js';
 import { bodyBytes, copyObject, deleteKeys, objectPages } from './objects.js';
-import { createS3Resumable } from './resumable.js';
+import { createS3Resumable, type Produce } from './resumable.js';
 import { receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
 
 const MAX_COLLISIONS = 10_000;
@@ -125,9 +125,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     return found;
   }
 
-  /** A file in the middle of the path makes every key below it unwritable. */
-  async function checkParents(key: StorageKey): Promise<void> {
-    const heads = await Promise.all(parentFileKeys(prefix, key).map((k) => s3Call('Reading file information', () => head(k))));
+  /** A file in the middle of the path makes every key below it unwritable. `parentSeen`: the nearest is known to be a folder. */
+  async function checkParents(key: StorageKey, parentSeen = false): Promise<void> {
+    const keys = parentFileKeys(prefix, key);
+    const heads = await Promise.all((parentSeen ? keys.slice(0, -1) : keys).map((k) => s3Call('Reading file information', () => head(k))));
     if (heads.some((h) => h !== undefined)) throw new StorageError('not_a_directory', 'A file is in the way where a folder is needed.');
   }
 
@@ -224,8 +225,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
    * Claims a free name for `fail`/`rename` writers: a lease on the name
    * (so no other File Cloud writer takes it, on any node) and a look that
    * nothing is there. The lease is held until the file is committed.
+   * Without `file`, only a folder is looked for: the caller leaves a file
+   * there to its store request (stageFrom).
    */
-  async function claim(key: StorageKey, mode: 'fail' | 'rename'): Promise<{ key: StorageKey; lease: HeldLease }> {
+  async function claim(key: StorageKey, mode: 'fail' | 'rename', look: { file: boolean } = { file: true }): Promise<{ key: StorageKey; lease: HeldLease }> {
     const attempts = mode === 'fail' ? 1 : MAX_COLLISIONS;
     for (let n = 0; n < attempts; n++) {
       const candidate: StorageKey = { user: key.user, segments: [...key.segments.slice(0, -1), collisionName(keyName(key), n)] };
@@ -234,7 +237,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         if (mode === 'fail') throw taken();
         continue;
       }
-      const [file, folder] = await Promise.all([headFile(candidate), folderAt(candidate)]).catch(async (e: unknown) => {
+      const [file, folder] = await Promise.all([look.file ? headFile(candidate) : undefined, folderAt(candidate)]).catch(async (e: unknown) => {
         await lease.release();
         throw e;
       });
@@ -246,23 +249,45 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   const stage = (key: StorageKey, body: Readable, opts: WriteOptions): Promise<StagedFile> =>
-    holdingBodyErrors(body, () => stageFrom(key, opts, (objKey, contentType) => receive(s3, coordination, bucket, objKey, contentType, body, opts)));
+    holdingBodyErrors(body, () => stageFrom(key, opts, (keyAt, contentType) => receive(s3, coordination, bucket, keyAt, contentType, body, opts)));
 
   /**
    * The claim, commit and discard of a write, around `produce`, which
    * brings the bytes to the claimed object key (receiving a body, or
-   * copying a resumable upload's segments inside the store).
+   * copying a resumable upload's segments inside the store). It asks for the
+   * key (`keyAt`) before it stores a byte under it: a multipart upload as it
+   * starts, a copy at once; a small body needs none (one PutObject at commit).
    */
-  async function stageFrom(key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>): Promise<StagedFile> {
+  async function stageFrom(key: StorageKey, opts: WriteOptions, produce: Produce): Promise<StagedFile> {
     if (isRoot(key)) throw isDir();
     // Both looks at once (two round trips' time, not their sum); a file in the way is the first answer either way.
-    const [, folder] = await Promise.all([checkParents(key), opts.ifExists === 'replace' ? folderAt(key) : false]);
+    // What the caller has just seen (the parent a folder, nothing at the name) is not asked again.
+    const seen = opts.freeNameInFolder === true;
+    const [, folder] = await Promise.all([checkParents(key, seen), opts.ifExists === 'replace' && !seen ? folderAt(key) : false]);
     if (folder) throw isDir();
-    let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists);
+    // A new name's claim looks for a folder only; a file there is left to the store where it can decide
+    // (docs/performance.md, "Eighth change"): a single PutObject sends If-None-Match: * (412: the next
+    // name, or already_exists), and a multipart upload, whose completion radosgw does not make
+    // conditional, looks as it starts (keyAt), before a byte is stored under the name.
+    let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists, { file: false });
+    let fileLooked = claimed === undefined;
     let target = claimed?.key ?? key;
+    const keyAt = async (): Promise<string> => {
+      if (claimed && !fileLooked) {
+        fileLooked = true;
+        if (await headFile(target)) {
+          if (opts.ifExists === 'fail') throw taken();
+          const next = await claim(key, 'rename');
+          await claimed.lease.release();
+          claimed = next;
+          target = next.key;
+        }
+      }
+      return objectKey(prefix, target);
+    };
     let received: Received;
     try {
-      received = await produce(objectKey(prefix, target), contentTypeFor(keyName(target)));
+      received = await produce(keyAt, contentTypeFor(keyName(target)));
     } catch (e) {
       await claimed?.lease.release();
       throw e;
@@ -375,7 +400,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   /** stageFrom, then commit (or discard on failure): a write whose bytes `produce` brings. */
-  async function commitFrom(key: StorageKey, opts: WriteOptions, produce: (objKey: string, contentType: string) => Promise<Received>, commitOpts?: CommitOptions): Promise<Entry> {
+  async function commitFrom(key: StorageKey, opts: WriteOptions, produce: Produce, commitOpts?: CommitOptions): Promise<Entry> {
     const staged = await stageFrom(key, opts, produce);
     try {
       return await staged.commit(commitOpts);

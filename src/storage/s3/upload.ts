@@ -39,15 +39,16 @@ export function partSizeFor(sizeHint: number | undefined): number {
 }
 
 /**
- * Reads body into S3 under `key`: up to one part stays in memory and becomes a
- * PutObject at commit; a longer body streams into a multipart upload whose
+ * Reads body into S3 under the key `keyAt` gives: up to one part stays in memory
+ * and becomes a PutObject at commit (the caller's, under the key it claimed); a
+ * longer body streams into a multipart upload, under the key asked as it starts, whose
  * parts upload PARALLEL at a time while the next is read (the body is not
  * read faster than S3 takes it). The upload is journaled before it starts and
  * aborted on any failure, so no multipart upload outlives its writer unnoticed.
  * Like the local backend, a limit stops reading without destroying the body
  * (its owner answers 413); an abort destroys it.
  */
-export async function receive(s3: S3Client, c: Coordination, bucket: string, key: string, contentType: string, body: Readable, opts: WriteOptions): Promise<Received> {
+export async function receive(s3: S3Client, c: Coordination, bucket: string, keyAt: () => Promise<string>, contentType: string, body: Readable, opts: WriteOptions): Promise<Received> {
   const max = opts.maxBytes;
   let partSize = partSizeFor(opts.sizeHint);
   // The first part is kept as the chunks arrived, so a small body never costs a whole part buffer.
@@ -67,7 +68,10 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
   const now = c.now ?? Date.now;
   let touched = now();
 
+  /** The object key, asked when the multipart upload starts (a small body never needs it here). */
+  let key = '';
   const start = async (): Promise<{ id: string; journalId: string }> => {
+    key = await keyAt();
     const journalId = randomUUID();
     // The intent first: a crash between here and CreateMultipartUpload leaves a record the sweeper resolves.
     await c.journal.put({ id: journalId, kind: UPLOAD_JOURNAL, data: JSON.stringify({ bucket, key, uploadId: null } satisfies UploadRecord), now: now() });
