@@ -306,15 +306,21 @@ test('s3: a new name is claimed without a look at a file there: a small upload i
     // Taken: the PutObject's 412 names the next free name.
     assert.equal((await b.write(keyOf('in/a.txt'), bodyOf('two'), { ifExists: 'rename' })).name, 'a (1).txt');
     await rejectsCode(b.write(keyOf('in/a.txt'), bodyOf('three'), { ifExists: 'fail' }), 'already_exists');
+    // Above 256 KiB a single PutObject looks first: its bytes are not sent twice (a 412, then again).
+    sent.length = 0;
+    const mid = randomBytes(300 * 1024);
+    assert.equal((await b.write(keyOf('in/a.txt'), bodyOf(mid), { ifExists: 'rename' })).name, 'a (2).txt');
+    assert.equal(sent.filter((c) => c === 'PutObjectCommand').length, 1, 'one PutObject for a 300 KiB body');
     // A large body looks before its multipart upload starts: the next name, or already_exists, and no upload left behind.
     const big = randomBytes(9 * 1024 * 1024);
-    assert.equal((await b.write(keyOf('in/a.txt'), bodyOf(big), { ifExists: 'rename' })).name, 'a (2).txt');
+    assert.equal((await b.write(keyOf('in/a.txt'), bodyOf(big), { ifExists: 'rename' })).name, 'a (3).txt');
     await rejectsCode(b.write(keyOf('in/a.txt'), bodyOf(big), { ifExists: 'fail' }), 'already_exists');
     assert.deepEqual(await uploadsLeft(), []);
     assert.equal((await readAll((await b.read(keyOf('in/a.txt'))).stream)).toString(), 'one');
     assert.equal((await readAll((await b.read(keyOf('in/a (1).txt'))).stream)).toString(), 'two');
-    assert.ok((await readAll((await b.read(keyOf('in/a (2).txt'))).stream)).equals(big));
-    assert.deepEqual((await listAll(b, keyOf('in'))).map((e) => e.name).sort(), ['a (1).txt', 'a (2).txt', 'a.txt']);
+    assert.ok((await readAll((await b.read(keyOf('in/a (2).txt'))).stream)).equals(mid));
+    assert.ok((await readAll((await b.read(keyOf('in/a (3).txt'))).stream)).equals(big));
+    assert.deepEqual((await listAll(b, keyOf('in'))).map((e) => e.name).sort(), ['a (1).txt', 'a (2).txt', 'a (3).txt', 'a.txt']);
   } finally {
     await b.close();
     await f.backend.close();

@@ -35,10 +35,11 @@ const EPOCH = new Date(0);
 /** How many parents parents() asks about at once: a few requests in flight, never a burst of a thousand. */
 const PARENTS_AT_ONCE = 16;
 /**
- * A replace of at most this many bytes first tries to create (createIfFree): when a file is there the
- * body is sent twice (412, then the replace), so larger bodies look first, as before.
+ * A single PutObject of at most this many bytes is sent without a look at what is at its name first
+ * (createIfFree; a new name's claim): when a file is there, the body is sent twice (412, then again),
+ * so larger bodies look first.
  */
-const CREATE_IF_FREE_MAX = 256 * 1024;
+const UNLOOKED_PUT_MAX = 256 * 1024;
 
 const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
 const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
@@ -367,10 +368,12 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       async commit(commitOpts) {
         if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
         // With a beforeReplace (quota, versions, If-Match) it must see what is there under the leases, as before.
-        if (!claimed && received.kind === 'single' && received.body.length <= CREATE_IF_FREE_MAX && commitOpts?.beforeReplace === undefined) {
+        if (!claimed && received.kind === 'single' && received.body.length <= UNLOOKED_PUT_MAX && commitOpts?.beforeReplace === undefined) {
           const created = await createIfFree(received.body);
           if (created) return created;
         }
+        // A larger body under a new name looks before it is sent (keyAt): a 412 would cost its bytes twice.
+        if (claimed && received.kind === 'single' && received.body.length > UNLOOKED_PUT_MAX) await keyAt();
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
         // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
         const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
