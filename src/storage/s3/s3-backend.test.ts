@@ -218,10 +218,11 @@ test('s3: concurrent uploads under one name on two backends sharing a metadata s
 });
 
 /**
- * A second backend on f's prefix and store that records the leases it takes and the store requests
- * it sends (at send: transfers such as PutObject go out on a second client inside it, client.ts).
+ * A fresh prefix and store, and a second backend on them that records the leases it takes and the store
+ * requests it sends (at send: transfers such as PutObject go out on a second client inside it, client.ts).
  */
-function counted(f: { prefix: string; store: MetadataStore }): { b: StorageBackend; taken: string[]; sent: string[] } {
+async function counted(): Promise<{ b: StorageBackend; prefix: string; taken: string[]; sent: string[]; close(): Promise<void> }> {
+  const f = await fresh();
   const s = s3Service();
   if (!s) throw new Error('unreachable: guarded by skip');
   const taken: string[] = [];
@@ -231,23 +232,33 @@ function counted(f: { prefix: string; store: MetadataStore }): { b: StorageBacke
   const sent: string[] = [];
   const send = client.send.bind(client) as (command: object, options?: object) => Promise<unknown>;
   (client as { send: unknown }).send = (command: object, options?: object) => (sent.push(command.constructor.name), send(command, options));
-  return { b: createS3Backend(loc, { leases, journal: f.store.journal }, { client }), taken, sent };
+  const b = createS3Backend(loc, { leases, journal: f.store.journal }, { client });
+  return {
+    b,
+    prefix: f.prefix,
+    taken,
+    sent,
+    async close() {
+      await b.close();
+      await f.backend.close();
+      await f.cleanup();
+    },
+  };
 }
 
 test('s3: a small replace onto a free name is one conditional PutObject under the name lease alone; onto a taken name it replaces under the leases', { skip }, async () => {
   // Issue 30: the leases and the HEAD of what was there cost a small upload two Redis round trips and one
   // radosgw request; If-None-Match lets the store decide, as link(2) does on local disk.
-  const f = await fresh();
-  const { b, taken, sent } = counted(f);
+  const { b, prefix, taken, sent, close } = await counted();
   try {
     const events: unknown[] = [];
     b.events.subscribe((e) => void events.push(e));
     await b.write(keyOf('in/new.txt'), bodyOf('one'), { ifExists: 'replace' });
-    const name = `s3-name:${bucket}/${f.prefix}alice/in/new.txt`;
+    const name = `s3-name:${bucket}/${prefix}alice/in/new.txt`;
     assert.deepEqual(taken, [name], 'the name lease only, for a free name');
     assert.deepEqual([...sent].sort(), ['HeadObjectCommand', 'HeadObjectCommand', 'ListObjectsV2Command', 'PutObjectCommand'], 'a parent and the name looked at, one PutObject, one HEAD for the date');
     await b.write(keyOf('in/new.txt'), bodyOf('three'), { ifExists: 'replace' });
-    assert.deepEqual(taken, [name, name, name, `s3-edit:${bucket}/${f.prefix}alice/in/new.txt`], 'for a taken name, the leases of a replace');
+    assert.deepEqual(taken, [name, name, name, `s3-edit:${bucket}/${prefix}alice/in/new.txt`], 'for a taken name, the leases of a replace');
     assert.equal(sent.filter((c) => c === 'PutObjectCommand').length, 3, 'the conditional PutObject (412), then the replace');
     assert.equal((await readAll((await b.read(keyOf('in/new.txt'))).stream)).toString(), 'three');
     await assertCreatedThenReplaced(b, events, 'in/new.txt');
@@ -258,9 +269,7 @@ test('s3: a small replace onto a free name is one conditional PutObject under th
     await b.mkdir(keyOf('in/dir'), { parents: true, existOk: false });
     await rejectsCode(b.write(keyOf('in/dir'), bodyOf('x'), { ifExists: 'replace' }), 'is_a_directory');
   } finally {
-    await b.close();
-    await f.backend.close();
-    await f.cleanup();
+    await close();
   }
 });
 
@@ -297,9 +306,8 @@ test('s3: a small replace waits for a writer that claimed the name, whose multip
 test('s3: a new name is claimed without a look at a file there: a small upload is one conditional PutObject, a large one looks as its multipart upload starts', { skip }, async () => {
   // Issue 30: the claim's HEAD of the name cost every multipart-form part one radosgw request that
   // If-None-Match (or, for a large body, the look before CreateMultipartUpload) makes anyway.
-  const f = await fresh();
-  const { b, sent } = counted(f);
-  const uploadsLeft = async () => (await s3Client().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: f.prefix }))).Uploads ?? [];
+  const { b, prefix, sent, close } = await counted();
+  const uploadsLeft = async () => (await s3Client().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }))).Uploads ?? [];
   try {
     assert.equal((await b.write(keyOf('in/a.txt'), bodyOf('one'), { ifExists: 'rename' })).name, 'a.txt');
     assert.deepEqual([...sent].sort(), ['HeadObjectCommand', 'HeadObjectCommand', 'ListObjectsV2Command', 'PutObjectCommand'], 'a parent and the name as a folder looked at, one PutObject, one HEAD for the date');
@@ -322,15 +330,12 @@ test('s3: a new name is claimed without a look at a file there: a small upload i
     assert.ok((await readAll((await b.read(keyOf('in/a (3).txt'))).stream)).equals(big));
     assert.deepEqual((await listAll(b, keyOf('in'))).map((e) => e.name).sort(), ['a (1).txt', 'a (2).txt', 'a (3).txt', 'a.txt']);
   } finally {
-    await b.close();
-    await f.backend.close();
-    await f.cleanup();
+    await close();
   }
 });
 
 test('s3: a write told that its parent is a folder and its name free (a WebDAV PUT has just looked) does not look again', { skip }, async () => {
-  const f = await fresh();
-  const { b, sent } = counted(f);
+  const { b, sent, close } = await counted();
   try {
     await b.write(keyOf('in/x.txt'), bodyOf('one'), { ifExists: 'replace', freeNameInFolder: true });
     assert.deepEqual(sent, ['PutObjectCommand', 'HeadObjectCommand'], 'the PutObject and the HEAD for its date, nothing before');
@@ -342,8 +347,6 @@ test('s3: a write told that its parent is a folder and its name free (a WebDAV P
     await b.write(keyOf('in/x.txt'), bodyOf('three'), { ifExists: 'replace', freeNameInFolder: true });
     assert.equal((await readAll((await b.read(keyOf('in/x.txt'))).stream)).toString(), 'three');
   } finally {
-    await b.close();
-    await f.backend.close();
-    await f.cleanup();
+    await close();
   }
 });

@@ -309,11 +309,16 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
      * another tool stored there after our look is never replaced; `rename`
      * then claims the next free name and stores there instead.
      */
+    /** One PutObject of data at the target; `onlyIfFree`: If-None-Match: * (412 when something is there). Its ETag. */
+    async function putAtTarget(data: Buffer, onlyIfFree: boolean): Promise<string> {
+      const put = new PutObjectCommand({ Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined });
+      return (await s3Call('Storing the file', () => s3.send(put))).ETag ?? '""';
+    }
+
     async function putSingle(data: Buffer): Promise<void> {
       for (;;) {
         try {
-          const put = new PutObjectCommand({ Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: claimed ? '*' : undefined });
-          await s3Call('Storing the file', () => s3.send(put));
+          await putAtTarget(data, claimed !== undefined);
           return;
         } catch (e) {
           if (statusOf(e) !== 412 || !claimed) throw e;
@@ -343,8 +348,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         requestSignal()?.throwIfAborted();
         let etag: string;
         try {
-          const put = new PutObjectCommand({ Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: '*' });
-          etag = (await s3Call('Storing the file', () => s3.send(put))).ETag ?? '""';
+          etag = await putAtTarget(data, true);
         } catch (e) {
           if (statusOf(e) === 412) return undefined;
           throw e;
