@@ -273,16 +273,18 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists, { file: false });
     let fileLooked = claimed === undefined;
     let target = claimed?.key ?? key;
+    /** A file is at the claimed name (found by a look or a 412): `fail` ends here; `rename` claims the next free name, looking fully. */
+    const claimNext = async (held: { lease: HeldLease }): Promise<void> => {
+      if (opts.ifExists === 'fail') throw taken();
+      const next = await claim(key, 'rename');
+      await held.lease.release();
+      claimed = next;
+      target = next.key;
+    };
     const keyAt = async (): Promise<string> => {
       if (claimed && !fileLooked) {
         fileLooked = true;
-        if (await headFile(target)) {
-          if (opts.ifExists === 'fail') throw taken();
-          const next = await claim(key, 'rename');
-          await claimed.lease.release();
-          claimed = next;
-          target = next.key;
-        }
+        if (await headFile(target)) await claimNext(claimed);
       }
       return objectKey(prefix, target);
     };
@@ -304,17 +306,17 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       }
     };
 
-    /**
-     * One PutObject. A claimed name also sends If-None-Match: *, so a file
-     * another tool stored there after our look is never replaced; `rename`
-     * then claims the next free name and stores there instead.
-     */
     /** One PutObject of data at the target; `onlyIfFree`: If-None-Match: * (412 when something is there). Its ETag. */
     async function putAtTarget(data: Buffer, onlyIfFree: boolean): Promise<string> {
       const put = new PutObjectCommand({ Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined });
       return (await s3Call('Storing the file', () => s3.send(put))).ETag ?? '""';
     }
 
+    /**
+     * One PutObject. A claimed name also sends If-None-Match: *, so a file
+     * another tool stored there after our look is never replaced; `rename`
+     * then claims the next free name and stores there instead.
+     */
     async function putSingle(data: Buffer): Promise<void> {
       for (;;) {
         try {
@@ -322,11 +324,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
           return;
         } catch (e) {
           if (statusOf(e) !== 412 || !claimed) throw e;
-          if (opts.ifExists === 'fail') throw taken();
-          const next = await claim(key, 'rename');
-          await claimed.lease.release();
-          claimed = next;
-          target = next.key;
+          await claimNext(claimed);
         }
       }
     }
