@@ -11,6 +11,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore } from '../store/types.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
+import { createSafetyNet } from '../services/safety-net.js';
 import { createTrashService } from '../services/trash.js';
 import { createVersionService } from '../services/versions.js';
 import { trashRoutes } from '../routes/trash.js';
@@ -183,11 +184,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
   const folderEtags = config.changes ? createFolderEtags(deps.store.changes) : backendFolderEtags(deps.backend);
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags });
-  // An upload that would pass the quota purges the owner's oldest versions, then the oldest trash, first.
-  storageUsage.setReclaim(async (user, bytes) => {
-    const fromVersions = await versions.freeFor(user, bytes);
-    return fromVersions >= bytes ? fromVersions : fromVersions + (await trash.freeFor(user, bytes - fromVersions));
-  });
+  // The owner's own upload that would pass the quota purges their oldest kept bytes (versions and trash) first.
+  storageUsage.setReclaim(createSafetyNet({ versions, trash }).makeRoom);
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants, versions });

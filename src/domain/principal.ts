@@ -38,3 +38,12 @@ export type Principal =
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 export type SessionPrincipal = Extract<Principal, { via: 'session' }>;
 export type AuthKind = Principal['kind'];
+
+/**
+ * Who writes into a tree, as the quota's rules see them: an account's username (the owner, or
+ * someone a grant lets in), or null for anyone else (a share link's visitor, whose principal
+ * carries the owner's name). Only the owner's own upload may purge the owner's kept bytes.
+ */
+export type Writer = string | null;
+
+export const writerOf = (principal: Principal | null | undefined): Writer => (principal?.kind === 'user' ? principal.username : null);

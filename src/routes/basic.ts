@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import type { Principal, SessionPrincipal } from '../domain/principal.js';
+import { writerOf, type Principal, type SessionPrincipal } from '../domain/principal.js';
 import type { AccessRule } from '../domain/access.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
@@ -254,7 +254,7 @@ export async function basicRoutes(
       default:
         throw new AppError('bad_request', 'Unknown action: the form may be from an older version; reload the page.');
     }
-    const message = await applyFolderAction(files, t.key, change);
+    const message = await applyFolderAction(files, t.key, change, writerOf(request.principal));
     flash(reply, request, message);
     return reply.redirect(here, 303);
   });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { writerOf } from '../domain/principal.js';
 import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
 import { rawStoragePath } from '../http/url.js';
 import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
@@ -263,7 +264,7 @@ export async function storageRoutes(
     const contentType = request.headers['content-type'] ?? '';
     let written: string[];
     if (/^multipart\/form-data\b/i.test(contentType)) {
-      written = await files.writeParts(key, uploadParts(request), { overwrite });
+      written = await files.writeParts(key, uploadParts(request), { overwrite, writer: writerOf(request.principal) });
     } else {
       if (trailingSlash || isRoot(key)) {
         const existing = await files.stat(key).catch(() => undefined);
@@ -276,7 +277,7 @@ export async function storageRoutes(
       }
       // The declared length lets an object store size its upload parts for the file.
       const ifMatch = request.headers['if-match'];
-      const entry = await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch });
+      const entry = await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch, writer: writerOf(request.principal) });
       // The new version's validator, so an editor can send it as If-Match on its next save.
       reply.header('etag', entry.etag);
       written = [entry.name];
@@ -319,14 +320,14 @@ export async function storageRoutes(
         const principal = request.principal!;
         for (const k of [key, dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
         const overwrite = optionalBoolean(body, 'overwrite') ?? false;
-        await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite));
+        await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite, writerOf(principal)));
         return reply.code(204).send();
       }
       case 'restore_version': {
         if (key.user !== request.principal!.username) await deps.grants.assertMay(request.principal!, key, 'PUT');
         const opened = await deps.versions.read(key, requiredString(body, 'version'));
         // Written as any replace is: what the file holds now is kept as a version in turn.
-        await files.writeFile(key, opened.stream, { sizeHint: opened.entry.size });
+        await files.writeFile(key, opened.stream, { sizeHint: opened.entry.size, writer: writerOf(request.principal) });
         return reply.code(204).send();
       }
       default:

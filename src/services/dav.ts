@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
-import type { Principal } from '../domain/principal.js';
+import { writerOf, type Principal, type Writer } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyParent, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { Entry, StorageBackend } from '../storage/backend.js';
@@ -135,15 +135,15 @@ export function createDavService(deps: DavServiceDeps) {
    * the source is then removed. Dead properties stay with their owner's tree (they are not carried
    * across); the source's locks and properties go with it.
    */
-  async function copyAcross(from: StorageKey, to: StorageKey, o: { source: Entry; existing: Entry | undefined; move: boolean; depth: string }): Promise<{ created: boolean }> {
+  async function copyAcross(from: StorageKey, to: StorageKey, o: { source: Entry; existing: Entry | undefined; move: boolean; depth: string; writer: Writer }): Promise<{ created: boolean }> {
     if (!o.move && o.depth === '0' && !o.source.isFile) {
       if (o.existing) {
-        await storageCall(() => backend.delete(to, { recursive: true }));
+        await files.removeReplaced(to, o.existing, o.source);
         await forget(to.user, resourcePath(to));
       }
       await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
     } else {
-      await files.copyReplacing(from, to, { source: o.source, replacing: o.existing, removed: () => forget(to.user, resourcePath(to)) });
+      await files.copyReplacing(from, to, { source: o.source, replacing: o.existing, writer: o.writer, removed: () => forget(to.user, resourcePath(to)) });
     }
     if (o.move) {
       await storageCall(() => backend.delete(from, { recursive: true }));
@@ -214,7 +214,7 @@ export function createDavService(deps: DavServiceDeps) {
       }
       // The entry of what this PUT wrote (a stat afterwards cost one more store request, and could see a later writer's file).
       // A new resource's looks (its parent a collection, nothing at its name) are not made again by the write.
-      const written = await files.writeFile(key, body, { sizeHint: declared, freeNameInFolder: !existing });
+      const written = await files.writeFile(key, body, { sizeHint: declared, freeNameInFolder: !existing, writer: writerOf(opts.principal) });
       return { created: !existing, etag: written.etag };
     },
 
@@ -274,12 +274,11 @@ export function createDavService(deps: DavServiceDeps) {
         await checkLocks(to.user, scopes, cond, principal);
         if (move) await checkLocks(from.user, [fromScope], cond, principal);
         await checkIf(cond, from);
-        return copyAcross(from, to, { source, existing, move, depth });
+        return copyAcross(from, to, { source, existing, move, depth, writer: writerOf(principal) });
       }
       if (move) scopes.push(fromScope);
       await checkLocks(from.user, scopes, cond, principal);
       await checkIf(cond, from);
-      // --versions: a file replaced by a file is kept as a version (files.keepingReplaced); anything else is replaced for good.
       const replace = async () => {
         // A copy's bytes go through the files service, which holds them to the owner's quota (507, nothing kept).
         const copying = !move && !(depth === '0' && !source.isFile);
@@ -292,14 +291,15 @@ export function createDavService(deps: DavServiceDeps) {
         };
         if (copying) {
           // RFC 4918 §9.8.4: an overwritten destination is deleted first, with its locks and properties.
-          await files.copyReplacing(from, to, { source, replacing: existing ?? undefined, beforeChange: propertiesFit, removed: () => forget(to.user, resourcePath(to)) });
+          await files.copyReplacing(from, to, { source, replacing: existing ?? undefined, writer: writerOf(principal), beforeChange: propertiesFit, removed: () => forget(to.user, resourcePath(to)) });
           await store.davProperties.copyTree(from.user, resourcePath(from), resourcePath(to));
           return;
         }
         await propertiesFit();
         if (existing) {
-          // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and properties.
-          await storageCall(() => backend.delete(to, { recursive: true }));
+          // RFC 4918 §9.8.4 / §9.9.3: an overwritten destination is deleted first, with its locks and
+          // properties (its bytes kept as a version or in the trash when those are on: files.removeReplaced).
+          await files.removeReplaced(to, existing, source);
           await forget(to.user, resourcePath(to));
         }
         if (move) {
@@ -311,7 +311,7 @@ export function createDavService(deps: DavServiceDeps) {
           if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
         }
       };
-      await (existing?.isFile && source.isFile ? files.keepingReplaced(to, replace) : replace());
+      await replace();
       return { created: !existing };
     },
 

@@ -2,6 +2,7 @@ import type { FolderEtags } from './folder-etags.js';
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
+import type { Writer } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../http/conditional.js';
 import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
@@ -133,7 +134,7 @@ export function createFilesService(deps: {
      * current file's ETag: 412 before a byte is read, and checked again just
      * before the new bytes take the name.
      */
-    async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string; freeNameInFolder?: boolean } = {}): Promise<Entry> {
+    async writeFile(key: StorageKey, body: Readable, opts: { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; freeNameInFolder?: boolean }): Promise<Entry> {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
       const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder };
       const quota = await usage.quotaOf(key.user);
@@ -146,7 +147,7 @@ export function createFilesService(deps: {
       }
       // What the upload frees: the file it replaces (nothing when it is kept as a version).
       const credit = existing?.isFile && !versioning ? existing.size : 0;
-      const reservation = await usage.reserve(key.user, quota === undefined ? 0 : Math.max(0, (opts.sizeHint ?? 0) - credit));
+      const reservation = await usage.reserve(key.user, opts.writer, quota === undefined ? 0 : Math.max(0, (opts.sizeHint ?? 0) - credit));
       try {
         const metered = quota === undefined ? body : usage.meter(body, reservation, credit);
         const staged = await storageCall(() => backend.stage(key, metered, write));
@@ -176,7 +177,7 @@ export function createFilesService(deps: {
      * one file named by the last segment of its filename. A taken name gets
      * `name (1).ext` … unless overwrite. Returns the final names in order.
      */
-    async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<string[]> {
+    async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { writer: Writer; overwrite: boolean; signal?: AbortSignal }): Promise<string[]> {
       await storageCall(() => backend.mkdir(dir, { parents: true, existOk: true }), { already_exists: 'A file is in the way where a folder is needed.' });
       const quota = await usage.quotaOf(dir.user);
       const write: WriteOptions = { ifExists: opts.overwrite ? 'replace' : 'rename', maxBytes, signal: opts.signal };
@@ -199,7 +200,7 @@ export function createFilesService(deps: {
       } else {
         // Under a quota every part is staged first and committed only when all fit, so an
         // upload that passes the quota in its last part writes nothing at all.
-        const reservation = await usage.reserve(dir.user);
+        const reservation = await usage.reserve(dir.user, opts.writer);
         const staged: StagedFile[] = [];
         // What the upload frees: each file it replaces, once, however many parts carry its name
         // (crediting it per part let nine empty parts make room for a tenth part of 9× the file).
@@ -291,7 +292,12 @@ export function createFilesService(deps: {
       if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside your storage, not its root.');
       if (isSameOrInside(to, from)) throw new AppError('into_itself', 'A folder cannot be moved into itself.');
       const move = () => storageCall(() => backend.move(from, to, { overwrite }), { already_exists: 'The destination already exists; send "overwrite": true to replace it.' });
-      await (overwrite ? keepingReplaced(to, move) : move());
+      if (!overwrite) return move();
+      if (deps.trash?.enabled) {
+        const [source, replacing] = await Promise.all([statOrThrow(from), storageCall(() => backend.stat(to))]);
+        if (replacing && keptAs(replacing, source) === 'trash') await deps.trash.put(to);
+      }
+      await keepingReplaced(to, move);
     },
 
     keepingReplaced,
@@ -302,20 +308,46 @@ export function createFilesService(deps: {
      * file committed whole, as an upload; 507 keeps nothing) and then removed from the source.
      * The caller has checked both keys (decide, with the grants).
      */
-    async moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
+    async moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer): Promise<void> {
       if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
       if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
       const source = await statOrThrow(from);
       const replacing = await storageCall(() => backend.stat(to));
       if (replacing && !overwrite) throw new AppError('already_exists', 'The destination already exists; send "overwrite": true to replace it.');
-      await copyReplacing(from, to, { source, replacing });
+      await copyReplacing(from, to, { source, replacing, writer });
       await storageCall(() => backend.delete(from, { recursive: true }));
     },
 
     copyReplacing,
 
+    removeReplaced,
+
     statOrThrow,
   };
+
+  /**
+   * Where what an overwrite replaces goes, whoever overwrites it (CONTRACT "Trash and versions";
+   * docs/security.md "The owner's safety net"): a file replaced by a file is kept as a version
+   * (--versions), as a PUT keeps it; anything else (a folder, or any replace with versions off) goes
+   * to the owner's trash (--trash-days), as a DELETE would; undefined: it is gone for good.
+   */
+  function keptAs(replacing: { isFile: boolean }, source: { isFile: boolean }): 'version' | 'trash' | undefined {
+    if (replacing.isFile && source.isFile && deps.versions?.enabled) return 'version';
+    return deps.trash?.enabled ? 'trash' : undefined;
+  }
+
+  /** Takes away what is at `to` before a COPY or MOVE puts `source` there, keeping it where keptAs says. */
+  async function removeReplaced(to: StorageKey, replacing: { isFile: boolean }, source: { isFile: boolean }): Promise<void> {
+    const remove = () => storageCall(() => backend.delete(to, { recursive: true }));
+    switch (keptAs(replacing, source)) {
+      case 'version':
+        return keepingReplaced(to, remove);
+      case 'trash':
+        return deps.trash?.put(to);
+      default:
+        return remove();
+    }
+  }
 
   /** Bytes of the files at key (a file's own, a folder's walked; links are not followed, as the copy does not follow them). */
   async function bytesAt(key: StorageKey, entry: { isFile: boolean; size: number } | undefined): Promise<number> {
@@ -339,14 +371,20 @@ export function createFilesService(deps: {
    * `beforeChange` runs after the quota's look and before the first change;
    * `removed` after the destination is gone (the caller's own records of it).
    */
-  async function copyReplacing(from: StorageKey, to: StorageKey, opts: { source: Entry; replacing: Entry | undefined; beforeChange?: () => Promise<void>; removed?: () => Promise<void> }): Promise<void> {
-    const reservation = await usage.reserve(to.user);
+  async function copyReplacing(
+    from: StorageKey,
+    to: StorageKey,
+    opts: { source: Entry; replacing: Entry | undefined; writer: Writer; beforeChange?: () => Promise<void>; removed?: () => Promise<void> },
+  ): Promise<void> {
+    const reservation = await usage.reserve(to.user, opts.writer);
     try {
       const metered = (await usage.quotaOf(to.user)) !== undefined;
-      if (metered) await reservation.cover((await bytesAt(from, opts.source)) - (await bytesAt(to, opts.replacing)));
+      // What is replaced frees its bytes only when it is not kept (as a version or in the trash).
+      const freed = opts.replacing && keptAs(opts.replacing, opts.source) === undefined ? await bytesAt(to, opts.replacing) : 0;
+      if (metered) await reservation.cover((await bytesAt(from, opts.source)) - freed);
       await opts.beforeChange?.();
       if (opts.replacing) {
-        await storageCall(() => backend.delete(to, { recursive: true }));
+        await removeReplaced(to, opts.replacing, opts.source);
         await opts.removed?.();
         // Its removal's usage change must be in the store before the copy is metered against it.
         await usage.flush();

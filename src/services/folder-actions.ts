@@ -1,5 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
+import type { Writer } from '../domain/principal.js';
 import { keyChild, type StorageKey } from '../domain/storage-path.js';
 import type { FilesService, UploadPart } from './files.js';
 
@@ -22,13 +23,13 @@ export function childKey(dir: StorageKey, name: unknown): StorageKey {
  * The changes the no-JavaScript pages make in a folder, on the same files service (limits, quota,
  * collision rule) as /storage/; each answers with the sentence the page shows.
  */
-export async function applyFolderAction(files: FilesService, dir: StorageKey, change: FolderAction): Promise<string> {
+export async function applyFolderAction(files: FilesService, dir: StorageKey, change: FolderAction, writer: Writer): Promise<string> {
   const folder = await files.stat(dir);
   if (folder.isFile) throw new AppError('not_a_directory', 'This address is a file, not a folder.');
   switch (change.action) {
     case 'upload': {
       // Same service, limits and collision rule as a multipart PUT: a taken name gets "name (1).ext".
-      const written = await files.writeParts(dir, change.parts, { overwrite: false });
+      const written = await files.writeParts(dir, change.parts, { overwrite: false, writer });
       return `Uploaded ${written.length === 1 ? '1 file' : `${written.length} files`}: ${written.join(', ')}.`;
     }
     case 'mkdir': {

@@ -370,7 +370,7 @@ export function createShareService(deps: {
     async upload(live: LiveShare, segments: readonly string[], parts: AsyncIterable<UploadPart>): Promise<void> {
       const target = await this.dropFolder(live, segments);
       try {
-        await deps.files.writeParts(target.key, parts, { overwrite: false });
+        await deps.files.writeParts(target.key, parts, { overwrite: false, writer: null });
       } catch (e) {
         await target.abandon();
         throw e;

@@ -166,31 +166,25 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
       }
     },
 
+    /** The owner's trashed items, oldest first, at most `limit` (what an upload that does not fit may purge). */
+    oldest(owner: string, limit: number): Promise<TrashItem[]> {
+      return enabled ? store.trash.oldest(owner, limit) : Promise.resolve([]);
+    },
+
     /**
-     * Frees at least `bytes` of the owner's trash, oldest first, for an upload
-     * that would pass the quota; returns the bytes freed.
+     * Deletes one trashed item for good for an upload's room (services/safety-net.ts); the bytes it
+     * freed, 0 when someone restores or deletes it right now or it is gone already.
      */
-    async freeFor(owner: string, bytes: number): Promise<number> {
-      if (!enabled) return 0;
-      let freed = 0;
-      while (freed < bytes) {
-        const oldest = await store.trash.oldest(owner, BATCH);
-        if (oldest.length === 0) break;
-        for (const item of oldest) {
-          if (freed >= bytes) break;
-          const lease = await tryHold(leasing, leaseOf(item.id));
-          if (!lease) continue;
-          try {
-            if ((await store.trash.get(item.id))?.state !== 'trashed') continue;
-            await destroy(item);
-            freed += item.size;
-          } finally {
-            await lease.release();
-          }
-        }
-        if (oldest.length < BATCH) break;
+    async purge(item: TrashItem): Promise<number> {
+      const lease = await tryHold(leasing, leaseOf(item.id));
+      if (!lease) return 0;
+      try {
+        if ((await store.trash.get(item.id))?.state !== 'trashed') return 0;
+        await destroy(item);
+        return item.size;
+      } finally {
+        await lease.release();
       }
-      return freed;
     },
 
     /**

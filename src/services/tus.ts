@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
-import type { Principal } from '../domain/principal.js';
+import { writerOf, type Principal } from '../domain/principal.js';
 import { keyChild, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
@@ -10,7 +10,7 @@ import { tryHold, type Coordination } from '../storage/coordination.js';
 import type { MetadataStore, TusUpload } from '../store/types.js';
 import type { GrantService } from './grants.js';
 import { storageCall } from './storage-errors.js';
-import { quotaExceeded, type UsageService } from './usage.js';
+import type { UsageService } from './usage.js';
 
 export type TusService = ReturnType<typeof createTusService>;
 
@@ -73,11 +73,6 @@ export function createTusService(deps: {
   const checkSize = (length: number) => {
     if (maxBytes !== undefined && length > maxBytes) throw new AppError('too_large', `The upload is larger than this server accepts (${maxBytes} bytes).`);
   };
-
-  /** The quota_exceeded error with the owner's quota in its message. */
-  async function overQuota(user: string): Promise<AppError> {
-    return quotaExceeded((await usage.quotaOf(user)) ?? 0);
-  }
 
   /** The folder an upload goes to: Upload-Metadata `folder` (`/<user>/<path>`), default the owner's root. */
   async function folderOf(principal: Principal, raw: string | undefined): Promise<StorageKey> {
@@ -170,13 +165,18 @@ export function createTusService(deps: {
       // The upload holds its length against the quota from now until it finishes, is terminated or
       // expires (in the store, so every node sees it); the cap bounds what one user can hold open.
       await storageCall(() => staging.create(u.id));
-      const created = await store.tusUploads.create(u, { maxOpen: deps.maxOpenUploads }).catch(async (e: unknown) => {
-        await staging.remove(u.id).catch(() => undefined);
-        throw e;
-      });
+      const writer = writerOf(principal);
+      const record = () =>
+        store.tusUploads.create(u, { maxOpen: deps.maxOpenUploads }).catch(async (e: unknown) => {
+          await staging.remove(u.id).catch(() => undefined);
+          throw e;
+        });
+      let created = await record();
+      // The owner's own upload may make room from their kept bytes, once (services/usage.ts).
+      if (created === 'quota_exceeded' && u.length !== undefined && (await usage.makeRoom(u.user, writer, u.length))) created = await record();
       if (created !== 'created') {
         await storageCall(() => staging.remove(u.id));
-        if (created === 'quota_exceeded') throw await overQuota(u.user);
+        if (created === 'quota_exceeded') throw await usage.refusal(u.user, writer);
         throw new AppError('too_many_uploads', `You have ${deps.maxOpenUploads} unfinished uploads; finish or cancel one of them first (unfinished uploads expire after ${deps.expirySeconds} seconds).`);
       }
       // An empty file is complete at once.
@@ -215,7 +215,7 @@ export function createTusService(deps: {
             checkSize(req.length);
             if (req.length < u.offset) throw new AppError('bad_request', 'Upload-Length is less than the bytes already received.');
             const set = await store.tusUploads.setLength(id, req.length, u.offset);
-            if (set === 'quota_exceeded') throw await overQuota(u.user);
+            if (set === 'quota_exceeded') throw await usage.refusal(u.user, u.uploader ?? u.user);
             if (set === 'gone') throw notFound();
             u = { ...u, length: req.length };
           } else if (req.length !== u.length) {
@@ -232,7 +232,7 @@ export function createTusService(deps: {
         // has staged; this chunk's bytes are reserved as they arrive (so they are counted even
         // before they are durable) and handed over to the upload as each part is recorded.
         const quota = u.length === undefined ? await usage.quotaOf(u.user) : undefined;
-        const reservation = quota === undefined ? undefined : await usage.reserve(u.user);
+        const reservation = quota === undefined ? undefined : await usage.reserve(u.user, u.uploader ?? u.user);
         let handed = 0;
         // Compare-and-set: under the lease nobody else moves it, so a failure means the upload is gone.
         const record = async (offset: number) => {

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
+import type { Writer } from '../domain/principal.js';
 import { formatSize } from '../domain/sizes.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import { usageDeltas } from '../domain/usage-deltas.js';
@@ -17,8 +18,14 @@ const RESERVE_STEP = 8 * 1024 * 1024;
 /** A body counted against a quota; `refusal` is the quota_exceeded error once a chunk did not fit. */
 export type MeteredBody = Readable & { readonly refusal: AppError | undefined };
 
-export const quotaExceeded = (quota: number) =>
-  new AppError('quota_exceeded', `This upload would pass your storage quota (${formatSize(quota)}); delete files or ask an administrator for more space.`);
+/**
+ * The 507 of an upload that does not fit. The owner learns their quota; anyone else writing into
+ * the owner's tree (a grantee, a share link's visitor) learns nothing of the owner's figures.
+ */
+export const quotaExceeded = (quota: number, own = true) =>
+  own
+    ? new AppError('quota_exceeded', `This upload would pass your storage quota (${formatSize(quota)}); delete files or ask an administrator for more space.`)
+    : new AppError('quota_exceeded', 'This upload does not fit in the storage of the folder\'s owner.');
 
 /**
  * Bytes set aside for one upload while its bytes arrive. Other uploads see
@@ -86,42 +93,60 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
     }
   }
 
-  /** Frees bytes of a user's kept data (versions, trash) for an upload that does not fit; set once the services exist. */
+  /** Frees bytes of a user's kept data (versions, trash) for their own upload that does not fit; set once the services exist. */
   let reclaim: ((user: string, bytes: number) => Promise<number>) | undefined;
 
-  async function reserve(user: string, initial = 0): Promise<Reservation> {
+  /** The quota_exceeded error of an upload into `owner`'s tree by `writer` (see quotaExceeded). */
+  async function refusal(owner: string, writer: Writer): Promise<AppError> {
+    return writer === owner ? quotaExceeded((await store.usage.get(owner))?.quota ?? 0) : quotaExceeded(0, false);
+  }
+
+  /**
+   * Purges the owner's kept bytes so that `more` bytes of the owner's own upload fit, when they can
+   * be made to fit (services/safety-net.ts); anyone else's upload purges nothing. True when bytes were freed.
+   */
+  async function makeRoom(owner: string, writer: Writer, more: number): Promise<boolean> {
+    if (writer !== owner || !reclaim) return false;
+    await flush();
+    const now = await store.usage.get(owner);
+    const needed = now?.quota === undefined ? 0 : now.used + now.reserved + now.staged + more - now.quota;
+    return needed > 0 && (await reclaim(owner, needed)) > 0;
+  }
+
+  /**
+   * Bytes set aside for an upload into `owner`'s tree by `writer` (a username; null for a share
+   * link's visitor). Only the owner's own upload may purge the owner's safety net (services/safety-net.ts)
+   * to make room; anyone else's that does not fit is refused and touches nothing.
+   */
+  async function reserve(owner: string, writer: Writer, initial = 0): Promise<Reservation> {
     let held = 0;
     let unlimited = false;
+    /** Reserves `asks` in turn until one fits; false when none does. */
+    const take = async (asks: readonly number[]): Promise<boolean> => {
+      for (const ask of asks) {
+        const r = await store.usage.reserve(owner, ask);
+        if (r === 'unlimited') unlimited = true;
+        else if (r === 'reserved') held += ask;
+        else continue;
+        return true;
+      }
+      return false;
+    };
     const reservation: Reservation = {
       async cover(bytes) {
         if (unlimited || bytes <= held) return;
         const more = bytes - held;
         // Ahead of the bytes by a step when that fits; exactly what is needed when only that does.
-        // When not even that fits, the owner's own safety net (old versions, then the trash) makes
-        // room first, once: a user is never blocked by it (services/trash.ts, services/versions.ts).
-        for (let attempt = 0; attempt < 2; attempt++) {
-          for (const ask of more < RESERVE_STEP && attempt === 0 ? [more + RESERVE_STEP, more] : [more]) {
-            const r = await store.usage.reserve(user, ask);
-            if (r === 'unlimited') {
-              unlimited = true;
-              return;
-            }
-            if (r === 'reserved') {
-              held += ask;
-              return;
-            }
-          }
-          if (attempt > 0 || !reclaim || (await reclaim(user, more)) === 0) break;
-        }
-        const now = await store.usage.get(user);
-        throw quotaExceeded(now?.quota ?? 0);
+        if (await take(more < RESERVE_STEP ? [more + RESERVE_STEP, more] : [more])) return;
+        if ((await makeRoom(owner, writer, more)) && (await take([more]))) return;
+        throw await refusal(owner, writer);
       },
       async release() {
         // The commit's usage update must land before the reservation goes, or for a moment the bytes would count nowhere.
         await flush();
         const bytes = held;
         held = 0;
-        if (bytes > 0) await store.usage.release(user, bytes);
+        if (bytes > 0) await store.usage.release(owner, bytes);
       },
       get held() {
         return held;
@@ -138,8 +163,8 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
     flush,
 
     /**
-     * What an upload that would pass the quota may purge first (the oldest
-     * versions, then the oldest trash): returns the bytes it freed.
+     * What the owner's own upload that would pass the quota may purge first (services/safety-net.ts):
+     * frees at least the bytes asked for, or nothing; returns the bytes it freed.
      */
     setReclaim(fn: (user: string, bytes: number) => Promise<number>): void {
       reclaim = fn;
@@ -160,6 +185,10 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
 
     /** Reserves `initial` bytes now (quota_exceeded when they do not fit); more as needed through cover. */
     reserve,
+
+    makeRoom,
+
+    refusal,
 
     /**
      * The body, counted against the user's quota as it streams: bytes beyond

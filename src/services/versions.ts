@@ -26,9 +26,12 @@ export function createVersionService(deps: { store: MetadataStore; backend: Stor
   const missing = () => new AppError('not_found', 'This file has no version with this id.');
   const pathOf = (key: StorageKey) => key.segments.join('/');
 
-  async function drop(v: FileVersion): Promise<void> {
+  /** Removes a version for good; the bytes it freed (0 when someone else removed it first). */
+  async function drop(v: FileVersion): Promise<number> {
     await storageCall(() => backend.versions.remove(v.owner, v.id));
-    if (await store.versions.delete(v.id)) await store.usage.add(v.owner, -v.size);
+    if (!(await store.versions.delete(v.id))) return 0;
+    await store.usage.add(v.owner, -v.size);
+    return v.size;
   }
 
   /** Thins the versions of one file now (after a new one was kept). */
@@ -95,10 +98,6 @@ export function createVersionService(deps: { store: MetadataStore; backend: Stor
       return (await versionOf(key, id)).size;
     },
 
-    /**
-     * Frees at least `bytes` of the owner's versions, oldest first, for an
-     * upload that would pass the quota; returns the bytes freed.
-     */
     close(): void {
       unsubscribe();
     },
@@ -121,19 +120,12 @@ export function createVersionService(deps: { store: MetadataStore; backend: Stor
       }
     },
 
-    async freeFor(owner: string, bytes: number): Promise<number> {
-      if (!deps.enabled) return 0;
-      let freed = 0;
-      while (freed < bytes) {
-        const oldest = await store.versions.oldest(owner, 100);
-        if (oldest.length === 0) break;
-        for (const v of oldest) {
-          if (freed >= bytes) break;
-          await drop(v);
-          freed += v.size;
-        }
-      }
-      return freed;
+    /** The owner's versions, oldest first, at most `limit` (what an upload that does not fit may purge). */
+    oldest(owner: string, limit: number): Promise<FileVersion[]> {
+      return deps.enabled ? store.versions.oldest(owner, limit) : Promise.resolve([]);
     },
+
+    /** Purges one version for an upload's room (services/safety-net.ts); the bytes it freed (0 when it was gone already). */
+    purge: drop,
   };
 }

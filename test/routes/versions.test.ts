@@ -191,8 +191,9 @@ for (const [storage, skip] of BACKENDS.filter(([s]) => s !== 'cluster')) {
   });
 }
 
-// Quota (issue 34): versions and trash count against the owner's quota, and an upload that would pass it
-// purges the oldest versions first, then the oldest trash, before it is refused.
+// Quota (issue 34): versions and trash count against the owner's quota, and the owner's upload that would
+// pass it purges the oldest kept bytes first (versions and trash together, oldest first: issue 49 and
+// test/security/safety-net.test.ts), and nothing when even all of them would not make it fit.
 for (const [storage, skip] of BACKENDS) {
   describe(`versions and trash under a quota on ${storage}`, { skip }, () => {
     let t: TestApp;
@@ -206,7 +207,7 @@ for (const [storage, skip] of BACKENDS) {
     });
     after(() => t?.close());
 
-    test('an upload past the quota purges the oldest versions, then the oldest trash, and only then is refused', async () => {
+    test('an upload past the quota purges the oldest kept bytes as far as needed, and nothing when they cannot make it fit', async () => {
       const bytes = (n: number, c: string) => c.repeat(n);
       await put('alice', 'alice/v.txt', bytes(30, 'a'));
       await put('alice', 'alice/v.txt', bytes(30, 'b')); // a version of 30
@@ -225,11 +226,12 @@ for (const [storage, skip] of BACKENDS) {
       await put('alice', 'alice/n2.txt', bytes(20, 'm'));
       assert.deepEqual(await trash(), ['u.txt']);
       assert.equal(await used('alice'), 85);
-      // More than everything kept could free: refused, and what is kept is purged only as far as needed... all of it.
+      // More than everything kept could free: refused, and nothing kept is purged for it.
       const refused = await req('alice', 'PUT', '/storage/alice/big.bin', bytes(200, 'x'), { 'content-type': 'application/octet-stream' });
       assert.equal(refused.status, 507);
       assert.equal(((await refused.json()) as { error: string }).error, 'quota_exceeded');
       assert.equal(await t.fs.kind('big.bin', 'alice'), undefined);
+      assert.deepEqual(await trash(), ['u.txt']);
     });
   });
 }
