@@ -11,21 +11,6 @@ import { safeEqual } from '../lib/crypto.js';
 export const SESSION_COOKIE = 'fc_basic';
 export const FLASH_COOKIE = 'fc_basic_msg';
 
-/** The cookies of a request, first value of each name (RFC 6265 §5.4 order: the most specific path first). */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!header) return out;
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq < 0) continue;
-    const name = pair.slice(0, eq).trim();
-    let value = pair.slice(eq + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-    if (name && !out.has(name)) out.set(name, value);
-  }
-  return out;
-}
-
 export function sessionCookieValue(username: string, refreshToken: string): string {
   return `${username}:${refreshToken}`;
 }
@@ -39,22 +24,6 @@ export function parseSessionCookie(value: string | undefined): { username: strin
   const refreshToken = value.slice(colon + 1);
   if (!isValidUsername(username) || !/^[A-Za-z0-9_-]+$/.test(refreshToken)) return undefined;
   return { username, refreshToken };
-}
-
-/**
- * A Set-Cookie value. HttpOnly always (no script may read it; there is none anyway), SameSite=Lax
- * (a cross-site POST carries no cookie), Path scoped to the basic UI, Secure when served over https.
- * Without maxAge it lasts for the browser session; the server-side expiry decides anyway.
- */
-export function setCookie(name: string, value: string, opts: { path: string; secure: boolean; maxAge?: number }): string {
-  const parts = [`${name}=${value}`, `Path=${opts.path}`, 'HttpOnly', 'SameSite=Lax'];
-  if (opts.maxAge !== undefined) parts.push(`Max-Age=${opts.maxAge}`);
-  if (opts.secure) parts.push('Secure');
-  return parts.join('; ');
-}
-
-export function clearCookie(name: string, opts: { path: string; secure: boolean }): string {
-  return setCookie(name, '', { ...opts, maxAge: 0 });
 }
 
 /**

@@ -4,6 +4,7 @@ import { writerOf, type Principal, type SessionPrincipal } from '../domain/princ
 import type { AccessRule } from '../domain/access.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
+import { clearCookie, parseCookies, setCookie } from '../http/cookies.js';
 import { newNonce, withNonce } from '../http/security-headers.js';
 import { bodyLeftUnread, toAppError } from '../http/error-handler.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
@@ -13,7 +14,7 @@ import { pageNumber } from '../basic/format.js';
 import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
 import {
-  clearCookie, crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, parseCookies, SESSION_COOKIE, sessionCookieValue, setCookie,
+  crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, SESSION_COOKIE, sessionCookieValue,
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
 import { applyFolderAction, childKey, type FolderAction } from '../services/folder-actions.js';

@@ -5,7 +5,7 @@ import { toAppError } from '../http/error-handler.js';
 import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
 import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
-import { SHARE_COOKIE } from '../http/cookies.js';
+import { setCookie, SHARE_COOKIE } from '../http/cookies.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { FilesService, UploadPart } from '../services/files.js';
 import type { StorageBackend } from '../storage/backend.js';
@@ -101,8 +101,8 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
   /** The password cookie, once per URL root of the share, so it is sent to nothing else. */
   const setPasswordCookie = (request: FastifyRequest, reply: FastifyReply, live: LiveShare) => {
     const { value, maxAge } = shares.cookieFor(live.share);
-    const secure = request.protocol === 'https' ? '; Secure' : '';
-    reply.header('set-cookie', [`/s/`, `/share/`].map((root) => `${SHARE_COOKIE}=${value}; Path=${basePath}${root}${live.share.id}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`));
+    const secure = request.protocol === 'https';
+    reply.header('set-cookie', [`/s/`, `/share/`].map((root) => setCookie(SHARE_COOKIE, value, { path: `${basePath}${root}${live.share.id}`, maxAge, secure })));
   };
 
   function uploadParts(request: FastifyRequest, sent: string[]): AsyncIterable<UploadPart> {
