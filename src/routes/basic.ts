@@ -7,9 +7,9 @@ import { rawPath } from '../http/url.js';
 import { clearCookie, parseCookies, setCookie } from '../http/cookies.js';
 import { newNonce, withNonce } from '../http/security-headers.js';
 import { bodyLeftUnread, toAppError } from '../http/error-handler.js';
-import { lastSegment, multipartFiles } from '../http/multipart.js';
+import { uploadParts } from './upload-parts.js';
 import type { AuthService } from '../services/auth.js';
-import type { FilesService, UploadPart } from '../services/files.js';
+import type { FilesService } from '../services/files.js';
 import { pageNumber } from '../basic/format.js';
 import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
@@ -243,7 +243,7 @@ export async function basicRoutes(
     switch (action) {
       case 'upload':
         if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw new AppError('bad_request', 'Files are uploaded as multipart/form-data.');
-        change = { action, parts: uploadParts(request) };
+        change = { action, parts: uploadParts(request, files.maxUploadBytes) };
         break;
       case 'mkdir':
       case 'delete':
@@ -259,13 +259,6 @@ export async function basicRoutes(
     flash(reply, request, message);
     return reply.redirect(here, 303);
   });
-
-  function uploadParts(request: FastifyRequest): AsyncIterable<UploadPart> {
-    const parts = multipartFiles(request.raw, request.headers, { maxFileBytes: files.maxUploadBytes });
-    return (async function* () {
-      for await (const part of parts) yield { filename: lastSegment(part.filename), stream: part.stream };
-    })();
-  }
 }
 
 /** The fields of an urlencoded form; the first value of a repeated name wins. */

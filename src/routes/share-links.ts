@@ -6,8 +6,8 @@ import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js'
 import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
 import { setCookie, SHARE_COOKIE } from '../http/cookies.js';
-import { lastSegment, multipartFiles } from '../http/multipart.js';
-import type { FilesService, UploadPart } from '../services/files.js';
+import { uploadParts } from './upload-parts.js';
+import type { FilesService } from '../services/files.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { deadLink, decodeSharePath, type LiveShare, type ShareService } from '../services/shares.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
@@ -105,24 +105,13 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     reply.header('set-cookie', [`/s/`, `/share/`].map((root) => setCookie(SHARE_COOKIE, value, { path: `${basePath}${root}${live.share.id}`, maxAge, secure })));
   };
 
-  function uploadParts(request: FastifyRequest, sent: string[]): AsyncIterable<UploadPart> {
-    const parts = multipartFiles(request.raw, request.headers, { maxFileBytes: files.maxUploadBytes });
-    return (async function* () {
-      for await (const part of parts) {
-        const filename = lastSegment(part.filename);
-        sent.push(filename);
-        yield { filename, stream: part.stream };
-      }
-    })();
-  }
-
   /** Writes a visitor's multipart upload into an upload-only share; the names as sent (shares.upload). */
   async function receive(request: FastifyRequest, live: LiveShare, segments: readonly string[]): Promise<string[]> {
     if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
       throw new AppError('unsupported_media_type', 'Send the files as multipart/form-data.');
     }
     const sent: string[] = [];
-    await shares.upload(live, segments, uploadParts(request, sent));
+    await shares.upload(live, segments, uploadParts(request, files.maxUploadBytes, sent));
     return sent;
   }
 

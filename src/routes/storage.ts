@@ -5,8 +5,8 @@ import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePa
 import { rawStoragePath } from '../http/url.js';
 import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
 import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
-import { lastSegment, multipartFiles } from '../http/multipart.js';
-import type { FilesService, UploadPart } from '../services/files.js';
+import { uploadParts } from './upload-parts.js';
+import type { FilesService } from '../services/files.js';
 import type { PathTokenService } from '../services/path-token-service.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
@@ -264,7 +264,7 @@ export async function storageRoutes(
     const contentType = request.headers['content-type'] ?? '';
     let written: string[];
     if (/^multipart\/form-data\b/i.test(contentType)) {
-      written = await files.writeParts(key, uploadParts(request), { overwrite, writer: writerOf(request.principal) });
+      written = await files.writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite, writer: writerOf(request.principal) });
     } else {
       if (trailingSlash || isRoot(key)) {
         const existing = await files.stat(key).catch(() => undefined);
@@ -284,13 +284,6 @@ export async function storageRoutes(
     }
     return reply.code(201).send({ files_written: written });
   });
-
-  function uploadParts(request: FastifyRequest): AsyncIterable<UploadPart> {
-    const parts = multipartFiles(request.raw, request.headers, { maxFileBytes: files.maxUploadBytes });
-    return (async function* () {
-      for await (const part of parts) yield { filename: lastSegment(part.filename), stream: part.stream };
-    })();
-  }
 
   scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {
     await files.delete(target(request).key);
