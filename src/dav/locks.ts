@@ -1,16 +1,20 @@
 import { AppError } from '../domain/errors.js';
 import type { DavLock, DavLockRepo } from '../store/types.js';
 
-/** Lock timeouts (RFC 4918 §10.7): what a client gets when it asks for none or `Infinite`, and the most it gets. */
+/**
+ * Lock timeouts (RFC 4918 §10.7): what a client gets when it asks for none, and the most it gets. The
+ * cap is what a person editing a file would choose: a lock taken through a grant holds the owner's
+ * own files against them, and a forgotten one should not outlast a day.
+ */
 export const DEFAULT_LOCK_SECONDS = 3600;
-export const MAX_LOCK_SECONDS = 7 * 24 * 3600;
+export const MAX_LOCK_SECONDS = 24 * 3600;
 
-/** The first acceptable value of a Timeout header (`Second-600, Infinite`), capped. */
+/** The first acceptable value of a Timeout header (`Second-600, Infinite`); `Infinite` and longer get the cap. */
 export function parseTimeout(header: string | undefined): number {
   if (!header) return DEFAULT_LOCK_SECONDS;
   for (const part of header.split(',')) {
     const v = part.trim();
-    if (/^infinite$/i.test(v)) return DEFAULT_LOCK_SECONDS;
+    if (/^infinite$/i.test(v)) return MAX_LOCK_SECONDS;
     const m = /^second-(\d{1,12})$/i.exec(v);
     if (m) return Math.min(MAX_LOCK_SECONDS, Math.max(1, Number(m[1])));
   }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, isWriteMethod, type AccessRule, type GrantAccess, type Resource } from './access.js';
+import { decide, grantRefusal, isWriteMethod, type AccessRule, type GrantAccess, type Resource } from './access.js';
 import type { Principal } from './principal.js';
 import type { Share } from '../store/types.js';
 
@@ -99,6 +99,12 @@ const GRANT_CASES: [string, AccessRule, Principal, string, Resource, GrantAccess
   ['write grant: DELETE inside', USER, session, 'DELETE', bobs('team', 'a.txt'), writeGrant, undefined],
   ['write grant: DELETE of the item', USER, session, 'DELETE', bobs('team'), writeGrant, 'forbidden'],
   ['write grant: MOVE of the item', USER, session, 'MOVE', bobs('team'), writeGrant, 'forbidden'],
+  // Issue 49: a lock on the item itself would hold the owner's whole item against them.
+  ['write grant: LOCK of the item', USER, session, 'LOCK', bobs('team'), writeGrant, 'forbidden'],
+  ['write grant: LOCK inside', USER, session, 'LOCK', bobs('team', 'sub'), writeGrant, undefined],
+  ['write grant: UNLOCK through the item (of a lock inside it)', USER, session, 'UNLOCK', bobs('team'), writeGrant, undefined],
+  ['read grant: LOCK inside', USER, session, 'LOCK', bobs('team', 'a.txt'), readGrant, 'forbidden'],
+  ['write grant of a file: lock it', USER, session, 'LOCK', bobs('one.txt'), writeFile, 'forbidden'],
   ['write grant: read-only key', USER, roKey, 'PUT', bobs('team', 'a.txt'), writeGrant, 'forbidden'],
   ['write grant: path token is not a grantee', STORAGE_READ, pathTok, 'GET', bobs('team', 'a.txt'), writeGrant, 'unauthorized'],
   ['write grant of a file: replace it', USER, session, 'PUT', bobs('one.txt'), writeFile, undefined],
@@ -112,6 +118,22 @@ const GRANT_CASES: [string, AccessRule, Principal, string, Resource, GrantAccess
 for (const [name, rule, principal, method, resource, grant, expected] of GRANT_CASES) {
   test(`decide with a grant: ${name} → ${expected ?? 'allowed'}`, () => {
     assert.equal(decide(rule, principal, method, resource, grant)?.code, expected);
+  });
+}
+
+// What a grant that reaches a key lets its recipient write there (decide's grant part, asked alone when
+// a grant ends, for the locks the recipient holds): [grant, key segments, method] → refusal code.
+const REFUSALS: [GrantAccess, string[], string, string | undefined][] = [
+  [writeGrant, ['team', 'sub'], 'LOCK', undefined],
+  [writeGrant, ['team'], 'LOCK', 'forbidden'],
+  [writeGrant, ['team'], 'PUT', undefined],
+  [readGrant, ['team', 'sub'], 'LOCK', 'forbidden'],
+  [writeFile, ['one.txt'], 'LOCK', 'forbidden'],
+  [writeFile, ['one.txt'], 'PUT', undefined],
+];
+for (const [grant, segments, method, expected] of REFUSALS) {
+  test(`grantRefusal: ${grant.permission} grant of ${grant.root.segments.join('/')}, ${method} at ${segments.join('/')} → ${expected ?? 'allowed'}`, () => {
+    assert.equal(grantRefusal(grant, { user: 'bob', segments }, method)?.code, expected);
   });
 }
 

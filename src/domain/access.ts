@@ -89,6 +89,27 @@ export const accountLevel = (rule: AccessRule): boolean => rule.who === 'admin' 
 const NOT_YOURS = 'You are not allowed to access this path.';
 
 /**
+ * What only the owner does to the granted item itself: move or delete it, and lock it — a lock there
+ * (above all `Depth: infinity` on a shared folder) would hold the owner's whole item against them.
+ */
+const ITEM_OWNER_ONLY = new Set(['DELETE', 'MOVE', 'LOCK']);
+
+/**
+ * Whether a grant that reaches `key` lets its recipient do the write `method` there: undefined when it
+ * does, else why not. Part of `decide`, and asked on its own when a grant ends or narrows, to tell which
+ * of the recipient's WebDAV locks another grant still lets them hold (`endLocksBeyondGrants`).
+ */
+export function grantRefusal(grant: GrantAccess, key: StorageKey, method: string, readingAction = false): Denial | undefined {
+  if (grant.permission !== 'write' && !readingAction) return denied('forbidden', 'This item is shared with you read-only.');
+  // Inside a writable folder anything goes; the granted item itself is the owner's to move, delete or lock
+  // (uploads into a writable folder and replacing a writable file are writes *to* it, and allowed).
+  // A move by a JSON action (POST) names its source in the body: the storage route asks with method MOVE.
+  const itself = grant.root.segments.length === key.segments.length;
+  if (itself && ITEM_OWNER_ONLY.has(method)) return denied('forbidden', 'The shared item itself can only be renamed, moved, deleted or locked by its owner.');
+  return undefined;
+}
+
+/**
  * The one check: may `principal` do `method` on `resource` under `rule`?
  * Undefined when allowed, else why not. Pure (table-tested in access.test.ts);
  * the authenticators have already refused disabled users, dead links and bad
@@ -121,12 +142,8 @@ export function decide(rule: AccessRule, principal: Principal | undefined, metho
     if (!grant || !isSameOrInside(resource.key, grant.root)) return denied('unauthorized', NOT_YOURS);
     if (write) {
       if (principal.readOnly) return denied('forbidden', 'This app password is read-only.');
-      if (grant.permission !== 'write' && !rule.readingAction) return denied('forbidden', 'This item is shared with you read-only.');
-      // Inside a writable folder anything goes; the granted item itself is the owner's to move or delete
-      // (uploads into a writable folder and replacing a writable file are writes *to* it, and allowed).
-      // A move by a JSON action (POST) names its source in the body: the storage route asks with method MOVE.
-      const itself = grant.root.segments.length === resource.key.segments.length;
-      if (itself && (method === 'DELETE' || method === 'MOVE')) return denied('forbidden', 'The shared item itself can only be renamed, moved or deleted by its owner.');
+      const refused = grantRefusal(grant, resource.key, method, rule.readingAction);
+      if (refused) return refused;
     }
     if (rule.who === 'admin' || accountLevel(rule)) return denied('unauthorized', NOT_YOURS);
     return undefined;

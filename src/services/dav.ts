@@ -388,6 +388,14 @@ export function createDavService(deps: DavServiceDeps) {
       const made = await store.davLocks.create(lock, now, deps.limits.locks);
       if (!made.created && 'tooMany' in made) throw davLimit(`You may hold at most ${deps.limits.locks} locks at once`);
       if (!made.created) throw new AppError('locked', `"/${path}" is already locked by a conflicting lock.`);
+      if (key.user !== principal.username) {
+        // Through a grant: asked again now that the row exists. A grant ended meanwhile either shows here,
+        // or ended after the insert, and then its end found this lock and removed it (endLocksBeyondGrants).
+        await deps.grants.assertMay(principal, key, 'LOCK').catch(async (e: unknown) => {
+          await store.davLocks.delete(lock.token);
+          throw e;
+        });
+      }
       if (!entry) {
         // RFC 4918 §7.3: LOCK on an unmapped URL creates an empty resource.
         await storageCall(() => backend.write(key, Readable.from([]), { ifExists: 'fail' })).catch((e: unknown) => {
@@ -397,13 +405,17 @@ export function createDavService(deps: DavServiceDeps) {
       return { status: entry ? 200 : 201, locks: [lock], now, created: lock };
     },
 
-    /** UNLOCK: only the lock's own principal removes it, and only through a resource it applies to. */
+    /**
+     * UNLOCK: the lock's own principal removes it, and so may the owner of the tree it is in (a lock a
+     * grant's recipient took must never hold the owner's files against them); only through a resource
+     * it applies to.
+     */
     async unlock(key: StorageKey, token: string, principal: Principal): Promise<void> {
       const path = resourcePath(key);
       const lock = await store.davLocks.get(token, clock.now());
       const applies = lock && lock.user === key.user && (lock.path === path || (lock.depth === 'infinity' && (lock.path === '' || path.startsWith(`${lock.path}/`))));
       if (!lock || !applies) throw new AppError('lock_token_mismatch', 'That lock token does not name a lock on this resource.');
-      if (lock.principal !== principal.username) throw new AppError('forbidden', 'That lock belongs to another user.');
+      if (lock.principal !== principal.username && lock.user !== principal.username) throw new AppError('forbidden', 'That lock belongs to another user.');
       await store.davLocks.delete(token);
     },
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { decide, type GrantAccess } from '../domain/access.js';
+import { decide, grantRefusal, type GrantAccess } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { isSameOrInside, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
@@ -38,6 +38,27 @@ export function bestGrant(grants: readonly Grant[], key: StorageKey): GrantAcces
   return best;
 }
 
+/**
+ * Ends the WebDAV locks that `holders` (usernames) hold in other users' trees (`owner`: in that one's
+ * only) and that no grant of theirs still lets them take: asked after a grant ends or narrows, and
+ * after a holder leaves a group or is removed. A lock another write grant still reaches stays (its
+ * holder could take it again at once). The rows leave the metadata store, so from here on no worker or
+ * node honours them.
+ */
+export async function endLocksBeyondGrants(store: MetadataStore, holders: readonly string[], owner?: string): Promise<void> {
+  for (const holder of new Set(holders)) {
+    const locks = await store.davLocks.heldElsewhere(holder, owner);
+    if (locks.length === 0) continue;
+    const user = await store.users.getByName(holder);
+    const grants = user ? await store.grants.listForRecipient(user.id, owner) : [];
+    for (const lock of locks) {
+      const key = { user: lock.user, segments: lock.path === '' ? [] : lock.path.split('/') };
+      const grant = bestGrant(grants, key);
+      if (!grant || grantRefusal(grant, key, 'LOCK')) await store.davLocks.delete(lock.token);
+    }
+  }
+}
+
 export function isPermission(v: unknown): v is Permission {
   return v === 'read' || v === 'write';
 }
@@ -72,6 +93,9 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     else await store.grants.deleteWithin(e.from.user, pathOf(e.from));
   };
   const unsubscribe = deps.backend.events.subscribe(onEvent);
+
+  /** Who a grant reaches: its user, or its group's members now. */
+  const recipientsOf = async (g: Grant): Promise<readonly string[]> => (g.toKind === 'user' ? [g.toName] : ((await store.groups.get(g.toName))?.members ?? []));
 
   async function owned(principal: Principal, id: string): Promise<Grant> {
     if (principal.kind !== 'user') throw notYours();
@@ -128,8 +152,10 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     },
 
     async setPermission(principal: Principal, id: string, permission: Permission): Promise<GrantView> {
-      await owned(principal, id);
+      const g = await owned(principal, id);
       await store.grants.setPermission(id, permission);
+      // Read-only, the grant no longer keeps its recipients' locks in the owner's tree.
+      if (permission === 'read') await endLocksBeyondGrants(store, await recipientsOf(g), g.owner);
       return view((await store.grants.get(id)) as Grant);
     },
 
@@ -145,6 +171,7 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
         throw noGrant();
       }
       await store.grants.delete(id);
+      await endLocksBeyondGrants(store, await recipientsOf(g), g.owner);
     },
 
     /**

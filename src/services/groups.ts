@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { isValidUsername } from '../domain/names.js';
 import type { Clock } from '../lib/clock.js';
 import type { Group, MetadataStore } from '../store/types.js';
+import { endLocksBeyondGrants } from './grants.js';
 
 /** Group names follow the username rule, so `group:<name>` and `user:<name>` read alike. */
 export const GROUP_NAME_RULE = '1 to 64 characters of letters A-Z a-z, digits, ".", "_" and "-", not starting with "."';
@@ -34,8 +35,11 @@ export function createGroupService(deps: { store: MetadataStore; clock: Clock })
       return view((await store.groups.get(name)) as Group);
     },
 
+    /** Removes the group and its grants, with the locks its members held through them. */
     async remove(name: string): Promise<void> {
+      const members = (await store.groups.get(name))?.members ?? [];
       if (!(await store.groups.delete(name))) throw noGroup(name);
+      await endLocksBeyondGrants(store, members);
     },
 
     async list(): Promise<GroupView[]> {
@@ -48,11 +52,15 @@ export function createGroupService(deps: { store: MetadataStore; clock: Clock })
       return view(g);
     },
 
-    /** Adds and removes members (usernames); all or nothing: an unknown user changes nothing (400). */
+    /**
+     * Adds and removes members (usernames); all or nothing: an unknown user changes nothing (400).
+     * A member who leaves loses the group's grants, and the locks held through them.
+     */
     async changeMembers(name: string, add: readonly string[], remove: readonly string[]): Promise<GroupView> {
       const changed = await store.groups.changeMembers(name, add, remove);
       if (!changed) throw noGroup(name);
       if (changed.unknown.length > 0) throw new AppError('bad_request', `No such user: ${changed.unknown.map((u) => `"${u}"`).join(', ')}; nothing was changed.`);
+      await endLocksBeyondGrants(store, remove);
       return this.get(name);
     },
 

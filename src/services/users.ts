@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { LastAdminError, StoreConflictError, type MetadataStore, type User } from '../store/types.js';
 import type { PasswordHasher } from './passwords.js';
+import { endLocksBeyondGrants } from './grants.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -101,6 +102,10 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
         throw e;
       }
       if (!removed) throw noUser(username);
+      // Their grants are gone (given and received), and with them the WebDAV locks they held through
+      // them; the locks in their own tree go too, or a new account of the same name would find them.
+      await endLocksBeyondGrants(store, [username]);
+      await store.davLocks.deleteWithin(username, '');
       // The trash and the versions are the server's, not files the administrator may want kept: they go with
       // the account either way, or a new account of the same name would find them (issue 34).
       if (isValidUsername(username)) {

@@ -284,6 +284,19 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.equal(await locks.get('root0', NOW), undefined);
   });
 
+  withStore('WebDAV locks: the locks a user holds in other users\' trees', async (store) => {
+    const { davLocks: locks } = store;
+    await locks.create(lock({ token: 'own', path: 'a', principal: 'alice' }), NOW);
+    await locks.create(lock({ token: 'in-bob', user: 'bob', path: 'x', principal: 'alice' }), NOW);
+    await locks.create(lock({ token: 'in-bob-old', user: 'bob', path: 'y', principal: 'alice', expiresAt: NOW + 1 }), NOW);
+    await locks.create(lock({ token: 'in-carol', user: 'carol', path: '', principal: 'alice' }), NOW);
+    await locks.create(lock({ token: 'bobs', user: 'bob', path: 'z', principal: 'bob' }), NOW);
+    assert.deepEqual(tokens(await locks.heldElsewhere('alice')), ['in-bob', 'in-bob-old', 'in-carol']);
+    assert.deepEqual(tokens(await locks.heldElsewhere('alice', 'bob')), ['in-bob', 'in-bob-old']);
+    assert.deepEqual(tokens(await locks.heldElsewhere('alice', 'alice')), [], 'never the holder\'s own tree');
+    assert.deepEqual(tokens(await locks.heldElsewhere('bob')), []);
+  });
+
   withStore('WebDAV dead properties: totals, and a patch past a limit changes nothing unless it shrinks', async (store) => {
     const props = store.davProperties;
     const p = (name: string, v = 'v') => ({ ns: 'urn:x', name, xml: `<x:${name} xmlns:x="urn:x">${v}</x:${name}>` });

@@ -115,6 +115,12 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
       return Number(r.numDeletedRows);
     },
 
+    async heldElsewhere(principal, owner) {
+      let q = db.selectFrom('dav_locks').selectAll().where('principal', '=', principal).where('user_name', '<>', principal);
+      if (owner !== undefined) q = q.where('user_name', '=', owner);
+      return (await q.orderBy('created_at').execute()).map(fromRow);
+    },
+
     async deleteExpired(now) {
       const r = await db.deleteFrom('dav_locks').where('expires_at', '<=', now).executeTakeFirst();
       return Number(r.numDeletedRows);

@@ -235,6 +235,8 @@ export interface DavLockRepo {
   delete(token: string): Promise<boolean>;
   /** Removes every lock on `path` and below (after a DELETE or MOVE of it). */
   deleteWithin(user: string, path: string): Promise<number>;
+  /** The locks `principal` holds in other users' trees (`owner`: in that one's only), expired ones too. */
+  heldElsewhere(principal: string, owner?: string): Promise<DavLock[]>;
   deleteExpired(now: number): Promise<number>;
 }
 
