@@ -12,6 +12,7 @@ import type { MetadataStore } from '../store/types.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
 import { createSafetyNet } from '../services/safety-net.js';
+import { createZipService } from '../services/zip.js';
 import { createTrashService } from '../services/trash.js';
 import { createVersionService } from '../services/versions.js';
 import { trashRoutes } from '../routes/trash.js';
@@ -186,6 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags });
   // The owner's own upload that would pass the quota purges their oldest kept bytes (versions and trash) first.
   storageUsage.setReclaim(createSafetyNet({ versions, trash }).makeRoom);
+  const zips = createZipService({ backend: deps.backend, crcs: deps.store.zipCrcs, clock });
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants, versions });
@@ -253,8 +255,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   webhookTimer.unref();
 
   installErrorHandling(app, methodsFor(app, config.basePath));
-  // Folder zips (src/routes/zip-reply.ts) find the shared CRC cache here, whichever route sends them.
-  app.decorate('zipCrcs', deps.store.zipCrcs);
   // The request line holds only what the serializers pick (method, redacted URL, address, status),
   // never a body or a header, so it skips the redaction paths, which cost ~4% of a small GET.
   const accessLog = app.log.child({}, { redact: [] });
@@ -327,7 +327,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, backend: deps.backend, basePath, thumbnails, grants, versions }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, zips, basePath, thumbnails, grants, versions }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
@@ -345,7 +345,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => adminAuditRoutes(scope, { audit }));
       await base.register(async (scope) => adminWebhookRoutes(scope, { webhooks }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
-      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, backend: deps.backend, basePath, thumbnails }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, zips, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await base.register(async (scope) => trashRoutes(scope, { trash }));
       await base.register(async (scope) => changeRoutes(scope, { changes }));

@@ -8,7 +8,6 @@ import type { Principal } from '../domain/principal.js';
 import { setCookie, SHARE_COOKIE } from '../http/cookies.js';
 import { uploadParts } from './upload-parts.js';
 import type { FilesService } from '../services/files.js';
-import type { StorageBackend } from '../storage/backend.js';
 import { deadLink, decodeSharePath, type LiveShare, type ShareService } from '../services/shares.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, SHARE_PAGE_SIZE, uploadPage } from '../share-pages/views.js';
@@ -21,6 +20,7 @@ import { pageUpTo } from '../services/folder-pages.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
+import type { ZipService } from '../services/zip.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { SHARE_SCHEMAS } from './share-link-schemas.js';
 
@@ -52,8 +52,7 @@ export function sharePageCsp(nonce: string): string {
 export type ShareLinkDeps = {
   shares: ShareService;
   files: FilesService;
-  /** For folder zips (sendFolderZip takes the backend). */
-  backend: StorageBackend;
+  zips: ZipService;
   basePath: string;
   thumbnails: ThumbnailService;
 };
@@ -146,8 +145,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
           // Named after the folder, never after the owner.
-          return sendFolderZip(request, reply, {
-            backend: deps.backend,
+          return sendFolderZip(request, reply, deps.zips, {
             folder: key,
             names: zipNames(query.name),
             archiveName: segments.at(-1) ?? shares.displayName(live),

@@ -8,11 +8,11 @@ import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { uploadParts } from './upload-parts.js';
 import type { FilesService } from '../services/files.js';
 import type { PathTokenService } from '../services/path-token-service.js';
-import type { StorageBackend } from '../storage/backend.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
 import { readJsonBody } from './json-body.js';
 import { fileHeaders, isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
+import type { ZipService } from '../services/zip.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
@@ -185,7 +185,7 @@ const deleteSchema: RouteSchema = {
  */
 export async function storageRoutes(
   scope: FastifyInstance,
-  deps: { files: FilesService; pathTokens: PathTokenService; backend: StorageBackend; basePath?: string; thumbnails: ThumbnailService; grants: Pick<GrantService, 'assertMay'>; versions: VersionService },
+  deps: { files: FilesService; pathTokens: PathTokenService; zips: ZipService; basePath?: string; thumbnails: ThumbnailService; grants: Pick<GrantService, 'assertMay'>; versions: VersionService },
 ): Promise<void> {
   const { files } = deps;
 
@@ -247,7 +247,7 @@ export async function storageRoutes(
     if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
     if (query.zip === '1' || query.zip === 'true') {
       if (entry.isFile) throw new AppError('not_a_directory', 'Only a folder can be downloaded as a zip.');
-      return sendFolderZip(request, reply, { backend: deps.backend, folder: key, names: zipNames(query.name) });
+      return sendFolderZip(request, reply, deps.zips, { folder: key, names: zipNames(query.name) });
     }
     if (!entry.isFile) {
       return sendListing(reply, files, key, withBody);

@@ -1,28 +1,15 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { nameProblem } from '../domain/names.js';
-import { keyId, keyName, type StorageKey } from '../domain/storage-path.js';
+import type { StorageKey } from '../domain/storage-path.js';
 import { ifRangeMatches, isNotModified } from '../http/conditional.js';
 import { contentDisposition } from '../http/content-disposition.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
-import { storageCall } from '../services/storage-errors.js';
-import type { StorageBackend } from '../storage/backend.js';
-import type { ZipCrcRepo } from '../store/types.js';
-import { layoutZip, zipEtag, type ZipEntry, type ZipSourceEntry } from '../zip/layout.js';
-import { TreeChangedError, zipBytes, type CrcCache, type ZipIO } from '../zip/stream.js';
+import type { ZipService } from '../services/zip.js';
+import { TreeChangedError } from '../zip/stream.js';
 import { metered, type Charge } from './metered.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The shared CRC cache of folder zips (build-app decorates it; without it zips still work, resumes read more). */
-    zipCrcs?: ZipCrcRepo;
-  }
-}
-
 export type FolderZipOptions = {
-  readonly backend: StorageBackend;
   /** The folder zipped. */
   readonly folder: StorageKey;
   /** Only these entries directly inside it. */
@@ -41,54 +28,39 @@ export type FolderZipOptions = {
 const NO_DATE = new Date(NaN);
 
 /**
- * GET/HEAD of a folder as a zip (CONTRACT "Folder downloads (zip)"): the
- * layout is planned from one walk of the tree, so Content-Length, ETag,
- * 304, Range and If-Range work exactly as for a file; the body is produced
- * by src/zip/stream.ts, reading only the file ranges it needs. If a file
- * changed since the walk, the connection is cut rather than finished with
- * bytes of another archive.
+ * GET/HEAD of a folder as a zip (CONTRACT "Folder downloads (zip)"), the HTTP side of
+ * services/zip.ts: Content-Length, ETag, 304, Range and If-Range work exactly as for a file. If a
+ * file changed since the plan, the connection is cut rather than finished with bytes of another archive.
  */
-export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply, opts: FolderZipOptions): Promise<FastifyReply> {
-  const { backend, folder } = opts;
-  const root = opts.archiveName ?? (keyName(folder) || folder.user);
-  // A name another tool put on disk that our name rules refuse (`..\..\x.bat`) never reaches an
-  // archive: extractors on Windows would take its backslashes for folders (zip-slip).
-  const skipped = (path: readonly string[]) => request.log.warn({ entry: path.join('/') }, 'zip: entry skipped, its name breaks the name rules');
-  const layout = layoutZip(root, await plan(backend, folder, opts.names, skipped));
-  const etag = zipEtag(layout);
+export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply, zips: ZipService, opts: FolderZipOptions): Promise<FastifyReply> {
+  const zip = await zips.plan(opts.folder, { names: opts.names, archiveName: opts.archiveName, skipped: (entry) => request.log.warn({ entry }, 'zip: entry skipped, its name breaks the name rules') });
 
   reply.header('content-type', 'application/zip');
-  reply.header('etag', etag);
+  reply.header('etag', zip.etag);
   reply.header('accept-ranges', 'bytes');
   reply.header('cache-control', 'private, no-cache');
-  reply.header('content-disposition', contentDisposition(`${root}.zip`));
-  if (isNotModified(request.headers, etag, NO_DATE)) return reply.code(304).send();
+  reply.header('content-disposition', contentDisposition(`${zip.root}.zip`));
+  if (isNotModified(request.headers, zip.etag, NO_DATE)) return reply.code(304).send();
   const ifRange = request.headers['if-range'];
-  const rangeHeader = ifRangeMatches(typeof ifRange === 'string' ? ifRange : undefined, etag, NO_DATE) ? request.headers.range : undefined;
-  const range = parseRange(rangeHeader, layout.size);
+  const rangeHeader = ifRangeMatches(typeof ifRange === 'string' ? ifRange : undefined, zip.etag, NO_DATE) ? request.headers.range : undefined;
+  const range = parseRange(rangeHeader, zip.size);
   if (range.kind === 'unsatisfiable') {
-    throw new AppError('range_not_satisfiable', 'The requested range is outside the archive.', { headers: { 'content-range': unsatisfiedRange(layout.size) } });
+    throw new AppError('range_not_satisfiable', 'The requested range is outside the archive.', { headers: { 'content-range': unsatisfiedRange(zip.size) } });
   }
   if (request.method === 'HEAD') {
-    reply.header('content-length', String(layout.size));
+    reply.header('content-length', String(zip.size));
     return reply.code(200).send();
   }
   const start = range.kind === 'range' ? range.start : 0;
-  const end = range.kind === 'range' ? range.end : layout.size - 1;
-  const settle = await opts.charge?.(end - start + 1, layout.size);
+  const end = range.kind === 'range' ? range.end : zip.size - 1;
+  const settle = await opts.charge?.(end - start + 1, zip.size);
 
-  const crcs = request.server.zipCrcs;
-  const io: ZipIO = {
-    open: (e, r) => openLaidOut(backend, folder, e, r),
-    crcKey: (e) => crcKey(folder, e),
-    crcs: crcs && cacheOf(crcs),
-    warn: (err) => request.log.warn({ err }, 'zip CRC cache failed'),
-  };
-  const bytes = Readable.from(abortOnFailure(zipBytes(layout, { start, end }, io), request, reply), { objectMode: false, highWaterMark: 2 * 1024 * 1024 });
+  const produced = zip.bytes({ start, end }, (err) => request.log.warn({ err }, 'zip CRC cache failed'));
+  const bytes = Readable.from(abortOnFailure(produced, request, reply), { objectMode: false, highWaterMark: 2 * 1024 * 1024 });
   const body = settle ? metered(reply, bytes, settle) : bytes;
   reply.header('content-length', String(end - start + 1));
   if (range.kind === 'range') {
-    reply.header('content-range', contentRange(start, end, layout.size));
+    reply.header('content-range', contentRange(start, end, zip.size));
     return reply.code(206).send(body);
   }
   return reply.code(200).send(body);
@@ -109,72 +81,6 @@ async function* abortOnFailure(bytes: AsyncGenerator<Buffer>, request: FastifyRe
     request.raw.socket?.destroy();
     throw err;
   }
-}
-
-/** The tree to zip, from one walk (or one stat/walk per selected name). */
-async function plan(backend: StorageBackend, folder: StorageKey, names: readonly string[] | undefined, skipped: (path: readonly string[]) => void): Promise<ZipSourceEntry[]> {
-  const top = await storageCall(() => backend.stat(folder));
-  if (!top) throw new AppError('not_found', 'No folder exists at this path.');
-  if (top.isFile) throw new AppError('not_a_directory', 'Only a folder can be downloaded as a zip.');
-  const sources: ZipSourceEntry[] = [{ path: [], isFolder: true, size: 0, modified: top.modified, validator: '' }];
-  // A folder whose name is refused is skipped with everything below it.
-  const refused: string[][] = [];
-  const add = (path: readonly string[], e: { isFile: boolean; size: number; modified: Date; etag: string }): void => {
-    if (refused.some((r) => r.every((s, i) => path[i] === s))) return;
-    if (path.some((s) => nameProblem(s) !== undefined)) {
-      refused.push([...path]);
-      skipped(path);
-      return;
-    }
-    sources.push({ path, isFolder: !e.isFile, size: e.isFile ? e.size : 0, modified: e.modified, validator: e.isFile ? e.etag : '' });
-  };
-  const walk = async (below: readonly string[]): Promise<void> => {
-    const dir = { ...folder, segments: [...folder.segments, ...below] };
-    await storageCall(async () => {
-      for await (const w of backend.walk(dir)) add([...below, ...w.path], w.entry);
-    });
-  };
-  if (names === undefined) {
-    await walk([]);
-    return sources;
-  }
-  for (const name of new Set(names)) {
-    const problem = nameProblem(name);
-    if (problem) throw new AppError('invalid_name', `The name "${name}" is invalid: ${problem}.`);
-  }
-  for (const name of [...new Set(names)]) {
-    const entry = await storageCall(() => backend.stat({ ...folder, segments: [...folder.segments, name] }));
-    if (!entry) throw new AppError('not_found', `Nothing named "${name}" exists in this folder.`);
-    add([name], entry);
-    if (!entry.isFile) await walk([name]);
-  }
-  return sources;
-}
-
-async function openLaidOut(backend: StorageBackend, folder: StorageKey, e: ZipEntry, range: { start: number; end: number }): Promise<Readable> {
-  // `...folder` keeps a share's bound (StorageKey.within): links stay inside the shared folder.
-  const key = { ...folder, segments: [...folder.segments, ...e.source.path] };
-  let opened;
-  try {
-    opened = await backend.read(key, range);
-  } catch (err) {
-    throw new TreeChangedError(`opening ${keyId(key)} failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (opened.entry.etag !== e.source.validator || opened.entry.size !== e.dataEnd - e.dataStart) {
-    opened.stream.destroy();
-    throw new TreeChangedError(`${keyId(key)} changed since the zip was planned`);
-  }
-  return opened.stream;
-}
-
-/** Names the content: the file's path and its storage ETag and size (a hash keeps keys short). */
-function crcKey(folder: StorageKey, e: ZipEntry): string {
-  const id = keyId({ user: folder.user, segments: [...folder.segments, ...e.source.path] });
-  return createHash('sha256').update(`${id}\0${e.source.validator}\0${e.dataEnd - e.dataStart}`).digest('base64url');
-}
-
-function cacheOf(repo: ZipCrcRepo): CrcCache {
-  return { getMany: (keys) => repo.getMany(keys), putMany: (rows) => repo.putMany(rows, Date.now()) };
 }
 
 /** `name=` of a zip request, repeated or not; absent → the whole folder. */

@@ -10,6 +10,8 @@ import { readZip } from '../helpers/zip-reader.js';
 import { AppError } from '../../src/domain/errors.js';
 import { installErrorHandling } from '../../src/http/error-handler.js';
 import { sendFolderZip } from '../../src/routes/zip-reply.js';
+import { createZipService } from '../../src/services/zip.js';
+import { systemClock } from '../../src/lib/clock.js';
 
 const big = randomBytes(100_000);
 const tree: [string, string | Buffer][] = [
@@ -209,8 +211,7 @@ for (const [storage, skip] of BACKENDS) {
         const settled: number[] = [];
         let refuse = false;
         app.get('/z', (request, reply) =>
-          sendFolderZip(request, reply, {
-            backend: t.backend,
+          sendFolderZip(request, reply, createZipService({ backend: t.backend, crcs: t.store.zipCrcs, clock: systemClock }), {
             folder: { user: 'alice', segments: ['proj'] },
             names: ['a.txt'],
             archiveName: 'Shared thing',
