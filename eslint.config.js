@@ -1,6 +1,41 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers of src/ (docs/architecture.md "Layers"), lowest first: a module may import its own
+ * layer and those below it, never one above. `npm test` runs the lint, so the next upward import
+ * fails the build instead of waiting for a review.
+ */
+const LAYERS = [
+  { name: 'domain and lib', folders: ['domain', 'lib', 'zip'] },
+  { name: 'store and storage', folders: ['store', 'storage', 'cluster', 'thumbnails'] },
+  { name: 'services', folders: ['services'] },
+  { name: 'front ends', folders: ['http', 'dav', 'basic', 'share-pages', 'routes', 'ops', 'config'] },
+  { name: 'app', folders: ['app'] },
+  { name: 'cli', folders: ['cli'] },
+];
+
+/** `no-restricted-imports` for one layer: every folder of the layers above it, at any depth of relative path. */
+function layerRule(index) {
+  const above = LAYERS.slice(index + 1).flatMap((l) => l.folders);
+  return {
+    files: LAYERS[index].folders.map((f) => `src/${f}/**/*.ts`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [...above.map((f) => `**/${f}/*`), '**/main.js'],
+              message: `${LAYERS[index].name} may not import from a layer above it (${above.join(', ')}, main): move the name down to where both can see it (docs/architecture.md "Layers").`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'data/**', 'test-output/**'] },
   js.configs.recommended,
@@ -12,4 +47,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...LAYERS.slice(0, -1).map((_, i) => layerRule(i)),
 );

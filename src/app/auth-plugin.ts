@@ -13,7 +13,7 @@ import type { AuthService } from '../services/auth.js';
 import type { PathTokenService } from '../services/path-token-service.js';
 import type { ShareService } from '../services/shares.js';
 import type { GrantService } from '../services/grants.js';
-import type { RateLimiter } from './login-throttle.js';
+import type { RateLimiter } from '../store/rate-limiter.js';
 import type { VisitorLimiter } from './visitor-limit.js';
 
 declare module 'fastify' {

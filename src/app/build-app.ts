@@ -54,7 +54,7 @@ import { createSharedWithMe } from '../routes/dav-shared.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
 import { installRouteTable, type Answer } from './route-table.js';
 import { openApiRoutes } from '../routes/openapi.js';
-import { empty, errors, type RouteSchema } from '../routes/schemas.js';
+import { empty, errors, type RouteSchema } from '../http/schemas.js';
 import { searchRoutes } from '../routes/search.js';
 import { changeRoutes } from '../routes/changes.js';
 import { createChangeService } from '../services/changes.js';
@@ -74,7 +74,7 @@ import { clientErrorHandler, HTTP_LIMITS } from '../http/client-error.js';
 import { installErrorHandling, sendError } from '../http/error-handler.js';
 import { answerBegun, armDeadline, attachProgress } from './request-deadline.js';
 import { withProgress } from '../lib/progress.js';
-import { storeRateLimiter, type RateLimiter } from './login-throttle.js';
+import { storeRateLimiter, type RateLimiter } from '../store/rate-limiter.js';
 import { createAuditService } from '../services/audit.js';
 import { installAuditHook } from './audit-hook.js';
 import { adminAuditRoutes } from '../routes/admin-audit.js';
@@ -331,7 +331,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, basePath, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
+      const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
       const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags });
       await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, sync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));

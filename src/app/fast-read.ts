@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream';
 import { decide, SHARE_LINK, STORAGE_READ, type Resource } from '../domain/access.js';
 import { parseStoragePath } from '../domain/storage-path.js';
-import { asksForPart } from '../http/conditional.js';
+import { asksForPart } from '../lib/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
 import { EVERY_ANSWER_HEADERS, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { splitShareUrl } from '../http/url.js';

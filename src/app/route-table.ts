@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteRecord } from '../http/openapi.js';
-import type { RouteSchema } from '../routes/schemas.js';
+import type { RouteSchema } from '../http/schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

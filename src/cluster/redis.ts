@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import type { RateLimiter } from '../app/login-throttle.js';
+import type { RateLimiter } from '../store/rate-limiter.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
 import type { LeaseRepo } from '../store/types.js';

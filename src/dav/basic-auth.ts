@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
-import type { RateLimiter } from '../app/login-throttle.js';
+import type { RateLimiter } from '../store/rate-limiter.js';
 import type { AuthService } from '../services/auth.js';
 import { KEY_PREFIX, type ApiKeyService } from '../services/api-keys.js';
 import type { MetadataStore } from '../store/types.js';

@@ -61,4 +61,3 @@ export function hrefFor(basePath: string, key: StorageKey, isCollection: boolean
 }
 
 /** `a/b` for a key's segments ('' for the root): the path convention of locks and dead properties. */
-export const resourcePath = (key: StorageKey): string => key.segments.join('/');

@@ -1,5 +1,5 @@
 import { AppError } from '../domain/errors.js';
-import { contentTypeFor } from '../http/mime.js';
+import { contentTypeFor } from '../lib/mime.js';
 import type { Entry } from '../storage/backend.js';
 import type { DavLock, DeadProperty } from '../store/types.js';
 import { children, escapeText, type XmlElement } from './xml.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decide, grantRefusal, isWriteMethod, type AccessRule, type GrantAccess, type Resource } from './access.js';
 import type { Principal } from './principal.js';
-import type { Share } from '../store/types.js';
+import type { Share } from './share.js';
 
 const alice = { kind: 'user', userId: 'u1', username: 'alice', isAdmin: false } as const;
 const session: Principal = { ...alice, via: 'session', sessionId: 's1', readOnly: false };

@@ -1,4 +1,4 @@
-import type { Share } from '../store/types.js';
+import type { Share } from './share.js';
 
 /** What every account-holding principal carries (other modules code against these names). */
 type Account = {

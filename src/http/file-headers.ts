@@ -1,6 +1,6 @@
 import type { Entry } from '../storage/backend.js';
 import { contentDisposition } from './content-disposition.js';
-import { contentTypeFor } from './mime.js';
+import { contentTypeFor } from '../lib/mime.js';
 
 /** The headers of a file's answer (GET, HEAD, 206, 304) from its entry; the attachment name when `download`. */
 export function fileHeaderFields(entry: Entry, download: boolean): Record<string, string> {

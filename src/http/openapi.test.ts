@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { credentialAnswers, openApiDocument, openApiPath, pathParams, type RouteRecord } from './openapi.js';
 import { endpointIndex, unknownHeadings, withEndpointIndex, currentIndex } from './openapi-markdown.js';
-import type { RouteSchema } from '../routes/schemas.js';
+import type { RouteSchema } from './schemas.js';
 
 test('openApiPath turns Fastify patterns into OpenAPI templates relative to the base path', () => {
   const rows: [string, string, string][] = [

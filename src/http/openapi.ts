@@ -1,4 +1,4 @@
-import { ErrorBody, type JsonSchema, type ResponseSpec, type RouteSchema } from '../routes/schemas.js';
+import { ErrorBody, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
 
 /**
  * The OpenAPI 3.1 document of the server, built from the routes as Fastify
@@ -23,7 +23,7 @@ export type DocumentOptions = {
   readonly basePath: string;
   readonly version: string;
   readonly components: { readonly [name: string]: JsonSchema };
-  /** Answers every route may give (ANY_ROUTE in src/routes/schemas.ts), added where a route does not list the status. */
+  /** Answers every route may give (ANY_ROUTE in src/http/schemas.ts), added where a route does not list the status. */
   readonly anyRoute?: { readonly [status: string]: ResponseSpec };
 };
 
@@ -288,7 +288,7 @@ export function schemaProblems(routes: readonly RouteRecord[]): string[] {
     const s = route.schema;
     const say = (what: string) => problems.push(`${label}: ${what}`);
     if (!s) {
-      say('no schema (declare schema: { summary, tags, params/querystring/body, response: { <2xx>: …, …errors({4xx: …}) } }, see src/routes/schemas.ts)');
+      say('no schema (declare schema: { summary, tags, params/querystring/body, response: { <2xx>: …, …errors({4xx: …}) } }, see src/http/schemas.ts)');
       continue;
     }
     if (typeof s.summary !== 'string' || s.summary.trim() === '') say('no schema.summary');
@@ -298,7 +298,7 @@ export function schemaProblems(routes: readonly RouteRecord[]): string[] {
     else {
       // A route that exists only to refuse a method (405 with Allow) has no success answer to document.
       if (!statuses.some((st) => /^[23]/.test(st)) && !statuses.includes('405')) say('no success answer (2xx/3xx) in schema.response');
-      if (!statuses.some((st) => /^[45]/.test(st))) say('no error answer (4xx/5xx) in schema.response (use errors({...}) from src/routes/schemas.ts)');
+      if (!statuses.some((st) => /^[45]/.test(st))) say('no error answer (4xx/5xx) in schema.response (use errors({...}) from src/http/schemas.ts)');
       for (const st of statuses) {
         if (!/^([1-5]\d\d|[1-5]XX|default)$/.test(st)) say(`schema.response key "${st}" is not a status code`);
         const spec = s.response[st] as { description?: unknown } | undefined;

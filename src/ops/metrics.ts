@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { bytes, errors, type RouteSchema } from '../routes/schemas.js';
+import { bytes, errors, type RouteSchema } from '../http/schemas.js';
 
 const metricsSchema: RouteSchema = {
   summary: 'Prometheus metrics (only with --metrics)',

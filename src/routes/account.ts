@@ -4,7 +4,7 @@ import { strictBodyValidator } from '../http/strict-validator.js';
 import type { AccessRule } from '../domain/access.js';
 import type { AccountCaller, AccountService } from '../services/account.js';
 import { error, noContent, signedIn, throttled } from './route-schemas.js';
-import { json } from './schemas.js';
+import { json } from '../http/schemas.js';
 
 /** The caller of a signed-in route, in the fields the principal keeps (username, userId, sessionId). */
 export function callerOf(request: FastifyRequest): AccountCaller {

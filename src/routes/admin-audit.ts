@@ -3,7 +3,7 @@ import type { AccessRule } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import type { AuditService } from '../services/audit.js';
 import { adminOnly, error } from './route-schemas.js';
-import { json } from './schemas.js';
+import { json } from '../http/schemas.js';
 
 const MAX_LIMIT = 1000;
 const DEFAULT_LIMIT = 100;

@@ -3,7 +3,7 @@ import type { AccessRule } from '../domain/access.js';
 import { strictBodyValidator } from '../http/strict-validator.js';
 import type { GroupService } from '../services/groups.js';
 import { adminOnly, error, noContent } from './route-schemas.js';
-import { json } from './schemas.js';
+import { json } from '../http/schemas.js';
 
 const groupSchema = {
   type: 'object',

@@ -5,7 +5,7 @@ import type { User } from '../store/types.js';
 import type { AccountUsage } from '../services/usage.js';
 import type { UserService } from '../services/users.js';
 import { adminOnly, error, noContent } from './route-schemas.js';
-import { json } from './schemas.js';
+import { json } from '../http/schemas.js';
 
 const userSchema = {
   type: 'object',

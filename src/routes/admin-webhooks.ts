@@ -3,7 +3,7 @@ import type { AccessRule } from '../domain/access.js';
 import { objectBody } from './body.js';
 import { WEBHOOK_EVENTS, type WebhookInput, type WebhookService } from '../services/webhooks.js';
 import { adminOnly, error, noContent } from './route-schemas.js';
-import { json } from './schemas.js';
+import { json } from '../http/schemas.js';
 
 const TAGS = ['Webhooks (admin)'];
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 } } } as const;

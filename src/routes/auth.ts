@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import type { AuthService } from '../services/auth.js';
 import { objectBody, optionalString, requiredString } from './body.js';
-import { empty, errors, json, jsonBody, TokenSet, type RouteSchema } from './schemas.js';
+import { empty, errors, json, jsonBody, TokenSet, type RouteSchema } from '../http/schemas.js';
 
 const credentials = (second: string, what: string) => jsonBody({
   type: 'object',

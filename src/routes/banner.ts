@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { bytes, empty, errors, type RouteSchema } from './schemas.js';
+import { bytes, empty, errors, type RouteSchema } from '../http/schemas.js';
 
 const bannerText = bytes('The banner, plain text (never HTML), up to 16 KiB; read afresh on each request.', ['text/plain']);
 // No banner is the usual case, not an error: a 404 would put a failed request in every page load's console.

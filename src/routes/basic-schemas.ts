@@ -1,6 +1,6 @@
-import { bytes, empty, fileAnswers, header, html, type ResponseSpec, type RouteSchema } from './schemas.js';
+import { bytes, empty, fileAnswers, header, html, type ResponseSpec, type RouteSchema } from '../http/schemas.js';
 
-// The OpenAPI schemas of /basic/ (documentation: src/routes/schemas.ts).
+// The OpenAPI schemas of /basic/ (documentation: src/http/schemas.ts).
 
 const TAG = ['Basic HTML version'];
 const session: RouteSchema['security'] = [{ basicSession: [] }];

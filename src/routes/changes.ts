@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT, type ChangeService, type ChangesInput } from '../services/changes.js';
-import { bytes, errors, header, json, type JsonSchema, type RouteSchema } from './schemas.js';
+import { bytes, errors, header, json, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
 /** A comment line this often keeps proxies and clients from taking a quiet stream for a dead one. */
 export const HEARTBEAT_MS = 15_000;

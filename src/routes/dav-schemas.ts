@@ -1,10 +1,10 @@
-import { bytes, empty, errors, fileAnswers, header as responseHeader, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
+import { bytes, empty, errors, fileAnswers, header as responseHeader, type JsonSchema, type ResponseSpec, type RouteSchema } from '../http/schemas.js';
 
 /** Methods of WebDAV class 1 and 2 that /dav/ answers (CONTRACT "WebDAV"). */
 export const METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'REPORT'] as const;
 export const ALLOW = METHODS.join(', ');
 
-// The OpenAPI schemas of /dav/ (documentation: src/routes/schemas.ts).
+// The OpenAPI schemas of /dav/ (documentation: src/http/schemas.ts).
 
 const DAV_TAG = ['WebDAV'];
 const XML = (description: string, headers?: ResponseSpec['headers']) => bytes(description, ['application/xml'], headers);

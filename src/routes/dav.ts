@@ -5,10 +5,11 @@ import type { Principal } from '../domain/principal.js';
 import { isRoot, keyName, type StorageKey } from '../domain/storage-path.js';
 import type { Entry } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
-import { davConditions, type DavConditions, type DavService } from '../services/dav.js';
+import type { DavConditions, DavService } from '../services/dav.js';
+import { davConditions, destinationKey } from '../dav/conditions.js';
 import type { DavLock } from '../store/types.js';
 import type { AccessRule, Resource as UrlTarget } from '../domain/access.js';
-import { parseTimeout } from '../dav/locks.js';
+import { parseTimeout } from '../services/dav-locks.js';
 import { DAV_PREFIX, encodeSegment, hrefFor, parseDavPath, rawDavPath, type DavTarget } from '../dav/paths.js';
 import {
   activeLock,
@@ -112,7 +113,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
       throw new AppError('method_not_allowed', `Only PROPFIND and OPTIONS apply to ${basePath}${DAV_PREFIX}; your files are under ${basePath}${DAV_PREFIX}${principal.username}/.`, { headers: { allow: 'OPTIONS, PROPFIND' } });
     }
     const { key } = target;
-    const cond = davConditions(header(request, 'if'));
+    const cond = davConditions(header(request, 'if'), basePath);
     switch (request.method) {
       case 'GET':
       case 'HEAD':
@@ -147,8 +148,8 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
         const overwrite = header(request, 'overwrite')?.trim().toUpperCase() ?? 'T';
         if (overwrite !== 'T' && overwrite !== 'F') throw new AppError('bad_request', 'Overwrite must be T or F.');
         const move = request.method === 'MOVE';
-        const destination = await shared.destination(principal, header(request, 'destination'));
-        const { created } = await dav.copyOrMove(key, { destination, depth: depthOf(request, 'infinity'), overwrite: overwrite === 'T', move, cond, principal });
+        const to = destinationKey(await shared.destination(principal, header(request, 'destination')), basePath);
+        const { created } = await dav.copyOrMove(key, to, { depth: depthOf(request, 'infinity'), overwrite: overwrite === 'T', move, cond, principal });
         return reply.code(created ? 201 : 204).send();
       }
       case 'LOCK':

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { isPermission, type GrantService, type Permission } from '../services/grants.js';
 import { objectBody, requiredString } from './body.js';
-import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from './schemas.js';
+import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
 const TAGS = ['Grants'];
 const permission: JsonSchema = { type: 'string', enum: ['read', 'write'], description: '`read`: every read; `write`: also upload, overwrite, create folders, rename, move and delete inside the item (never the item itself).' };

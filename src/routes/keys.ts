@@ -3,7 +3,7 @@ import type { AccessRule } from '../domain/access.js';
 import type { UserPrincipal } from '../domain/principal.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import { objectBody } from './body.js';
-import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from './schemas.js';
+import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
 const TAG = ['App passwords'];
 const KeyView: JsonSchema = {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { empty, ErrorBody, errors, json, type RouteSchema } from './schemas.js';
+import { empty, ErrorBody, errors, json, type RouteSchema } from '../http/schemas.js';
 import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 
 const tokenErrors = errors({ 401: 'No valid access token (`unauthorized`).' });

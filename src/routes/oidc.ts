@@ -10,7 +10,7 @@ import type { AuthService } from '../services/auth.js';
 import type { OidcService, SignInTarget } from '../services/oidc.js';
 import { basicCsp } from './basic.js';
 import { objectBody, requiredString } from './body.js';
-import { empty, ErrorBody, errors, header, json, jsonBody, type ResponseSpec } from './schemas.js';
+import { empty, ErrorBody, errors, header, json, jsonBody, type ResponseSpec } from '../http/schemas.js';
 
 const TAG = ['Single sign-on'];
 const open: AccessRule = { who: 'public' };

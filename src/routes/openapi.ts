@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { openApiDocument, type RouteRecord } from '../http/openapi.js';
-import { ANY_ROUTE, COMPONENTS, errors, json, type RouteSchema } from './schemas.js';
+import { ANY_ROUTE, COMPONENTS, errors, json, type RouteSchema } from '../http/schemas.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

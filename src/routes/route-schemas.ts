@@ -1,8 +1,8 @@
-import { empty, json, ErrorBody } from './schemas.js';
+import { empty, json, ErrorBody } from '../http/schemas.js';
 
 /**
  * Pieces of the route schemas shared by the account and admin routes (in the
- * shapes of src/routes/schemas.ts): the contract's error answers and the
+ * shapes of src/http/schemas.ts): the contract's error answers and the
  * status codes every signed-in route can answer.
  */
 export const error = (description: string) => json(description, ErrorBody);

@@ -3,7 +3,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH } from '../domain/search-tex
 import type { SearchService } from '../services/search.js';
 import type { AccessRule } from '../domain/access.js';
 import { parseSearchQuery } from '../http/search-query.js';
-import { errors, json, type RouteSchema } from './schemas.js';
+import { errors, json, type RouteSchema } from '../http/schemas.js';
 
 /** GET /api/search (CONTRACT "Search, thumbnails, usage"), documented in docs/api.md. */
 export const SEARCH_SCHEMA: RouteSchema = {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
-import { asksForPart, ifRangeMatches, isNotModified } from '../http/conditional.js';
+import { asksForPart, ifRangeMatches, isNotModified } from '../lib/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { Readable } from 'node:stream';

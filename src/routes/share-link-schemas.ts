@@ -1,6 +1,6 @@
-import { bytes, empty, errors, fileAnswers, FilesWritten, header, html, json, jsonBody, Listing, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
+import { bytes, empty, errors, fileAnswers, FilesWritten, header, html, json, jsonBody, Listing, type JsonSchema, type ResponseSpec, type RouteSchema } from '../http/schemas.js';
 
-// The OpenAPI schemas of share links (documentation: src/routes/schemas.ts).
+// The OpenAPI schemas of share links (documentation: src/http/schemas.ts).
 
 const TAG = ['Share links'];
 /** Visitors need no account; a password link needs its cookie. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { ShareService } from '../services/shares.js';
 import { objectBody, optionalBoolean, requiredString } from './body.js';
-import { empty, errors, json, jsonBody, Share, type RouteSchema } from './schemas.js';
+import { empty, errors, json, jsonBody, Share, type RouteSchema } from '../http/schemas.js';
 
 const createSchema: RouteSchema = {
   summary: 'Create a share link',

@@ -14,7 +14,7 @@ import { fileHeaders, isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import type { ZipService } from '../services/zip.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
-import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from './schemas.js';
+import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
 import type { GrantService } from '../services/grants.js';
 import type { VersionService } from '../services/versions.js';

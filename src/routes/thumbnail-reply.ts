@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
-import { isNotModified } from '../http/conditional.js';
+import { isNotModified } from '../lib/conditional.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
 import type { Entry } from '../storage/backend.js';
 import { mayHaveThumbnail, type ThumbnailSize } from '../thumbnails/sizes.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UserPrincipal } from '../domain/principal.js';
 import type { TrashService } from '../services/trash.js';
-import { empty, errors, json, type JsonSchema, type RouteSchema } from './schemas.js';
+import { empty, errors, json, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
 const TAGS = ['Trash'];
 const Item: JsonSchema = {

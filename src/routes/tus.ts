@@ -5,7 +5,7 @@ import type { Principal } from '../domain/principal.js';
 import { parseByteCount, parseDeferLength, parseOverwrite, parseUploadChecksum, parseUploadMetadata, CHECKSUM_ALGORITHMS, type Parsed } from '../http/tus-headers.js';
 import type { TusService } from '../services/tus.js';
 import type { TusUpload } from '../store/types.js';
-import { empty, errors, header, type JsonSchema, type ResponseSpec, type RouteSchema } from './schemas.js';
+import { empty, errors, header, type JsonSchema, type ResponseSpec, type RouteSchema } from '../http/schemas.js';
 
 const TAG = ['Resumable uploads (tus)'];
 const tusResumable = { type: 'string', const: '1.0.0', description: 'Required on every request but OPTIONS; anything else → 412.' } as const;

@@ -3,10 +3,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { contentTypeFor } from '../http/mime.js';
+import { contentTypeFor } from '../lib/mime.js';
 import { newNonce, NONCE_SLOT, withNonce } from '../http/security-headers.js';
 import { isApiPath, isUiPage, rawPath } from '../http/url.js';
-import { bytes, errors, html, type RouteSchema } from './schemas.js';
+import { bytes, errors, html, type RouteSchema } from '../http/schemas.js';
 
 const assetSchema: RouteSchema = {
   summary: 'A file of the built web UI',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import type { UsageService } from '../services/usage.js';
-import { errors, json } from './schemas.js';
+import { errors, json } from '../http/schemas.js';
 
 /** CONTRACT "Search, thumbnails, usage": the caller's bytes in use and quota. */
 export function usageRoutes(scope: FastifyInstance, deps: { usage: UsageService }): void {

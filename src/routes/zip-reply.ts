@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
-import { ifRangeMatches, isNotModified } from '../http/conditional.js';
+import { ifRangeMatches, isNotModified } from '../lib/conditional.js';
 import { contentDisposition } from '../http/content-disposition.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { ZipService } from '../services/zip.js';

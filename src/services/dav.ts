@@ -6,17 +6,22 @@ import { isRoot, isSameOrInside, keyParent, type StorageKey } from '../domain/st
 import type { Clock } from '../lib/clock.js';
 import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { DavLock, DeadProperty, DeadPropertyChange, DeadPropertyTotals, MetadataStore } from '../store/types.js';
-import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from '../dav/if-header.js';
-import { assertTokensHeld, locksOver, parentPath, type WriteScope } from '../dav/locks.js';
-import { parseDestination, resourcePath } from '../dav/paths.js';
+import { evaluateIf, type IfHeader } from '../domain/dav-if-header.js';
+import { assertTokensHeld, locksOver, parentPath, resourcePath, type WriteScope } from './dav-locks.js';
 import type { FilesService } from './files.js';
 import { createFolderEtags, type FolderEtags } from './folder-etags.js';
 import type { GrantService } from './grants.js';
 import type { UsageService } from './usage.js';
 import { storageCall } from './storage-errors.js';
 
-/** The If header of a request and the lock tokens it submits (RFC 4918 §10.4). */
-export type DavConditions = { readonly header: IfHeader | undefined; readonly tokens: ReadonlySet<string> };
+/**
+ * The If header of a request, the lock tokens it submits (RFC 4918 §10.4), and the keys of the
+ * resources its tagged lists name by URL (read by the front end; undefined: not a resource here).
+ */
+export type DavConditions = { readonly header: IfHeader | undefined; readonly tokens: ReadonlySet<string>; readonly resources: ReadonlyMap<string, StorageKey | undefined> };
+
+/** The 403 of a COPY or MOVE whose Destination is outside every tree the caller may write. */
+export const destinationOutside = () => new AppError('forbidden', 'The Destination must lie inside your own storage or a folder shared with you for writing.');
 
 /** What a LOCK asks for: a new lock, or the refresh of the locks its If header names (no body). */
 export type LockRequest =
@@ -29,8 +34,6 @@ export type DavServiceDeps = {
   readonly backend: StorageBackend;
   readonly store: MetadataStore;
   readonly clock: Clock;
-  /** To read the resource URIs of an If header (tagged lists name resources by URL). */
-  readonly basePath: string;
   /** Bytes free for new files, when the backend can tell (local disk); RFC 4331 quota-available-bytes. */
   readonly freeBytes?: () => Promise<number | undefined>;
   /** Per user: dead properties (how many, their size) and live locks (docs/webdav.md "Limits"). */
@@ -45,18 +48,6 @@ export type DavService = ReturnType<typeof createDavService>;
 
 /** Over a per-user WebDAV limit: the one error for dead properties and locks (RFC 4918 §9.2.1, §9.10.6: 507). */
 const davLimit = (what: string) => new AppError('dav_limit_reached', `${what} (docs/webdav.md "Limits"). Remove some first.`);
-
-/** The If header's conditions; a malformed one is a 400. */
-export function davConditions(raw: string | undefined): DavConditions {
-  if (raw === undefined) return { header: undefined, tokens: new Set() };
-  try {
-    const header = parseIfHeader(raw);
-    return { header, tokens: new Set(submittedTokens(header)) };
-  } catch (e) {
-    if (e instanceof IfHeaderError) throw new AppError('bad_request', `The If header is malformed: ${e.message}`);
-    throw e;
-  }
-}
 
 /**
  * The rules of WebDAV over a user's tree (RFC 4918), for the /dav/ front end
@@ -101,7 +92,7 @@ export function createDavService(deps: DavServiceDeps) {
     for (const r of resources) {
       const id = r ?? '';
       if (states.has(id)) continue;
-      const k = r === undefined ? key : keyOfUri(r);
+      const k = r === undefined ? key : cond.resources.get(r);
       states.set(id, k && k.user === key.user ? await stateOf(k) : undefined);
     }
     if (!evaluateIf(cond.header, (r) => states.get(r ?? ''))) {
@@ -109,14 +100,6 @@ export function createDavService(deps: DavServiceDeps) {
     }
   }
 
-  function keyOfUri(uri: string): StorageKey | undefined {
-    try {
-      const t = parseDestination(uri, deps.basePath);
-      return t.kind === 'entry' ? t.key : undefined;
-    } catch {
-      return undefined;
-    }
-  }
 
   async function stateOf(key: StorageKey): Promise<{ etag?: string; lockTokens: string[] }> {
     const [entry, locks] = await Promise.all([storageCall(() => backend.stat(key)), store.davLocks.covering(key.user, resourcePath(key), clock.now())]);
@@ -239,24 +222,21 @@ export function createDavService(deps: DavServiceDeps) {
     },
 
     /**
-     * COPY and MOVE within one user's tree (RFC 4918 §9.8, §9.9); `created` tells 201 from 204.
-     * `destination` is the Destination header as sent.
+     * COPY and MOVE (RFC 4918 §9.8, §9.9) onto `to`, the key the front end read from the Destination
+     * header; `created` tells 201 from 204.
      */
     async copyOrMove(
       from: StorageKey,
-      opts: { destination: string | undefined; depth: '0' | '1' | 'infinity'; overwrite: boolean; move: boolean; cond: DavConditions; principal: Principal },
+      to: StorageKey,
+      opts: { depth: '0' | '1' | 'infinity'; overwrite: boolean; move: boolean; cond: DavConditions; principal: Principal },
     ): Promise<{ created: boolean }> {
       const { move, depth, cond, principal } = opts;
-      const dest = parseDestination(opts.destination, deps.basePath);
-      const outside = () => new AppError('forbidden', 'The Destination must lie inside your own storage or a folder shared with you for writing.');
-      if (dest.kind === 'top') throw outside();
-      const to = dest.key;
       // Through a grant (a key in another user's tree): a move takes the source away, and either writes the Destination.
       if (move && from.user !== principal.username) await deps.grants.assertMay(principal, from, 'MOVE');
       if (to.user !== principal.username) {
         await deps.grants.assertMay(principal, to, 'MOVE').catch((e: unknown) => {
           // Another user's tree without a writable grant: the 403 a Destination outside one's storage has always had.
-          throw e instanceof AppError && e.code === 'unauthorized' ? outside() : e;
+          throw e instanceof AppError && e.code === 'unauthorized' ? destinationOutside() : e;
         });
       }
       if (depth === '1' || (move && depth !== 'infinity')) throw new AppError('bad_request', `${move ? 'MOVE' : 'COPY'} takes Depth: infinity${move ? '' : ' or 0'}.`);

@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
 import type { Writer } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
-import { ifMatchPasses } from '../http/conditional.js';
+import { ifMatchPasses } from '../lib/conditional.js';
 import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { Writer } from '../domain/principal.js';
 import { formatSize } from '../domain/sizes.js';
 import type { StorageKey } from '../domain/storage-path.js';
-import { usageDeltas } from '../domain/usage-deltas.js';
+import { usageDeltas } from '../storage/usage-deltas.js';
 import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore, User } from '../store/types.js';
 

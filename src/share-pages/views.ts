@@ -1,6 +1,6 @@
 import { mayHaveThumbnail } from '../thumbnails/sizes.js';
 import { NONCE_SLOT } from '../http/security-headers.js';
-import { contentTypeFor } from '../http/mime.js';
+import { contentTypeFor } from '../lib/mime.js';
 import { Html, html } from '../http/html.js';
 import { urlPath } from './urls.js';
 

@@ -1,5 +1,5 @@
 import type { StorageKey } from '../domain/storage-path.js';
-import type { Entry } from './backend.js';
+import type { Entry } from './entry.js';
 
 /**
  * What changed in storage, reported by the backend after the change is

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
-import { StoreConflictError, type DavLock, type MetadataStore, type Share } from './types.js';
+import type { Share } from '../domain/share.js';
+import { StoreConflictError, type DavLock, type MetadataStore } from './types.js';
 import { MAX_DOWNLOAD_LIMIT, ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
 /**

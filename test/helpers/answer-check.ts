@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Answer } from '../../src/app/route-table.js';
 import { credentialAnswers } from '../../src/http/openapi.js';
-import { ANY_ROUTE, type JsonSchema, type ResponseSpec } from '../../src/routes/schemas.js';
+import { ANY_ROUTE, type JsonSchema, type ResponseSpec } from '../../src/http/schemas.js';
 
 /**
  * Checks every answer of a test app against its route's schema: the status is

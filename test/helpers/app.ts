@@ -166,7 +166,7 @@ export async function startApp(
       await store.close();
       await rm(dataDir, { recursive: true, force: true });
       if (answers.problems.length > 0) {
-        throw new Error(`answers that the route schemas do not document (fix the schema, src/routes/schemas.ts):\n${[...new Set(answers.problems)].join('\n')}`);
+        throw new Error(`answers that the route schemas do not document (fix the schema, src/http/schemas.ts):\n${[...new Set(answers.problems)].join('\n')}`);
       }
     },
   };

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { storeRateLimiter, type RateLimiter } from '../../src/app/login-throttle.js';
+import { storeRateLimiter, type RateLimiter } from '../../src/store/rate-limiter.js';
 import { openRedis, redisRateLimiter } from '../../src/cluster/redis.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { redisService, skipReason } from '../helpers/services.js';

@@ -9,7 +9,7 @@ import { postJson } from '../helpers/client.js';
 import { installRouteTable, type Answer } from '../../src/app/route-table.js';
 import { answerChecker } from '../helpers/answer-check.js';
 import { documentOperations, openApiDocument, openApiPath, schemaProblems, type RouteRecord } from '../../src/http/openapi.js';
-import { COMPONENTS, errors, json, type RouteSchema } from '../../src/routes/schemas.js';
+import { COMPONENTS, errors, json, type RouteSchema } from '../../src/http/schemas.js';
 
 type Doc = { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, unknown>>; components: Record<string, unknown> };
 
@@ -102,7 +102,7 @@ test('the validator and the template check refuse broken documents (they can fai
 });
 
 test('every route the server registered has a complete schema (completeness check names route and gap)', () => {
-  for (const app of [t, based]) assert.deepEqual(schemaProblems(app.app.schemaTable), [], 'routes with schema gaps (see src/routes/schemas.ts for how to declare one)');
+  for (const app of [t, based]) assert.deepEqual(schemaProblems(app.app.schemaTable), [], 'routes with schema gaps (see src/http/schemas.ts for how to declare one)');
 });
 
 test('every route and method the server registered is in the document, and nothing else is', async () => {
@@ -202,7 +202,7 @@ test('the completeness check reports each gap of a partial schema', async () => 
     assert.deepEqual(problems.sort(), [
       'DELETE /b/*: path parameter "*" is not described in schema.params.properties',
       'DELETE /b/*: schema.response[204] has no description',
-      'GET /a/:id: no error answer (4xx/5xx) in schema.response (use errors({...}) from src/routes/schemas.ts)',
+      'GET /a/:id: no error answer (4xx/5xx) in schema.response (use errors({...}) from src/http/schemas.ts)',
       'GET /a/:id: no schema.summary',
       'GET /a/:id: no schema.tags',
       'GET /a/:id: path parameter "id" is not described in schema.params.properties',

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { parseDecodedStoragePath, type StorageKey } from '../../domain/storage-path.js';
 import { join } from 'node:path';
-import { usageDeltas } from '../../domain/usage-deltas.js';
+import { usageDeltas } from '../usage-deltas.js';
 import { openSqliteStore } from '../../store/sqlite.js';
 import { isStorageError, listAll, type StorageBackend, type StorageErrorCode } from '../backend.js';
 import type { Leasing } from '../coordination.js';

@@ -11,7 +11,7 @@ import {
   type _Object,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { contentTypeFor } from '../../http/mime.js';
+import { contentTypeFor } from '../../lib/mime.js';
 import { StorageError } from '../backend.js';
 import { s3Call } from './client.js';
 import { copySource } from './keys.js';

@@ -1,4 +1,4 @@
-import type { StorageEvent } from '../storage/events.js';
+import type { StorageEvent } from './events.js';
 
 /** A change of one user's used bytes. */
 export type UsageDelta = { readonly user: string; readonly delta: number };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from './if-header.js';
+import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeader } from './dav-if-header.js';
 
 const tok = (value: string, not = false) => ({ not, kind: 'token' as const, value });
 const etag = (value: string, not = false) => ({ not, kind: 'etag' as const, value });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_LOCK_SECONDS, MAX_LOCK_SECONDS, parseTimeout } from './locks.js';
+import { DEFAULT_LOCK_SECONDS, MAX_LOCK_SECONDS, parseTimeout } from './dav-locks.js';
 
 // A Timeout header (RFC 4918 §10.7) → the seconds a lock gets: the first value understood, at most a day.
 const CASES: [string | undefined, number][] = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { StorageKey } from './storage-path.js';
-import type { StorageEvent } from '../storage/events.js';
+import type { StorageKey } from '../domain/storage-path.js';
+import type { StorageEvent } from './events.js';
 import { usageDeltas } from './usage-deltas.js';
 
 const k = (user: string, ...segments: string[]): StorageKey => ({ user, segments });

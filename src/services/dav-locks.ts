@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors.js';
+import type { StorageKey } from '../domain/storage-path.js';
 import type { DavLock, DavLockRepo } from '../store/types.js';
 
 /**
@@ -30,6 +31,9 @@ export function parseTimeout(header: string | undefined): number {
  * parent protects too).
  */
 export type WriteScope = { readonly path: string; readonly tree?: boolean; readonly member?: boolean };
+
+/** A resource's path below its owner ('' for the root), as locks and dead properties name it. */
+export const resourcePath = (key: StorageKey): string => key.segments.join('/');
 
 export const parentPath = (path: string): string => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 
