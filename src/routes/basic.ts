@@ -5,7 +5,7 @@ import type { AccessRule } from '../domain/access.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
 import { newNonce, withNonce } from '../http/security-headers.js';
-import { bodyLeftUnread, toAppError } from '../http/error-handler.js';
+import { bodyLeftUnread, logFailure, toAppError } from '../http/error-handler.js';
 import { lastSegment, multipartFiles } from '../http/multipart.js';
 import type { AuthService } from '../services/auth.js';
 import type { FilesService, UploadPart } from '../services/files.js';
@@ -85,8 +85,7 @@ export async function basicRoutes(
   });
   scope.setErrorHandler((err, request, reply) => {
     const e = toAppError(err);
-    if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
-    else request.log.info({ code: e.code }, e.message);
+    logFailure(request.log, e, err);
     reply.code(e.status).headers(e.headers);
     if (e.code === 'too_large' && bodyLeftUnread(request)) reply.header('connection', 'close');
     // A download's headers may be set already; an error page is a page.
