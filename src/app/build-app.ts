@@ -188,7 +188,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     const fromVersions = await versions.freeFor(user, bytes);
     return fromVersions >= bytes ? fromVersions : fromVersions + (await trash.freeFor(user, bytes - fromVersions));
   });
-  const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
+  // Failed grant creations count in the login throttle, per caller (lifted by --dev like sign-ins).
+  const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock, limiter: throttle, onError: (err) => app.log.warn({ err }, 'giving back a grant creation\'s place in the throttle failed') });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants, versions });
   const usage = accountUsage(storageUsage);
