@@ -123,28 +123,20 @@ export function redisBreaker(onDown: (err: unknown) => void = () => undefined): 
 
 /** The login throttle in Redis, or in the database while Redis fails (attempts counted either way). */
 export function fallbackRateLimiter(primary: RateLimiter, fallback: RateLimiter, breaker: RedisBreaker): RateLimiter {
+  async function on<T>(call: (limiter: RateLimiter) => Promise<T>): Promise<T> {
+    if (!breaker.isOpen()) {
+      try {
+        return await call(primary);
+      } catch (e) {
+        breaker.trip(e);
+      }
+    }
+    return call(fallback);
+  }
   return {
-    async hit(key, now) {
-      if (!breaker.isOpen()) {
-        try {
-          return await primary.hit(key, now);
-        } catch (e) {
-          breaker.trip(e);
-        }
-      }
-      return fallback.hit(key, now);
-    },
+    hit: (key, now) => on((l) => l.hit(key, now)),
     // An attempt taken on the other side before a switch stays counted until it leaves the window: never fewer.
-    async release(key, at) {
-      if (!breaker.isOpen()) {
-        try {
-          return await primary.release(key, at);
-        } catch (e) {
-          breaker.trip(e);
-        }
-      }
-      return fallback.release(key, at);
-    },
+    release: (key, at) => on((l) => l.release(key, at)),
   };
 }
 
