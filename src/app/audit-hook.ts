@@ -26,6 +26,12 @@ const signIn = (method: string): Rule => (s) => ({
 const signOut: Rule = (s) => ({ type: 'logout', actor: s.request.actor ?? str(s.body.username)?.slice(0, 200) ?? null, target: str(s.body.username)?.slice(0, 200) ?? null });
 const simple = (type: string, target?: (s: Seen) => string | undefined, detail?: (s: Seen) => Record<string, unknown>): Rule => (s) => ({ type, target: target?.(s) ?? null, detail: detail?.(s) });
 const param = (name: string) => (s: Seen) => s.params[name];
+/**
+ * For actions whose failures are throttled per caller: the failures the throttle lets through are
+ * entries (at most its limit a minute per caller), its own refusals are not, so a caller who keeps
+ * trying cannot grow the chain at will; the request log has them.
+ */
+const unlessThrottled = (rule: Rule): Rule => (s) => (s.status === 429 ? undefined : rule(s));
 
 /**
  * Which answered requests are security events, by route (docs/operations.md "Audit log" lists
@@ -73,7 +79,7 @@ const RULES: Readonly<Record<string, Rule>> = {
   'DELETE /api/admin/webhooks/:id': simple('webhook.removed', param('id')),
   'POST /api/shares': simple('share.created', (s) => str(s.body.path), (s) => ({ id: str(s.answer.id), password: typeof s.body.password === 'string', upload_only: s.body.upload_only === true, expires_at: s.answer.expires_at })),
   'DELETE /api/shares/:id': simple('share.revoked', param('id')),
-  'POST /api/grants': simple('grant.created', (s) => str(s.body.path), (s) => ({ id: str(s.answer.id), to: str(s.body.to), permission: str(s.body.permission) })),
+  'POST /api/grants': unlessThrottled(simple('grant.created', (s) => str(s.body.path), (s) => ({ id: str(s.answer.id), to: str(s.body.to), permission: str(s.body.permission) }))),
   'PATCH /api/grants/:id': simple('grant.changed', param('id'), (s) => ({ permission: str(s.body.permission) })),
   'DELETE /api/grants/:id': simple('grant.revoked', param('id')),
   'POST /storage/*': (s) =>

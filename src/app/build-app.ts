@@ -188,7 +188,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The owner's own upload that would pass the quota purges their oldest kept bytes (versions and trash) first.
   storageUsage.setReclaim(createSafetyNet({ versions, trash }).makeRoom);
   const zips = createZipService({ backend: deps.backend, crcs: deps.store.zipCrcs, clock });
-  const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock });
+  // Failed grant creations count in the login throttle, per caller (lifted by --dev like sign-ins).
+  const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock, limiter: throttle, onError: (err) => app.log.warn({ err }, 'giving back a grant creation\'s place in the throttle failed') });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants, versions });
   const usage = accountUsage(storageUsage);

@@ -43,6 +43,12 @@ if n < tonumber(ARGV[3]) then
 end
 return tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])`;
 
+/** Removes one attempt recorded at the given time (members at one time are alike for the count). */
+const RELEASE_HIT = `
+local m = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1], 'LIMIT', 0, 1)
+if m[1] then redis.call('ZREM', KEYS[1], m[1]) end
+return 0`;
+
 let seq = 0;
 
 /** `deployment` keeps the counters of deployments that share one Redis apart (src/main.ts deploymentId). */
@@ -53,6 +59,9 @@ export function redisRateLimiter(redis: Redis, limit: number, windowMs: number, 
       // The member must be unique per attempt: two attempts in the same millisecond both count.
       const oldest = Number(await redisCall(() => redis.eval(HIT, 1, `${prefix}${key}`, now, windowMs, limit, `${now}:${process.pid}:${seq++}:${Math.random()}`)));
       return oldest < 0 ? 0 : Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
+    },
+    async release(key, at) {
+      await redisCall(() => redis.eval(RELEASE_HIT, 1, `${prefix}${key}`, at));
     },
   };
 }
@@ -114,17 +123,20 @@ export function redisBreaker(onDown: (err: unknown) => void = () => undefined): 
 
 /** The login throttle in Redis, or in the database while Redis fails (attempts counted either way). */
 export function fallbackRateLimiter(primary: RateLimiter, fallback: RateLimiter, breaker: RedisBreaker): RateLimiter {
-  return {
-    async hit(key, now) {
-      if (!breaker.isOpen()) {
-        try {
-          return await primary.hit(key, now);
-        } catch (e) {
-          breaker.trip(e);
-        }
+  async function on<T>(call: (limiter: RateLimiter) => Promise<T>): Promise<T> {
+    if (!breaker.isOpen()) {
+      try {
+        return await call(primary);
+      } catch (e) {
+        breaker.trip(e);
       }
-      return fallback.hit(key, now);
-    },
+    }
+    return call(fallback);
+  }
+  return {
+    hit: (key, now) => on((l) => l.hit(key, now)),
+    // An attempt taken on the other side before a switch stays counted until it leaves the window: never fewer.
+    release: (key, at) => on((l) => l.release(key, at)),
   };
 }
 

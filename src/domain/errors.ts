@@ -55,6 +55,21 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/**
+ * 507s that answer what the client asked for, not a fault of the server: its own quota, its own
+ * WebDAV limits, a sync it asked to cut where it cannot be cut. Refusals like any 4xx.
+ */
+const CLIENT_CAUSED_5XX: ReadonlySet<ErrorCode> = new Set(['quota_exceeded', 'dav_limit_reached', 'number_of_matches_within_limits']);
+
+/**
+ * True when the server failed (a bug, a service down, its disk full); false for a refusal the
+ * client caused. Only faults are logged as errors with their cause: any user can cause refusals
+ * at will, and the error log must stay the operator's list of what went wrong.
+ */
+export function isServerFault(code: ErrorCode): boolean {
+  return ERRORS[code] >= 500 && !CLIENT_CAUSED_5XX.has(code);
+}
+
 export class AppError extends Error {
   readonly status: number;
   /** Extra response headers, e.g. Retry-After on 429 or Content-Range on 416. */

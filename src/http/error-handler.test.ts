@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { connect } from 'node:net';
-import { AppError, ERRORS } from '../domain/errors.js';
-import { installErrorHandling, toAppError } from './error-handler.js';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { AppError, ERRORS, isServerFault, type ErrorCode } from '../domain/errors.js';
+import { installErrorHandling, logFailure, toAppError } from './error-handler.js';
 
 test('an unexpected error becomes 500 internal without its message or stack', async () => {
   const app = Fastify({ logger: false });
@@ -110,4 +112,24 @@ test('an error after part of the body was read leaves the connection able to ans
     socket.destroy();
     await app.close();
   }
+});
+
+test('only faults of the server are errors: every 4xx and the 507s a client causes are refusals', () => {
+  const refusals5xx = new Set<ErrorCode>(['quota_exceeded', 'dav_limit_reached', 'number_of_matches_within_limits']);
+  for (const [code, status] of Object.entries(ERRORS) as [ErrorCode, number][]) {
+    assert.equal(isServerFault(code), status >= 500 && !refusals5xx.has(code), code);
+  }
+  for (const code of ['internal', 'storage_failed', 'database_unavailable', 'coordination_unavailable', 'disk_full'] as const) assert.equal(isServerFault(code), true, code);
+});
+
+test('a refusal is logged at info with its code and no stack; a fault at error with its cause\'s stack', () => {
+  const written: { level: number; code?: string; err?: { stack?: string } }[] = [];
+  const log = pino({ level: 'info' }, new Writable({ write: (c, _e, cb) => (written.push(JSON.parse(c.toString()) as (typeof written)[number]), cb()) }));
+  const cause = new Error('the disk controller said no');
+  for (const e of [new AppError('quota_exceeded', 'Over your quota.'), new AppError('not_found', 'Nothing here.'), new AppError('rate_limited', 'Slow down.'), new AppError('storage_failed', 'S3 failed.', { cause }), toAppError(cause)]) {
+    logFailure(log, e, e);
+  }
+  assert.deepEqual(written.map((w) => [w.level, w.code, w.err === undefined]), [[30, 'quota_exceeded', true], [30, 'not_found', true], [30, 'rate_limited', true], [50, undefined, false], [50, undefined, false]]);
+  assert.match(written[3]!.err!.stack!, /the disk controller said no/);
+  assert.match(written[4]!.err!.stack!, /the disk controller said no\n\s+at /);
 });

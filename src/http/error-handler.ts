@@ -1,5 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError, isServerFault, type ErrorCode } from '../domain/errors.js';
 import { dependencyErrorIn, RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 
 /**
@@ -50,10 +50,15 @@ function defaultMessage(code: ErrorCode): string {
   }
 }
 
+/** A fault of the server at error level with its cause (the stack); a refusal the client caused at info, its code only. */
+export function logFailure(log: FastifyBaseLogger, e: AppError, err: unknown): void {
+  if (isServerFault(e.code)) log.error({ err: e.cause ?? err }, e.message);
+  else log.info({ code: e.code }, e.message);
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const e = toAppError(err);
-  if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
-  else request.log.info({ code: e.code }, e.message);
+  logFailure(request.log, e, err);
   reply.code(e.status).headers(e.headers);
   if ((e.code === 'too_large' || e.code === 'quota_exceeded') && bodyLeftUnread(request)) reply.header('connection', 'close');
   // Node drains the body of an answered request only if nobody began to read it. A route that read

@@ -6,7 +6,7 @@ import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
 import { clearCookie, parseCookies, setCookie } from '../http/cookies.js';
 import { newNonce, withNonce } from '../http/security-headers.js';
-import { bodyLeftUnread, toAppError } from '../http/error-handler.js';
+import { bodyLeftUnread, logFailure, toAppError } from '../http/error-handler.js';
 import { uploadParts } from './upload-parts.js';
 import type { AuthService } from '../services/auth.js';
 import type { FilesService } from '../services/files.js';
@@ -86,8 +86,7 @@ export async function basicRoutes(
   });
   scope.setErrorHandler((err, request, reply) => {
     const e = toAppError(err);
-    if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
-    else request.log.info({ code: e.code }, e.message);
+    logFailure(request.log, e, err);
     reply.code(e.status).headers(e.headers);
     if (e.code === 'too_large' && bodyLeftUnread(request)) reply.header('connection', 'close');
     // A download's headers may be set already; an error page is a page.

@@ -44,9 +44,10 @@ const SCHEMAS: Record<'create' | 'given' | 'received' | 'patch' | 'remove', Rout
       201: json('The grant.', Grant),
       ...errors({
         ...signedIn,
-        400: 'Not JSON, a missing or mistyped field, your root, yourself, or an unknown user or group (`bad_request`, `invalid_path`).',
+        400: 'Not JSON, a missing or mistyped field, your root, or a name you cannot share with: an unknown user or group, a disabled user and yourself get one and the same answer (`bad_request`, `invalid_path`).',
         404: 'Nothing at the path (`not_found`).',
         409: 'Already shared with that recipient (`already_exists`).',
+        429: 'Too many failed creations in the last minute (`--login-rate-limit`, 10 by default): every creation is refused until one leaves the window (`rate_limited`, with `Retry-After`).',
       }),
     },
   },

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
-import { sendError, toAppError } from '../http/error-handler.js';
+import { logFailure, sendError, toAppError } from '../http/error-handler.js';
 import { SESSION_COOKIE, sessionCookieValue } from '../basic/session.js';
 import { setCookie } from '../http/cookies.js';
 import { html as page } from '../http/html.js';
@@ -70,8 +70,9 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
       // A browser on its way through the provider gets a page; anything else the contract's JSON body.
       if (!/\btext\/html\b/.test(request.headers.accept ?? '')) return sendError(request, reply, err);
       const e = toAppError(err);
-      if (e.status >= 500 && e.code !== 'unavailable') request.log.error({ err: e.cause ?? err }, e.message);
-      else request.log.info({ code: e.code }, e.message);
+      // The provider being down is reported once by the service (a warning), not again per visitor.
+      if (e.code === 'unavailable') request.log.info({ code: e.code }, e.message);
+      else logFailure(request.log, e, err);
       const nonce = newNonce();
       // The basic pages' style sheet, without their header: this page belongs to neither UI.
       const body = page`<!doctype html>

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { splitShareUrl } from '../http/url.js';
-import { toAppError } from '../http/error-handler.js';
+import { logFailure, toAppError } from '../http/error-handler.js';
 import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
 import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
@@ -197,7 +197,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     });
     pages.setErrorHandler((err, request, reply) => {
       const e = toAppError(err);
-      if (e.status >= 500) request.log.error({ err: e.cause ?? err }, e.message);
+      logFailure(request.log, e, err);
       reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       if (isDead(e)) return reply.send(deadPage);
       const title = e.status === 429 ? 'Too many requests' : e.status === 404 ? 'Not found' : 'Something went wrong';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decide, grantRefusal, type GrantAccess } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
-import type { Principal } from '../domain/principal.js';
+import type { Principal, UserPrincipal } from '../domain/principal.js';
 import { isSameOrInside, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
@@ -22,6 +22,14 @@ const pathOf = (key: StorageKey): string => key.segments.join('/');
 const keyOf = (g: Grant): StorageKey => ({ user: g.owner, segments: g.path.split('/') });
 const notYours = () => new AppError('unauthorized', 'You are not allowed to access this path.');
 const noGrant = () => new AppError('not_found', 'There is no such grant.');
+/**
+ * One answer for every name a caller cannot share with (no such user or group, a disabled user,
+ * oneself): telling them apart would let any account list the others by trying names.
+ */
+const noRecipient = () => new AppError('bad_request', 'There is no user or group of this name that you can share with.');
+
+/** Counts attempts per key in a sliding window (the login throttle's RateLimiter, src/store/rate-limiter.ts). */
+type AttemptLimiter = { hit(key: string, now: number): Promise<number>; release(key: string, at: number): Promise<void> };
 
 /** Of a recipient's grants, the one that gives the most at `key` (undefined: none reaches it). */
 export function bestGrant(grants: readonly Grant[], key: StorageKey): GrantAccess | undefined {
@@ -72,7 +80,7 @@ export function isPermission(v: unknown): v is Permission {
  * A grant follows its item when the owner renames or moves it and ends when
  * the item is deleted (storage events, awaited before the change is answered).
  */
-export function createGrantService(deps: { store: MetadataStore; backend: StorageBackend; files: FilesService; clock: Clock; onError?: (e: unknown) => void }) {
+export function createGrantService(deps: { store: MetadataStore; backend: StorageBackend; files: FilesService; clock: Clock; limiter?: AttemptLimiter | undefined; onError?: (e: unknown) => void }) {
   const { store } = deps;
 
   const view = (g: Grant): GrantView => ({
@@ -104,34 +112,54 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     return g;
   }
 
+  /** The recipient's kind and id, or the one answer for every name the caller cannot share with. */
+  async function recipient(principal: UserPrincipal, kind: 'user' | 'group', name: string): Promise<string> {
+    if (kind === 'group') {
+      const groupId = await store.groups.idOf(name);
+      if (!groupId) throw noRecipient();
+      return groupId;
+    }
+    const user = await store.users.getByName(name);
+    if (!user || user.disabled || user.id === principal.userId) throw noRecipient();
+    return user.id;
+  }
+
+  async function create(principal: UserPrincipal, input: { path: string; to: string; permission: Permission }): Promise<GrantView> {
+    const raw = input.path.replace(/^\//, '');
+    const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
+    if (key.user !== principal.username) throw notYours();
+    if (key.segments.length === 0) throw new AppError('bad_request', 'Your whole storage cannot be shared; share a file or folder in it.');
+    const entry = await deps.files.stat(key);
+    const m = /^(user|group):(.+)$/.exec(input.to);
+    if (!m) throw new AppError('bad_request', 'Share with "user:<name>" or "group:<name>".');
+    const [, kind, name] = m as unknown as [string, 'user' | 'group', string];
+    const toId = await recipient(principal, kind, name);
+    const grant = {
+      id: randomUUID(), ownerId: principal.userId, owner: key.user, path: pathOf(key), isFile: entry.isFile,
+      toKind: kind, toId, permission: input.permission, createdAt: deps.clock.now(),
+    } as const;
+    if (!(await store.grants.create(grant))) throw new AppError('already_exists', `This item is shared with ${input.to} already; change its permission instead.`);
+    return view({ ...grant, toName: name });
+  }
+
   return {
+    /**
+     * Failed creations are limited per caller (the login throttle's count, `--login-rate-limit` a
+     * minute), so names cannot be tried in bulk. Each creation takes a place in the count before it
+     * runs and gives it back when it succeeds: concurrent attempts cannot pass the limit, and while
+     * the caller is over it every creation is refused, a good name too (else 201 against 429 would
+     * still tell names apart).
+     */
     async create(principal: Principal, input: { path: string; to: string; permission: Permission }): Promise<GrantView> {
       if (principal.kind !== 'user') throw notYours();
-      const raw = input.path.replace(/^\//, '');
-      const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
-      if (key.user !== principal.username) throw notYours();
-      if (key.segments.length === 0) throw new AppError('bad_request', 'Your whole storage cannot be shared; share a file or folder in it.');
-      const entry = await deps.files.stat(key);
-      const m = /^(user|group):(.+)$/.exec(input.to);
-      if (!m) throw new AppError('bad_request', 'Share with "user:<name>" or "group:<name>".');
-      const [, kind, name] = m as unknown as [string, 'user' | 'group', string];
-      let toId: string;
-      if (kind === 'user') {
-        const user = await store.users.getByName(name);
-        if (!user) throw new AppError('bad_request', `There is no user "${name}".`);
-        if (user.id === principal.userId) throw new AppError('bad_request', 'You cannot share with yourself.');
-        toId = user.id;
-      } else {
-        const groupId = await store.groups.idOf(name);
-        if (!groupId) throw new AppError('bad_request', `There is no group "${name}".`);
-        toId = groupId;
-      }
-      const grant = {
-        id: randomUUID(), ownerId: principal.userId, owner: key.user, path: pathOf(key), isFile: entry.isFile,
-        toKind: kind, toId, permission: input.permission, createdAt: deps.clock.now(),
-      } as const;
-      if (!(await store.grants.create(grant))) throw new AppError('already_exists', `This item is shared with ${input.to} already; change its permission instead.`);
-      return view({ ...grant, toName: name });
+      const bucket = `grant:${principal.userId}`;
+      const at = deps.clock.now();
+      const wait = (await deps.limiter?.hit(bucket, at)) ?? 0;
+      if (wait > 0) throw new AppError('rate_limited', `Too many failed attempts to share; try again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+      const made = await create(principal, input);
+      // The grant is made: a place not given back only counts until it leaves the window.
+      await deps.limiter?.release(bucket, at).catch((e: unknown) => deps.onError?.(e));
+      return made;
     },
 
     async listGiven(principal: Principal): Promise<GrantView[]> {

@@ -192,6 +192,20 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.equal(await store.rates.hit('ip:a', NOW + 60_000, 60_000, 3), 0, 'the oldest has left the window');
   });
 
+  withStore('the rate log gives back a released attempt, one per release, and only of its own bucket and time', async (store) => {
+    for (let i = 0; i < 3; i++) assert.equal(await store.rates.hit('grant:a', NOW, 60_000, 3), 0);
+    assert.ok((await store.rates.hit('grant:a', NOW + 1, 60_000, 3)) > 0, 'full');
+    await store.rates.release('grant:b', NOW);
+    await store.rates.release('grant:a', NOW + 5);
+    assert.ok((await store.rates.hit('grant:a', NOW + 10, 60_000, 3)) > 0, 'another bucket\'s or another time\'s release gives nothing back');
+    await store.rates.release('grant:a', NOW);
+    assert.equal(await store.rates.hit('grant:a', NOW + 20, 60_000, 3), 0, 'one place given back');
+    assert.ok((await store.rates.hit('grant:a', NOW + 21, 60_000, 3)) > 0, 'and only one');
+    await Promise.all(Array.from({ length: 5 }, () => store.rates.release('grant:a', NOW)));
+    const waits = await Promise.all(Array.from({ length: 5 }, () => store.rates.hit('grant:a', NOW + 30, 60_000, 3)));
+    assert.equal(waits.filter((w) => w === 0).length, 2, 'five releases at once give back the two attempts left at that time, no more');
+  });
+
   withStore('zip CRCs: unsigned 32-bit values round-trip, the first value of a key stays', async (store) => {
     assert.deepEqual(await store.zipCrcs.getMany([]), new Map());
     await store.zipCrcs.putMany([{ key: 'a', crc: 0xffffffff }, { key: 'b', crc: 0 }, { key: 'a', crc: 0xffffffff }], NOW);

@@ -8,11 +8,17 @@ import type { RateRepo } from './types.js';
 export interface RateLimiter {
   /** Records an attempt; resolves 0 when allowed, else the seconds until the next one is. */
   hit(key: string, now: number): Promise<number>;
+  /**
+   * Takes back one attempt recorded for `key` at `at`: for counts of failures, where an attempt is
+   * recorded before its outcome is known (so concurrent attempts cannot pass the limit) and given
+   * back when it succeeds.
+   */
+  release(key: string, at: number): Promise<void>;
 }
 
 export const LOGIN_WINDOW_MS = 60_000;
 
 /** Login attempts counted in the metadata store: exact across workers and nodes that share it. */
 export function storeRateLimiter(rates: RateRepo, limit: number, windowMs = LOGIN_WINDOW_MS): RateLimiter {
-  return { hit: (key, now) => rates.hit(`login:${key}`, now, windowMs, limit) };
+  return { hit: (key, now) => rates.hit(`login:${key}`, now, windowMs, limit), release: (key, at) => rates.release(`login:${key}`, at) };
 }

@@ -26,6 +26,17 @@ export function createRateRepo(db: Kysely<Database>): RateRepo {
       });
     },
 
+    async release(bucket, at) {
+      const one = (q: Kysely<Database>) =>
+        q.deleteFrom('rate_hits').where('seq', '=', (eb) => eb.selectFrom('rate_hits').select('seq').where('bucket', '=', bucket).where('at', '=', at).orderBy('seq', 'desc').limit(1)).execute();
+      if (!postgres) return void (await one(db));
+      // Under the bucket's lock, as hits are: two releases of one bucket never pick the same row.
+      await db.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(${RATE_LOCK_CLASS}, hashtext(${bucket}))`.execute(trx);
+        await one(trx);
+      });
+    },
+
     async deleteBefore(before) {
       await db.deleteFrom('rate_hits').where('at', '<', before).execute();
     },

@@ -67,7 +67,7 @@ describe('web UI: share with people', { skip }, () => {
     // An unknown name is refused in words, and nothing is shared.
     await people.getByLabel('Username or group:name').fill('nobody');
     await people.getByRole('button', { name: 'Share', exact: true }).click();
-    await people.getByRole('alert').filter({ hasText: 'There is no user "nobody"' }).waitFor();
+    await people.getByRole('alert').filter({ hasText: 'There is no user or group of this name that you can share with.' }).waitFor();
     assert.deepEqual(await grants(), []);
 
     await people.getByLabel('Username or group:name').fill('bob');

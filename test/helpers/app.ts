@@ -182,7 +182,7 @@ export async function startApp(
  * exist here; `flags` are passed as command-line options.
  */
 async function startClusterApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream }): Promise<TestApp> {
-  if (opts.clock || opts.logTo) throw new Error('a cluster test app runs in its own processes: no clock or log stream can be injected');
+  if (opts.clock) throw new Error('a cluster test app runs in its own processes: no clock can be injected');
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-cluster-app-'));
   const s3 = await s3ServerOptions();
   const database = await newDatabase('app');
@@ -197,7 +197,9 @@ async function startClusterApp(opts: { flags?: Record<string, string | boolean>;
   }
   // A primary and two workers, each loading the S3 SDK and opening PostgreSQL and Redis: on a busy
   // 2-core machine that took over 20 s. The timeout only tells a hung start from a slow one.
-  const server = await startServer({ args, env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: 'silent' }, dataDir, keepDataDir: true, startTimeoutMs: 60_000 });
+  // logTo: the processes' JSON log lines at info, as they print them, from here on.
+  const server = await startServer({ args, env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: opts.logTo ? 'info' : 'silent', FILE_CLOUD_LOG_FORMAT: 'json' }, dataDir, keepDataDir: true, startTimeoutMs: 60_000 });
+  if (opts.logTo) server.proc.stdout?.on('data', (d: Buffer) => opts.logTo?.write(d));
   const config = loadConfig({ dataDir, logLevel: 'silent', storage: s3.storage, database, redis, ...flags }, {});
   const { store, backend, paths } = await openDataDir(config, false, { credentials: s3Credentials() });
   const users = createUserService({ store, backend, hasher: testHasher(), clock: systemClock });

@@ -85,10 +85,10 @@ async function newUpload(ctx: Ctx): Promise<Vars> {
   return { x: (res.headers.get('location') as string).replace(/^.*\/tus\//, '') };
 }
 
-/** A grant of a new file of alice's to dave (whose cells are refused before the route anyway). */
+/** A grant of a new file of alice's to ivan, who is none of the principals (a disabled user cannot be given one). */
 async function newGrant(ctx: Ctx): Promise<Vars> {
   const { x } = await newFile(ctx);
-  const res = await postJson(`${ctx.t.url}/api/grants`, { path: `/alice/work/${x}.txt`, to: 'user:dave', permission: 'read' }, bearer(ctx.alice));
+  const res = await postJson(`${ctx.t.url}/api/grants`, { path: `/alice/work/${x}.txt`, to: 'user:ivan', permission: 'read' }, bearer(ctx.alice));
   assert.equal(res.status, 201);
   return { x: ((await res.json()) as { id: string }).id };
 }
@@ -228,7 +228,7 @@ const SAMPLES: Record<string, Sample> = {
   },
   'DELETE /api/grants/:id': {
     kind: 'userWrite', ok: 204, path: '/api/grants/{x}', prepare: newGrant,
-    override: notAlice(404), // the owner's, or a recipient's by name (the grant here is to the disabled dave)
+    override: notAlice(404), // the owner's, or a recipient's by name (the grant here is to ivan, none of the principals)
   },
   // The trash (issue 34): everyone's own; another's item id is as unknown as a made-up one.
   'GET /api/trash': { kind: 'user', ok: 200, path: '/api/trash' },
@@ -262,7 +262,7 @@ for (const [storage, skip] of BACKENDS) {
     const vars: Vars = {};
 
     before(async () => {
-      t = await startApp({ users: ['alice', 'bob', 'dave', 'erin', 'frank', 'gina', 'hank'], storage, webRoot: WEB_ROOT, flags: { shareRateLimit: '0', trashDays: '30' } });
+      t = await startApp({ users: ['alice', 'bob', 'dave', 'erin', 'frank', 'gina', 'hank', 'ivan'], storage, webRoot: WEB_ROOT, flags: { shareRateLimit: '0', trashDays: '30' } });
       // The cluster runs in other processes: its route table is the one this build makes in process.
       if (storage === 'cluster') ref = await startApp({ webRoot: WEB_ROOT });
       routes = (ref ?? t).app.routeTable;

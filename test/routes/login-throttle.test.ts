@@ -112,6 +112,24 @@ for (const [name, skip, make] of limiters) {
     }
   });
 
+  test(`${name} rate limiter: a released attempt no longer counts`, { skip }, async () => {
+    const { limiter, close } = await make();
+    const key = `release-${randomUUID()}`;
+    const T = Date.now();
+    try {
+      assert.equal(await limiter.hit(key, T), 0);
+      assert.equal(await limiter.hit(key, T + 1), 0);
+      assert.ok((await limiter.hit(key, T + 2)) > 0, 'full');
+      await limiter.release(key, T + 1);
+      assert.equal(await limiter.hit(key, T + 3), 0, 'the released place is free');
+      assert.ok((await limiter.hit(key, T + 4)) > 0);
+      await limiter.release(`other-${key}`, T);
+      assert.ok((await limiter.hit(key, T + 5)) > 0, 'a release of another key gives nothing back');
+    } finally {
+      await close();
+    }
+  });
+
   test(`${name} rate limiter: of 30 concurrent attempts exactly the limit pass`, { skip }, async () => {
     const { limiter, close } = await make();
     try {
