@@ -6,6 +6,7 @@ import { isSameOrInside, parseDecodedStoragePath, type StorageKey } from '../dom
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
+import type { RateLimiter } from '../store/rate-limiter.js';
 import type { Grant, MetadataStore } from '../store/types.js';
 import type { FilesService } from './files.js';
 
@@ -28,8 +29,6 @@ const noGrant = () => new AppError('not_found', 'There is no such grant.');
  */
 const noRecipient = () => new AppError('bad_request', 'There is no user or group of this name that you can share with.');
 
-/** Counts attempts per key in a sliding window (the login throttle's RateLimiter, src/store/rate-limiter.ts). */
-type AttemptLimiter = { hit(key: string, now: number): Promise<number>; release(key: string, at: number): Promise<void> };
 
 /** Of a recipient's grants, the one that gives the most at `key` (undefined: none reaches it). */
 export function bestGrant(grants: readonly Grant[], key: StorageKey): GrantAccess | undefined {
@@ -80,7 +79,7 @@ export function isPermission(v: unknown): v is Permission {
  * A grant follows its item when the owner renames or moves it and ends when
  * the item is deleted (storage events, awaited before the change is answered).
  */
-export function createGrantService(deps: { store: MetadataStore; backend: StorageBackend; files: FilesService; clock: Clock; limiter?: AttemptLimiter | undefined; onError?: (e: unknown) => void }) {
+export function createGrantService(deps: { store: MetadataStore; backend: StorageBackend; files: FilesService; clock: Clock; limiter?: RateLimiter | undefined; onError?: (e: unknown) => void }) {
   const { store } = deps;
 
   const view = (g: Grant): GrantView => ({
