@@ -96,7 +96,7 @@ export const CHANGES_STREAM_SCHEMA: RouteSchema = {
   },
 };
 
-export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeService; heartbeatMs?: number; lifetimeMs?: number }): void {
+export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeService; stats: { open: number; wakeups: number }; heartbeatMs?: number; lifetimeMs?: number }): void {
   const rule: AccessRule = { who: 'user' };
   // Open streams end when the server closes: an event stream never goes idle, so closing would wait for it.
   const open = new Set<() => void>();
@@ -162,13 +162,18 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
         running = false;
       }
     };
-    const unsubscribe = deps.changes.signal.subscribe(() => void pump());
+    deps.stats.open++;
+    const unsubscribe = deps.changes.signal.subscribe(() => {
+      deps.stats.wakeups++;
+      void pump();
+    });
     const heartbeat = setInterval(() => send(': heartbeat\n\n'), deps.heartbeatMs ?? HEARTBEAT_MS);
     const lifetime = setTimeout(() => end(), deps.lifetimeMs ?? STREAM_LIFETIME_MS);
     function end() {
       if (closed) return;
       closed = true;
       open.delete(end);
+      deps.stats.open--;
       unsubscribe();
       clearInterval(heartbeat);
       clearTimeout(lifetime);
