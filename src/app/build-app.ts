@@ -56,7 +56,7 @@ import { empty, errors, type RouteSchema } from '../routes/schemas.js';
 import { searchRoutes } from '../routes/search.js';
 import { changeRoutes } from '../routes/changes.js';
 import { createChangeService } from '../services/changes.js';
-import { createCursorCodec } from '../services/change-cursor.js';
+import { createCursorCodec, createTreeTags } from '../services/change-cursor.js';
 import { createChangeSignal } from '../services/change-signal.js';
 import { createChangeStreams, STREAM_SLOT_MS, STREAMS_PER_USER } from '../services/change-streams.js';
 import { createChangeWaker } from '../services/change-waker.js';
@@ -185,7 +185,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
   const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
   // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
-  const folderEtags = config.changes ? createFolderEtags(deps.store.changes) : backendFolderEtags(deps.backend);
+  const folderEtags = config.changes ? createFolderEtags(deps.store.changes, createTreeTags(deps.secret)) : backendFolderEtags(deps.backend);
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags });
   // An upload that would pass the quota purges the owner's oldest versions, then the oldest trash, first.
   storageUsage.setReclaim(async (user, bytes) => {

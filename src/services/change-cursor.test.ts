@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { createCursorCodec } from './change-cursor.js';
+import { createCursorCodec, createTreeTags } from './change-cursor.js';
 
 const codec = createCursorCodec(randomBytes(32));
 const one = (user: string, position: number) => codec.seal(user, [position])[0] as string;
@@ -37,4 +37,16 @@ test('the same position seals differently each time; a batch seals each of its p
 
 test('a position that does not fit is refused, not wrapped', () => {
   for (const bad of [-1, 2 ** 48, 1.5, Number.NaN]) assert.throws(() => codec.seal('u1', [bad]), /does not fit/, String(bad));
+});
+
+test('tree tags: one position always gives one tag, distinct positions distinct tags, in no order of theirs', () => {
+  const tags = createTreeTags(randomBytes(32));
+  const positions = Array.from({ length: 1000 }, (_, i) => i + 1);
+  const once = tags(positions);
+  assert.deepEqual(tags(positions), once, 'the same every time');
+  assert.deepEqual(tags([5, 5]), [once[4], once[4]]);
+  assert.equal(new Set(once).size, positions.length);
+  assert.ok(once.every((t) => /^[A-Za-z0-9_-]{22}$/.test(t)));
+  assert.notDeepEqual([...once].sort(), once, 'sorting the tags does not sort the positions');
+  assert.notDeepEqual(createTreeTags(randomBytes(32))([1]), tags([1]), 'another server key, other tags');
 });

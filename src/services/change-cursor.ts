@@ -38,7 +38,7 @@ const blockCipher = (key: Buffer) => createCipheriv('aes-256-ecb', key, null).se
  * One block per position, the position in its first bytes, the others random or zero and then
  * passed to `rest`, enciphered in one call; each block as base64url.
  */
-function encipher(cipher: Cipheriv, positions: readonly number[], fill: 'random' | 'zero', rest: (block: Buffer) => void): string[] {
+function encipher(cipher: Cipheriv, positions: readonly number[], fill: 'random' | 'zero', rest: (block: Buffer) => void = () => undefined): string[] {
   const plain = Buffer.alloc(positions.length * BLOCK);
   if (fill === 'random') randomFillSync(plain);
   positions.forEach((p, i) => {
@@ -71,3 +71,12 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   };
 }
 
+/**
+ * Journal positions as they show in folder ETags (folder-etags.ts): the same position always gives
+ * the same tag, so a tag changes exactly when the folder's position does, and says nothing else
+ * (one AES-256 block of the position under a key of its own: equal or not, no order, no distance).
+ */
+export function createTreeTags(secret: Buffer): (positions: readonly number[]) => string[] {
+  const cipher = blockCipher(derive(secret, 'tree tag'));
+  return (positions) => encipher(cipher, positions, 'zero');
+}

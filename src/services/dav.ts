@@ -10,7 +10,7 @@ import { evaluateIf, IfHeaderError, parseIfHeader, submittedTokens, type IfHeade
 import { assertTokensHeld, locksOver, parentPath, type WriteScope } from '../dav/locks.js';
 import { parseDestination, resourcePath } from '../dav/paths.js';
 import type { FilesService } from './files.js';
-import { createFolderEtags, type FolderEtags } from './folder-etags.js';
+import type { FolderEtags } from './folder-etags.js';
 import type { GrantService } from './grants.js';
 import type { UsageService } from './usage.js';
 import { storageCall } from './storage-errors.js';
@@ -37,8 +37,8 @@ export type DavServiceDeps = {
   readonly limits: { readonly properties: number; readonly propertySize: number; readonly locks: number };
   /** A Destination in another user's tree needs a writable grant there, as the URL's key did (decide). */
   readonly grants: Pick<GrantService, 'assertMay'>;
-  /** Folder ETags (default: the change journal's tree ETags; --changes off: the backend's own). */
-  readonly folderEtags?: FolderEtags;
+  /** Folder ETags (the change journal's tree ETags; --changes off: the backend's own). */
+  readonly folderEtags: FolderEtags;
 };
 
 export type DavService = ReturnType<typeof createDavService>;
@@ -69,7 +69,7 @@ export function davConditions(raw: string | undefined): DavConditions {
  */
 export function createDavService(deps: DavServiceDeps) {
   const { files, backend, store, clock } = deps;
-  const folderEtags = deps.folderEtags ?? createFolderEtags(store.changes);
+  const { folderEtags } = deps;
   const propertyLimit = { count: deps.limits.properties, size: deps.limits.propertySize };
 
   /**

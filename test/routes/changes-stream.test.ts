@@ -158,6 +158,24 @@ for (const [storage, skip] of BACKENDS) {
       }
     });
 
+    test('a folder\'s ETag tells nothing of other users\' writes: it stays while they write, changes with the folder, and is no journal position', async () => {
+      const eve = bearer((await user('eve9')).access_token);
+      const bob = bearer((await user('bob9')).access_token);
+      const tag = async () => {
+        const res = await expect(fetch(`${t.url}/storage/eve9/`, { headers: eve }), 200);
+        await res.arrayBuffer();
+        return res.headers.get('etag') ?? '';
+      };
+      await put(eve, 'eve9', 'a.txt');
+      const before = await tag();
+      for (const n of [1, 2, 3]) await put(bob, 'bob9', `b${n}.txt`);
+      assert.equal(await tag(), before, 'others\' writes change nothing');
+      await put(eve, 'eve9', 'b.txt');
+      const after = await tag();
+      assert.notEqual(after, before);
+      for (const etag of [before, after]) assert.doesNotMatch(etag, /^"t-[0-9a-z]{1,11}"$/, `${etag} is no journal position in base 36`);
+    });
+
     test('a stream shows a granted tree from the grant on, stops when the grant ends, and never shows the owner\'s other folders', async () => {
       const owner = bearer((await user('own6')).access_token);
       const rec = bearer((await user('rec6')).access_token);
