@@ -26,6 +26,12 @@ declare module 'fastify' {
     grant: GrantAccess | null;
     /** The account the credential named, even when the route then refused it (403): the audit log's actor. */
     actor: string | null;
+    /**
+     * Runs the authenticator chain and the route's check again on this request's credential: false
+     * once it no longer passes (a logout, a password change, a disabled user, a revoked key, an
+     * expired token). For answers that last (the change stream), which must not outlive it.
+     */
+    stillAuthorized(): Promise<boolean>;
   }
   interface FastifyContextConfig {
     /** What the route needs (src/domain/access.ts). Every route declares one; buildApp refuses a route without. */
@@ -82,6 +88,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('resource', null as never);
   app.decorateRequest('grant', null);
   app.decorateRequest('actor', null);
+  app.decorateRequest('stillAuthorized', async function stillAuthorized(this: FastifyRequest): Promise<boolean> {
+    const rule = ruleOf(this.routeOptions.config);
+    const held = this.principal;
+    if (!rule || rule.who === 'public' || !held) return true;
+    const principal = await authenticate(credentialsOf(this), rule, this.resource, deps);
+    if (principal?.kind !== held.kind || principal.username !== held.username) return false;
+    return (await authorize(principal, rule, this.method, this.resource, deps)).denial === undefined;
+  });
   const table: RouteEntry[] = [];
   app.decorate('routeTable', table);
 
@@ -114,8 +128,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const principal = await authenticate(credentialsOf(request), rule, resourceError === undefined ? resource : NONE, deps);
     if (principal?.kind === 'user') request.actor = principal.username;
     if (principal && resourceError !== undefined) throw resourceError;
-    const grant = resource.kind === 'storage' ? await deps.grants.access(principal, resource.key) : undefined;
-    const denial = decide(rule, principal, request.method, resource, grant);
+    const { grant, denial } = await authorize(principal, rule, request.method, resource, deps);
     if (denial) {
       if (rule.basic && denial.code === 'unauthorized') reply.headers(DAV_CHALLENGE);
       throw new AppError(denial.code, denial.message);
@@ -124,6 +137,12 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     request.resource = resource;
     request.grant = grant ?? null;
   });
+}
+
+/** The one check (`decide`) of a principal against a route's rule, with the grant that reaches the storage key the URL names. */
+async function authorize(principal: Principal | undefined, rule: AccessRule, method: string, resource: Resource, deps: AuthDeps) {
+  const grant = resource.kind === 'storage' ? await deps.grants.access(principal, resource.key) : undefined;
+  return { grant, denial: decide(rule, principal, method, resource, grant) };
 }
 
 async function throttle(kind: Throttle, request: FastifyRequest, deps: AuthDeps): Promise<void> {

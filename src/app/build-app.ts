@@ -58,7 +58,11 @@ import { empty, errors, type RouteSchema } from '../http/schemas.js';
 import { searchRoutes } from '../routes/search.js';
 import { changeRoutes } from '../routes/changes.js';
 import { createChangeService } from '../services/changes.js';
+import { createCursorCodec, createTreeTags } from '../services/change-cursor.js';
 import { createChangeSignal } from '../services/change-signal.js';
+import { createChangeStreams, STREAM_SLOT_MS, STREAMS_PER_USER } from '../services/change-streams.js';
+import { createChangeWaker } from '../services/change-waker.js';
+import { createStreamSlots } from '../services/stream-slots.js';
 import { backendFolderEtags, createFolderEtags } from '../services/folder-etags.js';
 import { createDavSync } from '../services/dav-sync.js';
 import type { Redis } from 'ioredis';
@@ -183,7 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
   const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
   // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
-  const folderEtags = config.changes ? createFolderEtags(deps.store.changes) : backendFolderEtags(deps.backend);
+  const folderEtags = config.changes ? createFolderEtags(deps.store.changes, createTreeTags(deps.secret)) : backendFolderEtags(deps.backend);
   const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags });
   // The owner's own upload that would pass the quota purges their oldest kept bytes (versions and trash) first.
   storageUsage.setReclaim(createSafetyNet({ versions, trash }).makeRoom);
@@ -222,7 +226,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     channel: deps.deployment ? `fc:changes:${deps.deployment}` : 'fc:changes',
     onError: (err) => app.log.warn({ err }, 'change stream wake-up failed'),
   });
-  const changes = createChangeService({ store: deps.store, clock, retentionSeconds: config.changesRetention, signal: changeSignal, enabled: config.changes });
+  const changes = createChangeService({ store: deps.store, clock, retentionSeconds: config.changesRetention, cursors: createCursorCodec(deps.secret), enabled: config.changes });
+  const changeWaker = createChangeWaker({ signal: changeSignal, changes: deps.store.changes, grants: deps.store.grants, onError: (err) => app.log.warn({ err }, 'change stream wake-up failed') });
+  const changeStreams = createChangeStreams({
+    changes,
+    waker: changeWaker,
+    slots: createStreamSlots({ leases: deps.store.leases, clock, perUser: STREAMS_PER_USER, holdMs: STREAM_SLOT_MS }),
+    onError: (err) => app.log.warn({ err }, 'change stream ended'),
+  });
   const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal.notify() } : {}) });
 
   const leading = deps.isLeader ?? (() => true);
@@ -281,6 +292,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', async () => tracing.shutdown().catch((err: unknown) => app.log.warn({ err }, 'trace export at shutdown failed')));
   }
   metrics?.install(app);
+  metrics?.changeStreams(() => changeWaker.stats);
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);
   const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
@@ -349,7 +361,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, zips, basePath, thumbnails }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await base.register(async (scope) => trashRoutes(scope, { trash }));
-      await base.register(async (scope) => changeRoutes(scope, { changes }));
+      await base.register(async (scope) => changeRoutes(scope, { changes, streams: changeStreams }));
       await uiRoutes(base, { webRoot: deps.webRoot, basePath, publicUrl: config.publicUrl });
     },
     { prefix: basePath },

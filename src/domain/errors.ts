@@ -39,6 +39,7 @@ export const ERRORS = {
   locked: 423,
   rate_limited: 429,
   too_many_uploads: 429,
+  too_many_streams: 429,
   headers_too_large: 431,
   checksum_mismatch: 460,
   internal: 500,

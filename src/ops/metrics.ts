@@ -23,6 +23,8 @@ export type Metrics = {
   route(scope: FastifyInstance): void;
   /** Counts one answered exchange that Fastify did not see (the fast read path, src/app/fast-read.ts). */
   count(exchange: Exchange): void;
+  /** Reports this process's change streams from `read` at each scrape. */
+  changeStreams(read: () => { readonly open: number; readonly wakeups: number }): void;
 };
 
 /** One answered request: `route` is the pattern below the base path, `seconds` from receipt to the end of the answer. */
@@ -75,6 +77,15 @@ export function createMetrics(opts: { basePath: string }): Metrics {
   return {
     registry,
     count,
+    changeStreams(read) {
+      new Gauge({ name: 'file_cloud_change_streams_open', help: 'Change streams (GET /api/changes/stream) open in this process.', registers: [registry], collect() {
+        this.set(read().open);
+      } });
+      new Counter({ name: 'file_cloud_change_stream_wakeups_total', help: 'Times a change stream of this process was woken to read the journal.', registers: [registry], collect() {
+        this.reset();
+        this.inc(read().wakeups);
+      } });
+    },
     install(app) {
       app.addHook('onRequest', async (request) => {
         (request as Watched)[WATCHED] = { start: process.hrtime.bigint() };

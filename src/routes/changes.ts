@@ -1,24 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
+import { STREAMS_PER_USER, type ChangeStreams } from '../services/change-streams.js';
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT, type ChangeService, type ChangesInput } from '../services/changes.js';
 import { bytes, errors, header, json, type JsonSchema, type RouteSchema } from '../http/schemas.js';
-
-/** A comment line this often keeps proxies and clients from taking a quiet stream for a dead one. */
-export const HEARTBEAT_MS = 15_000;
-/**
- * A stream ends after this long and the client reconnects (EventSource does so by itself, with
- * Last-Event-ID): the new request is authenticated again, so a revoked token stops a stream in time.
- */
-export const STREAM_LIFETIME_MS = 10 * 60_000;
-/** Entries read per page while a stream catches up. */
-const STREAM_PAGE = 500;
 
 const Change: JsonSchema = {
   type: 'object',
   required: ['cursor', 'type', 'path', 'is_file'],
   properties: {
-    cursor: { type: 'string', description: 'This entry\'s place in the journal; resume after it with `cursor=` (or `Last-Event-ID`).' },
+    cursor: { type: 'string', description: 'Where this entry is: resume after it with `cursor=` (or `Last-Event-ID`). Opaque, for this account only, and different each time it is given.' },
     type: { type: 'string', enum: ['created', 'modified', 'deleted', 'moved'] },
     path: { type: 'string', description: '/<owner>/<path>: the caller\'s own tree, or another owner\'s item granted to the caller.' },
     from: { type: 'string', description: 'Where a moved item was (`moved` only).' },
@@ -65,14 +56,14 @@ export const CHANGES_SCHEMA: RouteSchema = {
       properties: {
         changes: { type: 'array', items: Change },
         cursor: { type: 'string', description: 'Continue from here.' },
-        more: { type: 'boolean', description: 'More entries are waiting: ask again at once.' },
+        more: { type: 'boolean', description: 'More of the caller\'s entries are waiting: ask again at once.' },
       },
     }),
     ...errors({
       400: 'A bad `cursor` or `limit`, or one given twice (`bad_request`).',
       401: 'No valid token (`unauthorized`).',
       404: 'The server runs with `--changes off` and keeps no journal (`changes_disabled`).',
-      410: 'The cursor is older than the journal keeps, or not from this server (`cursor_expired`): walk the tree again.',
+      410: 'The cursor is older than the journal keeps, or not one this server gave the caller (another server\'s or account\'s, or a number of an earlier version) (`cursor_expired`): walk the tree again.',
       503: 'The metadata store cannot be reached (`unavailable`).',
     }),
   },
@@ -81,7 +72,7 @@ export const CHANGES_SCHEMA: RouteSchema = {
 export const CHANGES_STREAM_SCHEMA: RouteSchema = {
   summary: 'Changes as they happen (server-sent events)',
   description:
-    'One event per change (its `data` is the entry of GET /api/changes as JSON, its `id` the entry\'s cursor), and a comment line every 15 s. Starts after `Last-Event-ID` (sent by EventSource on reconnect) or `cursor` (default: now). The stream ends after 10 minutes; clients reconnect with `Last-Event-ID` and miss nothing, on any node.',
+    `One event per change the caller may see (its \`data\` is the entry of GET /api/changes as JSON, its \`id\` the entry's cursor); nothing for others' changes; a heartbeat every 15 s with a fresh \`id\` to resume from. Starts after \`Last-Event-ID\` (sent by EventSource on reconnect) or \`cursor\` (default: now). The stream ends after 10 minutes, or once its credential no longer holds (checked before entries are sent and with each heartbeat); clients reconnect with \`Last-Event-ID\` and miss nothing, on any node. At most ${STREAMS_PER_USER} streams per user at once.`,
   tags: ['Changes'],
   querystring: { type: 'object', properties: { cursor: cursorParam } },
   headers: { type: 'object', properties: { 'last-event-id': { type: 'string', description: 'The last cursor seen; wins over `cursor`.' } } },
@@ -91,18 +82,16 @@ export const CHANGES_STREAM_SCHEMA: RouteSchema = {
       400: 'A bad `cursor` (`bad_request`).',
       401: 'No valid token (`unauthorized`).',
       404: 'The server runs with `--changes off` and keeps no journal (`changes_disabled`).',
-      410: 'The cursor is older than the journal keeps (`cursor_expired`).',
+      410: 'The cursor is older than the journal keeps, or not one this server gave the caller (`cursor_expired`).',
+      429: `The user has ${STREAMS_PER_USER} streams open already (\`too_many_streams\`); close one first.`,
     }),
   },
 };
 
-export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeService; heartbeatMs?: number; lifetimeMs?: number }): void {
+export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeService; streams: ChangeStreams }): void {
   const rule: AccessRule = { who: 'user' };
   // Open streams end when the server closes: an event stream never goes idle, so closing would wait for it.
-  const open = new Set<() => void>();
-  scope.addHook('preClose', async () => {
-    for (const end of [...open]) end();
-  });
+  scope.addHook('preClose', () => deps.streams.closeAll());
 
   scope.get('/api/changes', { config: { access: rule }, schema: CHANGES_SCHEMA }, async (request, reply) => {
     const input = parseChangesQuery(request.query);
@@ -111,12 +100,11 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
   });
 
   scope.get('/api/changes/stream', { config: { access: rule }, schema: CHANGES_STREAM_SCHEMA, exposeHeadRoute: false }, async (request, reply) => {
-    const principal = request.principal!;
     const lastEventId = request.headers['last-event-id'];
     const input = parseChangesQuery(request.query);
-    let cursor = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : (input.cursor ?? 'now');
-    // The first page before the answer starts: a bad or expired cursor is still an ordinary JSON error.
-    let page = await deps.changes.list(principal, { cursor, limit: STREAM_PAGE });
+    const from = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : (input.cursor ?? 'now');
+    // Opened before the answer starts: a refusal is still an ordinary JSON error.
+    const stream = await deps.streams.open(request.principal!, from, () => request.stillAuthorized());
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -129,53 +117,22 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
     const send = (text: string) => {
       if (!closed) res.write(text);
     };
-    const write = (p: typeof page) => {
-      for (const c of p.changes) send(`id: ${c.cursor}\ndata: ${JSON.stringify(c)}\n\n`);
-      // Entries of other trees moved the cursor without an event: an id-only event moves the
-      // client's Last-Event-ID without dispatching anything (HTML's event-stream rules).
-      if (p.cursor !== (p.changes.at(-1)?.cursor ?? cursor)) send(`id: ${p.cursor}\n\n`);
-      cursor = p.cursor;
-    };
-    // retry: how soon EventSource reconnects after the stream ends (a restart, the lifetime above).
-    send(': connected\nretry: 1000\n\n');
-    write(page);
-    let running = false;
-    let again = page.more;
-    const pump = async () => {
-      if (running) {
-        again = true;
-        return;
-      }
-      running = true;
-      try {
-        do {
-          again = false;
-          page = await deps.changes.list(principal, { cursor, limit: STREAM_PAGE });
-          write(page);
-          if (page.more) again = true;
-        } while (again && !closed);
-      } catch (err) {
-        // An expired cursor (retention caught up with a stalled client) or a store outage: the client reconnects.
-        request.log.warn({ err }, 'change stream ended');
-        end();
-      } finally {
-        running = false;
-      }
-    };
-    const unsubscribe = deps.changes.signal.subscribe(() => void pump());
-    const heartbeat = setInterval(() => send(': heartbeat\n\n'), deps.heartbeatMs ?? HEARTBEAT_MS);
-    const lifetime = setTimeout(() => end(), deps.lifetimeMs ?? STREAM_LIFETIME_MS);
-    function end() {
-      if (closed) return;
+    res.on('close', () => {
       closed = true;
-      open.delete(end);
-      unsubscribe();
-      clearInterval(heartbeat);
-      clearTimeout(lifetime);
-      res.end();
-    }
-    res.on('close', end);
-    open.add(end);
-    if (again) void pump();
+      stream.stop();
+    });
+    // Gone while the stream was opened: 'close' came before anyone listened.
+    if (res.destroyed) stream.stop();
+    stream.start({
+      // retry: how soon EventSource reconnects after the stream ends (a restart, its lifetime, a credential gone).
+      open: (id) => send(`: connected\nretry: 1000\nid: ${id}\n\n`),
+      change: (c) => send(`id: ${c.cursor}\ndata: ${JSON.stringify(c)}\n\n`),
+      // An event with an id and no data moves the client's Last-Event-ID without dispatching anything (HTML's event-stream rules).
+      heartbeat: (id) => send(`: heartbeat\nid: ${id}\n\n`),
+      end: () => {
+        closed = true;
+        res.end();
+      },
+    });
   });
 }

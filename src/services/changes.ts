@@ -1,11 +1,11 @@
 import { decide } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
-import type { Principal } from '../domain/principal.js';
+import type { Principal, UserPrincipal } from '../domain/principal.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { ChangeRecord, Grant, MetadataStore } from '../store/types.js';
+import type { CursorCodec } from './change-cursor.js';
 import { bestGrant } from './grants.js';
-import type { ChangeSignal } from './change-signal.js';
 
 /** Entries per page of GET /api/changes when the client names no limit, and the most it may ask for. */
 export const DEFAULT_CHANGES_LIMIT = 1000;
@@ -35,24 +35,39 @@ const keyOf = (owner: string, path: string): StorageKey => ({ user: owner, segme
 /** Rows read per query while a caller's page is filled (their own and granted trees among everyone's). */
 const SCAN = 1000;
 
+/** An entry as the caller sees it, before its position is sealed into its cursor. */
+type Entry = Omit<ChangeView, 'cursor'>;
+type Seen = { position: number; view: Entry };
+
+/** The cursors of earlier versions: plain journal positions. */
+const PLAIN_CURSOR = /^[0-9]{1,15}$/;
+
 /**
  * The change feed (issue 31): reads the journal the search index writes
  * (src/store/search-repo.ts, one transaction per change) for one account —
  * their own tree, and what grants show them of other trees, each entry
  * asked of `decide` as a read of its path. A move across the edge of a
- * grant is, for the recipient, a creation or a deletion.
+ * grant is, for the recipient, a creation or a deletion. Nothing the caller
+ * gets depends on entries they cannot see: cursors are sealed positions
+ * (change-cursor.ts), and a page says `more` only when one of the caller's
+ * own entries waits.
  */
-export function createChangeService(deps: { store: MetadataStore; clock: Clock; retentionSeconds: number; signal: ChangeSignal; enabled?: boolean }) {
-  const { store } = deps;
+export function createChangeService(deps: { store: MetadataStore; clock: Clock; retentionSeconds: number; cursors: CursorCodec; enabled?: boolean }) {
+  const { store, cursors } = deps;
+  const expired = (why: string) => new AppError('cursor_expired', `${why}; list the tree again and continue from cursor=now.`);
 
-  const parseCursor = (raw: string | undefined): number | 'now' => {
+  const parseCursor = (principal: UserPrincipal, raw: string | undefined): number | 'now' => {
     if (raw === undefined || raw === 'now') return 'now';
-    if (!/^[0-9]{1,15}$/.test(raw)) throw new AppError('bad_request', '"cursor" must be a cursor this server gave, or "now".');
-    return Number(raw);
+    const position = cursors.open(principal.userId, raw);
+    if (position === 'foreign') throw expired('This cursor is not one this server gave you');
+    // A client that kept a cursor of an earlier version walks once, as after a restore.
+    if (position === 'malformed' && PLAIN_CURSOR.test(raw)) throw expired('This cursor is of an earlier version of the server');
+    if (position === 'malformed') throw new AppError('bad_request', '"cursor" must be a cursor this server gave, or "now".');
+    return position;
   };
 
-  const view = (r: ChangeRecord, type: ChangeRecord['type'], withFrom: boolean): ChangeView => {
-    const v: ChangeView = { cursor: String(r.cursor), type, path: `/${r.owner}/${r.path}`, is_file: r.isFile };
+  const view = (r: ChangeRecord, type: ChangeRecord['type'], withFrom: boolean): Entry => {
+    const v: Entry = { type, path: `/${r.owner}/${r.path}`, is_file: r.isFile };
     if (withFrom && r.from !== undefined) v.from = `/${r.owner}/${r.from}`;
     if (type !== 'deleted') {
       if (r.isFile && r.size !== undefined) v.size = r.size;
@@ -63,7 +78,7 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
   };
 
   /** What the principal sees of one entry: itself, a creation or deletion (a move over a grant's edge), or nothing. */
-  const visible = (principal: Principal & { kind: 'user' }, grants: readonly Grant[], r: ChangeRecord): ChangeView | undefined => {
+  const visible = (principal: UserPrincipal, grants: readonly Grant[], r: ChangeRecord): Entry | undefined => {
     if (r.owner === principal.username) return view(r, r.type, true);
     const reads = (path: string): boolean => {
       const key = keyOf(r.owner, path);
@@ -74,44 +89,65 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
     const was = r.from !== undefined && reads(r.from);
     if (at && was) return view(r, 'moved', true);
     if (at) return view(r, 'created', false);
-    if (was) return { cursor: String(r.cursor), type: 'deleted', path: `/${r.owner}/${r.from as string}`, is_file: r.isFile };
+    if (was) return { type: 'deleted', path: `/${r.owner}/${r.from as string}`, is_file: r.isFile };
     return undefined;
   };
 
   const enabled = deps.enabled ?? true;
 
+  /** The caller as a reader of the feed: a signed-in account, on a server that keeps the journal. */
+  const reader = (principal: Principal): UserPrincipal => {
+    if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
+    // After the principal check: a stranger learns nothing of the server's options.
+    if (!enabled) throw new AppError('changes_disabled', 'This server keeps no change journal (--changes off): list folders instead.');
+    return principal;
+  };
+
+  /** The page: each entry's cursor and the next one sealed for the caller, in one pass. */
+  const page = (principal: UserPrincipal, seen: readonly Seen[], next: number, more: boolean): ChangesPage => {
+    const sealed = cursors.seal(principal.userId, [...seen.map((s) => s.position), next]);
+    return { changes: seen.map((s, i) => ({ cursor: sealed[i] as string, ...s.view })), cursor: sealed[seen.length] as string, more };
+  };
+
   return {
-    signal: deps.signal,
     /** False under --changes off: there is no journal to read (docs/sync.md "Without the feed"). */
     enabled,
+    reader,
 
     async list(principal: Principal, input: ChangesInput): Promise<ChangesPage> {
-      if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
-      // After the principal check: a stranger learns nothing of the server's options.
-      if (!enabled) throw new AppError('changes_disabled', 'This server keeps no change journal (--changes off): list folders instead.');
+      const user = reader(principal);
       const limit = input.limit ?? DEFAULT_CHANGES_LIMIT;
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CHANGES_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_CHANGES_LIMIT}.`);
-      const from = parseCursor(input.cursor);
+      const from = parseCursor(user, input.cursor);
       // Read first: every entry up to it is committed (cursors commit in order), so a page that ends
       // here can hand it out as the next cursor without skipping one that commits later.
       const latest = await store.changes.latest();
-      if (from === 'now') return { changes: [], cursor: String(latest), more: false };
-      if (from < (await store.changes.horizon())) throw new AppError('cursor_expired', 'This cursor is older than the change journal keeps; list the tree again and continue from cursor=now.');
-      if (from > latest) throw new AppError('cursor_expired', 'This cursor is not one of this server\'s journal; list the tree again and continue from cursor=now.');
-      const grants = await store.grants.listForRecipient(principal.userId);
-      const owners = [...new Set([principal.username, ...grants.map((g) => g.owner)])];
-      const changes: ChangeView[] = [];
+      if (from === 'now') return page(user, [], latest, false);
+      if (from < (await store.changes.horizon())) throw expired('This cursor is older than the change journal keeps');
+      if (from > latest) throw expired('This cursor is not one of this server\'s journal');
+      const grants = await store.grants.listForRecipient(user.userId);
+      const owners = [...new Set([user.username, ...grants.map((g) => g.owner)])];
+      const seen: Seen[] = [];
       let cursor = from;
       for (;;) {
         const rows = await store.changes.changesSinceFor(owners, cursor, SCAN, latest);
         for (const r of rows) {
-          const v = visible(principal, grants, r);
-          if (v) changes.push(v);
+          const v = visible(user, grants, r);
           cursor = r.cursor;
-          if (changes.length >= limit) return { changes, cursor: String(cursor), more: cursor < latest };
+          if (!v) continue;
+          // One entry past a full page: the page ends at its last entry, and says more is waiting.
+          if (seen.length === limit) return page(user, seen, (seen.at(-1) as Seen).position, true);
+          seen.push({ position: r.cursor, view: v });
         }
-        if (rows.length < SCAN) return { changes, cursor: String(latest), more: false };
+        if (rows.length < SCAN) return page(user, seen, latest, false);
       }
+    },
+
+    /** The same place in the journal as `cursor` (one this server gave `principal`), sealed afresh. */
+    reseal(principal: UserPrincipal, cursor: string): string {
+      const position = cursors.open(principal.userId, cursor);
+      if (typeof position !== 'number') throw new Error('reseal: not a cursor of this account');
+      return cursors.seal(principal.userId, [position])[0] as string;
     },
 
     /** The leader's retention sweep. */

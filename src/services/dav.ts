@@ -9,7 +9,7 @@ import type { DavLock, DeadProperty, DeadPropertyChange, DeadPropertyTotals, Met
 import { evaluateIf, type IfHeader } from '../domain/dav-if-header.js';
 import { assertTokensHeld, locksOver, parentPath, resourcePath, type WriteScope } from './dav-locks.js';
 import type { FilesService } from './files.js';
-import { createFolderEtags, type FolderEtags } from './folder-etags.js';
+import type { FolderEtags } from './folder-etags.js';
 import type { GrantService } from './grants.js';
 import type { UsageService } from './usage.js';
 import { storageCall } from './storage-errors.js';
@@ -40,8 +40,8 @@ export type DavServiceDeps = {
   readonly limits: { readonly properties: number; readonly propertySize: number; readonly locks: number };
   /** A Destination in another user's tree needs a writable grant there, as the URL's key did (decide). */
   readonly grants: Pick<GrantService, 'assertMay'>;
-  /** Folder ETags (default: the change journal's tree ETags; --changes off: the backend's own). */
-  readonly folderEtags?: FolderEtags;
+  /** Folder ETags (the change journal's tree ETags; --changes off: the backend's own). */
+  readonly folderEtags: FolderEtags;
 };
 
 export type DavService = ReturnType<typeof createDavService>;
@@ -60,7 +60,7 @@ const davLimit = (what: string) => new AppError('dav_limit_reached', `${what} (d
  */
 export function createDavService(deps: DavServiceDeps) {
   const { files, backend, store, clock } = deps;
-  const folderEtags = deps.folderEtags ?? createFolderEtags(store.changes);
+  const { folderEtags } = deps;
   const propertyLimit = { count: deps.limits.properties, size: deps.limits.propertySize };
 
   /**

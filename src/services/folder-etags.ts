@@ -1,32 +1,38 @@
 import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { ChangeRepo } from '../store/types.js';
 
-/** A folder's ETag from the cursor of the latest change beneath it: distinct from every backend's own form. */
-export const treeEtag = (cursor: number): string => `"t-${cursor.toString(36)}"`;
-
 /**
  * Folder ETags that change whenever anything beneath changes (issue 31): the
  * backends' own folder validators move only with the folder's direct members
  * (a directory's mtime) or not at all (an object store's folder marker), so a
  * sync client could not skip an unchanged subtree by them. The change journal
  * stamps every folder above a change with its cursor; a folder that has no
- * stamp yet (never indexed) keeps the backend's ETag.
+ * stamp yet (never indexed) keeps the backend's ETag. The ETag is the
+ * cursor's tag (`tags`, change-cursor.ts), never the cursor itself: the
+ * journal counts every user's writes, and a plain number in a folder's ETag
+ * would let its reader count them. `"t-…"` is distinct from every backend's
+ * own form.
  */
-export function createFolderEtags(changes: Pick<ChangeRepo, 'treeCursors'>) {
+export function createFolderEtags(changes: Pick<ChangeRepo, 'treeCursors'>, tags: (positions: readonly number[]) => string[]) {
+  /** The tree ETags of those of `paths` that are stamped, by path. */
+  async function etags(owner: string, paths: readonly string[]): Promise<Map<string, string>> {
+    const stamped = [...(await changes.treeCursors(owner, paths)).entries()];
+    const tagged = tags(stamped.map(([, cursor]) => cursor));
+    return new Map(stamped.map(([path], i) => [path, `"t-${tagged[i] as string}"`]));
+  }
   async function apply<E extends Pick<Entry, 'isFile' | 'etag'>>(owner: string, items: readonly { path: string; entry: E }[]): Promise<E[]> {
     const folders = items.filter((i) => !i.entry.isFile).map((i) => i.path);
     if (folders.length === 0) return items.map((i) => i.entry);
-    const cursors = await changes.treeCursors(owner, folders);
+    const tagged = await etags(owner, folders);
     return items.map((i) => {
-      const c = i.entry.isFile ? undefined : cursors.get(i.path);
-      return c === undefined ? i.entry : { ...i.entry, etag: treeEtag(c) };
+      const etag = i.entry.isFile ? undefined : tagged.get(i.path);
+      return etag === undefined ? i.entry : { ...i.entry, etag };
     });
   }
   return {
     /** The tree ETag of the folder at `path` ('' = the root), undefined when not stamped yet. */
     async tag(owner: string, path: string): Promise<string | undefined> {
-      const c = (await changes.treeCursors(owner, [path])).get(path);
-      return c === undefined ? undefined : treeEtag(c);
+      return (await etags(owner, [path])).get(path);
     },
     /** `entry` at `path` in `owner`'s tree ('' = the root) with its tree ETag when it is a folder. */
     async one<E extends Pick<Entry, 'isFile' | 'etag'>>(owner: string, path: string, entry: E): Promise<E> {

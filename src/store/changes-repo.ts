@@ -174,6 +174,10 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
       if (owners.length === 0) return [];
       return (await since(cursor, limit, upTo).where('owner', 'in', owners).execute()).map(toRecord);
     },
+    async ownersBetween(cursor, upTo) {
+      const rows = await db.selectFrom('changes').select('owner').distinct().where('cursor', '>', cursor).where('cursor', '<=', upTo).execute();
+      return rows.map((r) => r.owner);
+    },
     async treeCursors(owner, paths) {
       const out = new Map<string, number>();
       const folders = paths.filter((p) => p !== '');

@@ -15,6 +15,23 @@ export function runStoreConformance(name: string, open: OpenStore): void {
   const newUser = (store: MetadataStore, username = 'alice', isAdmin = false) =>
     store.users.create({ username, passwordHash: 'scrypt$x', isAdmin, authEpoch: 'e1', now: NOW });
 
+  withStore('grants: the users any grant of some owners reaches, directly or through a group, each once', async (store) => {
+    const [alice, bob, carol, dave, erin] = await Promise.all(['alice', 'bob', 'carol', 'dave', 'erin'].map((n) => newUser(store, n)));
+    assert.ok(alice && bob && carol && dave && erin);
+    assert.equal(await store.groups.create('g1', 'team', NOW), true);
+    await store.groups.changeMembers('team', ['carol', 'bob'], []);
+    const grant = (id: string, owner: typeof alice, path: string, toKind: 'user' | 'group', toId: string) =>
+      store.grants.create({ id, ownerId: owner.id, owner: owner.username, path, isFile: false, toKind, toId, permission: 'read', createdAt: NOW });
+    await grant('a1', alice, 'x', 'user', bob.id);
+    await grant('a2', alice, 'y', 'group', 'g1');
+    await grant('d1', dave, 'z', 'user', erin.id);
+    const of = async (owners: string[]) => (await store.grants.recipientsOf(owners)).sort();
+    assert.deepEqual(await of(['alice']), ['bob', 'carol']);
+    assert.deepEqual(await of(['alice', 'dave']), ['bob', 'carol', 'erin']);
+    assert.deepEqual(await of(['bob']), []);
+    assert.deepEqual(await of([]), []);
+  });
+
   withStore('creates a user and finds it by name', async (store) => {
     const u = await newUser(store, 'alice', true);
     const found = await store.users.getByName('alice');
@@ -160,6 +177,18 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.equal(await store.leases.renew('alive:b', 'b', NOW + 1000), true, 'a live one stays');
     assert.equal(await store.leases.acquire('alive:a', 'a', NOW + 200, NOW + 1000), true, 'a process counted dead takes its name again');
     await assert.rejects(store.leases.takeExpired('alive_', NOW), /LIKE wildcard/);
+  });
+
+  withStore('the held leases of a prefix: not the expired ones, not another prefix\'s', async (store) => {
+    await store.leases.acquire('slot:u1:0', 'a', NOW, NOW + 100);
+    await store.leases.acquire('slot:u1:1', 'b', NOW, NOW + 300);
+    await store.leases.acquire('slot:u10:0', 'c', NOW, NOW + 300);
+    await store.leases.acquire('slot:u2:0', 'd', NOW, NOW + 300);
+    assert.deepEqual((await store.leases.held('slot:u1:', NOW + 50)).sort(), ['slot:u1:0', 'slot:u1:1']);
+    assert.deepEqual(await store.leases.held('slot:u1:', NOW + 100), ['slot:u1:1'], 'run out at its expiry');
+    await store.leases.release('slot:u1:1', 'b');
+    assert.deepEqual(await store.leases.held('slot:u1:', NOW + 100), []);
+    await assert.rejects(store.leases.held('slot_', NOW), /LIKE wildcard/);
   });
 
   withStore('journal records are written, updated, listed by age and deleted', async (store) => {

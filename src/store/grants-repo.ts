@@ -80,6 +80,19 @@ export function createGrantRepo(db: Kysely<Database>): GrantRepo {
       return rows.map((r) => fromRow(r as Row));
     },
 
+    async recipientsOf(owners) {
+      if (owners.length === 0) return [];
+      const direct = db.selectFrom('grants as g').innerJoin('users as u', 'u.id', 'g.to_id').where('g.to_kind', '=', 'user').where('g.owner_name', 'in', owners).select('u.username');
+      const viaGroups = db
+        .selectFrom('grants as g')
+        .innerJoin('group_members as m', 'm.group_id', 'g.to_id')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .where('g.to_kind', '=', 'group')
+        .where('g.owner_name', 'in', owners)
+        .select('u.username');
+      return (await direct.union(viaGroups).execute()).map((r) => r.username);
+    },
+
     async setPermission(id, permission) {
       const r = await db.updateTable('grants').set({ permission }).where('id', '=', id).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;

@@ -32,10 +32,20 @@ export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
     },
 
     async takeExpired(prefix, now) {
-      if (/[%_\\]/.test(prefix)) throw new Error(`takeExpired: the prefix ${JSON.stringify(prefix)} holds a LIKE wildcard`);
       // One DELETE … RETURNING: a row goes to whichever statement deletes it, never to two.
-      const rows = await db.deleteFrom('leases').where('name', 'like', `${prefix}%`).where('expires_at', '<=', now).returning(['name', 'owner', 'expires_at']).execute();
+      const rows = await db.deleteFrom('leases').where('name', 'like', likePrefix('takeExpired', prefix)).where('expires_at', '<=', now).returning(['name', 'owner', 'expires_at']).execute();
       return rows.map((r) => ({ name: r.name, owner: r.owner, expiresAt: Number(r.expires_at) }));
     },
+
+    async held(prefix, now) {
+      const rows = await db.selectFrom('leases').select('name').where('name', 'like', likePrefix('held', prefix)).where('expires_at', '>', now).execute();
+      return rows.map((r) => r.name);
+    },
   };
+}
+
+/** `prefix%` for LIKE; a prefix that holds a wildcard itself is a bug of the caller. */
+function likePrefix(what: string, prefix: string): string {
+  if (/[%_\\]/.test(prefix)) throw new Error(`${what}: the prefix ${JSON.stringify(prefix)} holds a LIKE wildcard`);
+  return `${prefix}%`;
 }

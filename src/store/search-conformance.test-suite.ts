@@ -63,6 +63,9 @@ export function runSearchConformance(name: string, open: OpenStore): void {
       ['bob', 'deleted', 'b.txt', undefined],
     ]);
     assert.deepEqual((await store.changes.changesSinceFor(['bob'], 0, 100)).map((c) => c.type), ['created', 'deleted']);
+    assert.deepEqual((await store.changes.ownersBetween(0, all[4]?.cursor ?? 0)).sort(), ['alice', 'bob']);
+    assert.deepEqual(await store.changes.ownersBetween(all[1]?.cursor ?? 0, all[3]?.cursor ?? 0), ['alice'], 'after the first two, up to the fourth');
+    assert.deepEqual(await store.changes.ownersBetween(all[4]?.cursor ?? 0, all[4]?.cursor ?? 0), []);
     const latest = await store.changes.latest();
     assert.equal(await store.changes.purgeBefore(Date.now() + 1000), 5);
     assert.equal(await store.changes.horizon(), latest);

@@ -156,6 +156,8 @@ export interface StoredLeaseRepo extends LeaseRepo {
    * exactly one caller however many ask at once. `prefix` holds no `%`, `_` or backslash.
    */
   takeExpired(prefix: string, now: number): Promise<{ name: string; owner: string; expiresAt: number }[]>;
+  /** The names of the leases `prefix`… that are held at `now` (not expired). `prefix` holds no `%`, `_` or backslash. */
+  held(prefix: string, now: number): Promise<string[]>;
 }
 
 export type JournalRecord = { readonly id: string; readonly kind: string; readonly data: string; readonly createdAt: number; readonly updatedAt: number };
@@ -596,6 +598,8 @@ export interface GrantRepo {
   listByOwner(ownerId: string): Promise<Grant[]>;
   /** The grants that reach a user, directly or through a group they are in, newest first; `owner` narrows them to one owner's tree. */
   listForRecipient(userId: string, owner?: string): Promise<Grant[]>;
+  /** The names of the users any grant of these owners reaches, directly or through a group (each once). */
+  recipientsOf(owners: readonly string[]): Promise<string[]>;
   setPermission(id: string, permission: Grant['permission']): Promise<boolean>;
   delete(id: string): Promise<boolean>;
   /** Ends the grants of `path` and of everything below it in `owner`'s tree (the item was deleted). */
@@ -631,6 +635,8 @@ export interface ChangeRepo {
   changesSince(cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
   /** As changesSince, only entries of the given owners' trees. */
   changesSinceFor(owners: readonly string[], cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
+  /** The owners of the trees that entries after `cursor`, up to and including `upTo`, changed (each once). */
+  ownersBetween(cursor: number, upTo: number): Promise<string[]>;
   /**
    * Of the given folders of `owner` ('' = the root), the cursor of the latest entry at or below each (none:
    * not indexed yet). Folder ETags derive from it.

@@ -17,7 +17,7 @@ type Item = { isFile: boolean; size?: number };
  * SIGKILL in the middle of a stream of writes, moves and deletes (issue 31):
  * afterwards, once the leader has rescanned storage by itself (it finds the
  * dead process's liveness lease run out, which a clean stop would have
- * released: src/cluster/liveness.ts, src/main.ts), replaying the whole journal
+ * released: src/cluster/liveness.ts, src/main.ts), replaying the journal from before the first write
  * onto an empty mirror gives exactly the tree storage has — the kill lost no
  * change the tree kept and journaled none it lost.
  */
@@ -29,12 +29,15 @@ async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: 
   const rand = prng(seed);
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-kill-changes-'));
   let server: ServerProcess | undefined;
+  let start: string | undefined;
   try {
     for (let round = 0; round < 3; round++) {
       server = await startServer({ dataDir, args: opts.args, env: opts.env, startTimeoutMs: 60_000 });
       const { access_token } = await login(server.url, 'admin', server.adminPassword);
       const auth = bearer(access_token);
       const url = server.url;
+      // Before the first write: the journal from here is the whole tree's history.
+      start ??= await now(url, auth);
       const work = async (w: number) => {
         for (let i = 0; ; i++) {
           const p = `r${round}/w${w}/f${i % 6}.bin`;
@@ -54,10 +57,10 @@ async function killAndCompare(t: { diagnostic(m: string): void }, opts: { args: 
     server = await startServer({ dataDir, args: opts.args, env: opts.env, startTimeoutMs: 60_000 });
     const restarted = Date.now();
     const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
-    const { mirror, tree } = await untilJournalIsTree(server.url, auth, restarted + SELF_HEAL_MS);
+    const { mirror, tree } = await untilJournalIsTree(server.url, auth, start as string, restarted + SELF_HEAL_MS);
     t.diagnostic(`journal and tree compared ${Date.now() - restarted} ms after the restart`);
     assert.ok(tree.size > 0);
-    assert.deepEqual(sorted(mirror), sorted(tree), `seed ${seed}: the journal replayed from 0 is the tree within ${SELF_HEAL_MS} ms of the restart`);
+    assert.deepEqual(sorted(mirror), sorted(tree), `seed ${seed}: the journal replayed from the start is the tree within ${SELF_HEAL_MS} ms of the restart`);
   } finally {
     await server?.stop().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
@@ -70,12 +73,12 @@ const sorted = (m: Map<string, Item>) => [...m].map(([k, v]) => [k, v.isFile, v.
  * Replays the journal and walks the tree once a second until they agree (and `also` holds of the
  * mirror) or `deadline` passes; nothing writes any more, so once they agree they stay so.
  */
-async function untilJournalIsTree(url: string, auth: Record<string, string>, deadline: number, also: (mirror: Map<string, Item>) => boolean = () => true) {
-  let mirror = await replay(url, auth);
+async function untilJournalIsTree(url: string, auth: Record<string, string>, from: string, deadline: number, also: (mirror: Map<string, Item>) => boolean = () => true) {
+  let mirror = await replay(url, auth, from);
   let tree = await walkTree(url, auth);
   while ((!also(mirror) || JSON.stringify(sorted(mirror)) !== JSON.stringify(sorted(tree))) && Date.now() < deadline) {
     await sleep(1000);
-    mirror = await replay(url, auth);
+    mirror = await replay(url, auth, from);
     tree = await walkTree(url, auth);
   }
   return { mirror, tree };
@@ -88,10 +91,13 @@ async function pastFirstRescan(server: ServerProcess, what: string): Promise<voi
   assert.ok(server.output().stdout.includes('search index rescanned'), `${what} rescanned within 45 s of its start`);
 }
 
-/** The whole journal from cursor 0, replayed onto an empty mirror. */
-async function replay(url: string, auth: Record<string, string>): Promise<Map<string, Item>> {
+/** The latest cursor: what the tree looks like from here on is in the journal after it. */
+const now = async (url: string, auth: Record<string, string>) => ((await (await fetch(`${url}/api/changes`, { headers: auth })).json()) as { cursor: string }).cursor;
+
+/** The journal from `from` (taken while the tree was empty), replayed onto an empty mirror. */
+async function replay(url: string, auth: Record<string, string>, from: string): Promise<Map<string, Item>> {
   const mirror = new Map<string, Item>();
-  let cursor = '0';
+  let cursor = from;
   for (;;) {
     const res = await fetch(`${url}/api/changes?cursor=${cursor}&limit=5000`, { headers: auth });
     assert.equal(res.status, 200);
@@ -134,7 +140,7 @@ async function walkTree(url: string, auth: Record<string, string>): Promise<Map<
 
 // Side by side: each has its own data dir (and database), and each mostly waits (a lease to run out, a rescan).
 describe('SIGKILL and the change journal', { concurrency: true }, () => {
-  test('local: SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', async (t) => {
+  test('local: SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from the start gives the tree', async (t) => {
     await killAndCompare(t, {
       args: ['--workers', '1'],
       env: {},
@@ -149,7 +155,7 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
   // Skipped only outside CI when a service is missing, with the reason skipReason states (which
   // service, how to get it); under CI a missing service fails the run instead.
   const clusterSkip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');
-  test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
+  test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from the start gives the tree', { skip: clusterSkip }, async (t) => {
     const s3 = await s3ServerOptions();
     const database = await newDatabase('killchanges');
     await killAndCompare(t, {
@@ -167,7 +173,7 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
   });
 
   // Skipped, as the test above, only outside CI when S3, PostgreSQL or Redis is missing (clusterSkip says which).
-  test('cluster, two nodes: the node that does not lead SIGKILLed mid-writes; the leader journals what it left, and the journal replayed from 0 gives the tree', { skip: clusterSkip }, async (t) => {
+  test('cluster, two nodes: the node that does not lead SIGKILLed mid-writes; the leader journals what it left, and the journal replayed from the start gives the tree', { skip: clusterSkip }, async (t) => {
     const seed = faultSeed();
     t.diagnostic(`FC_FAULT_SEED=${seed}`);
     const rand = prng(seed);
@@ -180,6 +186,7 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
       a = await startServer(node);
       // A leads (it started alone).
       await pastFirstRescan(a, 'node A');
+      const start = await now(a.url, bearer((await login(a.url, 'admin', a.adminPassword)).access_token));
       b = await startServer(node);
       const onB = bearer((await login(b.url, 'admin', b.adminPassword)).access_token);
       const bUrl = b.url;
@@ -205,11 +212,11 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
       }
       const onA = bearer((await login(a.url, 'admin', a.adminPassword)).access_token);
       // B's liveness lease runs out (30 s), A's next tick takes it (10 s) and rescans: within this bound.
-      const { mirror, tree } = await untilJournalIsTree(a.url, onA, killed + SELF_HEAL_MS, (m) => m.has('beside/left-by-b.bin'));
+      const { mirror, tree } = await untilJournalIsTree(a.url, onA, start, killed + SELF_HEAL_MS, (m) => m.has('beside/left-by-b.bin'));
       t.diagnostic(`node B killed; journal and tree compared on node A ${Date.now() - killed} ms later`);
       assert.ok(a.output().stdout.includes('died without stopping'), 'node A saw node B die');
       assert.deepEqual(mirror.get('beside/left-by-b.bin'), { isFile: true, size: 99 }, 'the object B left is journaled');
-      assert.deepEqual(sorted(mirror), sorted(tree), `seed ${seed}: the journal replayed from 0 is the tree within ${SELF_HEAL_MS} ms of the kill`);
+      assert.deepEqual(sorted(mirror), sorted(tree), `seed ${seed}: the journal replayed from the start is the tree within ${SELF_HEAL_MS} ms of the kill`);
     } finally {
       await b?.stop('SIGKILL').catch(() => undefined);
       await a?.stop().catch(() => undefined);

@@ -126,7 +126,16 @@ export type TestApp = {
  * and real disk, in a temporary data dir, in this process.
  */
 export async function startApp(
-  opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; webRoot?: string; storage?: TestStorage } = {},
+  opts: {
+    flags?: Record<string, string | boolean>;
+    users?: string[];
+    clock?: Clock;
+    logTo?: NodeJS.WritableStream;
+    webRoot?: string;
+    storage?: TestStorage;
+    /** The processes' environment (`cluster` only: the in-process app reads none). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestApp> {
   if (opts.storage === 'cluster') return startClusterApp(opts);
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-app-'));
@@ -181,7 +190,7 @@ export async function startApp(
  * prefix, as another node would. `app` (the in-process Fastify) does not
  * exist here; `flags` are passed as command-line options.
  */
-async function startClusterApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream }): Promise<TestApp> {
+async function startClusterApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; env?: Record<string, string> }): Promise<TestApp> {
   if (opts.clock) throw new Error('a cluster test app runs in its own processes: no clock can be injected');
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-cluster-app-'));
   const s3 = await s3ServerOptions();
@@ -198,7 +207,7 @@ async function startClusterApp(opts: { flags?: Record<string, string | boolean>;
   // A primary and two workers, each loading the S3 SDK and opening PostgreSQL and Redis: on a busy
   // 2-core machine that took over 20 s. The timeout only tells a hung start from a slow one.
   // logTo: the processes' JSON log lines at info, as they print them, from here on.
-  const server = await startServer({ args, env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: opts.logTo ? 'info' : 'silent', FILE_CLOUD_LOG_FORMAT: 'json' }, dataDir, keepDataDir: true, startTimeoutMs: 60_000 });
+  const server = await startServer({ args, env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: opts.logTo ? 'info' : 'silent', FILE_CLOUD_LOG_FORMAT: 'json', ...opts.env }, dataDir, keepDataDir: true, startTimeoutMs: 60_000 });
   if (opts.logTo) server.proc.stdout?.on('data', (d: Buffer) => opts.logTo?.write(d));
   const config = loadConfig({ dataDir, logLevel: 'silent', storage: s3.storage, database, redis, ...flags }, {});
   const { store, backend, paths } = await openDataDir(config, false, { credentials: s3Credentials() });

@@ -98,8 +98,6 @@ describe('change stream with a real EventSource client', () => {
       stream.got.map((g) => g.change.path),
       ['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((n) => `/admin/${n}.txt`),
     );
-    const cursors = stream.got.map((g) => Number(g.change.cursor));
-    assert.deepEqual([...cursors].sort((x, y) => x - y), cursors);
   });
 
   const clusterSkip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');

@@ -3,18 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-
-/** The value of one sample line, e.g. `name{a="b"}`; undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
+import { sample } from '../helpers/metrics.js';
 
 test('metrics are off by default', async () => {
   const t = await startApp();

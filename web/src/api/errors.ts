@@ -41,6 +41,7 @@ export const ERROR_MESSAGES = {
   checksum_mismatch: 'A piece of the upload arrived damaged; it is sent again.',
   rate_limited: 'Too many attempts. Wait a moment and try again.',
   too_many_uploads: 'You have too many unfinished uploads. Let some finish or cancel them, then try again.',
+  too_many_streams: 'You have this page open in too many tabs or devices; close some of them.',
   internal: 'Something went wrong on the server. Try again.',
   unavailable: 'The server is busy or shutting down. Try again shortly.',
   storage_unavailable: 'The server cannot reach its file storage right now. Try again shortly.',
