@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { type Segments } from '../api/paths';
 import { ownPlace, type Place } from '../lib/place';
 import type { MenuAction } from './RowMenu';
@@ -25,6 +25,7 @@ import { useFolderNavigation } from './useFolderNavigation';
 import { useFolderUploads } from './useFolderUploads';
 import { useListing } from './useListing';
 import { useSelection } from './useSelection';
+import { useFolderScoped } from './useFolderScoped';
 import { useMoveDrag } from './useMoveDrag';
 import { moveEntries } from './actions';
 import { rememberMove } from '../lib/recent-moves';
@@ -47,10 +48,12 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const { state, sorted, sort, toggleSort, setSortTo, reload } = useListing(storage, segments);
   // Changes made elsewhere (another tab, WebDAV, a grant's other member) show up here by themselves.
   useLiveFolder(storage, segments, reload);
-  const selection = useSelection(state, sorted);
+  const key = segments.join('\0');
+  const selection = useSelection(key, state, sorted);
   const nav = useFolderNavigation(segments, state, place);
-  const [dialog, setDialog] = useState<DialogState | null>(null);
-  const [menu, setMenu] = useState<{ entry: Entry; at: { x: number; y: number } } | null>(null);
+  // A dialog or menu is of an entry of this folder: in another folder there is none, from its first render on.
+  const [dialog, setDialog] = useFolderScoped<DialogState | null>(key, null);
+  const [menu, setMenu] = useFolderScoped<{ entry: Entry; at: { x: number; y: number } } | null>(key, null);
   const { uploads, pick, drop } = useFolderUploads(storage, segments, reload);
   // Nothing dropped lands in a folder shared for reading only.
   const { dragging, handlers: dropZone } = useFileDrop(place.writable ? drop : () => undefined);
@@ -64,11 +67,8 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   // A new folder: fresh selection, no dialog or menu; the cursor on the child we came up from, if any.
   const { reset, selectOnly } = selection;
   const { takeCameFrom, focusListOnLoad, enter } = nav;
-  const key = segments.join('\0');
   useEffect(() => {
     reset(takeCameFrom());
-    setDialog(null);
-    setMenu(null);
   }, [key, reset, takeCameFrom]);
 
   // Every (re)load follows a change made here or elsewhere: the usage figures may have moved too.
