@@ -106,7 +106,16 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
       onClose={close}
     />
   ) : null}
-  {dialog?.kind === 'versions' ? <VersionsDialog storage={storage} path={[...segments, dialog.entry.name]} onRestored={() => afterChange(dialog.entry.name)} onClose={close} /> : null}
+  {dialog?.kind === 'versions' ? (
+    <VersionsDialog
+      storage={storage}
+      path={[...segments, dialog.entry.name]}
+      // The file as the listing shows it now: after a restore, the reloaded listing has its new size and time.
+      current={sorted.find((e) => e.name === dialog.entry.name) ?? dialog.entry}
+      onRestored={() => afterChange(dialog.entry.name)}
+      onClose={close}
+    />
+  ) : null}
   {dialog?.kind === 'share' ? <ShareDialog storage={storage} path={dialog.path} isFile={dialog.isFile} onClose={close} /> : null}
   {dialog?.kind === 'preview' ? (
     <PreviewDialog
