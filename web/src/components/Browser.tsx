@@ -31,6 +31,7 @@ import { moveEntries } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { useNotify } from './Toasts';
 import { SkipLink } from './SkipLink';
+import { Icon } from './icons';
 import { useLiveFolder } from './useLiveFolder';
 
 /**
@@ -47,7 +48,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const banner = useBanner('page', storage.client, segments.join('/'));
   const { state, sorted, sort, toggleSort, setSortTo, reload } = useListing(storage, segments);
   // Changes made elsewhere (another tab, WebDAV, a grant's other member) show up here by themselves.
-  useLiveFolder(storage, segments, reload);
+  const reachable = useLiveFolder(storage, segments, reload);
   const key = segments.join('\0');
   const selection = useSelection(key, state, sorted);
   const nav = useFolderNavigation(segments, state, place);
@@ -139,6 +140,14 @@ export function Browser({ storage, segments, place: given, account }: { storage:
       <Banner kind="page" text={banner} />
       <AppHeader storage={account ?? storage} onShortcuts={showShortcuts} />
       <main className="browser" aria-busy={state.status === 'loading'}>
+        {/* The page's heading, as every page has: the breadcrumb shows the same name to the eye. */}
+        <h1 className="visually-hidden">{folderName}</h1>
+        {reachable ? null : (
+          <p className="connection-notice" role="status">
+            <Icon name="alert" size={18} />
+            Cannot reach the server. What is shown may be out of date; trying again…
+          </p>
+        )}
         <FolderToolbar
           segments={segments}
           place={place}
