@@ -177,6 +177,8 @@ export function Browser({ storage, segments, place: given, account }: { storage:
             storage={storage}
             folder={segments}
             entries={sorted}
+            sort={sort}
+            onSetSort={setSortTo}
             selected={selected}
             drag={drag}
             onSelect={selection.select}
