@@ -14,9 +14,9 @@ export function AccountMenu({ user, onShortcuts, onSignOut }: { user: string; on
   const menu = useMenuAnchor();
   const phone = usePhone();
   const items: MenuItem[] = [{ key: 'settings', label: 'Settings', icon: 'settings', onSelect: () => navigate(SETTINGS_PATH) }];
+  if (onShortcuts && !phone) items.push({ key: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', onSelect: onShortcuts });
   if (me?.admin) items.push({ key: 'users', label: 'Users', icon: 'users', onSelect: () => navigate(USERS_PATH) });
   if (me?.admin) items.push({ key: 'audit', label: 'Audit log', icon: 'shield', onSelect: () => navigate(AUDIT_PATH) });
-  if (onShortcuts && !phone) items.push({ key: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', onSelect: onShortcuts });
   if (phone) items.push({ key: 'sign-out', label: 'Sign out', icon: 'logout', onSelect: onSignOut });
   return (
     <>
