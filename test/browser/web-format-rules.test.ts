@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadWebModule } from '../helpers/web-module.js';
 
-/** web/src/lib/format.ts and upload-progress.ts, compiled here: the sentences the file manager shows. No browser. */
+/** web/src/lib/format.ts, upload-progress.ts and copy-names.ts, compiled here: what the file manager shows and names. No browser. */
 type Format = { formatAgo(iso: string, now?: Date): string; formatDateTime(iso: string): string };
 type Figures = { total: number; done: number; failed: number; cancelled: number; active: number; loaded: number; bytes: number; speed: number };
+type Names = { copyName(name: string, isFile: boolean, taken: ReadonlySet<string>): string };
 type Progress = { uploadHeadline(s: Figures): { title: string; detail: string; percent: number } };
 
 const MB = 1024 * 1024;
@@ -57,4 +58,20 @@ test('the upload panel head counts files as well as bytes, and says what became 
     ['failed and cancelled, none done', { total: 1, done: 0, failed: 1, cancelled: 2, active: 0, loaded: 0, bytes: 10, speed: 0 }, { title: '1 upload failed, 2 cancelled', detail: '', percent: 0 }],
   ];
   for (const [what, figures, want] of cases) assert.deepEqual(uploadHeadline(figures), want, what);
+});
+
+test('a copy takes its own name when free, else the first free "name (n).ext"; a folder keeps its dots', async () => {
+  const { copyName } = await loadWebModule<Names>('lib/copy-names.ts');
+  const cases: [string, boolean, string[], string][] = [
+    ['plan.txt', true, [], 'plan.txt'],
+    ['plan.txt', true, ['plan.txt'], 'plan (1).txt'],
+    ['plan.txt', true, ['plan.txt', 'plan (1).txt', 'plan (2).txt'], 'plan (3).txt'],
+    ['archive.tar.gz', true, ['archive.tar.gz'], 'archive.tar (1).gz'],
+    ['.env', true, ['.env'], '.env (1)'],
+    ['README', true, ['README'], 'README (1)'],
+    ['trailing.', true, ['trailing.'], 'trailing. (1)'],
+    ['Drafts', false, ['Drafts'], 'Drafts (1)'],
+    ['v1.2 release', false, ['v1.2 release'], 'v1.2 release (1)'],
+  ];
+  for (const [name, isFile, taken, want] of cases) assert.equal(copyName(name, isFile, new Set(taken)), want, `${name} among ${JSON.stringify(taken)}`);
 });

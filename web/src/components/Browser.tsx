@@ -83,7 +83,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   // always inside the granted folder, never the granted root itself, so renaming or deleting one is allowed).
   // Versions: only when the server keeps them (--versions), for one's own files.
   const versionsOn = useAccount().me?.versions === true;
-  const allowed = useCallback((a: MenuAction) => (a === 'versions' ? versionsOn && !place.shared : !place.shared ? true : a === 'share' ? false : a === 'rename' || a === 'move' || a === 'delete' || a === 'edit' ? place.writable : true), [place, versionsOn]);
+  const allowed = useCallback((a: MenuAction) => (a === 'versions' ? versionsOn && !place.shared : !place.shared ? true : a === 'share' ? false : a === 'rename' || a === 'move' || a === 'copy' || a === 'delete' || a === 'edit' ? place.writable : true), [place, versionsOn]);
   const act = useCallback((a: MenuAction, entries: Entry[]) => {
     if (allowed(a)) anyAct(a, entries);
   }, [allowed, anyAct]);

@@ -3,7 +3,7 @@ import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { stemLength } from '../lib/file-kind';
 import { plural } from '../lib/format';
-import { moveEntries, runAll } from './actions';
+import { copyEntries, moveEntries, runAll } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { DeleteDialog } from './DeleteDialog';
 import { MoveDialog } from './MoveDialog';
@@ -19,6 +19,7 @@ export type DialogState =
   | { kind: 'new-folder' }
   | { kind: 'rename'; entry: Entry }
   | { kind: 'move'; entries: Entry[] }
+  | { kind: 'copy'; entries: Entry[] }
   | { kind: 'delete'; entries: Entry[] }
   | { kind: 'share'; path: string[]; isFile: boolean }
   | { kind: 'preview'; entry: Entry }
@@ -83,12 +84,29 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
       from={segments}
       root={root}
       entries={dialog.entries}
-      onMove={async (to) => {
+      onChoose={async (to) => {
         const r = await moveEntries(storage, segments, dialog.entries, to);
         afterChange();
         if (r.moved && !root?.length) rememberMove(storage.user, to);
         if (r.error) throw new ApiError(0, 'move_failed', r.error);
         if (r.toast) notify(r.toast, r.moved < dialog.entries.length ? 'error' : 'info');
+      }}
+      onClose={close}
+    />
+  ) : null}
+  {dialog?.kind === 'copy' ? (
+    <MoveDialog
+      storage={storage}
+      from={segments}
+      root={root}
+      entries={dialog.entries}
+      copy
+      onChoose={async (to) => {
+        const r = await copyEntries(storage, segments, dialog.entries, to);
+        afterChange();
+        if (r.copied && !root?.length) rememberMove(storage.user, to);
+        if (r.error) throw new ApiError(0, 'copy_failed', r.error);
+        if (r.toast) notify(r.toast, r.copied < dialog.entries.length ? 'error' : 'info');
       }}
       onClose={close}
     />

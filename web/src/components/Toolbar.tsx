@@ -95,6 +95,7 @@ type Actions = {
   onShare: () => void;
   onRename: () => void;
   onMove: () => void;
+  onCopy: () => void;
   onDelete: () => void;
   onClear: () => void;
   allowed: (a: MenuAction) => boolean;
@@ -116,6 +117,7 @@ export function SelectionBar(a: Actions) {
       {a.single && a.allowed('share') ? <ToolButton icon="link" label="Share" onClick={a.onShare} /> : null}
       {a.single && a.allowed('rename') ? <ToolButton icon="pencil" label="Rename" onClick={a.onRename} /> : null}
       {a.allowed('move') ? <ToolButton icon="move" label="Move" onClick={a.onMove} /> : null}
+      {a.allowed('copy') ? <ToolButton icon="copy" label="Copy" onClick={a.onCopy} /> : null}
       {a.allowed('delete') ? <ToolButton icon="trash" label="Delete" onClick={a.onDelete} danger /> : null}
     </div>
   );
@@ -170,6 +172,7 @@ export function FolderToolbar(p: FolderToolbarProps) {
           onShare={() => p.onAction('share')}
           onRename={() => p.onAction('rename')}
           onMove={() => p.onAction('move')}
+          onCopy={() => p.onAction('copy')}
           onDelete={() => p.onAction('delete')}
           onClear={p.onClear}
           allowed={p.allowed}

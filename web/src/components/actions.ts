@@ -1,6 +1,7 @@
 import { ApiError, messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
+import { copyName } from '../lib/copy-names';
 
 /** Runs one request per entry, a few at a time; reports which failed and the first reason. */
 export async function runAll(entries: readonly Entry[], fn: (e: Entry) => Promise<void>): Promise<{ failed: string[]; message: string }> {
@@ -34,6 +35,29 @@ export async function moveEntries(storage: StorageApi, from: Segments, entries: 
   if (moved === 0) return { moved, error: `Could not move ${failed.join(', ')}. ${message}`, toast: null };
   if (failed.length) return { moved, error: null, toast: `Moved ${moved}; not moved: ${failed.join(', ')}. ${message}` };
   return { moved, error: null, toast: `Moved ${entries.length === 1 ? `“${entries[0]?.name}”` : `${entries.length} items`} to ${where}.` };
+}
+
+/**
+ * Copies entries of `from` into `to` (the Copy dialog: any folder, this one
+ * too), each under a name free there (`report (1).txt` when `report.txt` is
+ * taken), so nothing is replaced. Says what happened as moveEntries does.
+ */
+export async function copyEntries(storage: StorageApi, from: Segments, entries: readonly Entry[], to: Segments): Promise<{ copied: number; error: string | null; toast: string | null }> {
+  const taken = new Set((await storage.list(to)).map((e) => e.name));
+  // Names are chosen up front, one after another, so two copies never pick the same free name.
+  const names = new Map(entries.map((e) => {
+    const name = copyName(e.name, e.is_file, taken);
+    taken.add(name);
+    return [e.name, name];
+  }));
+  const { failed, message } = await runAll(entries, (e) => storage.copy([...from, e.name], [...to, names.get(e.name) ?? e.name]));
+  const copied = entries.length - failed.length;
+  const where = `“${to[to.length - 1] ?? 'My files'}”`;
+  if (copied === 0) return { copied, error: `Could not copy ${failed.join(', ')}. ${message}`, toast: null };
+  if (failed.length) return { copied, error: null, toast: `Copied ${copied}; not copied: ${failed.join(', ')}. ${message}` };
+  const one = entries.length === 1 ? entries[0] : undefined;
+  const renamed = one && names.get(one.name) !== one.name ? ` as “${names.get(one.name)}”` : '';
+  return { copied, error: null, toast: `Copied ${one ? `“${one.name}”` : `${entries.length} items`} to ${where}${renamed}.` };
 }
 
 /** A ten-minute path token for `path` (the server's default when its limit is shorter): enough to start a download. */
