@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PHONE, launchBrowser, missingBrowser, newPage, row, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, openFolder, row, seed, signIn, startServer, type ServerProcess } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -25,10 +25,7 @@ describe('web UI: copy', { skip }, () => {
   const disk = (p: string) => join(server.dataDir, 'storage', 'admin', ...p.split('/'));
   const text = (p: string) => readFile(disk(p), 'utf8');
   const picker = () => page.getByRole('dialog', { name: /^Copy / });
-  const open = async (path: string) => {
-    await page.goto(server.url + path);
-    await waitForFolder(page);
-  };
+  const open = (path: string) => openFolder(page, server.url + path);
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
@@ -102,7 +99,6 @@ describe('web UI: copy', { skip }, () => {
       assert.equal(await text(`KeyDest/${k}.txt`), k, `${k} copied`);
       assert.equal(existsSync(disk(`Keys/${k}.txt`)), true, `${k} stays`);
     }
-    await page.waitForLoadState('networkidle');
     assert.deepEqual(consoleErrors, []);
     assert.deepEqual(errors, []);
   });

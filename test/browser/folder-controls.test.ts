@@ -62,7 +62,6 @@ describe('web UI: sort controls and the trail, desktop and phone', { skip }, () 
         await page.locator('.file-grid').waitFor();
         if (label === 'desktop') assert.equal(await page.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort'), 'ascending');
         else assert.equal(await page.getByRole('combobox', { name: 'Sort by' }).evaluate((el) => (el as unknown as { selectedOptions: { text: string }[] }).selectedOptions[0]?.text), 'Smallest first');
-        await page.waitForLoadState('networkidle');
         assert.deepEqual(consoleErrors, []);
         assert.deepEqual(errors, []);
       } finally {

@@ -124,7 +124,6 @@ describe('web UI: search', { skip }, () => {
     await results().first().click();
     await page.waitForURL(/\/browse\/Animals\/\?at=/);
     await row(page, 'zz Zebra Stripes.md').waitFor();
-    await page.waitForLoadState('networkidle');
     const seen = (await page.evaluate(() => (globalThis as unknown as { seen: { path: string; names: string[] }[] }).seen)) as { path: string; names: string[] }[];
     const inAnimals = /^(animal-\d{3}\.txt|zz Zebra Stripes\.md)$/;
     const wrong = seen.filter((s) => s.path === '/browse/Animals/').flatMap((s) => s.names.filter((n) => !inAnimals.test(n)));

@@ -150,7 +150,6 @@ describe('web UI: trash and versions', { skip }, () => {
     await current.getByRole('button', { name: 'Preview' }).click();
     await shown.getByText('plan D now').waitFor();
     assert.equal(await shown.getByText('plan A one').count(), 0);
-    await page.waitForLoadState('networkidle');
     assert.deepEqual(consoleErrors, []);
     assert.deepEqual(errors, []);
   });

@@ -30,6 +30,7 @@ import { useMoveDrag } from './useMoveDrag';
 import { moveEntries } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { useNotify } from './Toasts';
+import { useUndoMove } from './undo';
 import { SkipLink } from './SkipLink';
 import { Icon } from './icons';
 import { useLiveFolder } from './useLiveFolder';
@@ -107,6 +108,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const { selected, selectedEntries } = selection;
   // Rows dropped on a folder: the Move dialog's move, its result said in a toast (there is no dialog to hold an error).
   const notify = useNotify();
+  const undoMove = useUndoMove(storage, segments, afterChange);
   const { setFocused } = selection;
   const openMenu = useCallback(
     (entry: Entry, at: { x: number; y: number }) => {
@@ -123,9 +125,9 @@ export function Browser({ storage, segments, place: given, account }: { storage:
       if (!place.writable) return;
       void moveEntries(storage, segments, entries, to).then((r) => {
         afterChange();
-        if (r.moved && !place.shared) rememberMove(storage.user, to);
+        if (r.done && !place.shared) rememberMove(storage.user, to);
         const text = r.error ?? r.toast;
-        if (text) notify(text, r.moved < entries.length ? 'error' : 'info');
+        if (text) notify(text, r.done < entries.length ? 'error' : 'info', undoMove(r.names, to));
       });
     },
     // A finger's long press let go where it started: the row's menu, as a right-click gives.

@@ -109,7 +109,9 @@ export function SelectionBar(a: Actions) {
         <Icon name="close" />
       </button>
       <span className="selection-count" aria-live="polite">
-        {a.count.toLocaleString()} selected
+        {a.count.toLocaleString()}
+        {/* On a phone the number alone, beside its clear button: the room goes to the actions. */}
+        <span className="count-word"> selected</span>
       </span>
       <span className="spacer" />
       {a.single?.is_file !== false ? <ToolButton icon="download" label="Download" onClick={a.onDownload} disabled={!a.anyFile} /> : null}
