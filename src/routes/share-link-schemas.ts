@@ -95,11 +95,11 @@ export const SHARE_SCHEMAS = {
     },
   },
   asset: {
-    summary: 'A style sheet or script of the share pages',
+    summary: 'A style sheet, script or icon of the share pages',
     tags: TAG,
     security: [],
     params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
-    response: { 200: bytes('The asset.', ['text/css', 'text/javascript']), 304: empty('Not modified (`If-None-Match`).'), ...pageErrors({ 400: 'Malformed request', 404: 'No such asset', 429: 'Too many requests' }) },
+    response: { 200: bytes('The asset.', ['text/css', 'text/javascript', 'image/svg+xml']), 304: empty('Not modified (`If-None-Match`).'), ...pageErrors({ 400: 'Malformed request', 404: 'No such asset', 429: 'Too many requests' }) },
   },
   page: {
     summary: 'The share page for people without an account: /s/<id>/…',

@@ -144,10 +144,19 @@ const actionBody: JsonSchema = {
         overwrite: { type: 'boolean', description: 'Replace an existing destination.' },
       },
     },
+    {
+      title: 'Copy',
+      required: ['new_path'],
+      properties: {
+        action: { const: 'Copy' },
+        new_path: { type: 'string', description: '`/<user>/<...path>` as for Move: in your own tree, or inside a folder shared with you for editing.' },
+        overwrite: { type: 'boolean', description: 'Replace an existing destination.' },
+      },
+    },
   ],
 };
 const postSchema: RouteSchema = {
-  summary: 'Actions on a path: MakePathToken, CreateFolder, Move, restore_version',
+  summary: 'Actions on a path: MakePathToken, CreateFolder, Move, Copy, restore_version',
   tags: ['Storage'],
   params: storagePath,
   body: { required: true, content: { 'application/json': { schema: actionBody } } },
@@ -156,14 +165,15 @@ const postSchema: RouteSchema = {
       'x-expires-at': header('When the path token expires (RFC 3339).'),
     }),
     201: empty('CreateFolder: the folder was created (with its parents).'),
-    204: empty('Move: moved. restore_version: the file has that version\'s content again.'),
+    204: empty('Move: moved. Copy: copied. restore_version: the file has that version\'s content again.'),
     ...errors({
       ...pathErrors,
-      400: 'Not JSON (`invalid_json`), a missing or unknown action (`unknown_action`), a bad field or path (`bad_request`, `invalid_path`), a folder moved into itself (`into_itself`).',
-      401: 'No valid access token, a path that is not yours, or a Move destination under another user (`unauthorized`).',
-      404: 'The path (MakePathToken, Move source) does not exist, or no such version / versions off (`not_found`).',
-      409: 'CreateFolder: something exists at the path; Move: the destination exists without `overwrite` (`already_exists`), or a file is where a folder is needed.',
+      400: 'Not JSON (`invalid_json`), a missing or unknown action (`unknown_action`), a bad field or path (`bad_request`, `invalid_path`), a folder moved or copied into itself (`into_itself`).',
+      401: 'No valid access token, a path that is not yours, or a Move or Copy destination under another user (`unauthorized`).',
+      404: 'The path (MakePathToken, Move or Copy source) does not exist, or no such version / versions off (`not_found`).',
+      409: 'CreateFolder: something exists at the path; Move, Copy: the destination exists without `overwrite` (`already_exists`), or a file is where a folder is needed.',
       413: 'The JSON body is over 64 KiB.',
+      507: 'Copy: the copy does not fit the destination owner\'s quota (`quota_exceeded`) or the disk (`disk_full`); nothing of it is kept.',
     }),
   },
 };
@@ -293,7 +303,7 @@ export async function storageRoutes(
     const { key } = target(request);
     const body = objectBody(request.body);
     const action = body.action;
-    if (action === undefined) throw new AppError('unknown_action', 'The field "action" is required: MakePathToken, CreateFolder or Move.');
+    if (action === undefined) throw new AppError('unknown_action', 'The field "action" is required: MakePathToken, CreateFolder, Move or Copy.');
     switch (action) {
       case 'MakePathToken': {
         await files.stat(key);
@@ -306,14 +316,17 @@ export async function storageRoutes(
         if (key.user !== request.principal!.username) await deps.grants.assertMay(request.principal!, key, 'POST');
         await files.createFolder(key);
         return reply.code(201).send();
-      case 'Move': {
+      case 'Move':
+      case 'Copy': {
         const newPath = requiredString(body, 'new_path').replace(/^\//, '');
         const dest = parseDecodedStoragePath(newPath.includes('/') ? newPath : `${newPath}/`).key;
-        // A key in another user's tree (the source or the destination) must lie inside a writable shared folder.
+        // A key in another user's tree must lie inside a writable shared folder: both of a Move; a Copy's
+        // destination (its source is only read, which the route's own check of the URL allowed).
         const principal = request.principal!;
-        for (const k of [key, dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
+        for (const k of action === 'Move' ? [key, dest] : [dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
         const overwrite = optionalBoolean(body, 'overwrite') ?? false;
-        await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite, writerOf(principal)));
+        if (action === 'Copy') await files.copy(key, dest, overwrite, writerOf(principal));
+        else await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite, writerOf(principal)));
         return reply.code(204).send();
       }
       case 'restore_version': {
@@ -324,7 +337,7 @@ export async function storageRoutes(
         return reply.code(204).send();
       }
       default:
-        throw new AppError('unknown_action', `Unknown action ${JSON.stringify(action).slice(0, 60)}: use MakePathToken, CreateFolder or Move.`);
+        throw new AppError('unknown_action', `Unknown action ${JSON.stringify(action).slice(0, 60)}: use MakePathToken, CreateFolder, Move or Copy.`);
     }
   });
 }

@@ -318,6 +318,24 @@ export function createFilesService(deps: {
       await storageCall(() => backend.delete(from, { recursive: true }));
     },
 
+    /**
+     * The API's Copy: a file or folder copied to `to`, in its owner's tree or, through a writable
+     * grant the caller has checked, another's. Move's rules: the root is neither copied nor
+     * replaced, nothing goes onto or into itself, a taken destination only with `overwrite`. The
+     * bytes count against the destination owner's quota (copyReplacing: 507 keeps nothing), and
+     * with --versions a file replaced by a file is kept as a version, as a Move's replace is.
+     */
+    async copy(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer): Promise<void> {
+      if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be copied.');
+      if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
+      if (isSameOrInside(to, from)) throw new AppError('into_itself', 'Nothing can be copied onto itself or into itself.');
+      const source = await statOrThrow(from);
+      const replacing = await storageCall(() => backend.stat(to));
+      if (replacing && !overwrite) throw new AppError('already_exists', 'The destination already exists; send "overwrite": true to replace it.');
+      // What it replaces is kept as a version or in the trash (removeReplaced), whoever copies.
+      await copyReplacing(from, to, { source, replacing, writer });
+    },
+
     copyReplacing,
 
     removeReplaced,

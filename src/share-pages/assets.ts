@@ -41,12 +41,18 @@ form.password{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;max-width
 form.password label{width:100%}
 form.password input{flex:1;min-width:10rem;font:inherit;padding:.55rem .7rem;border:1px solid #c7ced9;border-radius:.5rem;min-height:2.75rem}
 form.upload{display:flex;flex-direction:column;gap:.75rem;max-width:40rem}
-.dropzone{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.25rem;padding:2rem 1rem;border:2px dashed #9fb3d9;border-radius:.75rem;background:#fff;text-align:center;cursor:pointer}
+.dropzone{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.25rem;padding:2rem 1rem;border:2px dashed #9fb3d9;border-radius:.75rem;background:#fff;text-align:center}
+.dropzone label{cursor:pointer}
 .dropzone.over{background:#eaf1ff;border-color:#1f5fd1}
 .dropzone .big{font-size:1.2rem;font-weight:600}
 .dropzone .hint{color:#6b7280}
 .dropzone input{margin-top:.75rem;max-width:100%}
+.dropzone .choose{font-size:1.1rem;font-weight:600;background:#1f5fd1;border-color:#1f5fd1;color:#fff}
 .progress progress{width:100%;height:1rem}
+.received{margin-top:1.25rem;max-width:40rem}.received h2{font-size:1rem;margin:0 0 .4rem}
+.received ul{list-style:none;margin:0;padding:0;background:#fff;border-radius:.75rem;box-shadow:0 1px 3px #0001}
+.received li{padding:.45rem .9rem;border-top:1px solid #edf0f4;overflow-wrap:anywhere}.received li:first-child{border-top:0}
+[hidden]{display:none!important}
 .lightbox{position:fixed;inset:0;background:#000e;display:flex;align-items:center;justify-content:center;z-index:10;touch-action:pan-y}
 .lightbox[hidden]{display:none}
 .lightbox img{max-width:100vw;max-height:88vh;object-fit:contain}
@@ -69,8 +75,30 @@ const JS = `
     var bar = $('.progress', form);
     var meter = $('progress', form);
     var status = $('.status', form);
+    var received = $('.received');
+    var receivedList = $('ul', received);
+    // Files go as soon as they are chosen or dropped: the native picker (with its "No file chosen") and the
+    // Upload button are for pages without JavaScript; a button of ours opens the picker instead.
+    var submit = $('button[type=submit]', form);
+    var choose = document.createElement('button');
+    choose.type = 'button';
+    choose.className = 'choose';
+    choose.textContent = 'Choose files';
+    choose.addEventListener('click', function () { input.click(); });
+    $('.big', zone).replaceWith(choose);
+    input.hidden = true;
+    submit.hidden = true;
+    var listReceived = function (files) {
+      for (var i = 0; i < files.length; i++) {
+        var li = document.createElement('li');
+        li.textContent = files[i].name;
+        receivedList.appendChild(li);
+      }
+      received.hidden = false;
+    };
     var send = function (files) {
       if (!files || files.length === 0) return;
+      files = Array.prototype.slice.call(files);
       var data = new FormData();
       for (var i = 0; i < files.length; i++) data.append('file', files[i], files[i].name);
       var xhr = new XMLHttpRequest();
@@ -85,6 +113,8 @@ const JS = `
           try { n = JSON.parse(xhr.responseText).files_written.length; } catch (e) { n = files.length; }
           meter.value = 100;
           status.textContent = n === 1 ? '1 file uploaded.' : n + ' files uploaded.';
+          // The names this visitor chose, never the ones the folder gave them (those would tell what is there).
+          listReceived(files);
           form.reset();
         } else if (xhr.status === 401) {
           location.reload();
@@ -184,7 +214,11 @@ const asset = (text: string, type: string): Asset => {
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 };
 
+/** The pages' icon (the app's cloud), so a browser asking for one gets it instead of a 404. */
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b6ef5"/><path d="M9 21.5a4.5 4.5 0 0 1 .9-8.9 6 6 0 0 1 11.6 1.4A3.8 3.8 0 0 1 21.2 21.5z" fill="white"/></svg>`;
+
 export const SHARE_ASSETS: Readonly<Record<string, Asset>> = {
   'share.css': asset(CSS, 'text/css; charset=utf-8'),
   'share.js': asset(JS, 'text/javascript; charset=utf-8'),
+  'icon.svg': asset(ICON, 'image/svg+xml'),
 };

@@ -56,6 +56,7 @@ function layout(u: { base: string }, title: string, body: Html, opts: { bodyClas
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
+<link rel="icon" href="${u.base}/s/_assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" nonce="${NONCE_SLOT}" href="${u.base}/s/_assets/share.css">
 <script nonce="${NONCE_SLOT}" src="${u.base}/s/_assets/share.js" defer></script>
 </head>
@@ -216,11 +217,12 @@ export function uploadPage(p: UploadPageInput): string {
 ${p.message ? html`<p class="ok" role="status">${p.message}</p>` : ''}
 ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
 <form class="upload" method="post" action="${action}" enctype="multipart/form-data" data-put="${put}">
-<label class="dropzone" for="files"><span class="big">Choose files</span><span class="hint">or drop them here</span>
-<input id="files" name="file" type="file" multiple required></label>
+<div class="dropzone"><label class="big" for="files">Choose files</label><span class="hint">or drop them here</span>
+<input id="files" name="file" type="file" multiple required></div>
 <button type="submit">Upload</button>
 <div class="progress" hidden><progress max="100" value="0"></progress><span class="status" role="status"></span></div>
-</form>`,
+</form>
+<section class="received" hidden><h2>Sent from this page</h2><ul aria-label="Received"></ul></section>`,
     { bodyClass: 'upload-only' },
   );
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, screenshotAll, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, screenshotAll, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -70,6 +70,49 @@ describe('web UI: the audit log page', { skip }, () => {
     await rows().nth(1).waitFor();
     await screenshotAll(page, 'audit-log');
     assert.deepEqual(errors, []);
+  });
+
+  test('on a phone the log fits the screen: each event a block, a session id on one line (whole on hover)', async () => {
+    // A session ended from the list: its event's target is the session's long id.
+    const token = ((await (await api('/auth/login', { username: 'dana', password: 'dana-password' })).json()) as { access_token: string }).access_token;
+    await api('/auth/login', { username: 'dana', password: 'dana-password' });
+    const sessions = ((await (await fetch(`${server.url}/api/sessions`, { headers: { authorization: `Bearer ${token}` } })).json()) as { sessions: { id: string; current: boolean }[] }).sessions;
+    const other = sessions.find((x) => !x.current);
+    assert.ok(other);
+    assert.equal((await fetch(`${server.url}/api/sessions/${other.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status, 204);
+
+    const phone = await newPage(browser, { viewport: PHONE });
+    try {
+      await signIn(phone.page, server);
+      await phone.page.goto(`${server.url}/admin/audit`);
+      const revoked = phone.page.locator('.audit-table tbody tr[data-type="session.revoked"]');
+      await revoked.waitFor();
+      assert.equal(await phone.page.evaluate('document.documentElement.scrollWidth'), PHONE.width, 'nothing scrolls sideways');
+      const table = await phone.page.locator('.audit-table').boundingBox();
+      assert.ok(table && table.x >= 0 && table.x + table.width <= PHONE.width, `the events lie on the screen (${JSON.stringify(table)})`);
+      const wrap = await phone.page.locator('.audit-table-wrap').evaluate((el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth - (el as unknown as { clientWidth: number }).clientWidth);
+      assert.ok(wrap <= 1, `the events need no sideways scrolling (${wrap}px more)`);
+      const target = revoked.locator('.audit-target');
+      // Lines of its text: a text node that wraps has one client rect per line.
+      const lines = await target.evaluate((el) => {
+        type Text = { textContent: string | null };
+        const doc = (globalThis as unknown as { document: { createTreeWalker(root: unknown, what: number): { nextNode(): Text | null }; createRange(): { selectNodeContents(n: Text): void; getClientRects(): { top: number; width: number }[] } } }).document;
+        const tops = new Set<number>();
+        const texts = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+        for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+          const range = doc.createRange();
+          range.selectNodeContents(n);
+          for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+        }
+        return tops.size;
+      });
+      assert.equal(lines, 1, 'the session id is one line, not a character a line');
+      assert.equal(await target.locator('[title]').getAttribute('title'), other.id, 'the whole id on hover');
+      assert.deepEqual(phone.consoleErrors, []);
+      assert.deepEqual(phone.errors, []);
+    } finally {
+      await phone.context.close();
+    }
   });
 
   test('a user who is not an admin gets "admins only", not the log', async () => {

@@ -67,6 +67,12 @@ export async function waitForFolder(page: Page): Promise<void> {
   await page.locator('.file-grid, .tile-view, .empty-state').first().waitFor();
 }
 
+/** Goes to a folder's address (a full page load) and waits until it has loaded. */
+export async function openFolder(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await waitForFolder(page);
+}
+
 /** A row of the file list by its exact name. */
 export const row = (page: Page, name: string) => page.locator(`.file-grid [role="row"][data-name="${name.replace(/["\\]/g, '\\$&')}"]`);
 

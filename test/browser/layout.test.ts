@@ -60,7 +60,8 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
   let browser: Browser;
 
   before(async () => {
-    [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
+    // With a trash, as many servers run: four page links share the header with the search box and the storage figure.
+    [server, browser] = await startAll(startServer({ args: ['--dev', '--trash-days', '30'] }), launchBrowser());
     const files: Record<string, string | Buffer> = { 'Documents/': '', 'Music/': '', 'notes.txt': 'n', 'readme.md': '# Hi\n' };
     for (let i = 0; i < 8; i++) files[`photo-${i}.png`] = makePng(120 + i * 20, 90, [30 * i, 120, 200 - 20 * i]);
     await seed(server, files);
@@ -132,6 +133,12 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
           });
           check(room.width <= room.room, `placeholder "${room.text}" is ${Math.round(room.width)}px in ${Math.round(room.room)}px of room`);
 
+          // The storage figure stays in the header at every width (in short on a phone), with a number in it.
+          const usage = page.getByTestId('usage');
+          await usage.waitFor();
+          const usageText = (await usage.innerText()).trim();
+          check(/\d/.test(usageText), `the storage figure shows a number ("${usageText}")`);
+          check(inside(await boxOf(usage), headerBox), 'the storage figure sits in the header');
           // The account button: round, no native button chrome, its letter readable on the header.
           const account = page.getByRole('button', { name: 'Account: admin' });
           check(inside(await boxOf(account), headerBox), 'account button inside the header');
@@ -142,6 +149,12 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
           const avatar = await styleOf(page.locator('.account-button .avatar'), ['color', 'backgroundColor', 'borderTopLeftRadius']);
           check(contrast(avatar.color ?? '', avatar.backgroundColor ?? '') >= 3, `avatar letter readable (${JSON.stringify(avatar)})`);
           checkEqual(avatar.borderTopLeftRadius, '50%', 'a round avatar');
+          // Signing out stays one step away: in the header, or on a phone in the account menu.
+          if (label === 'phone') {
+            await account.click();
+            await page.getByRole('menuitem', { name: 'Sign out' }).waitFor();
+            await page.keyboard.press('Escape');
+          } else await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
 
           // List view: every row's thumbnail stays inside its row.
           const rows = page.locator('.file-grid [role="row"][data-name]');

@@ -60,13 +60,17 @@ describe('web UI: live updates of the open folder', { skip }, () => {
     assert.equal(await row(page, 'not-here.txt').count(), 0);
   });
 
-  test('after a network loss the page catches up with what happened meanwhile', async () => {
+  test('after a network loss the page says the server is out of reach, then catches up with what happened meanwhile', async () => {
+    const notice = page.getByRole('status').filter({ hasText: 'Cannot reach the server' });
+    assert.equal(await notice.count(), 0, 'no notice while the server answers');
     net.offline();
     await put('Live/while-offline.txt', 'missed?');
-    await new Promise((r) => setTimeout(r, 1500));
+    // The stream drops; the first try to connect again (after 0.5 to 1 s) fails, and the idle page says so.
+    await notice.waitFor({ timeout: SHOWN_MS });
     assert.equal(await row(page, 'while-offline.txt').count(), 0, 'nothing can arrive while offline');
     net.online();
     // Reconnects back off up to 10 s while the network is gone; then Last-Event-ID brings the change.
     await row(page, 'while-offline.txt').waitFor({ timeout: 15_000 });
+    await notice.waitFor({ state: 'detached' });
   });
 });

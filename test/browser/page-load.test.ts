@@ -50,6 +50,22 @@ describe('web UI: a clean page load and the skip link', { skip }, () => {
     }
   });
 
+  test('the file browser has its heading, as every page does: the folder\'s name', async () => {
+    const { context, page, errors } = await newPage(browser);
+    try {
+      await signIn(page, server);
+      const h1 = page.getByRole('heading', { level: 1 });
+      assert.deepEqual(await h1.allInnerTexts(), ['My files']);
+      await page.getByRole('link', { name: 'Documents', exact: true }).click();
+      await page.waitForURL(/\/browse\/Documents\/$/);
+      await h1.filter({ hasText: 'Documents' }).waitFor({ state: 'attached' });
+      assert.equal(await h1.count(), 1);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   const tabToSkipLink = async (page: Page) => {
     await page.keyboard.press('Tab');
     const link = page.getByRole('link', { name: 'Skip to the file list' });

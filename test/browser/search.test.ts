@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runCli } from '../helpers/server.js';
-import { launchBrowser, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -13,18 +13,21 @@ describe('web UI: search', { skip }, () => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let consoleErrors: string[];
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
     // 400 files before the one we look for, so opening it must scroll the (virtualized) list.
-    const files: Record<string, string> = { 'Notes/Zèbra Crossing.txt': 'z', 'zebra-top.txt': 'z', 'Other/unrelated.txt': 'u' };
+    const files: Record<string, string | Buffer> = { 'Notes/Zèbra Crossing.txt': 'z', 'zebra-top.txt': 'z', 'Other/unrelated.txt': 'u' };
+    // Pictures at the top, so a row drawn in the wrong folder would ask for a thumbnail there.
+    for (let i = 0; i < 4; i++) files[`pic-${i}.png`] = makePng(40, 30, [60 * i, 90, 120]);
     for (let i = 0; i < 400; i++) files[`Animals/animal-${String(i).padStart(3, '0')}.txt`] = 'a';
     files['Animals/zz Zebra Stripes.md'] = 'stripes';
     // Put on disk behind the server's back, then indexed the way an operator would.
     await seed(server, files);
     const indexed = await runCli(['index', '--data-dir', server.dataDir]);
     assert.equal(indexed.code, 0, indexed.stderr);
-    ({ context, page, errors } = await newPage(browser));
+    ({ context, page, errors, consoleErrors } = await newPage(browser));
     await signIn(page, server);
   });
   after(async () => {
@@ -90,6 +93,43 @@ describe('web UI: search', { skip }, () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
     assert.equal(await box().inputValue(), '');
+    assert.deepEqual(errors, []);
+  });
+
+  test('opening a result in another folder never draws this folder\'s rows under that folder\'s path', async () => {
+    await page.goto(`${server.url}/browse/`);
+    await waitForFolder(page);
+    await page.locator('.file-grid [data-name="pic-3.png"] .thumb img').waitFor();
+    consoleErrors.length = 0;
+    // Every state of the list the page goes through, with the address it was drawn under (a MutationObserver
+    // sees each commit of the DOM, before the next one replaces it).
+    await page.evaluate(() => {
+      type El = { dataset: { name: string } };
+      const g = globalThis as unknown as {
+        seen: { path: string; names: string[] }[];
+        location: { pathname: string };
+        document: { body: unknown; querySelectorAll(s: string): Iterable<El> };
+        MutationObserver: new (cb: () => void) => { observe(n: unknown, o: Record<string, boolean>): void };
+      };
+      g.seen = [];
+      const snap = () => g.seen.push({ path: g.location.pathname, names: [...g.document.querySelectorAll('.file-grid [role="row"][data-name], .tile-view [data-name]')].map((e) => e.dataset.name) });
+      new g.MutationObserver(snap).observe(g.document.body, { childList: true, subtree: true, attributes: true, characterData: true });
+    });
+    const thumbnailsAsked: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('thumbnail=')) thumbnailsAsked.push(decodeURIComponent(new URL(r.url()).pathname));
+    });
+    await box().fill('stripes');
+    await until('the one result', async () => JSON.stringify(await shownPaths()) === JSON.stringify(['/admin/Animals/zz Zebra Stripes.md']));
+    await results().first().click();
+    await page.waitForURL(/\/browse\/Animals\/\?at=/);
+    await row(page, 'zz Zebra Stripes.md').waitFor();
+    const seen = (await page.evaluate(() => (globalThis as unknown as { seen: { path: string; names: string[] }[] }).seen)) as { path: string; names: string[] }[];
+    const inAnimals = /^(animal-\d{3}\.txt|zz Zebra Stripes\.md)$/;
+    const wrong = seen.filter((s) => s.path === '/browse/Animals/').flatMap((s) => s.names.filter((n) => !inAnimals.test(n)));
+    assert.deepEqual([...new Set(wrong)], [], 'rows of My files drawn under /browse/Animals/');
+    assert.deepEqual(thumbnailsAsked.filter((p) => p.startsWith('/storage/admin/Animals/')), [], 'thumbnails asked for under the new path');
+    assert.deepEqual(consoleErrors, []);
     assert.deepEqual(errors, []);
   });
 });

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, openFolder, row, screenshot, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -19,10 +19,7 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
   const selectedNames = () =>
     page.locator('.file-grid [role="row"][aria-selected="true"]').evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { name: string } }).dataset.name).sort());
   const nameButton = (name: string) => row(page, name).locator('.entry-link');
-  const open = async (path: string) => {
-    await page.goto(server.url + path);
-    await waitForFolder(page);
-  };
+  const open = (path: string) => openFolder(page, server.url + path);
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());

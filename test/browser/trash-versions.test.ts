@@ -31,10 +31,10 @@ describe('web UI: trash and versions', { skip }, () => {
     await plain?.dispose();
   });
 
-  async function open(): Promise<{ page: Page; errors: string[] }> {
-    const { context, page, errors } = await newPage(browser);
+  async function open(): Promise<{ page: Page; errors: string[]; consoleErrors: string[] }> {
+    const { context, page, errors, consoleErrors } = await newPage(browser);
     contexts.push(context);
-    return { page, errors };
+    return { page, errors, consoleErrors };
   }
   const trashLink = (page: Page) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Trash' });
 
@@ -84,15 +84,73 @@ describe('web UI: trash and versions', { skip }, () => {
     await row(page, 'draft.txt').getByRole('button', { name: 'Actions for draft.txt', exact: true }).click();
     await page.getByRole('menuitem', { name: 'Versions' }).click();
     const versions = page.getByRole('list', { name: 'Versions of draft.txt' });
-    await versions.getByRole('listitem').first().waitFor();
-    assert.equal(await versions.getByRole('listitem').count(), 1);
+    const earlier = versions.locator('li:not([data-current])');
+    await earlier.first().waitFor();
+    assert.equal(await earlier.count(), 1);
     const download = page.waitForEvent('download');
-    await versions.getByRole('button', { name: 'Download' }).click();
+    await earlier.getByRole('button', { name: 'Download' }).click();
     const saved = await download;
     assert.equal(saved.suggestedFilename(), 'draft.txt');
-    await versions.getByRole('button', { name: 'Restore' }).click();
-    await versions.getByRole('listitem').nth(1).waitFor();
+    await earlier.getByRole('button', { name: 'Restore' }).click();
+    await earlier.nth(1).waitFor();
     assert.equal(await (await fetch(`${server.url}/storage/admin/draft.txt`, { headers: auth })).text(), 'first draft\n');
+    assert.deepEqual(errors, []);
+  });
+
+  test('versions can be told apart: the current one is marked, each shows its full date and time, a text version previews', async () => {
+    const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
+    // Three replacements of the same size within moments: a time to the minute would read the same on every row.
+    const bodies = ['plan A one\n', 'plan B two\n', 'plan C 333\n', 'plan D now\n'];
+    for (const body of bodies) {
+      assert.equal((await fetch(`${server.url}/storage/admin/plan.txt`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/octet-stream' }, body })).status, 201);
+    }
+    const { page, errors, consoleErrors } = await open();
+    await signIn(page, server, '/browse/');
+    await row(page, 'plan.txt').getByRole('button', { name: 'Actions for plan.txt', exact: true }).click();
+    await page.getByRole('menuitem', { name: 'Versions' }).click();
+    const versions = page.getByRole('list', { name: 'Versions of plan.txt' });
+    const items = versions.getByRole('listitem');
+    await items.nth(3).waitFor();
+    assert.equal(await items.count(), 4, 'the current content and three earlier ones');
+
+    // The first row is what the file holds now, marked so; it cannot be "restored".
+    const current = items.first();
+    assert.equal(await current.getAttribute('data-current'), 'true');
+    await current.getByText('Current', { exact: true }).waitFor();
+    assert.equal(await current.getByRole('button', { name: 'Restore' }).count(), 0);
+    assert.equal(await versions.locator('[data-current]').count(), 1);
+
+    // Every row: the full date (with the year) and the time to the second, and how long ago; the exact time on hover.
+    for (let i = 0; i < 4; i++) {
+      const time = items.nth(i).locator('time').first();
+      const text = await time.innerText();
+      const iso = (await time.getAttribute('datetime')) ?? '';
+      assert.ok(text.includes(String(new Date(iso).getFullYear())), `row ${i} shows the year: ${text}`);
+      assert.match(text, /\d:\d\d:\d\d/, `row ${i} shows the seconds: ${text}`);
+      assert.match(await items.nth(i).innerText(), /\bago\b|\bnow\b/, `row ${i} says how long ago`);
+    }
+
+    // A list without bullets, and its buttons alike.
+    const markers = await items.evaluateAll((els) =>
+      els.map((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { listStyleType: string } }).getComputedStyle(e).listStyleType),
+    );
+    assert.deepEqual([...new Set(markers)], ['none']);
+    const look = (name: string) =>
+      items.nth(1).getByRole('button', { name, exact: true }).evaluate((el) => {
+        const st = (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el);
+        return [st.backgroundColor, st.color, st.borderTopColor, st.borderTopWidth, st.height, st.fontWeight].join(' ');
+      });
+    assert.equal(await look('Restore'), await look('Download'), 'Download and Restore look alike');
+
+    // Preview: the oldest earlier version's text, then the current one's, inside the dialog.
+    const oldest = items.nth(3);
+    await oldest.getByRole('button', { name: 'Preview' }).click();
+    const shown = page.getByRole('dialog').getByRole('region', { name: /^Preview of the version of/ });
+    await shown.getByText('plan A one').waitFor();
+    await current.getByRole('button', { name: 'Preview' }).click();
+    await shown.getByText('plan D now').waitFor();
+    assert.equal(await shown.getByText('plan A one').count(), 0);
+    assert.deepEqual(consoleErrors, []);
     assert.deepEqual(errors, []);
   });
 

@@ -36,7 +36,10 @@ describe('web UI: uploads', { skip }, () => {
     await writeFile(join(local, 'Trip', 'notes.md'), '# Trip');
     // Below the resumable threshold (8 MiB): this one is a multipart PUT; resumable-upload.test.ts cancels a tus upload.
     await writeFile(join(local, 'huge.bin'), Buffer.alloc(6 * MB, 1));
-    await seed(server, { 'Uploads/': '' });
+    // Many small files and a big one: the files are done long before the bytes are.
+    await mkdir(join(local, 'many'));
+    for (let i = 0; i < 30; i++) await writeFile(join(local, 'many', `small-${String(i).padStart(2, '0')}.txt`), `small ${i}\n`);
+    await seed(server, { 'Uploads/': '', 'Counted/': '' });
     ({ context, page, errors } = await newPage(browser));
     await signIn(page, server, '/browse/Uploads/');
   });
@@ -106,6 +109,43 @@ describe('web UI: uploads', { skip }, () => {
     await row(page, 'second drop.txt').waitFor();
     assert.equal(await readFile(disk('Uploads/dropped.txt'), 'utf8'), 'dropped text');
     await panel().getByRole('button', { name: 'Close uploads', exact: true }).click();
+  });
+
+  test('the panel counts files as well as bytes, and after Cancel all says what was cancelled', async () => {
+    await page.goto(`${server.url}/browse/Counted/`);
+    await page.locator('.empty-state').waitFor();
+    const unthrottle = await throttleUploads(page, 256 * 1024);
+    try {
+      const small = (await readdir(join(local, 'many'))).sort().map((n) => join(local, 'many', n));
+      await pick(page, 'Upload files', [join(local, 'huge.bin'), ...small]);
+      // The 30 small files go through the other two lanes while the 6 MB one crawls: 30 of 31 files done,
+      // with the bytes still under a few per cent.
+      const stats = panel().locator('.upload-stats');
+      await stats.filter({ hasText: /^30 of 31 files · (<1|\d+)% · / }).waitFor({ timeout: 20_000 });
+      assert.match(await stats.innerText(), /^30 of 31 files · (<1|\d+)% · .* of 6 MB/);
+      await panel().getByRole('button', { name: 'Cancel all' }).click();
+      await panel().locator('.upload-title strong').filter({ hasText: '30 uploads complete, 1 cancelled' }).waitFor();
+      assert.equal(await panel().getByText('0 uploads complete', { exact: true }).count(), 0);
+      await row(page, 'small-00.txt').waitFor();
+      assert.equal((await readdir(disk('Counted'))).filter((n) => n.startsWith('small-')).length, 30);
+      assert.ok(!existsSync(disk('Counted/huge.bin')));
+      await panel().getByRole('button', { name: 'Close uploads', exact: true }).click();
+
+      // Cancelled before anything finished: said as cancelled, not as "0 uploads complete".
+      await pick(page, 'Upload files', [join(local, 'two.bin'), join(local, 'huge.bin')]);
+      await panel().getByRole('button', { name: 'Cancel all' }).click();
+      await panel().locator('.upload-title strong').filter({ hasText: '2 uploads cancelled' }).waitFor();
+      assert.equal(await panel().getByText('0 uploads complete', { exact: true }).count(), 0);
+      await panel().getByRole('button', { name: 'Close uploads', exact: true }).click();
+    } finally {
+      await unthrottle();
+      // The next test starts with no upload listed, whatever happened here.
+      await panel().getByRole('button', { name: 'Cancel all' }).click({ timeout: 1000 }).catch(() => undefined);
+      await panel().getByRole('button', { name: 'Close uploads', exact: true }).click({ timeout: 1000 }).catch(() => undefined);
+    }
+    await page.goto(`${server.url}/browse/Uploads/`);
+    await row(page, 'one.txt').waitFor();
+    assert.deepEqual(errors, []);
   });
 
   test('cancel stops an upload and leaves no partial file', async () => {

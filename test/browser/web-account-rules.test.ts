@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import ts from 'typescript';
-import { REPO_ROOT } from '../helpers/server.js';
+import { loadWebModule } from '../helpers/web-module.js';
 
 /**
  * web/src/lib/account-rules.ts is built by Vite, not by this tsconfig: compile
@@ -20,11 +17,7 @@ type Rules = {
   generatePassword(length?: number): string;
   usernameProblem(name: string): string | null;
 };
-async function loadRules(): Promise<Rules> {
-  const source = await readFile(join(REPO_ROOT, 'web', 'src', 'lib', 'account-rules.ts'), 'utf8');
-  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
-  return (await import(`data:text/javascript;base64,${Buffer.from(js).toString('base64')}`)) as Rules;
-}
+const loadRules = (): Promise<Rules> => loadWebModule<Rules>('lib/account-rules.ts');
 
 const G = 1024 ** 3;
 

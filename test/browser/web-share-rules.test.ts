@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import ts from 'typescript';
-import { REPO_ROOT } from '../helpers/server.js';
+import { loadWebModule } from '../helpers/web-module.js';
 
 /**
  * web/src/lib/share-rules.ts is built by Vite, not by this tsconfig: compile
@@ -15,11 +12,7 @@ type Rules = {
   tomorrow(now: Date): string;
   shareState(share: { expires_at: string | null; max_downloads: number | null; downloads: number }, now: number): string;
 };
-async function loadRules(): Promise<Rules> {
-  const source = await readFile(join(REPO_ROOT, 'web', 'src', 'lib', 'share-rules.ts'), 'utf8');
-  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
-  return (await import(`data:text/javascript;base64,${Buffer.from(js).toString('base64')}`)) as Rules;
-}
+const loadRules = (): Promise<Rules> => loadWebModule<Rules>('lib/share-rules.ts');
 
 test('share dialog expiry: presets count from now, a date lasts to the end of that local day, the past is refused', async () => {
   const { expiresIn, tomorrow } = await loadRules();

@@ -24,11 +24,16 @@ const START_DELAY_MS = 2000;
  * laptop's sleep, a server restart or the stream's own end), so nothing is
  * missed or seen twice. `onReset` says changes may have been missed (the
  * first connection, or an expired cursor): reload whatever is shown.
+ * `onReachable` says whether the server answers: false once a try to
+ * connect again fails (a stream that drops and reconnects at once is no
+ * news), true when a connection is made again.
  */
-export function watchChanges(client: ApiClient, onChange: (c: Change) => void, onReset: () => void): () => void {
+export function watchChanges(client: ApiClient, onChange: (c: Change) => void, onReset: () => void, onReachable: (up: boolean) => void = () => undefined): () => void {
   const ctrl = new AbortController();
   let last: string | undefined;
   let failures = 0;
+  /** Whether the last try got a connection (a failure after that is a dropped stream, before it an unreachable server). */
+  let connected = false;
   let wake: (() => void) | undefined;
   // Back online: try at once instead of waiting out the pause.
   const online = () => wake?.();
@@ -48,6 +53,8 @@ export function watchChanges(client: ApiClient, onChange: (c: Change) => void, o
     let id: string | undefined;
     let data = '';
     failures = 0;
+    connected = true;
+    onReachable(true);
     // The first connection starts at "now", after the shown listing was read: reload once, so a change in between shows.
     if (last === undefined) onReset();
     for (;;) {
@@ -78,10 +85,13 @@ export function watchChanges(client: ApiClient, onChange: (c: Change) => void, o
     // and tests wait for it; a stream is a request that never ends). What changes meanwhile: the reload below.
     await pause(START_DELAY_MS);
     while (!ctrl.signal.aborted) {
+      connected = false;
       try {
         await readStream();
       } catch (e) {
         if (ctrl.signal.aborted) return;
+        // No answer, or a proxy's 5xx in place of one: the server is out of reach.
+        if (!connected && (!(e instanceof ApiError) || e.status === 0 || e.status >= 500)) onReachable(false);
         if (e instanceof ApiError && e.code === 'cursor_expired') {
           last = undefined;
           onReset();

@@ -40,6 +40,11 @@ export class StorageApi {
     await this.client.request(this.url(from), { method: 'POST', json: { action: 'Move', new_path: movePath(this.user, to), overwrite } });
   }
 
+  /** Copies a file or folder to `to` (Copy: the parents are made; a taken name is refused unless `overwrite`). */
+  async copy(from: Segments, to: Segments, overwrite = false): Promise<void> {
+    await this.client.request(this.url(from), { method: 'POST', json: { action: 'Copy', new_path: movePath(this.user, to), overwrite } });
+  }
+
   async remove(path: Segments): Promise<void> {
     await this.client.request(this.url(path), { method: 'DELETE' });
   }

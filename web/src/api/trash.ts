@@ -52,9 +52,19 @@ export class VersionsApi {
     await this.storage.client.request(this.storage.url(path), { method: 'POST', json: { action: 'restore_version', version: id } });
   }
 
-  /** A download URL of one version, with a path token for the file (never the access token in a URL). */
-  async downloadUrl(path: Segments, id: string): Promise<string> {
+  /** A download URL of one version (without an id: the file as it is now), with a path token for the file (never the access token in a URL). */
+  async downloadUrl(path: Segments, id?: string): Promise<string> {
+    return this.tokenUrl(path, id, true);
+  }
+
+  /** The first `maxBytes` of one version (or, without an id, of the file as it is now) as text, for a preview. */
+  async readText(path: Segments, id: string | undefined, maxBytes: number, signal?: AbortSignal): Promise<{ text: string; truncated: boolean }> {
+    return this.storage.readText(await this.tokenUrl(path, id, false), maxBytes, signal);
+  }
+
+  private async tokenUrl(path: Segments, id: string | undefined, download: boolean): Promise<string> {
     const { token } = await this.storage.makeToken(path, 600);
-    return `${this.storage.tokenUrl(path, token, true)}&version=${encodeURIComponent(id)}`;
+    const url = this.storage.tokenUrl(path, token, download);
+    return id === undefined ? url : `${url}&version=${encodeURIComponent(id)}`;
   }
 }

@@ -19,18 +19,30 @@ const PAGES = [
 /** Shown only when the server keeps a trash (GET /api/me trash_days > 0). */
 const TRASH_PAGE = { to: TRASH_PATH, label: 'Trash', icon: 'trash', current: (p: string) => p === TRASH_PATH } as const;
 
-/** The top bar: brand (home), the app's pages, shortcuts, who is signed in, sign out. */
+/**
+ * The top bar: brand (home), the app's pages, search, the storage figure, who
+ * is signed in (the account menu, with the keyboard shortcuts) and sign out.
+ * On a phone the brand and the sign-out button give their room to the search
+ * box; signing out is then in the account menu.
+ */
 export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onShortcuts?: () => void }) {
   const notify = useNotify();
   const [busy, setBusy] = useState(false);
   const here = useLocation();
   const { me } = useAccount();
   const pages = (me?.trash_days ?? 0) > 0 ? [...PAGES, TRASH_PAGE] : PAGES;
+  const signOut = () => {
+    setBusy(true);
+    storage.client.logout().catch((e: unknown) => {
+      setBusy(false);
+      notify(messageOf(e), 'error');
+    });
+  };
   return (
     <header className="app-header">
-      <a href={withBase('/browse/')} className="brand" onClick={(e) => onLinkClick(e, '/browse/')}>
+      <a href={withBase('/browse/')} className="brand hide-phone" onClick={(e) => onLinkClick(e, '/browse/')}>
         <Logo size={28} />
-        <span className="hide-phone">File Cloud</span>
+        <span>File Cloud</span>
       </a>
       <nav className="app-nav" aria-label="Pages">
         {pages.map((p) => (
@@ -43,29 +55,10 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
       <SearchBox storage={storage} />
       <span className="spacer" />
       <UsageBar client={storage.client} />
-      {onShortcuts ? (
-        <button type="button" className="icon-button hide-phone" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={onShortcuts}>
-          <Icon name="keyboard" />
-        </button>
-      ) : null}
-      <AccountMenu user={storage.user} />
-      <button
-        type="button"
-        className="button ghost small"
-        aria-label="Sign out"
-        title="Sign out"
-        disabled={busy}
-        onClick={() => {
-          setBusy(true);
-          storage.client.logout().catch((e: unknown) => {
-            setBusy(false);
-            notify(messageOf(e), 'error');
-          });
-        }}
-      >
+      <AccountMenu user={storage.user} onShortcuts={onShortcuts} onSignOut={signOut} />
+      <button type="button" className="button ghost small hide-phone" aria-label="Sign out" title="Sign out" disabled={busy} onClick={signOut}>
         <Icon name="logout" size={18} />
-        {/* Icon only on a phone: the header holds the pages, search, usage and the account menu too. */}
-        <span className="hide-phone">Sign out</span>
+        <span>Sign out</span>
       </button>
     </header>
   );

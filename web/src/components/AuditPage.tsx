@@ -131,20 +131,32 @@ export function AuditPage({ storage }: { storage: StorageApi }) {
                 </thead>
                 <tbody>
                   {state.events.map((e) => (
+                    // data-label: on a phone each event is a block, each cell a line under its name.
                     <tr key={e.id} data-id={e.id} data-type={e.type} className={`outcome-${e.outcome}`}>
-                      <td>
+                      <td data-label="Time">
                         <time dateTime={e.time} title={e.time}>
                           {new Date(e.time).toLocaleString()}
                         </time>
                       </td>
-                      <td className="audit-type">{e.type}</td>
-                      <td>{e.actor ?? '—'}</td>
-                      <td className="audit-target">{e.target ?? '—'}</td>
-                      <td>
+                      <td data-label="Event" className="audit-type">
+                        {e.type}
+                      </td>
+                      <td data-label="Who">{e.actor ?? '—'}</td>
+                      <td data-label="Target" className="audit-target">
+                        {/* One line (a session id is long and unbroken), the whole of it on hover. */}
+                        <span className="audit-clip" title={e.target ?? undefined}>
+                          {e.target ?? '—'}
+                        </span>
+                      </td>
+                      <td data-label="Outcome">
                         <span className={`badge outcome ${e.outcome}`}>{e.outcome}</span>
                       </td>
-                      <td title={e.user_agent ?? undefined}>{e.address ?? '—'}</td>
-                      <td className="muted small">{detailLine(e)}</td>
+                      <td data-label="From" title={e.user_agent ?? undefined}>
+                        {e.address ?? '—'}
+                      </td>
+                      <td data-label="Details" className="muted small audit-detail">
+                        {detailLine(e)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { type Segments } from '../api/paths';
 import { ownPlace, type Place } from '../lib/place';
 import type { MenuAction } from './RowMenu';
@@ -25,11 +25,14 @@ import { useFolderNavigation } from './useFolderNavigation';
 import { useFolderUploads } from './useFolderUploads';
 import { useListing } from './useListing';
 import { useSelection } from './useSelection';
+import { useFolderScoped } from './useFolderScoped';
 import { useMoveDrag } from './useMoveDrag';
 import { moveEntries } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { useNotify } from './Toasts';
+import { useUndoMove } from './undo';
 import { SkipLink } from './SkipLink';
+import { Icon } from './icons';
 import { useLiveFolder } from './useLiveFolder';
 
 /**
@@ -46,11 +49,13 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const banner = useBanner('page', storage.client, segments.join('/'));
   const { state, sorted, sort, toggleSort, setSortTo, reload } = useListing(storage, segments);
   // Changes made elsewhere (another tab, WebDAV, a grant's other member) show up here by themselves.
-  useLiveFolder(storage, segments, reload);
-  const selection = useSelection(state, sorted);
+  const reachable = useLiveFolder(storage, segments, reload);
+  const key = segments.join('\0');
+  const selection = useSelection(key, state, sorted);
   const nav = useFolderNavigation(segments, state, place);
-  const [dialog, setDialog] = useState<DialogState | null>(null);
-  const [menu, setMenu] = useState<{ entry: Entry; at: { x: number; y: number } } | null>(null);
+  // A dialog or menu is of an entry of this folder: in another folder there is none, from its first render on.
+  const [dialog, setDialog] = useFolderScoped<DialogState | null>(key, null);
+  const [menu, setMenu] = useFolderScoped<{ entry: Entry; at: { x: number; y: number } } | null>(key, null);
   const { uploads, pick, drop } = useFolderUploads(storage, segments, reload);
   // Nothing dropped lands in a folder shared for reading only.
   const { dragging, handlers: dropZone } = useFileDrop(place.writable ? drop : () => undefined);
@@ -64,11 +69,8 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   // A new folder: fresh selection, no dialog or menu; the cursor on the child we came up from, if any.
   const { reset, selectOnly } = selection;
   const { takeCameFrom, focusListOnLoad, enter } = nav;
-  const key = segments.join('\0');
   useEffect(() => {
     reset(takeCameFrom());
-    setDialog(null);
-    setMenu(null);
   }, [key, reset, takeCameFrom]);
 
   // Every (re)load follows a change made here or elsewhere: the usage figures may have moved too.
@@ -82,7 +84,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   // always inside the granted folder, never the granted root itself, so renaming or deleting one is allowed).
   // Versions: only when the server keeps them (--versions), for one's own files.
   const versionsOn = useAccount().me?.versions === true;
-  const allowed = useCallback((a: MenuAction) => (a === 'versions' ? versionsOn && !place.shared : !place.shared ? true : a === 'share' ? false : a === 'rename' || a === 'move' || a === 'delete' || a === 'edit' ? place.writable : true), [place, versionsOn]);
+  const allowed = useCallback((a: MenuAction) => (a === 'versions' ? versionsOn && !place.shared : !place.shared ? true : a === 'share' ? false : a === 'rename' || a === 'move' || a === 'copy' || a === 'delete' || a === 'edit' ? place.writable : true), [place, versionsOn]);
   const act = useCallback((a: MenuAction, entries: Entry[]) => {
     if (allowed(a)) anyAct(a, entries);
   }, [allowed, anyAct]);
@@ -106,6 +108,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const { selected, selectedEntries } = selection;
   // Rows dropped on a folder: the Move dialog's move, its result said in a toast (there is no dialog to hold an error).
   const notify = useNotify();
+  const undoMove = useUndoMove(storage, segments, afterChange);
   const { setFocused } = selection;
   const openMenu = useCallback(
     (entry: Entry, at: { x: number; y: number }) => {
@@ -122,9 +125,9 @@ export function Browser({ storage, segments, place: given, account }: { storage:
       if (!place.writable) return;
       void moveEntries(storage, segments, entries, to).then((r) => {
         afterChange();
-        if (r.moved && !place.shared) rememberMove(storage.user, to);
+        if (r.done && !place.shared) rememberMove(storage.user, to);
         const text = r.error ?? r.toast;
-        if (text) notify(text, r.moved < entries.length ? 'error' : 'info');
+        if (text) notify(text, r.done < entries.length ? 'error' : 'info', undoMove(r.names, to));
       });
     },
     // A finger's long press let go where it started: the row's menu, as a right-click gives.
@@ -139,6 +142,14 @@ export function Browser({ storage, segments, place: given, account }: { storage:
       <Banner kind="page" text={banner} />
       <AppHeader storage={account ?? storage} onShortcuts={showShortcuts} />
       <main className="browser" aria-busy={state.status === 'loading'}>
+        {/* The page's heading, as every page has: the breadcrumb shows the same name to the eye. */}
+        <h1 className="visually-hidden">{folderName}</h1>
+        {reachable ? null : (
+          <p className="connection-notice" role="status">
+            <Icon name="alert" size={18} />
+            Cannot reach the server. What is shown may be out of date; trying again…
+          </p>
+        )}
         <FolderToolbar
           segments={segments}
           place={place}
@@ -168,6 +179,8 @@ export function Browser({ storage, segments, place: given, account }: { storage:
             storage={storage}
             folder={segments}
             entries={sorted}
+            sort={sort}
+            onSetSort={setSortTo}
             selected={selected}
             drag={drag}
             onSelect={selection.select}

@@ -3,7 +3,7 @@ import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { stemLength } from '../lib/file-kind';
 import { plural } from '../lib/format';
-import { moveEntries, runAll } from './actions';
+import { copyEntries, moveEntries, runAll } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { DeleteDialog } from './DeleteDialog';
 import { MoveDialog } from './MoveDialog';
@@ -14,11 +14,14 @@ import { ShortcutsDialog } from './ShortcutsDialog';
 import { TextEditorDialog } from './TextEditorDialog';
 import { VersionsDialog } from './VersionsDialog';
 import { useNotify } from './Toasts';
+import { useAccount } from './useAccount';
+import { moveBack, restoreDeleted, undoAction, useUndoMove } from './undo';
 
 export type DialogState =
   | { kind: 'new-folder' }
   | { kind: 'rename'; entry: Entry }
   | { kind: 'move'; entries: Entry[] }
+  | { kind: 'copy'; entries: Entry[] }
   | { kind: 'delete'; entries: Entry[] }
   | { kind: 'share'; path: string[]; isFile: boolean }
   | { kind: 'preview'; entry: Entry }
@@ -43,8 +46,18 @@ type Props = {
 /** The dialog open over the file manager, wired to the storage calls it makes. */
 export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sorted, afterChange, download, onFocusName }: Props) {
   const notify = useNotify();
+  const trashOn = (useAccount().me?.trash_days ?? 0) > 0;
+  const undoMove = useUndoMove(storage, segments, afterChange);
   const close = () => setDialog(null);
   const existing = (name: string) => sorted.some((e) => e.name === name);
+  /** The picker's choice: moved or copied there, the toast saying so (with Undo for a move); an error stays in the dialog. */
+  const place = async (verb: 'move' | 'copy', entries: Entry[], to: Segments) => {
+    const r = await (verb === 'copy' ? copyEntries : moveEntries)(storage, segments, entries, to);
+    afterChange();
+    if (r.done && !root?.length) rememberMove(storage.user, to);
+    if (r.error) throw new ApiError(0, `${verb}_failed`, r.error);
+    if (r.toast) notify(r.toast, r.done < entries.length ? 'error' : 'info', verb === 'move' ? undoMove(r.names, to) : undefined);
+  };
   return (
     <>
   {dialog?.kind === 'new-folder' ? (
@@ -70,26 +83,22 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
       selectLength={stemLength(dialog.entry.name, dialog.entry.is_file)}
       taken={existing}
       onSubmit={async (name) => {
-        await storage.move([...segments, dialog.entry.name], [...segments, name]);
+        const was = dialog.entry.name;
+        await storage.move([...segments, was], [...segments, name]);
         afterChange(name);
-        notify(`Renamed to “${name}”.`);
+        notify(`Renamed to “${name}”.`, 'info', undoAction(notify, () => moveBack(storage, segments, segments, [{ now: name, was }]), () => afterChange(was)));
       }}
       onClose={close}
     />
   ) : null}
-  {dialog?.kind === 'move' ? (
+  {dialog?.kind === 'move' || dialog?.kind === 'copy' ? (
     <MoveDialog
       storage={storage}
       from={segments}
       root={root}
       entries={dialog.entries}
-      onMove={async (to) => {
-        const r = await moveEntries(storage, segments, dialog.entries, to);
-        afterChange();
-        if (r.moved && !root?.length) rememberMove(storage.user, to);
-        if (r.error) throw new ApiError(0, 'move_failed', r.error);
-        if (r.toast) notify(r.toast, r.moved < dialog.entries.length ? 'error' : 'info');
-      }}
+      copy={dialog.kind === 'copy'}
+      onChoose={(to) => place(dialog.kind, dialog.entries, to)}
       onClose={close}
     />
   ) : null}
@@ -97,16 +106,31 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
     <DeleteDialog
       entries={dialog.entries}
       onConfirm={async () => {
-        const { failed, message } = await runAll(dialog.entries, (e) => storage.remove([...segments, e.name]));
+        const deleted: Segments[] = [];
+        const { failed, message } = await runAll(dialog.entries, async (e) => {
+          await storage.remove([...segments, e.name]);
+          deleted.push([...segments, e.name]);
+        });
         afterChange();
-        const n = dialog.entries.length - failed.length;
         if (failed.length) notify(`Could not delete ${failed.join(', ')}. ${message}`, 'error');
-        if (n) notify(`Deleted ${dialog.entries.length === 1 ? `“${dialog.entries[0]?.name}”` : plural(n, 'item')}.`);
+        // Undo takes them back out of the trash: only when there is one, and only from one's own (a shared
+        // folder's deletions go to its owner's trash).
+        const undo = trashOn && !root?.length ? undoAction(notify, () => restoreDeleted(storage, deleted), () => afterChange()) : undefined;
+        if (deleted.length) notify(`Deleted ${dialog.entries.length === 1 ? `“${dialog.entries[0]?.name}”` : plural(deleted.length, 'item')}.`, 'info', undo);
       }}
       onClose={close}
     />
   ) : null}
-  {dialog?.kind === 'versions' ? <VersionsDialog storage={storage} path={[...segments, dialog.entry.name]} onRestored={() => afterChange(dialog.entry.name)} onClose={close} /> : null}
+  {dialog?.kind === 'versions' ? (
+    <VersionsDialog
+      storage={storage}
+      path={[...segments, dialog.entry.name]}
+      // The file as the listing shows it now: after a restore, the reloaded listing has its new size and time.
+      current={sorted.find((e) => e.name === dialog.entry.name) ?? dialog.entry}
+      onRestored={() => afterChange(dialog.entry.name)}
+      onClose={close}
+    />
+  ) : null}
   {dialog?.kind === 'share' ? <ShareDialog storage={storage} path={dialog.path} isFile={dialog.isFile} onClose={close} /> : null}
   {dialog?.kind === 'preview' ? (
     <PreviewDialog

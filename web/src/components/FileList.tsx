@@ -1,7 +1,8 @@
 import { useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { Entry, StorageApi } from '../api/storage';
 import type { Segments } from '../api/paths';
-import { PhoneSort, Row } from './FileRow';
+import { Row } from './FileRow';
+import { SortSelect } from './SortSelect';
 import { Icon } from './icons';
 import type { SelectMode, Sort, SortKey } from './list-order';
 import type { MoveDrag } from './useMoveDrag';
@@ -222,7 +223,10 @@ export function FileList(props: Props) {
             />
           </div>
           {header('name', 'Name', 'name')}
-          <PhoneSort sort={props.sort} onSetSort={props.onSetSort} />
+          {/* On a phone the Size and Modified columns are hidden, and this menu takes the place of the headers. */}
+          <div className="cell phone-sort">
+            <SortSelect sort={props.sort} onSetSort={props.onSetSort} />
+          </div>
           {header('size', 'Size', 'size')}
           {header('modified', 'Modified', 'modified')}
           <div role="columnheader" className="cell actions">

@@ -2,7 +2,7 @@ import { memo, type MouseEvent } from 'react';
 import type { Entry } from '../api/storage';
 import { formatDate, formatExactDate, formatSize } from '../lib/format';
 import { onLinkClick } from '../lib/router';
-import type { SelectMode, Sort } from './list-order';
+import type { SelectMode } from './list-order';
 import { Icon } from './icons';
 import { Thumb } from './Thumb';
 import type { Segments } from '../api/paths';
@@ -12,31 +12,6 @@ import type { MoveDrag } from './useMoveDrag';
 
 /** A click with Shift, Ctrl or ⌘ selects (as in desktop file managers) instead of opening. */
 export const selectModeOf = (e: { shiftKey: boolean; ctrlKey: boolean; metaKey: boolean }): SelectMode | null => (e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : null);
-
-const PHONE_SORTS: { label: string; sort: Sort }[] = [
-  { label: 'Name (A–Z)', sort: { key: 'name', dir: 'asc' } },
-  { label: 'Name (Z–A)', sort: { key: 'name', dir: 'desc' } },
-  { label: 'Newest first', sort: { key: 'modified', dir: 'desc' } },
-  { label: 'Oldest first', sort: { key: 'modified', dir: 'asc' } },
-  { label: 'Largest first', sort: { key: 'size', dir: 'desc' } },
-  { label: 'Smallest first', sort: { key: 'size', dir: 'asc' } },
-];
-
-/** On a phone the Size and Modified columns are hidden; this picks the order instead. */
-export function PhoneSort({ sort, onSetSort }: { sort: Sort; onSetSort: (s: Sort) => void }) {
-  const i = PHONE_SORTS.findIndex((o) => o.sort.key === sort.key && o.sort.dir === sort.dir);
-  return (
-    <div className="cell phone-sort">
-      <select aria-label="Sort by" value={i} onChange={(e) => onSetSort(PHONE_SORTS[Number(e.target.value)]?.sort ?? sort)}>
-        {PHONE_SORTS.map((o, n) => (
-          <option key={o.label} value={n}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
 
 export type RowProps = {
   storage: StorageApi;

@@ -2,7 +2,8 @@ import { type KeyboardEvent, type MouseEvent } from 'react';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { formatSize } from '../lib/format';
-import type { SelectMode } from './list-order';
+import type { SelectMode, Sort } from './list-order';
+import { SortSelect } from './SortSelect';
 import { Thumb } from './Thumb';
 import { selectModeOf } from './FileRow';
 import type { MoveDrag } from './useMoveDrag';
@@ -11,6 +12,8 @@ type Props = {
   storage: StorageApi;
   folder: Segments;
   entries: readonly Entry[];
+  sort: Sort;
+  onSetSort: (sort: Sort) => void;
   selected: ReadonlySet<string>;
   onSelect: (name: string, mode: SelectMode) => void;
   onOpen: (entry: Entry) => void;
@@ -25,7 +28,7 @@ type Props = {
  * tiles come into view, and off-screen tiles skip layout (content-visibility),
  * so a folder of thousands of photos stays light.
  */
-export function FileTiles({ storage, folder, entries, selected, onSelect, onOpen, onMenu, drag }: Props) {
+export function FileTiles({ storage, folder, entries, sort, onSetSort, selected, onSelect, onOpen, onMenu, drag }: Props) {
   function onKeyDown(e: KeyboardEvent<HTMLUListElement>) {
     const tiles = [...e.currentTarget.querySelectorAll<HTMLElement>('.tile-open')];
     const i = tiles.indexOf(document.activeElement as HTMLElement);
@@ -56,6 +59,11 @@ export function FileTiles({ storage, folder, entries, selected, onSelect, onOpen
   };
 
   return (
+    <div className="tile-frame">
+      {/* Tiles have no column headers to click: the order is a menu above them. */}
+      <div className="tile-head">
+        <SortSelect sort={sort} onSetSort={onSetSort} />
+      </div>
     <ul className="tile-view" aria-label="Files" onKeyDown={onKeyDown}>
       {entries.map((entry) => {
         const isSelected = selected.has(entry.name);
@@ -81,5 +89,6 @@ export function FileTiles({ storage, folder, entries, selected, onSelect, onOpen
         );
       })}
     </ul>
+    </div>
   );
 }

@@ -8,13 +8,15 @@ import { Icon, KindIcon } from './icons';
 import { recentMoves } from '../lib/recent-moves';
 
 /**
- * Picks a destination folder by walking the folder tree, then moves the items
- * there. It opens at "My files", where the whole tree starts (opening in the
- * current folder showed nothing to pick inside a leaf folder), with the
- * current folder one click away and the user's recent destinations.
+ * Picks a destination folder by walking the folder tree, then moves (or, with
+ * `copy`, copies) the items there. It opens at "My files", where the whole
+ * tree starts (opening in the current folder showed nothing to pick inside a
+ * leaf folder), with the current folder one click away and the user's recent
+ * destinations. A copy may go into the folder the items are in.
  */
-export function MoveDialog(props: { storage: StorageApi; from: Segments; entries: readonly Entry[]; onMove: (to: Segments) => Promise<void>; onClose: () => void; root?: Segments }) {
-  const { storage, from, entries } = props;
+export function MoveDialog(props: { storage: StorageApi; from: Segments; entries: readonly Entry[]; copy?: boolean; onChoose: (to: Segments) => Promise<void>; onClose: () => void; root?: Segments }) {
+  const { storage, from, entries, copy = false } = props;
+  const verb = copy ? { title: 'Copy', done: 'copied', button: 'Copy here', busy: 'Copying…' } : { title: 'Move', done: 'moved', button: 'Move here', busy: 'Moving…' };
   // In a folder shared with me the tree starts at the granted folder: nothing above it can be reached.
   const root = props.root ?? [];
   const rootName = root.at(-1) ?? 'My files';
@@ -40,16 +42,16 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
   // A folder cannot go into itself or below itself.
   const movedFolders = entries.filter((e) => !e.is_file).map((e) => [...from, e.name]);
   const blocked = (path: Segments) => movedFolders.some((f) => isInside(path, f));
-  const here = sameSegments(at, from);
-  const shortcuts = recent.filter((p) => !sameSegments(p, from) && !blocked(p));
-  const cannot = here ? 'They are already in this folder.' : blocked(at) ? 'A folder cannot be moved into itself.' : null;
+  const here = sameSegments(at, from) && !copy;
+  const shortcuts = recent.filter((p) => (copy || !sameSegments(p, from)) && !blocked(p));
+  const cannot = here ? 'They are already in this folder.' : blocked(at) ? `A folder cannot be ${verb.done} into itself.` : null;
   const what = entries.length === 1 ? `“${entries[0]?.name}”` : plural(entries.length, 'item');
 
   async function move() {
     setBusy(true);
     setError(null);
     try {
-      await props.onMove(at);
+      await props.onChoose(at);
       props.onClose();
     } catch (e) {
       setError(messageOf(e));
@@ -58,7 +60,7 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
   }
 
   return (
-    <Dialog title={`Move ${what}`} onClose={props.onClose} wide>
+    <Dialog title={`${verb.title} ${what}`} onClose={props.onClose} wide>
       <div className="stack">
         <nav className="picker-path" aria-label="Destination">
           <button type="button" className="crumb" onClick={() => setAt([...root])} aria-current={at.length === root.length ? 'location' : undefined}>
@@ -108,7 +110,7 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
             const off = blocked(path);
             return (
               <li key={f.name}>
-                <button type="button" className="picker-item" disabled={off} onClick={() => setAt(path)} title={off ? 'A folder cannot be moved into itself' : `Open ${f.name}`}>
+                <button type="button" className="picker-item" disabled={off} onClick={() => setAt(path)} title={off ? `A folder cannot be ${verb.done} into itself` : `Open ${f.name}`}>
                   <KindIcon kind="folder" size={20} />
                   <span className="picker-name">{f.name}</span>
                   <Icon name="chevronRight" size={16} />
@@ -121,12 +123,12 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
           {error}
         </p>
         <div className="dialog-actions">
-          <span className="muted picker-hint">{cannot ?? `Move to ${at.length ? `“${at[at.length - 1]}”` : rootName}`}</span>
+          <span className="muted picker-hint">{cannot ?? `${verb.title} to ${at.length ? `“${at[at.length - 1]}”` : rootName}`}</span>
           <button type="button" className="button" onClick={props.onClose}>
             Cancel
           </button>
           <button type="button" className="button primary" disabled={busy || cannot !== null} onClick={move}>
-            {busy ? 'Moving…' : 'Move here'}
+            {busy ? verb.busy : verb.button}
           </button>
         </div>
       </div>

@@ -4,7 +4,7 @@ import { isEditable } from '../lib/file-kind';
 import { Icon, type IconName } from './icons';
 import { useMenuKeys } from './useMenuKeys';
 
-export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'versions' | 'share' | 'rename' | 'move' | 'delete';
+export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'versions' | 'share' | 'rename' | 'move' | 'copy' | 'delete';
 
 const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; editableOnly?: boolean; danger?: boolean }[] = [
   { action: 'open', label: 'Open', icon: 'open' },
@@ -16,6 +16,7 @@ const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boo
   { action: 'share', label: 'Share…', icon: 'link' },
   { action: 'rename', label: 'Rename', icon: 'pencil' },
   { action: 'move', label: 'Move', icon: 'move' },
+  { action: 'copy', label: 'Copy', icon: 'copy' },
   { action: 'delete', label: 'Delete', icon: 'trash', danger: true },
 ];
 

@@ -1,8 +1,13 @@
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Icon } from './icons';
 
-type Toast = { id: number; text: string; kind: 'info' | 'error' };
-type Notify = (text: string, kind?: Toast['kind']) => void;
+/** A button in a toast (Undo): it runs once, and the toast goes. */
+export type ToastAction = { readonly label: string; readonly run: () => void };
+type Toast = { id: number; text: string; kind: 'info' | 'error'; action?: ToastAction };
+type Notify = (text: string, kind?: Toast['kind'], action?: ToastAction) => void;
+
+/** How long a toast stays: an error longer, one with an action longest (time to reach its button). */
+const SHOWN_MS = { info: 5000, error: 9000, action: 10_000 };
 
 const ToastContext = createContext<Notify>(() => undefined);
 
@@ -12,10 +17,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const next = useRef(1);
   const dismiss = useCallback((id: number) => setToasts((t) => t.filter((x) => x.id !== id)), []);
   const notify = useCallback<Notify>(
-    (text, kind = 'info') => {
+    (text, kind = 'info', action) => {
       const id = next.current++;
-      setToasts((t) => [...t.slice(-3), { id, text, kind }]);
-      setTimeout(() => dismiss(id), kind === 'error' ? 9000 : 5000);
+      setToasts((t) => [...t.slice(-3), { id, text, kind, action }]);
+      setTimeout(() => dismiss(id), action ? SHOWN_MS.action : SHOWN_MS[kind]);
     },
     [dismiss],
   );
@@ -28,6 +33,18 @@ export function ToastProvider({ children }: { children: ReactNode }) {
           <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : undefined}>
             {t.kind === 'error' ? <Icon name="alert" size={18} /> : <Icon name="check" size={18} />}
             <span>{t.text}</span>
+            {t.action ? (
+              <button
+                type="button"
+                className="button small toast-action"
+                onClick={() => {
+                  dismiss(t.id);
+                  t.action?.run();
+                }}
+              >
+                {t.action.label}
+              </button>
+            ) : null}
             <button type="button" className="icon-button small" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
               <Icon name="close" size={16} />
             </button>

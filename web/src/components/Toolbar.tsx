@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Segments } from '../api/paths';
 import type { Place } from '../lib/place';
 import type { Entry } from '../api/storage';
@@ -9,25 +9,63 @@ import { withBase } from '../lib/base';
 import type { ViewMode } from './useViewMode';
 import type { MoveDrag } from './useMoveDrag';
 
-/** Breadcrumbs from "My files" to the current folder; the last one is the page itself. Rows dropped on a crumb move there. */
+/**
+ * Breadcrumbs from "My files" to the current folder; the last one is the page
+ * itself. Rows dropped on a crumb move there. When the trail does not fit (a
+ * deep folder, a phone), its first crumbs give way to "…", a link up to the
+ * last of them: names are shown whole or not at all, never cut on the left.
+ */
 export function Breadcrumbs({ segments, drag, place }: { segments: Segments; drag?: MoveDrag; place: Place }) {
   const ref = useRef<HTMLOListElement>(null);
-  useEffect(() => {
-    // On a narrow screen the trail scrolls sideways; keep the current folder in view.
-    const el = ref.current;
-    if (el) el.scrollLeft = el.scrollWidth;
-  }, [segments]);
   // A shared folder's trail starts at the granted folder: what is above it is not the recipient's to see.
   const root = place.root;
   const crumbs = [{ name: root.at(-1) ?? 'My files', path: [...root] }, ...segments.slice(root.length).map((name, i) => ({ name, path: segments.slice(0, root.length + i + 1) }))];
+  const trail = crumbs.map((c) => c.name).join('\0');
+  // How many leading crumbs "…" stands for, for this trail at this width.
+  const [folded, setFolded] = useState({ trail, width: 0, count: 0 });
+  const [width, setWidth] = useState(0);
+  const count = folded.trail === trail && folded.width === width ? folded.count : 0;
+
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  // Measured before paint: one more crumb folds while the trail overflows (the current folder always stays).
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && el.scrollWidth > el.clientWidth + 1 && count < crumbs.length - 1) setFolded({ trail, width, count: count + 1 });
+  });
+
+  const shown = crumbs.slice(count);
+  const up = count > 0 ? crumbs[count - 1] : undefined;
   return (
     <nav aria-label="Breadcrumb" className="breadcrumbs">
       <ol ref={ref}>
-        {crumbs.map((c, i) => {
+        {up ? (
+          <li key="folded" className="crumb-folded">
+            <a
+              href={withBase(place.url(up.path))}
+              className="crumb"
+              aria-label={`Up to ${up.name}`}
+              title={crumbs.slice(0, count).map((c) => c.name).join(' / ')}
+              draggable={false}
+              onClick={(e) => onLinkClick(e, place.url(up.path))}
+              {...drag?.target(up.path)}
+            >
+              <span className="crumb-text">…</span>
+            </a>
+          </li>
+        ) : null}
+        {shown.map((c, j) => {
+          const i = j + count;
           const last = i === crumbs.length - 1;
           const href = place.url(c.path);
           return (
-            <li key={href}>
+            // The current folder's name gives way (with an ellipsis) only once nothing is left to fold.
+            <li key={href} className={last && count === crumbs.length - 1 ? 'crumb-shrinks' : undefined}>
               {i > 0 ? <Icon name="chevronRight" size={16} className="crumb-sep" /> : null}
               {last ? (
                 <span aria-current="page" className="crumb current" title={c.name}>
@@ -57,6 +95,7 @@ type Actions = {
   onShare: () => void;
   onRename: () => void;
   onMove: () => void;
+  onCopy: () => void;
   onDelete: () => void;
   onClear: () => void;
   allowed: (a: MenuAction) => boolean;
@@ -70,7 +109,9 @@ export function SelectionBar(a: Actions) {
         <Icon name="close" />
       </button>
       <span className="selection-count" aria-live="polite">
-        {a.count.toLocaleString()} selected
+        {a.count.toLocaleString()}
+        {/* On a phone the number alone, beside its clear button: the room goes to the actions. */}
+        <span className="count-word"> selected</span>
       </span>
       <span className="spacer" />
       {a.single?.is_file !== false ? <ToolButton icon="download" label="Download" onClick={a.onDownload} disabled={!a.anyFile} /> : null}
@@ -78,6 +119,7 @@ export function SelectionBar(a: Actions) {
       {a.single && a.allowed('share') ? <ToolButton icon="link" label="Share" onClick={a.onShare} /> : null}
       {a.single && a.allowed('rename') ? <ToolButton icon="pencil" label="Rename" onClick={a.onRename} /> : null}
       {a.allowed('move') ? <ToolButton icon="move" label="Move" onClick={a.onMove} /> : null}
+      {a.allowed('copy') ? <ToolButton icon="copy" label="Copy" onClick={a.onCopy} /> : null}
       {a.allowed('delete') ? <ToolButton icon="trash" label="Delete" onClick={a.onDelete} danger /> : null}
     </div>
   );
@@ -132,6 +174,7 @@ export function FolderToolbar(p: FolderToolbarProps) {
           onShare={() => p.onAction('share')}
           onRename={() => p.onAction('rename')}
           onMove={() => p.onAction('move')}
+          onCopy={() => p.onAction('copy')}
           onDelete={() => p.onAction('delete')}
           onClear={p.onClear}
           allowed={p.allowed}

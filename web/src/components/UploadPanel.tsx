@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { formatSize, formatSpeed, plural } from '../lib/format';
+import { formatSize, plural } from '../lib/format';
+import { uploadHeadline } from '../lib/upload-progress';
 import { kindOf } from '../lib/file-kind';
 import { Icon, KindIcon } from './icons';
 import type { UploadItem, UploadSummary } from './useUploads';
@@ -30,22 +31,18 @@ function visibleRows(items: readonly UploadItem[]): { rows: readonly UploadItem[
 export function UploadPanel({ items, summary, onCancel, onCancelAll, onTogglePause, onRetry, onClose }: Props) {
   const [collapsed, setCollapsed] = useState(false);
   if (items.length === 0) return null;
-  const pct = summary.bytes > 0 ? Math.floor((summary.loaded / summary.bytes) * 100) : summary.active ? 0 : 100;
+  const { title, detail, percent: pct } = uploadHeadline(summary);
   const running = summary.active > 0;
-  const title = running
-    ? `Uploading ${plural(summary.active, 'file')}`
-    : summary.failed
-      ? `${plural(summary.done, 'upload')} complete, ${summary.failed} failed`
-      : `${plural(summary.done, 'upload')} complete`;
-
   return (
     <section className="upload-panel" aria-label="Uploads" data-state={running ? 'running' : 'idle'}>
       <header className="upload-head">
         <div className="upload-title">
           <strong>{title}</strong>
-          <span className="muted upload-stats" aria-live="off">
-            {running ? `${pct}% · ${formatSize(summary.loaded)} of ${formatSize(summary.bytes)}${summary.speed > 0 ? ` · ${formatSpeed(summary.speed)}` : ''}` : `${formatSize(summary.bytes)} in total`}
-          </span>
+          {detail ? (
+            <span className="muted upload-stats" aria-live="off">
+              {detail}
+            </span>
+          ) : null}
         </div>
         {running ? (
           <button type="button" className="button small ghost" onClick={onCancelAll}>

@@ -43,6 +43,10 @@ export function UsageBar({ client }: { client: ApiClient }) {
         </span>
       ) : null}
       <span className="usage-label">{view.label}</span>
+      {/* A phone's header has room for the figure alone; the whole sentence stays for screen readers. */}
+      <span className="usage-short" aria-hidden="true">
+        {view.short}
+      </span>
     </div>
   );
 }

@@ -1,64 +1,127 @@
 import { useCallback, useMemo, useState } from 'react';
 import { messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
-import type { StorageApi } from '../api/storage';
+import type { Entry, StorageApi } from '../api/storage';
 import { VersionsApi, type FileVersion } from '../api/trash';
-import { formatDate, formatExactDate, formatSize } from '../lib/format';
+import { kindOf } from '../lib/file-kind';
+import { formatAgo, formatDateTime, formatExactDate, formatSize } from '../lib/format';
 import { saveAs } from './actions';
 import { Dialog } from './Dialog';
 import { ListError, ListSkeleton } from './SectionStates';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
 
-/** A file's earlier contents (--versions): download one, or restore it (what the file holds now becomes a version). */
-export function VersionsDialog({ storage, path, onRestored, onClose }: { storage: StorageApi; path: Segments; onRestored: () => void; onClose: () => void }) {
+/** A version preview reads at most this much: enough to recognise a text, never a whole big file. */
+const PREVIEW_BYTES = 64 * 1024;
+
+/** One row of the dialog: the file as it is now (no id), or an earlier version. */
+type Row = { readonly id?: string; readonly size: number; readonly modified: string };
+
+type Preview = { key: string; label: string } & ({ status: 'loading' } | { status: 'ready'; text: string; truncated: boolean } | { status: 'error'; message: string });
+
+/**
+ * A file's earlier contents (--versions), under the file as it is now (marked
+ * "Current"): each with its full date and time to the second and how long
+ * ago, so versions made moments apart read apart; a text version can be
+ * previewed in place, downloaded, or restored (what the file holds now then
+ * becomes a version).
+ */
+export function VersionsDialog({ storage, path: given, current, onRestored, onClose }: { storage: StorageApi; path: Segments; current: Entry; onRestored: () => void; onClose: () => void }) {
   const api = useMemo(() => new VersionsApi(storage), [storage]);
+  // By content, not identity: the list is read again only for another file, not on every render of the page.
+  const pathKey = given.join('\0');
+  const path = useMemo(() => pathKey.split('\0'), [pathKey]);
   const load = useCallback((signal: AbortSignal) => api.list(path, signal), [api, path]);
   const { state, reload } = useRemoteList(load);
   const notify = useNotify();
   const [busy, setBusy] = useState<string | null>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
   const name = path.at(-1) ?? '';
+  const text = kindOf(name, true) === 'text';
+  const keyOf = (r: Row) => r.id ?? 'current';
 
-  const download = (v: FileVersion) => {
-    api.downloadUrl(path, v.id).then((url) => saveAs(url, name), (e: unknown) => notify(messageOf(e), 'error'));
+  const download = (r: Row) => {
+    api.downloadUrl(path, r.id).then((url) => saveAs(url, name), (e: unknown) => notify(messageOf(e), 'error'));
   };
   const restore = (v: FileVersion) => {
     setBusy(v.id);
     api.restore(path, v.id).then(
       () => {
         notify(`${name} has the content of ${formatExactDate(v.modified)} again.`);
+        setPreview(null);
         onRestored();
         reload();
       },
       (e: unknown) => notify(messageOf(e), 'error'),
     ).finally(() => setBusy(null));
   };
+  const show = (r: Row) => {
+    const key = keyOf(r);
+    if (preview?.key === key) return setPreview(null);
+    const label = `Preview of the version of ${formatDateTime(r.modified)}`;
+    setPreview({ key, label, status: 'loading' });
+    api.readText(path, r.id, PREVIEW_BYTES).then(
+      (t) => setPreview((p) => (p?.key === key ? { key, label, status: 'ready', ...t } : p)),
+      (e: unknown) => setPreview((p) => (p?.key === key ? { key, label, status: 'error', message: messageOf(e) } : p)),
+    );
+  };
+
+  const item = (r: Row, v?: FileVersion) => {
+    const key = keyOf(r);
+    const open = preview?.key === key ? preview : null;
+    return (
+      <li key={key} className="version-item" data-version={r.id} data-current={v ? undefined : 'true'}>
+        <div className="version-main">
+          <div className="version-when">
+            <time dateTime={r.modified} title={formatExactDate(r.modified)}>
+              {formatDateTime(r.modified)}
+            </time>
+            {v ? null : <span className="badge badge-current">Current</span>}
+          </div>
+          <div className="muted small">
+            {/* A version's time is when it was replaced; the current content's, when it was saved. */}
+            {v ? 'Replaced' : 'Saved'} {formatAgo(r.modified)} · {formatSize(r.size)}
+          </div>
+        </div>
+        <div className="version-actions">
+          {text ? (
+            <button type="button" className="button small" aria-expanded={open !== null} onClick={() => show(r)}>
+              {open ? 'Hide preview' : 'Preview'}
+            </button>
+          ) : null}
+          <button type="button" className="button small" onClick={() => download(r)}>
+            Download
+          </button>
+          {v ? (
+            <button type="button" className="button small" disabled={busy !== null} onClick={() => restore(v)}>
+              Restore
+            </button>
+          ) : null}
+        </div>
+        {open ? (
+          <section className="version-preview" aria-label={open.label}>
+            {open.status === 'loading' ? <p className="muted">Loading…</p> : open.status === 'error' ? <p className="error-text">{open.message}</p> : <pre>{open.text}</pre>}
+            {open.status === 'ready' && open.truncated ? <p className="muted small">Only the beginning is shown.</p> : null}
+          </section>
+        ) : null}
+      </li>
+    );
+  };
 
   return (
-    <Dialog title={`Versions of ${name}`} onClose={onClose}>
+    <Dialog title={`Versions of ${name}`} onClose={onClose} wide>
       {state.status === 'loading' ? (
         <ListSkeleton label="Loading the versions" />
       ) : state.status === 'error' ? (
         <ListError what="the versions" error={state.error} onRetry={reload} />
-      ) : state.items.length === 0 ? (
-        <p className="muted">No earlier versions: a version is kept each time the file is replaced.</p>
       ) : (
-        <ul className="version-list" aria-label={`Versions of ${name}`}>
-          {state.items.map((v) => (
-            <li key={v.id} className="version-item" data-version={v.id}>
-              <span>
-                <time dateTime={v.modified} title={formatExactDate(v.modified)}>{formatDate(v.modified)}</time> · {formatSize(v.size)}
-              </span>
-              <span className="spacer" />
-              <button type="button" className="button small ghost" onClick={() => download(v)}>
-                Download
-              </button>
-              <button type="button" className="button small" disabled={busy !== null} onClick={() => restore(v)}>
-                Restore
-              </button>
-            </li>
-          ))}
-        </ul>
+        <>
+          <ul className="version-list" aria-label={`Versions of ${name}`}>
+            {item(current)}
+            {state.items.map((v) => item(v, v))}
+          </ul>
+          {state.items.length === 0 ? <p className="muted">No earlier versions: a version is kept each time the file is replaced.</p> : null}
+        </>
       )}
     </Dialog>
   );

@@ -1,9 +1,10 @@
 import { ApiError, messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
+import { copyName } from '../lib/copy-names';
 
-/** Runs one request per entry, a few at a time; reports which failed and the first reason. */
-export async function runAll(entries: readonly Entry[], fn: (e: Entry) => Promise<void>): Promise<{ failed: string[]; message: string }> {
+/** Runs one request per entry (anything with a name), a few at a time; reports which failed and the first reason. */
+export async function runAll<T extends { readonly name: string }>(entries: readonly T[], fn: (e: T) => Promise<void>): Promise<{ failed: string[]; message: string }> {
   const failed: string[] = [];
   let message = '';
   const queue = [...entries];
@@ -21,19 +22,45 @@ export async function runAll(entries: readonly Entry[], fn: (e: Entry) => Promis
   return { failed, message };
 }
 
+/** What a move or a copy of entries came to: `error` when none went (shown where the user acted), else `toast`. */
+export type Placed = { done: number; names: string[]; error: string | null; toast: string | null };
+
 /**
  * Moves entries of `from` into `to`, as the Move dialog and a drag onto a
  * folder both do, so they give the same results and the same sentences.
- * `error` is set when nothing moved (then the caller shows it where the user
- * acted); `toast` says what happened otherwise.
+ * `names` are those that moved.
  */
-export async function moveEntries(storage: StorageApi, from: Segments, entries: readonly Entry[], to: Segments): Promise<{ moved: number; error: string | null; toast: string | null }> {
-  const { failed, message } = await runAll(entries, (e) => storage.move([...from, e.name], [...to, e.name]));
-  const moved = entries.length - failed.length;
+export const moveEntries = (storage: StorageApi, from: Segments, entries: readonly Entry[], to: Segments): Promise<Placed> => placeEntries('move', storage, from, entries, to);
+
+/**
+ * Copies entries of `from` into `to` (the Copy dialog: any folder, this one
+ * too), each under a name free there (`report (1).txt` when `report.txt` is
+ * taken), so nothing is replaced.
+ */
+export const copyEntries = (storage: StorageApi, from: Segments, entries: readonly Entry[], to: Segments): Promise<Placed> => placeEntries('copy', storage, from, entries, to);
+
+async function placeEntries(verb: 'move' | 'copy', storage: StorageApi, from: Segments, entries: readonly Entry[], to: Segments): Promise<Placed> {
+  // A copy's names are chosen up front, one after another, so two copies never pick the same free name.
+  const taken = verb === 'copy' ? new Set((await storage.list(to)).map((e) => e.name)) : undefined;
+  const target = new Map(entries.map((e) => {
+    const name = taken ? copyName(e.name, e.is_file, taken) : e.name;
+    taken?.add(name);
+    return [e.name, name];
+  }));
+  const names: string[] = [];
+  const { failed, message } = await runAll(entries, async (e) => {
+    const dest = [...to, target.get(e.name) ?? e.name];
+    await (verb === 'copy' ? storage.copy([...from, e.name], dest) : storage.move([...from, e.name], dest));
+    names.push(e.name);
+  });
+  const done = names.length;
+  const [Verb, verbed] = verb === 'copy' ? ['Copied', 'copied'] : ['Moved', 'moved'];
   const where = `“${to[to.length - 1] ?? 'My files'}”`;
-  if (moved === 0) return { moved, error: `Could not move ${failed.join(', ')}. ${message}`, toast: null };
-  if (failed.length) return { moved, error: null, toast: `Moved ${moved}; not moved: ${failed.join(', ')}. ${message}` };
-  return { moved, error: null, toast: `Moved ${entries.length === 1 ? `“${entries[0]?.name}”` : `${entries.length} items`} to ${where}.` };
+  if (done === 0) return { done, names, error: `Could not ${verb} ${failed.join(', ')}. ${message}`, toast: null };
+  if (failed.length) return { done, names, error: null, toast: `${Verb} ${done}; not ${verbed}: ${failed.join(', ')}. ${message}` };
+  const one = entries.length === 1 ? entries[0] : undefined;
+  const renamed = one && target.get(one.name) !== one.name ? ` as “${target.get(one.name)}”` : '';
+  return { done, names, error: null, toast: `${Verb} ${one ? `“${one.name}”` : `${entries.length} items`} to ${where}${renamed}.` };
 }
 
 /** A ten-minute path token for `path` (the server's default when its limit is shorter): enough to start a download. */

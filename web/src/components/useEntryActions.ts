@@ -61,6 +61,9 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
       case 'move':
         setDialog({ kind: 'move', entries });
         break;
+      case 'copy':
+        setDialog({ kind: 'copy', entries });
+        break;
       case 'delete':
         setDialog({ kind: 'delete', entries });
         break;

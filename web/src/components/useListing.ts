@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
@@ -33,27 +33,32 @@ export function sortEntries(entries: readonly Entry[], sort: Sort): Entry[] {
   });
 }
 
-/** Loads the folder at `segments` (again on reload()), and keeps it sorted. */
+const LOADING: ListingState = { status: 'loading' };
+
+/**
+ * Loads the folder at `segments` (again on reload()), and keeps it sorted.
+ * The answer is kept with the folder it is of: until the new folder's own
+ * answer arrives, a new folder is loading, so no row of the folder left
+ * behind is ever drawn (or asks for a thumbnail, or opens a menu) under the
+ * new folder's path. A reload of the same folder keeps its rows meanwhile.
+ */
 export function useListing(storage: StorageApi, segments: Segments) {
-  const [state, setState] = useState<ListingState>({ status: 'loading' });
+  const [loaded, setLoaded] = useState<{ folder: string; state: ListingState } | null>(null);
   const [sort, setSort] = useState<Sort>(loadSort);
   const [version, setVersion] = useState(0);
-  const shown = useRef<string>('');
-  const key = segments.join('\0');
+  const key = `${storage.user}/${segments.join('\0')}`;
+  const state = loaded?.folder === key ? loaded.state : LOADING;
 
   useEffect(() => {
     const ctrl = new AbortController();
-    // A new folder shows the loading state; a reload of the same one keeps the rows until the answer.
-    if (shown.current !== key) setState({ status: 'loading' });
-    shown.current = key;
     const started = performance.now();
     storage.list(segments, ctrl.signal).then(
       (entries) => {
-        if (!ctrl.signal.aborted) setState({ status: 'ready', entries, loadedIn: performance.now() - started });
+        if (!ctrl.signal.aborted) setLoaded({ folder: key, state: { status: 'ready', entries, loadedIn: performance.now() - started } });
       },
       (e: unknown) => {
         if (ctrl.signal.aborted) return;
-        setState({ status: 'error', error: e instanceof ApiError ? e : new ApiError(0, 'unknown', 'Could not load this folder.') });
+        setLoaded({ folder: key, state: { status: 'error', error: e instanceof ApiError ? e : new ApiError(0, 'unknown', 'Could not load this folder.') } });
       },
     );
     return () => ctrl.abort();

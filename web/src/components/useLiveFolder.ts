@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { watchChanges, type Change } from '../api/changes';
 import type { StorageApi } from '../api/storage';
 
@@ -12,8 +12,11 @@ const parentOf = (path: string): string => path.slice(0, path.lastIndexOf('/'));
  * by WebDAV or by a grant's other member appears, moves or disappears without
  * a reload. One change stream for the whole stay on the file manager; each
  * change that touches the open folder's direct members reloads its listing.
+ * Returns whether the server is reachable, as the stream last found it: an
+ * idle page learns this way that the server went away, and when it is back.
  */
-export function useLiveFolder(storage: StorageApi, segments: readonly string[], reload: () => void): void {
+export function useLiveFolder(storage: StorageApi, segments: readonly string[], reload: () => void): boolean {
+  const [reachable, setReachable] = useState(true);
   const folder = `/${storage.user}${segments.map((s) => `/${s}`).join('')}`;
   const current = useRef({ folder, reload });
   current.current = { folder, reload };
@@ -27,10 +30,12 @@ export function useLiveFolder(storage: StorageApi, segments: readonly string[], 
       const here = current.current.folder;
       return parentOf(c.path) === here || (c.from !== undefined && parentOf(c.from) === here) || c.path === here;
     };
-    const stop = watchChanges(storage.client, (c) => touches(c) && soon(), soon);
+    const stop = watchChanges(storage.client, (c) => touches(c) && soon(), soon, setReachable);
     return () => {
       clearTimeout(timer);
       stop();
+      setReachable(true);
     };
   }, [storage]);
+  return reachable;
 }

@@ -2,13 +2,17 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Entry } from '../api/storage';
 import type { SelectMode } from './list-order';
 import type { ListingState } from './useListing';
+import { useFolderScoped } from './useFolderScoped';
+
+const NOTHING: ReadonlySet<string> = new Set();
 
 /**
  * Which rows of the folder are selected and which one holds the keyboard
  * cursor, with the anchor a Shift-click or Shift-arrow extends a range from.
+ * The selection belongs to `folder`: another folder starts with nothing selected.
  */
-export function useSelection(listing: ListingState, sorted: readonly Entry[]) {
-  const [selected, setSelected] = useState<Set<string>>(() => new Set());
+export function useSelection(folder: string, listing: ListingState, sorted: readonly Entry[]) {
+  const [selected, setSelected] = useFolderScoped(folder, NOTHING);
   const [focused, setFocused] = useState<string | null>(null);
   const anchor = useRef<string | null>(null);
 

@@ -19,6 +19,8 @@ const timeFmt = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2
 const dayFmt = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 const fullDayFmt = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 const exactFmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' });
+const dateTimeFmt = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit' });
+const agoFmt = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
 /** Today → "14:05", this year → "Mar 3", older → "Mar 3, 2021". */
 export function formatDate(iso: string, now = new Date()): string {
@@ -32,6 +34,25 @@ export function formatDate(iso: string, now = new Date()): string {
 export function formatExactDate(iso: string | Date): string {
   const d = typeof iso === 'string' ? new Date(iso) : iso;
   return Number.isNaN(d.getTime()) ? '' : exactFmt.format(d);
+}
+
+/** The date with its year and the time to the second ("Mar 3, 2026, 11:15:07 PM"): moments apart still read apart. */
+export function formatDateTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '—' : dateTimeFmt.format(d);
+}
+
+/** How long ago, in the largest whole unit: "just now", "42 seconds ago", "2 minutes ago", "yesterday", "3 months ago". */
+export function formatAgo(iso: string, now = new Date()): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const s = Math.round((d.getTime() - now.getTime()) / 1000);
+  const units: [Intl.RelativeTimeFormatUnit, number][] = [['year', 31_536_000], ['month', 2_592_000], ['week', 604_800], ['day', 86_400], ['hour', 3600], ['minute', 60]];
+  for (const [unit, size] of units) {
+    if (Math.abs(s) >= size) return agoFmt.format(Math.trunc(s / size), unit);
+  }
+  // A few seconds either way (clocks differ a little) is "now".
+  return Math.abs(s) < 5 ? 'just now' : agoFmt.format(s, 'second');
 }
 
 /** 3700 s → "1 hour", 86400 → "24 hours", 7 days → "7 days". */
