@@ -300,8 +300,6 @@ export function createFilesService(deps: {
       await keepingReplaced(to, move);
     },
 
-    keepingReplaced,
-
     /**
      * A move between two owners' trees (one's own and a folder shared with write permission): no
      * backend moves across roots, so the item is copied under the destination owner's quota (each

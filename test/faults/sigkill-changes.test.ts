@@ -155,6 +155,7 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
   // Skipped only outside CI when a service is missing, with the reason skipReason states (which
   // service, how to get it); under CI a missing service fails the run instead.
   const clusterSkip = skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis');
+  // Skipped only when clusterSkip names a missing service (outside CI; under CI the run fails instead).
   test('cluster (S3 + PostgreSQL + Redis, two workers): SIGKILL mid-writes; once the restarted server has rescanned by itself, the journal replayed from the start gives the tree', { skip: clusterSkip }, async (t) => {
     const s3 = await s3ServerOptions();
     const database = await newDatabase('killchanges');
