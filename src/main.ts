@@ -126,7 +126,8 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   // cannot be had, so a failed start leaves nobody behind (and no password was printed).
   const users = createUserService({ store, backend, hasher, clock: systemClock });
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
-  if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
+  // Not a cluster's worker: the one process that serves (a primary logs its own count).
+  if (!opts.worker) logger.info({ config: redactedConfig(config), workers: 1 }, 'effective configuration');
   const deployment = redis ? await deploymentId(store) : undefined;
   // The leader lease is in the database even with Redis: a leader must be one, and a Redis command
   // that times out on one process only (a slow start, a busy machine) sent that process to the

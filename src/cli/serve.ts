@@ -1,5 +1,4 @@
 import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config/options.js';
 import { createLogger } from '../app/logger.js';
@@ -11,9 +10,7 @@ import { foldWriteAheadLog } from '../store/sqlite.js';
 import { createPasswordHasher } from '../services/passwords.js';
 import { createUserService } from '../services/users.js';
 import { workerExecArgv } from './worker-flags.js';
-
-/** How many processes serve the port: --workers, `auto` = one per CPU core. */
-export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableParallelism() : config.workers);
+import { thisMachine, workerCount } from './worker-count.js';
 
 type FirstAdmin = { username: string; password: string; generated: boolean } | undefined;
 
@@ -22,6 +19,9 @@ type FirstAdmin = { username: string; password: string; generated: boolean } | u
  * With more than one worker, this process is the cluster primary: it prepares
  * the data dir once, forks the workers (which share the port through
  * node:cluster), replaces any that die, and stops them all on a signal.
+ * With one (`auto` on a small box), this process serves: a primary would cost
+ * a second Node process's memory to restart one worker, which the service
+ * manager (the systemd unit's Restart=, Docker's restart policy) does anyway.
  */
 export async function runServe(config: Config): Promise<number> {
   outliveClosedStdout();
@@ -31,7 +31,8 @@ export async function runServe(config: Config): Promise<number> {
   // soon as it reads the listening line must not hit the default action (kill).
   const signalled = onShutdownSignal(logger);
   if (cluster.isWorker) return runWorker(config, logger, signalled);
-  if (workerCount(config) > 1) return runPrimary(config, logger, signalled);
+  const count = workerCount(config.workers, thisMachine());
+  if (count > 1) return runPrimary(config, count, logger, signalled);
 
   const server = await startServer(config, logger);
   announce(config, server.url, server.firstAdmin);
@@ -109,8 +110,7 @@ async function runWorker(config: Config, logger: Logger, signalled: Promise<stri
 /** Restarts of a crashing worker wait this long, so a worker that cannot start does not spin. */
 const RESTART_DELAY_MS = 1000;
 
-async function runPrimary(config: Config, logger: Logger, signalled: Promise<string>): Promise<number> {
-  const count = workerCount(config);
+async function runPrimary(config: Config, count: number, logger: Logger, signalled: Promise<string>): Promise<number> {
   // Once, before any worker serves: migrations, staging left by a crash, interrupted storage jobs.
   const { store, backend } = await openDataDir(config, true);
   // Before any worker opens the port, so the first request can already sign in; undone when the

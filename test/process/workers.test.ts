@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { ADMIN_PASSWORD, startServer } from '../helpers/server.js';
 import { spawnFileCloud } from '../kit/file-cloud-process.js';
+import { thisMachine, workerCount } from '../../src/cli/worker-count.js';
 
 /** The pids whose parent is `pid` (the cluster's workers), from /proc. */
 function children(pid: number): number[] {
@@ -34,6 +35,22 @@ async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 15_00
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+test('the default (--workers auto) on a small box is one process serving the port itself; on a bigger one, a primary and one worker per core', async () => {
+  const machine = thisMachine();
+  const want = workerCount('auto', machine);
+  const server = await startServer();
+  try {
+    const pid = server.proc.pid as number;
+    const tokens = await login(server.url, 'admin', server.adminPassword);
+    assert.equal((await fetch(`${server.url}/storage/admin/`, { headers: bearer(tokens.access_token) })).status, 200);
+    if (want === 1) assert.deepEqual(children(pid), [], `${machine.cores} cores, ${(machine.memoryBytes / 1024 ** 3).toFixed(1)} GiB: no worker process`);
+    else await until(`${want} workers`, () => (children(pid).length === want ? true : undefined));
+  } finally {
+    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 });
+    await server.dispose();
+  }
+});
 
 test('--workers 2: two worker processes serve one port; a killed worker is replaced and the port keeps answering', async () => {
   const server = await startServer({ args: ['--workers', '2'] });
