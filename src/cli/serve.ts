@@ -9,7 +9,7 @@ import { dataPaths, openDataDir, startServer } from '../main.js';
 import { foldWriteAheadLog } from '../store/sqlite.js';
 import { createPasswordHasher } from '../services/passwords.js';
 import { createUserService } from '../services/users.js';
-import { workerExecArgv } from './worker-flags.js';
+import { serverExecArgv } from './server-flags.js';
 import { thisMachine, workerCount } from './worker-count.js';
 
 type FirstAdmin = { username: string; password: string; generated: boolean } | undefined;
@@ -24,6 +24,8 @@ type FirstAdmin = { username: string; password: string; generated: boolean } | u
  * manager (the systemd unit's Restart=, Docker's restart policy) does anyway.
  */
 export async function runServe(config: Config): Promise<number> {
+  const count = cluster.isWorker ? 1 : workerCount(config.workers, thisMachine());
+  if (!cluster.isWorker && count === 1) startAgainWithServerFlags();
   outliveClosedStdout();
   // Workers inherit the primary's stdout, so each resolves `auto` the same way.
   const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout));
@@ -31,7 +33,6 @@ export async function runServe(config: Config): Promise<number> {
   // soon as it reads the listening line must not hit the default action (kill).
   const signalled = onShutdownSignal(logger);
   if (cluster.isWorker) return runWorker(config, logger, signalled);
-  const count = workerCount(config.workers, thisMachine());
   if (count > 1) return runPrimary(config, count, logger, signalled);
 
   const server = await startServer(config, logger);
@@ -43,6 +44,24 @@ export async function runServe(config: Config): Promise<number> {
     logger.error({ err }, 'error during shutdown');
   }
   return 0;
+}
+
+/**
+ * V8 reads its heap flags only when a process starts, so a single serving
+ * process started without them (`npm start`, a service manager's command)
+ * replaces itself once with the same command plus the flags a worker gets
+ * (src/cli/server-flags.ts). execve(2) keeps the pid, so a supervisor's
+ * signals and pid file stay right, and nothing has been opened or printed
+ * yet. Where the platform has no execve, it serves as it is.
+ */
+function startAgainWithServerFlags(): void {
+  const execArgv = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS);
+  if (execArgv.length === process.execArgv.length || typeof process.execve !== 'function') return;
+  try {
+    process.execve(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)]);
+  } catch {
+    // Not available here (ERR_FEATURE_UNAVAILABLE_ON_PLATFORM): V8's defaults, as before.
+  }
 }
 
 /**
@@ -126,7 +145,7 @@ async function runPrimary(config: Config, count: number, logger: Logger, signall
   // core at 4,000 new connections a second, 30% less throughput, and a primary whose memory creeps
   // (docs/performance.md "Workers and nodes"). NODE_CLUSTER_SCHED_POLICY=rr brings it back.
   if (process.env.NODE_CLUSTER_SCHED_POLICY === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
-  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
+  cluster.setupPrimary({ execArgv: serverExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const workers = new Set<Worker>();
   const fork = () => {
     const w = cluster.fork();
