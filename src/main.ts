@@ -71,7 +71,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
 
 /**
  * The StorageBackend that --storage names. The S3 SDK is loaded only for S3
- * storage (on local disk it would cost every process ~3 MiB for nothing).
+ * storage (on local disk it would cost every process memory for nothing).
  */
 export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
   if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions }, coordination);

@@ -141,9 +141,8 @@ async function runPrimary(config: Config, count: number, logger: Logger, signall
   // From the signal on, a worker's exit is part of the shutdown (they may get the same signal first).
   void signalled.then(() => (stopping = true));
   // The kernel hands new connections to the workers, which accept them themselves. Node's default
-  // on Linux, round robin, has the primary accept every connection and pass it on: a quarter of a
-  // core at 4,000 new connections a second, 30% less throughput, and a primary whose memory creeps
-  // (docs/performance.md "Workers and nodes"). NODE_CLUSTER_SCHED_POLICY=rr brings it back.
+  // on Linux, round robin, has the primary accept every connection and pass it on: CPU in the
+  // primary, less throughput, and a primary whose memory creeps (docs/performance.md "Workers and nodes"). NODE_CLUSTER_SCHED_POLICY=rr brings it back.
   if (process.env.NODE_CLUSTER_SCHED_POLICY === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
   cluster.setupPrimary({ execArgv: serverExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const workers = new Set<Worker>();
