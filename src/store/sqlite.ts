@@ -104,6 +104,16 @@ export function foldWriteAheadLog(file: string): void {
 }
 
 /**
+ * The connection's page cache, in KiB: SQLite's own default. better-sqlite3
+ * builds SQLite with eight times as much, which every serving process filled
+ * with pages it had read once — at the latest the quick_check at open, which
+ * reads the whole file — and held for good, at idle, on a small box; the
+ * pages stay in the kernel's file cache either way (docs/performance.md
+ * "Memory with the default settings").
+ */
+const PAGE_CACHE_KIB = 2048;
+
+/**
  * Opens (creating if needed) the SQLite metadata store and migrates it.
  * WAL lets the CLI change users while a server runs on the same file;
  * A writer waits for another process's write lock instead of failing: on a
@@ -116,6 +126,8 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    // Before the first read, so the check below reads through it too (see PAGE_CACHE_KIB).
+    sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     // Reading the schema surfaces a file that is not a database before any migration runs.
     sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
     // A damaged page would otherwise surface only later, as 500s on the logins that touch it.
