@@ -14,7 +14,7 @@ async function idleRss(server: ServerProcess): Promise<number> {
   return rssOf(server.proc.pid as number);
 }
 
-test('on SQLite, a server at idle after start holds no more memory with 100,000 names in its search index than with none (the page cache is bounded, also while the file is checked at open)', async () => {
+test('on SQLite, a server at idle after start holds no more memory with 100,000 names in its search index than with none (the check at open reads the file through a small page cache)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fc-idle-'));
   const big = join(dir, 'big');
   const empty = join(dir, 'empty');
