@@ -24,8 +24,9 @@ type FirstAdmin = { username: string; password: string; generated: boolean } | u
  * manager (the systemd unit's Restart=, Docker's restart policy) does anyway.
  */
 export async function runServe(config: Config): Promise<number> {
+  // How many processes serve, the primary decides; a worker is one of them.
   const count = cluster.isWorker ? 1 : workerCount(config.workers, thisMachine());
-  if (!cluster.isWorker && count === 1) startAgainWithServerFlags();
+  if (cluster.isPrimary && count === 1) startAgainWithServerFlags();
   outliveClosedStdout();
   // Workers inherit the primary's stdout, so each resolves `auto` the same way.
   const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout));

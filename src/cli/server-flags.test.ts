@@ -13,7 +13,6 @@ test('a serving process gets the young-generation cap and the dead-buffer trigge
     [['--max_semi_space_size=8'], undefined, ['--max_semi_space_size=8', trigger]],
     [[], '--max-semi-space-size=4 --trace-warnings', [trigger]],
     [['--scavenger-max-new-space-capacity-mb=8'], undefined, ['--scavenger-max-new-space-capacity-mb=8', semi]],
-    [[], '--scavenger_max_new_space_capacity_mb=1', [semi]],
     [['--max-old-space-size=512'], undefined, ['--max-old-space-size=512', semi, trigger]],
     [[semi, trigger], undefined, [semi, trigger]],
   ];

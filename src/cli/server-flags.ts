@@ -1,8 +1,9 @@
 /**
  * The V8 flags a serving process (a worker, or the one process of
  * `--workers 1`) runs with, on top of its own command line. V8 reads them
- * only when the process starts. An operator's own choice of either, on the
- * command line or in NODE_OPTIONS, wins.
+ * only when the process starts. An operator's own choice of either on the
+ * command line, or of the semi-space in NODE_OPTIONS (which refuses the
+ * other), wins.
  *
  * - The young generation at Node 20's size. Node 22 doubled V8's largest
  *   semi-space (32 MiB instead of 16 on a 64-bit machine with 4 GiB of heap

@@ -39,35 +39,34 @@ async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 15_00
   }
 }
 
+/** Starts the real binary with `args`, checks its process tree with `check`, that it serves a signed-in listing, and that SIGTERM ends it cleanly. */
+async function serving(args: string[], check: (pid: number) => Promise<void> | void): Promise<void> {
+  const server = await startServer({ args });
+  try {
+    await check(server.proc.pid as number);
+    const tokens = await login(server.url, 'admin', server.adminPassword);
+    assert.equal((await fetch(`${server.url}/storage/admin/`, { headers: bearer(tokens.access_token) })).status, 200);
+  } finally {
+    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 });
+    await server.dispose();
+  }
+}
+
 test('the default (--workers auto) on a small box is one process serving the port itself; on a bigger one, a primary and one worker per core', async () => {
   const machine = thisMachine();
   const want = workerCount('auto', machine);
-  const server = await startServer();
-  try {
-    const pid = server.proc.pid as number;
-    const tokens = await login(server.url, 'admin', server.adminPassword);
-    assert.equal((await fetch(`${server.url}/storage/admin/`, { headers: bearer(tokens.access_token) })).status, 200);
+  await serving([], async (pid) => {
     if (want === 1) assert.deepEqual(children(pid), [], `${machine.cores} cores, ${(machine.memoryBytes / 1024 ** 3).toFixed(1)} GiB: no worker process`);
     else await until(`${want} workers`, () => (children(pid).length === want ? true : undefined));
-  } finally {
-    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 });
-    await server.dispose();
-  }
+  });
 });
 
 test('a single serving process (--workers 1) runs with the heap bounds a worker gets, in the process that was started (its pid)', async () => {
-  const server = await startServer({ args: ['--workers', '1'] });
-  try {
-    const pid = server.proc.pid as number;
+  await serving(['--workers', '1'], (pid) => {
     assert.deepEqual(children(pid), [], 'no worker: the started process serves');
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     for (const flag of HEAP_BOUNDS) assert.ok(cmdline.includes(flag), `${flag} in ${cmdline.join(' ')}`);
-    const tokens = await login(server.url, 'admin', server.adminPassword);
-    assert.equal((await fetch(`${server.url}/storage/admin/`, { headers: bearer(tokens.access_token) })).status, 200);
-  } finally {
-    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 });
-    await server.dispose();
-  }
+  });
 });
 
 test('--workers 2: two worker processes serve one port; a killed worker is replaced and the port keeps answering', async () => {
