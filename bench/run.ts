@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- options]`: File Cloud side by side with nginx,
- * then File Cloud with `--workers 1` beside `--workers auto`, then its
+ * then File Cloud with `--workers 1` beside `--workers N` (N the cores, at least 2), then its
  * WebDAV door beside its HTTP API, the change feed beside the same
  * operations without the journal (scenarios/changes.ts; and with
  * `--storage s3`, File Cloud on S3 side by side with the AWS SDK; with
@@ -92,7 +92,7 @@ async function main(): Promise<number> {
     if (wants(o, 'workers')) {
       const w = await workersScenario(o, tmp, dataDir, data, log);
       const { rows: wRows, ...details } = w;
-      workers = { rows: wRows, table: table(wRows, '--workers 1', `--workers auto (${w.workers})`), refKey: 'workers1', subjectKey: 'workersAuto', details };
+      workers = { rows: wRows, table: table(wRows, '--workers 1', `--workers ${w.workers}`), refKey: 'workers1', subjectKey: 'workersN', details };
     }
     if (wants(o, 'dav')) {
       const d = await davScenario(o, tmp, dataDir, data, log);
@@ -162,7 +162,7 @@ async function main(): Promise<number> {
   const targets: TargetResult[] = [
     ...targetResults('nginx', rows),
     ...(s3 ? targetResults('S3', s3.rows) : []),
-    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers auto`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['small uploads', smallUploads, 'File Cloud'], ['small uploads on S3', s3SmallUploads, 'File Cloud'], ['changes', changes, 'with the journal'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
+    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers N`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['small uploads', smallUploads, 'File Cloud'], ['small uploads on S3', s3SmallUploads, 'File Cloud'], ['changes', changes, 'with the journal'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
   ];
   if (targets.length > 0) console.log(`${targetSummary(targets)}\n`);
   const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, smallUploads, s3SmallUploads, changes, nodes });

@@ -17,7 +17,7 @@ import { memoryTrend, ruleWarmupSeconds, RULE_TEXT, type Sample, type Trend } fr
  * uploaded file is intact. Passes with zero 5xx, zero socket errors, no
  * unexpected status, no corrupt file, and no memory growth after warm-up:
  * the resident memory of the whole process tree (the server runs with its
- * default --workers auto: a primary and its workers) and of each process,
+ * default --workers auto: one process on a small box, else a primary and its workers) and of each process,
  * sampled every second, judged by the rule in memory-trend.ts (the tree
  * always, each process over a window of 5 minutes or more; last-third
  * median against first-third median; when the window after warm-up lasts
@@ -111,7 +111,7 @@ function memorySampler(pid: number, started: number, everyMs: number) {
     for (const [i, p] of pids.entries()) {
       const { rss: mib, anon } = mibs[i] as { rss: number; anon: number };
       if (mib === 0) continue;
-      if (!roles.has(p)) roles.set(p, p === pid ? 'primary' : `worker ${[...roles.values()].filter((r) => r.startsWith('worker')).length + 1}`);
+      if (!roles.has(p)) roles.set(p, p !== pid ? `worker ${[...roles.values()].filter((r) => r.startsWith('worker')).length + 1}` : pids.length > 1 ? 'primary' : 'process');
       const own = perPid.get(p) ?? [];
       own.push({ t, mib });
       perPid.set(p, own);

@@ -71,7 +71,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
 
 /**
  * The StorageBackend that --storage names. The S3 SDK is loaded only for S3
- * storage (on local disk it would cost every process ~3 MiB for nothing).
+ * storage (on local disk it would cost every process memory for nothing).
  */
 export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
   if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions }, coordination);
@@ -126,7 +126,8 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   // cannot be had, so a failed start leaves nobody behind (and no password was printed).
   const users = createUserService({ store, backend, hasher, clock: systemClock });
   const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
-  if (!opts.worker) logger.info({ config: redactedConfig(config) }, 'effective configuration');
+  // Not a cluster's worker: the one process that serves (a primary logs its own count).
+  if (!opts.worker) logger.info({ config: redactedConfig(config), workers: 1 }, 'effective configuration');
   const deployment = redis ? await deploymentId(store) : undefined;
   // The leader lease is in the database even with Redis: a leader must be one, and a Redis command
   // that times out on one process only (a slow start, a busy machine) sent that process to the

@@ -24,7 +24,7 @@ export type Options = {
 export const METRICS = ['download1', 'download4', 'get4k', 'listing', 'head', 'pathtoken', 'listscale', 'putraw', 'putmultipart', 'put4'] as const;
 /** Metric groups against the AWS SDK on S3 (with --storage s3). */
 export const S3_METRICS = ['s3get', 's3put', 's3get4k', 's3listing'] as const;
-/** File Cloud alone on the local disk, --workers 1 beside --workers auto (part of every run; small with --quick). */
+/** File Cloud alone on the local disk, --workers 1 beside --workers N, N the cores and at least 2 (part of every run; small with --quick). */
 export const WORKER_METRICS = ['workers'] as const;
 /** File Cloud's WebDAV door beside its HTTP API on the local disk (part of every run; 1 repetition with --quick). */
 export const DAV_METRICS = ['dav'] as const;
@@ -56,7 +56,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               head: HEAD of the same files and HEAD /api/stats (Node client); pathtoken: the 4 KiB GETs with a
               path token per file and no Authorization (nginx: plain GETs); listing: the 10,000-entry folder;
               listscale: File Cloud's listing of 10,000 vs 100,000 entries (20,000 with --quick): time per
-              entry and RSS growth. workers: File Cloud --workers 1 beside --workers auto (1 repetition with --quick);
+              entry and RSS growth. workers: File Cloud --workers 1 beside --workers N (N the cores, at least 2): idle
+              RSS, 4 KiB GETs and uploads, the big file, RSS and peak after (1 repetition with --quick);
               dav: WebDAV GET, PUT and PROPFIND beside the HTTP API's GET, PUT and JSON listing;
               tus: the big file over tus in 8 MiB and 64 MiB chunks beside one raw PUT, with RSS growth;
               zip: a folder of 1024 × 1 MiB files (64 with --quick) as a zip beside a plain GET of big.bin, with RSS;

@@ -34,22 +34,16 @@ export type UploadKind = 'raw' | 'multipart';
 export async function upload(server: Server, datasetDir: string, file: string, size: number, count: number, kind: UploadKind, tag: string, sample: boolean): Promise<{ mibs: number; rssGrowth: number; peakRss: number }> {
   const names = Array.from({ length: count }, (_, i) => `${tag}-${i}.bin`);
   settleDisk();
-  const before = await memTotal(server);
-  const sampler = sample ? rssSampler(() => server.pids(), before.rss) : undefined;
   const t0 = performance.now();
-  let results: HttpResult[];
-  let peak = before.rss;
-  try {
-    results = await Promise.all(
+  const { value: results, rssGrowth, peakRss } = await sampled(server, sample, () =>
+    Promise.all(
       names.map((name) =>
         kind === 'multipart'
           ? request(server, 'PUT', server.path('up/'), { upload: { file, size, multipart: { filename: name } } })
           : request(server, 'PUT', server.path(`up/${name}`), { upload: { file, size } }),
       ),
-    );
-  } finally {
-    if (sampler) peak = await sampler.stop();
-  }
+    ),
+  );
   const seconds = (performance.now() - t0) / 1000;
   for (const [i, r] of results.entries()) {
     expectStatus(server, `PUT ${kind} ${names[i]}`, r, [201, 204]);
@@ -58,7 +52,24 @@ export async function upload(server: Server, datasetDir: string, file: string, s
     if (stored.size !== size) throw new BenchError(`${server.name}: uploaded ${names[i]} has ${stored.size} bytes, expected ${size}`);
   }
   await Promise.all(names.map((n) => rm(join(datasetDir, 'up', n), { force: true })));
-  return { mibs: (count * size) / MiB / seconds, rssGrowth: (peak - before.rss) / MiB, peakRss: peak / MiB };
+  return { mibs: (count * size) / MiB / seconds, rssGrowth, peakRss };
+}
+
+/**
+ * Runs `fn`, sampling the server's resident memory (every process) meanwhile
+ * when `sample`: the growth from just before to the peak, and the peak (MiB).
+ */
+export async function sampled<T>(server: Server, sample: boolean, fn: () => Promise<T>): Promise<{ value: T; rssGrowth: number; peakRss: number }> {
+  const before = await memTotal(server);
+  const sampler = sample ? rssSampler(() => server.pids(), before.rss) : undefined;
+  let peak = before.rss;
+  let value: T;
+  try {
+    value = await fn();
+  } finally {
+    if (sampler) peak = await sampler.stop();
+  }
+  return { value, rssGrowth: (peak - before.rss) / MiB, peakRss: peak / MiB };
 }
 
 /** File Cloud's PUT answer names the file it wrote: it must be the name asked for. */

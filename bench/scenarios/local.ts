@@ -12,7 +12,7 @@ import type { Context, Dataset } from './context.js';
 import { downloads } from './downloads.js';
 import { requestRates } from './request-rates.js';
 import { listingScale, type ListingScale } from './listing-scale.js';
-import { peakMemory, type PeakMemory } from './memory.js';
+import { idleMemory, peakMemory, type PeakMemory } from './memory.js';
 import { checkSanity } from './sanity.js';
 import { uploads } from './uploads.js';
 
@@ -24,8 +24,9 @@ export async function localScenarios(o: Options, tmp: string, dataDir: string, d
     const fcStart = await startFileCloud(o, tmp, dataDir);
     fc = fcStart.server;
     ng = await startNginx(tmp, data.dir);
-    await logIn(fc, fcStart.password);
     const c: Context = { o, tmp, data, fc, ng, servers: [ng, fc], rows: [], log };
+    await idleMemory(c);
+    await logIn(fc, fcStart.password);
     await checkSanity(c);
     await downloads(c);
     await requestRates(c);

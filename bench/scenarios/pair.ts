@@ -1,7 +1,7 @@
 /**
  * Two File Cloud set-ups side by side on the same dataset, every metric
  * alternating them (as nginx and File Cloud alternate in the local
- * scenarios): `--workers 1` beside `--workers auto`, or 1 node beside N
+ * scenarios): `--workers 1` beside `--workers N`, or 1 node beside N
  * nodes behind nginx. The same loads as get4k and download1/download4: wrk
  * with 64 connections over the 1,000 4 KiB files, and the big file with 1
  * and 4 parallel streams from Node's http; plus the server CPU time per
@@ -14,7 +14,8 @@ import os from 'node:os';
 import { CLK_TCK, cpuSeconds, memOf } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
-import { download } from '../lib/transfers.js';
+import { download, settleDisk } from '../lib/transfers.js';
+import { wrkPut } from '../lib/wrk-put.js';
 import { wrk } from '../lib/wrk.js';
 import type { Dataset } from './context.js';
 
@@ -23,7 +24,7 @@ export type Pair = {
   id: string;
   tmp: string;
   data: Dataset;
-  /** The reference column (`--workers 1`, 1 node) and the subject column (`--workers auto`, N nodes). */
+  /** The reference column (`--workers 1`, 1 node) and the subject column (`--workers N`, N nodes). */
   a: Server;
   b: Server;
   reps: number;
@@ -117,6 +118,29 @@ export async function pairGet4k(p: Pair): Promise<CpuDetail[]> {
     p.log(`  ${s.name}, last run (${d.requests.toLocaleString('en-US')} requests in ${d.seconds} s), CPU s: File Cloud ${fc}; ${rest}; together ${busy.toFixed(1)} of ${(d.seconds * cores).toFixed(0)} core-seconds`);
   }
   return detail;
+}
+
+/**
+ * `files` 4 KiB uploads over 8 keep-alive connections (wrk, raw PUTs to new
+ * names), each set-up into a folder of its own per repetition, after a run
+ * of each that is not counted: files/s.
+ */
+export async function pairSmallPuts(p: Pair, files: number): Promise<void> {
+  const r = row(`${p.id}_put4k`, `${files.toLocaleString('en-US')} × 4 KiB uploads, 8 connections`, 'files/s', true);
+  p.rows.push(r);
+  const run = async (s: Server, tag: string) => {
+    const folder = `${p.id}-put4k-${s.name.replace(/[^A-Za-z0-9]+/g, '-')}-${tag}`;
+    const made = await request(s, 'POST', s.path(`${folder}/`), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) });
+    expectStatus(s, `CreateFolder ${folder}`, made, [201]);
+    settleDisk();
+    return (await wrkPut(s, p.tmp, { name: folder, folder: s.path(`${folder}/`), files, fileSize: 4096, connections: 8, perRequest: 1, maxSeconds: 300 })).filesPerSecond;
+  };
+  for (const s of [p.a, p.b]) await run(s, 'warm-up');
+  for (let i = 0; i < p.reps; i++) {
+    r.ref.push(await run(p.a, String(i)));
+    r.fileCloud.push(await run(p.b, String(i)));
+  }
+  p.log(`${r.label}: ${p.a.name} ${cell(r.ref, 'files/s')}, ${p.b.name} ${cell(r.fileCloud, 'files/s')}`);
 }
 
 /** The big file with 1 and 4 parallel streams (MiB/s). */

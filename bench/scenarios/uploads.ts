@@ -5,7 +5,7 @@ import { MiB } from '../lib/paths.js';
 import { cell, row, type Row, type Target } from '../lib/stats.js';
 import { upload, type UploadKind } from '../lib/transfers.js';
 import { side, type Context } from './context.js';
-import { LARGE_FILE_TARGET } from './downloads.js';
+import { FLAT_MIB, LARGE_FILE_TARGET } from './downloads.js';
 
 type Up = { group: MetricGroup; id: string; label: string; file: string; size: number; count: number; kind: UploadKind; target: Target; note?: string };
 
@@ -13,7 +13,7 @@ async function up(c: Context, rssRows: Row[], u: Up): Promise<void> {
   if (!wants(c.o, u.group)) return;
   const r = row(u.id, u.label, 'MiB/s', true, u.target, u.note);
   const sample = u.count === 1;
-  const growth = row(`${u.id}_rss_growth`, `RSS growth during ${u.label}`, 'MiB', false, { kind: 'fc_at_most', value: 32 });
+  const growth = row(`${u.id}_rss_growth`, `RSS growth during ${u.label}`, 'MiB', false, { kind: 'fc_at_most', value: FLAT_MIB });
   c.rows.push(r);
   if (sample) rssRows.push(growth);
   for (let i = 0; i < c.o.reps; i++) {

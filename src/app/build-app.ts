@@ -44,7 +44,6 @@ import { accountUsage } from '../services/usage.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminUserRoutes } from '../routes/admin-users.js';
 import { loadOidcSettings } from '../config/oidc.js';
-import { createOidcService } from '../services/oidc.js';
 import { oidcRoutes, oidcStatusRoute } from '../routes/oidc.js';
 import { adminGroupRoutes } from '../routes/admin-groups.js';
 import { createGroupService } from '../services/groups.js';
@@ -72,7 +71,6 @@ import { createFastRead, requestIds, type FastRead } from './fast-read.js';
 import { installHandedOn } from './handed-on.js';
 import { createDavService } from '../services/dav.js';
 import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
-import { createMetrics } from '../ops/metrics.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from '../http/client-error.js';
 import { installErrorHandling, sendError } from '../http/error-handler.js';
@@ -181,7 +179,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor, passwordAllowed });
   const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
   const oidcSettings = await loadOidcSettings(config);
-  const oidc = oidcSettings && createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
+  // openid-client, and metrics' prom-client below, are loaded only when their option is set: a deployment
+  // without them pays no memory for them (docs/performance.md "Memory").
+  const oidc = oidcSettings && (await import('../services/oidc.js')).createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
   const groups = createGroupService({ store: deps.store, clock });
   const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
   const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
@@ -283,7 +283,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new AppError('bad_request', 'The Host header is required.');
   });
-  const metrics = config.metrics ? createMetrics({ basePath: config.basePath }) : undefined;
+  const metrics = config.metrics ? (await import('../ops/metrics.js')).createMetrics({ basePath: config.basePath }) : undefined;
   if (config.otlpEndpoint) {
     // Loaded only when configured: without an endpoint no OpenTelemetry code is imported.
     const { startTracing } = await import('../ops/tracing.js');

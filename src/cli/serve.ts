@@ -1,5 +1,4 @@
 import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config/options.js';
 import { createLogger } from '../app/logger.js';
@@ -10,10 +9,8 @@ import { dataPaths, openDataDir, startServer } from '../main.js';
 import { foldWriteAheadLog } from '../store/sqlite.js';
 import { createPasswordHasher } from '../services/passwords.js';
 import { createUserService } from '../services/users.js';
-import { workerExecArgv } from './worker-flags.js';
-
-/** How many processes serve the port: --workers, `auto` = one per CPU core. */
-export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableParallelism() : config.workers);
+import { serverExecArgv } from './server-flags.js';
+import { thisMachine, workerCount } from './worker-count.js';
 
 type FirstAdmin = { username: string; password: string; generated: boolean } | undefined;
 
@@ -22,8 +19,14 @@ type FirstAdmin = { username: string; password: string; generated: boolean } | u
  * With more than one worker, this process is the cluster primary: it prepares
  * the data dir once, forks the workers (which share the port through
  * node:cluster), replaces any that die, and stops them all on a signal.
+ * With one (`auto` on a small box), this process serves: a primary would cost
+ * a second Node process's memory to restart one worker, which the service
+ * manager (the systemd unit's Restart=, Docker's restart policy) does anyway.
  */
 export async function runServe(config: Config): Promise<number> {
+  // How many processes serve, the primary decides; a worker is one of them.
+  const count = cluster.isWorker ? 1 : workerCount(config.workers, thisMachine());
+  if (cluster.isPrimary && count === 1) startAgainWithServerFlags();
   outliveClosedStdout();
   // Workers inherit the primary's stdout, so each resolves `auto` the same way.
   const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout));
@@ -31,7 +34,7 @@ export async function runServe(config: Config): Promise<number> {
   // soon as it reads the listening line must not hit the default action (kill).
   const signalled = onShutdownSignal(logger);
   if (cluster.isWorker) return runWorker(config, logger, signalled);
-  if (workerCount(config) > 1) return runPrimary(config, logger, signalled);
+  if (count > 1) return runPrimary(config, count, logger, signalled);
 
   const server = await startServer(config, logger);
   announce(config, server.url, server.firstAdmin);
@@ -42,6 +45,24 @@ export async function runServe(config: Config): Promise<number> {
     logger.error({ err }, 'error during shutdown');
   }
   return 0;
+}
+
+/**
+ * V8 reads its heap flags only when a process starts, so a single serving
+ * process started without them (`npm start`, a service manager's command)
+ * replaces itself once with the same command plus the flags a worker gets
+ * (src/cli/server-flags.ts). execve(2) keeps the pid, so a supervisor's
+ * signals and pid file stay right, and nothing has been opened or printed
+ * yet. Where the platform has no execve, it serves as it is.
+ */
+function startAgainWithServerFlags(): void {
+  const execArgv = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS);
+  if (execArgv.length === process.execArgv.length || typeof process.execve !== 'function') return;
+  try {
+    process.execve(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)]);
+  } catch {
+    // Not available here (ERR_FEATURE_UNAVAILABLE_ON_PLATFORM): V8's defaults, as before.
+  }
 }
 
 /**
@@ -109,8 +130,7 @@ async function runWorker(config: Config, logger: Logger, signalled: Promise<stri
 /** Restarts of a crashing worker wait this long, so a worker that cannot start does not spin. */
 const RESTART_DELAY_MS = 1000;
 
-async function runPrimary(config: Config, logger: Logger, signalled: Promise<string>): Promise<number> {
-  const count = workerCount(config);
+async function runPrimary(config: Config, count: number, logger: Logger, signalled: Promise<string>): Promise<number> {
   // Once, before any worker serves: migrations, staging left by a crash, interrupted storage jobs.
   const { store, backend } = await openDataDir(config, true);
   // Before any worker opens the port, so the first request can already sign in; undone when the
@@ -122,11 +142,10 @@ async function runPrimary(config: Config, logger: Logger, signalled: Promise<str
   // From the signal on, a worker's exit is part of the shutdown (they may get the same signal first).
   void signalled.then(() => (stopping = true));
   // The kernel hands new connections to the workers, which accept them themselves. Node's default
-  // on Linux, round robin, has the primary accept every connection and pass it on: a quarter of a
-  // core at 4,000 new connections a second, 30% less throughput, and a primary whose memory creeps
-  // (docs/performance.md "Workers and nodes"). NODE_CLUSTER_SCHED_POLICY=rr brings it back.
+  // on Linux, round robin, has the primary accept every connection and pass it on: CPU in the
+  // primary, less throughput, and a primary whose memory creeps (docs/performance.md "Workers and nodes"). NODE_CLUSTER_SCHED_POLICY=rr brings it back.
   if (process.env.NODE_CLUSTER_SCHED_POLICY === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
-  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
+  cluster.setupPrimary({ execArgv: serverExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const workers = new Set<Worker>();
   const fork = () => {
     const w = cluster.fork();

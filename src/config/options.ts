@@ -197,7 +197,7 @@ function redisUrl(raw: string): string {
   return v;
 }
 
-/** Worker processes: a count, or auto (one per CPU core). */
+/** Worker processes: a count, or auto (src/cli/worker-count.ts). */
 function workers(raw: string): number | 'auto' {
   const v = raw.trim().toLowerCase();
   if (v === 'auto') return 'auto';
@@ -228,7 +228,7 @@ export const OPTIONS = {
   serviceTimeout: { key: 'serviceTimeout', flag: '--service-timeout', env: 'FILE_CLOUD_SERVICE_TIMEOUT', scope: 'global', type: 'string', default: 4, parse: seconds(0.5, 300), description: 'Seconds a PostgreSQL query or connection, a Redis command, or an S3 request (or its stalled transfer) may take before the service counts as unavailable (503); docs/operations.md.' },
   requestDeadline: { key: 'requestDeadline', flag: '--request-deadline', env: 'FILE_CLOUD_REQUEST_DEADLINE', scope: 'serve', type: 'string', default: 10, parse: seconds(1, 3600), description: 'Seconds a request may wait for a service without progress (no answer begun, no request bytes received, no service answered) before it is answered 503 unavailable; docs/operations.md.' },
   secretFile: { key: 'secretFile', flag: '--secret-file', env: 'FILE_CLOUD_SECRET_FILE', scope: 'serve', type: 'string', default: '', defaultLabel: 'data/secret (in the database with PostgreSQL)', parse: nonEmpty, description: 'File holding the key that signs path tokens.' },
-  workers: { key: 'workers', flag: '--workers', env: 'FILE_CLOUD_WORKERS', scope: 'serve', type: 'string', default: 'auto' as number | 'auto', parse: workers, description: 'Worker processes serving the port: a number, or auto (one per CPU core).' },
+  workers: { key: 'workers', flag: '--workers', env: 'FILE_CLOUD_WORKERS', scope: 'serve', type: 'string', default: 'auto' as number | 'auto', parse: workers, description: 'Processes serving the port: a number, or auto (one on a machine with fewer than 4 cores or less than 4 GiB of memory, else one per core).' },
   host: { key: 'host', flag: '--host', env: 'FILE_CLOUD_HOST', scope: 'serve', type: 'string', default: '127.0.0.1', parse: host, description: 'Address to listen on (0.0.0.0 for every interface).' },
   port: { key: 'port', flag: '--port', env: 'FILE_CLOUD_PORT', scope: 'serve', type: 'string', default: 8000, parse: integer(0, 65535), description: 'TCP port to listen on (0 picks a free one).' },
   dev: { key: 'dev', flag: '--dev', env: 'FILE_CLOUD_DEV', scope: 'serve', type: 'boolean', default: false, parse: parseBoolean, description: 'Development mode: lifts the login throttle.' },

@@ -104,6 +104,17 @@ export function foldWriteAheadLog(file: string): void {
 }
 
 /**
+ * The connection's page cache, in KiB: while the store opens (the
+ * quick_check reads the whole file, the migrations what they touch) SQLite's
+ * own default, so opening leaves no more than that held, whatever the size
+ * of the database; then the size better-sqlite3 builds SQLite with, which
+ * holds only pages that queries read and pays for itself on a search that
+ * reads every name (docs/performance.md "Memory with the default settings").
+ */
+const OPENING_CACHE_KIB = 2048;
+const PAGE_CACHE_KIB = 16384;
+
+/**
  * Opens (creating if needed) the SQLite metadata store and migrates it.
  * WAL lets the CLI change users while a server runs on the same file;
  * A writer waits for another process's write lock instead of failing: on a
@@ -116,6 +127,8 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    // Before the first read: the check below reads through it (see OPENING_CACHE_KIB).
+    sqlite.pragma(`cache_size = -${OPENING_CACHE_KIB}`);
     // Reading the schema surfaces a file that is not a database before any migration runs.
     sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
     // A damaged page would otherwise surface only later, as 500s on the logins that touch it.
@@ -138,6 +151,7 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
     await db.destroy();
     throw new StoreOpenError(`cannot prepare the database ${file}: ${(e as Error).message}`, { cause: e });
   }
+  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const authStamp = sqliteAuthStamp(sqlite, statements);
   return {
     ...createRepositories(db, { changeStamp: authStamp, ...dialect.writers(db) }, opts),

@@ -6,10 +6,10 @@ type SharpModule = typeof import('sharp');
 let sharpModule: Promise<SharpModule['default']> | undefined;
 
 /**
- * libvips is loaded on the first thumbnail, not at startup: it adds about
- * 19 MiB of RSS and 0.1 s to every worker process, most of which never
- * draws one. Its operation cache is off: every thumbnail is of a different
- * image, so the cache would only hold memory.
+ * libvips is loaded on the first thumbnail, not at startup: it adds memory
+ * and start-up time to every serving process, most of which never draws one
+ * (docs/performance.md "Memory"). Its operation cache is off: every
+ * thumbnail is of a different image, so the cache would only hold memory.
  */
 function loadSharp(): Promise<SharpModule['default']> {
   return (sharpModule ??= import('sharp').then((m) => {

@@ -64,27 +64,30 @@ async function serveOnTerminal(args: string[], during: (url: string, output: () 
 
 const jsonLines = (out: string) => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
 
-test('on a terminal, serve prints short readable lines around the first-run password: configuration, each request, shutdown', { skip: !hasScript && `${SCRIPT} (util-linux) is missing` }, async () => {
-  // No --workers: what `npm start` runs (one worker per core, so the workers' lines are tested too).
-  const run = await serveOnTerminal([], async (url, output) => {
-    assert.equal((await fetch(`${url}/is_file_cloud`, { method: 'HEAD' })).status, 200);
-    assert.equal((await fetch(`${url}/api/stats`)).status, 401);
-    await waitFor(output, /GET \/api\/stats 401/);
+// No --workers: what `npm start` runs (on a small box one process); --workers 2: the workers' lines, which they print to the
+// terminal they inherit from the primary.
+for (const args of [[], ['--workers', '2']]) {
+  test(`on a terminal, serve${args.length ? ` ${args.join(' ')}` : ''} prints short readable lines around the first-run password: configuration, each request, shutdown`, { skip: !hasScript && `${SCRIPT} (util-linux) is missing` }, async () => {
+    const run = await serveOnTerminal(args, async (url, output) => {
+      assert.equal((await fetch(`${url}/is_file_cloud`, { method: 'HEAD' })).status, 200);
+      assert.equal((await fetch(`${url}/api/stats`)).status, 401);
+      await waitFor(output, /GET \/api\/stats 401/);
+    });
+    assert.equal(run.code, 0, run.output);
+    const out = run.output;
+    assert.match(out, /First run: created user "admin" with this password \(shown once\):\n\n {4}\S{12,}\n/);
+    assert.match(out, new RegExp(`^${TIME} INFO  effective configuration workers=\\d+\\n {4}dataDir=\\S+`, 'm'));
+    assert.match(out, /^ {4}.*port=0\b/m, 'the configuration is there, as key=value');
+    assert.match(out, new RegExp(`^${TIME} INFO  HEAD /is_file_cloud 200 \\d+(\\.\\d)? ms$`, 'm'));
+    assert.match(out, new RegExp(`^${TIME} INFO  GET /api/stats 401 \\d+(\\.\\d)? ms$`, 'm'));
+    // The terminal echoes the Ctrl-C as ^C in front of the next line.
+    assert.match(out, new RegExp(`^(\\^C)?${TIME} INFO  shutting down signal=SIGINT$`, 'm'));
+    assert.deepEqual(out.split('\n').filter((l) => l.includes('{"level"')), [], 'no JSON log line');
+    const requestLines = out.split('\n').filter((l) => / (HEAD|GET) \//.test(l));
+    assert.equal(requestLines.length, 2, out);
+    for (const l of requestLines) assert.doesNotMatch(l, /remoteAddress|reqId|responseTime/, 'a request line holds only what a person reads');
   });
-  assert.equal(run.code, 0, run.output);
-  const out = run.output;
-  assert.match(out, /First run: created user "admin" with this password \(shown once\):\n\n {4}\S{12,}\n/);
-  assert.match(out, new RegExp(`^${TIME} INFO  effective configuration workers=\\d+\\n {4}dataDir=\\S+`, 'm'));
-  assert.match(out, /^ {4}.*port=0\b/m, 'the configuration is there, as key=value');
-  assert.match(out, new RegExp(`^${TIME} INFO  HEAD /is_file_cloud 200 \\d+(\\.\\d)? ms$`, 'm'));
-  assert.match(out, new RegExp(`^${TIME} INFO  GET /api/stats 401 \\d+(\\.\\d)? ms$`, 'm'));
-  // The terminal echoes the Ctrl-C as ^C in front of the next line.
-  assert.match(out, new RegExp(`^(\\^C)?${TIME} INFO  shutting down signal=SIGINT$`, 'm'));
-  assert.deepEqual(out.split('\n').filter((l) => l.includes('{"level"')), [], 'no JSON log line');
-  const requestLines = out.split('\n').filter((l) => / (HEAD|GET) \//.test(l));
-  assert.equal(requestLines.length, 2, out);
-  for (const l of requestLines) assert.doesNotMatch(l, /remoteAddress|reqId|responseTime/, 'a request line holds only what a person reads');
-});
+}
 
 test('on a terminal, --log-format json keeps JSON lines', { skip: !hasScript && `${SCRIPT} (util-linux) is missing` }, async () => {
   const run = await serveOnTerminal(['--workers', '1', '--log-format', 'json'], async (url, output) => {

@@ -293,7 +293,7 @@ for (const [storage, skip] of BACKENDS) {
 
     test('uploading 400 MB keeps the server\'s memory within 128 MiB of its resting size', async () => {
       await onBackend(storage, async (server, access_token, stored) => {
-        // The whole server: the primary and, with --workers (auto by default), the workers that take the upload.
+        // The whole server: one process, or (on the cluster) the primary and the workers that take the upload.
         const rssOf = async (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
         const rss = async () => {
           const pid = server.proc.pid as number;

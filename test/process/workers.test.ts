@@ -7,6 +7,10 @@ import { test } from 'node:test';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { ADMIN_PASSWORD, startServer } from '../helpers/server.js';
 import { spawnFileCloud } from '../kit/file-cloud-process.js';
+import { thisMachine, workerCount } from '../../src/cli/worker-count.js';
+
+/** The V8 flags every serving process runs with (src/cli/server-flags.ts). */
+const HEAP_BOUNDS = ['--max-semi-space-size=16', '--scavenger-max-new-space-capacity-mb=2'];
 
 /** The pids whose parent is `pid` (the cluster's workers), from /proc. */
 function children(pid: number): number[] {
@@ -35,14 +39,44 @@ async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 15_00
   }
 }
 
+/** Starts the real binary with `args`, checks its process tree with `check`, that it serves a signed-in listing, and that SIGTERM ends it cleanly. */
+async function serving(args: string[], check: (pid: number) => Promise<void> | void): Promise<void> {
+  const server = await startServer({ args });
+  try {
+    await check(server.proc.pid as number);
+    const tokens = await login(server.url, 'admin', server.adminPassword);
+    assert.equal((await fetch(`${server.url}/storage/admin/`, { headers: bearer(tokens.access_token) })).status, 200);
+  } finally {
+    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 });
+    await server.dispose();
+  }
+}
+
+test('the default (--workers auto) on a small box is one process serving the port itself; on a bigger one, a primary and one worker per core', async () => {
+  const machine = thisMachine();
+  const want = workerCount('auto', machine);
+  await serving([], async (pid) => {
+    if (want === 1) assert.deepEqual(children(pid), [], `${machine.cores} cores, ${(machine.memoryBytes / 1024 ** 3).toFixed(1)} GiB: no worker process`);
+    else await until(`${want} workers`, () => (children(pid).length === want ? true : undefined));
+  });
+});
+
+test('a single serving process (--workers 1) runs with the heap bounds a worker gets, in the process that was started (its pid)', async () => {
+  await serving(['--workers', '1'], (pid) => {
+    assert.deepEqual(children(pid), [], 'no worker: the started process serves');
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of HEAP_BOUNDS) assert.ok(cmdline.includes(flag), `${flag} in ${cmdline.join(' ')}`);
+  });
+});
+
 test('--workers 2: two worker processes serve one port; a killed worker is replaced and the port keeps answering', async () => {
   const server = await startServer({ args: ['--workers', '2'] });
   try {
     const primary = server.proc.pid as number;
     const first = await until('two workers', () => (children(primary).length === 2 ? children(primary) : undefined));
     assert.equal((server.output().stdout.match(/File Cloud listening on/g) ?? []).length, 1, 'one listening line');
-    // Node 24's young generation, capped back to Node 20's (src/cli/worker-flags.ts).
-    for (const pid of first) assert.ok(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--max-semi-space-size=16'), `worker ${pid}'s command line`);
+    // V8's young generation and its trigger for dead buffers, bounded (src/cli/server-flags.ts).
+    for (const pid of first) for (const flag of HEAP_BOUNDS) assert.ok(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(flag), `${flag} on worker ${pid}'s command line`);
     assert.equal((server.output().stdout.match(/First run: created user/g) ?? []).length, 1, 'the first admin is announced once');
     const tokens = await login(server.url, 'admin', server.adminPassword);
     process.kill(first[0] as number, 'SIGKILL');

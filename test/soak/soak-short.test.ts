@@ -29,7 +29,8 @@ test('soak at 64 connections (100 s, 60,000 requests of warm-up): no 5xx, no soc
   assert.ok(report.requests > 1000, `${report.requests} requests`);
   // The memory verdict rests on real samples of every process of the tree.
   assert.ok(report.memory.total.samples >= 10, `${report.memory.total.samples} memory samples after warm-up`);
-  assert.ok(report.memory.processes.length >= 1 && report.memory.processes[0]?.role === 'primary', JSON.stringify(report.memory.processes.map((p) => p.role)));
+  // The server as `npm start` runs it: one process on a small box, else a primary and its workers.
+  assert.ok(report.memory.processes.length >= 1 && ['process', 'primary'].includes(report.memory.processes[0]?.role ?? ''), JSON.stringify(report.memory.processes.map((p) => p.role)));
   for (const p of report.memory.processes) assert.ok(p.samples >= 3, `${p.role}: ${p.samples} samples`);
   assert.ok(report.ok);
 });

@@ -1,0 +1,29 @@
+/**
+ * The V8 flags a serving process (a worker, or the one process of
+ * `--workers 1`) runs with, on top of its own command line. V8 reads them
+ * only when the process starts. An operator's own choice of either on the
+ * command line, or of the semi-space in NODE_OPTIONS (which refuses the
+ * other), wins.
+ *
+ * - The young generation at Node 20's size. Node 22 doubled V8's largest
+ *   semi-space (32 MiB instead of 16 on a 64-bit machine with 4 GiB of heap
+ *   or more), and a busy server grows into it for no throughput we could
+ *   measure (docs/performance.md "Node 24").
+ * - A young collection once a few MiB of buffers are waiting for one. Every
+ *   chunk of a request body is a buffer of its own; V8 frees dead buffers
+ *   only at a collection, and by default starts one for them only when they
+ *   pass twice its largest semi-space, so a 1 GiB upload held tens of MiB of
+ *   dead chunks (docs/performance.md "Memory").
+ */
+export const SEMI_SPACE_MIB = 16;
+export const BUFFER_TRIGGER_MIB = 2;
+
+const BOUNDS: readonly { readonly flag: RegExp; readonly value: string }[] = [
+  { flag: /^--max[-_]semi[-_]space[-_]size\b/, value: `--max-semi-space-size=${SEMI_SPACE_MIB}` },
+  { flag: /^--scavenger[-_]max[-_]new[-_]space[-_]capacity[-_]mb\b/, value: `--scavenger-max-new-space-capacity-mb=${BUFFER_TRIGGER_MIB}` },
+];
+
+export function serverExecArgv(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  const given = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
+  return [...execArgv, ...BOUNDS.filter((b) => !given.some((a) => b.flag.test(a))).map((b) => b.value)];
+}
