@@ -484,6 +484,10 @@ test('s3: the rescan takes in files another tool added, changed and removed; unt
   const key = (p: string) => `${f.prefix}alice/${p}`;
   try {
     for (const p of ['keep.txt', 'change.txt', 'remove.txt']) await f.backend.write(keyOf(p), bodyOf(`${p} by file cloud`), { ifExists: 'fail' });
+    // keep.txt as when its PutObject's answer came a second after the store dated the object.
+    const kept = await f.backend.stat(keyOf('keep.txt'));
+    assert.ok(kept);
+    await f.store.search.put([{ user: 'alice', path: 'keep.txt', isFile: true, size: kept.size, modified: kept.modified.getTime() + 1000, etag: kept.etag }]);
     const cursor = await f.store.changes.latest();
     await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key('added.txt'), Body: 'added by a tool' }));
     await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key('change.txt'), Body: 'changed by a tool' }));
@@ -498,6 +502,8 @@ test('s3: the rescan takes in files another tool added, changed and removed; unt
     assert.deepEqual(await kinds(), ['added.txt', 'change.txt', 'keep.txt']);
     const changes = (await f.store.changes.changesSince(cursor, 100)).map((c) => `${c.type} ${c.path}`);
     assert.deepEqual(changes.sort(), ['created added.txt', 'deleted remove.txt', 'modified change.txt'], 'one entry each, none for the file no tool touched');
+    const keep = await f.store.search.search({ user: 'alice', text: 'keep.txt', within: '', type: 'file', limit: 5 });
+    assert.deepEqual(keep.entries.map((e) => e.modified), [kept.modified.getTime()], 'the store\'s date, taken in quietly (same size and ETag)');
     const found = await f.store.search.search({ user: 'alice', text: 'change.txt', within: '', type: 'file', limit: 5 });
     assert.deepEqual(found.entries.map((e) => e.size), ['changed by a tool'.length], 'the index has the changed size');
   } finally {
