@@ -154,7 +154,7 @@ async function main(): Promise<number> {
   if (thumbs) console.log(`${rows.length > 0 || workers || dav || tus || zip ? '' : '\n'}Thumbnails beside vipsthumbnail (${String(thumbs.details.vips)}; local disk, one server):\n${thumbs.table}\n`);
   if (search) console.log(`\nSearch (the index in the metadata store; target on SQLite):\n${search.table}\n`);
   if (smallUploads) console.log(`\nSmall uploads beside rclone serve webdav (local disk; ratio = File Cloud ÷ rclone):\n${smallUploads.table}\n`);
-  if (s3SmallUploads) console.log(`\nSmall uploads on S3 + PostgreSQL beside the AWS SDK's PutObject (ratio = File Cloud ÷ direct):\n${s3SmallUploads.table}\n`);
+  if (s3SmallUploads) console.log(`\nSmall uploads on S3 + PostgreSQL beside the AWS SDK's PutObject (ratio = File Cloud ÷ direct):\n${s3SmallUploads.table}\n\nStore requests per operation (File Cloud on S3, counted by a proxy in front of the store):\n${String(s3SmallUploads.details.storeRequestTable)}\n`);
   if (changes) console.log(`\nChange feed (issue 31; each beside the same operation without the journal):\n${changes.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);

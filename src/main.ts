@@ -23,6 +23,7 @@ import { fallbackLeaseRepo, fallbackRateLimiter, openRedis, redisBreaker, redisL
 import { storeRateLimiter } from './store/rate-limiter.js';
 import type { Redis } from 'ioredis';
 import type { Coordination } from './storage/coordination.js';
+import type { NameIndex } from './storage/name-index.js';
 import type { MetadataStore } from './store/types.js';
 
 /** Where things live inside the data directory (CONTRACT "Data directory"). */
@@ -56,7 +57,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
   const journal = config.changes;
   const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url, { timeoutMs, journal }) : await openSqliteStore(paths.db, { journal });
   const leases = opts.redis ? fallbackLeaseRepo(redisLeaseRepo(opts.redis), store.leases, opts.breaker ?? redisBreaker()) : store.leases;
-  const backend = await openBackend(config.storage, { leases, journal: store.journal }, paths, { ...opts, timeoutMs });
+  const backend = await openBackend(config.storage, { leases, journal: store.journal }, store.search, paths, { ...opts, timeoutMs });
   if (serving) {
     try {
       await backend.init();
@@ -72,11 +73,13 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
 /**
  * The StorageBackend that --storage names. The S3 SDK is loaded only for S3
  * storage (on local disk it would cost every process memory for nothing).
+ * On S3 the store's index answers a write's questions about names (`names`:
+ * the search index, which every process keeps from its storage events).
  */
-export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
+export async function openBackend(storage: StorageUrl, coordination: Coordination, names: NameIndex, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
   if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions }, coordination);
   const { createS3Backend } = await import('./storage/s3/s3-backend.js');
-  return createS3Backend(storage, coordination, opts);
+  return createS3Backend(storage, coordination, names, opts);
 }
 
 /**

@@ -12,6 +12,12 @@
  * src/storage/s3/upload.ts) and commits its metadata in PostgreSQL; the direct
  * side writes only the object. After each run the objects under the run's
  * prefix are counted (at least the files asked for).
+ *
+ * Issue 53: then the same rows with 20 ms added to every store request, as a
+ * provider across a network adds (File Cloud restarted on the same data with
+ * its store traffic through a delaying proxy, the SDK's through another:
+ * lib/store-proxy.ts), and the store requests each operation makes, counted
+ * by File Cloud's proxy before the delay is turned on (s3-store-requests.ts).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +29,8 @@ import { createBucket, emptyBucket, listFolder, putMany, s3Client } from '../lib
 import { memstoreBytes } from '../lib/s3-service.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
+import { startStoreProxy, type StoreProxy } from '../lib/store-proxy.js';
+import { countStoreRequests, requestTable, type RequestCount } from './s3-store-requests.js';
 import { wrkPut } from '../lib/wrk-put.js';
 import { startDistributed, type Distributed } from './nodes.js';
 import { apiMkdir, CONNECTIONS, davMkdir, davOf, FILE_SIZE, PER_MULTIPART } from './small-uploads.js';
@@ -32,6 +40,8 @@ export type S3SmallUploadsRun = { rows: Row[]; details: Record<string, unknown> 
 
 /** Issue 30: File Cloud's small PUTs on S3 + PostgreSQL at 0.8× the SDK's direct PUTs or better. */
 const TARGET = { kind: 'ratio_at_least', value: 0.8 } as const;
+/** Issue 53: what a provider's network adds to every store request, in the rows that say so. */
+const DELAY_MS = 20;
 
 export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg: string) => void): Promise<S3SmallUploadsRun> {
   const files = o.quick ? 200 : 2000;
@@ -40,6 +50,8 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
   let s3: S3Client | undefined;
   let bucket: string | undefined;
   let fc: Server | undefined;
+  const proxies: StoreProxy[] = [];
+  const clients: S3Client[] = [];
   try {
     services = await startDistributed(tmp, 'services-s3-small', memstoreBytes(0), 's3smallput', log);
     const { backing, db, redisUrl } = services;
@@ -48,28 +60,31 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
     const bucketName = `fc-bench-${randomBytes(6).toString('hex')}`;
     await createBucket(client, bucketName);
     bucket = bucketName;
-    const storage = `s3://${bucketName}/${FC_PREFIX}?endpoint=${encodeURIComponent(backing.s3.endpoint)}&region=${backing.s3.region}&path_style=true`;
-    const started = await startFileCloud(o, tmp, join(tmp, 's3-small-data'), {
-      name: 'File Cloud (S3 + PostgreSQL)',
-      logName: 'file-cloud-s3-small.log',
-      args: ['--storage', storage],
-      env: { FILE_CLOUD_DATABASE: db.url, FILE_CLOUD_REDIS: redisUrl, AWS_ACCESS_KEY_ID: backing.s3.accessKeyId, AWS_SECRET_ACCESS_KEY: backing.s3.secretAccessKey, AWS_REGION: backing.s3.region },
-    });
-    fc = started.server;
-    await logIn(fc, started.password);
-    const api = fc;
-    const dav = davOf(api, started.password);
+    const dataDir = join(tmp, 's3-small-data');
+    /** File Cloud on the bucket, its store requests sent to `endpoint`. */
+    const start = async (name: string, endpoint: string) => {
+      const storage = `s3://${bucketName}/${FC_PREFIX}?endpoint=${encodeURIComponent(endpoint)}&region=${backing.s3.region}&path_style=true`;
+      const started = await startFileCloud(o, tmp, dataDir, {
+        name,
+        logName: `file-cloud-${name.replace(/[^A-Za-z0-9]+/g, '-')}.log`,
+        args: ['--storage', storage],
+        env: { FILE_CLOUD_DATABASE: db.url, FILE_CLOUD_REDIS: redisUrl, AWS_ACCESS_KEY_ID: backing.s3.accessKeyId, AWS_SECRET_ACCESS_KEY: backing.s3.secretAccessKey, AWS_REGION: backing.s3.region },
+      });
+      fc = started.server;
+      await logIn(fc, started.password);
+      return { api: fc, dav: davOf(fc, started.password) };
+    };
 
     const payload = randomBytes(FILE_SIZE);
     /** The direct side: `files` PutObjects of 4 KiB under a prefix of their own, 8 at a time. */
-    const direct = async (prefix: string, n: number): Promise<number> => {
+    const direct = async (via: S3Client, prefix: string, n: number): Promise<number> => {
       const keys = Array.from({ length: n }, (_, i) => `direct-small/${prefix}/${i}.bin`);
       const t0 = performance.now();
-      await putMany(client, bucketName, keys, () => payload, CONNECTIONS);
+      await putMany(via, bucketName, keys, () => payload, CONNECTIONS);
       return n / ((performance.now() - t0) / 1000);
     };
     type Kind = { id: string; server: Server; mkdir: (folder: string) => Promise<void>; perRequest: number };
-    const kinds: Kind[] = [
+    const kindsOf = (api: Server, dav: Server): Kind[] => [
       { id: 'api_raw', server: api, mkdir: apiMkdir(api), perRequest: 1 },
       { id: 'api_multipart', server: api, mkdir: apiMkdir(api), perRequest: PER_MULTIPART },
       { id: 'dav', server: dav, mkdir: davMkdir(dav), perRequest: 1 },
@@ -83,33 +98,63 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
     };
 
     const n = files.toLocaleString('en-US');
-    const rows: Record<string, Row> = {
-      api_raw: row('s3_small_put_api_raw', `${n} × 4 KiB, ${CONNECTIONS} connections: API raw PUT`, 'files/s', true, TARGET),
-      api_multipart: row('s3_small_put_api_multipart', `${n} × 4 KiB, ${CONNECTIONS} connections: API multipart PUT, ${PER_MULTIPART} files per request`, 'files/s', true, TARGET),
-      dav: row('s3_small_put_dav', `${n} × 4 KiB, ${CONNECTIONS} connections: WebDAV PUT`, 'files/s', true, TARGET),
-    };
-    // A first run of each, not counted (connections to radosgw and PostgreSQL, JIT).
-    await direct('warm-up', Math.min(files, 200));
-    for (const k of kinds) await viaFc(k, `s3-small-${k.id}-warm-up`, Math.min(files, 200));
     const runs: Record<string, unknown>[] = [];
-    for (let rep = 0; rep < reps; rep++) {
-      const ref = await direct(`run-${rep}`, files);
-      runs.push({ subject: 'direct', rep, filesPerSecond: ref });
-      log(`s3smallput direct #${rep}: ${Math.round(ref)} files/s`);
-      for (const k of rep % 2 === 0 ? kinds : [...kinds].reverse()) {
-        const rate = await viaFc(k, `s3-small-${k.id}-${rep}`, files);
-        runs.push({ subject: k.id, rep, filesPerSecond: rate });
-        log(`s3smallput ${k.id} #${rep}: ${Math.round(rate)} files/s`);
-        const r = rows[k.id] as Row;
-        r.fileCloud.push(rate);
-        r.ref.push(ref);
+    /** The three rows, `direct` the SDK's client, File Cloud's doors in `kinds`; `tag` names the set-up in ids, labels and logs. */
+    const measure = async (via: S3Client, kinds: Kind[], tag: { id: string; label: string }): Promise<Record<string, Row>> => {
+      const rows: Record<string, Row> = {
+        api_raw: row(`s3_small_put_api_raw${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: API raw PUT`, 'files/s', true, TARGET),
+        api_multipart: row(`s3_small_put_api_multipart${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: API multipart PUT, ${PER_MULTIPART} files per request`, 'files/s', true, TARGET),
+        dav: row(`s3_small_put_dav${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: WebDAV PUT`, 'files/s', true, TARGET),
+      };
+      // A first run of each, not counted (connections to radosgw and PostgreSQL, JIT).
+      await direct(via, `warm-up${tag.id}`, Math.min(files, 200));
+      for (const k of kinds) await viaFc(k, `s3-small-${k.id}${tag.id}-warm-up`, Math.min(files, 200));
+      for (let rep = 0; rep < reps; rep++) {
+        const ref = await direct(via, `run${tag.id}-${rep}`, files);
+        runs.push({ subject: 'direct', setUp: tag.id, rep, filesPerSecond: ref });
+        log(`s3smallput${tag.id} direct #${rep}: ${Math.round(ref)} files/s`);
+        for (const k of rep % 2 === 0 ? kinds : [...kinds].reverse()) {
+          const rate = await viaFc(k, `s3-small-${k.id}${tag.id}-${rep}`, files);
+          runs.push({ subject: k.id, setUp: tag.id, rep, filesPerSecond: rate });
+          log(`s3smallput${tag.id} ${k.id} #${rep}: ${Math.round(rate)} files/s`);
+          const r = rows[k.id] as Row;
+          r.fileCloud.push(rate);
+          r.ref.push(ref);
+        }
+      }
+      return rows;
+    };
+
+    const direct0 = await start('File Cloud (S3 + PostgreSQL)', backing.s3.endpoint);
+    const near = await measure(client, kindsOf(direct0.api, direct0.dav), { id: '', label: '' });
+    // The same data and services, File Cloud's store traffic through a proxy: first counted, then delayed.
+    await stopFileCloud(direct0.api);
+    fc = undefined;
+    const fcProxy = await startStoreProxy(backing.s3.endpoint);
+    const sdkProxy = await startStoreProxy(backing.s3.endpoint, DELAY_MS);
+    proxies.push(fcProxy, sdkProxy);
+    const proxied = await start('File Cloud (S3 + PostgreSQL, through a proxy)', fcProxy.endpoint);
+    const requests: RequestCount[] = await countStoreRequests(proxied.api, proxied.dav, fcProxy);
+    log(`s3smallput store requests per operation:\n${requestTable(requests)}`);
+    fcProxy.delayMs = DELAY_MS;
+    const slowClient = s3Client({ ...backing.s3, endpoint: sdkProxy.endpoint });
+    clients.push(slowClient);
+    const far = await measure(slowClient, kindsOf(proxied.api, proxied.dav), { id: `_${DELAY_MS}ms`, label: `, ${DELAY_MS} ms added to every store request` });
+    // Beside the rates: the store requests each file of the row costs.
+    const perFile = { api_raw: 'raw_put', api_multipart: 'multipart_part', dav: 'dav_put' } as const;
+    for (const rows of [near, far]) {
+      for (const [k, r] of Object.entries(rows)) {
+        const c = requests.find((q) => q.id === perFile[k as keyof typeof perFile]);
+        if (c) r.note = `[${Number.isInteger(c.perOperation) ? c.perOperation : c.perOperation.toFixed(2)} store request${c.perOperation === 1 ? '' : 's'} a file]`;
       }
     }
-    const used = Object.values(rows);
+    const used = [...Object.values(near), ...Object.values(far)];
     for (const r of used) log(`s3smallput ${r.label}: direct ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
-    return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, runs } };
+    return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, delayMs: DELAY_MS, runs, storeRequests: requests, storeRequestTable: requestTable(requests) } };
   } finally {
     if (fc) await stopFileCloud(fc);
+    for (const c of clients) c.destroy();
+    for (const p of proxies) await p.close();
     if (s3 && bucket) await emptyBucket(s3, bucket).catch((e: unknown) => console.error(`bench: emptying S3 bucket ${bucket} failed: ${(e as Error).message}`));
     s3?.destroy();
     await services?.stop();

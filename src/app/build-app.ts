@@ -424,7 +424,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     rescanning = search
       .rescanAll()
       .then(
-        (r) => app.log.info({ rescan: r }, 'search index rescanned'),
+        (r) => {
+          const { hidden, ...counts } = r;
+          app.log.info({ rescan: { ...counts, hidden: hidden.length } }, 'search index rescanned');
+          // Both stay in storage untouched; the listing shows the folder (CONTRACT "Backends and nodes").
+          if (hidden.length > 0) app.log.warn({ hidden: hidden.slice(0, 100) }, 'files hidden by a folder of the same name (file-cloud index names them all)');
+        },
         (err: unknown) => app.log.warn({ err }, 'search index rescan failed'),
       )
       .finally(() => {

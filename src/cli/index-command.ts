@@ -24,6 +24,8 @@ export const REINDEX_STEPS: readonly { readonly name: string; run(ctx: ReindexCo
       try {
         const r = await search.rescanAll();
         say(`Search index: ${r.entries} entries of ${r.users} user${r.users === 1 ? '' : 's'} rescanned, ${r.removed} stale removed.`);
+        // Both stay in storage untouched; the listing shows the folder (CONTRACT "Backends and nodes").
+        for (const path of r.hidden) say(`hidden: ${path} is a file that the folder of the same name hides; rename or remove one of them with an S3 tool to see both.`);
       } finally {
         search.close();
       }

@@ -106,10 +106,12 @@ export function createDavService(deps: DavServiceDeps) {
     return { etag: entry?.etag, lockTokens: locks.map((l) => l.token) };
   }
 
+  const noParentCollection = () => new AppError('not_a_directory', 'The parent collection does not exist; create it first (MKCOL).');
+
   /** The parent collection must exist (RFC 4918 §9.7.1, §9.3.1: 409 otherwise). */
   async function assertParentCollection(key: StorageKey): Promise<void> {
     const parent = await storageCall(() => backend.stat(keyParent(key)));
-    if (!parent || parent.isFile) throw new AppError('not_a_directory', 'The parent collection does not exist; create it first (MKCOL).');
+    if (!parent || parent.isFile) throw noParentCollection();
   }
 
   /**
@@ -186,9 +188,11 @@ export function createDavService(deps: DavServiceDeps) {
     /** PUT: creates or atomically replaces a file; `created` tells 201 from 204. */
     async put(key: StorageKey, body: Readable, opts: { cond: DavConditions; principal: Principal; declaredSize: number | undefined }): Promise<{ created: boolean; etag: string | undefined }> {
       if (isRoot(key)) throw new AppError('method_not_allowed', 'PUT cannot replace a collection.', { headers: { allow: 'OPTIONS, PROPFIND, PROPPATCH, LOCK, UNLOCK' } });
-      const existing = await storageCall(() => backend.stat(key));
-      if (existing && !existing.isFile) throw new AppError('method_not_allowed', 'A collection is at this path; PUT cannot replace it.');
-      if (!existing) await assertParentCollection(key);
+      // Asked where the write asks (on S3 the index, not the bucket: CONTRACT "Backends and nodes").
+      const { at, parent } = await storageCall(() => backend.lookBeforeWrite(key));
+      if (at === 'folder') throw new AppError('method_not_allowed', 'A collection is at this path; PUT cannot replace it.');
+      const existing = at === 'file';
+      if (!existing && parent !== 'folder') throw noParentCollection();
       await checkLocks(key.user, [{ path: resourcePath(key), member: !existing }], opts.cond, opts.principal);
       await checkIf(opts.cond, key);
       const declared = opts.declaredSize;

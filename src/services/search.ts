@@ -17,8 +17,11 @@ export type SearchResult = { path: string; name: string; is_file: boolean; size:
 
 export type SearchInput = { q: string; path?: string | undefined; type?: 'file' | 'folder' | undefined; limit?: number | undefined };
 
-/** What a rescan of one user did: entries seen in storage, stale entries removed. */
-export type RescanSummary = { users: number; entries: number; removed: number };
+/**
+ * What a rescan did: entries seen in storage, stale entries removed, and the files that a folder of
+ * the same name hides (`/<user>/<path>`; only an object store can hold both, CONTRACT "Backends and nodes").
+ */
+export type RescanSummary = { users: number; entries: number; removed: number; hidden: string[] };
 
 export type SearchService = ReturnType<typeof createSearchService>;
 
@@ -52,30 +55,34 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     if (e) await store.search.put([e]);
   };
 
-  /** Folders a write created on its way (parents made by an upload or a move) are entries too. */
-  const putAncestors = async (key: StorageKey): Promise<void> => {
+  /**
+   * Folders a write created on its way (parents made by an upload or a move) are entries too. `made`:
+   * the innermost ones as the writer knows them (StorageEvent's madeFolders), so storage is not asked.
+   */
+  const putAncestors = async (key: StorageKey, made: readonly Entry[] = []): Promise<void> => {
     const paths = key.segments.slice(0, -1).map((_, i) => key.segments.slice(0, i + 1).join('/'));
     if (paths.length === 0) return;
-    const have = await store.search.existing(key.user, paths);
+    const have = await store.search.kinds(key.user, paths);
     if (have.size === paths.length) return;
+    const known = paths.length - made.length;
     // One walk for all of them: a stat of each missing parent walked from the root every time (quadratic in depth).
-    const found = await backend.parents(key);
+    const found = paths.every((p, i) => have.has(p) || i >= known) ? [...paths.slice(0, known).map(() => undefined), ...made] : await backend.parents(key);
     const missing: IndexedEntry[] = [];
     found.forEach((e, i) => {
       const path = paths[i] as string;
-      if (!have.has(path)) missing.push({ user: key.user, path, isFile: false, size: e.size, modified: e.modified.getTime(), etag: e.etag });
+      if (e && !have.has(path)) missing.push({ user: key.user, path, isFile: false, size: e.size, modified: e.modified.getTime(), etag: e.etag });
     });
     await store.search.put(missing);
   };
 
   /** Everything below a folder, in batches (a copied folder arrives as one event). */
-  const putTree = async (dir: StorageKey): Promise<number> => {
+  const putTree = async (dir: StorageKey, rescan?: { onHidden(path: readonly string[]): void }): Promise<number> => {
     let batch: IndexedEntry[] = [];
     let count = 0;
     const prefix = pathOf(dir);
-    for await (const w of backend.walk(dir)) {
+    for await (const w of backend.walk(dir, { onHidden: rescan?.onHidden })) {
       const rel = w.path.join('/');
-      batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime(), etag: w.entry.etag });
+      batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime(), etag: w.entry.etag, walked: rescan !== undefined });
       if (batch.length >= BATCH) {
         await store.search.put(batch);
         count += batch.length;
@@ -91,7 +98,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
       case 'created':
         if (isRoot(e.key)) return;
         await putCurrent(e.key, e.entry, true);
-        await putAncestors(e.key);
+        await putAncestors(e.key, e.madeFolders);
         // A folder that arrives with contents (an object store's folder copy) brings its entries.
         if (!e.isFile) await putTree(e.key);
         return;
@@ -122,13 +129,14 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    * is written; what it neither saw nor anyone wrote meanwhile (files other
    * tools removed) goes. Storage events during the rescan keep working.
    */
-  async function rescanUser(user: string): Promise<{ entries: number; removed: number }> {
+  async function rescanUser(user: string): Promise<{ entries: number; removed: number; hidden: string[] }> {
     const scan = randomUUID();
     await store.search.markAll(user, scan);
-    const entries = await putTree({ user, segments: [] });
+    const hidden: string[] = [];
+    const entries = await putTree({ user, segments: [] }, { onHidden: (path) => hidden.push(`/${user}/${path.join('/')}`) });
     const removed = await store.search.sweepMarked(user, scan);
     changed();
-    return { entries, removed };
+    return { entries, removed, hidden };
   }
 
   return {
@@ -188,11 +196,12 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     /** Rescans every user; entries of names that are no user any more go. */
     async rescanAll(): Promise<RescanSummary> {
       const users = (await store.users.list()).map((u) => u.username);
-      const summary: RescanSummary = { users: users.length, entries: 0, removed: 0 };
+      const summary: RescanSummary = { users: users.length, entries: 0, removed: 0, hidden: [] };
       for (const user of users) {
         const r = await rescanUser(user);
         summary.entries += r.entries;
         summary.removed += r.removed;
+        summary.hidden.push(...r.hidden);
       }
       const known = new Set(users);
       for (const stale of await store.search.users()) if (!known.has(stale)) summary.removed += await store.search.deleteWithin(stale, '');

@@ -45,6 +45,20 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
   const rootOf = (username: string) => ({ user: username, segments: [] as string[] });
   const noUser = (username: string) => new AppError('not_found', `There is no user "${username}".`);
 
+  /**
+   * A user's files with their index entries: the index answers writes on S3 (CONTRACT "Backends and
+   * nodes"), and a command deleting here has no listener to forget them, so a new account of the
+   * same name would find names taken that are gone.
+   */
+  async function deleteTree(username: string): Promise<void> {
+    try {
+      await backend.delete(rootOf(username), { recursive: true });
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'not_found') throw e;
+    }
+    await store.search.deleteWithin(username, '');
+  }
+
   return {
     async add(username: string, password: string, isAdmin: boolean): Promise<User> {
       checkUsername(username);
@@ -114,13 +128,7 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
         await backend.trash.removeOwner(username);
         await backend.versions.removeOwner(username);
       }
-      if (deleteFiles && isValidUsername(username)) {
-        try {
-          await backend.delete(rootOf(username), { recursive: true });
-        } catch (e) {
-          if ((e as { code?: string }).code !== 'not_found') throw e;
-        }
-      }
+      if (deleteFiles && isValidUsername(username)) await deleteTree(username);
     },
 
     /**
@@ -129,11 +137,7 @@ export function createUserService(deps: { store: MetadataStore; backend: Storage
      */
     async undoFirstAdmin(username: string): Promise<void> {
       await store.users.delete(username);
-      try {
-        await backend.delete(rootOf(username), { recursive: true });
-      } catch (e) {
-        if ((e as { code?: string }).code !== 'not_found') throw e;
-      }
+      await deleteTree(username);
     },
 
     /** Sets a password; ends every session of the user but `keepSessionId` (a user changing their own keeps theirs). */

@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
 import { compareCodePoints } from '../domain/names.js';
-import type { StorageKey } from '../domain/storage-path.js';
+import { isRoot, keyParent, type StorageKey } from '../domain/storage-path.js';
 import type { StorageEvents } from './events.js';
 import type { Entry, ListedEntry, WalkEntry } from './entry.js';
 import type { ResumableStaging } from './resumable.js';
+import type { IndexedKind } from './name-index.js';
 
 /**
  * The storage seam, second edition: bytes and folders of every user,
@@ -18,6 +19,8 @@ export { isStorageError, StorageError, type StorageErrorCode } from './errors.js
 export type { Entry, ListedEntry, WalkEntry } from './entry.js';
 
 /** Inclusive byte range, already validated against the file's size. */
+export type { IndexedKind } from './name-index.js';
+
 export type ByteRange = { readonly start: number; readonly end: number };
 
 export type IfExists = 'fail' | 'replace' | 'rename';
@@ -62,6 +65,17 @@ export type CommitOptions = {
    */
   readonly beforeReplace?: (previousSize: number) => Promise<void>;
 };
+
+export type WalkOptions = {
+  /**
+   * Told of each file that a folder of the same name hides (only an object store has both at one name,
+   * CONTRACT "Backends and nodes"): the walk leaves it out, and `file-cloud index` names it.
+   */
+  readonly onHidden?: (path: readonly string[]) => void;
+};
+
+/** What is at a name and at its parent, as a write would find them (StorageBackend.lookBeforeWrite). */
+export type WriteLook = { readonly at: IndexedKind | undefined; readonly parent: IndexedKind | undefined };
 
 export type CopyOptions = {
   readonly overwrite: boolean;
@@ -152,7 +166,15 @@ export interface StorageBackend {
    * Every file and folder below dir, each folder before its contents, links
    * never followed. For zips, search indexing and usage.
    */
-  walk(dir: StorageKey): AsyncIterable<WalkEntry>;
+  walk(dir: StorageKey, opts?: WalkOptions): AsyncIterable<WalkEntry>;
+
+  /**
+   * What a write to key would find at it and at its parent (the user root is a folder), asked where
+   * the backend's writes ask (local disk: the disk; S3: the index in the metadata store, CONTRACT
+   * "Backends and nodes"), for a caller that must answer before it writes (a WebDAV PUT's 201 or 204,
+   * and 409 for a missing parent). The write itself still decides (link(2), If-None-Match).
+   */
+  lookBeforeWrite(key: StorageKey): Promise<WriteLook>;
 
   /**
    * Opens a file for reading. The entry describes exactly the bytes the stream
@@ -321,6 +343,13 @@ export async function* collectAndSort(pages: AsyncIterable<Entry[]>, pageSize = 
   for await (const page of pages) for (const e of page) all.push(e);
   all.sort(compareListed);
   for (let i = 0; i < all.length; i += pageSize) yield all.slice(i, i + pageSize);
+}
+
+/** lookBeforeWrite for a backend whose writes ask storage itself: the two stats at once. */
+export async function lookByStat(backend: Pick<StorageBackend, 'stat'>, key: StorageKey): Promise<WriteLook> {
+  const kind = (e: Entry | undefined): IndexedKind | undefined => e && (e.isFile ? 'file' : 'folder');
+  const [at, parent] = await Promise.all([backend.stat(key), isRoot(key) ? undefined : backend.stat(keyParent(key))]);
+  return { at: kind(at), parent: kind(parent) };
 }
 
 /** write in terms of stage and commit, for backends with nothing faster. */

@@ -17,6 +17,12 @@ export type StorageEvent =
       readonly kept?: boolean;
       /** A written file as its writer read it right after the commit, while it still held the name: a listener needs no stat of its own. */
       readonly entry?: Entry;
+      /**
+       * Folders on the way to key that the write made (the index held none there when it looked),
+       * the innermost last, as stat shows them: the last `madeFolders.length` folders above key. A
+       * listener needs no look of its own at storage for them.
+       */
+      readonly madeFolders?: readonly Entry[];
     }
   | { readonly type: 'replaced'; readonly key: StorageKey; readonly size: number; readonly previousSize: number; readonly entry?: Entry }
   | {

@@ -155,7 +155,9 @@ export function runSearchConformance(name: string, open: OpenStore): void {
     await store.search.put([{ user: 'alice', path: 'a.txt', isFile: true, size: 9, modified: T + 1 }]);
     const r = await store.search.search({ user: 'alice', text: 'a.txt', within: '', type: undefined, limit: 10 });
     assert.deepEqual(r.entries, [{ user: 'alice', path: 'a.txt', isFile: true, size: 9, modified: T + 1 }]);
-    assert.deepEqual([...(await store.search.existing('alice', ['a.txt', 'b.txt']))], ['a.txt']);
+    await store.search.put([folder('d')]);
+    assert.deepEqual([...(await store.search.kinds('alice', ['a.txt', 'b.txt', 'd']))].sort(), [['a.txt', 'file'], ['d', 'folder']]);
+    assert.deepEqual([...(await store.search.kinds('bob', ['a.txt']))], [], "another user's paths are not alice's");
   });
 
   withStore('moveWithin renames an entry and carries everything below it; names that merely share a prefix stay', async (store) => {

@@ -1,6 +1,7 @@
 import { PostgresAdapter, sql, type Kysely, type OnConflictBuilder, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
 import { createJournalWriter, lockJournal, lockJournalStep, type NewChange } from './changes-repo.js';
+import { indexChange } from './index-change.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import { kyselyStepRunner, statement, type StepRunner, type Steps } from './steps.js';
@@ -78,7 +79,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       )
       .onConflict(updateFigures),
   );
-  const existing = preparedQuery((p, n) => db.selectFrom('search_entries').select('path').where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  const kindsOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   /** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
   const PREPARED_UP_TO = 16;
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -103,13 +104,9 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
     }
     const changes: NewChange[] = [];
     for (const e of batch) {
-      const was = before.get(`${e.user}\0${e.path}`);
       const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
-      if (!was || was.isFile !== e.isFile) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures });
-      // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
-      else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag))) {
-        changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures });
-      }
+      const type = indexChange(before.get(`${e.user}\0${e.path}`), e, e.walked === true);
+      if (type) changes.push({ owner: e.user, type, path: e.path, isFile: e.isFile, ...figures });
     }
     const values = batch.map((e) => {
       const name = nameOf(e.path);
@@ -196,10 +193,10 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       if (given.length > 0) await enqueue<void>({ entries: given });
     },
 
-    async existing(user, paths) {
-      if (paths.length === 0) return new Set();
-      const rows = paths.length <= PREPARED_UP_TO ? (await existing.run(db, { user, paths }, paths.length)).rows : await db.selectFrom('search_entries').select('path').where('user_name', '=', user).where('path', 'in', paths).execute();
-      return new Set(rows.map((r) => r.path));
+    async kinds(user, paths) {
+      if (paths.length === 0) return new Map();
+      const rows = paths.length <= PREPARED_UP_TO ? (await kindsOf.run(db, { user, paths }, paths.length)).rows : await db.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', user).where('path', 'in', paths).execute();
+      return new Map(rows.map((r) => [r.path, Number(r.is_file) === 1 ? 'file' : 'folder'] as const));
     },
 
     async deleteWithin(user, path, isFile) {

@@ -70,7 +70,7 @@ test('sqlite driver: a transaction takes the write lock at its start, waiting on
     const r = await underLock(store, release, () => store.search.put([{ user: 'alice', path: 'a.txt', isFile: true, size: 1, modified: 1 }]));
     assert.equal(r.endedWhileHeld, 0);
     assert.ok(r.ticksWhileHeld >= MIN_TICKS, `the event loop ran meanwhile (${r.ticksWhileHeld} ticks in ${HOLD_MS} ms)`);
-    assert.deepEqual([...(await store.search.existing('alice', ['a.txt']))], ['a.txt']);
+    assert.deepEqual([...(await store.search.kinds('alice', ['a.txt']))], [['a.txt', 'file']]);
   });
 });
 

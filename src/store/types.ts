@@ -6,6 +6,8 @@ import type { Share } from '../domain/share.js';
  * PostgreSQL later; each must pass src/store/conformance.ts.
  * Times are epoch milliseconds.
  */
+import type { NameIndex } from '../storage/name-index.js';
+
 export type User = {
   readonly id: string;
   readonly username: string;
@@ -480,6 +482,8 @@ export type IndexedEntry = {
    * without reading what the index held there (an entry of a file other tools removed, not swept yet).
    */
   readonly created?: boolean;
+  /** Found by a rescan's walk of storage, not reported by a write (the journal's rule: src/store/index-change.ts). */
+  readonly walked?: boolean;
 };
 
 export type SearchQuery = {
@@ -498,11 +502,9 @@ export type SearchQuery = {
  * substring, then shallower paths, then by normalized name and path.
  * Prefix conditions are path ranges, never LIKE (a name may hold % or _).
  */
-export interface SearchRepo {
+export interface SearchRepo extends NameIndex {
   /** Inserts or updates entries by (user, path); each one written counts as seen by a running rescan. */
   put(entries: readonly IndexedEntry[]): Promise<void>;
-  /** Which of `paths` are indexed for `user`. */
-  existing(user: string, paths: readonly string[]): Promise<Set<string>>;
   /**
    * Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went.
    * `isFile`: storage deleted it (an event), so the journal says so even if the index never had it.

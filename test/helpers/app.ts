@@ -11,6 +11,7 @@ import type { Config } from '../../src/config/options.js';
 import { systemClock, type Clock } from '../../src/lib/clock.js';
 import { loadOrCreateSecret } from '../../src/lib/secret.js';
 import { dataPaths, openDataDir } from '../../src/main.js';
+import { createSearchService } from '../../src/services/search.js';
 import { createPasswordHasher, type PasswordHasher } from '../../src/services/passwords.js';
 import { createUserService } from '../../src/services/users.js';
 import { compareCodePoints } from '../../src/domain/names.js';
@@ -211,6 +212,9 @@ async function startClusterApp(opts: { flags?: Record<string, string | boolean>;
   if (opts.logTo) server.proc.stdout?.on('data', (d: Buffer) => opts.logTo?.write(d));
   const config = loadConfig({ dataDir, logLevel: 'silent', storage: s3.storage, database, redis, ...flags }, {});
   const { store, backend, paths } = await openDataDir(config, false, { credentials: s3Credentials() });
+  // As another node: what it writes reaches the shared index before it returns (on S3 the index
+  // answers every node's writes, CONTRACT "Backends and nodes").
+  const search = createSearchService({ store, backend });
   const users = createUserService({ store, backend, hasher: testHasher(), clock: systemClock });
   const url = server.url;
   const t: TestApp = {
@@ -230,6 +234,7 @@ async function startClusterApp(opts: { flags?: Record<string, string | boolean>;
     login: (name) => login(url, name, `${name}-password`),
     async close() {
       await server.dispose();
+      search.close();
       await backend.close();
       await store.close();
       await rm(dataDir, { recursive: true, force: true });

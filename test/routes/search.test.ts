@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, encodePath, postJson } from '../helpers/client.js';
-import { s3Client, s3Service } from '../helpers/services.js';
-import { runCli } from '../helpers/server.js';
+import { s3Client } from '../helpers/services.js';
+import { cliBeside } from '../helpers/cli-beside.js';
 import { multipartBody } from '../helpers/multipart.js';
 
 type Result = { path: string; name: string; is_file: boolean; size: number; modified: string };
@@ -33,17 +33,7 @@ async function behindTheBack(t: TestApp, path: string, data: string | undefined)
 
 /** `file-cloud index` (the real binary) against the test app's data dir, storage and database. */
 async function indexCommand(t: TestApp): Promise<string> {
-  const args = ['index', '--data-dir', t.dataDir];
-  const env: Record<string, string> = {};
-  const storage = t.config.storage;
-  if (storage.kind === 's3') {
-    const s = s3Service()!;
-    const prefix = storage.prefix.replace(/\/$/, '');
-    args.push('--storage', `s3://${storage.bucket}/${prefix}?endpoint=${encodeURIComponent(storage.endpoint ?? '')}&region=${storage.region}&path_style=true`);
-    Object.assign(env, { AWS_ACCESS_KEY_ID: s.accessKeyId, AWS_SECRET_ACCESS_KEY: s.secretAccessKey, AWS_REGION: s.region });
-  }
-  if (t.config.database.kind === 'postgres') args.push('--database', t.config.database.url);
-  const r = await runCli(args, { env });
+  const r = await cliBeside(t, ['index']);
   assert.equal(r.code, 0, r.stderr);
   return r.stderr;
 }

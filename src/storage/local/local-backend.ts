@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
@@ -309,6 +309,8 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     listSorted: ((key: StorageKey, opts?: { etags?: boolean }) => sortedPages(key, opts?.etags === true)) as StorageBackend['listSorted'],
 
     walk: (key) => walk(key, []),
+
+    lookBeforeWrite: (key) => lookByStat(backend, key),
 
     read: checked(async (key, range?: ByteRange) => {
       const node = await find(key);

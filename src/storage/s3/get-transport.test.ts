@@ -3,7 +3,7 @@
 // port standing in for the store's framing: keep-alive, a chunked answer, a
 // socket the store closed while idle, a download given up half way, an error
 // answer, a store that never answers. The store's own behaviour is covered by
-// the S3 backend suites against radosgw (s3-backend.test.ts).
+// the S3 backend suites against radosgw (test/storage/s3-backend.test.ts).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

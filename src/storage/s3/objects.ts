@@ -7,6 +7,8 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
+  type PutObjectCommandInput,
   UploadPartCopyCommand,
   type _Object,
   type S3Client,
@@ -31,6 +33,30 @@ export function bodyBytes(body: Readable, length: number): Promise<Buffer> {
       else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
   });
+}
+
+/** What a PutObject's answer says of the object it stored: its ETag, and the answer's `Date` (whole seconds), when sent. */
+export type Stored = { readonly etag: string; readonly date: Date | undefined };
+
+/**
+ * One PutObject, with the store's `Date` header of its answer, which the SDK drops: a PutObject
+ * answers without the object's time, and this spares the HEAD that would ask for it
+ * (docs/storage.md, "Dates of new files").
+ */
+export async function putObject(s3: S3Client, input: PutObjectCommandInput, what = 'Storing the file'): Promise<Stored> {
+  const command = new PutObjectCommand(input);
+  let date: string | undefined;
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const r = await next(args);
+      date = (r.response as { headers?: Record<string, string | undefined> } | undefined)?.headers?.date;
+      return r;
+    },
+    { step: 'deserialize', name: 'answerDate' },
+  );
+  const r = await s3Call(what, () => s3.send(command));
+  const at = date === undefined ? Number.NaN : Date.parse(date);
+  return { etag: r.ETag ?? '""', date: Number.isNaN(at) ? undefined : new Date(at) };
 }
 
 /** Largest object CopyObject copies in one request; beyond it, UploadPartCopy. */

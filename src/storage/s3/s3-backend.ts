@@ -8,23 +8,24 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
-  PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { collisionName } from '../../domain/names.js';
+import { collisionName, compareCodePoints } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../lib/mime.js';
-import { collectAndSort, openedBytes, stageAndCommit, StorageError, WHOLE_READ_MAX, type Opened, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WriteOptions } from '../backend.js';
+import { collectAndSort, openedBytes, stageAndCommit, StorageError, WHOLE_READ_MAX, type Opened, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WalkOptions, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { requestSignal } from '../../lib/progress.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
-import { createEventHub } from '../events.js';
+import { createEventHub, type StorageEvent } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
 import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove } from './folder-move.js';
 import { FILE_MOVE_JOURNAL, resumeFileMoves, startFileMove } from './file-move.js';
-import { folderPrefix, objectKey, parentFileKeys, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
+import { folderPrefix, objectKey, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
 import type { S3Location } from './location.js';
-import { bodyBytes, copyObject, deleteKeys, objectPages } from './objects.js';
+import type { IndexedKind, NameIndex } from '../name-index.js';
+import { folderWins } from './folder-wins.js';
+import { bodyBytes, copyObject, deleteKeys, objectPages, putObject, type Stored } from './objects.js';
 import { createS3Resumable, type Produce } from './resumable.js';
 import { receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
 
@@ -34,16 +35,17 @@ const FOLDER_TYPE = 'application/x-directory';
 const EPOCH = new Date(0);
 /** How many parents parents() asks about at once: a few requests in flight, never a burst of a thousand. */
 const PARENTS_AT_ONCE = 16;
-/**
- * A single PutObject of at most this many bytes is sent without a look at what is at its name first
- * (createIfFree; a new name's claim): when a file is there, the body is sent twice (412, then again),
- * so larger bodies look first.
- */
-const UNLOOKED_PUT_MAX = 256 * 1024;
+/** Collision names whose kinds one question to the index asks for. */
+const CANDIDATES_AT_ONCE = 16;
 
 const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
 const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
 const taken = () => new StorageError('already_exists', 'Something already exists at this path.');
+const fileInTheWay = () => new StorageError('not_a_directory', 'A file is in the way where a folder is needed.');
+const pathOf = (key: StorageKey): string => key.segments.join('/');
+/** The folders on the way to key below the user root, outermost first. */
+const ancestorsOf = (key: StorageKey): StorageKey[] => key.segments.slice(0, -1).map((_, i) => ({ user: key.user, segments: key.segments.slice(0, i + 1) }));
+const collisionKey = (key: StorageKey, n: number): StorageKey => ({ user: key.user, segments: [...key.segments.slice(0, -1), collisionName(keyName(key), n)] });
 
 type Head = { size: number; modified: Date; etag: string };
 
@@ -56,11 +58,18 @@ type Head = { size: number; modified: Date; etag: string };
  * a partial object or a half-moved tree unrecorded. docs/storage.md has the
  * whole design.
  *
- * Conflicts only other tools can create are resolved so: a key that is both
- * a file and a folder prefix (`a` and `a/x`) is the file; keys that are not
- * valid File Cloud paths (`a//b`, `..`) are skipped and never reachable.
+ * The index in the metadata store (`names`) is the authority on names for
+ * what File Cloud itself writes (CONTRACT "Backends and nodes"): a write asks
+ * it, not the bucket, whether a file is in the way and what is at its name,
+ * and a create is a conditional PutObject, so the store has the last word on
+ * a file that another tool put there meanwhile.
+ *
+ * Conflicts only other tools (or a write the index missed) can create are
+ * resolved so: a name that is both a file and a folder (`a` and `a/x`) is the
+ * folder, the file hidden (folder-wins.ts); keys that are not valid File
+ * Cloud paths (`a//b`, `..`) are skipped and never reachable.
  */
-export function createS3Backend(loc: S3Location, coordination: Coordination, opts: { credentials?: S3Credentials; client?: S3Client; timeoutMs?: number } = {}): StorageBackend {
+export function createS3Backend(loc: S3Location, coordination: Coordination, names: NameIndex, opts: { credentials?: S3Credentials; client?: S3Client; timeoutMs?: number } = {}): StorageBackend {
   const s3 = opts.client ?? createS3Client(loc, opts.credentials, { timeoutMs: opts.timeoutMs });
   const { bucket, prefix } = loc;
   const events = createEventHub();
@@ -100,13 +109,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   const fileEntry = (name: string, h: Head): Entry => ({ name, isFile: true, size: h.size, modified: new Date(Math.floor(h.modified.getTime() / 1000) * 1000), etag: h.etag });
   const folderEntry = (name: string, modified: Date): Entry => ({ name, isFile: false, size: 0, modified, etag: `"d-${modified.getTime().toString(36)}"` });
 
+  /** A folder at the name wins over a file there (folder-wins.ts); both are asked at once. */
   async function stat(key: StorageKey): Promise<Entry | undefined> {
-    if (!isRoot(key)) {
-      const h = await headFile(key);
-      if (h) return fileEntry(keyName(key), h);
-    }
-    const folder = await folderProbe(key);
-    return folder ? folderEntry(keyName(key), folder.modified) : undefined;
+    const [h, folder] = await Promise.all([isRoot(key) ? undefined : headFile(key), folderProbe(key)]);
+    if (folder) return folderEntry(keyName(key), folder.modified);
+    return h && fileEntry(keyName(key), h);
   }
 
   /**
@@ -126,24 +133,30 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     return found;
   }
 
-  /** A file in the middle of the path makes every key below it unwritable. `parentSeen`: the nearest is known to be a folder. */
-  async function checkParents(key: StorageKey, parentSeen = false): Promise<void> {
-    const keys = parentFileKeys(prefix, key);
-    const heads = await Promise.all((parentSeen ? keys.slice(0, -1) : keys).map((k) => s3Call('Reading file information', () => head(k))));
-    if (heads.some((h) => h !== undefined)) throw new StorageError('not_a_directory', 'A file is in the way where a folder is needed.');
+  /**
+   * A write's look at its parents and its name, in the index, not the bucket (CONTRACT "Backends and
+   * nodes"): a file in the way of a parent is `not_a_directory`; `at` is what is at the name; `made`
+   * are the parents the index lacks, which the write makes — on S3 a folder exists once a key is below
+   * it, implied, dated 1970 as stat shows it — for the event, so no listener asks the bucket for them.
+   */
+  async function look(key: StorageKey): Promise<{ at: IndexedKind | undefined; made: Entry[] }> {
+    const ups = ancestorsOf(key);
+    const kinds = await names.kinds(key.user, [...ups.map(pathOf), ...(isRoot(key) ? [] : [pathOf(key)])]);
+    if (ups.some((k) => kinds.get(pathOf(k)) === 'file')) throw fileInTheWay();
+    const first = ups.findIndex((k) => !kinds.has(pathOf(k)));
+    return { at: isRoot(key) ? 'folder' : kinds.get(pathOf(key)), made: first < 0 ? [] : ups.slice(first).map((k) => folderEntry(keyName(k), EPOCH)) };
   }
 
   /** A zero-byte marker keeps a folder when its last key goes (user roots and emptied folders). */
-  const putMarker = (key: StorageKey) =>
-    s3Call('Creating a folder', () => s3.send(new PutObjectCommand({ Bucket: bucket, Key: folderPrefix(prefix, key), Body: '', ContentLength: 0, ContentType: FOLDER_TYPE })));
+  const putMarker = (key: StorageKey) => putObject(s3, { Bucket: bucket, Key: folderPrefix(prefix, key), Body: '', ContentLength: 0, ContentType: FOLDER_TYPE }, 'Creating a folder');
   const keepParent = (key: StorageKey) => putMarker(keyParent(key));
 
   async function* listPages(dir: StorageKey): AsyncGenerator<Entry[]> {
     const p = folderPrefix(prefix, dir);
     let token: string | undefined;
     let first = true;
-    // A name that is a file and also a folder prefix is the file (see above); S3 lists `a` before `a/`.
-    const files = new Set<string>();
+    // A file and a folder prefix of one name: the folder (folder-wins.ts); the listing's files and prefixes in key order.
+    const wins = folderWins<Entry>(() => undefined);
     do {
       const r = await s3Call('Listing the folder', () => s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: p, Delimiter: '/', ContinuationToken: token })));
       if (first && !r.Contents?.length && !r.CommonPrefixes?.length) {
@@ -151,36 +164,36 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
         throw new StorageError('not_found', 'No folder exists at this path.');
       }
       first = false;
+      const keys = [...(r.Contents ?? []).map((o) => ({ key: o.Key ?? '', o })), ...(r.CommonPrefixes ?? []).map((cp) => ({ key: cp.Prefix ?? '', o: undefined }))];
+      keys.sort((a, b) => compareCodePoints(a.key, b.key));
       const page: Entry[] = [];
-      for (const o of r.Contents ?? []) {
-        const below = segmentsBelow(p, o.Key ?? '');
-        if (!below || below.folder || below.segments.length !== 1) continue;
-        const name = below.segments[0] as string;
-        files.add(name);
-        page.push(fileEntry(name, { size: o.Size ?? 0, modified: o.LastModified ?? EPOCH, etag: o.ETag ?? '""' }));
+      for (const { key, o } of keys) {
+        const below = segmentsBelow(p, key);
+        const name = below?.segments.length === 1 ? (below.segments[0] as string) : undefined;
+        if (name === undefined || below?.folder) {
+          page.push(...wins.next(key));
+          if (name !== undefined && o === undefined) page.push(folderEntry(name, EPOCH));
+          continue;
+        }
+        page.push(...wins.next(key, fileEntry(name, { size: o?.Size ?? 0, modified: o?.LastModified ?? EPOCH, etag: o?.ETag ?? '""' })));
       }
-      for (const cp of r.CommonPrefixes ?? []) {
-        const below = segmentsBelow(p, cp.Prefix ?? '');
-        if (!below || below.segments.length !== 1) continue;
-        const name = below.segments[0] as string;
-        if (!files.has(name)) page.push(folderEntry(name, EPOCH));
-      }
-      yield page;
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
+      if (!token) page.push(...wins.end());
+      yield page;
     } while (token);
   }
 
-  async function* walk(dir: StorageKey): AsyncGenerator<WalkEntry> {
+  async function* walk(dir: StorageKey, opts: WalkOptions = {}): AsyncGenerator<WalkEntry> {
     const p = folderPrefix(prefix, dir);
     const folders = new Set<string>();
-    const files = new Set<string>();
+    // A file and a folder of one name: the folder (folder-wins.ts); the file is named to onHidden.
+    const wins = folderWins<WalkEntry>((w) => opts.onHidden?.(w.path));
     for await (const page of objectPages(s3, bucket, p)) {
       for (const o of page) {
-        const below = segmentsBelow(p, o.Key ?? '') ?? { segments: validFoldersBelow(p, o.Key ?? ''), folder: true };
+        const key = o.Key ?? '';
+        const below = segmentsBelow(p, key) ?? { segments: validFoldersBelow(p, key), folder: true };
         const { segments } = below;
-        if (segments.length === 0) continue;
-        // Below a name that is a file: unreachable (the file wins).
-        if (segments.some((_, i) => i < segments.length - (below.folder ? 0 : 1) && files.has(segments.slice(0, i + 1).join('/')))) continue;
+        yield* wins.next(key, below.folder || segments.length === 0 ? undefined : { path: segments, entry: fileEntry(segments[segments.length - 1] as string, { size: o.Size ?? 0, modified: o.LastModified ?? EPOCH, etag: o.ETag ?? '""' }) });
         const upto = below.folder ? segments.length : segments.length - 1;
         for (let i = 1; i <= upto; i++) {
           const path = segments.slice(0, i);
@@ -189,12 +202,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
           folders.add(id);
           yield { path, entry: folderEntry(path[i - 1] as string, i === upto && below.folder ? (o.LastModified ?? EPOCH) : EPOCH) };
         }
-        if (!below.folder) {
-          files.add(segments.join('/'));
-          yield { path: segments, entry: fileEntry(segments[segments.length - 1] as string, { size: o.Size ?? 0, modified: o.LastModified ?? EPOCH, etag: o.ETag ?? '""' }) };
-        }
       }
     }
+    yield* wins.end();
   }
 
   /** A GetObject answer as an open file named `name`; a small one read whole, sent as one buffer as on local disk (WHOLE_READ_MAX). */
@@ -222,29 +232,35 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   /** Is a folder (any key below) at this key? */
   const folderAt = async (key: StorageKey) => (await folderProbe(key)) !== undefined;
 
+  type Claim = { readonly key: StorageKey; readonly n: number; readonly lease: HeldLease };
+
   /**
-   * Claims a free name for `fail`/`rename` writers: a lease on the name
-   * (so no other File Cloud writer takes it, on any node) and a look that
-   * nothing is there. The lease is held until the file is committed.
-   * Without `file`, only a folder is looked for: the caller leaves a file
-   * there to its store request (stageFrom).
+   * Claims a free name for `fail`/`rename` writers, from collision number
+   * `from` on: a name the index holds nothing at, and a lease on it (so no
+   * other File Cloud writer takes it, on any node), held until the file is
+   * committed. A file there that the index does not know (another tool's) is
+   * left to the store: the PutObject's If-None-Match, or the look before a
+   * multipart upload (keyAt). `known`: what the writer's look found at the
+   * name itself.
    */
-  async function claim(key: StorageKey, mode: 'fail' | 'rename', look: { file: boolean } = { file: true }): Promise<{ key: StorageKey; lease: HeldLease }> {
+  async function claim(key: StorageKey, mode: 'fail' | 'rename', from: number, known?: { at: IndexedKind | undefined }): Promise<Claim> {
     const attempts = mode === 'fail' ? 1 : MAX_COLLISIONS;
-    for (let n = 0; n < attempts; n++) {
-      const candidate: StorageKey = { user: key.user, segments: [...key.segments.slice(0, -1), collisionName(keyName(key), n)] };
-      const lease = await tryHold(coordination, nameLease(objectKey(prefix, candidate)));
-      if (!lease) {
-        if (mode === 'fail') throw taken();
+    let kinds = new Map<number, IndexedKind | undefined>(known ? [[from, known.at]] : []);
+    for (let n = from; n < attempts; n++) {
+      if (!kinds.has(n)) {
+        const ns = Array.from({ length: Math.min(CANDIDATES_AT_ONCE, attempts - n) }, (_, i) => n + i);
+        const found = await names.kinds(key.user, ns.map((i) => pathOf(collisionKey(key, i))));
+        kinds = new Map(ns.map((i) => [i, found.get(pathOf(collisionKey(key, i)))]));
+      }
+      const there = kinds.get(n);
+      if (there) {
+        if (mode === 'fail') throw there === 'folder' ? isDir() : taken();
         continue;
       }
-      const [file, folder] = await Promise.all([look.file ? headFile(candidate) : undefined, folderAt(candidate)]).catch(async (e: unknown) => {
-        await lease.release();
-        throw e;
-      });
-      if (!file && !folder) return { key: candidate, lease };
-      await lease.release();
-      if (mode === 'fail') throw folder ? isDir() : taken();
+      const candidate = collisionKey(key, n);
+      const lease = await tryHold(coordination, nameLease(objectKey(prefix, candidate)));
+      if (lease) return { key: candidate, n, lease };
+      if (mode === 'fail') throw taken();
     }
     throw new StorageError('already_exists', `No free name for "${keyName(key)}" after ${MAX_COLLISIONS} attempts.`);
   }
@@ -257,34 +273,30 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
    * brings the bytes to the claimed object key (receiving a body, or
    * copying a resumable upload's segments inside the store). It asks for the
    * key (`keyAt`) before it stores a byte under it: a multipart upload as it
-   * starts, a copy at once; a small body needs none (one PutObject at commit).
+   * starts, a copy at once; a single body needs none (one PutObject at commit).
    */
   async function stageFrom(key: StorageKey, opts: WriteOptions, produce: Produce): Promise<StagedFile> {
     if (isRoot(key)) throw isDir();
-    // Both looks at once (two round trips' time, not their sum); a file in the way is the first answer either way.
-    // What the caller has just seen (the parent a folder, nothing at the name) is not asked again.
-    const seen = opts.freeNameInFolder === true;
-    const [, folder] = await Promise.all([checkParents(key, seen), opts.ifExists === 'replace' && !seen ? folderAt(key) : false]);
-    if (folder) throw isDir();
-    // A new name's claim looks for a folder only; a file there is left to the store where it can decide
-    // (docs/performance.md, "Eighth change"): a single PutObject sends If-None-Match: * (412: the next
-    // name, or already_exists), and a multipart upload, whose completion radosgw does not make
-    // conditional, looks as it starts (keyAt), before a byte is stored under the name.
-    let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists, { file: false });
-    let fileLooked = claimed === undefined;
+    // The index answers for the parents and the name (look); what the caller has just seen there is not asked again.
+    const { at, made } = opts.freeNameInFolder === true ? { at: undefined, made: [] } : await look(key);
+    if (at === 'folder' && opts.ifExists === 'replace') throw isDir();
+    let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists, 0, { at });
+    let fileLooked = false;
     let target = claimed?.key ?? key;
-    /** A file is at the claimed name (found by a look or a 412): `fail` ends here; `rename` claims the next free name, looking fully. */
-    const claimNext = async (held: { lease: HeldLease }): Promise<void> => {
+    /** A file is at the claimed name (found by a look or a 412): `fail` ends here; `rename` claims a later name. */
+    const claimNext = async (held: Claim): Promise<void> => {
       if (opts.ifExists === 'fail') throw taken();
-      const next = await claim(key, 'rename');
+      const next = await claim(key, 'rename', held.n + 1);
       await held.lease.release();
       claimed = next;
       target = next.key;
     };
+    // A multipart upload's completion is not conditional (radosgw ignores If-None-Match there): the
+    // bucket is asked before a byte is stored under a claimed name, until a name is free of files.
     const keyAt = async (): Promise<string> => {
-      if (claimed && !fileLooked) {
-        fileLooked = true;
-        if (await headFile(target)) await claimNext(claimed);
+      for (let held = claimed; held && !fileLooked; held = claimed) {
+        if (await headFile(target)) await claimNext(held);
+        else fileLooked = true;
       }
       return objectKey(prefix, target);
     };
@@ -306,22 +318,22 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       }
     };
 
-    /** One PutObject of data at the target; `onlyIfFree`: If-None-Match: * (412 when something is there). Its ETag. */
-    async function putAtTarget(data: Buffer, onlyIfFree: boolean): Promise<string> {
-      const put = new PutObjectCommand({ Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined });
-      return (await s3Call('Storing the file', () => s3.send(put))).ETag ?? '""';
-    }
+    /** The event of a new file at the target, with the folders the write made on its way (look). */
+    const created = (entry: Entry): StorageEvent => ({ type: 'created', key: target, isFile: true, size: entry.size, entry, ...(made.length > 0 ? { madeFolders: made } : {}) });
+
+    /** One PutObject of data at the target; `onlyIfFree`: If-None-Match: * (412 when a file is there). */
+    const putAtTarget = (data: Buffer, onlyIfFree: boolean): Promise<Stored> =>
+      putObject(s3, { Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined });
 
     /**
      * One PutObject. A claimed name also sends If-None-Match: *, so a file
-     * another tool stored there after our look is never replaced; `rename`
-     * then claims the next free name and stores there instead.
+     * another tool stored there is never replaced; `rename` then claims a
+     * later name and stores there instead.
      */
-    async function putSingle(data: Buffer): Promise<void> {
+    async function putSingle(data: Buffer): Promise<Stored> {
       for (;;) {
         try {
-          await putAtTarget(data, claimed !== undefined);
-          return;
+          return await putAtTarget(data, claimed !== undefined);
         } catch (e) {
           if (statusOf(e) !== 412 || !claimed) throw e;
           await claimNext(claimed);
@@ -330,13 +342,23 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     }
 
     /**
-     * A small replace onto a free name, as a create: one PutObject with If-None-Match: * under the
-     * name lease only, without the edit lease and the look at what was there (docs/performance.md,
+     * The entry of what a PutObject stored: its ETag, and the date of the store's answer, with no HEAD
+     * after it (docs/storage.md, "Dates of new files"). A store whose answers carry no Date is asked.
+     */
+    async function storedEntry(stored: Stored, size: number): Promise<Entry> {
+      if (stored.date) return fileEntry(keyName(target), { size, modified: stored.date, etag: stored.etag });
+      const h = await headFile(target);
+      return fileEntry(keyName(target), { size, modified: h?.etag === stored.etag ? h.modified : new Date(), etag: stored.etag });
+    }
+
+    /**
+     * A replace onto a name the index holds nothing at, as a create: one PutObject with If-None-Match: *
+     * under the name lease only, without the edit lease and the look at what was there (docs/performance.md,
      * "Seventh change"). Nothing is taken away, so there is no replaced size to get right, which is
      * what the edit lease is for; another writer that stores second gets 412, as link(2) decides on
      * local disk. The name lease still keeps out a writer that claimed the name: its
      * CompleteMultipartUpload is not conditional (radosgw ignores If-None-Match there) and would
-     * replace this file unseen. Undefined when the name is leased or something is there: the
+     * replace this file unseen. Undefined when the name is leased or a file is there: the
      * caller replaces under the leases, as before.
      */
     async function createIfFree(data: Buffer): Promise<Entry | undefined> {
@@ -344,20 +366,18 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       if (!lease) return undefined;
       try {
         requestSignal()?.throwIfAborted();
-        let etag: string;
+        let stored: Stored;
         try {
-          etag = await putAtTarget(data, true);
+          stored = await putAtTarget(data, true);
         } catch (e) {
           if (statusOf(e) === 412) return undefined;
           throw e;
         }
         settled = true;
-        // PutObject answers without a date: the HEAD gives the store's, which listings show too. Only
-        // a delete (or another tool) can have changed the object since: the event still reports what
+        // Only a delete (or another tool) can have changed the object since: the event still reports what
         // this PUT created, and the delete's event what it removed.
-        const h = await headFile(target);
-        const entry = fileEntry(keyName(target), { size: data.length, modified: h?.etag === etag ? h.modified : new Date(), etag });
-        await events.emit({ type: 'created', key: target, isFile: true, size: data.length, entry });
+        const entry = await storedEntry(stored, data.length);
+        await events.emit(created(entry));
         return entry;
       } finally {
         await lease.release();
@@ -370,12 +390,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       async commit(commitOpts) {
         if (settled) throw new StorageError('aborted', 'This upload was already committed or discarded.');
         // With a beforeReplace (quota, versions, If-Match) it must see what is there under the leases, as before.
-        if (!claimed && received.kind === 'single' && received.body.length <= UNLOOKED_PUT_MAX && commitOpts?.beforeReplace === undefined) {
+        if (!claimed && at === undefined && received.kind === 'single' && commitOpts?.beforeReplace === undefined) {
           const created = await createIfFree(received.body);
           if (created) return created;
         }
-        // A larger body under a new name looks before it is sent (keyAt): a 412 would cost its bytes twice.
-        if (claimed && received.kind === 'single' && received.body.length > UNLOOKED_PUT_MAX) await keyAt();
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
         // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
         const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
@@ -385,15 +403,21 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
           // The request was already answered 503 by its deadline (a service hung): the client was told
           // it failed, so it must not land now (src/app/request-deadline.ts).
           requestSignal()?.throwIfAborted();
-          if (received.kind === 'single') await putSingle(received.body);
-          else await received.complete();
-          settled = true;
-          // radosgw leaves the ETag out of CompleteMultipartUpload's answer: ask.
-          const h = await headFile(target);
-          if (!h) throw new StorageError('failed', 'The object store lost the file it just stored.');
+          let entry: Entry;
+          if (received.kind === 'single') {
+            const stored = await putSingle(received.body);
+            settled = true;
+            entry = await storedEntry(stored, received.body.length);
+          } else {
+            await received.complete();
+            settled = true;
+            // radosgw leaves the ETag out of CompleteMultipartUpload's answer: ask.
+            const h = await headFile(target);
+            if (!h) throw new StorageError('failed', 'The object store lost the file it just stored.');
+            entry = fileEntry(keyName(target), h);
+          }
           // Emitted while this writer still holds the name (released below): the entry is what is there.
-          const entry = fileEntry(keyName(target), h);
-          await events.emit(before ? { type: 'replaced', key: target, size: h.size, previousSize: before.size, entry } : { type: 'created', key: target, isFile: true, size: h.size, entry });
+          await events.emit(before ? { type: 'replaced', key: target, size: entry.size, previousSize: before.size, entry } : created(entry));
           return entry;
         } finally {
           if (!settled) await discard().catch(() => undefined);
@@ -416,26 +440,39 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   }
 
   async function mkdir(key: StorageKey, opts: { parents: boolean; existOk: boolean }): Promise<void> {
-    if (!isRoot(key)) {
-      if (await headFile(key)) throw taken();
-      await checkParents(key);
-      if (!opts.parents && !(await folderAt(keyParent(key)))) throw new StorageError('not_found', 'The parent folder does not exist.');
+    if (isRoot(key)) {
+      // A user's root is no entry of the index: the bucket says whether its marker (or anything in it) is there.
+      if (!(await folderAt(key))) await putMarker(key);
+      else if (!opts.existOk) throw taken();
+      return;
     }
-    if (await folderAt(key)) {
+    // The index answers, as for a file's write (look).
+    const { at, made } = await look(key);
+    if (at === 'file') throw taken();
+    // A parent the index lacks may be another tool's folder, not rescanned yet: the bucket has the last word on a refusal.
+    if (!opts.parents && made.length > 0 && !(await folderAt(keyParent(key)))) throw new StorageError('not_found', 'The parent folder does not exist.');
+    if (at === 'folder') {
       if (opts.existOk) return;
       throw taken();
     }
-    await putMarker(key);
-    if (!isRoot(key)) await events.emit({ type: 'created', key, isFile: false, size: 0 });
+    const stored = await putMarker(key);
+    await events.emit({ type: 'created', key, isFile: false, size: 0, ...(stored.date ? { entry: folderEntry(keyName(key), stored.date) } : {}), ...(made.length > 0 ? { madeFolders: made } : {}) });
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
     await whileHeld(holdAll(coordination, editLeases(key)), () => removeHeld(key, opts));
   }
 
+  /** The file at key, unless a folder is there too (it wins: folder-wins.ts); both asked at once. */
+  async function fileUnlessFolder(key: StorageKey): Promise<Head | undefined> {
+    if (isRoot(key)) return undefined;
+    const [h, folder] = await Promise.all([headFile(key), folderAt(key)]);
+    return folder ? undefined : h;
+  }
+
   /** remove, for a caller that holds the key's edit lease. */
   async function removeHeld(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
-    const h = isRoot(key) ? undefined : await headFile(key);
+    const h = await fileUnlessFolder(key);
     if (h) {
       if (!isRoot(keyParent(key))) await keepParent(key);
       await s3Call('Deleting the file', () => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(prefix, key) })));
@@ -459,13 +496,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     await events.emit({ type: 'deleted', key, isFile: false, size });
   }
 
-  /** The bytes at key (a file, or every object below a folder), for events; undefined when nothing is there. */
+  /** The bytes at key (every object below a folder, which wins, or a file), for events; undefined when nothing is there. */
   async function sizeAt(key: StorageKey): Promise<number | undefined> {
-    const h = await headFile(key);
-    if (h) return h.size;
     let size: number | undefined;
     for await (const page of objectPages(s3, bucket, folderPrefix(prefix, key))) for (const o of page) size = (size ?? 0) + (o.Size ?? 0);
-    return size;
+    return size ?? (await headFile(key))?.size;
   }
 
   /** The leases of a change onto `dest`: its name lease (waits for a writer that claimed it), then the edit leases of `edited`. */
@@ -487,12 +522,12 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
   async function prepareTransfer(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<{ source: Head | 'folder'; replaced: number | undefined }> {
     if (isSameOrInside(to, from)) throw new StorageError('into_itself', 'A folder cannot be moved into itself.');
     if (isRoot(to)) throw taken();
-    const file = isRoot(from) ? undefined : await headFile(from);
-    if (!file && !(await folderAt(from))) throw notFound();
-    await checkParents(to);
+    const [file, folder] = await Promise.all([isRoot(from) ? undefined : headFile(from), folderAt(from)]);
+    if (!file && !folder) throw notFound();
+    await look(to);
     const replaced = await sizeAt(to);
     if (replaced !== undefined && !overwrite) throw taken();
-    return { source: file ?? 'folder', replaced };
+    return { source: folder ? 'folder' : (file as Head), replaced };
   }
 
   async function move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
@@ -547,7 +582,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
-      if (replaced !== undefined && !(source !== 'folder' && (await headFile(to)))) await removeHeld(to, { recursive: true });
+      if (replaced !== undefined && !(source !== 'folder' && (await fileUnlessFolder(to)))) await removeHeld(to, { recursive: true });
       if (source !== 'folder') {
         const size = await copySeen(objectKey(prefix, from), dst, source, 0, opts.beforeFile);
         await events.emit(replaced !== undefined ? { type: 'replaced', key: to, size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size });
@@ -626,7 +661,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       const area = trashArea(prefix, key.user, id);
       const lease = await holdAll(coordination, editLeases(key, ...keyFolders(key)));
       try {
-        const file = await headFile(key);
+        const file = await fileUnlessFolder(key);
         const parentMarker = isRoot(keyParent(key)) ? null : folderPrefix(prefix, keyParent(key));
         let gone: Trashed;
         if (file) {
@@ -667,7 +702,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
       try {
         const item = await trashedItem(area);
         if (!item) throw notFound();
-        await checkParents(to);
+        await look(to);
         if (isRoot(to) || (await sizeAt(to)) !== undefined) throw taken();
         const from = `${area}${item.name}`;
         if (item.isFile) {
@@ -749,7 +784,17 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, opt
     // S3 lists keys in UTF-8 byte order, folders (`a/`) among files and after `a-b/`:
     // not the contract's order, so the entries (compact, no stat needed) are collected and sorted once.
     listSorted: (dir: StorageKey) => collectAndSort(listPages(dir)),
-    walk: (dir) => walk(dir),
+    walk: (dir, opts) => walk(dir, opts),
+    async lookBeforeWrite(key) {
+      if (isRoot(key)) return { at: 'folder', parent: undefined };
+      const parent = keyParent(key);
+      const kinds = await names.kinds(key.user, isRoot(parent) ? [pathOf(key)] : [pathOf(key), pathOf(parent)]);
+      const at = kinds.get(pathOf(key));
+      if (isRoot(parent) || kinds.has(pathOf(parent))) return { at, parent: isRoot(parent) ? 'folder' : kinds.get(pathOf(parent)) };
+      // A parent the index lacks would refuse the write: another tool's folder, not rescanned yet, is asked for in the bucket.
+      const there = await stat(parent);
+      return { at, parent: there && (there.isFile ? 'file' : 'folder') };
+    },
     read,
     stage,
     write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
