@@ -35,7 +35,7 @@ import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { ALLOW, davSchema, METHODS } from './dav-schemas.js';
 import { SHARED_WITH_ME, type Hrefs, type SharedWithMe } from './dav-shared.js';
-import type { GrantService } from '../services/grants.js';
+import type { Operations } from '../services/operations.js';
 import type { DavSync } from '../services/dav-sync.js';
 
 const XML_TYPE = 'application/xml; charset=utf-8';
@@ -47,8 +47,8 @@ export type DavDeps = {
   readonly dav: DavService;
   /** `/dav/Shared with me/…`: the items shared with the caller (issue 29). */
   readonly shared: SharedWithMe;
-  /** What a place in `Shared with me` allows: the same `decide`, with the grant, as at `/dav/<owner>/…`. */
-  readonly grants: Pick<GrantService, 'assertMay'>;
+  /** What a place in `Shared with me` allows: the operation layer's `decide`, with the grant, as at `/dav/<owner>/…`. */
+  readonly operations: Pick<Operations, 'may'>;
   /** For GET and HEAD answers, which are the storage API's (serveFile, sendListing). */
   readonly files: FilesService;
   readonly basePath: string;
@@ -104,7 +104,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     }
     if (at?.entry !== undefined) {
       const place = await shared.resolve(principal, { entry: at.entry, rest: at.rest });
-      await deps.grants.assertMay(principal, place.key, request.method);
+      await deps.operations.may(principal, place.key, request.method);
       target = { kind: 'entry', key: place.key, trailingSlash: place.trailingSlash };
       hrefs = place.hrefs;
     }

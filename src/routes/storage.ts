@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { writerOf } from '../domain/principal.js';
 import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
 import { rawStoragePath } from '../http/url.js';
 import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
@@ -16,7 +15,7 @@ import type { ZipService } from '../services/zip.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { empty, errors, fileAnswers, FilesWritten, header, json, Listing, wildcard, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 import type { ThumbnailService } from '../services/thumbnails.js';
-import type { GrantService } from '../services/grants.js';
+import type { Operations } from '../services/operations.js';
 import type { VersionService } from '../services/versions.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
@@ -190,14 +189,15 @@ const deleteSchema: RouteSchema = {
 
 /**
  * /storage/<user>/<...path>: seed §4.3–4.7, CONTRACT "Storage paths" to
- * "Path tokens". Handlers parse the path, check ownership, call one files
- * service method, and set the HTTP headers.
+ * "Path tokens". Handlers parse the path and call one method of the operation layer as the
+ * request's principal (which asks `decide` for every key, the body's too), and set the HTTP headers.
  */
 export async function storageRoutes(
   scope: FastifyInstance,
-  deps: { files: FilesService; pathTokens: PathTokenService; zips: ZipService; basePath?: string; thumbnails: ThumbnailService; grants: Pick<GrantService, 'assertMay'>; versions: VersionService },
+  deps: { files: FilesService; pathTokens: PathTokenService; zips: ZipService; basePath?: string; thumbnails: ThumbnailService; operations: Operations; versions: VersionService },
 ): Promise<void> {
   const { files } = deps;
+  const as = (request: FastifyRequest) => deps.operations.as(request.principal!);
 
   // PUT bodies are users' bytes and must stream untouched whatever their type
   // (a raw upload of a .json file is not JSON to parse); only POST is parsed.
@@ -274,7 +274,7 @@ export async function storageRoutes(
     const contentType = request.headers['content-type'] ?? '';
     let written: string[];
     if (/^multipart\/form-data\b/i.test(contentType)) {
-      written = await files.writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite, writer: writerOf(request.principal) });
+      written = await as(request).writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite });
     } else {
       if (trailingSlash || isRoot(key)) {
         const existing = await files.stat(key).catch(() => undefined);
@@ -287,7 +287,7 @@ export async function storageRoutes(
       }
       // The declared length lets an object store size its upload parts for the file.
       const ifMatch = request.headers['if-match'];
-      const entry = await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch, writer: writerOf(request.principal) });
+      const entry = await as(request).writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch });
       // The new version's validator, so an editor can send it as If-Match on its next save.
       reply.header('etag', entry.etag);
       written = [entry.name];
@@ -296,7 +296,7 @@ export async function storageRoutes(
   });
 
   scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {
-    await files.delete(target(request).key);
+    await as(request).delete(target(request).key);
     return reply.code(204).send();
   });
   scope.post('/storage/*', { ...actions, schema: postSchema }, async (request, reply) => {
@@ -313,27 +313,18 @@ export async function storageRoutes(
         return { token };
       }
       case 'CreateFolder':
-        if (key.user !== request.principal!.username) await deps.grants.assertMay(request.principal!, key, 'POST');
-        await files.createFolder(key);
+        await as(request).createFolder(key);
         return reply.code(201).send();
       case 'Move':
       case 'Copy': {
         const newPath = requiredString(body, 'new_path').replace(/^\//, '');
         const dest = parseDecodedStoragePath(newPath.includes('/') ? newPath : `${newPath}/`).key;
-        // A key in another user's tree must lie inside a writable shared folder: both of a Move; a Copy's
-        // destination (its source is only read, which the route's own check of the URL allowed).
-        const principal = request.principal!;
-        for (const k of action === 'Move' ? [key, dest] : [dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
         const overwrite = optionalBoolean(body, 'overwrite') ?? false;
-        if (action === 'Copy') await files.copy(key, dest, overwrite, writerOf(principal));
-        else await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite, writerOf(principal)));
+        await (action === 'Copy' ? as(request).copy(key, dest, overwrite) : as(request).move(key, dest, overwrite));
         return reply.code(204).send();
       }
       case 'restore_version': {
-        if (key.user !== request.principal!.username) await deps.grants.assertMay(request.principal!, key, 'PUT');
-        const opened = await deps.versions.read(key, requiredString(body, 'version'));
-        // Written as any replace is: what the file holds now is kept as a version in turn.
-        await files.writeFile(key, opened.stream, { sizeHint: opened.entry.size, writer: writerOf(request.principal) });
+        await as(request).restoreVersion(key, requiredString(body, 'version'));
         return reply.code(204).send();
       }
       default:
