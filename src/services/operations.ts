@@ -55,25 +55,21 @@ export function createOperations(deps: {
     as(principal: Principal) {
       const writer = writerOf(principal);
       const ask = (key: StorageKey, method: string, opts?: MayOptions) => may(principal, key, method, opts);
+      /** An operation on one key: `decide` is asked for it with `method`, then the files service acts. */
+      const on =
+        <R>(method: string, run: (key: StorageKey) => Promise<R>) =>
+        async (key: StorageKey): Promise<R> => {
+          await ask(key, method);
+          return run(key);
+        };
       return {
         principal,
         maxUploadBytes: files.maxUploadBytes,
         may: ask,
 
-        async stat(key: StorageKey): Promise<Entry> {
-          await ask(key, 'GET');
-          return files.stat(key);
-        },
-
-        async statOrThrow(key: StorageKey): Promise<Entry> {
-          await ask(key, 'GET');
-          return files.statOrThrow(key);
-        },
-
-        async listSorted(key: StorageKey) {
-          await ask(key, 'GET');
-          return files.listSorted(key);
-        },
+        stat: on('GET', (key) => files.stat(key)),
+        statOrThrow: on('GET', (key) => files.statOrThrow(key)),
+        listSorted: on('GET', (key) => files.listSorted(key)),
 
         async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string; freeNameInFolder?: boolean } = {}): Promise<Entry> {
           await ask(key, 'PUT');
@@ -85,15 +81,8 @@ export function createOperations(deps: {
           return files.writeParts(dir, parts, { ...opts, writer });
         },
 
-        async delete(key: StorageKey): Promise<void> {
-          await ask(key, 'DELETE');
-          return files.delete(key);
-        },
-
-        async createFolder(key: StorageKey): Promise<void> {
-          await ask(key, 'POST');
-          return files.createFolder(key);
-        },
+        delete: on('DELETE', (key) => files.delete(key)),
+        createFolder: on('POST', (key) => files.createFolder(key)),
 
         /** Both keys: the source is taken away, the destination written (across two owners' trees through a writable grant). */
         async move(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
