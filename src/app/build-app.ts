@@ -275,7 +275,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installErrorHandling(app, methodsFor(app, config.basePath));
   // The request line holds only what the serializers pick (method, redacted URL, address, status),
-  // never a body or a header, so it skips the redaction paths, which cost ~4% of a small GET.
+  // never a body or a header, so it skips the redaction paths (their cost: docs/performance.md, optimization 12).
   const accessLog = app.log.child({}, { redact: [] });
   // The hooks below do not run for the fast read path (fast-read.ts), which applies their rules
   // itself; a hook added here that must see every request turns it off (fastReadOff).
