@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { decide, type AccessRule, type GrantAccess, type Resource, type Throttle } from '../domain/access.js';
+import { decide, type AccessRule, type Denial, type GrantAccess, type Resource, type Throttle } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { parseSessionCookie, SESSION_COOKIE } from '../basic/session.js';
@@ -92,9 +92,9 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const rule = ruleOf(this.routeOptions.config);
     const held = this.principal;
     if (!rule || rule.who === 'public' || !held) return true;
-    const principal = await authenticate(credentialsOf(this), rule, this.resource, deps);
+    const { principal, denial } = await authorize(credentialsOf(this), rule, this.resource, deps);
     if (principal?.kind !== held.kind || principal.username !== held.username) return false;
-    return (await authorize(principal, rule, this.method, this.resource, deps)).denial === undefined;
+    return denial === undefined;
   });
   const table: RouteEntry[] = [];
   app.decorate('routeTable', table);
@@ -125,10 +125,9 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     } catch (e) {
       resourceError = e;
     }
-    const principal = await authenticate(credentialsOf(request), rule, resourceError === undefined ? resource : NONE, deps);
+    const { principal, grant, denial } = await authorize(credentialsOf(request), rule, resource, deps);
     if (principal?.kind === 'user') request.actor = principal.username;
     if (principal && resourceError !== undefined) throw resourceError;
-    const { grant, denial } = await authorize(principal, rule, request.method, resource, deps);
     if (denial) {
       if (rule.basic && denial.code === 'unauthorized') reply.headers(DAV_CHALLENGE);
       throw new AppError(denial.code, denial.message);
@@ -139,10 +138,18 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   });
 }
 
-/** The one check (`decide`) of a principal against a route's rule, with the grant that reaches the storage key the URL names. */
-async function authorize(principal: Principal | undefined, rule: AccessRule, method: string, resource: Resource, deps: AuthDeps) {
+/** Who a request's credential names, the grant through which they reach the URL's storage key, and why the rule refuses them (undefined: it lets them through). */
+export type Authorization = { readonly principal: Principal | undefined; readonly grant: GrantAccess | undefined; readonly denial: Denial | undefined };
+
+/**
+ * The one authorization of a request, for Fastify's hook and the fast read path alike (an adapter
+ * over it): the authenticator chain, the grant that reaches the storage key the URL names, and the
+ * one check (`decide`) of the route's rule.
+ */
+export async function authorize(credentials: Credentials, rule: AccessRule, resource: Resource, deps: AuthDeps): Promise<Authorization> {
+  const principal = await authenticate(credentials, rule, resource, deps);
   const grant = resource.kind === 'storage' ? await deps.grants.access(principal, resource.key) : undefined;
-  return { grant, denial: decide(rule, principal, method, resource, grant) };
+  return { principal, grant, denial: decide(rule, principal, credentials.method, resource, grant) };
 }
 
 async function throttle(kind: Throttle, request: FastifyRequest, deps: AuthDeps): Promise<void> {

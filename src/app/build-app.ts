@@ -48,6 +48,7 @@ import { oidcRoutes, oidcStatusRoute } from '../routes/oidc.js';
 import { adminGroupRoutes } from '../routes/admin-groups.js';
 import { createGroupService } from '../services/groups.js';
 import { createGrantService } from '../services/grants.js';
+import { createOperations, type Operations } from '../services/operations.js';
 import { grantRoutes } from '../routes/grants.js';
 import { createSharedWithMe } from '../routes/dav-shared.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
@@ -91,6 +92,8 @@ declare module 'fastify' {
      * (epoch ms: when the dead process had certainly stopped), one that started at or after it serves.
      */
     requestRescan(opts?: { after?: number }): void;
+    /** The operation layer every front end goes through, and what it is built on (tests build it again with a spy `decide`). */
+    operations: { readonly layer: Operations; readonly deps: Parameters<typeof createOperations>[0] };
   }
 }
 
@@ -194,14 +197,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const zips = createZipService({ backend: deps.backend, crcs: deps.store.zipCrcs, clock });
   // Failed grant creations count in the login throttle, per caller (lifted by --dev like sign-ins).
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock, limiter: throttle, onError: (err) => app.log.warn({ err }, 'giving back a grant creation\'s place in the throttle failed') });
+  // The one door: every front end's file operations, with `decide` asked for every key they take.
+  const operations = createOperations({ files, grants, versions });
+  app.decorate('operations', { layer: operations, deps: { files, grants, versions } });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
-  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, grants, versions });
+  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, operations, versions });
   const usage = accountUsage(storageUsage);
   const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
   const shares = createShareService({
     store: deps.store,
     backend: deps.backend,
     files,
+    operations,
     hasher,
     clock,
     secret: deps.secret,
@@ -234,7 +241,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     slots: createStreamSlots({ leases: deps.store.leases, clock, perUser: STREAMS_PER_USER, holdMs: STREAM_SLOT_MS }),
     onError: (err) => app.log.warn({ err }, 'change stream ended'),
   });
-  const search = createSearchService({ store: deps.store, backend: deps.backend, grants, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal.notify() } : {}) });
+  const search = createSearchService({ store: deps.store, backend: deps.backend, operations, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal.notify() } : {}) });
 
   const leading = deps.isLeader ?? (() => true);
   // Set below, once the webhooks exist: an entry appended on the leader wakes delivery at once
@@ -268,7 +275,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installErrorHandling(app, methodsFor(app, config.basePath));
   // The request line holds only what the serializers pick (method, redacted URL, address, status),
-  // never a body or a header, so it skips the redaction paths, which cost ~4% of a small GET.
+  // never a body or a header, so it skips the redaction paths (their cost: docs/performance.md, optimization 12).
   const accessLog = app.log.child({}, { redact: [] });
   // The hooks below do not run for the fast read path (fast-read.ts), which applies their rules
   // itself; a hook added here that must see every request turns it off (fastReadOff).
@@ -340,17 +347,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, zips, basePath, thumbnails, grants, versions }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, zips, basePath, thumbnails, operations, versions }));
       // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
       const storageDir = join(resolve(config.dataDir), 'storage');
       const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
+      const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, operations, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
       const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags });
-      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, grants, sync, shared: createSharedWithMe({ grants, basePath }) }));
+      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, operations, sync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
-      await base.register(async (scope) => basicRoutes(scope, { auth, files, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: oidcSettings?.buttonLabel }));
+      await base.register(async (scope) => basicRoutes(scope, { auth, files, operations, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: oidcSettings?.buttonLabel }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares }));
       await base.register(async (scope) => accountRoutes(scope, { account, features: { trashDays: config.trashDays, versions: config.versions } }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await deps.store.oidc.linkOf(id)) !== undefined, local: await deps.store.oidc.isLocal(id) }) }));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream';
-import { decide, SHARE_LINK, STORAGE_READ, type Resource } from '../domain/access.js';
+import { SHARE_LINK, STORAGE_READ, type Resource } from '../domain/access.js';
 import { parseStoragePath } from '../domain/storage-path.js';
 import { asksForPart } from '../lib/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
@@ -10,7 +10,7 @@ import { splitShareUrl } from '../http/url.js';
 import { decodeSharePath } from '../services/shares.js';
 import type { FilesService } from '../services/files.js';
 import type { Entry, Opened } from '../storage/backend.js';
-import { authenticate, headerCount, type AuthDeps } from './auth-plugin.js';
+import { authorize, headerCount, type AuthDeps } from './auth-plugin.js';
 import { remember, rememberVisit } from './handed-on.js';
 import { toAppError } from '../http/error-handler.js';
 import { dependencyErrorIn } from '../lib/dependency-error.js';
@@ -24,11 +24,10 @@ const MAX_PARAM_LENGTH = 8192;
 /**
  * The small-read fast path: an authorized GET or HEAD of a file under
  * /storage/, or under a share link's /share/, answered on node:http without
- * Fastify's request machinery (routing, schema, six hooks, reply
- * serialization: a sixth of a 4 KiB GET's CPU, 171 → 143 µs,
- * docs/performance.md). It applies the same rules through the same
- * functions — the authenticator chain and `decide` of auth-plugin.ts under
- * the route's own rule (with its visitor count for share links), the path
+ * Fastify's request machinery (routing, schema, hooks, reply
+ * serialization; what that saves: docs/performance.md, optimization 15). It is an adapter
+ * over the same functions — `authorize` of auth-plugin.ts (the authenticator
+ * chain, the grant and `decide`) under the route's own rule (with its visitor count for share links), the path
  * parsers, the files and share services, the headers of serve-file.ts and
  * the security headers — and takes only requests where those rules are all
  * there is to apply:
@@ -121,10 +120,8 @@ export function createFastRead(deps: {
     const method = req.method as 'GET' | 'HEAD';
     const credentials = { method, headers: req.headers, ip: addressOf(req), queryToken: query?.slice('token='.length) };
     return async () => {
-      const principal = await authenticate(credentials, STORAGE_READ, resource, deps.auth);
-      if (!principal) return false;
-      const grant = await deps.auth.grants.access(principal, resource.key);
-      if (decide(STORAGE_READ, principal, method, resource, grant)) return false;
+      const { principal, denial } = await authorize(credentials, STORAGE_READ, resource, deps.auth);
+      if (!principal || denial) return false;
       let opened: Opened | undefined;
       let entry: Entry | undefined;
       try {
@@ -157,8 +154,8 @@ export function createFastRead(deps: {
     if (wait > 0) return undefined;
     const credentials = { method, headers: req.headers, ip, queryToken: undefined };
     return async () => {
-      const principal = await authenticate(credentials, SHARE_LINK, resource, deps.auth);
-      if (principal?.kind !== 'share' || decide(SHARE_LINK, principal, method, resource) || principal.share.maxDownloads !== undefined) return false;
+      const { principal, denial } = await authorize(credentials, SHARE_LINK, resource, deps.auth);
+      if (principal?.kind !== 'share' || denial || principal.share.maxDownloads !== undefined) return false;
       const sub = decodeSharePath(resource.rest);
       // A trailing slash addresses a folder; a file share's own address may carry one.
       if (sub.trailingSlash && sub.segments.length > 0) return false;

@@ -198,3 +198,14 @@ export const propfindResponse = (req: PropfindRequest, r: Resource, lockroot: (l
 
 export const MULTISTATUS_OPEN = '<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">';
 export const MULTISTATUS_CLOSE = '</D:multistatus>\n';
+
+/**
+ * The propstats of a PROPPATCH answer: all or nothing (RFC 4918 §9.2), so one protected (live) property
+ * fails the whole request with 403 and the others with 424; else every property 200.
+ */
+export function proppatchPropstats(names: readonly PropName[]): string {
+  if (!names.some(isLiveProperty)) return `<D:propstat><D:prop>${names.map(emptyElement).join('')}</D:prop>${statusLine(200)}</D:propstat>`;
+  const forbidden = names.filter(isLiveProperty).map(emptyElement).join('');
+  const dependent = names.filter((n) => !isLiveProperty(n)).map(emptyElement).join('');
+  return `<D:propstat><D:prop>${forbidden}</D:prop>${statusLine(403)}</D:propstat>` + (dependent ? `<D:propstat><D:prop>${dependent}</D:prop>${statusLine(424)}</D:propstat>` : '');
+}

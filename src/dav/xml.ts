@@ -105,6 +105,24 @@ export const children = (el: XmlElement, ns: string, local: string): XmlElement[
  * so it never depends on or clashes with the surrounding document's
  * prefixes; namespaced attributes get prefixes declared on their element.
  */
+/**
+ * A multistatus streamed in pieces of about `size` characters: `head`, each item of each page
+ * rendered, `tail`; a big folder's answer never sits in memory whole.
+ */
+export async function* inBatches<T>(head: string, pages: AsyncIterable<readonly T[]>, render: (item: T) => string, tail: string, size = 64 * 1024): AsyncGenerator<string> {
+  let batch = head;
+  for await (const page of pages) {
+    for (const item of page) {
+      batch += render(item);
+      if (batch.length >= size) {
+        yield batch;
+        batch = '';
+      }
+    }
+  }
+  yield batch + tail;
+}
+
 export function serializeElement(el: XmlElement): string {
   return write(el, undefined);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { writerOf, type Principal, type SessionPrincipal } from '../domain/principal.js';
+import { type Principal, type SessionPrincipal } from '../domain/principal.js';
 import type { AccessRule } from '../domain/access.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { rawPath } from '../http/url.js';
@@ -10,6 +10,7 @@ import { bodyLeftUnread, logFailure, toAppError } from '../http/error-handler.js
 import { uploadParts } from './upload-parts.js';
 import type { AuthService } from '../services/auth.js';
 import type { FilesService } from '../services/files.js';
+import type { Operations } from '../services/operations.js';
 import { pageNumber } from '../basic/format.js';
 import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
@@ -51,7 +52,7 @@ const sessionOf = (p: Principal | null): SessionPrincipal | undefined => (p?.kin
  */
 export async function basicRoutes(
   scope: FastifyInstance,
-  deps: { auth: AuthService; files: FilesService; secret: Buffer; basePath: string; publicUrl: string; ssoLabel?: string | undefined },
+  deps: { auth: AuthService; files: FilesService; operations: Operations; secret: Buffer; basePath: string; publicUrl: string; ssoLabel?: string | undefined },
 ): Promise<void> {
   const { auth, files } = deps;
   const root = `${deps.basePath}/basic/`;
@@ -202,7 +203,8 @@ export async function basicRoutes(
     if (!user) return reply;
     const t = target(request, user);
     if (t.kind === 'slashless') return reply.redirect(`${root}${t.rest}/`, 302);
-    const entry = await files.stat(t.key);
+    const ops = deps.operations.as(user);
+    const entry = await ops.stat(t.key);
     if (t.kind === 'file') {
       if (!entry.isFile) return reply.redirect(`${root}${t.rest.slice('file/'.length)}/`, 302);
       // The storage sandbox: a downloaded HTML file opened in place still runs no script in our origin.
@@ -216,14 +218,14 @@ export async function basicRoutes(
     for (const what of ['rename', 'delete'] as const) {
       const name = query[what];
       if (name === undefined) continue;
-      const child = await files.statOrThrow(childKey(t.key, name));
+      const child = await ops.statOrThrow(childKey(t.key, name));
       return page(reply, what === 'rename' ? renamePage(site, viewer, segments, child) : deletePage(site, viewer, segments, child));
     }
     const notice = takeFlash(request, reply);
     // Only one page is rendered, so only one page of entries is held: the one asked for, and the
     // latest, which is shown when the page asked for lies beyond the last.
     const asked = pageNumber(query.page, Infinity, BASIC_PAGE_SIZE);
-    const { wanted, latest, total } = await pageCounting(await files.listSorted(t.key), asked, BASIC_PAGE_SIZE);
+    const { wanted, latest, total } = await pageCounting(await ops.listSorted(t.key), asked, BASIC_PAGE_SIZE);
     const n = pageNumber(query.page, total, BASIC_PAGE_SIZE);
     const shown = n === asked ? wanted : latest;
     return page(reply, folderPage(site, viewer, { segments, entries: shown, total, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
@@ -254,7 +256,7 @@ export async function basicRoutes(
       default:
         throw new AppError('bad_request', 'Unknown action: the form may be from an older version; reload the page.');
     }
-    const message = await applyFolderAction(files, t.key, change, writerOf(request.principal));
+    const message = await applyFolderAction(deps.operations.as(user), t.key, change);
     flash(reply, request, message);
     return reply.redirect(here, 303);
   });

@@ -22,33 +22,32 @@ import {
   propfindRenderer,
   propfindResponse,
   statusLine,
-  emptyElement,
   wants,
   wantsDead,
+  proppatchPropstats,
   type Resource,
 } from '../dav/props.js';
 import { readXmlBody } from '../dav/request-body.js';
-import { depthOf, hasBody, header } from '../dav/request-headers.js';
-import { child, escapeText, serializeElement } from '../dav/xml.js';
+import { depthOf, finiteDepth, hasBody, header, lockTokenOf, overwriteOf } from '../dav/request-headers.js';
+import { parseLockInfo } from '../dav/lock-info.js';
+import { child, escapeText, inBatches, serializeElement } from '../dav/xml.js';
 import { syncLimit } from '../dav/sync-limit.js';
 import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { ALLOW, davSchema, METHODS } from './dav-schemas.js';
 import { SHARED_WITH_ME, type Hrefs, type SharedWithMe } from './dav-shared.js';
-import type { GrantService } from '../services/grants.js';
+import type { Operations } from '../services/operations.js';
 import type { DavSync } from '../services/dav-sync.js';
 
 const XML_TYPE = 'application/xml; charset=utf-8';
-/** A streamed multistatus is written in pieces of about this many characters. */
-const STREAM_BATCH_CHARS = 64 * 1024;
 const NONE: readonly never[] = [];
 
 export type DavDeps = {
   readonly dav: DavService;
   /** `/dav/Shared with me/…`: the items shared with the caller (issue 29). */
   readonly shared: SharedWithMe;
-  /** What a place in `Shared with me` allows: the same `decide`, with the grant, as at `/dav/<owner>/…`. */
-  readonly grants: Pick<GrantService, 'assertMay'>;
+  /** What a place in `Shared with me` allows: the operation layer's `decide`, with the grant, as at `/dav/<owner>/…`. */
+  readonly operations: Pick<Operations, 'may'>;
   /** For GET and HEAD answers, which are the storage API's (serveFile, sendListing). */
   readonly files: FilesService;
   readonly basePath: string;
@@ -104,7 +103,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     }
     if (at?.entry !== undefined) {
       const place = await shared.resolve(principal, { entry: at.entry, rest: at.rest });
-      await deps.grants.assertMay(principal, place.key, request.method);
+      await deps.operations.may(principal, place.key, request.method);
       target = { kind: 'entry', key: place.key, trailingSlash: place.trailingSlash };
       hrefs = place.hrefs;
     }
@@ -145,21 +144,17 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
         return report(request, reply, key, principal, hrefs);
       case 'COPY':
       case 'MOVE': {
-        const overwrite = header(request, 'overwrite')?.trim().toUpperCase() ?? 'T';
-        if (overwrite !== 'T' && overwrite !== 'F') throw new AppError('bad_request', 'Overwrite must be T or F.');
+        const overwrite = overwriteOf(request);
         const move = request.method === 'MOVE';
         const to = destinationKey(await shared.destination(principal, header(request, 'destination')), basePath);
-        const { created } = await dav.copyOrMove(key, to, { depth: depthOf(request, 'infinity'), overwrite: overwrite === 'T', move, cond, principal });
+        const { created } = await dav.copyOrMove(key, to, { depth: depthOf(request, 'infinity'), overwrite, move, cond, principal });
         return reply.code(created ? 201 : 204).send();
       }
       case 'LOCK':
         return lock(request, reply, key, cond, principal, hrefs);
-      case 'UNLOCK': {
-        const m = /^\s*<([^>]+)>\s*$/.exec(header(request, 'lock-token') ?? '');
-        if (!m) throw new AppError('bad_request', 'UNLOCK needs a Lock-Token header: <urn:uuid:…>.');
-        await dav.unlock(key, m[1] as string, principal);
+      case 'UNLOCK':
+        await dav.unlock(key, lockTokenOf(request), principal);
         return reply.code(204).send();
-      }
       default:
         throw new AppError('method_not_allowed', `${request.method} is not a WebDAV method this server supports.`, { headers: { allow: ALLOW } });
     }
@@ -214,8 +209,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
   const lockrootOf = (hrefs: Hrefs) => (l: DavLock) => hrefs({ user: l.user, segments: l.path === '' ? [] : l.path.split('/') }, false);
 
   async function propfind(request: FastifyRequest, reply: FastifyReply, target: Extract<DavTarget, { kind: 'entry' }>, hrefs: Hrefs) {
-    const depth = depthOf(request, 'infinity');
-    if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
+    const depth = finiteDepth(request);
     const req = parsePropfind(await readXmlBody(request));
     const { key } = target;
     const found = await dav.propfind(key, {
@@ -232,27 +226,15 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     // Members share the folder's href and path: only their own name is encoded per entry.
     const dirHref = hrefs(key, true);
     const dirPath = path === '' ? '' : `${path}/`;
-    async function* body(pages: AsyncIterable<Entry[]>): AsyncGenerator<string> {
-      let batch = MULTISTATUS_OPEN + top;
-      for await (const page of pages) {
-        for (const m of page) {
-          const p = dirPath + m.name;
-          batch += render({ href: dirHref + encodeSegment(m.name) + (m.isFile ? '' : '/'), name: m.name, entry: m, locks: locks(p), dead: dead.get(p) ?? NONE, quota, now });
-          if (batch.length >= STREAM_BATCH_CHARS) {
-            yield batch;
-            batch = '';
-          }
-        }
-      }
-      yield batch + MULTISTATUS_CLOSE;
-    }
-    // Streamed in batches: a big folder's multistatus never sits in memory whole.
-    return reply.code(207).type(XML_TYPE).send(Readable.from(body(members), { objectMode: false }));
+    const member = (m: Entry) => {
+      const p = dirPath + m.name;
+      return render({ href: dirHref + encodeSegment(m.name) + (m.isFile ? '' : '/'), name: m.name, entry: m, locks: locks(p), dead: dead.get(p) ?? NONE, quota, now });
+    };
+    return reply.code(207).type(XML_TYPE).send(Readable.from(inBatches(MULTISTATUS_OPEN + top, members, member, MULTISTATUS_CLOSE), { objectMode: false }));
   }
 
   async function propfindTop(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
-    const depth = depthOf(request, 'infinity');
-    if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
+    const depth = finiteDepth(request);
     const req = parsePropfind(await readXmlBody(request));
     const { key: own, entry: rootEntry, now } = await dav.ownRoot(principal);
     const top: Resource = { href: `${basePath}${DAV_PREFIX}`, name: 'dav', entry: { ...rootEntry, name: '' }, locks: [], dead: [], now };
@@ -267,8 +249,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
 
   /** `Shared with me/`: a collection of the received items, each at its `<name> (<owner>)`. */
   async function propfindShared(request: FastifyRequest, reply: FastifyReply, principal: Principal) {
-    const depth = depthOf(request, 'infinity');
-    if (depth === 'infinity') throw new AppError('propfind_finite_depth', 'PROPFIND with Depth: infinity (or no Depth header) is not supported; send Depth: 0 or 1.');
+    const depth = finiteDepth(request);
     const req = parsePropfind(await readXmlBody(request));
     const { entry: rootEntry, now } = await dav.ownRoot(principal);
     const parts = [MULTISTATUS_OPEN, propfindResponse(req, { href: shared.prefix, name: SHARED_WITH_ME, entry: { ...rootEntry, name: SHARED_WITH_ME }, locks: [], dead: [], now }, () => '')];
@@ -286,16 +267,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const anyProtected = names.some(isLiveProperty);
     const changes = patches.map((p) => (p.op === 'set' ? { op: 'set' as const, prop: { ns: p.el.ns, name: p.el.local, xml: serializeElement(p.el) } } : { op: 'remove' as const, ns: p.name.ns, name: p.name.local }));
     const entry = await dav.proppatch(key, changes, { anyProtected, cond, principal });
-    let body: string;
-    if (anyProtected) {
-      // All or nothing (RFC 4918 §9.2): one protected property fails the whole request.
-      const forbidden = names.filter(isLiveProperty).map(emptyElement).join('');
-      const dependent = names.filter((n) => !isLiveProperty(n)).map(emptyElement).join('');
-      body = `<D:propstat><D:prop>${forbidden}</D:prop>${statusLine(403)}</D:propstat>` + (dependent ? `<D:propstat><D:prop>${dependent}</D:prop>${statusLine(424)}</D:propstat>` : '');
-    } else {
-      body = `<D:propstat><D:prop>${names.map(emptyElement).join('')}</D:prop>${statusLine(200)}</D:propstat>`;
-    }
-    return multistatus(reply, [MULTISTATUS_OPEN, `<D:response><D:href>${hrefs(key, !entry.isFile)}</D:href>${body}</D:response>`, MULTISTATUS_CLOSE]);
+    return multistatus(reply, [MULTISTATUS_OPEN, `<D:response><D:href>${hrefs(key, !entry.isFile)}</D:href>${proppatchPropstats(names)}</D:response>`, MULTISTATUS_CLOSE]);
   }
 
   async function lock(request: FastifyRequest, reply: FastifyReply, key: StorageKey, cond: DavConditions, principal: Principal, hrefs: Hrefs) {
@@ -305,16 +277,10 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
       const { status, locks, now } = await dav.lock(key, { kind: 'refresh', timeoutSeconds }, cond, principal);
       return lockAnswer(reply, status, locks, now, hrefs);
     }
-    if (info.ns !== DAV_NS || info.local !== 'lockinfo') throw new AppError('bad_request', 'The LOCK body must be a DAV:lockinfo element.');
-    const scopeEl = child(info, DAV_NS, 'lockscope');
-    const lockScope = scopeEl && child(scopeEl, DAV_NS, 'exclusive') ? 'exclusive' : scopeEl && child(scopeEl, DAV_NS, 'shared') ? 'shared' : undefined;
-    const typeEl = child(info, DAV_NS, 'locktype');
-    if (!lockScope || !typeEl || !child(typeEl, DAV_NS, 'write')) throw new AppError('bad_request', 'LOCK needs a lockscope (exclusive or shared) and the write locktype.');
+    const { scope, owner } = parseLockInfo(info);
     const depth = depthOf(request, 'infinity');
     if (depth === '1') throw new AppError('bad_request', 'LOCK takes Depth: 0 or infinity.');
-    const ownerEl = child(info, DAV_NS, 'owner');
-    const owner = ownerEl ? serializeElement(ownerEl) : '';
-    const { status, locks, now, created } = await dav.lock(key, { kind: 'new', scope: lockScope, depth, owner, timeoutSeconds }, cond, principal);
+    const { status, locks, now, created } = await dav.lock(key, { kind: 'new', scope, depth, owner, timeoutSeconds }, cond, principal);
     if (created) reply.header('lock-token', `<${created.token}>`);
     return lockAnswer(reply, status, locks, now, hrefs);
   }

@@ -10,7 +10,7 @@ import { evaluateIf, type IfHeader } from '../domain/dav-if-header.js';
 import { assertTokensHeld, locksOver, parentPath, resourcePath, type WriteScope } from './dav-locks.js';
 import type { FilesService } from './files.js';
 import type { FolderEtags } from './folder-etags.js';
-import type { GrantService } from './grants.js';
+import type { Operations } from './operations.js';
 import type { UsageService } from './usage.js';
 import { storageCall } from './storage-errors.js';
 
@@ -38,8 +38,8 @@ export type DavServiceDeps = {
   readonly freeBytes?: () => Promise<number | undefined>;
   /** Per user: dead properties (how many, their size) and live locks (docs/webdav.md "Limits"). */
   readonly limits: { readonly properties: number; readonly propertySize: number; readonly locks: number };
-  /** A Destination in another user's tree needs a writable grant there, as the URL's key did (decide). */
-  readonly grants: Pick<GrantService, 'assertMay'>;
+  /** The operation layer's check: every key a request names besides its URL's (a Destination, a lock taken through a grant) is asked of `decide`. */
+  readonly operations: Pick<Operations, 'may'>;
   /** Folder ETags (the change journal's tree ETags; --changes off: the backend's own). */
   readonly folderEtags: FolderEtags;
 };
@@ -235,14 +235,12 @@ export function createDavService(deps: DavServiceDeps) {
       opts: { depth: '0' | '1' | 'infinity'; overwrite: boolean; move: boolean; cond: DavConditions; principal: Principal },
     ): Promise<{ created: boolean }> {
       const { move, depth, cond, principal } = opts;
-      // Through a grant (a key in another user's tree): a move takes the source away, and either writes the Destination.
-      if (move && from.user !== principal.username) await deps.grants.assertMay(principal, from, 'MOVE');
-      if (to.user !== principal.username) {
-        await deps.grants.assertMay(principal, to, 'MOVE').catch((e: unknown) => {
-          // Another user's tree without a writable grant: the 403 a Destination outside one's storage has always had.
-          throw e instanceof AppError && e.code === 'unauthorized' ? destinationOutside() : e;
-        });
-      }
+      // Both keys, through a grant where one reaches them: a move takes the source away, and either writes the Destination.
+      if (move) await deps.operations.may(principal, from, 'MOVE');
+      await deps.operations.may(principal, to, 'MOVE').catch((e: unknown) => {
+        // Another user's tree without a writable grant: the 403 a Destination outside one's storage has always had.
+        throw e instanceof AppError && e.code === 'unauthorized' ? destinationOutside() : e;
+      });
       if (depth === '1' || (move && depth !== 'infinity')) throw new AppError('bad_request', `${move ? 'MOVE' : 'COPY'} takes Depth: infinity${move ? '' : ' or 0'}.`);
       const source = await files.statOrThrow(from);
       if (isRoot(from) && move) throw new AppError('forbidden', 'The root of your storage cannot be moved.');
@@ -372,14 +370,12 @@ export function createDavService(deps: DavServiceDeps) {
       const made = await store.davLocks.create(lock, now, deps.limits.locks);
       if (!made.created && 'tooMany' in made) throw davLimit(`You may hold at most ${deps.limits.locks} locks at once`);
       if (!made.created) throw new AppError('locked', `"/${path}" is already locked by a conflicting lock.`);
-      if (key.user !== principal.username) {
-        // Through a grant: asked again now that the row exists. A grant ended meanwhile either shows here,
-        // or ended after the insert, and then its end found this lock and removed it (endLocksBeyondGrants).
-        await deps.grants.assertMay(principal, key, 'LOCK').catch(async (e: unknown) => {
-          await store.davLocks.delete(lock.token);
-          throw e;
-        });
-      }
+      // Asked again now that the row exists: a grant ended meanwhile either shows here, or ended after
+      // the insert, and then its end found this lock and removed it (endLocksBeyondGrants).
+      await deps.operations.may(principal, key, 'LOCK').catch(async (e: unknown) => {
+        await store.davLocks.delete(lock.token);
+        throw e;
+      });
       if (!entry) {
         // RFC 4918 §7.3: LOCK on an unmapped URL creates an empty resource.
         await storageCall(() => backend.write(key, Readable.from([]), { ifExists: 'fail' })).catch((e: unknown) => {

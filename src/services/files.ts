@@ -31,8 +31,6 @@ export function createFilesService(deps: {
 }) {
   const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
-  const forbidden = () => new AppError('unauthorized', 'You are not allowed to access this path.');
-
   const nothingThere = () => new AppError('not_found', 'No file or folder exists at this path.');
 
   async function statOrThrow(key: StorageKey): Promise<Entry> {
@@ -286,8 +284,12 @@ export function createFilesService(deps: {
       await storageCall(() => backend.mkdir(key, { parents: true, existOk: false }), { already_exists: 'A file or folder already exists at this path.' });
     },
 
-    async move(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
-      if (from.user !== to.user) throw forbidden();
+    /**
+     * A move within one owner's tree, or between two (moveAcross). The caller has checked both keys
+     * (the operation layer, src/services/operations.ts).
+     */
+    async move(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer): Promise<void> {
+      if (from.user !== to.user) return moveAcross(from, to, overwrite, writer);
       if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
       if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside your storage, not its root.');
       if (isSameOrInside(to, from)) throw new AppError('into_itself', 'A folder cannot be moved into itself.');
@@ -298,22 +300,6 @@ export function createFilesService(deps: {
         if (replacing && keptAs(replacing, source) === 'trash') await deps.trash.put(to);
       }
       await keepingReplaced(to, move);
-    },
-
-    /**
-     * A move between two owners' trees (one's own and a folder shared with write permission): no
-     * backend moves across roots, so the item is copied under the destination owner's quota (each
-     * file committed whole, as an upload; 507 keeps nothing) and then removed from the source.
-     * The caller has checked both keys (decide, with the grants).
-     */
-    async moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer): Promise<void> {
-      if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
-      if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
-      const source = await statOrThrow(from);
-      const replacing = await storageCall(() => backend.stat(to));
-      if (replacing && !overwrite) throw new AppError('already_exists', 'The destination already exists; send "overwrite": true to replace it.');
-      await copyReplacing(from, to, { source, replacing, writer });
-      await storageCall(() => backend.delete(from, { recursive: true }));
     },
 
     /**
@@ -340,6 +326,22 @@ export function createFilesService(deps: {
 
     statOrThrow,
   };
+
+  /**
+   * A move between two owners' trees (one's own and a folder shared with write permission): no
+   * backend moves across roots, so the item is copied under the destination owner's quota (each
+   * file committed whole, as an upload; 507 keeps nothing) and then removed from the source.
+   * The caller has checked both keys (decide, with the grants).
+   */
+  async function moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer): Promise<void> {
+    if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
+    if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
+    const source = await statOrThrow(from);
+    const replacing = await storageCall(() => backend.stat(to));
+    if (replacing && !overwrite) throw new AppError('already_exists', 'The destination already exists; send "overwrite": true to replace it.');
+    await copyReplacing(from, to, { source, replacing, writer });
+    await storageCall(() => backend.delete(from, { recursive: true }));
+  }
 
   /**
    * Where what an overwrite replaces goes, whoever overwrites it (CONTRACT "Trash and versions";

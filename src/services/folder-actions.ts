@@ -1,8 +1,8 @@
 import { AppError } from '../domain/errors.js';
 import { nameProblem } from '../domain/names.js';
-import type { Writer } from '../domain/principal.js';
 import { keyChild, type StorageKey } from '../domain/storage-path.js';
-import type { FilesService, UploadPart } from './files.js';
+import type { UploadPart } from './files.js';
+import type { PrincipalOperations } from './operations.js';
 
 /** A change a form asks for in a folder (the /basic/ pages): the fields as sent, checked here. */
 export type FolderAction =
@@ -20,16 +20,16 @@ export function childKey(dir: StorageKey, name: unknown): StorageKey {
 }
 
 /**
- * The changes the no-JavaScript pages make in a folder, on the same files service (limits, quota,
- * collision rule) as /storage/; each answers with the sentence the page shows.
+ * The changes the no-JavaScript pages make in a folder, through the same operation layer (access,
+ * limits, quota, collision rule) as /storage/; each answers with the sentence the page shows.
  */
-export async function applyFolderAction(files: FilesService, dir: StorageKey, change: FolderAction, writer: Writer): Promise<string> {
+export async function applyFolderAction(files: PrincipalOperations, dir: StorageKey, change: FolderAction): Promise<string> {
   const folder = await files.stat(dir);
   if (folder.isFile) throw new AppError('not_a_directory', 'This address is a file, not a folder.');
   switch (change.action) {
     case 'upload': {
       // Same service, limits and collision rule as a multipart PUT: a taken name gets "name (1).ext".
-      const written = await files.writeParts(dir, change.parts, { overwrite: false, writer });
+      const written = await files.writeParts(dir, change.parts, { overwrite: false });
       return `Uploaded ${written.length === 1 ? '1 file' : `${written.length} files`}: ${written.join(', ')}.`;
     }
     case 'mkdir': {

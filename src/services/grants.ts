@@ -126,7 +126,9 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
   async function create(principal: UserPrincipal, input: { path: string; to: string; permission: Permission }): Promise<GrantView> {
     const raw = input.path.replace(/^\//, '');
     const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
-    if (key.user !== principal.username) throw notYours();
+    // Only the owner shares an item: asked without the grants (a recipient uses an item, and does not share it on).
+    const denial = decide({ who: 'user' }, principal, 'POST', { kind: 'storage', key, trailingSlash: false });
+    if (denial) throw new AppError(denial.code, denial.message);
     if (key.segments.length === 0) throw new AppError('bad_request', 'Your whole storage cannot be shared; share a file or folder in it.');
     const entry = await deps.files.stat(key);
     const m = /^(user|group):(.+)$/.exec(input.to);
@@ -224,16 +226,6 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     async access(principal: Principal | undefined, key: StorageKey): Promise<GrantAccess | undefined> {
       if (principal?.kind !== 'user' || key.user === principal.username) return undefined;
       return bestGrant(await store.grants.listForRecipient(principal.userId, key.user), key);
-    },
-
-    /**
-     * For a second key a request names in its body or headers (a move's destination, a tus folder, a search
-     * scope): the same answer `decide` gives for the URL's key, thrown as the contract's error.
-     */
-    async assertMay(principal: Principal, key: StorageKey, method: string): Promise<void> {
-      const grant = await this.access(principal, key);
-      const denial = decide({ who: 'user' }, principal, method, { kind: 'storage', key, trailingSlash: false }, grant);
-      if (denial) throw new AppError(denial.code, denial.message);
     },
 
     close(): void {

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { DEFAULT_LIMIT, matchRank, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
 import { isRoot, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
-import type { GrantService } from './grants.js';
+import type { Operations } from './operations.js';
 import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
 import type { IndexedEntry, MetadataStore } from '../store/types.js';
@@ -36,7 +36,7 @@ const pathOf = (key: StorageKey): string => key.segments.join('/');
  * tools put into storage are found by a rescan (`file-cloud index`, and the
  * leader's periodic one).
  */
-export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void; grants?: Pick<GrantService, 'access'>; onChange?: () => void }) {
+export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void; operations?: Pick<Operations, 'may'>; onChange?: () => void }) {
   const { store, backend } = deps;
   const onError = deps.onError ?? (() => undefined);
 
@@ -152,8 +152,9 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
       if (input.path !== undefined) {
         const raw = input.path.replace(/^\//, '');
         const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
-        // Another user's folder: only inside a grant to the caller (the same question as for the URL of a read).
-        if (key.user !== principal.username && !(await deps.grants?.access(principal, key))) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+        // Another user's folder only inside a grant to the caller: the same decide as for the URL of a read.
+        if (!deps.operations) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+        await deps.operations.may(principal, key, 'GET');
         owner = key.user;
         if (!isRoot(key)) {
           const entry = await storageCall(() => backend.stat(key));

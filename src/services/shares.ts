@@ -11,6 +11,7 @@ import type { StorageEvent } from '../storage/events.js';
 import type { Share } from '../domain/share.js';
 import type { MetadataStore } from '../store/types.js';
 import type { FilesService, UploadPart } from './files.js';
+import type { Operations } from './operations.js';
 import type { PasswordHasher } from './passwords.js';
 import { fromStorageError, storageCall } from './storage-errors.js';
 
@@ -142,6 +143,8 @@ export function createShareService(deps: {
   store: MetadataStore;
   backend: StorageBackend;
   files: FilesService;
+  /** The operation layer's check: a link is made of a key in the maker's own tree (a grant lets its recipient use an item, not share it on). */
+  operations: Pick<Operations, 'may'>;
   hasher: PasswordHasher;
   clock: Clock;
   secret: Buffer;
@@ -194,7 +197,7 @@ export function createShareService(deps: {
       if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
       const raw = input.path.replace(/^\//, '');
       const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
-      if (key.user !== principal.username) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+      await deps.operations.may(principal, key, 'POST', { throughGrants: false });
       const entry = await deps.files.stat(key);
       validateShareOptions(input, entry.isFile);
       const now = clock.now();

@@ -8,7 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { tryHold, type Coordination } from '../storage/coordination.js';
 import type { MetadataStore, TusUpload } from '../store/types.js';
-import type { GrantService } from './grants.js';
+import type { Operations } from './operations.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 
@@ -57,8 +57,8 @@ export function createTusService(deps: {
   expirySeconds: number;
   maxOpenUploads: number;
   usage: UsageService;
-  /** Uploads into another user's folder go through a writable grant. */
-  grants?: Pick<GrantService, 'assertMay'>;
+  /** The operation layer's check: an upload's folder (its own tree, or another's through a writable grant) is asked of `decide`. */
+  operations: Pick<Operations, 'may'>;
   /** --versions: a file an upload with overwrite replaces is kept as a version (services/versions.ts). */
   versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
 }) {
@@ -76,14 +76,10 @@ export function createTusService(deps: {
 
   /** The folder an upload goes to: Upload-Metadata `folder` (`/<user>/<path>`), default the owner's root. */
   async function folderOf(principal: Principal, raw: string | undefined): Promise<StorageKey> {
-    if (raw === undefined || raw === '') return { user: principal.username, segments: [] };
-    const path = raw.replace(/^\//, '').replace(/\/$/, '');
+    const path = raw === undefined || raw === '' ? `${principal.username}/` : raw.replace(/^\//, '').replace(/\/$/, '');
     const { key } = parseDecodedStoragePath(path.includes('/') ? path : `${path}/`);
-    // Another user's folder: only a writable grant's (the same decide as an upload's URL; 401 outside, 403 read-only).
-    if (key.user !== principal.username) {
-      if (!deps.grants) throw new AppError('unauthorized', 'You are not allowed to access this path.');
-      await deps.grants.assertMay(principal, key, 'PUT');
-    }
+    // Another user's folder only through a writable grant (the same decide as an upload's URL; 401 outside, 403 read-only).
+    await deps.operations.may(principal, key, 'PUT');
     return key;
   }
 
@@ -96,7 +92,7 @@ export function createTusService(deps: {
     if (!u || !principal || principal.kind !== 'user' || (u.uploader ?? u.user) !== principal.username || u.expiresAt <= clock.now()) throw notFound();
     // Sent through a grant: it must still allow the upload (a revocation or leaving the group ends it at once,
     // and the upload's URL then answers as any other that is not the caller's).
-    if (u.uploader !== undefined && deps.grants) await deps.grants.assertMay(principal, folderKey(u), 'PUT').catch(() => Promise.reject(notFound()));
+    if (u.uploader !== undefined) await deps.operations.may(principal, folderKey(u), 'PUT').catch(() => Promise.reject(notFound()));
     return u;
   }
 

@@ -138,7 +138,7 @@ export interface StorageBackend {
    * outermost first) as far as they exist as folders; the list stops at the
    * first missing one or one that is a file. One walk: its cost is linear in
    * the path's depth, where a stat of every parent would walk from the root
-   * each time (quadratic: a 1,000-level path took 23 s).
+   * each time (quadratic; docs/security.md, "One request holding a worker with a deep path").
    */
   parents(key: StorageKey): Promise<Entry[]>;
 

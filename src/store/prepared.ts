@@ -35,8 +35,8 @@ const slotOf = (p: unknown): Slot | undefined => {
 /**
  * A query that a hot path runs many times, built and compiled by Kysely once (per shape: the length
  * of its lists) and then run with each call's values. Building and compiling cost more than SQLite's
- * own work for the small indexed statements of an upload (measured: a journal entry's insert took
- * about 35 µs in SQLite and 100–150 µs through the query builder). The SQL is the builder's, so both
+ * own work for the small indexed statements of an upload (docs/performance.md "Code comments'
+ * figures"). The SQL is the builder's, so both
  * dialects stay right; `run` works on the Kysely instance or on a transaction of it.
  */
 export function preparedQuery<V extends Record<string, unknown>, O>(build: (p: Placeholders, shape: number) => Compilable<O>) {

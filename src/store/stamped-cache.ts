@@ -3,8 +3,8 @@
  * changed: after any commit to those tables by any connection, this
  * process's included. Reading it must cost far less than the query a cache
  * saves (SQLite: `PRAGMA data_version` plus a count of this connection's own
- * writes, ~2.5 µs, and only after a commit the trigger-kept counter of
- * sqliteAuthStamp, against ~11–190 µs for the access-token join).
+ * writes, and only after a commit the trigger-kept counter of sqliteAuthStamp;
+ * the figures: docs/performance.md "Code comments' figures").
  * PostgreSQL has no such cheap signal, so its store offers none and caches
  * nothing.
  */

@@ -37,8 +37,9 @@
  * Performance decision: the metadata calls of this walk (lstat, stat,
  * realpath of the root and of links) are synchronous. On a local disk each
  * takes a few microseconds, while the promise API sends every call through
- * libuv's 4-thread pool, which costs ~20 µs more per call (a thread wake-up
- * and a completion back to the loop; measured in docs/performance.md) and
+ * libuv's 4-thread pool, which costs more per call than the call itself (a
+ * thread wake-up and a completion back to the loop; docs/performance.md,
+ * optimization 3) and
  * made the walk the largest cost of a small GET. The checks are exactly the
  * same. The price: on a slow or network file system a cold lookup blocks
  * the event loop for its duration; list() yields between batches, and
@@ -122,8 +123,8 @@ export const userRootPath = (storageDir: string, user: string): string => join(s
  * Real paths of storage dirs, resolved once per process: the administrator's
  * configuration, which does not move while the server runs. A user root is
  * then `<real storageDir>/<user>` unless the root itself is a link, which one
- * lstat tells (~2 µs, where realpath of the whole path walked every component
- * on every request: ~23 µs, the largest cost of a small GET after the token).
+ * lstat tells, where realpath of the whole path walked every component on
+ * every request (docs/performance.md "Code comments' figures").
  */
 const realStorageDirs = new Map<string, string>();
 

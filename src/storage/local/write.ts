@@ -215,7 +215,7 @@ async function receive(opened: { handle?: FileHandle }, staging: string, body: R
  * A whole small body into a new file: open, writev (a short write goes on
  * with the rest), fsync before the file gets a name (a crash never leaves a
  * named, torn file), fstat, close; the file's stats. On node:fs's callbacks,
- * not a FileHandle: its promises cost each upload about 60 µs more CPU
+ * not a FileHandle, whose promises cost each upload more CPU
  * (docs/performance.md "Fifth change"). The file is closed either way; the
  * caller removes the name on a failure.
  */

@@ -1,0 +1,110 @@
+import type { Readable } from 'node:stream';
+import { decide as decideAccess, type AccessRule, type GrantAccess } from '../domain/access.js';
+import { AppError } from '../domain/errors.js';
+import { writerOf, type Principal } from '../domain/principal.js';
+import type { StorageKey } from '../domain/storage-path.js';
+import type { Entry } from '../storage/backend.js';
+import type { FilesService, UploadPart } from './files.js';
+import type { GrantService } from './grants.js';
+import type { VersionService } from './versions.js';
+
+export type Operations = ReturnType<typeof createOperations>;
+/** The file operations of one principal: what every front end calls (see `createOperations`). */
+export type PrincipalOperations = ReturnType<Operations['as']>;
+
+/** The rule a key named anywhere but the URL is asked under: a signed-in account, through a grant where one reaches it. */
+const ACCOUNT: AccessRule = { who: 'user' };
+
+export type MayOptions = {
+  /** The rule the front end declared for the route (default: a signed-in account). */
+  readonly rule?: AccessRule;
+  /** False: only the principal's own tree (a grant lets its recipient use an item, not share it on). */
+  readonly throughGrants?: boolean;
+};
+
+/**
+ * The one door (docs/architecture.md): every front end — the storage API, WebDAV, tus, search,
+ * share-link and grant creation, the /basic/ pages — performs file operations as a principal
+ * (`operations.as(principal)`), and every operation asks `decide` (src/domain/access.ts) for each key
+ * it takes, with the grant that reaches that key: the URL's key and every other key a request names
+ * (a Move's or Copy's destination, a tus folder, a search scope, a place in `Shared with me`). A
+ * refusal is the contract's error (AppError); front ends translate only what their protocol answers
+ * otherwise (WebDAV's 403 for a Destination outside every writable tree). `decide` is injectable so a
+ * table test can watch every key asked.
+ */
+export function createOperations(deps: {
+  files: FilesService;
+  grants: Pick<GrantService, 'access'>;
+  versions: Pick<VersionService, 'read'>;
+  decide?: typeof decideAccess;
+}) {
+  const { files } = deps;
+  const decide = deps.decide ?? decideAccess;
+
+  /** May `principal` do `method` on `key`? The grant it goes through, if any; else the refusal, thrown. */
+  async function may(principal: Principal, key: StorageKey, method: string, opts: MayOptions = {}): Promise<GrantAccess | undefined> {
+    const grant = opts.throughGrants === false ? undefined : await deps.grants.access(principal, key);
+    const denial = decide(opts.rule ?? ACCOUNT, principal, method, { kind: 'storage', key, trailingSlash: false }, grant);
+    if (denial) throw new AppError(denial.code, denial.message);
+    return grant;
+  }
+
+  return {
+    may,
+
+    as(principal: Principal) {
+      const writer = writerOf(principal);
+      const ask = (key: StorageKey, method: string, opts?: MayOptions) => may(principal, key, method, opts);
+      /** An operation on one key: `decide` is asked for it with `method`, then the files service acts. */
+      const on =
+        <R>(method: string, run: (key: StorageKey) => Promise<R>) =>
+        async (key: StorageKey): Promise<R> => {
+          await ask(key, method);
+          return run(key);
+        };
+      return {
+        principal,
+        maxUploadBytes: files.maxUploadBytes,
+        may: ask,
+
+        stat: on('GET', (key) => files.stat(key)),
+        statOrThrow: on('GET', (key) => files.statOrThrow(key)),
+        listSorted: on('GET', (key) => files.listSorted(key)),
+
+        async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string; freeNameInFolder?: boolean } = {}): Promise<Entry> {
+          await ask(key, 'PUT');
+          return files.writeFile(key, body, { ...opts, writer });
+        },
+
+        async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<string[]> {
+          await ask(dir, 'PUT');
+          return files.writeParts(dir, parts, { ...opts, writer });
+        },
+
+        delete: on('DELETE', (key) => files.delete(key)),
+        createFolder: on('POST', (key) => files.createFolder(key)),
+
+        /** Both keys: the source is taken away, the destination written (across two owners' trees through a writable grant). */
+        async move(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
+          await ask(from, 'MOVE');
+          await ask(to, 'MOVE');
+          return files.move(from, to, overwrite, writer);
+        },
+
+        /** The source is only read; the destination is written as a Move's is. */
+        async copy(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
+          await ask(from, 'GET');
+          await ask(to, 'MOVE');
+          return files.copy(from, to, overwrite, writer);
+        },
+
+        /** The file gets a kept version's content back, written as any replace is (what it holds now is kept in turn). */
+        async restoreVersion(key: StorageKey, id: string): Promise<void> {
+          await ask(key, 'PUT');
+          const opened = await deps.versions.read(key, id);
+          await files.writeFile(key, opened.stream, { sizeHint: opened.entry.size, writer });
+        },
+      };
+    },
+  };
+}

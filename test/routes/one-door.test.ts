@@ -1,0 +1,157 @@
+// The one door (issue 50; docs/architecture.md "The operation layer"), on every backend. The layer
+// (src/services/operations.ts) asks `decide` for every key an operation takes: with a spy `decide` that
+// refuses one key, every operation that takes that key is refused with the spy's answer and changes
+// nothing. And over every front end (the storage API, WebDAV with Shared with me, tus, search, share
+// links, grants), a principal refused everything in another user's tree — no grant there, or a
+// read-only one — gets the contract's refusal for the URL's key and for every key the body or headers
+// name, and the owner's tree is left as it was.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { decide, type Denial } from '../../src/domain/access.js';
+import { AppError } from '../../src/domain/errors.js';
+import type { Principal } from '../../src/domain/principal.js';
+import { keyId, parseDecodedStoragePath, type StorageKey } from '../../src/domain/storage-path.js';
+import { createOperations, type PrincipalOperations } from '../../src/services/operations.js';
+import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { bearer, usersApi } from '../helpers/client.js';
+
+const key = (id: string): StorageKey => parseDecodedStoragePath(id.includes('/') ? id : `${id}/`).key;
+const SPY: Denial = { code: 'forbidden', message: 'Refused by the spy.' };
+
+/** Each operation of the layer, with the keys it takes (as `user/path`). */
+const OPERATIONS: readonly { readonly name: string; readonly keys: readonly string[]; run(ops: PrincipalOperations): Promise<unknown> }[] = [
+  { name: 'stat', keys: ['alice/doc.txt'], run: (ops) => ops.stat(key('alice/doc.txt')) },
+  { name: 'statOrThrow', keys: ['alice/doc.txt'], run: (ops) => ops.statOrThrow(key('alice/doc.txt')) },
+  { name: 'listSorted', keys: ['alice/dir'], run: (ops) => ops.listSorted(key('alice/dir')) },
+  { name: 'writeFile', keys: ['alice/dir/new.txt'], run: (ops) => ops.writeFile(key('alice/dir/new.txt'), Readable.from([Buffer.from('new')])) },
+  {
+    name: 'writeParts',
+    keys: ['alice/dir'],
+    run: (ops) =>
+      ops.writeParts(
+        key('alice/dir'),
+        (async function* () {
+          yield { filename: 'part.txt', stream: Readable.from([Buffer.from('part')]) };
+        })(),
+        { overwrite: false },
+      ),
+  },
+  { name: 'delete', keys: ['alice/doc.txt'], run: (ops) => ops.delete(key('alice/doc.txt')) },
+  { name: 'createFolder', keys: ['alice/fresh'], run: (ops) => ops.createFolder(key('alice/fresh')) },
+  { name: 'move', keys: ['alice/doc.txt', 'alice/dir/moved.txt'], run: (ops) => ops.move(key('alice/doc.txt'), key('alice/dir/moved.txt'), false) },
+  { name: 'copy', keys: ['alice/doc.txt', 'alice/dir/copied.txt'], run: (ops) => ops.copy(key('alice/doc.txt'), key('alice/dir/copied.txt'), false) },
+  { name: 'restoreVersion', keys: ['alice/doc.txt'], run: (ops) => ops.restoreVersion(key('alice/doc.txt'), 'some-version') },
+  { name: 'may', keys: ['alice/doc.txt'], run: (ops) => ops.may(key('alice/doc.txt'), 'GET') },
+];
+
+for (const [storage, skip] of BACKENDS) {
+  describe(`the operation layer asks decide for every key, on ${storage}`, { skip: skip ?? (storage === 'cluster' ? 'the layer of this process: file and s3 build it in-process' : undefined) }, () => {
+    let t: TestApp;
+    let alice: Principal;
+    before(async () => {
+      t = await startApp({ storage, users: ['alice'] });
+      await t.fs.put('doc.txt', 'original', 'alice');
+      await t.fs.put('dir/kept.txt', 'kept', 'alice');
+      const user = await t.store.users.getByName('alice');
+      alice = { kind: 'user', via: 'session', sessionId: 'spy-session', userId: user!.id, username: 'alice', isAdmin: false, readOnly: false };
+    });
+    after(() => t?.close());
+
+    /** The layer over the app's own services, with a `decide` that refuses `refused` and answers every other key as the real one. */
+    const refusing = (refused: string) =>
+      createOperations({
+        ...t.app.operations.deps,
+        decide: (rule, principal, method, resource, grant) => (resource.kind === 'storage' && keyId(resource.key) === refused ? SPY : decide(rule, principal, method, resource, grant)),
+      }).as(alice);
+
+    for (const op of OPERATIONS) {
+      for (const refused of op.keys) {
+        test(`${op.name} is refused when decide refuses ${refused}, and changes nothing`, async () => {
+          await assert.rejects(op.run(refusing(refused)), (e: unknown) => e instanceof AppError && e.code === SPY.code && e.message === SPY.message);
+          assert.deepEqual(await t.fs.names('', 'alice'), ['dir', 'doc.txt']);
+          assert.deepEqual(await t.fs.names('dir', 'alice'), ['kept.txt']);
+          assert.equal(await t.fs.text('doc.txt', 'alice'), 'original');
+        });
+      }
+    }
+
+    test('the layer the app is built with uses the real decide: alice reads her own file through it', async () => {
+      const ops = t.app.operations.layer.as(alice);
+      assert.equal((await ops.stat(key('alice/doc.txt'))).size, 'original'.length);
+      await assert.rejects(ops.stat(key('bob/doc.txt')), (e: unknown) => e instanceof AppError && e.code === 'unauthorized');
+    });
+  });
+
+  describe(`every front end refuses each key a refused principal names, on ${storage}`, { skip }, () => {
+    let t: TestApp;
+    const tokens: Record<string, string> = {};
+    before(async () => {
+      t = await startApp({ storage, users: ['bob', 'mallory'] });
+      for (const u of ['bob', 'mallory']) tokens[u] = (await t.login(u)).access_token;
+      await t.fs.put('private.txt', 'secret', 'bob');
+      await t.fs.put('team/notes.txt', 'notes', 'bob');
+      await t.fs.put('mine.txt', 'mine', 'mallory');
+      // What mallory may do in bob's tree: read team/, nothing more.
+      const res = await fetch(`${t.url}/api/grants`, { method: 'POST', headers: { ...bearer(tokens.bob!), 'content-type': 'application/json' }, body: JSON.stringify({ path: '/bob/team', to: 'user:mallory', permission: 'read' }) });
+      assert.equal(res.status, 201, await res.text());
+    });
+    after(() => t?.close());
+
+    const { req } = usersApi(() => t.url, tokens);
+    const dest = (path: string) => ({ destination: `${t.origin}${new URL(t.url).pathname.replace(/\/$/, '')}/dav/${path.split('/').map(encodeURIComponent).join('/')}` });
+    const meta = (m: Record<string, string>) => Object.entries(m).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
+    const SHARED = `/dav/${encodeURIComponent('Shared with me')}/${encodeURIComponent('team (bob)')}`;
+
+    /** [front end and operation, the request, the status, the error code]: 401 outside every grant, 403 where the grant only reads. */
+    const ROWS: readonly [string, () => Promise<Response>, number, string][] = [
+      ['API PUT outside a grant', () => req('mallory', 'PUT', '/storage/bob/new.txt', 'x'), 401, 'unauthorized'],
+      ['API PUT in a read grant', () => req('mallory', 'PUT', '/storage/bob/team/new.txt', 'x'), 403, 'forbidden'],
+      ['API DELETE outside a grant', () => req('mallory', 'DELETE', '/storage/bob/private.txt'), 401, 'unauthorized'],
+      ['API DELETE in a read grant', () => req('mallory', 'DELETE', '/storage/bob/team/notes.txt'), 403, 'forbidden'],
+      ['API CreateFolder outside a grant', () => req('mallory', 'POST', '/storage/bob/dir', { action: 'CreateFolder' }), 401, 'unauthorized'],
+      ['API CreateFolder in a read grant', () => req('mallory', 'POST', '/storage/bob/team/dir', { action: 'CreateFolder' }), 403, 'forbidden'],
+      ['API Move: the destination outside a grant', () => req('mallory', 'POST', '/storage/mallory/mine.txt', { action: 'Move', new_path: '/bob/stolen.txt' }), 401, 'unauthorized'],
+      ['API Move: the destination in a read grant', () => req('mallory', 'POST', '/storage/mallory/mine.txt', { action: 'Move', new_path: '/bob/team/stolen.txt' }), 403, 'forbidden'],
+      ['API Move: the source in a read grant', () => req('mallory', 'POST', '/storage/bob/team/notes.txt', { action: 'Move', new_path: '/mallory/taken.txt' }), 403, 'forbidden'],
+      ['API Copy: the destination outside a grant', () => req('mallory', 'POST', '/storage/mallory/mine.txt', { action: 'Copy', new_path: '/bob/stolen.txt' }), 401, 'unauthorized'],
+      ['API Copy: the destination in a read grant', () => req('mallory', 'POST', '/storage/mallory/mine.txt', { action: 'Copy', new_path: '/bob/team/stolen.txt' }), 403, 'forbidden'],
+      ['API restore_version in a read grant', () => req('mallory', 'POST', '/storage/bob/team/notes.txt', { action: 'restore_version', version: 'v' }), 403, 'forbidden'],
+      ['WebDAV PUT outside a grant', () => req('mallory', 'PUT', '/dav/bob/new.txt', 'x'), 401, 'unauthorized'],
+      ['WebDAV PUT in a read grant', () => req('mallory', 'PUT', '/dav/bob/team/new.txt', 'x'), 403, 'forbidden'],
+      ['WebDAV MOVE: the Destination outside a grant', () => req('mallory', 'MOVE', '/dav/mallory/mine.txt', undefined, dest('bob/stolen.txt')), 403, 'forbidden'],
+      ['WebDAV MOVE: the Destination in a read grant', () => req('mallory', 'MOVE', '/dav/mallory/mine.txt', undefined, dest('bob/team/stolen.txt')), 403, 'forbidden'],
+      ['WebDAV COPY: the Destination outside a grant', () => req('mallory', 'COPY', '/dav/mallory/mine.txt', undefined, dest('bob/stolen.txt')), 403, 'forbidden'],
+      ['WebDAV COPY: the Destination in a read grant', () => req('mallory', 'COPY', '/dav/mallory/mine.txt', undefined, dest('bob/team/stolen.txt')), 403, 'forbidden'],
+      ['WebDAV MOVE: the source in a read grant', () => req('mallory', 'MOVE', '/dav/bob/team/notes.txt', undefined, dest('mallory/taken.txt')), 403, 'forbidden'],
+      ['WebDAV LOCK in a read grant', () => req('mallory', 'LOCK', '/dav/bob/team/notes.txt', '<?xml version="1.0"?><d:lockinfo xmlns:d="DAV:"><d:lockscope><d:exclusive/></d:lockscope><d:locktype><d:write/></d:locktype></d:lockinfo>', { 'content-type': 'application/xml' }), 403, 'forbidden'],
+      ['Shared with me PUT in a read grant', () => req('mallory', 'PUT', `${SHARED}/new.txt`, 'x'), 403, 'forbidden'],
+      ['Shared with me DELETE in a read grant', () => req('mallory', 'DELETE', `${SHARED}/notes.txt`), 403, 'forbidden'],
+      ['Shared with me MOVE: the Destination in a read grant', () => req('mallory', 'MOVE', '/dav/mallory/mine.txt', undefined, { destination: `${t.url}${SHARED}/stolen.txt` }), 403, 'forbidden'],
+      ['tus: a folder outside a grant', () => req('mallory', 'POST', '/tus/', undefined, { 'tus-resumable': '1.0.0', 'upload-length': '1', 'upload-metadata': meta({ filename: 'x.txt', folder: '/bob/' }) }), 401, 'unauthorized'],
+      ['tus: a folder in a read grant', () => req('mallory', 'POST', '/tus/', undefined, { 'tus-resumable': '1.0.0', 'upload-length': '1', 'upload-metadata': meta({ filename: 'x.txt', folder: '/bob/team' }) }), 403, 'forbidden'],
+      ['search: a scope outside a grant', () => req('mallory', 'GET', '/api/search?q=secret&path=/bob/'), 401, 'unauthorized'],
+      ['share link of a key outside a grant', () => req('mallory', 'POST', '/api/shares', { path: '/bob/private.txt' }), 401, 'unauthorized'],
+      ['share link of a key in a read grant (only the owner shares)', () => req('mallory', 'POST', '/api/shares', { path: '/bob/team/notes.txt' }), 401, 'unauthorized'],
+      ['grant of a key in a read grant (only the owner shares)', () => req('mallory', 'POST', '/api/grants', { path: '/bob/team', to: 'user:bob', permission: 'write' }), 401, 'unauthorized'],
+    ];
+
+    for (const [name, send, status, code] of ROWS) {
+      test(`${name}: ${status} ${code}, nothing changes`, async () => {
+        const res = await send();
+        const text = await res.text();
+        assert.equal(res.status, status, text);
+        if ((res.headers.get('content-type') ?? '').startsWith('application/json')) assert.equal((JSON.parse(text) as { error: string }).error, code);
+        assert.deepEqual(await t.fs.names('', 'bob'), ['private.txt', 'team']);
+        assert.deepEqual(await t.fs.names('team', 'bob'), ['notes.txt']);
+        assert.equal(await t.fs.text('team/notes.txt', 'bob'), 'notes');
+        assert.equal(await t.fs.text('mine.txt', 'mallory'), 'mine');
+      });
+    }
+
+    test('the search scope in a read grant is allowed (the same decide lets reads through)', async () => {
+      const res = await req('mallory', 'GET', '/api/search?q=notes&path=/bob/team/');
+      assert.equal(res.status, 200, await res.text());
+    });
+  });
+}
