@@ -1,10 +1,10 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { keyChild, keyId } from '../../domain/storage-path.js';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, plainSize, storedSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
 import { encrypt } from '../../lib/encryption/stream.js';
 import type { Entry, ListedEntry, StagedFile, StorageBackend, WriteOptions } from '../backend.js';
-import { bytesOf, openDecrypted, plainEntry, type DecryptError, type Decryption, type StoredFile } from './open.js';
+import { bytesOf, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
   /** The key every new file's data key is wrapped with. */
@@ -58,7 +58,12 @@ const written = (e: Entry): Entry => (e.isFile ? { ...e, size: plainSize(e.size)
  */
 export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): StorageBackend {
   const d: Decryption = { keys: keys.all, onBadFile: keys.onBadFile, cache: new Map<string, FileKey>() };
-  const seal = (body: Readable): Readable => Readable.from(encrypt(keys.current, body), { objectMode: false });
+  const seal = (body: Readable): Readable => {
+    // A body that fails before the backend below reads it (its client went away) keeps the error
+    // for the encryption's read of it, which passes it on; unheard, it would be uncaught.
+    body.on('error', () => undefined);
+    return streamFrom(encrypt(keys.current, body), body);
+  };
 
   const treeFile = (key: StorageKey): StoredFile => ({ label: keyId(key), open: (range) => inner.read(key, range), stat: () => inner.stat(key) });
 

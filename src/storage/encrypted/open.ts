@@ -68,14 +68,14 @@ async function* guarded(d: Decryption, file: StoredFile, source: AsyncIterable<B
 }
 
 /** The plaintext bytes of an opened file, gathered when small: a failed chunk is then an error before any byte is sent. */
-async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number): Promise<Opened> {
+async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number, source?: Readable): Promise<Opened> {
   const out = guarded(d, file, bytes);
   if (length <= WHOLE_READ_MAX) {
     const parts: Buffer[] = [];
     for await (const b of out) parts.push(b);
     return openedBytes(entry, Buffer.concat(parts));
   }
-  return { entry, stream: Readable.from(out, { objectMode: false }) };
+  return { entry, stream: source ? streamFrom(out, source) : Readable.from(out, { objectMode: false }) };
 }
 
 /** The first `n` bytes of a stream and a stream of everything (those bytes first), read once. */
@@ -129,9 +129,9 @@ async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
     return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, [opened.bytes.subarray(HEADER_SIZE)], 0, size), size);
   }
   const { head, all } = await peek(opened.stream, HEADER_SIZE);
-  if (!hasMagic(head)) return { entry: opened.entry, stream: Readable.from(all, { objectMode: false }) };
+  if (!hasMagic(head)) return { entry: opened.entry, stream: streamFrom(all, opened.stream) };
   const key = fileKey(d, file, opened.entry.etag, head.subarray(0, HEADER_SIZE));
-  return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size);
+  return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
 }
 
 /**
@@ -172,7 +172,7 @@ export async function openDecrypted(d: Decryption, file: StoredFile, range?: Byt
       continue;
     }
     const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
-    return plainOpened(d, file, { ...body.entry, size }, decryptChunks(key, size, span.first, stored, span.skip, span.length), span.length);
+    return plainOpened(d, file, { ...body.entry, size }, decryptChunks(key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
   }
 }
 
@@ -186,3 +186,18 @@ export async function plainEntry<E extends { readonly isFile: boolean; readonly 
 }
 
 export { DecryptError };
+
+/**
+ * A stream of what `gen` yields from `source`. Destroying it destroys the
+ * source at once: a generator waiting on a source that never ends (a client
+ * that stalled) would otherwise never return, and the destroy never finish.
+ */
+export function streamFrom(gen: AsyncIterable<Buffer>, source: Readable): Readable {
+  const out = Readable.from(gen, { objectMode: false });
+  const destroy = out._destroy.bind(out);
+  out._destroy = (err, cb) => {
+    source.destroy();
+    destroy(err, cb);
+  };
+  return out;
+}
