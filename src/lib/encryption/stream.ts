@@ -5,7 +5,7 @@ import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, chunkCount, newFil
  * holds what is left (possibly empty: the caller decides). Copies only where
  * a piece spans several incoming buffers.
  */
-async function* pieces(source: AsyncIterable<Buffer | string>, size: number): AsyncGenerator<{ piece: Buffer; last: boolean }> {
+async function* pieces(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, size: number): AsyncGenerator<{ piece: Buffer; last: boolean }> {
   let held: Buffer[] = [];
   let heldBytes = 0;
   for await (const raw of source) {
@@ -46,7 +46,7 @@ export async function* encrypt(master: MasterKey, plain: AsyncIterable<Buffer | 
  * chunk is authenticated before any of its bytes are given out; a stored
  * stream that ends early or runs long fails too.
  */
-export async function* decryptChunks(key: FileKey, size: number, first: number, stored: AsyncIterable<Buffer | string>, skip: number, length: number): AsyncGenerator<Buffer> {
+export async function* decryptChunks(key: FileKey, size: number, first: number, stored: AsyncIterable<Buffer | string> | Iterable<Buffer>, skip: number, length: number): AsyncGenerator<Buffer> {
   const total = chunkCount(size);
   let index = first;
   let toSkip = skip;
