@@ -12,11 +12,18 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { bearer, login } from '../helpers/client.js';
 import { ADMIN_PASSWORD, BIN, REPO_ROOT, runCli, s3ServerOptions, startServer } from '../helpers/server.js';
 import { s3Client, skipReason } from '../helpers/services.js';
+import { HEADER_SIZE } from '../../src/lib/encryption/format.js';
 
 const MARK = 'PLAINTEXT-MARKER-51c9';
 const contents = (i: number) => Buffer.from(`${MARK} file ${i} `.repeat(5000 + i));
 
 /** Every stored object or file of a data dir's storage (local: data/storage; S3: the prefix). */
+/** One stored file or object of a user's tree. */
+async function storedFile(dataDir: string, path: string, s3?: { bucket: string; prefix: string }): Promise<Buffer> {
+  if (!s3) return readFile(join(dataDir, 'storage', path));
+  return Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${s3.prefix.replace(/\/$/, '')}/${path}` }))).Body!.transformToByteArray());
+}
+
 async function storedBytes(dataDir: string, s3?: { bucket: string; prefix: string }): Promise<Buffer[]> {
   if (!s3) {
     const root = join(dataDir, 'storage');
@@ -27,16 +34,23 @@ async function storedBytes(dataDir: string, s3?: { bucket: string; prefix: strin
   return Promise.all((listed.Contents ?? []).map(async (o) => Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key }))).Body!.transformToByteArray())));
 }
 
+/** Runs fn on a fresh directory (the data dir inside it) and, on S3, a fresh prefix; removes the directory after. */
+async function inDataDir(storage: 'file' | 's3', fn: (at: { dir: string; dataDir: string; s3: Awaited<ReturnType<typeof s3ServerOptions>> | undefined }) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-enc-cli-'));
+  try {
+    await fn({ dir, dataDir: join(dir, 'data'), s3: storage === 's3' ? await s3ServerOptions() : undefined });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 const plaintextIn = async (dataDir: string, s3?: { bucket: string; prefix: string }) => (await storedBytes(dataDir, s3)).filter((b) => b.includes(MARK)).length;
 
 for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
   describe(`encryption on ${storage}`, { skip }, () => {
-    test('keygen, encrypted uploads, and a start refused in one line without the key, with another or an unreadable one', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'fc-enc-cli-'));
-      const dataDir = join(dir, 'data');
-      const s3 = storage === 's3' ? await s3ServerOptions() : undefined;
+    test('keygen, encrypted uploads, and a start refused in one line without the key, with another or an unreadable one', () =>
+      inDataDir(storage, async ({ dir, dataDir, s3 }) => {
       const keyFile = join(dir, 'key');
-      try {
         const made = await runCli(['encryption', 'keygen', keyFile]);
         assert.equal(made.code, 0, made.stderr);
         assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
@@ -74,18 +88,12 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
           assert.match(r.stderr, message, what);
           assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line`);
         }
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    });
+      }));
 
-    test('migrate encrypts files written before the key; killed midway and run again, every file is whole', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'fc-enc-mig-'));
-      const dataDir = join(dir, 'data');
-      const s3 = storage === 's3' ? await s3ServerOptions() : undefined;
+    test('migrate encrypts files written before the key; killed midway and run again, every file is whole', () =>
+      inDataDir(storage, async ({ dir, dataDir, s3 }) => {
       const keyFile = join(dir, 'key');
       const files = Array.from({ length: 40 }, (_, i) => ({ path: `docs/f${i}.txt`, data: contents(i) }));
-      try {
         assert.equal((await runCli(['encryption', 'keygen', keyFile])).code, 0);
         const before = await startServer({ dataDir, args: s3?.args ?? [], env: s3?.env ?? {} });
         try {
@@ -124,9 +132,48 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
         } finally {
           await after.stop();
         }
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    });
+      }));
+
+    test('rotate re-wraps every data key, the contents stay byte for byte; the old key is refused, the new one reads all, versions too', () =>
+      inDataDir(storage, async ({ dir, dataDir, s3 }) => {
+      const [k1, k2] = [join(dir, 'k1'), join(dir, 'k2')];
+      const serveArgs = (key: string) => [...(s3?.args ?? []), '--versions', '--encryption-key-file', key];
+      const first = contents(1);
+      const second = contents(2);
+      const big = contents(30);
+        for (const k of [k1, k2]) assert.equal((await runCli(['encryption', 'keygen', k])).code, 0);
+        const before = await startServer({ dataDir, args: serveArgs(k1), env: s3?.env ?? {} });
+        try {
+          const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
+          for (const [path, body] of [['a.txt', first], ['a.txt', second], ['b.bin', big]] as const) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body })).status, 201);
+        } finally {
+          await before.stop();
+        }
+        const was = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
+        const r = await runCli(['encryption', 'rotate', '--data-dir', dataDir, '--encryption-key-file', k1, '--new-key-file', k2, ...(s3?.args ?? [])], { env: s3?.env });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stderr, /admin: 2 re-wrapped/);
+        const now = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
+        for (const [i, b] of now.entries()) {
+          assert.deepEqual(b.subarray(HEADER_SIZE), was[i]!.subarray(HEADER_SIZE), 'the contents’ ciphertext is unchanged');
+          assert.notDeepEqual(b.subarray(0, HEADER_SIZE), was[i]!.subarray(0, HEADER_SIZE), 'the header is new');
+        }
+        const old = await runCli(['serve', '--data-dir', dataDir, '--port', '0', ...serveArgs(k1)], { env: { ...s3?.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD } });
+        assert.equal(old.code, 1, old.stderr);
+        assert.match(old.stderr, /not the one this data directory's files are encrypted with/);
+        const after = await startServer({ dataDir, args: serveArgs(k2), env: s3?.env ?? {} });
+        try {
+          const auth = bearer((await login(after.url, 'admin', ADMIN_PASSWORD)).access_token);
+          assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/a.txt`, { headers: auth })).arrayBuffer()), second);
+          assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/b.bin`, { headers: auth })).arrayBuffer()), big);
+          const { versions } = (await (await fetch(`${after.url}/storage/admin/a.txt?versions`, { headers: auth })).json()) as { versions: { id: string }[] };
+          assert.equal(versions.length, 1);
+          const kept = await fetch(`${after.url}/storage/admin/a.txt?version=${versions[0]!.id}`, { headers: auth });
+          assert.equal(kept.status, 200);
+          assert.deepEqual(Buffer.from(await kept.arrayBuffer()), first, 'a version from before the rotate reads with the new key');
+        } finally {
+          await after.stop();
+        }
+      }));
   });
 }

@@ -79,7 +79,7 @@ async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, bytes:
 }
 
 /** The first `n` bytes of a stream and a stream of everything (those bytes first), read once. */
-async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
+export async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
   const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const parts: Buffer[] = [];
   let have = 0;
@@ -106,7 +106,7 @@ async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: A
   return { head, all: all() };
 }
 
-async function* skipBytes(source: AsyncIterable<Buffer>, n: number): AsyncGenerator<Buffer> {
+export async function* skipBytes(source: AsyncIterable<Buffer>, n: number): AsyncGenerator<Buffer> {
   let left = n;
   for await (const b of source) {
     if (left >= b.length) {
