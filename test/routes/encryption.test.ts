@@ -14,6 +14,7 @@ import { bearer, postJson } from '../helpers/client.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { s3Client } from '../helpers/services.js';
 import { readZip } from '../helpers/zip-reader.js';
+import * as img from '../helpers/images.js';
 import { writeNewKeyFile } from '../../src/storage/encrypted/key-file.js';
 import { CHUNK_SIZE, HEADER_SIZE } from '../../src/lib/encryption/format.js';
 
@@ -123,6 +124,16 @@ for (const [storage, skip] of BACKENDS) {
         assert.ok(entry, `${name} in the zip (${zip.map((e) => e.name).join(', ')})`);
         assert.deepEqual(entry.data, files[`proj/${name}`], name);
       }
+    });
+
+    test('a thumbnail is drawn from the decrypted image', async () => {
+      const png = await img.pngWithAlpha();
+      assert.equal((await fetch(`${t.url}/storage/alice/pics/a.png`, { method: 'PUT', headers: auth, body: png })).status, 201);
+      assert.ok(!(await stored(t)).get('alice/pics/a.png')!.includes(png.subarray(0, 64)), 'the image is stored encrypted');
+      const thumb = await fetch(`${t.url}/storage/alice/pics/a.png?thumbnail=256`, { headers: auth });
+      assert.equal(thumb.status, 200);
+      const d = await img.describe(Buffer.from(await thumb.arrayBuffer()));
+      assert.deepEqual([d.width, d.height, d.hasAlpha], [256, 256, true]);
     });
 
     test('an altered stored file is never served: the read fails and the log names the file', { skip: storage === 'cluster' ? 'the cluster logs in its own processes; the in-process backends show it' : undefined }, async () => {
