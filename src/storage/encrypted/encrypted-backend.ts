@@ -3,7 +3,7 @@ import { keyChild, keyId } from '../../domain/storage-path.js';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, plainSize, storedSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
 import { encrypt } from '../../lib/encryption/stream.js';
-import type { Entry, ListedEntry, StagedFile, StorageBackend, WriteOptions } from '../backend.js';
+import type { Entry, ListedEntry, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
 import { bytesOf, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
@@ -17,6 +17,8 @@ export type EncryptionKeys = {
 
 /** How many headers a listing page reads at once (one storage read each, on S3 a GET). */
 const HEADER_READS = 16;
+/** Walk entries whose headers are read together. */
+const WALK_BATCH = 64;
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
@@ -104,10 +106,17 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     },
     listSorted,
     async *walk(dir) {
+      const plainWalked = (batch: readonly WalkEntry[]) => mapLimit(batch, HEADER_READS, async (w) => ({ path: w.path, entry: await plainEntry(w.entry, () => header(w.path.reduce((k, name) => keyChild(k, name), dir))) }));
+      // In batches, so a walk's header reads overlap as a listing page's do; the order stays the walk's.
+      let batch: WalkEntry[] = [];
       for await (const w of inner.walk(dir)) {
-        const at: StorageKey = w.path.reduce((k, name) => keyChild(k, name), dir);
-        yield { path: w.path, entry: await plainEntry(w.entry, () => header(at)) };
+        batch.push(w);
+        if (batch.length === WALK_BATCH) {
+          yield* await plainWalked(batch);
+          batch = [];
+        }
       }
+      yield* await plainWalked(batch);
     },
     read: (key, range) => openDecrypted(d, treeFile(key), range),
     async stage(key, body, opts) {
