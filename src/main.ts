@@ -13,6 +13,7 @@ import { createPasswordHasher } from './services/passwords.js';
 import { createUserService } from './services/users.js';
 import { createLocalBackend } from './storage/local/local-backend.js';
 import type { StorageBackend } from './storage/backend.js';
+import { withEncryption } from './storage/encrypted/with-encryption.js';
 import type { S3Credentials } from './storage/s3/client.js';
 import { openSqliteStore } from './store/sqlite.js';
 import { openPostgresStore } from './store/postgres.js';
@@ -49,7 +50,7 @@ export const WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
  * do that (the cluster primary with workers), never a CLI command running
  * beside a live server.
  */
-export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials; redis?: Redis; breaker?: RedisBreaker } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
+export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials; redis?: Redis; breaker?: RedisBreaker; logger?: Logger } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; stored: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.storage, { recursive: true });
   await mkdir(paths.tmp, { recursive: true });
@@ -57,7 +58,15 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
   const journal = config.changes;
   const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url, { timeoutMs, journal }) : await openSqliteStore(paths.db, { journal });
   const leases = opts.redis ? fallbackLeaseRepo(redisLeaseRepo(opts.redis), store.leases, opts.breaker ?? redisBreaker()) : store.leases;
-  const backend = await openBackend(config.storage, { leases, journal: store.journal }, store.search, paths, { ...opts, timeoutMs });
+  const stored = await openBackend(config.storage, { leases, journal: store.journal }, store.search, paths, { ...opts, timeoutMs });
+  let backend: StorageBackend;
+  try {
+    backend = await withEncryption(config.encryptionKeyFile, store.settings, stored, opts.logger);
+  } catch (e) {
+    await stored.close();
+    await store.close();
+    throw e;
+  }
   if (serving) {
     try {
       await backend.init();
@@ -67,7 +76,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
       throw e;
     }
   }
-  return { store, backend, paths };
+  return { store, backend, stored, paths };
 }
 
 /**
@@ -122,7 +131,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   // ioredis reports a lost connection as an 'error' event too: logged by the breaker, never an uncaught exception.
   redis?.on('error', () => undefined);
   const breaker = redisBreaker((err) => logger.warn({ err }, 'Redis does not answer: the login throttle and locks use the database until it does'));
-  const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis, breaker });
+  const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis, breaker, logger });
   const secret = await loadSecret(config, store, paths);
   const hasher = createPasswordHasher();
   // Before the port opens, so the first request can already sign in; undone below when the port

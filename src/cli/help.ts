@@ -36,6 +36,10 @@ Commands:
                              Add a user to a group or remove them.
   group list                 List groups and their members.
   index                      Rescan storage into the search index and the usage figures (files other tools put there).
+  encryption keygen PATH     Write a new encryption key file (mode 0600) for --encryption-key-file.
+  encryption migrate         Encrypt the files written before the key was given (resumable, safe while serving).
+  encryption rotate --new-key-file PATH
+                             Re-wrap every data key under a new key (contents unchanged; server stopped).
   audit verify               Check the audit log's hash chain; exit 1 at the first altered or removed entry.
 
 Global options:

@@ -10,6 +10,7 @@ import { INDEX_SUMMARY, runIndex } from './index-command.js';
 import { runUserCommand, USER_COMMANDS } from './user.js';
 import { AUDIT_VERIFY_SUMMARY, runAuditVerify } from './audit-command.js';
 import { GROUP_COMMANDS, groupHelp, runGroupCommand } from './group.js';
+import { ENCRYPTION_COMMANDS, NEW_KEY_OPTION, runEncryptionCommand } from './encryption-command.js';
 
 /** Exit codes of CONTRACT "Command line". */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -65,6 +66,18 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     const rest = args.positionals.slice(2);
     if (rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
     return runGroupCommand(sub as keyof typeof GROUP_COMMANDS, rest, config(args.values, ['global']));
+  }
+  if (command === 'encryption') {
+    const sub = words[1];
+    const spec = sub !== undefined && Object.hasOwn(ENCRYPTION_COMMANDS, sub) ? ENCRYPTION_COMMANDS[sub as keyof typeof ENCRYPTION_COMMANDS] : undefined;
+    if (!spec) throw new UsageError(sub ? `unknown encryption command "${sub}"` : 'encryption needs a command: keygen, migrate or rotate');
+    const extra = sub === 'rotate' ? [NEW_KEY_OPTION] : [];
+    const args = parseCommandArgs(argv, ['global'], extra);
+    if (args.values.help) return print(commandHelp(`file-cloud ${spec.usage}`, spec.summary, ['global'], extra));
+    const rest = args.positionals.slice(2);
+    if (rest.length !== spec.arity) throw new UsageError(`usage: file-cloud ${spec.usage}`);
+    const newKeyFile = args.values['new-key-file'];
+    return runEncryptionCommand(sub as keyof typeof ENCRYPTION_COMMANDS, rest, () => config(args.values, ['global']), typeof newKeyFile === 'string' ? newKeyFile : undefined);
   }
   if (command !== 'user') throw new UsageError(`unknown command "${command}" (try --help)`);
   const sub = words[1];

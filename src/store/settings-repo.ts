@@ -10,5 +10,12 @@ export function createSettingsRepo(db: Kysely<Database>): SettingsRepo {
       const row = await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirstOrThrow();
       return row.value;
     },
+    async get(name) {
+      const row = await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
+      return row?.value;
+    },
+    async put(name, value) {
+      await db.insertInto('settings').values({ name, value }).onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
+    },
   };
 }

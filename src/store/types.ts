@@ -179,6 +179,10 @@ export interface JournalRepo {
 export interface SettingsRepo {
   /** The value of `name`, set to `make()` first if it has none; concurrent callers all get the first value stored. */
   getOrCreate(name: string, make: () => string): Promise<string>;
+  /** The value of `name`, undefined when it has none. */
+  get(name: string): Promise<string | undefined>;
+  /** Sets `name` to `value`, whether it had one or not. */
+  put(name: string, value: string): Promise<void>;
 }
 
 /** Attempt counting for rate limits, exact across processes (used when there is no Redis). */

@@ -143,7 +143,8 @@ export async function startApp(
   const storage = opts.storage ?? 'file';
   const storageFlag = storage === 's3' ? { storage: await s3StorageFlag() } : {};
   const config = loadConfig({ dataDir, logLevel: 'silent', dev: true, ...storageFlag, ...opts.flags }, {});
-  const { store, backend, paths } = await openDataDir(config, true, { credentials: s3Credentials() });
+  const logger = opts.logTo ? createLogger('info', opts.logTo) : createLogger('silent');
+  const { store, backend, paths } = await openDataDir(config, true, { credentials: s3Credentials(), logger });
   const secret = await loadOrCreateSecret(paths.secret);
   const hasher = testHasher();
   const clock = opts.clock ?? systemClock;
@@ -151,7 +152,7 @@ export async function startApp(
   // Every answer is checked against its route's schema; close() fails the suite on an undocumented one.
   const answers = answerChecker();
   const app = await buildApp(config, {
-    store, backend, secret, hasher, clock, logger: opts.logTo ? createLogger('info', opts.logTo) : createLogger('silent'), webRoot: opts.webRoot, checkAnswer: answers.check,
+    store, backend, secret, hasher, clock, logger, webRoot: opts.webRoot, checkAnswer: answers.check,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -7,36 +7,18 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, test } from 'node:test';
 import type { StorageKey } from '../../domain/storage-path.js';
-import { StorageError, isStorageError, listAll, type StorageBackend } from '../backend.js';
+import { StorageError, isStorageError, listAll } from '../backend.js';
 import { assertCreatedThenReplaced, bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, rejectsCode, runBackendConformance, usageLedger } from '../conformance/index.test-suite.js';
 import { isWithin } from './confine.js';
 import { fromErrno } from './errno.js';
 import { createLocalBackend } from './local-backend.js';
+import { fresh, localUnderTest } from './under-test.test-suite.js';
 
 /** The lease stores of every backend made here, closed when the file's tests are done. */
 const leasings: { close(): Promise<void> }[] = [];
 after(() => Promise.all(leasings.map((l) => l.close())));
 
-async function fresh(): Promise<{ base: string; storageDir: string; tmpDir: string; backend: StorageBackend }> {
-  const base = await mkdtemp(join(tmpdir(), 'fc-local-'));
-  const storageDir = join(base, 'storage');
-  const tmpDir = join(base, 'tmp');
-  const leasing = await leasingIn(base);
-  leasings.push(leasing);
-  return { base, storageDir, tmpDir, backend: createLocalBackend({ storageDir, tmpDir }, leasing) };
-}
-
-runBackendConformance('local', async () => {
-  const { base, storageDir, tmpDir, backend } = await fresh();
-  return {
-    backend,
-    cleanup: () => rm(base, { recursive: true, force: true }),
-    // Resumable uploads outlive restarts in their own folder (data/tmp/tus), not in the short-lived staging.
-    staging: async () => (await readdir(tmpDir)).filter((n) => n !== 'tus'),
-    resumableStaging: () => readdir(join(tmpDir, 'tus')).catch(() => []),
-    removeStorage: () => rm(storageDir, { recursive: true }),
-  };
-});
+runBackendConformance('local', localUnderTest);
 
 /**
  * A data dir where someone with disk access planted links of every kind in

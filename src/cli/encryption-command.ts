@@ -1,0 +1,88 @@
+import { keyId, parseDecodedStoragePath } from '../domain/storage-path.js';
+import type { Config } from '../config/options.js';
+import { UsageError } from '../config/load.js';
+import { openDataDir } from '../main.js';
+import { KEYRING_SETTING, KEY_ID_SETTING, openKeyring, readKeyFile, sealKeyring, writeNewKeyFile } from '../storage/encrypted/key-file.js';
+import { rewrapTree } from '../storage/encrypted/rotate.js';
+import type { ExtraOption } from './args.js';
+import { migrateTree } from '../storage/encrypted/migrate.js';
+
+export const ENCRYPTION_COMMANDS = {
+  keygen: { usage: 'encryption keygen PATH', summary: 'Write a new encryption key (32 random bytes, base64) to PATH, readable by its owner alone; an existing file is never overwritten.', arity: 1 },
+  migrate: {
+    usage: 'encryption migrate',
+    summary: 'Encrypt every file written before --encryption-key-file was given. Safe beside a running server; run it again after an interruption and it continues.',
+    arity: 0,
+  },
+  rotate: {
+    usage: 'encryption rotate --new-key-file PATH',
+    summary: 'Re-wrap every file\'s data key under the key in PATH (the contents stay as they are stored); the key given with --encryption-key-file is refused from then on. Run it with the server stopped, then start the server with the new key.',
+    arity: 0,
+  },
+} as const;
+
+export const NEW_KEY_OPTION: ExtraOption = { flag: '--new-key-file', type: 'string', value: 'PATH', description: 'The key to rotate to (file-cloud encryption keygen PATH).' };
+
+const say = (line: string) => void process.stderr.write(`${line}\n`);
+
+/** `file-cloud encryption keygen|migrate|rotate`. */
+export async function runEncryptionCommand(sub: keyof typeof ENCRYPTION_COMMANDS, rest: readonly string[], config: () => Config, newKeyFile?: string): Promise<number> {
+  if (sub === 'keygen') {
+    await writeNewKeyFile(rest[0]!);
+    say(`Wrote a new encryption key to ${rest[0]}. Keep a copy apart from the data: without it the files it encrypts are lost.`);
+    return 0;
+  }
+  const cfg = config();
+  if (!cfg.encryptionKeyFile) throw new UsageError('encryption migrate needs --encryption-key-file');
+  if (sub === 'rotate') {
+    if (!newKeyFile) throw new UsageError('encryption rotate needs --new-key-file');
+    return rotate(cfg, newKeyFile);
+  }
+  const { store, backend, stored } = await openDataDir(cfg, false);
+  try {
+    let total = 0;
+    for (const { username } of await store.users.list()) {
+      const root = parseDecodedStoragePath(`${username}/`).key;
+      if (!(await stored.stat(root))) continue;
+      const c = await migrateTree(stored, backend, root, (key) => say(`encrypted ${keyId(key)}`));
+      total += c.encrypted;
+      say(`${username}: ${c.encrypted} encrypted, ${c.already} already encrypted${c.changed ? `, ${c.changed} changed meanwhile (run again)` : ''}`);
+    }
+    say(`Encrypted ${total} file${total === 1 ? '' : 's'}.`);
+  } finally {
+    await backend.close();
+    await store.close();
+  }
+  return 0;
+}
+
+
+/**
+ * Every file's data key re-wrapped under the new key, then the key record
+ * moved to it: the ring (earlier keys sealed by the new one, for versions
+ * and trash items, which keep their wrap) first, the key id last. Killed
+ * before the end, the record still names the old key; running it again
+ * finishes.
+ */
+async function rotate(cfg: Config, newKeyFile: string): Promise<number> {
+  const old = await readKeyFile(cfg.encryptionKeyFile);
+  const next = await readKeyFile(newKeyFile);
+  const { store, backend, stored } = await openDataDir(cfg, false);
+  try {
+    const ring = openKeyring([old, next], await store.settings.get(KEYRING_SETTING)).filter((k) => !k.id.equals(next.id) && !k.id.equals(old.id));
+    const from = [old, ...ring];
+    for (const { username } of await store.users.list()) {
+      const root = parseDecodedStoragePath(`${username}/`).key;
+      if (!(await stored.stat(root))) continue;
+      const c = await rewrapTree(stored, root, from, next, (key) => say(`re-wrapped ${keyId(key)}`));
+      say(`${username}: ${c.rewrapped} re-wrapped, ${c.already} already under the new key${c.plain ? `, ${c.plain} plain (encrypt them with migrate)` : ''}${c.changed ? `, ${c.changed} changed meanwhile (run again)` : ''}`);
+    }
+    await store.settings.put(KEYRING_SETTING, sealKeyring(next, from));
+    await store.settings.put(KEY_ID_SETTING, next.id.toString('hex'));
+    say(`The data directory's key is now ${newKeyFile} (id ${next.id.toString('hex')}); start the server with it. Keep the old key until the versions and trash items from before have gone, or simply keep it safe.`);
+  } finally {
+    await backend.close();
+    await store.close();
+  }
+  return 0;
+}

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, TAG_SIZE, chunkSpan, hasMagic, headerFor, newMasterKeyText, openHeader, parseMasterKey, plainSize, storedSize } from './format.js';
+import { decryptChunks, encrypt } from './stream.js';
+
+const C = CHUNK_SIZE;
+const master = parseMasterKey(newMasterKeyText());
+const otherMaster = parseMasterKey(newMasterKeyText());
+
+async function collect(it: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const b of it) parts.push(b);
+  return Buffer.concat(parts);
+}
+
+/** Feeds bytes in pieces of `step` bytes, as a network body would. */
+async function* inPieces(bytes: Buffer, step: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < bytes.length; i += step) yield bytes.subarray(i, i + step);
+}
+
+const sealed = (plain: Buffer, step = 4096, key = master) => collect(encrypt(key, inPieces(plain, step)));
+
+/** The plaintext start..end of a stored file, as a ranged read does it (header, then only the chunks touched). */
+async function readRange(stored: Buffer, start: number, end: number, keys = [master]): Promise<Buffer> {
+  const size = plainSize(stored.length);
+  if (size === undefined) throw new DecryptError('bad_size', 'not a stored size');
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), keys);
+  const span = chunkSpan(size, start, end);
+  return collect(decryptChunks(key, size, span.first, inPieces(stored.subarray(span.stored.start, span.stored.end + 1), 5000), span.skip, span.length));
+}
+/** The whole plaintext of a stored file, as a full read does it (every chunk, even an empty file's one). */
+async function readAll(stored: Buffer, keys = [master]): Promise<Buffer> {
+  const size = plainSize(stored.length);
+  if (size === undefined) throw new DecryptError('bad_size', 'not a stored size');
+  return collect(decryptChunks(openHeader(stored.subarray(0, HEADER_SIZE), keys), size, 0, inPieces(stored.subarray(HEADER_SIZE), 3000), 0, size));
+}
+
+test('parseMasterKey takes 32 bytes of base64 and nothing else', () => {
+  const good = randomBytes(32).toString('base64');
+  const cases: [string, boolean][] = [
+    [good, true],
+    [`  ${good}\n`, true],
+    [randomBytes(31).toString('base64'), false],
+    [randomBytes(33).toString('base64'), false],
+    ['', false],
+    [`${good.slice(0, 20)}!${good.slice(21)}`, false],
+    [randomBytes(32).toString('hex'), false],
+  ];
+  for (const [text, ok] of cases) assert.equal(ok ? parseMasterKey(text).key.length : (() => assert.throws(() => parseMasterKey(text)))(), ok ? 32 : undefined, JSON.stringify(text));
+  assert.deepEqual(parseMasterKey(good).id, parseMasterKey(`${good}\n`).id, 'the key id is the key’s, not the file’s');
+  assert.notDeepEqual(master.id, otherMaster.id);
+});
+
+test('storedSize and plainSize are inverse, and plainSize rejects sizes no stored file has', () => {
+  const plainCases = [0, 1, 15, 16, 17, C - 1, C, C + 1, 2 * C - 1, 2 * C, 2 * C + 1, 10 * C + 12345, 2 ** 40 + 3];
+  for (const n of plainCases) assert.equal(plainSize(storedSize(n)), n, `plain ${n}`);
+  const storedCases: [number, number | undefined][] = [
+    [0, undefined],
+    [HEADER_SIZE, undefined],
+    [HEADER_SIZE + TAG_SIZE - 1, undefined],
+    [HEADER_SIZE + TAG_SIZE, 0],
+    [HEADER_SIZE + TAG_SIZE + 1, 1],
+    [HEADER_SIZE + STORED_CHUNK, C],
+    [HEADER_SIZE + STORED_CHUNK + 1, undefined],
+    [HEADER_SIZE + STORED_CHUNK + TAG_SIZE, undefined],
+    [HEADER_SIZE + STORED_CHUNK + TAG_SIZE + 1, C + 1],
+    [HEADER_SIZE + 3 * STORED_CHUNK, 3 * C],
+  ];
+  for (const [stored, want] of storedCases) assert.equal(plainSize(stored), want, `stored ${stored}`);
+  assert.equal(storedSize(0), HEADER_SIZE + TAG_SIZE, 'an empty file is its header and one empty chunk');
+  assert.equal(storedSize(C), HEADER_SIZE + C + TAG_SIZE, 'a file of one full chunk has no empty chunk after it');
+});
+
+test('chunkSpan maps a plaintext range onto the chunks that hold it', () => {
+  const size = 3 * C + 100;
+  const cases: [number, number, { first: number; last: number; skip: number }][] = [
+    [0, 0, { first: 0, last: 0, skip: 0 }],
+    [0, C - 1, { first: 0, last: 0, skip: 0 }],
+    [C - 1, C, { first: 0, last: 1, skip: C - 1 }],
+    [C, C, { first: 1, last: 1, skip: 0 }],
+    [C + 5, 2 * C + 5, { first: 1, last: 2, skip: 5 }],
+    [size - 1, size - 1, { first: 3, last: 3, skip: 100 - 1 }],
+    [0, size - 1, { first: 0, last: 3, skip: 0 }],
+  ];
+  for (const [start, end, want] of cases) {
+    const span = chunkSpan(size, start, end);
+    assert.deepEqual({ first: span.first, last: span.last, skip: span.skip }, want, `${start}-${end}`);
+    assert.equal(span.stored.start, HEADER_SIZE + want.first * STORED_CHUNK);
+    assert.equal(span.stored.end, Math.min(HEADER_SIZE + (want.last + 1) * STORED_CHUNK, storedSize(size)) - 1);
+    assert.equal(span.length, end - start + 1);
+  }
+});
+
+test('a file round-trips at every size around the chunk edges, fed in any pieces', async () => {
+  const sizes = [0, 1, C - 1, C, C + 1, 2 * C, 3 * C + 7];
+  for (const n of sizes)
+    for (const step of [1000, C, C + 3, 7 * C]) {
+      const plain = randomBytes(n);
+      const stored = await sealed(plain, step);
+      assert.equal(stored.length, storedSize(n), `size ${n} step ${step}`);
+      assert.ok(hasMagic(stored));
+      if (n >= 32) assert.ok(!stored.includes(plain.subarray(0, 32)), 'no plaintext in the stored bytes');
+      assert.deepEqual(await readAll(stored), plain, `size ${n} step ${step}`);
+    }
+});
+
+test('ranges: first, middle, suffix and across a chunk edge give exactly those bytes', async () => {
+  const plain = randomBytes(3 * C + 100);
+  const stored = await sealed(plain);
+  const n = plain.length;
+  const cases: [number, number][] = [
+    [0, 0],
+    [0, 99],
+    [C - 10, C + 10],
+    [C, 2 * C - 1],
+    [C + 1, 3 * C + 1],
+    [n - 100, n - 1],
+    [n - 1, n - 1],
+    [5, n - 1],
+  ];
+  for (const [start, end] of cases) assert.deepEqual(await readRange(stored, start, end), plain.subarray(start, end + 1), `${start}-${end}`);
+});
+
+test('tampered files never decrypt: flipped bytes, cuts, swapped, appended or foreign chunks, another key', async () => {
+  const plain = randomBytes(3 * C + 100);
+  const stored = await sealed(plain);
+  const other = await sealed(randomBytes(3 * C + 100));
+  const chunk = (s: Buffer, i: number) => s.subarray(HEADER_SIZE + i * STORED_CHUNK, HEADER_SIZE + (i + 1) * STORED_CHUNK);
+  const flip = (at: number) => {
+    const b = Buffer.from(stored);
+    b[at]! ^= 1;
+    return b;
+  };
+  const header = stored.subarray(0, HEADER_SIZE);
+  const cases: [string, Buffer, DecryptError['reason']][] = [
+    ['a flipped byte in the first chunk', flip(HEADER_SIZE + 10), 'bad_chunk'],
+    ['a flipped byte in a tag', flip(HEADER_SIZE + STORED_CHUNK - 1), 'bad_chunk'],
+    ['a flipped byte in the last chunk', flip(stored.length - 50), 'bad_chunk'],
+    ['a flipped byte in the wrapped key', flip(HEADER_SIZE - 20), 'bad_header'],
+    ['a flipped byte in the file id', flip(20), 'bad_header'],
+    ['cut at a chunk edge', stored.subarray(0, HEADER_SIZE + 2 * STORED_CHUNK), 'bad_chunk'],
+    ['cut inside the last chunk', stored.subarray(0, stored.length - 30), 'bad_chunk'],
+    ['the last chunk dropped, the one before repeated', Buffer.concat([header, chunk(stored, 0), chunk(stored, 1), chunk(stored, 2), chunk(stored, 2)]), 'bad_chunk'],
+    ['two chunks swapped', Buffer.concat([header, chunk(stored, 1), chunk(stored, 0), stored.subarray(HEADER_SIZE + 2 * STORED_CHUNK)]), 'bad_chunk'],
+    ['a chunk from another file', Buffer.concat([header, chunk(other, 0), stored.subarray(HEADER_SIZE + STORED_CHUNK)]), 'bad_chunk'],
+    ['another file’s header', Buffer.concat([other.subarray(0, HEADER_SIZE), stored.subarray(HEADER_SIZE)]), 'bad_chunk'],
+    ['a full chunk appended', Buffer.concat([stored.subarray(0, HEADER_SIZE + 3 * STORED_CHUNK), chunk(stored, 1), stored.subarray(HEADER_SIZE + 3 * STORED_CHUNK)]), 'bad_chunk'],
+  ];
+  for (const [what, bytes, reason] of cases) {
+    await assert.rejects(readAll(bytes), (e: unknown) => e instanceof DecryptError && e.reason === reason, what);
+  }
+  await assert.rejects(readAll(stored, [otherMaster]), (e: unknown) => e instanceof DecryptError && e.reason === 'other_key');
+  // A range that touches only untouched chunks still reads: each chunk stands on its own.
+  assert.deepEqual(await readRange(flip(stored.length - 50), 0, 99), plain.subarray(0, 100));
+});
+
+test('a header re-wrapped under a new master key opens the same chunks', async () => {
+  const plain = randomBytes(C + 5);
+  const stored = await sealed(plain);
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
+  const rewrapped = Buffer.concat([headerFor(otherMaster, key), stored.subarray(HEADER_SIZE)]);
+  assert.deepEqual(await readAll(rewrapped, [otherMaster]), plain);
+  assert.deepEqual(rewrapped.subarray(HEADER_SIZE), stored.subarray(HEADER_SIZE), 'the chunks are unchanged');
+  await assert.rejects(readAll(rewrapped, [master]), (e: unknown) => e instanceof DecryptError && e.reason === 'other_key');
+});

@@ -1,0 +1,193 @@
+import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
+
+/**
+ * The stored form of an encrypted file (CONTRACT "Encryption at rest"):
+ *
+ *   header ‖ chunk 0 ‖ chunk 1 ‖ … ‖ chunk n-1
+ *
+ * header (HEADER_SIZE bytes, fixed so sizes are pure arithmetic):
+ *   magic "FCEN" ‖ version 1 ‖ key id (8) ‖ file id (16) ‖ nonce prefix (7)
+ *   ‖ wrap iv (12) ‖ wrapped data key (32) ‖ wrap tag (16)
+ *
+ * chunk i: AES-256-GCM under the file's data key of CHUNK_SIZE plaintext
+ * bytes (the last one shorter, empty only for an empty file), ciphertext ‖
+ * tag, nonce = prefix ‖ i (32-bit big-endian) ‖ last (1 byte: 1 on the last
+ * chunk). A chunk moved to another index, another file or to the end fails
+ * its tag: the index and the last flag are in the nonce, and every file has
+ * a data key of its own. The data key is wrapped by the master key with the
+ * header's version, key id and file id as associated data, so a header is
+ * bound to its file id and rotation rewrites the header alone.
+ */
+export const MAGIC = Buffer.from('FCEN', 'latin1');
+export const VERSION = 1;
+export const CHUNK_SIZE = 64 * 1024;
+export const TAG_SIZE = 16;
+export const STORED_CHUNK = CHUNK_SIZE + TAG_SIZE;
+const KEY_ID = 8;
+const FILE_ID = 16;
+const PREFIX = 7;
+const IV = 12;
+const KEY = 32;
+const AT_KEY_ID = MAGIC.length + 1;
+const AT_FILE_ID = AT_KEY_ID + KEY_ID;
+const AT_PREFIX = AT_FILE_ID + FILE_ID;
+const AT_IV = AT_PREFIX + PREFIX;
+const AT_WRAPPED = AT_IV + IV;
+const AT_TAG = AT_WRAPPED + KEY;
+export const HEADER_SIZE = AT_TAG + TAG_SIZE;
+
+/** A master key and the id stored in each header it wrapped (not secret: it tells keys apart). */
+export type MasterKey = { readonly id: Buffer; readonly key: Buffer };
+
+/** What a header holds once its data key is unwrapped. */
+export type FileKey = { readonly fileId: Buffer; readonly prefix: Buffer; readonly dataKey: Buffer };
+
+/** Why a stored file cannot be decrypted: the read fails with it and the log says which. */
+export class DecryptError extends Error {
+  constructor(
+    readonly reason: 'other_key' | 'bad_header' | 'bad_chunk' | 'bad_size',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DecryptError';
+  }
+}
+
+/** The master key of a key file's contents: 32 bytes in base64 (whitespace around it allowed). */
+export function parseMasterKey(text: string): MasterKey {
+  const trimmed = text.trim();
+  const key = Buffer.from(trimmed, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || key.length !== KEY) throw new Error(`an encryption key is ${KEY} bytes in base64 (${Math.ceil(KEY / 3) * 4} characters)`);
+  return { key, id: hash('sha256', Buffer.concat([Buffer.from('file-cloud master key id\0'), key]), 'buffer').subarray(0, KEY_ID) };
+}
+
+/** The text of a new key file. */
+export function newMasterKeyText(): string {
+  return `${randomBytes(KEY).toString('base64')}\n`;
+}
+
+/** True when bytes (a file's first bytes) start like an encrypted file of this format. */
+export function hasMagic(bytes: Buffer): boolean {
+  return bytes.length >= MAGIC.length + 1 && bytes.subarray(0, MAGIC.length).equals(MAGIC) && bytes[MAGIC.length] === VERSION;
+}
+
+function wrapAad(version: number, keyId: Buffer, fileId: Buffer): Buffer {
+  return Buffer.concat([MAGIC, Buffer.of(version), keyId, fileId]);
+}
+
+/** A fresh file key and the header that carries it wrapped by master. */
+export function newFileKey(master: MasterKey): { header: Buffer; key: FileKey } {
+  const key: FileKey = { fileId: randomBytes(FILE_ID), prefix: randomBytes(PREFIX), dataKey: randomBytes(KEY) };
+  return { header: headerFor(master, key), key };
+}
+
+/** The header for key under master (a new wrap iv each time: rotation calls it too). */
+export function headerFor(master: MasterKey, key: FileKey): Buffer {
+  const iv = randomBytes(IV);
+  const c = createCipheriv('aes-256-gcm', master.key, iv);
+  c.setAAD(wrapAad(VERSION, master.id, key.fileId));
+  const wrapped = Buffer.concat([c.update(key.dataKey), c.final()]);
+  return Buffer.concat([MAGIC, Buffer.of(VERSION), master.id, key.fileId, key.prefix, iv, wrapped, c.getAuthTag()]);
+}
+
+/** The key id a header names (undefined when bytes are no header). */
+export function headerKeyId(header: Buffer): Buffer | undefined {
+  if (header.length < HEADER_SIZE || !hasMagic(header)) return undefined;
+  return header.subarray(AT_KEY_ID, AT_KEY_ID + KEY_ID);
+}
+
+/** Unwraps a header with the first master key whose id it names. */
+export function openHeader(header: Buffer, masters: readonly MasterKey[]): FileKey {
+  const keyId = headerKeyId(header);
+  if (keyId === undefined) throw new DecryptError('bad_header', 'the file has no valid encryption header');
+  const master = masters.find((m) => m.id.equals(keyId));
+  if (master === undefined) throw new DecryptError('other_key', `the file is encrypted with another key (id ${keyId.toString('hex')})`);
+  const fileId = Buffer.from(header.subarray(AT_FILE_ID, AT_FILE_ID + FILE_ID));
+  const d = createDecipheriv('aes-256-gcm', master.key, header.subarray(AT_IV, AT_IV + IV));
+  d.setAAD(wrapAad(VERSION, keyId, fileId));
+  d.setAuthTag(header.subarray(AT_TAG, AT_TAG + TAG_SIZE));
+  try {
+    const dataKey = Buffer.concat([d.update(header.subarray(AT_WRAPPED, AT_WRAPPED + KEY)), d.final()]);
+    return { fileId, prefix: Buffer.from(header.subarray(AT_PREFIX, AT_PREFIX + PREFIX)), dataKey };
+  } catch {
+    throw new DecryptError('bad_header', 'the file’s encryption header fails authentication');
+  }
+}
+
+function nonce(key: FileKey, index: number, last: boolean): Buffer {
+  const n = Buffer.alloc(IV);
+  key.prefix.copy(n, 0);
+  n.writeUInt32BE(index, PREFIX);
+  n[IV - 1] = last ? 1 : 0;
+  return n;
+}
+
+/** Chunk `index` of a file, encrypted: ciphertext ‖ tag. */
+export function sealChunk(key: FileKey, index: number, last: boolean, plain: Buffer): Buffer {
+  const c = createCipheriv('aes-256-gcm', key.dataKey, nonce(key, index, last));
+  c.setAAD(key.fileId);
+  const out = Buffer.allocUnsafe(plain.length + TAG_SIZE);
+  const n = c.update(plain).copy(out, 0);
+  c.final();
+  c.getAuthTag().copy(out, n);
+  return out;
+}
+
+/** The plaintext of stored chunk `index`; DecryptError when it is not exactly what was sealed there. */
+export function openChunk(key: FileKey, index: number, last: boolean, stored: Buffer): Buffer {
+  if (stored.length < TAG_SIZE) throw new DecryptError('bad_chunk', `chunk ${index} is cut short`);
+  const d = createDecipheriv('aes-256-gcm', key.dataKey, nonce(key, index, last));
+  d.setAAD(key.fileId);
+  d.setAuthTag(stored.subarray(stored.length - TAG_SIZE));
+  const plain = d.update(stored.subarray(0, stored.length - TAG_SIZE));
+  try {
+    d.final();
+  } catch {
+    throw new DecryptError('bad_chunk', `chunk ${index} fails authentication`);
+  }
+  return plain;
+}
+
+/** Chunks of a file of `plainSize` bytes: at least one (an empty file is one empty, final chunk). */
+export function chunkCount(plainSize: number): number {
+  return Math.max(1, Math.ceil(plainSize / CHUNK_SIZE));
+}
+
+/** The stored size of a file of `plainSize` bytes. */
+export function storedSize(plainSize: number): number {
+  return HEADER_SIZE + plainSize + chunkCount(plainSize) * TAG_SIZE;
+}
+
+/**
+ * The plaintext size of a stored file of `stored` bytes, or undefined when
+ * no file of this format has that size (it cannot be one: plain, or cut).
+ */
+export function plainSize(stored: number): number | undefined {
+  const body = stored - HEADER_SIZE;
+  if (!Number.isSafeInteger(body) || body < TAG_SIZE) return undefined;
+  const full = Math.floor(body / STORED_CHUNK);
+  const rest = body % STORED_CHUNK;
+  if (rest === 0) return full * CHUNK_SIZE;
+  // Only an empty file ends in an empty chunk; a partial tag is no chunk.
+  if (rest < TAG_SIZE || (rest === TAG_SIZE && full > 0)) return undefined;
+  return full * CHUNK_SIZE + rest - TAG_SIZE;
+}
+
+/**
+ * What to read for the plaintext bytes start..end (inclusive, within a file
+ * of `size` plaintext bytes): the chunks first..last, the stored byte range
+ * that holds them, and where the wanted bytes begin in the first chunk's plaintext.
+ */
+export type ChunkSpan = { readonly first: number; readonly last: number; readonly stored: { readonly start: number; readonly end: number }; readonly skip: number; readonly length: number };
+
+export function chunkSpan(size: number, start: number, end: number): ChunkSpan {
+  const first = Math.floor(start / CHUNK_SIZE);
+  const last = Math.min(Math.floor(end / CHUNK_SIZE), chunkCount(size) - 1);
+  return {
+    first,
+    last,
+    stored: { start: HEADER_SIZE + first * STORED_CHUNK, end: Math.min(HEADER_SIZE + (last + 1) * STORED_CHUNK, storedSize(size)) - 1 },
+    skip: start - first * CHUNK_SIZE,
+    length: end - start + 1,
+  };
+}

@@ -1,0 +1,68 @@
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, chunkCount, newFileKey, openChunk, sealChunk, type FileKey, type MasterKey } from './format.js';
+
+/**
+ * Cuts a byte stream into pieces of exactly `size` bytes; the last piece
+ * holds what is left (possibly empty: the caller decides). Copies only where
+ * a piece spans several incoming buffers.
+ */
+async function* pieces(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, size: number): AsyncGenerator<{ piece: Buffer; last: boolean }> {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  for await (const raw of source) {
+    let buf = typeof raw === 'string' ? Buffer.from(raw) : raw;
+    while (heldBytes + buf.length > size) {
+      const take = size - heldBytes;
+      const piece = heldBytes === 0 ? buf.subarray(0, take) : Buffer.concat([...held, buf.subarray(0, take)]);
+      held = [];
+      heldBytes = 0;
+      buf = buf.subarray(take);
+      // A piece is final only once the source has ended: bytes still follow it here.
+      yield { piece, last: false };
+    }
+    if (buf.length > 0) {
+      held.push(buf);
+      heldBytes += buf.length;
+    }
+  }
+  yield { piece: held.length === 1 ? held[0]! : Buffer.concat(held), last: true };
+}
+
+/**
+ * The stored form of a plaintext stream under a new data key: the header,
+ * then each chunk as soon as a byte after it has arrived or the stream has
+ * ended (the last flag needs to know), so memory stays at about one chunk.
+ */
+export async function* encrypt(master: MasterKey, plain: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
+  const { header, key } = newFileKey(master);
+  yield header;
+  let index = 0;
+  for await (const { piece, last } of pieces(plain, CHUNK_SIZE)) yield sealChunk(key, index++, last, piece);
+}
+
+/**
+ * The plaintext bytes skip..skip+length-1 counted from the start of chunk
+ * `first`, out of stored chunks first.. read from `stored` (which starts at
+ * chunk `first`'s first byte), for a file of `size` plaintext bytes. Every
+ * chunk is authenticated before any of its bytes are given out; a stored
+ * stream that ends early or runs long fails too.
+ */
+export async function* decryptChunks(key: FileKey, size: number, first: number, stored: AsyncIterable<Buffer | string> | Iterable<Buffer>, skip: number, length: number): AsyncGenerator<Buffer> {
+  const total = chunkCount(size);
+  let index = first;
+  let toSkip = skip;
+  let left = length;
+  for await (const { piece } of pieces(stored, STORED_CHUNK)) {
+    if (piece.length === 0) break;
+    if (index >= total) throw new DecryptError('bad_size', 'the stored file runs past its last chunk');
+    const plain = openChunk(key, index, index === total - 1, piece);
+    index++;
+    const out = plain.subarray(Math.min(toSkip, plain.length), Math.min(plain.length, toSkip + left));
+    toSkip = Math.max(0, toSkip - plain.length);
+    left -= out.length;
+    if (out.length > 0) yield out;
+  }
+  if (left > 0) throw new DecryptError('bad_size', 'the stored file ends before its last chunk');
+}
+
+/** Where chunk `index`'s stored bytes begin. */
+export const chunkOffset = (index: number): number => HEADER_SIZE + index * STORED_CHUNK;

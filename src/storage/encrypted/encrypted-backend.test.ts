@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { newBucket, s3Client, s3Service, skipReason } from '../../../test/helpers/services.js';
+import { CHUNK_SIZE, HEADER_SIZE, STORED_CHUNK, newMasterKeyText, parseMasterKey, storedSize, type MasterKey } from '../../lib/encryption/format.js';
+import { openSqliteStore } from '../../store/sqlite.js';
+import { listAll, type StorageBackend } from '../backend.js';
+import { bodyOf, keyOf, leasingIn, readAll, rejectsCode } from '../conformance/index.test-suite.js';
+import { createLocalBackend } from '../local/local-backend.js';
+import { createS3Backend } from '../s3/s3-backend.js';
+import { encryptedBackend } from './encrypted-backend.js';
+
+/** What each storage under test gives: the backend below, and raw access to what it stores. */
+type Raw = { readonly inner: StorageBackend; get(path: string): Promise<Buffer>; put(path: string, bytes: Buffer): Promise<void>; all(): Promise<Buffer[]>; cleanup(): Promise<void> };
+
+const closers: (() => Promise<void>)[] = [];
+after(() => Promise.all(closers.map((c) => c())));
+
+async function localRaw(): Promise<Raw> {
+  const base = await mkdtemp(join(tmpdir(), 'fc-enc-'));
+  const storageDir = join(base, 'storage');
+  const leasing = await leasingIn(base);
+  closers.push(() => leasing.close());
+  const inner = createLocalBackend({ storageDir, tmpDir: join(base, 'tmp'), trashDir: join(base, 'trash'), versionsDir: join(base, 'versions') }, leasing);
+  return {
+    inner,
+    get: (path) => readFile(join(storageDir, path)),
+    put: (path, bytes) => writeFile(join(storageDir, path), bytes),
+    async all() {
+      const names = await readdir(base, { recursive: true, withFileTypes: true });
+      return Promise.all(names.filter((n) => n.isFile() && !n.name.endsWith('.db') && !n.name.includes('.db-')).map((n) => readFile(join(n.parentPath, n.name))));
+    },
+    cleanup: () => rm(base, { recursive: true, force: true }),
+  };
+}
+
+let bucket: string | undefined;
+async function s3Raw(): Promise<Raw> {
+  const s = s3Service();
+  if (!s) throw new Error('unreachable: guarded by skip');
+  bucket ??= await newBucket('fc-enc');
+  const Bucket = bucket;
+  const dir = await mkdtemp(join(tmpdir(), 'fc-enc-s3-'));
+  const store = await openSqliteStore(join(dir, 'meta.db'));
+  const prefix = `${randomUUID()}/`;
+  const inner = createS3Backend({ bucket: Bucket, prefix, endpoint: s.endpoint, region: s.region, pathStyle: true }, { leases: store.leases, journal: store.journal }, store.search, { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } });
+  const get = async (Key: string) => Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket, Key }))).Body!.transformToByteArray());
+  return {
+    inner,
+    get: (path) => get(prefix + path),
+    put: async (path, bytes) => void (await s3Client().send(new PutObjectCommand({ Bucket, Key: prefix + path, Body: bytes }))),
+    async all() {
+      const r = await s3Client().send(new ListObjectsV2Command({ Bucket, Prefix: prefix }));
+      return Promise.all((r.Contents ?? []).map((o) => get(o.Key!)));
+    },
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const master = parseMasterKey(newMasterKeyText());
+const s3Skip = skipReason('S3');
+const storages: [string, () => Promise<Raw>, string | undefined][] = [
+  ['local', localRaw, undefined],
+  ['s3', s3Raw, s3Skip],
+];
+
+type Under = Raw & { backend: StorageBackend; bad: string[] };
+function it(title: string, fn: (u: Under) => Promise<void>, keys: (m: MasterKey) => { current: MasterKey; all: MasterKey[] } = (m) => ({ current: m, all: [m] })): void {
+  for (const [name, make, skip] of storages)
+    test(`${name}: ${title}`, { skip }, async () => {
+      const raw = await make();
+      const bad: string[] = [];
+      const backend = encryptedBackend(raw.inner, { ...keys(master), onBadFile: (label) => bad.push(label) });
+      try {
+        await backend.init();
+        await backend.mkdir(keyOf(''), { parents: true, existOk: true });
+        await fn({ ...raw, backend, bad });
+      } finally {
+        await backend.close();
+        await raw.cleanup();
+      }
+    });
+}
+
+const MARK = Buffer.from('PLAINTEXT-MARKER-7f3a');
+/** Bytes with the marker in every chunk, so any plaintext chunk in storage would show. */
+const marked = (n: number): Buffer => {
+  const b = randomBytes(n);
+  for (let at = 0; at + MARK.length <= n; at += 4096) MARK.copy(b, at);
+  return b;
+};
+const read = async (b: StorageBackend, path: string, range?: { start: number; end: number }) => {
+  const o = await b.read(keyOf(path), range);
+  return { entry: o.entry, bytes: o.bytes ?? (await readAll(o.stream)) };
+};
+
+it('files written through it are stored encrypted and read back whole, at their plaintext size', async ({ backend, all }) => {
+  const sizes = [0, 1, CHUNK_SIZE - 1, CHUNK_SIZE, CHUNK_SIZE + 1, 3 * CHUNK_SIZE + 100];
+  for (const n of sizes) {
+    const data = marked(n);
+    const written = await backend.write(keyOf(`f${n}`), bodyOf(data), { ifExists: 'fail', maxBytes: n });
+    assert.equal(written.size, n);
+    assert.equal((await backend.stat(keyOf(`f${n}`)))?.size, n);
+    const got = await read(backend, `f${n}`);
+    assert.equal(got.entry.size, n);
+    assert.deepEqual(got.bytes, data, `size ${n}`);
+  }
+  const staged = await backend.stage(keyOf('staged'), bodyOf(marked(1000)), { ifExists: 'fail' });
+  assert.equal(staged.size, 1000);
+  assert.equal((await staged.commit()).size, 1000);
+  for (const stored of await all()) assert.ok(!stored.includes(MARK), 'no plaintext marker in storage');
+  const listed = new Map((await listAll(backend, keyOf(''))).map((e) => [e.name, e.size]));
+  for (const n of sizes) assert.equal(listed.get(`f${n}`), n);
+  const walked = [];
+  for await (const w of backend.walk(keyOf(''))) if (w.entry.isFile) walked.push(w.entry.size);
+  assert.deepEqual(walked.sort((a, b) => a - b), [...sizes, 1000].sort((a, b) => a - b));
+});
+
+it('a body over maxBytes is too_large, counted in plaintext bytes', async ({ backend }) => {
+  await rejectsCode(backend.write(keyOf('big'), bodyOf(randomBytes(CHUNK_SIZE + 1)), { ifExists: 'fail', maxBytes: CHUNK_SIZE }), 'too_large');
+  assert.equal((await backend.write(keyOf('fits'), bodyOf(randomBytes(CHUNK_SIZE)), { ifExists: 'fail', maxBytes: CHUNK_SIZE })).size, CHUNK_SIZE);
+});
+
+it('ranges (first, middle, suffix, across a chunk edge) give exactly those bytes', async ({ backend }) => {
+  const data = marked(3 * CHUNK_SIZE + 100);
+  await backend.write(keyOf('r'), bodyOf(data), { ifExists: 'fail' });
+  const n = data.length;
+  const cases: [number, number][] = [
+    [0, 0],
+    [0, 1023],
+    [CHUNK_SIZE - 5, CHUNK_SIZE + 5],
+    [CHUNK_SIZE + 10, 3 * CHUNK_SIZE + 10],
+    [n - 500, n - 1],
+    [n - 1, n - 1],
+    [0, n - 1],
+  ];
+  for (const [start, end] of cases) {
+    const got = await read(backend, 'r', { start, end });
+    assert.equal(got.entry.size, n);
+    assert.deepEqual(got.bytes, data.subarray(start, end + 1), `${start}-${end}`);
+  }
+});
+
+it('plain files written before the key stay readable, at their own size', async ({ backend, inner }) => {
+  const data = marked(2 * CHUNK_SIZE + 500);
+  await inner.write(keyOf('old'), bodyOf(data), { ifExists: 'fail' });
+  await inner.write(keyOf('tiny'), bodyOf('hi'), { ifExists: 'fail' });
+  assert.equal((await backend.stat(keyOf('old')))?.size, data.length);
+  assert.deepEqual((await read(backend, 'old')).bytes, data);
+  assert.deepEqual((await read(backend, 'old', { start: CHUNK_SIZE - 3, end: CHUNK_SIZE + 3 })).bytes, data.subarray(CHUNK_SIZE - 3, CHUNK_SIZE + 4));
+  assert.deepEqual((await read(backend, 'tiny')).bytes, Buffer.from('hi'));
+  const listed = new Map((await listAll(backend, keyOf(''))).map((e) => [e.name, e.size]));
+  assert.deepEqual([listed.get('old'), listed.get('tiny')], [data.length, 2]);
+});
+
+it('an altered stored file is never served: the read fails and names the file', async ({ backend, get, put, bad }) => {
+  const data = marked(3 * CHUNK_SIZE + 100);
+  const other = marked(3 * CHUNK_SIZE + 100);
+  await backend.write(keyOf('t'), bodyOf(data), { ifExists: 'fail' });
+  await backend.write(keyOf('o'), bodyOf(other), { ifExists: 'fail' });
+  const stored = await get('alice/t');
+  const otherStored = await get('alice/o');
+  const chunk = (s: Buffer, i: number) => s.subarray(HEADER_SIZE + i * STORED_CHUNK, HEADER_SIZE + (i + 1) * STORED_CHUNK);
+  const flipped = Buffer.from(stored);
+  flipped[HEADER_SIZE + STORED_CHUNK + 7]! ^= 0x20;
+  const cases: [string, Buffer][] = [
+    ['a flipped byte', flipped],
+    ['cut at a chunk edge', stored.subarray(0, HEADER_SIZE + 2 * STORED_CHUNK)],
+    ['two chunks swapped', Buffer.concat([stored.subarray(0, HEADER_SIZE), chunk(stored, 1), chunk(stored, 0), stored.subarray(HEADER_SIZE + 2 * STORED_CHUNK)])],
+    ['a chunk from another file', Buffer.concat([stored.subarray(0, HEADER_SIZE + STORED_CHUNK), chunk(otherStored, 1), stored.subarray(HEADER_SIZE + 2 * STORED_CHUNK)])],
+  ];
+  for (const [what, bytes] of cases) {
+    await put('alice/t', bytes);
+    bad.length = 0;
+    // A whole read fails while streaming at the bad chunk, before any of its bytes are given out.
+    await assert.rejects(async () => {
+      const o = await backend.read(keyOf('t'));
+      return o.bytes ?? readAll(o.stream);
+    }, `${what}: a whole read fails`);
+    // The range over chunk 1 fails before anything is sent.
+    await rejectsCode(backend.read(keyOf('t'), { start: CHUNK_SIZE, end: CHUNK_SIZE + 100 }), 'failed');
+    assert.deepEqual([...new Set(bad)], ['alice/t'], `${what}: the log names the file`);
+  }
+  await put('alice/t', stored);
+  assert.deepEqual((await read(backend, 't')).bytes, data, 'the untouched file reads again');
+});
+
+it('a file under another key is refused; a key ring with the old key reads it', async ({ backend, inner }) => {
+  const data = marked(1000);
+  await backend.write(keyOf('k'), bodyOf(data), { ifExists: 'fail' });
+  const fresh = parseMasterKey(newMasterKeyText());
+  const bad: string[] = [];
+  const other = encryptedBackend(inner, { current: fresh, all: [fresh], onBadFile: (l) => bad.push(l) });
+  await rejectsCode(other.read(keyOf('k')), 'failed');
+  assert.deepEqual(bad, ['alice/k']);
+  const ring = encryptedBackend(inner, { current: fresh, all: [fresh, master], onBadFile: (l) => bad.push(l) });
+  assert.deepEqual((await ring.read(keyOf('k'))).bytes, data);
+});
+
+it('versions kept of an encrypted file read back as plaintext, whole and in ranges', async ({ backend }) => {
+  const data = marked(CHUNK_SIZE + 300);
+  await backend.write(keyOf('v'), bodyOf(data), { ifExists: 'fail' });
+  assert.equal(await backend.versions.keep(keyOf('v'), 'v1'), storedSize(data.length));
+  const whole = await backend.versions.read('alice', 'v1', 'v');
+  assert.deepEqual(whole.bytes ?? (await readAll(whole.stream)), data);
+  const part = await backend.versions.read('alice', 'v1', 'v', { start: CHUNK_SIZE - 1, end: CHUNK_SIZE });
+  assert.deepEqual(part.bytes ?? (await readAll(part.stream)), data.subarray(CHUNK_SIZE - 1, CHUNK_SIZE + 1));
+});

@@ -1,0 +1,203 @@
+import { Readable } from 'node:stream';
+import { DecryptError, HEADER_SIZE, chunkSpan, hasMagic, openHeader, plainSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { decryptChunks } from '../../lib/encryption/stream.js';
+import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
+import type { Entry } from '../entry.js';
+import { StorageError } from '../errors.js';
+
+/** How one stored file (in the tree, or a version) is opened and looked at, below the decryption. */
+export type StoredFile = {
+  /** Names the file in the log when it fails to decrypt. */
+  readonly label: string;
+  readonly open: (range?: ByteRange) => Promise<Opened>;
+  readonly stat: () => Promise<Entry | undefined>;
+};
+
+export type Decryption = {
+  readonly keys: readonly MasterKey[];
+  /** Told of every stored file that fails to decrypt (the read fails too). */
+  readonly onBadFile: (label: string, e: DecryptError) => void;
+  /** Unwrapped data keys by the stored version's ETag: a ranged read then costs one storage read. */
+  readonly cache: Map<string, FileKey>;
+};
+
+const CACHE_MAX = 4096;
+/** A file replaced between the reads of its header and its chunks is read again, a few times at most. */
+const ATTEMPTS = 4;
+
+export async function bytesOf(opened: Opened): Promise<Buffer> {
+  if (opened.bytes) return opened.bytes;
+  const parts: Buffer[] = [];
+  for await (const b of opened.stream) parts.push(typeof b === 'string' ? Buffer.from(b) : (b as Buffer));
+  return Buffer.concat(parts);
+}
+
+const drop = (opened: Opened): void => {
+  if (!opened.bytes) opened.stream.destroy();
+};
+
+function fileKey(d: Decryption, file: StoredFile, etag: string, header: Buffer): FileKey {
+  const cacheKey = `${file.label}\0${etag}`;
+  const cached = d.cache.get(cacheKey);
+  if (cached) return cached;
+  const key = guard(d, file, () => openHeader(header, d.keys));
+  if (d.cache.size >= CACHE_MAX) d.cache.delete(d.cache.keys().next().value!);
+  d.cache.set(cacheKey, key);
+  return key;
+}
+
+function refusal(d: Decryption, file: StoredFile, e: DecryptError): StorageError {
+  d.onBadFile(file.label, e);
+  return new StorageError('failed', `The stored file cannot be decrypted (${e.message}); it is not served.`, { cause: e });
+}
+
+function guard<T>(d: Decryption, file: StoredFile, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw e instanceof DecryptError ? refusal(d, file, e) : e;
+  }
+}
+
+async function* guarded(d: Decryption, file: StoredFile, source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* source;
+  } catch (e) {
+    throw e instanceof DecryptError ? refusal(d, file, e) : e;
+  }
+}
+
+/** The plaintext bytes of an opened file, gathered when small: a failed chunk is then an error before any byte is sent. */
+async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number, source?: Readable): Promise<Opened> {
+  const out = guarded(d, file, bytes);
+  if (length <= WHOLE_READ_MAX) {
+    const parts: Buffer[] = [];
+    for await (const b of out) parts.push(b);
+    return openedBytes(entry, Buffer.concat(parts));
+  }
+  return { entry, stream: source ? streamFrom(out, source) : Readable.from(out, { objectMode: false }) };
+}
+
+/** The first `n` bytes of a stream and a stream of everything (those bytes first), read once. */
+export async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
+  const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const parts: Buffer[] = [];
+  let have = 0;
+  let ended = false;
+  while (have < n) {
+    const next = await it.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    parts.push(next.value);
+    have += next.value.length;
+  }
+  const head = Buffer.concat(parts);
+  async function* all(): AsyncGenerator<Buffer> {
+    try {
+      yield head;
+      if (ended) return;
+      for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+    } finally {
+      stream.destroy();
+    }
+  }
+  return { head, all: all() };
+}
+
+export async function* skipBytes(source: AsyncIterable<Buffer>, n: number): AsyncGenerator<Buffer> {
+  let left = n;
+  for await (const b of source) {
+    if (left >= b.length) {
+      left -= b.length;
+      continue;
+    }
+    yield left > 0 ? b.subarray(left) : b;
+    left = 0;
+  }
+}
+
+/** A whole file: its header is read from the same stream as its chunks, one storage read. */
+async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
+  const opened = await file.open();
+  const size = plainSize(opened.entry.size);
+  if (size === undefined) return opened;
+  if (opened.bytes) {
+    if (!hasMagic(opened.bytes)) return opened;
+    const key = fileKey(d, file, opened.entry.etag, opened.bytes.subarray(0, HEADER_SIZE));
+    return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, [opened.bytes.subarray(HEADER_SIZE)], 0, size), size);
+  }
+  const { head, all } = await peek(opened.stream, HEADER_SIZE);
+  if (!hasMagic(head)) return { entry: opened.entry, stream: streamFrom(all, opened.stream) };
+  const key = fileKey(d, file, opened.entry.etag, head.subarray(0, HEADER_SIZE));
+  return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
+}
+
+/**
+ * Opens a stored file as its plaintext: encrypted files (the header's magic)
+ * are decrypted, chunk by chunk, only the chunks a range touches; plain ones
+ * (written before the key) are served as they are. A chunk that fails
+ * authentication is never given out: the read fails and onBadFile names the file.
+ */
+export async function openDecrypted(d: Decryption, file: StoredFile, range?: ByteRange): Promise<Opened> {
+  if (range === undefined) return openWhole(d, file);
+  for (let attempt = 1; ; attempt++) {
+    const entry = await file.stat();
+    // Not there or a folder: the storage's own read says so.
+    if (entry === undefined || !entry.isFile || plainSize(entry.size) === undefined) {
+      const opened = await file.open(range);
+      if (plainSize(opened.entry.size) === undefined || attempt === ATTEMPTS) return opened;
+      drop(opened);
+      continue;
+    }
+    const headOpened = await file.open({ start: 0, end: HEADER_SIZE - 1 });
+    const head = await bytesOf(headOpened);
+    const etag = headOpened.entry.etag;
+    const size = plainSize(headOpened.entry.size);
+    if (!hasMagic(head) || size === undefined) {
+      const opened = await file.open(range);
+      if (opened.entry.etag === etag || attempt === ATTEMPTS) return opened;
+      drop(opened);
+      continue;
+    }
+    const key = fileKey(d, file, etag, head);
+    const end = Math.min(range.end, size - 1);
+    if (range.start > end) return openedBytes({ ...headOpened.entry, size }, Buffer.alloc(0));
+    const span = chunkSpan(size, range.start, end);
+    const body = await file.open(span.stored);
+    if (body.entry.etag !== etag) {
+      drop(body);
+      if (attempt === ATTEMPTS) throw new StorageError('failed', 'The file kept changing while it was read.');
+      continue;
+    }
+    const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
+    return plainOpened(d, file, { ...body.entry, size }, decryptChunks(key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
+  }
+}
+
+/** An entry with a file's plaintext size: the header tells whether the file is encrypted at all. */
+export async function plainEntry<E extends { readonly isFile: boolean; readonly size: number }>(e: E, header: () => Promise<Buffer | undefined>): Promise<E> {
+  if (!e.isFile) return e;
+  const size = plainSize(e.size);
+  if (size === undefined) return e;
+  const head = await header();
+  return head !== undefined && hasMagic(head) ? { ...e, size } : e;
+}
+
+export { DecryptError };
+
+/**
+ * A stream of what `gen` yields from `source`. Destroying it destroys the
+ * source at once: a generator waiting on a source that never ends (a client
+ * that stalled) would otherwise never return, and the destroy never finish.
+ */
+export function streamFrom(gen: AsyncIterable<Buffer>, source: Readable): Readable {
+  const out = Readable.from(gen, { objectMode: false });
+  const destroy = out._destroy.bind(out);
+  out._destroy = (err, cb) => {
+    source.destroy();
+    destroy(err, cb);
+  };
+  return out;
+}

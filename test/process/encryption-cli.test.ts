@@ -1,0 +1,179 @@
+// Encryption at rest from the command line (CONTRACT "Encryption at rest"), against the real
+// binary on local disk and on S3: keygen, a start refused with one line for a wrong, missing or
+// unreadable key and for encrypted files without a key; uploads stored without a byte of
+// plaintext; migrate killed midway and run again.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { bearer, login } from '../helpers/client.js';
+import { ADMIN_PASSWORD, BIN, REPO_ROOT, runCli, s3ServerOptions, startServer } from '../helpers/server.js';
+import { s3Client, skipReason } from '../helpers/services.js';
+import { HEADER_SIZE } from '../../src/lib/encryption/format.js';
+
+const MARK = 'PLAINTEXT-MARKER-51c9';
+const contents = (i: number) => Buffer.from(`${MARK} file ${i} `.repeat(5000 + i));
+
+/** Every stored object or file of a data dir's storage (local: data/storage; S3: the prefix). */
+/** One stored file or object of a user's tree. */
+async function storedFile(dataDir: string, path: string, s3?: { bucket: string; prefix: string }): Promise<Buffer> {
+  if (!s3) return readFile(join(dataDir, 'storage', path));
+  return Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${s3.prefix.replace(/\/$/, '')}/${path}` }))).Body!.transformToByteArray());
+}
+
+async function storedBytes(dataDir: string, s3?: { bucket: string; prefix: string }): Promise<Buffer[]> {
+  if (!s3) {
+    const root = join(dataDir, 'storage');
+    const all = await readdir(root, { recursive: true, withFileTypes: true });
+    return Promise.all(all.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name))));
+  }
+  const listed = await s3Client().send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: s3.prefix }));
+  return Promise.all((listed.Contents ?? []).map(async (o) => Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key }))).Body!.transformToByteArray())));
+}
+
+/** Runs fn on a fresh directory (the data dir inside it) and, on S3, a fresh prefix; removes the directory after. */
+async function inDataDir(storage: 'file' | 's3', fn: (at: { dir: string; dataDir: string; s3: Awaited<ReturnType<typeof s3ServerOptions>> | undefined }) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-enc-cli-'));
+  try {
+    await fn({ dir, dataDir: join(dir, 'data'), s3: storage === 's3' ? await s3ServerOptions() : undefined });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const plaintextIn = async (dataDir: string, s3?: { bucket: string; prefix: string }) => (await storedBytes(dataDir, s3)).filter((b) => b.includes(MARK)).length;
+
+for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
+  describe(`encryption on ${storage}`, { skip }, () => {
+    test('keygen, encrypted uploads, and a start refused in one line without the key, with another or an unreadable one', () =>
+      inDataDir(storage, async ({ dir, dataDir, s3 }) => {
+      const keyFile = join(dir, 'key');
+        const made = await runCli(['encryption', 'keygen', keyFile]);
+        assert.equal(made.code, 0, made.stderr);
+        assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
+        assert.equal(Buffer.from((await readFile(keyFile, 'utf8')).trim(), 'base64').length, 32);
+        const again = await runCli(['encryption', 'keygen', keyFile]);
+        assert.equal(again.code, 1, 'an existing key file is never overwritten');
+        const server = await startServer({ dataDir, args: [...(s3?.args ?? []), '--encryption-key-file', keyFile], env: s3?.env ?? {} });
+        try {
+          const auth = bearer((await login(server.url, 'admin', ADMIN_PASSWORD)).access_token);
+          const data = contents(1);
+          assert.equal((await fetch(`${server.url}/storage/admin/a.txt`, { method: 'PUT', headers: auth, body: data })).status, 201);
+          const got = await fetch(`${server.url}/storage/admin/a.txt`, { headers: auth });
+          assert.equal(got.headers.get('content-length'), String(data.length));
+          assert.deepEqual(Buffer.from(await got.arrayBuffer()), data);
+          const ranged = await fetch(`${server.url}/storage/admin/a.txt`, { headers: { ...auth, range: 'bytes=65530-65545' } });
+          assert.equal(ranged.status, 206);
+          assert.deepEqual(Buffer.from(await ranged.arrayBuffer()), data.subarray(65530, 65546));
+          assert.equal(await plaintextIn(dataDir, s3), 0, 'no plaintext in storage');
+        } finally {
+          await server.stop();
+        }
+        const other = join(dir, 'other');
+        assert.equal((await runCli(['encryption', 'keygen', other])).code, 0);
+        await writeFile(join(dir, 'bad'), 'not a key\n');
+        const serve = (extra: string[]) => runCli(['serve', '--data-dir', dataDir, '--port', '0', ...(s3?.args ?? []), ...extra], { env: { ...s3?.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD } });
+        const cases: [string, string[], RegExp][] = [
+          ['no key', [], /encrypted .*start with --encryption-key-file/],
+          ['another key', ['--encryption-key-file', other], /not the one this data directory's files are encrypted with/],
+          ['a missing key file', ['--encryption-key-file', join(dir, 'nowhere')], /cannot read the encryption key file .*ENOENT/],
+          ['a file that holds no key', ['--encryption-key-file', join(dir, 'bad')], /holds no key/],
+        ];
+        for (const [what, extra, message] of cases) {
+          const r = await serve(extra);
+          assert.equal(r.code, 1, `${what}: ${r.stderr}`);
+          assert.match(r.stderr, message, what);
+          assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line`);
+        }
+      }));
+
+    test('migrate encrypts files written before the key; killed midway and run again, every file is whole', () =>
+      inDataDir(storage, async ({ dir, dataDir, s3 }) => {
+      const keyFile = join(dir, 'key');
+      const files = Array.from({ length: 40 }, (_, i) => ({ path: `docs/f${i}.txt`, data: contents(i) }));
+        assert.equal((await runCli(['encryption', 'keygen', keyFile])).code, 0);
+        const before = await startServer({ dataDir, args: s3?.args ?? [], env: s3?.env ?? {} });
+        try {
+          const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
+          for (const f of files) assert.equal((await fetch(`${before.url}/storage/admin/${f.path}`, { method: 'PUT', headers: auth, body: f.data })).status, 201);
+        } finally {
+          await before.stop();
+        }
+        assert.equal(await plaintextIn(dataDir, s3), files.length);
+        const args = ['encryption', 'migrate', '--data-dir', dataDir, '--encryption-key-file', keyFile, ...(s3?.args ?? [])];
+        // Killed as soon as it reports its first file: the rest is left to the second run.
+        const killed = await new Promise<string>((res) => {
+          const proc = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...s3?.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+          let err = '';
+          proc.stderr.on('data', (d: Buffer) => {
+            err += d.toString();
+            if (/encrypted admin\//.test(err)) proc.kill('SIGKILL');
+          });
+          proc.once('exit', () => res(err));
+        });
+        assert.match(killed, /encrypted admin\//);
+        const left = await plaintextIn(dataDir, s3);
+        assert.ok(left < files.length, `the first run encrypted some: ${left} of ${files.length} still plain`);
+        const rerun = await runCli(args, { env: s3?.env });
+        assert.equal(rerun.code, 0, rerun.stderr);
+        assert.match(rerun.stderr, new RegExp(`admin: ${left} encrypted, ${files.length - left} already encrypted`));
+        assert.equal(await plaintextIn(dataDir, s3), 0);
+        const after = await startServer({ dataDir, args: [...(s3?.args ?? []), '--encryption-key-file', keyFile], env: s3?.env ?? {} });
+        try {
+          const auth = bearer((await login(after.url, 'admin', ADMIN_PASSWORD)).access_token);
+          for (const f of files) {
+            const r = await fetch(`${after.url}/storage/admin/${f.path}`, { headers: auth });
+            assert.equal(r.headers.get('content-length'), String(f.data.length), f.path);
+            assert.deepEqual(Buffer.from(await r.arrayBuffer()), f.data, f.path);
+          }
+        } finally {
+          await after.stop();
+        }
+      }));
+
+    test('rotate re-wraps every data key, the contents stay byte for byte; the old key is refused, the new one reads all, versions too', () =>
+      inDataDir(storage, async ({ dir, dataDir, s3 }) => {
+      const [k1, k2] = [join(dir, 'k1'), join(dir, 'k2')];
+      const serveArgs = (key: string) => [...(s3?.args ?? []), '--versions', '--encryption-key-file', key];
+      const first = contents(1);
+      const second = contents(2);
+      const big = contents(30);
+        for (const k of [k1, k2]) assert.equal((await runCli(['encryption', 'keygen', k])).code, 0);
+        const before = await startServer({ dataDir, args: serveArgs(k1), env: s3?.env ?? {} });
+        try {
+          const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
+          for (const [path, body] of [['a.txt', first], ['a.txt', second], ['b.bin', big]] as const) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body })).status, 201);
+        } finally {
+          await before.stop();
+        }
+        const was = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
+        const r = await runCli(['encryption', 'rotate', '--data-dir', dataDir, '--encryption-key-file', k1, '--new-key-file', k2, ...(s3?.args ?? [])], { env: s3?.env });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stderr, /admin: 2 re-wrapped/);
+        const now = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
+        for (const [i, b] of now.entries()) {
+          assert.deepEqual(b.subarray(HEADER_SIZE), was[i]!.subarray(HEADER_SIZE), 'the contents’ ciphertext is unchanged');
+          assert.notDeepEqual(b.subarray(0, HEADER_SIZE), was[i]!.subarray(0, HEADER_SIZE), 'the header is new');
+        }
+        const old = await runCli(['serve', '--data-dir', dataDir, '--port', '0', ...serveArgs(k1)], { env: { ...s3?.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD } });
+        assert.equal(old.code, 1, old.stderr);
+        assert.match(old.stderr, /not the one this data directory's files are encrypted with/);
+        const after = await startServer({ dataDir, args: serveArgs(k2), env: s3?.env ?? {} });
+        try {
+          const auth = bearer((await login(after.url, 'admin', ADMIN_PASSWORD)).access_token);
+          assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/a.txt`, { headers: auth })).arrayBuffer()), second);
+          assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/b.bin`, { headers: auth })).arrayBuffer()), big);
+          const { versions } = (await (await fetch(`${after.url}/storage/admin/a.txt?versions`, { headers: auth })).json()) as { versions: { id: string }[] };
+          assert.equal(versions.length, 1);
+          const kept = await fetch(`${after.url}/storage/admin/a.txt?version=${versions[0]!.id}`, { headers: auth });
+          assert.equal(kept.status, 200);
+          assert.deepEqual(Buffer.from(await kept.arrayBuffer()), first, 'a version from before the rotate reads with the new key');
+        } finally {
+          await after.stop();
+        }
+      }));
+  });
+}
