@@ -177,7 +177,7 @@ export function createFastRead(deps: {
         remember(req, { share: place });
         return false;
       }
-      send(req, res, '/share/*', place.entry, undefined, SHARE_HEADERS, started);
+      send(req, res, '/share/*', await files.withDigest(place.key, place.entry), undefined, SHARE_HEADERS, started);
       return true;
     };
   }

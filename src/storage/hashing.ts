@@ -44,6 +44,12 @@ const PARTIAL_MAX = 10_000;
 /** The body through a tap; an error of the body ends the tap with it, so the backend sees the failure. */
 function tapped(body: Readable, tap = new HashTap()): HashTap {
   body.on('error', (e) => tap.destroy(e));
+  // A body that closes before its end without an error (a client gone) must not leave the tap waiting.
+  body.on('close', () => {
+    if (!body.readableEnded && !tap.destroyed) tap.destroy(Object.assign(new Error('The body ended before its end.'), { code: 'ECONNRESET' }));
+  });
+  // Its reader (the backend) sees the error; one that already stopped reading must not crash the process with it.
+  tap.on('error', () => undefined);
   // A backend that gives up early (a limit, an abort) destroys the tap: the client's body stops too.
   tap.on('close', () => {
     if (!body.readableEnded) body.unpipe(tap);

@@ -26,9 +26,18 @@ for (const [storage, skip] of BACKENDS) {
     let auth: Record<string, string>;
 
     /** The old answer: list() collected, sorted once here, mapped and stringified whole. */
+    /** The listing as JSON.stringify gives it: each entry with the index's sync fields (docs/api.md "Sync fields"). */
     const reference = async (path: string) => {
       const entries = (await listAll(t.backend, keyOf(path))).sort(compareListed);
-      return JSON.stringify({ entries: entries.map((e) => ({ is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString() })) });
+      const known = await t.store.search.identities('alice', entries.map((e) => (path === '' ? e.name : `${path}/${e.name}`)));
+      return JSON.stringify({
+        entries: entries.map((e) => {
+          const row = known.get(path === '' ? e.name : `${path}/${e.name}`);
+          const same = row !== undefined && row.isFile === e.isFile && (!e.isFile || (row.size === e.size && row.modified === e.modified.getTime()));
+          const base = { is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString(), id: row?.id ?? null };
+          return e.isFile ? { ...base, sha256: same ? row.sha256 : null, etag: same ? row.etag : null } : base;
+        }),
+      });
     };
     const getBytes = async (url: string, headers: Record<string, string> = auth) => {
       const res = await fetch(url, { headers });
