@@ -8,8 +8,9 @@ import { createEventHub, type StorageEvent } from './events.js';
 import type { ResumableStaging } from './resumable.js';
 
 /**
- * What the write under way knows about the bytes it commits: their SHA-256 (hex), or the item a
- * copy comes from (its files keep their hashes: copy.test).
+ * What the write under way knows about the bytes it commits: their SHA-256 (hex, from its tap or a
+ * resumable upload's running hash), or the item a copy comes from (the index gives the copies their
+ * sources' hashes: src/services/search.ts).
  */
 type Writing = { readonly tap?: HashTap; readonly sha256?: string; readonly copyOf?: { readonly from: StorageKey; readonly to: StorageKey } };
 
