@@ -12,6 +12,7 @@ import { loadOrCreateSecret } from './lib/secret.js';
 import { createPasswordHasher } from './services/passwords.js';
 import { createUserService } from './services/users.js';
 import { createLocalBackend } from './storage/local/local-backend.js';
+import { withHashes } from './storage/hashing.js';
 import type { StorageBackend } from './storage/backend.js';
 import { withEncryption } from './storage/encrypted/with-encryption.js';
 import type { S3Credentials } from './storage/s3/client.js';
@@ -61,7 +62,8 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
   const stored = await openBackend(config.storage, { leases, journal: store.journal }, store.search, paths, { ...opts, timeoutMs });
   let backend: StorageBackend;
   try {
-    backend = await withEncryption(config.encryptionKeyFile, store.settings, stored, opts.logger);
+    // Hashes above encryption: a file's sha256 is its plaintext's, taken as its bytes go down (storage/hashing.ts).
+    backend = withHashes(await withEncryption(config.encryptionKeyFile, store.settings, stored, opts.logger));
   } catch (e) {
     await stored.close();
     await store.close();

@@ -73,7 +73,15 @@ export const putSchema: RouteSchema = {
   tags: ['Storage'],
   params: storagePath,
   querystring: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', '1'], description: 'Multipart: replace files of the same name instead of suffixing.' } } },
-  headers: { type: 'object', properties: { 'if-match': { type: 'string', description: 'Write only if the file\'s current ETag is one of these (or `*`: only if it exists); else 412.' } } },
+  headers: {
+    type: 'object',
+    properties: {
+      'if-match': { type: 'string', description: 'Write only if the file\'s current ETag is one of these (or `*`: only if it exists); else 412.' },
+      'if-none-match': { type: 'string', description: '`*`: write only if nothing is at the name (checked as the file takes it); a list of ETags: only if the file has none of them. Else 412.' },
+      'repr-digest': { type: 'string', description: '`sha-256=:<base64>:` (RFC 9530; `Content-Digest` is taken the same): the file is written only if its bytes have that SHA-256, else 400 `digest_mismatch`.' },
+      'file-cloud-origin': { type: 'string', description: 'The writer\'s name for itself (1 to 64 token characters), copied into the change entries of this request.' },
+    },
+  },
   body: {
     required: true,
     description: 'The file\'s bytes (any content type but multipart), or multipart/form-data with one file per part.',
@@ -86,9 +94,9 @@ export const putSchema: RouteSchema = {
     201: json('Written: the final names.', FilesWritten),
     ...errors({
       ...pathErrors,
-      400: 'A bad path or file name (`invalid_path`, `invalid_name`), a raw upload to a path ending in `/`, a multipart body without a file part or malformed (`bad_request`).',
+      400: 'A bad path or file name (`invalid_path`, `invalid_name`), a raw upload to a path ending in `/`, a multipart body without a file part or malformed, a malformed digest or File-Cloud-Origin (`bad_request`); bytes that do not have the SHA-256 the digest header names (`digest_mismatch`, nothing written).',
       409: 'A folder where the file should go, or a file where a folder is needed (`is_a_directory`, `not_a_directory`).',
-      412: '`If-Match` does not name the file\'s current ETag, or the file is gone (`precondition_failed`); nothing is written.',
+      412: '`If-Match` does not name the file\'s current ETag, or the file is gone; `If-None-Match` matches (`*`: a file is there) (`precondition_failed`); nothing is written.',
       413: 'Over --max-upload-size (`too_large`).',
       502: 'The object store answered with an error (`storage_failed`).',
       503: 'The object store cannot be reached (`storage_unavailable`).',
@@ -151,6 +159,7 @@ export const postSchema: RouteSchema = {
       401: 'No valid access token, a path that is not yours, or a Move or Copy destination under another user (`unauthorized`).',
       404: 'The path (MakePathToken, Move or Copy source) does not exist, or no such version / versions off (`not_found`).',
       409: 'CreateFolder: something exists at the path; Move, Copy: the destination exists without `overwrite` (`already_exists`), or a file is where a folder is needed.',
+      412: 'Move: `If-Match` / `If-None-Match` do not hold for the item moved (`precondition_failed`); nothing moves.',
       413: 'The JSON body is over 64 KiB.',
       507: 'Copy: the copy does not fit the destination owner\'s quota (`quota_exceeded`) or the disk (`disk_full`); nothing of it is kept.',
     }),
@@ -163,6 +172,11 @@ export const deleteSchema: RouteSchema = {
   params: storagePath,
   response: {
     204: empty('Deleted.'),
-    ...errors({ ...pathErrors, 400: 'A bad path, or the root itself (`invalid_path`).', 404: 'Nothing at this path (`not_found`).' }),
+    ...errors({
+      ...pathErrors,
+      400: 'A bad path, or the root itself (`invalid_path`).',
+      404: 'Nothing at this path (`not_found`).',
+      412: '`If-Match` / `If-None-Match` do not hold for the item (a file\'s ETag, a folder\'s tree ETag) (`precondition_failed`); nothing is deleted.',
+    }),
   },
 };

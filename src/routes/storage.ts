@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
+import { isRoot, keyChild, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import type { Entry } from '../storage/backend.js';
+import { sentDigest, writePreconditions, writtenFiles } from './sync-fields.js';
 import { rawStoragePath } from '../http/url.js';
 import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
 import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
@@ -95,7 +97,7 @@ export async function storageRoutes(
       return sendFolderZip(request, reply, deps.zips, { folder: key, names: zipNames(query.name) });
     }
     if (!entry.isFile) {
-      return sendListing(reply, files, key, withBody);
+      return sendListing(reply, files, key, withBody, { sync: true });
     }
     // A trailing slash addresses a folder; there is none here.
     if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
@@ -107,9 +109,10 @@ export async function storageRoutes(
     const query = request.query as Record<string, unknown>;
     const overwrite = query.overwrite === 'true' || query.overwrite === '1';
     const contentType = request.headers['content-type'] ?? '';
-    let written: string[];
+    let written: { key: StorageKey; entry: Entry }[];
     if (/^multipart\/form-data\b/i.test(contentType)) {
-      written = await as(request).writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite });
+      const entries = await as(request).writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite });
+      written = entries.map((entry) => ({ key: keyChild(key, entry.name), entry }));
     } else {
       if (trailingSlash || isRoot(key)) {
         const existing = await files.stat(key).catch(() => undefined);
@@ -121,17 +124,20 @@ export async function storageRoutes(
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
       // The declared length lets an object store size its upload parts for the file.
-      const ifMatch = request.headers['if-match'];
-      const entry = await as(request).writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch });
+      const entry = await as(request).writeFile(key, request.raw, {
+        sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined,
+        ...writePreconditions(request),
+        sha256: sentDigest(request.headers),
+      });
       // The new version's validator, so an editor can send it as If-Match on its next save.
       reply.header('etag', entry.etag);
-      written = [entry.name];
+      written = [{ key, entry }];
     }
-    return reply.code(201).send({ files_written: written });
+    return reply.code(201).send({ files_written: written.map((w) => w.entry.name), files: await writtenFiles(files, written) });
   });
 
   scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {
-    await as(request).delete(target(request).key);
+    await as(request).delete(target(request).key, writePreconditions(request));
     return reply.code(204).send();
   });
   scope.post('/storage/*', { ...actions, schema: postSchema }, async (request, reply) => {
@@ -155,7 +161,7 @@ export async function storageRoutes(
         const newPath = requiredString(body, 'new_path').replace(/^\//, '');
         const dest = parseDecodedStoragePath(newPath.includes('/') ? newPath : `${newPath}/`).key;
         const overwrite = optionalBoolean(body, 'overwrite') ?? false;
-        await (action === 'Copy' ? as(request).copy(key, dest, overwrite) : as(request).move(key, dest, overwrite));
+        await (action === 'Copy' ? as(request).copy(key, dest, overwrite) : as(request).move(key, dest, overwrite, writePreconditions(request)));
         return reply.code(204).send();
       }
       case 'restore_version': {

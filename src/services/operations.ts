@@ -4,7 +4,8 @@ import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal } from '../domain/principal.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { Entry } from '../storage/backend.js';
-import type { FilesService, UploadPart } from './files.js';
+import type { WritePreconditions } from '../lib/conditional.js';
+import type { FilesService, UploadPart, WriteFileOptions } from './files.js';
 import type { GrantService } from './grants.js';
 import type { VersionService } from './versions.js';
 
@@ -71,24 +72,27 @@ export function createOperations(deps: {
         statOrThrow: on('GET', (key) => files.statOrThrow(key)),
         listSorted: on('GET', (key) => files.listSorted(key)),
 
-        async writeFile(key: StorageKey, body: Readable, opts: { signal?: AbortSignal; sizeHint?: number; ifMatch?: string; freeNameInFolder?: boolean } = {}): Promise<Entry> {
+        async writeFile(key: StorageKey, body: Readable, opts: Omit<WriteFileOptions, 'writer'> = {}): Promise<Entry> {
           await ask(key, 'PUT');
           return files.writeFile(key, body, { ...opts, writer });
         },
 
-        async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<string[]> {
+        async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<Entry[]> {
           await ask(dir, 'PUT');
           return files.writeParts(dir, parts, { ...opts, writer });
         },
 
-        delete: on('DELETE', (key) => files.delete(key)),
+        async delete(key: StorageKey, pre: WritePreconditions = {}): Promise<void> {
+          await ask(key, 'DELETE');
+          return files.delete(key, pre);
+        },
         createFolder: on('POST', (key) => files.createFolder(key)),
 
         /** Both keys: the source is taken away, the destination written (across two owners' trees through a writable grant). */
-        async move(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
+        async move(from: StorageKey, to: StorageKey, overwrite: boolean, pre: WritePreconditions = {}): Promise<void> {
           await ask(from, 'MOVE');
           await ask(to, 'MOVE');
-          return files.move(from, to, overwrite, writer);
+          return files.move(from, to, overwrite, writer, pre);
         },
 
         /** The source is only read; the destination is written as a Move's is. */
