@@ -225,7 +225,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
           at={menu.at}
           allowed={allowed}
           // A menu on a selected row acts on the whole selection, except for what takes one entry.
-          onAction={(a) => act(a, selected.has(menu.entry.name) && a !== 'open' && a !== 'edit' && a !== 'rename' && a !== 'share' ? selectedEntries : [menu.entry])}
+          onAction={(a) => act(a, selected.has(menu.entry.name) && a !== 'open' && a !== 'edit' && a !== 'rename' && a !== 'share' && a !== 'details' ? selectedEntries : [menu.entry])}
           onClose={() => {
             setMenu(null);
             document.querySelector<HTMLElement>(`.row[data-name="${CSS.escape(menu.entry.name)}"]`)?.focus();
