@@ -13,9 +13,10 @@ import { UsersPage } from './components/UsersPage';
 import { WithMePage } from './components/WithMePage';
 import { SharedFolder } from './components/SharedFolder';
 import { ownerPathFrom, WITH_ME_PATH } from './lib/place';
-import { AUDIT_PATH, isAppPath, navigate, PAGE_PATHS, RECENT_PATH, SETTINGS_PATH, SHARED_PATH, TRASH_PATH, USERS_PATH, useLocation } from './lib/router';
+import { AUDIT_PATH, GROUPS_PATH, isAppPath, navigate, PAGE_PATHS, RECENT_PATH, SETTINGS_PATH, SHARED_PATH, TRASH_PATH, USERS_PATH, useLocation } from './lib/router';
 import { TrashPage } from './components/TrashPage';
 import { AuditPage } from './components/AuditPage';
+import { GroupsPage } from './components/GroupsPage';
 import { RecentPage } from './components/RecentPage';
 import { stripBase } from './lib/base';
 
@@ -79,6 +80,8 @@ export function App({ client }: { client: ApiClient }) {
         <SettingsPage key={storage.user} storage={storage} />
       ) : page === USERS_PATH ? (
         <UsersPage key={storage.user} storage={storage} />
+      ) : page === GROUPS_PATH ? (
+        <GroupsPage key={storage.user} storage={storage} />
       ) : page === AUDIT_PATH ? (
         <AuditPage key={storage.user} storage={storage} />
       ) : segments ? (

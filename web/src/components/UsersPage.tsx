@@ -1,4 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
+import { AdminGroupsApi } from '../api/admin-groups';
 import { AdminUsersApi, type User } from '../api/admin-users';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
@@ -21,12 +22,21 @@ type Dialog = { kind: 'create' } | { kind: 'password' | 'quota' | 'disable' | 'r
 
 const byName = (a: User, b: User) => a.username.localeCompare(b.username);
 
-/** For admins: every account, with create, reset password, admin rights, quota, disable / enable and remove. */
+/** For admins: every account and the groups it is in, with create, reset password, admin rights, quota, disable / enable and remove. */
 export function UsersPage({ storage }: { storage: StorageApi }) {
   const banner = useBanner('page', storage.client, 'users');
   const api = useMemo(() => new AdminUsersApi(storage.client), [storage]);
   const load = useCallback((signal: AbortSignal) => api.list(signal).then((users) => [...users].sort(byName)), [api]);
   const { state, reload, drop } = useRemoteList(load);
+  // Each user's groups, read with the users (a failure leaves them out; the users still show).
+  const groupsApi = useMemo(() => new AdminGroupsApi(storage.client), [storage]);
+  const loadGroups = useCallback((signal: AbortSignal) => groupsApi.list(signal).catch(() => []), [groupsApi]);
+  const groups = useRemoteList(loadGroups);
+  const groupsOf = useMemo(() => {
+    const of = new Map<string, string[]>();
+    if (groups.state.status === 'ready') for (const g of groups.state.items) for (const m of g.members) of.set(m, [...(of.get(m) ?? []), g.name]);
+    return of;
+  }, [groups.state]);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const notify = useNotify();
   const account = useAccount();
@@ -94,7 +104,7 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
           <>
             <ul className="item-list user-list" aria-label="Users">
               {state.items.map((u) => (
-                <UserItem key={u.username} user={u} self={u.username === storage.user} onAction={(a) => act(u, a)} />
+                <UserItem key={u.username} user={u} self={u.username === storage.user} groups={groupsOf.get(u.username)} onAction={(a) => act(u, a)} />
               ))}
             </ul>
             {state.items.length <= 1 ? (
