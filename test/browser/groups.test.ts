@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { PHONE, launchBrowser, missingBrowser, newPage, signIn, startServer, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, row, signIn, startServer, type ServerProcess } from './browser.js';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { startAll } from '../helpers/start-all.js';
 
@@ -26,6 +26,18 @@ describe('web UI: groups', { skip }, () => {
     admin = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
     for (const username of ['bea', 'carl', 'dora']) assert.equal((await postJson(`${server.url}/api/admin/users`, { username, password: `${username}-password-1` }, admin)).status, 201);
     assert.equal((await postJson(`${server.url}/api/admin/groups`, { name: 'ops', members: ['dora'] }, admin)).status, 201);
+    assert.equal((await postJson(`${server.url}/api/admin/groups`, { name: 'crew', members: ['admin', 'carl'] }, admin)).status, 201);
+    // bea shares a folder with the group ops (dora is in it) and another with dora by name and through ops.
+    const bea = bearer((await login(server.url, 'bea', 'bea-password-1')).access_token);
+    for (const folder of ['Plans', 'Both']) {
+      assert.equal((await fetch(`${server.url}/storage/bea/${folder}/x.txt`, { method: 'PUT', headers: { ...bea, 'content-type': 'text/plain' }, body: 'x' })).status, 201);
+      assert.equal((await postJson(`${server.url}/api/grants`, { path: `/bea/${folder}`, to: 'group:ops', permission: 'read' }, bea)).status, 201);
+    }
+    assert.equal((await postJson(`${server.url}/api/grants`, { path: '/bea/Both', to: 'user:dora', permission: 'write' }, bea)).status, 201);
+    // admin has shared with carl before: carl is someone admin knows.
+    assert.equal((await fetch(`${server.url}/storage/admin/Old/o.txt`, { method: 'PUT', headers: { ...admin, 'content-type': 'text/plain' }, body: 'o' })).status, 201);
+    assert.equal((await postJson(`${server.url}/api/grants`, { path: '/admin/Old', to: 'user:carl', permission: 'read' }, admin)).status, 201);
+    assert.equal((await fetch(`${server.url}/storage/admin/Report.txt`, { method: 'PUT', headers: { ...admin, 'content-type': 'text/plain' }, body: 'r' })).status, 201);
   });
   after(async () => {
     await browser?.close();
@@ -69,7 +81,57 @@ describe('web UI: groups', { skip }, () => {
       await confirm.getByRole('button', { name: 'Remove group' }).click();
       await confirm.waitFor({ state: 'detached' });
       await team.waitFor({ state: 'detached' });
-      assert.deepEqual((await groups()).map((g) => g.name), ['ops']);
+      assert.deepEqual((await groups()).map((g) => g.name).sort(), ['crew', 'ops']);
+      assert.deepEqual(consoleErrors, []);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('"Shared with me" says when access comes through a group', async () => {
+    const dora = await newPage(browser);
+    try {
+      await dora.page.goto(`${server.url}/login`);
+      await dora.page.getByLabel('Username').fill('dora');
+      await dora.page.getByLabel('Password', { exact: true }).fill('dora-password-1');
+      await dora.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await dora.page.waitForURL(/\/browse\//);
+      await dora.page.goto(`${server.url}/with-me`);
+      const list = dora.page.getByRole('list', { name: 'Shared with me' });
+      await list.getByRole('listitem').filter({ hasText: 'Plans' }).getByText(/· through the group ops/).waitFor();
+      await list.getByRole('listitem').filter({ hasText: 'Both' }).getByText(/also through the group ops/).waitFor();
+      assert.deepEqual(dora.errors, []);
+      assert.deepEqual(dora.consoleErrors, []);
+    } finally {
+      await dora.context.close();
+    }
+  });
+
+  test('the share dialog suggests one\'s groups and the people one shares with; a suggestion picked by keyboard is shared with', async () => {
+    const { context, page, errors, consoleErrors } = await newPage(browser);
+    try {
+      await signIn(page, server, '/browse/');
+      await row(page, 'Report.txt').getByRole('button', { name: 'Actions for Report.txt', exact: true }).click();
+      await page.getByRole('menuitem', { name: 'Share…' }).click();
+      const people = page.getByRole('dialog', { name: 'Share “Report.txt”' }).getByRole('region', { name: 'Share with people' });
+      const field = people.getByRole('combobox', { name: 'Person or group' });
+      await field.fill('c');
+      const options = people.getByRole('listbox', { name: 'Suggestions' }).getByRole('option');
+      await options.nth(1).waitFor();
+      assert.deepEqual((await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), ['crew Group', 'carl Person'], 'groups first; nobody admin does not know');
+      await field.press('ArrowDown');
+      await field.press('Enter');
+      assert.equal(await field.inputValue(), 'group:crew');
+      await people.getByRole('button', { name: 'Share', exact: true }).click();
+      await people.getByRole('list', { name: 'Shared with' }).getByText('crew (group)').waitFor();
+      const given = ((await (await fetch(`${server.url}/api/grants`, { headers: admin })).json()) as { grants: { path: string; to: string }[] }).grants;
+      assert.ok(given.some((g) => g.path === '/admin/Report.txt' && g.to === 'group:crew'), JSON.stringify(given));
+      // Shared with crew already: it is suggested no more.
+      await field.fill('cr');
+      await field.fill('c');
+      await options.first().waitFor();
+      assert.deepEqual((await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), ['carl Person']);
       assert.deepEqual(consoleErrors, []);
       assert.deepEqual(errors, []);
     } finally {
