@@ -92,11 +92,7 @@ describe('web UI: groups', { skip }, () => {
   test('"Shared with me" says when access comes through a group', async () => {
     const dora = await newPage(browser);
     try {
-      await dora.page.goto(`${server.url}/login`);
-      await dora.page.getByLabel('Username').fill('dora');
-      await dora.page.getByLabel('Password', { exact: true }).fill('dora-password-1');
-      await dora.page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      await dora.page.waitForURL(/\/browse\//);
+      await signIn(dora.page, server, '/login', { username: 'dora', password: 'dora-password-1' });
       await dora.page.goto(`${server.url}/with-me`);
       const list = dora.page.getByRole('list', { name: 'Shared with me' });
       await list.getByRole('listitem').filter({ hasText: 'Plans' }).getByText(/· through the group ops/).waitFor();
@@ -157,11 +153,7 @@ describe('web UI: groups', { skip }, () => {
     const bea = await newPage(browser);
     const phone = await newPage(browser, { viewport: PHONE });
     try {
-      await bea.page.goto(`${server.url}/login`);
-      await bea.page.getByLabel('Username').fill('bea');
-      await bea.page.getByLabel('Password', { exact: true }).fill('bea-password-1');
-      await bea.page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      await bea.page.waitForURL(/\/browse\//);
+      await signIn(bea.page, server, '/login', { username: 'bea', password: 'bea-password-1' });
       await bea.page.getByRole('button', { name: 'Account: bea' }).click();
       await bea.page.getByRole('menuitem', { name: 'Settings' }).waitFor();
       assert.equal(await bea.page.getByRole('menuitem', { name: 'Groups' }).count(), 0);

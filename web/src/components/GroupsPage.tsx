@@ -3,11 +3,12 @@ import { AdminGroupsApi, memberNames, type Group } from '../api/admin-groups';
 import { AdminUsersApi } from '../api/admin-users';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
-import { withBase } from '../lib/base';
 import { plural } from '../lib/format';
-import { onLinkClick, useTitle } from '../lib/router';
+import { useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
+import { AdminOnlyState } from './AdminOnlyState';
 import { ConfirmDialog } from './ConfirmDialog';
+import { FormActions } from './FormActions';
 import { Dialog } from './Dialog';
 import { Skeleton } from './FolderStates';
 import { Icon } from './icons';
@@ -47,24 +48,7 @@ export function GroupsPage({ storage }: { storage: StorageApi }) {
         {state.status === 'loading' ? (
           <Skeleton label="Loading groups" />
         ) : state.status === 'error' ? (
-          <div className="empty-state" role="alert">
-            <span className="kind-icon kind-error">
-              <Icon name={forbidden ? 'lock' : 'alert'} size={56} />
-            </span>
-            <h2>{forbidden ? 'Only administrators can manage groups' : 'The groups could not be loaded'}</h2>
-            <p className="muted">{forbidden ? 'Ask an administrator to add you to a group.' : state.error.message}</p>
-            <div className="empty-actions">
-              {forbidden ? (
-                <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
-                  <Icon name="home" size={18} /> Go to My files
-                </a>
-              ) : (
-                <button type="button" className="button primary" onClick={reload}>
-                  <Icon name="retry" size={18} /> Try again
-                </button>
-              )}
-            </div>
-          </div>
+          <AdminOnlyState error={state.error} what="groups" forbiddenTitle="Only administrators can manage groups" forbiddenText="Ask an administrator to add you to a group." onRetry={reload} />
         ) : (
           <>
             {state.items.length ? (
@@ -208,17 +192,7 @@ function CreateGroupDialog({ api, unknown, onCreated, onClose }: { api: AdminGro
           <span>Members</span>
           <input value={members} onChange={(e) => setMembers(e.target.value)} placeholder="bea, carl" autoComplete="off" spellCheck={false} aria-describedby="group-create-error" />
         </label>
-        <p id="group-create-error" className="form-error" role="alert">
-          {error}
-        </p>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create group'}
-          </button>
-        </div>
+        <FormActions errorId="group-create-error" error={error} busy={busy} label="Create group" busyLabel="Creating…" onCancel={onClose} />
       </form>
     </Dialog>
   );

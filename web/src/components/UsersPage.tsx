@@ -4,10 +4,10 @@ import { AdminUsersApi, type User } from '../api/admin-users';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
 import { plural } from '../lib/format';
-import { onLinkClick, useTitle } from '../lib/router';
-import { withBase } from '../lib/base';
+import { useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
 import { Banner, useBanner } from './Banner';
+import { AdminOnlyState } from './AdminOnlyState';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Skeleton } from './FolderStates';
 import { Icon } from './icons';
@@ -82,24 +82,7 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
         {state.status === 'loading' ? (
           <Skeleton label="Loading users" />
         ) : state.status === 'error' ? (
-          <div className="empty-state" role="alert">
-            <span className="kind-icon kind-error">
-              <Icon name={forbidden ? 'lock' : 'alert'} size={56} />
-            </span>
-            <h2>{forbidden ? 'Only administrators can manage users' : 'The users could not be loaded'}</h2>
-            <p className="muted">{forbidden ? 'Ask an administrator if you need an account changed.' : state.error.message}</p>
-            <div className="empty-actions">
-              {forbidden ? (
-                <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
-                  <Icon name="home" size={18} /> Go to My files
-                </a>
-              ) : (
-                <button type="button" className="button primary" onClick={reload}>
-                  <Icon name="retry" size={18} /> Try again
-                </button>
-              )}
-            </div>
-          </div>
+          <AdminOnlyState error={state.error} what="users" forbiddenTitle="Only administrators can manage users" forbiddenText="Ask an administrator if you need an account changed." onRetry={reload} />
         ) : (
           <>
             <ul className="item-list user-list" aria-label="Users">
