@@ -39,7 +39,7 @@ export const isApiPath = (path: string): boolean => API_PREFIXES.some((p) => pat
  * shell with 404, and the app shows its not-found view (CONTRACT "Web UI"). A new page of the app
  * is added here and in the app's router.
  */
-const UI_PAGES: readonly RegExp[] = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/trash$/, /^\/with-me(\/.*)?$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];
+const UI_PAGES: readonly RegExp[] = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/trash$/, /^\/recent$/, /^\/with-me(\/.*)?$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];
 
 /** Whether `path` (raw, below the base path) is one of the web UI's pages. */
 export const isUiPage = (path: string): boolean => UI_PAGES.some((p) => p.test(path));

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { STREAMS_PER_USER, type ChangeStreams } from '../services/change-streams.js';
-import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT, type ChangeService, type ChangesInput } from '../services/changes.js';
+import { DEFAULT_CHANGES_LIMIT, DEFAULT_RECENT_LIMIT, MAX_CHANGES_LIMIT, MAX_RECENT_LIMIT, RECENT_LOOK_BACK, type ChangeService, type ChangesInput, type RecentInput } from '../services/changes.js';
 import { bytes, errors, header, json, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
 const Change: JsonSchema = {
@@ -30,13 +30,56 @@ const one = (query: Record<string, unknown>, name: string): string | undefined =
   return v;
 };
 
+const limitOf = (q: Record<string, unknown>): number | undefined => {
+  const raw = one(q, 'limit');
+  if (raw !== undefined && !/^[0-9]{1,7}$/.test(raw)) throw new AppError('bad_request', '"limit" must be a whole number.');
+  return raw === undefined ? undefined : Number(raw);
+};
+
 /** The query string of GET /api/changes: each parameter at most once, `limit` in decimal; the service checks ranges. */
 export function parseChangesQuery(query: unknown): ChangesInput {
   const q = (query ?? {}) as Record<string, unknown>;
-  const rawLimit = one(q, 'limit');
-  if (rawLimit !== undefined && !/^[0-9]{1,7}$/.test(rawLimit)) throw new AppError('bad_request', '"limit" must be a whole number.');
-  return { cursor: one(q, 'cursor'), limit: rawLimit === undefined ? undefined : Number(rawLimit) };
+  return { cursor: one(q, 'cursor'), limit: limitOf(q) };
 }
+
+/** The query string of GET /api/changes/recent, by the same rules. */
+export function parseRecentQuery(query: unknown): RecentInput {
+  const q = (query ?? {}) as Record<string, unknown>;
+  return { path: one(q, 'path'), limit: limitOf(q) };
+}
+
+const { cursor: _cursor, ...RecentChange } = Change.properties as Record<string, JsonSchema>;
+
+export const RECENT_SCHEMA: RouteSchema = {
+  summary: 'The newest changes',
+  description: `The newest entries of the change journal the caller may see (as GET /api/changes would give them), newest first, each with \`at\`, when it was recorded; with \`path\`, only those at or below it (a move: where it went or where it came from). Looks back over at most the newest ${RECENT_LOOK_BACK} entries of the trees the caller can see. For a "recent files" view and an item's history.`,
+  tags: ['Changes'],
+  querystring: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: '/<owner>/<path>: only entries at or below it.' },
+      limit: { type: 'string', pattern: '^[0-9]{1,7}$', description: `Most entries to return, 1 to ${MAX_RECENT_LIMIT} (default ${DEFAULT_RECENT_LIMIT}).` },
+    },
+  },
+  response: {
+    200: json('The newest changes.', {
+      type: 'object',
+      required: ['changes'],
+      properties: {
+        changes: {
+          type: 'array',
+          items: { type: 'object', required: ['type', 'path', 'is_file', 'at'], properties: { ...RecentChange, at: { type: 'string', format: 'date-time', description: 'When the change was recorded.' } } },
+        },
+      },
+    }),
+    ...errors({
+      400: 'A bad `limit` or `path`, or one given twice (`bad_request`).',
+      401: 'No valid token (`unauthorized`).',
+      404: 'The server runs with `--changes off` and keeps no journal (`changes_disabled`).',
+      503: 'The metadata store cannot be reached (`unavailable`).',
+    }),
+  },
+};
 
 const cursorParam = { type: 'string', description: 'Where to continue: a `cursor` this server gave, or `now` (the default): no entries, only the latest cursor.' };
 
@@ -101,6 +144,12 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
     const input = parseChangesQuery(request.query);
     reply.header('cache-control', 'no-store');
     return deps.changes.list(request.principal!, input);
+  });
+
+  scope.get('/api/changes/recent', { config: { access: rule }, schema: RECENT_SCHEMA }, async (request, reply) => {
+    const input = parseRecentQuery(request.query);
+    reply.header('cache-control', 'no-store');
+    return { changes: await deps.changes.recent(request.principal!, input) };
   });
 
   scope.get('/api/changes/stream', { config: { access: rule }, schema: CHANGES_STREAM_SCHEMA, exposeHeadRoute: false }, async (request, reply) => {

@@ -19,13 +19,15 @@ const Grant: JsonSchema = {
 };
 const Received: JsonSchema = {
   type: 'object',
-  required: ['id', 'path', 'owner', 'permission', 'is_file'],
+  required: ['id', 'path', 'owner', 'permission', 'is_file', 'groups', 'direct'],
   properties: {
     id: { type: 'string' },
     path: { type: 'string', description: '`/<owner>/<path>`: use it under /storage/, /dav/, tus `folder` and search as the owner would.' },
     owner: { type: 'string' },
     permission,
     is_file: { type: 'boolean' },
+    groups: { type: 'array', items: { type: 'string' }, description: 'Your groups the item is shared with, by name (empty: shared with you by name only).' },
+    direct: { type: 'boolean', description: 'Shared with you by name (too).' },
   },
 };
 const idParams: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'The grant id.' } } };

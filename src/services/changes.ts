@@ -35,13 +35,26 @@ export type ChangesPage = { changes: ChangeView[]; cursor: string; more: boolean
 
 export type ChangeService = ReturnType<typeof createChangeService>;
 
+
+/** One entry of GET /api/changes/recent: as the feed gives it, without a cursor, with when it was recorded. */
+export type RecentChange = Entry & { at: string };
+
+/** Entries of GET /api/changes/recent when the client names no limit, and the most it may ask for. */
+export const DEFAULT_RECENT_LIMIT = 100;
+export const MAX_RECENT_LIMIT = 1000;
+
+export type RecentInput = { limit?: number | undefined; path?: string | undefined };
+
 /** `cursor`: absent or "now" (the latest), else a cursor this server gave. */
 export type ChangesInput = { cursor?: string | undefined; limit?: number | undefined };
 
-const keyOf = (owner: string, path: string): StorageKey => ({ user: owner, segments: path === '' ? [] : path.split('/') });
-
 /** Rows read per query while a caller's page is filled (their own and granted trees among everyone's). */
 const SCAN = 1000;
+/** Journal rows read at most for one answer: a path nobody touched lately costs a bounded look back, not the whole journal. */
+export const RECENT_LOOK_BACK = 20 * SCAN;
+
+const keyOf = (owner: string, path: string): StorageKey => ({ user: owner, segments: path === '' ? [] : path.split('/') });
+
 
 /** An entry as the caller sees it, before its position is sealed into its cursor. */
 type Entry = Omit<ChangeView, 'cursor'>;
@@ -165,6 +178,37 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
         }
         if (rows.length < SCAN) return page(user, seen, latest, false, at);
       }
+    },
+
+    /**
+     * The newest entries the caller may see, newest first (what `list` would
+     * have given them), only those at or below `path` (a move: where it went
+     * or where it came from) when one is named. Reads back at most
+     * RECENT_LOOK_BACK rows of the trees the caller can see.
+     */
+    async recent(principal: Principal, input: RecentInput): Promise<RecentChange[]> {
+      const user = reader(principal);
+      const limit = input.limit ?? DEFAULT_RECENT_LIMIT;
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RECENT_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_RECENT_LIMIT}.`);
+      const under = input.path?.replace(/\/+$/, '');
+      if (under !== undefined && !/^\/[^/]/.test(under)) throw new AppError('bad_request', '"path" must be /<owner>/<path>.');
+      const at = (p: string | undefined) => p !== undefined && under !== undefined && (p === under || p.startsWith(`${under}/`));
+      const grants = await store.grants.listForRecipient(user.userId);
+      const owners = [...new Set([user.username, ...grants.map((g) => g.owner)])];
+      const out: RecentChange[] = [];
+      let before: number | undefined;
+      for (let read = 0; read < RECENT_LOOK_BACK; read += SCAN) {
+        const rows = await store.changes.changesBeforeFor(owners, before, SCAN);
+        for (const r of rows) {
+          before = r.cursor;
+          const v = visible(user, grants, r);
+          if (!v || (under !== undefined && !at(v.path) && !at(v.from))) continue;
+          out.push({ ...v, at: new Date(r.at).toISOString() });
+          if (out.length === limit) return out;
+        }
+        if (rows.length < SCAN) break;
+      }
+      return out;
     },
 
     /** The same place in the journal as `cursor` (one this server gave `principal`), sealed afresh. */

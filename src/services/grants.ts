@@ -15,7 +15,17 @@ export type Permission = Grant['permission'];
 /** A grant as its owner sees it (POST/GET /api/grants). */
 export type GrantView = { readonly id: string; readonly path: string; readonly to: string; readonly permission: Permission; readonly created_at: string };
 /** A grant as a recipient sees it (GET /api/grants/received). */
-export type ReceivedView = { readonly id: string; readonly path: string; readonly owner: string; readonly permission: Permission; readonly is_file: boolean };
+export type ReceivedView = {
+  readonly id: string;
+  readonly path: string;
+  readonly owner: string;
+  readonly permission: Permission;
+  readonly is_file: boolean;
+  /** The recipient's groups the item is shared with, by name. */
+  readonly groups: string[];
+  /** Shared with the recipient by name too. */
+  readonly direct: boolean;
+};
 
 export type GrantService = ReturnType<typeof createGrantService>;
 
@@ -89,7 +99,16 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     permission: g.permission,
     created_at: new Date(g.createdAt).toISOString(),
   });
-  const received = (g: Grant): ReceivedView => ({ id: g.id, path: `/${g.owner}/${g.path}`, owner: g.owner, permission: g.permission, is_file: g.isFile });
+  /** One item as its recipient sees it: the grant that allows the most, and every grant of it that reaches them. */
+  const received = (g: Grant, all: readonly Grant[]): ReceivedView => ({
+    id: g.id,
+    path: `/${g.owner}/${g.path}`,
+    owner: g.owner,
+    permission: g.permission,
+    is_file: g.isFile,
+    groups: [...new Set(all.filter((a) => a.toKind === 'group').map((a) => a.toName))].sort(),
+    direct: all.some((a) => a.toKind === 'user'),
+  });
 
   const onEvent = async (e: StorageEvent): Promise<void> => {
     if (e.type === 'deleted') return store.grants.deleteWithin(e.key.user, pathOf(e.key));
@@ -172,12 +191,14 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
       if (principal.kind !== 'user') throw notYours();
       // One entry per item: a user grant and a group grant of the same item show once, with the most it allows.
       const best = new Map<string, Grant>();
+      const every = new Map<string, Grant[]>();
       for (const g of await store.grants.listForRecipient(principal.userId)) {
         const id = `${g.owner}/${g.path}`;
         const seen = best.get(id);
         if (!seen || (seen.permission === 'read' && g.permission === 'write')) best.set(id, g);
+        every.set(id, [...(every.get(id) ?? []), g]);
       }
-      return [...best.values()].map(received);
+      return [...best.entries()].map(([id, g]) => received(g, every.get(id) ?? [g]));
     },
 
     async setPermission(principal: Principal, id: string, permission: Permission): Promise<GrantView> {

@@ -183,6 +183,12 @@ export function createChangeRepo(db: Kysely<Database>): ChangeRepo {
       if (owners.length === 0) return [];
       return (await since(cursor, limit, upTo).where('owner', 'in', owners).execute()).map(toRecord);
     },
+    async changesBeforeFor(owners, cursor, limit) {
+      if (owners.length === 0) return [];
+      let q = db.selectFrom('changes').selectAll().where('owner', 'in', owners).where(sql<SqlBool>`cursor > (SELECT purged_through FROM changes_horizon WHERE id = 1)`);
+      if (cursor !== undefined) q = q.where('cursor', '<', cursor);
+      return (await q.orderBy('cursor', 'desc').limit(limit).execute()).map(toRecord);
+    },
     async ownersBetween(cursor, upTo) {
       const rows = await db.selectFrom('changes').select('owner').distinct().where('cursor', '>', cursor).where('cursor', '<=', upTo).execute();
       return rows.map((r) => r.owner);

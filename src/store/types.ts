@@ -657,6 +657,8 @@ export interface ChangeRepo {
   changesSince(cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
   /** As changesSince, only entries of the given owners' trees. */
   changesSinceFor(owners: readonly string[], cursor: number, limit: number, upTo?: number): Promise<ChangeRecord[]>;
+  /** Entries of the given owners' trees before `cursor` (all: undefined), newest first, none at or below the horizon. */
+  changesBeforeFor(owners: readonly string[], cursor: number | undefined, limit: number): Promise<ChangeRecord[]>;
   /** The owners of the trees that entries after `cursor`, up to and including `upTo`, changed (each once). */
   ownersBetween(cursor: number, upTo: number): Promise<string[]>;
   /**

@@ -487,11 +487,12 @@ describe('web UI: Users (admin)', { skip }, () => {
     const admin = await newPage(browser);
     const page = admin.page;
     await signIn(page, server);
-    // The account menu by keyboard: Enter opens it on Settings, End goes to the last item (Audit log), Up to Users.
+    // The account menu by keyboard: Enter opens it on Settings, End goes to the last item (Audit log), Up past Groups to Users.
     await page.getByRole('button', { name: /^Account: / }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('menuitem', { name: 'Users' }).waitFor();
     await page.keyboard.press('End');
+    await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/admin\/users$/);

@@ -52,11 +52,11 @@ export async function newPage(browser: Browser, opts: { viewport?: { width: numb
   return { context, page, errors, consoleErrors };
 }
 
-/** Signs in through the login form and waits for the file list (or the empty state). */
-export async function signIn(page: Page, server: ServerProcess, path = '/'): Promise<void> {
+/** Signs in through the login form (as admin, or as `as`) and waits for the file list (or the empty state). */
+export async function signIn(page: Page, server: ServerProcess, path = '/', as?: { username: string; password: string }): Promise<void> {
   await page.goto(server.url + path);
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
+  await page.getByLabel('Username').fill(as?.username ?? 'admin');
+  await page.getByLabel('Password', { exact: true }).fill(as?.password ?? server.adminPassword);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(/\/browse\//);
   await waitForFolder(page);

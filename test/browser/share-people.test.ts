@@ -65,12 +65,12 @@ describe('web UI: share with people', { skip }, () => {
     const people = dialog.getByRole('region', { name: 'Share with people' });
     await people.getByText('Not shared with anyone yet.').waitFor();
     // An unknown name is refused in words, and nothing is shared.
-    await people.getByLabel('Username or group:name').fill('nobody');
+    await people.getByLabel('Person or group').fill('nobody');
     await people.getByRole('button', { name: 'Share', exact: true }).click();
     await people.getByRole('alert').filter({ hasText: 'There is no user or group of this name that you can share with.' }).waitFor();
     assert.deepEqual(await grants(), []);
 
-    await people.getByLabel('Username or group:name').fill('bob');
+    await people.getByLabel('Person or group').fill('bob');
     await people.getByLabel('Permission', { exact: true }).selectOption({ label: 'Can edit' });
     await people.getByRole('button', { name: 'Share', exact: true }).click();
     const shared = people.getByRole('list', { name: 'Shared with' });

@@ -130,7 +130,7 @@ describe('web UI: shared with me', { skip }, () => {
     await row(page, 'old.txt').getByRole('button', { name: 'Actions for old.txt', exact: true }).click();
     const roMenu = page.getByRole('menu', { name: 'Actions for old.txt' });
     await roMenu.getByRole('menuitem', { name: 'Download' }).waitFor();
-    assert.deepEqual((await roMenu.getByRole('menuitem').allInnerTexts()).map((s) => s.trim()), ['Open', 'Download']);
+    assert.deepEqual((await roMenu.getByRole('menuitem').allInnerTexts()).map((s) => s.trim()), ['Open', 'Download', 'Details']);
     await page.keyboard.press('Escape');
     await row(page, 'old.txt').getByRole('checkbox').click();
     const bar = page.getByRole('toolbar', { name: 'Selection actions' });

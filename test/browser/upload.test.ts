@@ -74,8 +74,9 @@ describe('web UI: uploads', { skip }, () => {
     assert.equal(await readFile(disk('Uploads/one.txt'), 'utf8'), 'first file\n');
   });
 
-  test('a taken name is stored as name (1).ext and the panel says so', async () => {
+  test('a taken name, kept both, is stored as name (1).ext and the panel says so', async () => {
     await pick(page, 'Upload files', join(local, 'one.txt'));
+    await page.getByRole('dialog', { name: '“one.txt” already exists' }).getByRole('button', { name: 'Keep both', exact: true }).click();
     await panel().getByText('Saved as “one (1).txt” (the name was taken)').waitFor();
     await row(page, 'one (1).txt').waitFor();
     assert.ok(existsSync(disk('Uploads/one (1).txt')));

@@ -127,6 +127,7 @@ const SAMPLES: Record<string, Sample> = {
   'GET /api/changes': { kind: 'user', ok: 200, path: '/api/changes' },
   // A stream that would stay open: a bad cursor is refused past the one check, before it starts.
   'GET /api/changes/stream': { kind: 'user', ok: 400, path: '/api/changes/stream?cursor=x' },
+  'GET /api/changes/recent': { kind: 'user', ok: 200, path: '/api/changes/recent' },
   'POST /api/me/password': { kind: 'session', ok: 400, path: '/api/me/password', headers: json, body: '{}' },
   'GET /api/sessions': { kind: 'session', ok: 200, path: '/api/sessions' },
   'DELETE /api/sessions/:id': { kind: 'session', ok: 404, path: '/api/sessions/no-such-session' },

@@ -8,7 +8,7 @@ import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, usersApi } from '../helpers/client.js';
 
 type GrantView = { id: string; path: string; to: string; permission: string; created_at: string };
-type Received = { id: string; path: string; owner: string; permission: string; is_file: boolean };
+type Received = { id: string; path: string; owner: string; permission: string; is_file: boolean; groups: string[]; direct: boolean };
 
 for (const [storage, skip] of BACKENDS) {
   describe(`grants on ${storage}`, { skip }, () => {
@@ -73,7 +73,7 @@ for (const [storage, skip] of BACKENDS) {
       // Someone the item is not shared with sees nothing either.
       assert.equal(await status(await req('carol', 'GET', '/storage/alice/team/notes.txt')), 401);
       const received = await json<{ grants: Received[] }>(await req('bob', 'GET', '/api/grants/received'), 200);
-      assert.deepEqual(received.grants.map((r) => [r.path, r.owner, r.permission, r.is_file]), [['/alice/team', 'alice', 'read', false]]);
+      assert.deepEqual(received.grants.map((r) => [r.path, r.owner, r.permission, r.is_file, r.groups, r.direct]), [['/alice/team', 'alice', 'read', false, [], true]]);
       const given = await json<{ grants: GrantView[] }>(await req('alice', 'GET', '/api/grants'), 200);
       assert.deepEqual(given.grants.map((x) => x.id), [g.id]);
     });
@@ -285,6 +285,23 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await status(await req('root', 'DELETE', '/api/admin/groups/editors')), 204);
       assert.equal(await status(await req('dave', 'GET', '/storage/alice/shared/doc.txt')), 401);
       assert.deepEqual((await json<{ grants: GrantView[] }>(await req('alice', 'GET', '/api/grants'), 200)).grants, []);
+    });
+
+    test('received: says which of one\'s groups an item comes through, and whether it is also shared with one by name', async () => {
+      await json(await req('root', 'POST', '/api/admin/groups', { name: 'viewers', members: ['carol', 'dave'] }), 201);
+      await json(await req('root', 'POST', '/api/admin/groups', { name: 'writers', members: ['carol'] }), 201);
+      try {
+        await t.fs.put('via/doc.txt', 'doc', 'alice');
+        await make('alice', '/alice/via', 'group:viewers', 'read');
+        await make('alice', '/alice/via', 'group:writers', 'write');
+        const mine = async (who: string) => (await json<{ grants: Received[] }>(await req(who, 'GET', '/api/grants/received'), 200)).grants.filter((r) => r.path === '/alice/via');
+        assert.deepEqual((await mine('carol')).map((r) => [r.permission, r.groups, r.direct]), [['write', ['viewers', 'writers'], false]]);
+        assert.deepEqual((await mine('dave')).map((r) => [r.permission, r.groups, r.direct]), [['read', ['viewers'], false]]);
+        await make('alice', '/alice/via', 'user:dave', 'read');
+        assert.deepEqual((await mine('dave')).map((r) => [r.permission, r.groups, r.direct]), [['read', ['viewers'], true]]);
+      } finally {
+        for (const g of ['viewers', 'writers']) await req('root', 'DELETE', `/api/admin/groups/${g}`);
+      }
     });
 
     test('a file grant; a recipient removes it from their list; bad requests change nothing', async () => {

@@ -13,9 +13,11 @@ import { UsersPage } from './components/UsersPage';
 import { WithMePage } from './components/WithMePage';
 import { SharedFolder } from './components/SharedFolder';
 import { ownerPathFrom, WITH_ME_PATH } from './lib/place';
-import { AUDIT_PATH, isAppPath, navigate, PAGE_PATHS, SETTINGS_PATH, SHARED_PATH, TRASH_PATH, USERS_PATH, useLocation } from './lib/router';
+import { AUDIT_PATH, GROUPS_PATH, isAppPath, navigate, PAGE_PATHS, RECENT_PATH, SETTINGS_PATH, SHARED_PATH, TRASH_PATH, USERS_PATH, useLocation } from './lib/router';
 import { TrashPage } from './components/TrashPage';
 import { AuditPage } from './components/AuditPage';
+import { GroupsPage } from './components/GroupsPage';
+import { RecentPage } from './components/RecentPage';
 import { stripBase } from './lib/base';
 
 /** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /admin/users for admins. */
@@ -70,12 +72,16 @@ export function App({ client }: { client: ApiClient }) {
         <WithMePage key={storage.user} storage={storage} />
       ) : ownerPath ? (
         <SharedFolder key={storage.user} account={storage} ownerPath={ownerPath} />
+      ) : page === RECENT_PATH ? (
+        <RecentPage key={storage.user} storage={storage} />
       ) : page === TRASH_PATH ? (
         <TrashPage key={storage.user} storage={storage} />
       ) : page === SETTINGS_PATH ? (
         <SettingsPage key={storage.user} storage={storage} />
       ) : page === USERS_PATH ? (
         <UsersPage key={storage.user} storage={storage} />
+      ) : page === GROUPS_PATH ? (
+        <GroupsPage key={storage.user} storage={storage} />
       ) : page === AUDIT_PATH ? (
         <AuditPage key={storage.user} storage={storage} />
       ) : segments ? (

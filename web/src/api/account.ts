@@ -15,6 +15,8 @@ export type Me = {
   readonly trash_days?: number;
   /** Replaced files keep their earlier contents (--versions). */
   readonly versions?: boolean;
+  /** The groups the user is in, by name. */
+  readonly groups?: readonly string[];
 };
 
 /** One signed-in session of the caller (`GET /api/sessions`). */

@@ -113,3 +113,14 @@ export function watchChanges(client: ApiClient, onChange: (c: Change) => void, o
     window.removeEventListener('online', online);
   };
 }
+
+/** One entry of GET /api/changes/recent: a feed entry, with when it was recorded (docs/api.md). */
+export type RecentChange = Change & { readonly size?: number; readonly at: string };
+
+/** The newest changes the signed-in user may see, newest first; with `path` (`/<owner>/<path>`), at or below it. */
+export async function recentChanges(client: ApiClient, opts: { path?: string; limit?: number; signal?: AbortSignal } = {}): Promise<RecentChange[]> {
+  const q = new URLSearchParams();
+  if (opts.path) q.set('path', opts.path);
+  if (opts.limit) q.set('limit', String(opts.limit));
+  return (await client.json<{ changes: RecentChange[] }>(withBase(`/api/changes/recent?${q}`), { signal: opts.signal })).changes;
+}

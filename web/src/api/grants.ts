@@ -23,6 +23,10 @@ export type ReceivedGrant = {
   readonly owner: string;
   readonly permission: Permission;
   readonly is_file: boolean;
+  /** The user's groups it is shared with (it comes through them). */
+  readonly groups?: readonly string[];
+  /** Shared with the user by name (too). */
+  readonly direct?: boolean;
 };
 
 /** Sharing between accounts: the signed-in user's grants of their own items. */

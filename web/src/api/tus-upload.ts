@@ -45,7 +45,7 @@ export function startResumable(
   user: string,
   folder: Segments,
   file: File,
-  opts: { onProgress: (p: UploadProgress) => void },
+  opts: { onProgress: (p: UploadProgress) => void; overwrite?: boolean },
 ): ResumableUpload {
   let finalPath: string | undefined;
   // Set when the server refused the token: the next request refreshes it first.
@@ -57,7 +57,7 @@ export function startResumable(
     endpoint: withBase('/tus/'),
     chunkSize: CHUNK_BYTES,
     retryDelays: RETRY_DELAYS_MS,
-    metadata: { filename: file.name, folder: movePath(user, folder), filetype: file.type },
+    metadata: { filename: file.name, folder: movePath(user, folder), filetype: file.type, ...(opts.overwrite ? { overwrite: 'true' } : {}) },
     storeFingerprintForResuming: true,
     removeFingerprintOnSuccess: true,
     fingerprint: (f) => Promise.resolve(fingerprintOf(user, folder, f as File)),

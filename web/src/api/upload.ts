@@ -10,16 +10,17 @@ export type UploadProgress = { loaded: number; total: number };
  * it is never read into memory here; XMLHttpRequest is used because fetch has
  * no upload progress. The access token is taken fresh for each file, so a
  * long queue outlives many token lifetimes; a 401 refreshes it and retries once.
- * Resolves with the names the server wrote (a taken name becomes `name (1).ext`).
+ * Resolves with the names the server wrote (a taken name becomes `name (1).ext`
+ * unless `overwrite`, which replaces it: CONTRACT "PUT").
  */
 export async function uploadFile(
   client: ApiClient,
   user: string,
   folder: Segments,
   file: File,
-  opts: { signal: AbortSignal; onProgress: (p: UploadProgress) => void },
+  opts: { signal: AbortSignal; onProgress: (p: UploadProgress) => void; overwrite?: boolean },
 ): Promise<string[]> {
-  const url = storageUrl(user, folder, true);
+  const url = storageUrl(user, folder, true) + (opts.overwrite ? '?overwrite=true' : '');
   let token = await client.token();
   try {
     return await send(url, file, token, opts);

@@ -1,12 +1,12 @@
-import { AUDIT_PATH, navigate, SETTINGS_PATH, USERS_PATH } from '../lib/router';
+import { AUDIT_PATH, GROUPS_PATH, navigate, SETTINGS_PATH, USERS_PATH } from '../lib/router';
 import { usePhone } from '../lib/phone';
 import { Icon } from './icons';
 import { Menu, useMenuAnchor, type MenuItem } from './Menu';
 import { useAccount } from './useAccount';
 
 /**
- * Who is signed in, as a button that opens the account menu: Settings, Users
- * and Audit log for admins, the keyboard shortcuts where a page has them, and
+ * Who is signed in, as a button that opens the account menu: Settings, Users,
+ * Groups and Audit log for admins, the keyboard shortcuts where a page has them, and
  * on a phone Sign out (the header has no room for its own button there).
  */
 export function AccountMenu({ user, onShortcuts, onSignOut }: { user: string; onShortcuts?: () => void; onSignOut: () => void }) {
@@ -16,6 +16,7 @@ export function AccountMenu({ user, onShortcuts, onSignOut }: { user: string; on
   const items: MenuItem[] = [{ key: 'settings', label: 'Settings', icon: 'settings', onSelect: () => navigate(SETTINGS_PATH) }];
   if (onShortcuts && !phone) items.push({ key: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', onSelect: onShortcuts });
   if (me?.admin) items.push({ key: 'users', label: 'Users', icon: 'users', onSelect: () => navigate(USERS_PATH) });
+  if (me?.admin) items.push({ key: 'groups', label: 'Groups', icon: 'users', onSelect: () => navigate(GROUPS_PATH) });
   if (me?.admin) items.push({ key: 'audit', label: 'Audit log', icon: 'shield', onSelect: () => navigate(AUDIT_PATH) });
   if (phone) items.push({ key: 'sign-out', label: 'Sign out', icon: 'logout', onSelect: onSignOut });
   return (

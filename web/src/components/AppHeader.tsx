@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
-import { onLinkClick, SHARED_PATH, TRASH_PATH, useLocation } from '../lib/router';
+import { onLinkClick, RECENT_PATH, SHARED_PATH, TRASH_PATH, useLocation } from '../lib/router';
 import { useAccount } from './useAccount';
 import { Icon, Logo } from './icons';
 import { useNotify } from './Toasts';
@@ -13,6 +13,7 @@ import { WITH_ME_PATH } from '../lib/place';
 
 const PAGES = [
   { to: '/browse/', label: 'My files', icon: 'home', current: (p: string) => p.startsWith('/browse') },
+  { to: RECENT_PATH, label: 'Recent', icon: 'clock', current: (p: string) => p === RECENT_PATH },
   { to: SHARED_PATH, label: 'Shared by me', icon: 'link', current: (p: string) => p === SHARED_PATH },
   { to: WITH_ME_PATH, label: 'Shared with me', icon: 'users', current: (p: string) => p === WITH_ME_PATH || p.startsWith(`${WITH_ME_PATH}/`) },
 ] as const;

@@ -56,7 +56,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   // A dialog or menu is of an entry of this folder: in another folder there is none, from its first render on.
   const [dialog, setDialog] = useFolderScoped<DialogState | null>(key, null);
   const [menu, setMenu] = useFolderScoped<{ entry: Entry; at: { x: number; y: number } } | null>(key, null);
-  const { uploads, pick, drop } = useFolderUploads(storage, segments, reload);
+  const { uploads, pick, drop, conflictDialog } = useFolderUploads(storage, segments, reload);
   // Nothing dropped lands in a folder shared for reading only.
   const { dragging, handlers: dropZone } = useFileDrop(place.writable ? drop : () => undefined);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -225,7 +225,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
           at={menu.at}
           allowed={allowed}
           // A menu on a selected row acts on the whole selection, except for what takes one entry.
-          onAction={(a) => act(a, selected.has(menu.entry.name) && a !== 'open' && a !== 'edit' && a !== 'rename' && a !== 'share' ? selectedEntries : [menu.entry])}
+          onAction={(a) => act(a, selected.has(menu.entry.name) && a !== 'open' && a !== 'edit' && a !== 'rename' && a !== 'share' && a !== 'details' ? selectedEntries : [menu.entry])}
           onClose={() => {
             setMenu(null);
             document.querySelector<HTMLElement>(`.row[data-name="${CSS.escape(menu.entry.name)}"]`)?.focus();
@@ -247,6 +247,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
         />
       ) : null}
 
+      {conflictDialog}
       <UploadPanel items={uploads.items} summary={uploads.summary} onCancel={uploads.cancel} onCancelAll={uploads.cancelAll} onTogglePause={uploads.togglePause} onRetry={uploads.retry} onClose={uploads.clear} />
     </div>
   );

@@ -6,6 +6,7 @@ import { plural } from '../lib/format';
 import { copyEntries, moveEntries, runAll } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { DeleteDialog } from './DeleteDialog';
+import { DetailsDialog } from './DetailsDialog';
 import { MoveDialog } from './MoveDialog';
 import { NameDialog } from './NameDialog';
 import { PreviewDialog } from './PreviewDialog';
@@ -27,6 +28,7 @@ export type DialogState =
   | { kind: 'preview'; entry: Entry }
   | { kind: 'edit'; entry: Entry }
   | { kind: 'versions'; entry: Entry }
+  | { kind: 'details'; entry: Entry }
   | { kind: 'shortcuts' };
 
 type Props = {
@@ -46,7 +48,9 @@ type Props = {
 /** The dialog open over the file manager, wired to the storage calls it makes. */
 export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sorted, afterChange, download, onFocusName }: Props) {
   const notify = useNotify();
-  const trashOn = (useAccount().me?.trash_days ?? 0) > 0;
+  const { me } = useAccount();
+  const trashOn = (me?.trash_days ?? 0) > 0;
+  const versionsOn = me?.versions === true;
   const undoMove = useUndoMove(storage, segments, afterChange);
   const close = () => setDialog(null);
   const existing = (name: string) => sorted.some((e) => e.name === name);
@@ -130,6 +134,9 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
       onRestored={() => afterChange(dialog.entry.name)}
       onClose={close}
     />
+  ) : null}
+  {dialog?.kind === 'details' ? (
+    <DetailsDialog storage={storage} folder={segments} entry={sorted.find((e) => e.name === dialog.entry.name) ?? dialog.entry} own={!root?.length} versionsOn={versionsOn} onClose={close} />
   ) : null}
   {dialog?.kind === 'share' ? <ShareDialog storage={storage} path={dialog.path} isFile={dialog.isFile} onClose={close} /> : null}
   {dialog?.kind === 'preview' ? (

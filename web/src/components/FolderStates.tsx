@@ -2,7 +2,7 @@ import type { ApiError } from '../api/errors';
 import type { Entry } from '../api/storage';
 import { plural } from '../lib/format';
 import { onLinkClick } from '../lib/router';
-import { Icon, KindIcon } from './icons';
+import { Icon, KindIcon, type IconName } from './icons';
 import { withBase } from '../lib/base';
 
 /** Placeholder rows while a folder loads, the same size as real rows (no shift when they arrive). */
@@ -45,15 +45,23 @@ export function EmptyState({ onUpload, onNewFolder, writable = true }: { onUploa
 }
 
 export function ErrorState({ error, notFound, onRetry }: { error: ApiError; notFound: boolean; onRetry: () => void }) {
+  return <FailedState icon="alert" title={notFound ? 'This folder does not exist' : 'This folder could not be loaded'} text={notFound ? 'It may have been moved, renamed or deleted.' : error.message} home={notFound} onRetry={onRetry} />;
+}
+
+/**
+ * What did not load: why, then the way on — home to My files when trying
+ * again cannot help (`home`), else Try again.
+ */
+export function FailedState({ icon, title, text, home, onRetry }: { icon: IconName; title: string; text: string; home: boolean; onRetry: () => void }) {
   return (
     <div className="empty-state" role="alert">
       <span className="kind-icon kind-error">
-        <Icon name="alert" size={56} />
+        <Icon name={icon} size={56} />
       </span>
-      <h2>{notFound ? 'This folder does not exist' : 'This folder could not be loaded'}</h2>
-      <p className="muted">{notFound ? 'It may have been moved, renamed or deleted.' : error.message}</p>
+      <h2>{title}</h2>
+      <p className="muted">{text}</p>
       <div className="empty-actions">
-        {notFound ? (
+        {home ? (
           <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
             <Icon name="home" size={18} /> Go to My files
           </a>

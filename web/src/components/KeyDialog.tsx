@@ -6,6 +6,7 @@ import { publicUrlOf, withBase } from '../lib/base';
 import { copyText } from '../lib/clipboard';
 import { Dialog } from './Dialog';
 import { Icon } from './icons';
+import { FormActions } from './FormActions';
 
 /** Make an app password: a name, read-only or not, an expiry; then the key, shown this once, to copy. */
 export function KeyDialog({ api, user, onCreated, onClose }: { api: KeysApi; user: string; onCreated: () => void; onClose: () => void }) {
@@ -76,17 +77,7 @@ function KeyForm({ api, onCreated, onClose }: { api: KeysApi; onCreated: (k: New
           <span className="muted small block-line">It can list and download files, but not upload, change or delete anything.</span>
         </span>
       </label>
-      <p id="key-error" className="form-error" role="alert">
-        {error}
-      </p>
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="button primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create app password'}
-        </button>
-      </div>
+      <FormActions errorId="key-error" error={error} busy={busy} label="Create app password" busyLabel="Creating…" onCancel={onClose} />
     </form>
   );
 }

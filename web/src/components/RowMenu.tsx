@@ -4,13 +4,14 @@ import { isEditable } from '../lib/file-kind';
 import { Icon, type IconName } from './icons';
 import { useMenuKeys } from './useMenuKeys';
 
-export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'versions' | 'share' | 'rename' | 'move' | 'copy' | 'delete';
+export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'details' | 'versions' | 'share' | 'rename' | 'move' | 'copy' | 'delete';
 
 const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; editableOnly?: boolean; danger?: boolean }[] = [
   { action: 'open', label: 'Open', icon: 'open' },
   { action: 'edit', label: 'Edit', icon: 'pencil', editableOnly: true },
   { action: 'download', label: 'Download', icon: 'download', fileOnly: true },
   { action: 'zip', label: 'Download as zip', icon: 'archive', folderOnly: true },
+  { action: 'details', label: 'Details', icon: 'info' },
   // Only offered when the server keeps versions (--versions): Browser's `allowed`.
   { action: 'versions', label: 'Versions', icon: 'retry', fileOnly: true },
   { action: 'share', label: 'Share…', icon: 'link' },

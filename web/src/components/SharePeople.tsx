@@ -3,6 +3,8 @@ import { messageOf } from '../api/errors';
 import { GrantsApi, type Grant, type Permission } from '../api/grants';
 import type { Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
+import { recipientOf, recipientTo, suggestRecipients, type Recipient } from '../lib/recipients';
+import { useAccount } from './useAccount';
 
 const LABELS: Record<Permission, string> = { read: 'Can view', write: 'Can edit' };
 
@@ -14,6 +16,33 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
   const [permission, setPermission] = useState<Permission>('read');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [known, setKnown] = useState<Recipient[]>([]);
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(-1);
+  const myGroups = useAccount().me?.groups;
+
+  // Whom the user already knows: their groups, whom they shared with, who shared with them.
+  useEffect(() => {
+    const ctl = new AbortController();
+    Promise.all([grants.given(ctl.signal).catch(() => []), grants.received(ctl.signal).catch(() => [])]).then(([given, received]) => {
+      if (ctl.signal.aborted) return;
+      const names: Recipient[] = [...(myGroups ?? []).map((name) => ({ kind: 'group' as const, name }))];
+      for (const g of given) {
+        const r = recipientOf(g.to);
+        if (r) names.push(r);
+      }
+      for (const g of received) names.push({ kind: 'user', name: g.owner });
+      setKnown(names.filter((r) => !(r.kind === 'user' && r.name === storage.user)));
+    });
+    return () => ctl.abort();
+  }, [grants, myGroups, storage.user]);
+  const already = useMemo(() => new Set((list ?? []).map((g) => g.to)), [list]);
+  const suggestions = open ? suggestRecipients(to, known, already) : [];
+  const pick = (r: Recipient) => {
+    setTo(recipientTo(r));
+    setOpen(false);
+    setActive(-1);
+  };
 
   const load = useCallback(async () => {
     try {
@@ -41,6 +70,7 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
     e.preventDefault();
     const name = to.trim();
     if (!name) return setError('Enter a username, or group:<name> for a group.');
+    setOpen(false);
     await run(async () => {
       await grants.create(path, name, permission);
       setTo('');
@@ -52,10 +82,63 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
       <h3 id="share-people-title">Share with people</h3>
       <p>People you share with open it with their own account, in their “Shared with me” WebDAV folder or at your path.</p>
       <form className="share-fields" onSubmit={add}>
-        <label className="field">
-          <span>Username or group:name</span>
-          <input value={to} onChange={(e) => setTo(e.target.value)} autoComplete="off" />
-        </label>
+        <div className="field recipient-field">
+          <label htmlFor="share-recipient">Person or group</label>
+          <input
+            id="share-recipient"
+            role="combobox"
+            aria-autocomplete="list"
+            aria-expanded={suggestions.length > 0}
+            aria-controls="share-recipient-suggestions"
+            aria-activedescendant={active >= 0 && suggestions[active] ? `share-suggestion-${active}` : undefined}
+            placeholder="Username, or group:name"
+            value={to}
+            onChange={(e) => {
+              setTo(e.target.value);
+              setOpen(true);
+              setActive(-1);
+            }}
+            onFocus={() => setOpen(true)}
+            onBlur={() => setOpen(false)}
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                e.preventDefault();
+                setOpen(true);
+                const n = suggestions.length;
+                if (n) setActive((a) => (e.key === 'ArrowDown' ? (a + 1) % n : (a - 1 + n) % n));
+              } else if (e.key === 'Enter' && active >= 0 && suggestions[active]) {
+                e.preventDefault();
+                pick(suggestions[active]);
+              } else if (e.key === 'Escape' && suggestions.length) {
+                // Closes the suggestions, not the dialog.
+                e.preventDefault();
+                e.stopPropagation();
+                setOpen(false);
+              }
+            }}
+            autoComplete="off"
+          />
+          {suggestions.length ? (
+            <ul id="share-recipient-suggestions" role="listbox" aria-label="Suggestions" className="recipient-suggestions">
+              {suggestions.map((r, i) => (
+                <li
+                  key={recipientTo(r)}
+                  id={`share-suggestion-${i}`}
+                  role="option"
+                  aria-selected={i === active}
+                  // Before the input's blur closes the list.
+                  onMouseDown={(e) => {
+                    e.preventDefault();
+                    pick(r);
+                  }}
+                >
+                  <span>{r.name}</span>
+                  <span className="muted small">{r.kind === 'group' ? 'Group' : 'Person'}</span>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
         <label className="field">
           <span>Permission</span>
           <select aria-label="Permission" value={permission} onChange={(e) => setPermission(e.target.value as Permission)}>
@@ -74,7 +157,7 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
         <ul aria-label="Shared with" className="stack">
           {list.map((g) => (
             <li key={g.id} className="share-person">
-              <span>{g.to.replace(/^user:/, '')}</span>
+              <span>{g.to.startsWith('group:') ? `${g.to.slice(6)} (group)` : g.to.replace(/^user:/, '')}</span>
               <select aria-label={`Permission of ${g.to}`} value={g.permission} disabled={busy} onChange={(e) => void run(() => grants.setPermission(g.id, e.target.value as Permission))}>
                 <option value="read">{LABELS.read}</option>
                 <option value="write">{LABELS.write}</option>

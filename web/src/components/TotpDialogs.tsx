@@ -6,6 +6,7 @@ import { copyText } from '../lib/clipboard';
 import { Dialog } from './Dialog';
 import { Icon } from './icons';
 import { QrCode } from './QrCode';
+import { FormActions } from './FormActions';
 
 const wrongCode = (e: unknown) => e instanceof ApiError && (e.code === 'invalid_credentials' || e.status === 400 || e.status === 401 || e.status === 403);
 const WRONG_CODE = 'That code is not right. Enter the code your app shows now (it changes every 30 seconds).';
@@ -231,17 +232,7 @@ export function TotpOffDialog({ api, onDisabled, onClose }: { api: AccountApi; o
           Signing in will need only your password again. Your recovery codes stop working.
         </p>
         <CodeField value={code} onChange={setCode} error={error} label="Code from your app, or a recovery code" />
-        <p id="totp-error" className="form-error" role="alert">
-          {error}
-        </p>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button danger" disabled={busy}>
-            {busy ? 'Turning off…' : 'Turn off'}
-          </button>
-        </div>
+        <FormActions errorId="totp-error" error={error} busy={busy} label="Turn off" busyLabel="Turning off…" danger onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -92,7 +92,7 @@ function UploadRow({ item, onCancel, onTogglePause, onRetry }: RowProps) {
       status = `Paused at ${pct}% of ${formatSize(size)}`;
       break;
     case 'done':
-      status = renamed ? `Saved as “${item.finalName}” (the name was taken)` : `Uploaded · ${formatSize(size)}`;
+      status = renamed ? `Saved as “${item.finalName}” (the name was taken)` : item.overwrite ? `Replaced the earlier file · ${formatSize(size)}` : `Uploaded · ${formatSize(size)}`;
       break;
     case 'cancelled':
       status = 'Cancelled';

@@ -8,8 +8,8 @@ export type UserAction = 'password' | 'admin' | 'quota' | 'disable' | 'enable' |
 /** How full a user's quota is, 0…1, or null without a quota. */
 const fill = (u: User) => (u.quota === null ? null : u.quota === 0 ? 1 : Math.min(1, u.used / u.quota));
 
-/** One account in the Users list: name, role, state, usage against quota, and an actions menu. */
-export function UserItem({ user, self, onAction }: { user: User; self: boolean; onAction: (a: UserAction) => void }) {
+/** One account in the Users list: name, role, state, the groups it is in, usage against quota, and an actions menu. */
+export function UserItem({ user, self, groups = [], onAction }: { user: User; self: boolean; groups?: readonly string[]; onAction: (a: UserAction) => void }) {
   const menu = useMenuAnchor();
   const f = fill(user);
   const items: MenuItem[] = [
@@ -55,6 +55,7 @@ export function UserItem({ user, self, onAction }: { user: User; self: boolean; 
             </span>
           ) : null}
         </div>
+        {groups.length ? <div className="muted small user-groups">Groups: {groups.join(', ')}</div> : null}
         <div className="usage" title={user.quota === null ? `${user.used.toLocaleString()} bytes` : `${user.used.toLocaleString()} of ${user.quota.toLocaleString()} bytes`}>
           <span className="usage-text">
             {formatSize(user.used)}

@@ -1,12 +1,13 @@
 import { useCallback, useMemo, useState } from 'react';
+import { AdminGroupsApi } from '../api/admin-groups';
 import { AdminUsersApi, type User } from '../api/admin-users';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
 import { plural } from '../lib/format';
-import { onLinkClick, useTitle } from '../lib/router';
-import { withBase } from '../lib/base';
+import { useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
 import { Banner, useBanner } from './Banner';
+import { AdminOnlyState } from './AdminOnlyState';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Skeleton } from './FolderStates';
 import { Icon } from './icons';
@@ -21,12 +22,21 @@ type Dialog = { kind: 'create' } | { kind: 'password' | 'quota' | 'disable' | 'r
 
 const byName = (a: User, b: User) => a.username.localeCompare(b.username);
 
-/** For admins: every account, with create, reset password, admin rights, quota, disable / enable and remove. */
+/** For admins: every account and the groups it is in, with create, reset password, admin rights, quota, disable / enable and remove. */
 export function UsersPage({ storage }: { storage: StorageApi }) {
   const banner = useBanner('page', storage.client, 'users');
   const api = useMemo(() => new AdminUsersApi(storage.client), [storage]);
   const load = useCallback((signal: AbortSignal) => api.list(signal).then((users) => [...users].sort(byName)), [api]);
   const { state, reload, drop } = useRemoteList(load);
+  // Each user's groups, read with the users (a failure leaves them out; the users still show).
+  const groupsApi = useMemo(() => new AdminGroupsApi(storage.client), [storage]);
+  const loadGroups = useCallback((signal: AbortSignal) => groupsApi.list(signal).catch(() => []), [groupsApi]);
+  const groups = useRemoteList(loadGroups);
+  const groupsOf = useMemo(() => {
+    const of = new Map<string, string[]>();
+    if (groups.state.status === 'ready') for (const g of groups.state.items) for (const m of g.members) of.set(m, [...(of.get(m) ?? []), g.name]);
+    return of;
+  }, [groups.state]);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const notify = useNotify();
   const account = useAccount();
@@ -72,29 +82,12 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
         {state.status === 'loading' ? (
           <Skeleton label="Loading users" />
         ) : state.status === 'error' ? (
-          <div className="empty-state" role="alert">
-            <span className="kind-icon kind-error">
-              <Icon name={forbidden ? 'lock' : 'alert'} size={56} />
-            </span>
-            <h2>{forbidden ? 'Only administrators can manage users' : 'The users could not be loaded'}</h2>
-            <p className="muted">{forbidden ? 'Ask an administrator if you need an account changed.' : state.error.message}</p>
-            <div className="empty-actions">
-              {forbidden ? (
-                <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
-                  <Icon name="home" size={18} /> Go to My files
-                </a>
-              ) : (
-                <button type="button" className="button primary" onClick={reload}>
-                  <Icon name="retry" size={18} /> Try again
-                </button>
-              )}
-            </div>
-          </div>
+          <AdminOnlyState error={state.error} what="users" forbiddenTitle="Only administrators can manage users" forbiddenText="Ask an administrator if you need an account changed." onRetry={reload} />
         ) : (
           <>
             <ul className="item-list user-list" aria-label="Users">
               {state.items.map((u) => (
-                <UserItem key={u.username} user={u} self={u.username === storage.user} onAction={(a) => act(u, a)} />
+                <UserItem key={u.username} user={u} self={u.username === storage.user} groups={groupsOf.get(u.username)} onAction={(a) => act(u, a)} />
               ))}
             </ul>
             {state.items.length <= 1 ? (

@@ -80,6 +80,7 @@ export function WithMePage({ storage }: { storage: StorageApi }) {
                         <span className={`badge badge-permission`} data-permission={g.permission}>
                           {g.permission === 'write' ? 'Can edit' : 'Can view'}
                         </span>
+                        {g.groups?.length ? <> · {g.direct ? 'also through' : 'through'} the {g.groups.length === 1 ? 'group' : 'groups'} {g.groups.join(', ')}</> : null}
                       </span>
                     </div>
                   </li>

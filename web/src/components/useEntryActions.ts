@@ -49,6 +49,9 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
       case 'zip':
         zip(entries);
         break;
+      case 'details':
+        if (one) setDialog({ kind: 'details', entry: one });
+        break;
       case 'versions':
         if (one) setDialog({ kind: 'versions', entry: one });
         break;

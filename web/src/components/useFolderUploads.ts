@@ -2,8 +2,9 @@ import { useCallback, useRef } from 'react';
 import { messageOf } from '../api/errors';
 import { isInside, type Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
-import { fromDrop, fromInput } from '../lib/drop';
+import { fromDrop, fromInput, type Picked } from '../lib/drop';
 import { useNotify } from './Toasts';
+import { useUploadConflicts } from './useUploadConflicts';
 import { useUploads } from './useUploads';
 
 /**
@@ -24,20 +25,28 @@ export function useFolderUploads(storage: StorageApi, segments: Segments, reload
     [segments, reload],
   );
   const uploads = useUploads(storage, onFolderChanged);
+  const conflicts = useUploadConflicts(storage);
+
+  /** A batch, once the user said what to do with its taken names (when listing fails, the server's suffixes keep both). */
+  async function queue(picked: Picked) {
+    const { picked: kept, replace } = await conflicts.resolve(picked, segments).catch(() => ({ picked, replace: new Set<File>() }));
+    await uploads.add(kept, segments, replace);
+  }
 
   /** Files chosen in a picker; the input is cleared so picking the same files again still fires. */
   async function pick(list: FileList | null, input: HTMLInputElement | null) {
-    if (list && list.length) await uploads.add(fromInput(list), segments);
+    const picked = list && list.length ? fromInput(list) : undefined;
     if (input) input.value = '';
+    if (picked) await queue(picked);
   }
 
   /** Files and folders dropped on the page. */
   function drop(data: DataTransfer) {
     fromDrop(data).then(
-      (picked) => (picked.files.length || picked.emptyDirs.length ? uploads.add(picked, segments) : undefined),
+      (picked) => (picked.files.length || picked.emptyDirs.length ? queue(picked) : undefined),
       (err: unknown) => notify(`Could not read the dropped items: ${messageOf(err)}`, 'error'),
     );
   }
 
-  return { uploads, pick, drop };
+  return { uploads, pick, drop, conflictDialog: conflicts.dialog };
 }

@@ -13,6 +13,8 @@ export type UploadItem = {
   readonly file: File;
   /** The folder it goes to, from the user's root. */
   readonly folder: readonly string[];
+  /** Sent to replace a file of the same name (the user chose Replace). */
+  readonly overwrite: boolean;
   status: UploadStatus;
   loaded: number;
   /** The name the server stored it under, when done (differs when the name was taken). */
@@ -75,12 +77,12 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
       };
       let sending: Promise<string[]>;
       if (item.file.size >= RESUMABLE_FROM_BYTES) {
-        const resumable = startResumable(storage.client, storage.user, item.folder, item.file, { onProgress });
+        const resumable = startResumable(storage.client, storage.user, item.folder, item.file, { onProgress, overwrite: item.overwrite });
         item.resumable = resumable;
         controller.signal.addEventListener('abort', () => resumable.cancel(), { once: true });
         sending = resumable.done;
       } else {
-        sending = uploadFile(storage.client, storage.user, item.folder, item.file, { signal: controller.signal, onProgress });
+        sending = uploadFile(storage.client, storage.user, item.folder, item.file, { signal: controller.signal, onProgress, overwrite: item.overwrite });
       }
       sending.then(
         (names) => {
@@ -105,15 +107,15 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
     }
   }, [storage, repaint]);
 
-  /** Queues picked files for `target`; sub-folders of a picked folder are kept below it. */
+  /** Queues picked files for `target`; sub-folders of a picked folder are kept below it; those in `replace` overwrite. */
   const add = useCallback(
-    async (picked: Picked, target: Segments) => {
+    async (picked: Picked, target: Segments, replace: ReadonlySet<File> = new Set()) => {
       for (const dir of picked.emptyDirs) {
         await storage.createFolder([...target, ...dir]).catch(() => undefined);
       }
       if (picked.emptyDirs.length) changed.current(target);
       for (const { file, dir } of picked.files) {
-        items.current.push({ id: nextId.current++, file, folder: [...target, ...dir], status: 'queued', loaded: 0 });
+        items.current.push({ id: nextId.current++, file, folder: [...target, ...dir], overwrite: replace.has(file), status: 'queued', loaded: 0 });
       }
       pump();
     },

@@ -10,14 +10,18 @@ export const SETTINGS_PATH = '/settings';
 export const USERS_PATH = '/admin/users';
 /** The signed-in user's trash (only when the server keeps one: --trash-days). */
 export const TRASH_PATH = '/trash';
+/** Recent: the newest changes of one's own files and of what others share with one. */
+export const RECENT_PATH = '/recent';
+/** Groups and their members, for admins. */
+export const GROUPS_PATH = '/admin/groups';
 /** The audit log, for admins. */
 export const AUDIT_PATH = '/admin/audit';
 
 /** Pages other than folders that a signed-in user can land on (and come back to after signing in again). */
-export const PAGE_PATHS: readonly string[] = [SHARED_PATH, '/with-me', SETTINGS_PATH, USERS_PATH, TRASH_PATH, AUDIT_PATH];
+export const PAGE_PATHS: readonly string[] = [SHARED_PATH, '/with-me', RECENT_PATH, SETTINGS_PATH, USERS_PATH, GROUPS_PATH, TRASH_PATH, AUDIT_PATH];
 
 /** The app's own page paths; any other path shows the not-found view (the server's UI_PAGES in src/routes/ui.ts agree). */
-const APP_PATHS = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/trash$/, /^\/with-me(\/.*)?$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];
+const APP_PATHS = [/^\/$/, /^\/login$/, /^\/shared$/, /^\/trash$/, /^\/recent$/, /^\/with-me(\/.*)?$/, /^\/browse(\/.*)?$/, /^\/settings(\/.*)?$/, /^\/admin(\/.*)?$/];
 export const isAppPath = (pathname: string): boolean => APP_PATHS.some((p) => p.test(pathname));
 
 const subscribers = new Set<() => void>();

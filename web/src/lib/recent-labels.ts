@@ -1,0 +1,13 @@
+import { browseUrl } from '../api/paths';
+import { withMeUrl } from './place';
+import type { RecentFile } from './recent';
+
+/** What a change did, in a word. */
+export const CHANGE_LABEL = { created: 'Added', modified: 'Changed', moved: 'Moved', deleted: 'Deleted' } as const;
+
+/** Where a file is, as the user names it: "My files / Work" for their own, "bea / team" for what bea shares. */
+export const placeOf = (f: Pick<RecentFile, 'owner' | 'folder'>, me: string): string => [f.owner === me ? 'My files' : f.owner, ...f.folder].join(' / ');
+
+/** The app's address of the folder with the cursor on the file. */
+export const openUrl = (f: Pick<RecentFile, 'owner' | 'folder' | 'name'>, me: string): string =>
+  `${f.owner === me ? browseUrl(f.folder) : withMeUrl(f.owner, f.folder)}?at=${encodeURIComponent(f.name)}`;
