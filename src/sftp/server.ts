@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import ssh2, { type Connection, type Session } from 'ssh2';
+import ssh2, { type Connection, type Session, type SFTPWrapper } from 'ssh2';
 import type { Principal } from '../domain/principal.js';
 import { serveSftp, type SftpServices } from './session.js';
 import type { createSftpSignIn } from './sign-in.js';
@@ -20,6 +20,19 @@ export const SFTP_ALGORITHMS = {
 /** A silent client is asked every 15 s and dropped after 4 unanswered asks (its staged writes go with it). */
 const KEEPALIVE_MS = 15_000;
 const KEEPALIVE_MAX = 4;
+
+/** What ssh2's server-side SFTP stream keeps of its channel (it emulates a Channel without `exit`). */
+type ChannelOf = { outgoing?: { id: number; state: string }; _protocol?: { exitStatus(id: number, status: number): void } };
+
+/**
+ * The client ended the subsystem (EOF): answer as OpenSSH's sftp-server does when it exits, with
+ * exit status 0 and the channel closed; `scp` counts a missing status as a failure.
+ */
+function endSubsystem(sftp: SFTPWrapper): void {
+  const c = sftp as unknown as ChannelOf;
+  if (c.outgoing?.state === 'open') c._protocol?.exitStatus(c.outgoing.id, 0);
+  sftp.end();
+}
 
 export type SftpServer = {
   listen(port: number, host: string): Promise<AddressInfo>;
@@ -63,8 +76,7 @@ export function createSftpServer(deps: {
           const sftp = acceptSftp();
           const served = serveSftp(sftp, principal, deps.services);
           sessions.push(served);
-          // The client's end of the subsystem (EOF) closes the channel from this side too, or the client waits.
-          sftp.on('end', () => sftp.end());
+          sftp.on('end', () => endSubsystem(sftp));
           sftp.on('close', () => void served.close().catch(deps.onError));
         });
         for (const refused of ['pty', 'shell', 'exec', 'subsystem', 'env', 'x11', 'auth-agent', 'window-change', 'signal'] as const) {

@@ -1,0 +1,87 @@
+// SFTP test kit (issue 52): where a test app's SFTP front end listens, a key pair made with
+// ssh-keygen and added through POST /api/me/ssh-keys, and OpenSSH's own clients run against it.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestApp } from './app.js';
+import { bearer, postJson } from './client.js';
+
+/** Why an OpenSSH tool cannot run here (scripts/test-services.sh installs them), or undefined; CI never skips. */
+export function toolSkip(tool: string): string | undefined {
+  if (existsSync(`/usr/bin/${tool}`) || process.env.CI) return undefined;
+  return `${tool} is not installed (scripts/test-services.sh installs it); this test runs in CI`;
+}
+
+/** A port free right now on 127.0.0.1, for a cluster app's --sftp-port (its workers share it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** The flags that turn SFTP on for startApp: port 0 in-process (read back from the app), a chosen free port for a cluster. */
+export async function sftpFlags(storage: string): Promise<{ sftpPort: string }> {
+  return { sftpPort: storage === 'cluster' ? String(await freePort()) : '0' };
+}
+
+/** Where the app's SFTP listens. */
+export function sftpPort(t: TestApp): number {
+  if (t.storage === 'cluster') return Number(t.config.sftpPort);
+  const a = t.app.sftpAddress();
+  if (!a) throw new Error('SFTP is off in this app');
+  return a.port;
+}
+
+export type Exec = { code: number | null; out: string };
+
+/** Runs a command, resolving with its exit code and output whatever the code (killed after `timeoutMs`). */
+export function run(cmd: string, args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<Exec> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 180_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** A user's SSH identity for the tests: a fresh Ed25519 key pair, its public half added through the API. */
+export type SshIdentity = { readonly dir: string; readonly key: string; readonly publicKey: string; readonly knownHosts: string; dispose(): Promise<void> };
+
+export async function sshIdentity(t: TestApp, user: string, opts: { add?: boolean } = {}): Promise<SshIdentity> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-ssh-'));
+  const key = join(dir, 'id_ed25519');
+  const made = await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `${user}@test`, '-f', key]);
+  if (made.code !== 0) throw new Error(`ssh-keygen: ${made.out}`);
+  const publicKey = (await readFile(`${key}.pub`, 'utf8')).trim();
+  if (opts.add !== false) {
+    const token = (await t.login(user)).access_token;
+    const res = await postJson(`${t.url}/api/me/ssh-keys`, { name: 'test key', key: publicKey }, bearer(token));
+    if (res.status !== 201) throw new Error(`adding the key: ${res.status} ${await res.text()}`);
+  }
+  return { dir, key, publicKey, knownHosts: join(dir, 'known_hosts'), dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** OpenSSH options for a non-interactive client: this identity only, the host key learnt on first use into its own file. */
+export function sshOptions(id: SshIdentity, port: number): string[] {
+  return ['-P', String(port), '-i', id.key, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${id.knownHosts}`, '-o', 'ConnectTimeout=20'];
+}
+
+/** `sftp -b -` with a batch script; cwd is where local paths resolve. */
+export function sftpBatch(id: SshIdentity, port: number, user: string, script: string, cwd: string): Promise<Exec> {
+  return run('sftp', [...sshOptions(id, port), '-b', '-', `${user}@127.0.0.1`], { input: script, cwd, timeoutMs: 120_000 });
+}
