@@ -2,7 +2,7 @@
 // ssh-keygen and added through POST /api/me/ssh-keys, and OpenSSH's own clients run against it.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,4 +84,22 @@ export function sshOptions(id: SshIdentity, port: number): string[] {
 /** `sftp -b -` with a batch script; cwd is where local paths resolve. */
 export function sftpBatch(id: SshIdentity, port: number, user: string, script: string, cwd: string): Promise<Exec> {
   return run('sftp', [...sshOptions(id, port), '-b', '-', `${user}@127.0.0.1`], { input: script, cwd, timeoutMs: 120_000 });
+}
+
+/**
+ * `sftp -b -` signing in by password (the account's or an app password), typed by an SSH_ASKPASS
+ * helper: the way a script without a key signs in. One prompt, so one wrong password is one attempt.
+ */
+export async function sftpWithPassword(port: number, user: string, password: string, script: string, cwd: string): Promise<Exec> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-askpass-'));
+  try {
+    const askpass = join(dir, 'askpass.sh');
+    await writeFile(askpass, '#!/bin/sh\nprintf "%s\\n" "$FC_TEST_PASSWORD"\n', { mode: 0o700 });
+    const env = { ...process.env, SSH_ASKPASS: askpass, SSH_ASKPASS_REQUIRE: 'force', FC_TEST_PASSWORD: password, DISPLAY: ':0' };
+    // BatchMode=no ahead of -b, which would turn password prompts off (the first value given wins).
+    const opts = ['-o', 'BatchMode=no', '-P', String(port), '-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=password', '-o', 'NumberOfPasswordPrompts=1', '-o', 'StrictHostKeyChecking=no', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'ConnectTimeout=20'];
+    return await run('setsid', ['-w', 'sftp', ...opts, '-b', '-', `${user}@127.0.0.1`], { input: script, cwd, env, timeoutMs: 60_000 });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
