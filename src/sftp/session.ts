@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { open } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
@@ -134,7 +133,14 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
 
   async function commit(w: StagedWrite): Promise<void> {
     await w.finish(async (path, size) => {
-      await dav.put(w.key, createReadStream(path) as Readable, { cond: NO_CONDITIONS, principal, declaredSize: size });
+      // Opened here, not lazily: a refusal before the first byte (the quota) must not leave a stream
+      // that opens the staging file after it is gone and fails with no one listening.
+      const body = (await open(path, 'r')).createReadStream();
+      try {
+        await dav.put(w.key, body, { cond: NO_CONDITIONS, principal, declaredSize: size });
+      } finally {
+        body.destroy();
+      }
     });
   }
 
