@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { isRoot, keyParent, type StorageKey } from '../domain/storage-path.js';
+import { isRoot, keyId, keyParent, type StorageKey } from '../domain/storage-path.js';
 import type { DavConditions, DavService } from '../services/dav.js';
 import type { FilesService } from '../services/files.js';
 import type { GrantService } from '../services/grants.js';
@@ -37,7 +37,7 @@ export type SftpServices = {
 };
 
 type Dir = { readonly kind: 'dir'; readonly pages: AsyncIterator<{ name: string; entry: { isFile: boolean; size: number; modified: Date } }[]> };
-type Handle = { queue: Promise<void>; readonly open: StagedWrite | StreamedRead | Dir };
+type Handle = StagedWrite | StreamedRead | Dir;
 
 /** A place the caller names: a key, or `Shared with me` itself (a listing of received items, nothing else). */
 type Target = { readonly kind: 'key'; readonly key: StorageKey } | { readonly kind: 'shared-top' };
@@ -51,6 +51,11 @@ type Target = { readonly kind: 'key'; readonly key: StorageKey } | { readonly ki
 export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpServices): { close(): Promise<void> } {
   const { files, dav, grants } = deps;
   const handles = new Map<string, Handle>();
+  /**
+   * Files this session has open for writing, by key: to their writer they exist from the open on
+   * (a FUSE mount such as sshfs stats the file it just created), to everyone else from the close.
+   */
+  const writing = new Map<string, StagedWrite>();
   let nextHandle = 0;
   let closed = false;
 
@@ -80,32 +85,39 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   const attrs = (e: { isFile: boolean; size: number; modified: Date }): SftpAttrs => attrsOf(e, !principal.readOnly);
   const folderNow = () => attrs({ isFile: false, size: 0, modified: new Date() });
 
-  /** Runs a request and answers its error as an SFTP status; the answer itself is the request's. */
-  function run(reqId: number, op: () => Promise<void>): Promise<void> {
-    return op().catch((e: unknown) => {
-      const s = statusOf(e);
-      if (s.fault) deps.onFault(e);
-      if (!closed) sftp.status(reqId, s.code, s.message);
-    });
+  /**
+   * Runs a request after every request before it, and answers its error as an SFTP status (the
+   * answer itself is the request's). One at a time and in order, as OpenSSH's sftp-server does:
+   * clients pipeline requests and count on that order (sshfs stats the file it is opening before
+   * the open is answered; a close before the next request's stat).
+   */
+  let queue: Promise<void> = Promise.resolve();
+  function run(reqId: number, op: () => Promise<void>): void {
+    queue = queue.then(() =>
+      op().catch((e: unknown) => {
+        const s = statusOf(e);
+        if (s.fault) deps.onFault(e);
+        if (!closed) sftp.status(reqId, s.code, s.message);
+      }),
+    );
   }
   const ok = (reqId: number) => sftp.status(reqId, STATUS.OK);
 
-  function addHandle(open: Handle['open']): Buffer {
+  function addHandle(open: Handle): Buffer {
     if (handles.size >= MAX_HANDLES) throw new AppError('rate_limited', `A session may hold ${MAX_HANDLES} files and folders open at once.`);
     const id = Buffer.alloc(4);
     id.writeUInt32BE(nextHandle++ >>> 0);
-    handles.set(id.toString('hex'), { queue: Promise.resolve(), open });
+    handles.set(id.toString('hex'), open);
     return id;
   }
 
-  /** Runs `op` on the handle after the requests before it on the same handle: a staged file and a read stream are sequential. */
-  function onHandle(reqId: number, id: Buffer, op: (h: Handle['open']) => Promise<void>): void {
-    const h = handles.get(id.toString('hex'));
-    if (!h) {
-      sftp.status(reqId, STATUS.FAILURE, 'bad_request: No such handle.');
-      return;
-    }
-    h.queue = h.queue.then(() => run(reqId, () => op(h.open)));
+  /** Runs `op` on the handle a request names, in turn. */
+  function onHandle(reqId: number, id: Buffer, op: (h: Handle) => Promise<void>): void {
+    run(reqId, async () => {
+      const h = handles.get(id.toString('hex'));
+      if (!h) throw new AppError('bad_request', 'No such handle.');
+      await op(h);
+    });
   }
 
   async function openFile(raw: string, flags: number): Promise<Buffer> {
@@ -128,10 +140,25 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     // Written at an offset into an existing file: a staged copy, so storage keeps the whole file until the close.
     const keep = existing && !(flags & TRUNC);
     const staged = await StagedWrite.open(deps.stagingDir, key, { append: (flags & APPEND) !== 0, from: keep ? async () => (await files.read(key)).stream : undefined });
-    return addHandle(staged);
+    try {
+      const id = addHandle(staged);
+      writing.set(keyId(key), staged);
+      return id;
+    } catch (e) {
+      await staged.finish();
+      throw e;
+    }
   }
 
   async function commit(w: StagedWrite): Promise<void> {
+    try {
+      await commitStaged(w);
+    } finally {
+      if (writing.get(keyId(w.key)) === w) writing.delete(keyId(w.key));
+    }
+  }
+
+  async function commitStaged(w: StagedWrite): Promise<void> {
     await w.finish(async (path, size) => {
       // Opened here, not lazily: a refusal before the first byte (the quota) must not leave a stream
       // that opens the staging file after it is gone and fails with no one listening.
@@ -208,22 +235,23 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   }
 
   sftp.on('REALPATH', (reqId: number, raw: string) => {
-    void run(reqId, async () => {
+    run(reqId, async () => {
       const path = sftpPath(sftpSegments(raw));
       sftp.name(reqId, [{ filename: path, longname: path, attrs: {} as SftpAttrs }]);
     });
   });
   const stat = (reqId: number, raw: string) =>
-    void run(reqId, async () => {
+    run(reqId, async () => {
       const t = await target(raw);
       if (t.kind === 'shared-top') return sftp.attrs(reqId, folderNow());
       await grants.assertMay(principal, t.key, 'GET');
-      sftp.attrs(reqId, attrs(await files.stat(t.key)));
+      const own = writing.get(keyId(t.key));
+      sftp.attrs(reqId, own ? attrs({ isFile: true, size: own.size, modified: new Date() }) : attrs(await files.stat(t.key)));
     });
   sftp.on('STAT', stat);
   sftp.on('LSTAT', stat);
-  sftp.on('OPEN', (reqId: number, raw: string, flags: number) => void run(reqId, async () => sftp.handle(reqId, await openFile(raw, flags & (READ | WRITE | APPEND | CREAT | TRUNC | EXCL)))));
-  sftp.on('OPENDIR', (reqId: number, raw: string) => void run(reqId, async () => sftp.handle(reqId, await openDir(raw))));
+  sftp.on('OPEN', (reqId: number, raw: string, flags: number) => run(reqId, async () => sftp.handle(reqId, await openFile(raw, flags & (READ | WRITE | APPEND | CREAT | TRUNC | EXCL)))));
+  sftp.on('OPENDIR', (reqId: number, raw: string) => run(reqId, async () => sftp.handle(reqId, await openDir(raw))));
   sftp.on('READ', (reqId: number, id: Buffer, offset: number, length: number) =>
     onHandle(reqId, id, async (h) => {
       if (h instanceof StagedWrite || h instanceof StreamedRead) {
@@ -261,12 +289,12 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     }),
   );
   sftp.on('SETSTAT', (reqId: number, raw: string, a: Partial<SftpAttrs>) =>
-    void run(reqId, async () => {
+    run(reqId, async () => {
       if (a.size !== undefined) throw new AppError('method_not_allowed', 'A file\'s size changes only through a handle open for writing.');
       const t = await target(raw);
       if (t.kind === 'key') {
         await grants.assertMay(principal, t.key, 'PROPPATCH');
-        await files.stat(t.key);
+        if (!writing.has(keyId(t.key))) await files.stat(t.key);
       }
       ok(reqId);
     }),
@@ -287,34 +315,35 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     }),
   );
   sftp.on('MKDIR', (reqId: number, raw: string) =>
-    void run(reqId, async () => {
+    run(reqId, async () => {
       const key = await allowed(raw, 'MKCOL');
       if (await statOrUndefined(key)) throw new AppError('already_exists', 'Something already exists at this path.');
       await dav.mkcol(key, NO_CONDITIONS, principal);
       ok(reqId);
     }),
   );
-  sftp.on('REMOVE', (reqId: number, raw: string) => void run(reqId, () => remove(reqId, raw, false)));
-  sftp.on('RMDIR', (reqId: number, raw: string) => void run(reqId, () => remove(reqId, raw, true)));
-  sftp.on('RENAME', (reqId: number, from: string, to: string) => void run(reqId, () => rename(reqId, from, to, false)));
+  sftp.on('REMOVE', (reqId: number, raw: string) => run(reqId, () => remove(reqId, raw, false)));
+  sftp.on('RMDIR', (reqId: number, raw: string) => run(reqId, () => remove(reqId, raw, true)));
+  sftp.on('RENAME', (reqId: number, from: string, to: string) => run(reqId, () => rename(reqId, from, to, false)));
   sftp.on('EXTENDED', (reqId: number, name: string, data: Buffer | undefined) => {
     const pair = name === 'posix-rename@openssh.com' && data ? twoStrings(data) : undefined;
     if (!pair) return sftp.status(reqId, STATUS.OP_UNSUPPORTED, `${name} is not supported.`);
-    void run(reqId, () => rename(reqId, pair[0], pair[1], true));
+    run(reqId, () => rename(reqId, pair[0], pair[1], true));
   });
 
   return {
     /** The client went away: staged writes are dropped (nothing reaches storage), reads and listings stop. */
     async close() {
       closed = true;
+      await queue;
       const open = [...handles.values()];
       handles.clear();
+      writing.clear();
       await Promise.all(
         open.map(async (h) => {
-          await h.queue;
-          if (h.open instanceof StagedWrite) await h.open.finish();
-          else if (h.open instanceof StreamedRead) h.open.close();
-          else await h.open.pages.return?.();
+          if (h instanceof StagedWrite) await h.finish();
+          else if (h instanceof StreamedRead) h.close();
+          else await h.pages.return?.();
         }),
       );
     },
