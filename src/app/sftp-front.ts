@@ -33,7 +33,7 @@ export async function installSftp(
   app.decorate('sftpAddress', () => address);
   const port = config.sftpPort;
   if (port === undefined) return;
-  const [{ loadHostKey }, { createSftpServer }, { createSftpSignIn }] = await Promise.all([import('../sftp/host-key.js'), import('../sftp/server.js'), import('../sftp/sign-in.js')]);
+  const [{ loadHostKey, hostKeyFingerprint }, { createSftpServer }, { createSftpSignIn }] = await Promise.all([import('../sftp/host-key.js'), import('../sftp/server.js'), import('../sftp/sign-in.js')]);
   const hostKey = await loadHostKey({ dataDir: config.dataDir, store: deps.store, shared: config.database.kind === 'postgres' });
   const server = createSftpServer({
     hostKey,
@@ -43,7 +43,8 @@ export async function installSftp(
   });
   app.addHook('onReady', async () => {
     address = await server.listen(port, config.sftpHost || config.host);
-    app.log.info({ sftp: `${address.address}:${address.port}` }, 'SFTP listening');
+    // The fingerprint clients show on their first connection: an operator compares the two (docs/sftp.md).
+    app.log.info({ sftp: `${address.address}:${address.port}`, host_key: hostKeyFingerprint(hostKey) }, 'SFTP listening');
   });
   app.addHook('onClose', async () => server.close());
 }
