@@ -299,16 +299,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);
   const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
-  const basic = createBasicAuthenticator({
-    store: deps.store,
-    auth,
-    keys,
-    throttle,
-    clock,
-    secret: deps.secret,
-    // Not awaited: the refusal is answered as fast as before; the entry follows at once.
-    onFailure: (username, address) => void audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method: 'webdav', reason: 'invalid_credentials' } }),
-  });
+  // The account-or-app-password check of a front end; each refusal an audit entry with its method.
+  const passwordCheck = (method: 'webdav' | 'sftp') =>
+    createBasicAuthenticator({
+      store: deps.store,
+      auth,
+      keys,
+      throttle,
+      clock,
+      secret: deps.secret,
+      // Not awaited: the refusal is answered as fast as before; the entry follows at once.
+      onFailure: (username, address) => void audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method, reason: 'invalid_credentials' } }),
+    });
+  const basic = passwordCheck('webdav');
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
   const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors, grants };
   installHandedOn(app);
@@ -333,16 +336,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // WebDAV's rules over the tree, for /dav/ and the SFTP front end alike.
   const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, grants, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
   const sshKeys = createSshKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an SSH key\'s last use failed') });
-  const sftpBasic = createBasicAuthenticator({
-    store: deps.store,
-    auth,
-    keys,
-    throttle,
-    clock,
-    secret: deps.secret,
-    onFailure: (username, address) => void audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method: 'sftp', reason: 'invalid_credentials' } }),
-  });
-  await installSftp(app, config, { store: deps.store, files, dav, grants, basic: sftpBasic, sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
+  await installSftp(app, config, { store: deps.store, files, dav, grants, basic: passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
 
   // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.
   const basePath = config.basePath;

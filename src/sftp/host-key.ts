@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { link, open, readFile, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import ssh2 from 'ssh2';
 import type { MetadataStore } from '../store/types.js';
 import { sshFingerprint } from '../domain/ssh-public-key.js';
+import { readOrCreateFile } from '../lib/secret.js';
 
 /** The settings row that holds the host key with PostgreSQL (every node shows the same key). */
 const SETTING = 'sftp_host_ed25519_key';
@@ -51,28 +51,13 @@ function checked(text: string, where: string): string {
 /**
  * The SFTP host key, made on first start: in the database with PostgreSQL, so every node of a
  * deployment shows the same key (a client that reaches another node must not see a "host key
- * changed" warning), else `data/ssh_host_ed25519_key` (mode 0600). The file is written whole to
- * a private temp file and linked into place, so processes that start together agree on one key.
+ * changed" warning), else `data/ssh_host_ed25519_key` (mode 0600; processes that start together
+ * agree on one key, readOrCreateFile).
  */
 export async function loadHostKey(opts: { dataDir: string; store: MetadataStore; shared: boolean }): Promise<string> {
   if (opts.shared) return checked(await opts.store.settings.getOrCreate(SETTING, generate), `the database setting ${SETTING}`);
   const file = join(resolve(opts.dataDir), HOST_KEY_FILE);
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await open(temp, 'wx', 0o600);
-  try {
-    try {
-      await fh.writeFile(generate());
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await link(temp, file).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EEXIST') throw e;
-    });
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-  return checked(await readFile(file, 'utf8'), file);
+  return checked(await readOrCreateFile(file, generate), file);
 }
 
 /** `SHA256:…` of the host key, as `ssh-keygen -lf` and a client's first-connection prompt show it. */

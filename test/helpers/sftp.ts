@@ -1,6 +1,5 @@
 // SFTP test kit (issue 52): where a test app's SFTP front end listens, a key pair made with
 // ssh-keygen and added through POST /api/me/ssh-keys, and OpenSSH's own clients run against it.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -8,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestApp } from './app.js';
 import { bearer, postJson } from './client.js';
+import { run, type Exec } from './tool.js';
 
 /** Why an OpenSSH tool cannot run here (scripts/test-services.sh installs them), or undefined; CI never skips. */
 export function toolSkip(tool: string): string | undefined {
@@ -40,24 +40,7 @@ export function sftpPort(t: TestApp): number {
   return a.port;
 }
 
-export type Exec = { code: number | null; out: string };
-
-/** Runs a command, resolving with its exit code and output whatever the code (killed after `timeoutMs`). */
-export function run(cmd: string, args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<Exec> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 180_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-    child.stdin.end(opts.input ?? '');
-  });
-}
+export { run, type Exec } from './tool.js';
 
 /** A user's SSH identity for the tests: a fresh Ed25519 key pair, its public half added through the API. */
 export type SshIdentity = { readonly dir: string; readonly key: string; readonly publicKey: string; readonly knownHosts: string; dispose(): Promise<void> };
