@@ -10,7 +10,7 @@ const LAYERS = [
   { name: 'domain and lib', folders: ['domain', 'lib', 'zip'] },
   { name: 'store and storage', folders: ['store', 'storage', 'cluster', 'thumbnails'] },
   { name: 'services', folders: ['services'] },
-  { name: 'front ends', folders: ['http', 'dav', 'basic', 'share-pages', 'routes', 'ops', 'config'] },
+  { name: 'front ends', folders: ['http', 'dav', 'basic', 'share-pages', 'routes', 'ops', 'config', 'sftp'] },
   { name: 'app', folders: ['app'] },
   { name: 'cli', folders: ['cli'] },
 ];

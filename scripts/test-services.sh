@@ -132,6 +132,8 @@ PKGS+=(unzip libarchive-tools 7zip python3 curl)
 # a slow disk (a FUSE filesystem whose close takes seconds, test/helpers/slow-disk.py) for the
 # aborted-upload test (test/routes/upload-abort.test.ts)
 PKGS+=(fuse3 python3-fusepy)
+# the SFTP clients of test/clients/sftp-*.test.ts: OpenSSH's sftp and scp, sshfs with rsync into it, restic (rclone is above)
+PKGS+=(openssh-client sshfs restic rsync)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -59,6 +59,8 @@ const RULES: Readonly<Record<string, Rule>> = {
   'DELETE /api/sessions/:id': simple('session.revoked', param('id')),
   'POST /api/keys': simple('app_password.created', (s) => str(s.answer.id), (s) => ({ name: str(s.body.name), read_only: s.body.read_only === true })),
   'DELETE /api/keys/:id': simple('app_password.revoked', param('id')),
+  'POST /api/me/ssh-keys': simple('ssh_key.added', (s) => str(s.answer.id), (s) => ({ name: str(s.body.name), fingerprint: str(s.answer.fingerprint) })),
+  'DELETE /api/me/ssh-keys/:id': simple('ssh_key.removed', param('id')),
   'POST /api/admin/users': simple('user.created', (s) => str(s.body.username), (s) => ({ admin: s.body.admin === true })),
   'PATCH /api/admin/users/:name': (s) => {
     const b = s.body;

@@ -30,6 +30,9 @@ import { tusRoutes } from '../routes/tus.js';
 import { createTusService } from '../services/tus.js';
 import { createBasicAuthenticator } from '../dav/basic-auth.js';
 import { createApiKeyService } from '../services/api-keys.js';
+import { createSshKeyService } from '../services/ssh-keys.js';
+import { sshKeyRoutes } from '../routes/ssh-keys.js';
+import { installSftp } from './sftp-front.js';
 import { keyRoutes } from '../routes/keys.js';
 import { createVisitorLimiter } from './visitor-limit.js';
 import { uiRoutes } from '../routes/ui.js';
@@ -308,16 +311,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);
   const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
-  const basic = createBasicAuthenticator({
-    store: deps.store,
-    auth,
-    keys,
-    throttle,
-    clock,
-    secret: deps.secret,
-    // Not awaited: the refusal is answered as fast as before; the entry follows at once.
-    onFailure: (username, address) => void audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method: 'webdav', reason: 'invalid_credentials' } }),
-  });
+  // The account-or-app-password check of a front end; each refusal an audit entry with its method.
+  const passwordCheck = (method: 'webdav' | 'sftp') =>
+    createBasicAuthenticator({
+      store: deps.store,
+      auth,
+      keys,
+      throttle,
+      clock,
+      secret: deps.secret,
+      // Not awaited: the refusal is answered as fast as before; the entry follows at once.
+      onFailure: (username, address) => void audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method, reason: 'invalid_credentials' } }),
+    });
+  const basic = passwordCheck('webdav');
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;
   const authDeps = { auth, keys, pathTokens, basic, shares, clock, throttle, visitors, grants };
   installHandedOn(app);
@@ -336,6 +342,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   installAuditHook(app, { audit, basePath: config.basePath });
 
+  // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
+  const storageDir = join(resolve(config.dataDir), 'storage');
+  const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
+  // WebDAV's rules over the tree, for /dav/ and the SFTP front end alike.
+  const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, operations, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
+  const sshKeys = createSshKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an SSH key\'s last use failed') });
+  await installSftp(app, config, { store: deps.store, files, dav, grants, operations, basic: passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
+
   // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.
   const basePath = config.basePath;
   await app.register(
@@ -344,6 +358,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       oidcStatusRoute(base, { oidc });
       await base.register(async (scope) => oidcRoutes(scope, { oidc, auth, basePath, publicUrl: config.publicUrl }));
       keyRoutes(base, { keys });
+      sshKeyRoutes(base, { sshKeys });
       metaRoutes(base, {
         startedAt: performance.now(),
         now: () => performance.now(),
@@ -353,10 +368,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, zips, basePath, thumbnails, operations, versions }));
-      // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
-      const storageDir = join(resolve(config.dataDir), 'storage');
-      const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-      const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, operations, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
       const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags });
       await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, operations, sync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));

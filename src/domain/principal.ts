@@ -15,7 +15,8 @@ type Account = {
  * chain (src/app/auth-plugin.ts, docs/security.md "Authorization"):
  * - `user` via `session`: an access token (or the /basic/ cookie) of a signed-in session.
  * - `user` via `key`: an app password / API key, as Bearer or as the WebDAV Basic password.
- * - `user` via `password`: the account password over WebDAV Basic.
+ * - `user` via `password`: the account password over WebDAV Basic or SFTP.
+ * - `user` via `ssh-key`: a public key from /api/me/ssh-keys, over SFTP.
  * - `pathToken`: a signed path token from `?token=`; it authorizes GET/HEAD of
  *   exactly `path` (a normalized storage key id, `alice/a/b.txt`) and nothing else.
  * - `share`: a visitor of a live share link; `username` is the owner.
@@ -24,6 +25,7 @@ export type Principal =
   | (Account & { readonly via: 'session'; readonly sessionId: string; readonly readOnly: false })
   | (Account & { readonly via: 'key'; readonly keyId: string; readonly sessionId?: undefined })
   | (Account & { readonly via: 'password'; readonly sessionId?: undefined; readonly readOnly: false })
+  | (Account & { readonly via: 'ssh-key'; readonly sshKeyId: string; readonly sessionId?: undefined; readonly readOnly: false })
   | { readonly kind: 'pathToken'; readonly username: string; readonly path: string; readonly readOnly: true }
   | {
       readonly kind: 'share';

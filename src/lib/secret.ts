@@ -2,18 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { link, open, readFile, stat, unlink } from 'node:fs/promises';
 
 /**
- * Loads `data/secret`, the key that signs path tokens, creating it with mode
- * 0600 on first run. The key is written whole to a private temp file and then
- * hard-linked into place: `link` fails if the name exists, so when several
- * processes start at once exactly one key wins, and no process can read a
- * file that is still being written.
+ * The text of `file`, which is made from `make()` with mode 0600 when it does not exist. The text
+ * is written whole to a private temp file and then hard-linked into place: `link` fails if the name
+ * exists, so when several processes start at once exactly one text wins, and no process can read
+ * a file that is still being written.
  */
-export async function loadOrCreateSecret(file: string): Promise<Buffer> {
+export async function readOrCreateFile(file: string, make: () => string): Promise<string> {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fh = await open(temp, 'wx', 0o600);
   try {
     try {
-      await fh.writeFile(randomBytes(32).toString('base64') + '\n');
+      await fh.writeFile(make());
       await fh.sync();
     } finally {
       await fh.close();
@@ -24,7 +23,12 @@ export async function loadOrCreateSecret(file: string): Promise<Buffer> {
   } finally {
     await unlink(temp).catch(() => undefined);
   }
-  const text = (await readFile(file, 'utf8')).trim();
+  return readFile(file, 'utf8');
+}
+
+/** Loads `data/secret`, the key that signs path tokens, creating it on first run (readOrCreateFile). */
+export async function loadOrCreateSecret(file: string): Promise<Buffer> {
+  const text = (await readOrCreateFile(file, () => randomBytes(32).toString('base64') + '\n')).trim();
   const key = Buffer.from(text, 'base64');
   if (key.length < 32) {
     const size = (await stat(file)).size;

@@ -583,6 +583,28 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.equal(b.disabled, false);
   });
 
+  withStore('ssh keys: create, find by user and fingerprint, one fingerprint per user, list oldest first, delete by owner only, touch, gone with the user', async (store) => {
+    const a = await newUser(store, 'alice');
+    const b = await newUser(store, 'bob');
+    const key = (id: string, userId: string, fingerprint: string, createdAt: number) => ({ id, userId, name: id, algorithm: 'ssh-ed25519', publicKey: `blob-${fingerprint}`, fingerprint, createdAt, lastUsedAt: undefined });
+    await store.sshKeys.create(key('S2', a.id, 'SHA256:two', NOW + 1));
+    await store.sshKeys.create(key('S1', a.id, 'SHA256:one', NOW));
+    await store.sshKeys.create(key('S3', b.id, 'SHA256:one', NOW));
+    await assert.rejects(store.sshKeys.create(key('S4', a.id, 'SHA256:one', NOW + 2)), 'the same key twice for one user');
+    assert.deepEqual((await store.sshKeys.listByUser(a.id)).map((k) => k.id), ['S1', 'S2']);
+    assert.deepEqual(await store.sshKeys.find(a.id, 'SHA256:one'), key('S1', a.id, 'SHA256:one', NOW));
+    assert.equal((await store.sshKeys.find(b.id, 'SHA256:one'))?.id, 'S3');
+    assert.equal(await store.sshKeys.find(b.id, 'SHA256:two'), undefined);
+    assert.equal(await store.sshKeys.delete('S3', a.id), false, "another user's key");
+    await store.sshKeys.touch('S1', NOW + 100, NOW + 100 - 60_000);
+    await store.sshKeys.touch('S1', NOW + 200, NOW + 200 - 60_000);
+    assert.equal((await store.sshKeys.find(a.id, 'SHA256:one'))?.lastUsedAt, NOW + 100, 'within the window: not written again');
+    assert.equal(await store.sshKeys.delete('S2', a.id), true);
+    assert.equal(await store.users.delete('alice'), true);
+    assert.deepEqual(await store.sshKeys.listByUser(a.id), []);
+    assert.equal((await store.sshKeys.listByUser(b.id)).length, 1);
+  });
+
   withStore('api keys: create, find by hash with the user, expiry, list newest first, delete by owner only, touch at most once per window', async (store) => {
     const a = await newUser(store, 'alice');
     const b = await newUser(store, 'bob');

@@ -667,6 +667,27 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('search_entries_user_scan').on('search_entries').columns(['user_name', 'scan']).execute();
     },
   },
+  '0027_ssh_keys': {
+    async up(db: Kysely<unknown>) {
+      // Public keys for SFTP sign-in (CONTRACT "SFTP (opt-in)"): the key's wire blob in base64 and
+      // its SHA-256 fingerprint, found by (user, fingerprint) when a client offers a key. A key is
+      // added once per account; the owner's keys go with the user (users-repo deletes them too).
+      // Idempotent, as every migration after 0022 is: the upgrade tests run the later ones again.
+      await db.schema
+        .createTable('ssh_keys')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('algorithm', 'text', (c) => c.notNull())
+        .addColumn('public_key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_used_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('ssh_keys_user_fingerprint').ifNotExists().on('ssh_keys').columns(['user_id', 'fingerprint']).unique().execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

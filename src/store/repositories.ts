@@ -6,6 +6,7 @@ import type { MetadataStore } from './types.js';
 import { createAuditRepo } from './audit-repo.js';
 import { createWebhookRepo } from './webhooks-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';
+import { createSshKeyRepo } from './ssh-keys-repo.js';
 import { createChangeRepo } from './changes-repo.js';
 import { createDavLockRepo } from './dav-locks-repo.js';
 import { createDavPropertyRepo } from './dav-properties-repo.js';
@@ -65,6 +66,7 @@ export function createRepositories(db: Kysely<Database>, engine: Engine, opts: S
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db, changeStamp),
     apiKeys: createApiKeyRepo(db, changeStamp),
+    sshKeys: createSshKeyRepo(db),
     usage: createUsageRepo(db, engine.ride),
     search: createSearchRepo(db, { journal: opts.journal ?? true, steps: engine.steps }),
     changes: createChangeRepo(db),

@@ -51,6 +51,16 @@ export interface Database {
     expires_at: number | string | bigint | null;
     last_used_at: number | string | bigint | null;
   };
+  ssh_keys: {
+    id: string;
+    user_id: string;
+    name: string;
+    algorithm: string;
+    public_key: string;
+    fingerprint: string;
+    created_at: number | string | bigint;
+    last_used_at: number | string | bigint | null;
+  };
   leases: {
     name: string;
     owner: string;

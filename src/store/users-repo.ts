@@ -111,6 +111,7 @@ export function createUserRepo(db: Kysely<Database>, changeStamp?: ChangeStamp):
         // Explicit deletes rather than relying on ON DELETE CASCADE alone, which SQLite enforces only with a pragma.
         await deleteSessionsOf(trx, user.id);
         await trx.deleteFrom('api_keys').where('user_id', '=', user.id).execute();
+        await trx.deleteFrom('ssh_keys').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('shares').where('owner_id', '=', user.id).execute();
         await trx.deleteFrom('totp_recovery_codes').where('user_id', '=', user.id).execute();
         await trx.deleteFrom('oidc_accounts').where('user_id', '=', user.id).execute();

@@ -5,7 +5,7 @@
 // skips here (with the reason) and fails in CI.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bytesStored } from '../helpers/stored.js';
+import { run } from '../helpers/tool.js';
 
 const execFileP = promisify(execFile);
 const LITMUS = '/usr/bin/litmus';
@@ -24,23 +25,6 @@ const PASSWORD = 'alice-password';
 function toolSkip(tool: string, path: string): string | undefined {
   if (existsSync(path) || process.env.CI) return undefined;
   return `${tool} is not installed (scripts/test-services.sh installs it); this test runs in CI`;
-}
-
-/** Runs a command with stdin, resolving with its exit code and output whatever the code. */
-function run(cmd: string, args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 180_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-    child.stdin.end(opts.input ?? '');
-  });
 }
 
 for (const [storage, skip] of BACKENDS) {

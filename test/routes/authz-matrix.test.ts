@@ -119,6 +119,10 @@ const SAMPLES: Record<string, Sample> = {
     prepare: async ({ t, alice }) => ({ x: ((await (await postJson(`${t.url}/api/keys`, { name: 'to-revoke' }, bearer(alice))).json()) as { id: string }).id }),
     override: { ...notAlice(404), adminKey: 403 }, // own keys only: someone else's id is as unknown as a made-up one
   },
+  // A key that is not valid is refused past the one check (400); adding real keys: test/routes/ssh-keys.test.ts.
+  'POST /api/me/ssh-keys': { kind: 'session', ok: 400, path: '/api/me/ssh-keys', headers: json, body: '{"name":"matrix","key":"ssh-ed25519 AAAA"}' },
+  'GET /api/me/ssh-keys': { kind: 'session', ok: 200, path: '/api/me/ssh-keys' },
+  'DELETE /api/me/ssh-keys/:id': { kind: 'session', ok: 404, path: '/api/me/ssh-keys/no-such-key' },
   'GET /api/health': { kind: 'public', ok: 200, path: '/api/health' },
   // Account routes: a body the route refuses (400) or an id nobody has (404) is the answer past the one check.
   'GET /api/me': { kind: 'user', ok: 200, path: '/api/me' },

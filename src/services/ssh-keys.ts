@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import type { Principal, UserPrincipal } from '../domain/principal.js';
+import { parseSshPublicKey, sshFingerprint } from '../domain/ssh-public-key.js';
+import type { Clock } from '../lib/clock.js';
+import type { MetadataStore, SshKey } from '../store/types.js';
+import { isUniqueViolation } from '../store/sql-errors.js';
+import { MAX_KEY_NAME_LENGTH, LAST_USED_RESOLUTION_MS } from './api-keys.js';
+
+/** Keys one account may hold: enough for every machine a person has, few enough that a sign-in's lookup stays one row. */
+export const MAX_SSH_KEYS = 100;
+
+/** The key object of `GET /api/me/ssh-keys` (CONTRACT "SFTP (opt-in)"). */
+export type SshKeyView = { id: string; name: string; algorithm: string; fingerprint: string; created: string; last_used: string | null };
+
+const view = (k: SshKey): SshKeyView => ({
+  id: k.id,
+  name: k.name,
+  algorithm: k.algorithm,
+  fingerprint: k.fingerprint,
+  created: new Date(k.createdAt).toISOString(),
+  last_used: k.lastUsedAt === undefined ? null : new Date(k.lastUsedAt).toISOString(),
+});
+
+export type SshKeyService = ReturnType<typeof createSshKeyService>;
+
+/**
+ * Public keys for SFTP sign-in: added, listed and removed by their owner with a signed-in session
+ * (an app password cannot add a key, or a leaked one could plant a lasting way in), and asked by
+ * the SFTP front end when a client offers one.
+ */
+export function createSshKeyService(deps: { store: MetadataStore; clock: Clock; onError?: (e: unknown) => void }) {
+  const { store, clock } = deps;
+  const onError = deps.onError ?? (() => undefined);
+
+  return {
+    async add(principal: UserPrincipal, input: { name: unknown; key: unknown }): Promise<SshKeyView> {
+      const { name, key } = input;
+      if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_KEY_NAME_LENGTH || /\p{Cc}/u.test(name)) {
+        throw new AppError('bad_request', `"name" must be a string of 1 to ${MAX_KEY_NAME_LENGTH} characters without control characters.`);
+      }
+      if (typeof key !== 'string') throw new AppError('bad_request', '"key" must be a public key line, such as the contents of ~/.ssh/id_ed25519.pub.');
+      let parsed;
+      try {
+        parsed = parseSshPublicKey(key);
+      } catch (e) {
+        throw new AppError('bad_request', (e as Error).message);
+      }
+      const existing = await store.sshKeys.listByUser(principal.userId);
+      if (existing.some((k) => k.fingerprint === parsed.fingerprint)) throw new AppError('already_exists', `This key (${parsed.fingerprint}) is added already.`);
+      if (existing.length >= MAX_SSH_KEYS) throw new AppError('bad_request', `An account may hold ${MAX_SSH_KEYS} keys; remove one first.`);
+      const row: SshKey = { id: randomUUID(), userId: principal.userId, name: name.trim(), algorithm: parsed.algorithm, publicKey: parsed.blob, fingerprint: parsed.fingerprint, createdAt: clock.now(), lastUsedAt: undefined };
+      try {
+        await store.sshKeys.create(row);
+      } catch (e) {
+        // The same key added twice at once: the unique index lets one in.
+        if (isUniqueViolation(e)) throw new AppError('already_exists', `This key (${parsed.fingerprint}) is added already.`);
+        throw e;
+      }
+      return view(row);
+    },
+
+    async list(principal: UserPrincipal): Promise<SshKeyView[]> {
+      return (await store.sshKeys.listByUser(principal.userId)).map(view);
+    },
+
+    /** Another user's id is as unknown as a made-up one (404). */
+    async remove(principal: UserPrincipal, id: string): Promise<void> {
+      if (id.length > 64 || !(await store.sshKeys.delete(id, principal.userId))) throw new AppError('not_found', 'You have no SSH key with this id.');
+    },
+
+    /**
+     * Whether `blob` (a key a client offers, of `algorithm`) is one of the user's keys; undefined
+     * when not, or the user is unknown or disabled. The signature over the session is the SSH
+     * server's to check; this only says whose key it is.
+     */
+    async principalFor(username: string, algorithm: string, blob: Buffer): Promise<Principal | undefined> {
+      const user = await store.users.getByName(username);
+      if (!user || user.disabled) return undefined;
+      const key = await store.sshKeys.find(user.id, sshFingerprint(blob));
+      if (!key || key.algorithm !== algorithm || key.publicKey !== blob.toString('base64')) return undefined;
+      const now = clock.now();
+      if (key.lastUsedAt === undefined || now - key.lastUsedAt >= LAST_USED_RESOLUTION_MS) store.sshKeys.touch(key.id, now, now - LAST_USED_RESOLUTION_MS).catch(onError);
+      return { kind: 'user', via: 'ssh-key', sshKeyId: key.id, userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false };
+    },
+  };
+}

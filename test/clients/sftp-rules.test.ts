@@ -1,0 +1,176 @@
+// The rules of the other front ends over SFTP (issue 52), on every backend: the quota (an upload
+// past it is refused and nothing stays), grants under `Shared with me/` (read, write, read-only
+// refused, the shared item itself the owner's), a client killed mid-upload leaving nothing, and the
+// host key: kept across restarts on local disk, in the database with PostgreSQL.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ssh2 from 'ssh2';
+import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { bearer, postJson } from '../helpers/client.js';
+import { startServer } from '../helpers/server.js';
+import { freePort, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, toolSkip, type SshIdentity } from '../helpers/sftp.js';
+
+/** The SHA256 fingerprint of the Ed25519 host key a server at `port` shows, read with ssh-keyscan. */
+async function hostFingerprint(port: number): Promise<string> {
+  const scan = await run('ssh-keyscan', ['-p', String(port), '-t', 'ed25519', '127.0.0.1'], { timeoutMs: 30_000 });
+  const line = scan.out.split('\n').find((l) => l.includes('ssh-ed25519'));
+  assert.ok(line, scan.out);
+  const fp = await run('ssh-keygen', ['-lf', '-'], { input: `${line}\n` });
+  return fp.out.split(' ')[1] as string;
+}
+
+/** Waits until `dir` holds no SFTP staging file (the bound: 20 s, far beyond the server's own cleanup on disconnect). */
+async function noStaging(dir: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const left = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('sftp-'));
+    if (left.length === 0) return;
+    assert.ok(Date.now() < deadline, `staging files left: ${left.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+for (const [storage, skip] of BACKENDS) {
+  describe(`SFTP rules on ${storage}`, { skip: skip ?? toolSkip('sftp') }, () => {
+    let t: TestApp;
+    let port: number;
+    let local: string;
+    let alice: SshIdentity;
+    let bob: SshIdentity;
+    before(async () => {
+      t = await startApp({ storage, users: ['alice', 'bob'], flags: await sftpFlags(storage) });
+      port = sftpPort(t);
+      alice = await sshIdentity(t, 'alice');
+      bob = await sshIdentity(t, 'bob');
+      local = await mkdtemp(join(tmpdir(), 'fc-sftp-rules-'));
+    });
+    after(async () => {
+      await t?.close();
+      await alice?.dispose();
+      await bob?.dispose();
+      if (local) await rm(local, { recursive: true, force: true });
+    });
+
+    test('an upload past the quota fails at close and nothing of it stays, staging included', async () => {
+      await t.store.usage.setQuota('alice', 100_000);
+      try {
+        await writeFile(join(local, 'small.bin'), randomBytes(10_000));
+        await writeFile(join(local, 'large.bin'), randomBytes(200_000));
+        const ok = await sftpBatch(alice, port, 'alice', 'put small.bin', local);
+        assert.equal(ok.code, 0, ok.out);
+        const over = await sftpBatch(alice, port, 'alice', 'put large.bin', local);
+        assert.notEqual(over.code, 0);
+        // OpenSSH prints the status's kind only; the contract's code rides in its text (replies.test.ts).
+        assert.match(over.out, /close remote: Failure/);
+        assert.equal(await t.fs.kind('large.bin'), undefined);
+        await noStaging(join(t.dataDir, 'tmp'));
+      } finally {
+        await t.store.usage.setQuota('alice', null);
+      }
+    });
+
+    test('Shared with me: bob reads a read grant, writes into a write grant, is refused writes to the read one and the item itself', async () => {
+      const token = (await t.login('alice')).access_token;
+      await t.fs.put('team/plan.txt', 'the plan', 'alice');
+      await t.fs.put('archive/old.txt', 'old', 'alice');
+      assert.equal((await postJson(`${t.url}/api/grants`, { path: '/alice/team', to: 'user:bob', permission: 'write' }, bearer(token))).status, 201);
+      assert.equal((await postJson(`${t.url}/api/grants`, { path: '/alice/archive', to: 'user:bob', permission: 'read' }, bearer(token))).status, 201);
+      await writeFile(join(local, 'from-bob.txt'), 'bob was here');
+      const listed = await sftpBatch(bob, port, 'bob', ['ls /', 'ls "/Shared with me"', 'get "/Shared with me/team (alice)/plan.txt" plan.txt', 'get "/Shared with me/archive (alice)/old.txt" old.txt', 'put from-bob.txt "/Shared with me/team (alice)/from-bob.txt"', 'rename "/Shared with me/team (alice)/from-bob.txt" "/Shared with me/team (alice)/renamed.txt"'].join('\n'), local);
+      assert.equal(listed.code, 0, listed.out);
+      assert.match(listed.out, /team \(alice\)/);
+      assert.match(listed.out, /archive \(alice\)/);
+      assert.equal(await readFile(join(local, 'plan.txt'), 'utf8'), 'the plan');
+      assert.equal(await readFile(join(local, 'old.txt'), 'utf8'), 'old');
+      assert.equal(await t.fs.text('team/renamed.txt', 'alice'), 'bob was here', 'bob\'s upload is in alice\'s tree');
+      const refusals: [string, RegExp][] = [
+        ['put from-bob.txt "/Shared with me/archive (alice)/x.txt"', /Permission denied/],
+        ['rm "/Shared with me/archive (alice)/old.txt"', /Permission denied/],
+        ['rmdir "/Shared with me/team (alice)"', /Permission denied/],
+        ['rename "/Shared with me/team (alice)" "/gone"', /Permission denied/],
+        // Nothing is made in Shared with me itself: a name there is a received item or nothing.
+        ['mkdir "/Shared with me/new"', /No such file/],
+      ];
+      for (const [refused, why] of refusals) {
+        const r = await sftpBatch(bob, port, 'bob', refused, local);
+        assert.notEqual(r.code, 0, `${refused}: ${r.out}`);
+        assert.match(r.out, why, refused);
+      }
+      assert.deepEqual(await t.fs.names('archive', 'alice'), ['old.txt']);
+      assert.deepEqual(await t.fs.names('team', 'alice'), ['plan.txt', 'renamed.txt']);
+      // Without a grant nothing of alice's is reachable by any name.
+      const none = await sftpBatch(bob, port, 'bob', 'get "/Shared with me/secret (alice)/x" x', local);
+      assert.notEqual(none.code, 0);
+    });
+
+    test('a client killed mid-upload leaves nothing: no file, no staging', async () => {
+      const client = new ssh2.Client();
+      await new Promise<void>((resolve, reject) => {
+        client.once('ready', () => resolve()).once('error', reject);
+        void readFile(alice.key, 'utf8').then((privateKey) => client.connect({ host: '127.0.0.1', port, username: 'alice', privateKey }));
+      });
+      const sftp = await new Promise<ssh2.SFTPWrapper>((resolve, reject) => client.sftp((err, s) => (err ? reject(err) : resolve(s))));
+      const handle = await new Promise<Buffer>((resolve, reject) => sftp.open('/killed.bin', 'w', (err, h) => (err ? reject(err) : resolve(h))));
+      const chunk = randomBytes(32 * 1024);
+      for (let i = 0; i < 32; i++) await new Promise<void>((resolve, reject) => sftp.write(handle, chunk, 0, chunk.length, i * chunk.length, (err) => (err ? reject(err) : resolve())));
+      // Written, acknowledged, never closed: the connection is cut as a killed client's would be.
+      const staged = (await readdir(join(t.dataDir, 'tmp'))).filter((n) => n.startsWith('sftp-'));
+      assert.equal(staged.length, 1, 'the upload is staged while it runs');
+      (client as unknown as { _sock: { destroy(): void } })._sock.destroy();
+      await noStaging(join(t.dataDir, 'tmp'));
+      assert.equal(await t.fs.kind('killed.bin'), undefined);
+      const seen = await sftpBatch(alice, port, 'alice', 'ls', local);
+      assert.doesNotMatch(seen.out, /killed\.bin/);
+    });
+
+    test('the host key is made once and kept: in data/ on local disk, in the database with PostgreSQL', async () => {
+      const shown = await hostFingerprint(port);
+      if (storage === 'cluster') {
+        const stored = await t.store.settings.getOrCreate('sftp_host_ed25519_key', () => 'none');
+        const parsed = ssh2.utils.parseKey(stored);
+        assert.ok(!(parsed instanceof Error) && !Array.isArray(parsed), 'the database holds the key');
+        await assert.rejects(stat(join(t.dataDir, 'ssh_host_ed25519_key')), 'no key file beside a shared database');
+      } else {
+        const file = await stat(join(t.dataDir, 'ssh_host_ed25519_key'));
+        assert.equal(file.mode & 0o777, 0o600);
+      }
+      assert.match(shown, /^SHA256:/);
+    });
+  });
+}
+
+describe('the SFTP host key survives a restart', { skip: toolSkip('ssh-keyscan') }, () => {
+  test('the same data dir shows the same host key after a restart; another data dir another key', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'fc-sftp-hostkey-'));
+    const other = await mkdtemp(join(tmpdir(), 'fc-sftp-hostkey-'));
+    try {
+      const port = await freePort();
+      const first = await startServer({ dataDir, args: ['--sftp-port', String(port)] });
+      let before: string;
+      try {
+        before = await hostFingerprint(port);
+      } finally {
+        await first.dispose();
+      }
+      const second = await startServer({ dataDir, args: ['--sftp-port', String(port)] });
+      try {
+        assert.equal(await hostFingerprint(port), before);
+      } finally {
+        await second.dispose();
+      }
+      const third = await startServer({ dataDir: other, args: ['--sftp-port', String(port)] });
+      try {
+        assert.notEqual(await hostFingerprint(port), before);
+      } finally {
+        await third.dispose();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,88 @@
+// SFTP test kit (issue 52): where a test app's SFTP front end listens, a key pair made with
+// ssh-keygen and added through POST /api/me/ssh-keys, and OpenSSH's own clients run against it.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestApp } from './app.js';
+import { bearer, postJson } from './client.js';
+import { run, type Exec } from './tool.js';
+
+/** Why an OpenSSH tool cannot run here (scripts/test-services.sh installs them), or undefined; CI never skips. */
+export function toolSkip(tool: string): string | undefined {
+  if (existsSync(`/usr/bin/${tool}`) || process.env.CI) return undefined;
+  return `${tool} is not installed (scripts/test-services.sh installs it); this test runs in CI`;
+}
+
+/** A port free right now on 127.0.0.1, for a cluster app's --sftp-port (its workers share it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** The flags that turn SFTP on for startApp: port 0 in-process (read back from the app), a chosen free port for a cluster. */
+export async function sftpFlags(storage: string): Promise<{ sftpPort: string }> {
+  return { sftpPort: storage === 'cluster' ? String(await freePort()) : '0' };
+}
+
+/** Where the app's SFTP listens. */
+export function sftpPort(t: TestApp): number {
+  if (t.storage === 'cluster') return Number(t.config.sftpPort);
+  const a = t.app.sftpAddress();
+  if (!a) throw new Error('SFTP is off in this app');
+  return a.port;
+}
+
+export { run, type Exec } from './tool.js';
+
+/** A user's SSH identity for the tests: a fresh Ed25519 key pair, its public half added through the API. */
+export type SshIdentity = { readonly dir: string; readonly key: string; readonly publicKey: string; readonly knownHosts: string; dispose(): Promise<void> };
+
+export async function sshIdentity(t: TestApp, user: string, opts: { add?: boolean } = {}): Promise<SshIdentity> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-ssh-'));
+  const key = join(dir, 'id_ed25519');
+  const made = await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `${user}@test`, '-f', key]);
+  if (made.code !== 0) throw new Error(`ssh-keygen: ${made.out}`);
+  const publicKey = (await readFile(`${key}.pub`, 'utf8')).trim();
+  if (opts.add !== false) {
+    const token = (await t.login(user)).access_token;
+    const res = await postJson(`${t.url}/api/me/ssh-keys`, { name: 'test key', key: publicKey }, bearer(token));
+    if (res.status !== 201) throw new Error(`adding the key: ${res.status} ${await res.text()}`);
+  }
+  return { dir, key, publicKey, knownHosts: join(dir, 'known_hosts'), dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** OpenSSH options for a non-interactive client: this identity only, the host key learnt on first use into its own file. */
+export function sshOptions(id: SshIdentity, port: number): string[] {
+  return ['-P', String(port), '-i', id.key, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${id.knownHosts}`, '-o', 'ConnectTimeout=20'];
+}
+
+/** `sftp -b -` with a batch script; cwd is where local paths resolve. */
+export function sftpBatch(id: SshIdentity, port: number, user: string, script: string, cwd: string): Promise<Exec> {
+  return run('sftp', [...sshOptions(id, port), '-b', '-', `${user}@127.0.0.1`], { input: script, cwd, timeoutMs: 120_000 });
+}
+
+/**
+ * `sftp -b -` signing in by password (the account's or an app password), typed by an SSH_ASKPASS
+ * helper: the way a script without a key signs in. One prompt, so one wrong password is one attempt.
+ */
+export async function sftpWithPassword(port: number, user: string, password: string, script: string, cwd: string): Promise<Exec> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-askpass-'));
+  try {
+    const askpass = join(dir, 'askpass.sh');
+    await writeFile(askpass, '#!/bin/sh\nprintf "%s\\n" "$FC_TEST_PASSWORD"\n', { mode: 0o700 });
+    const env = { ...process.env, SSH_ASKPASS: askpass, SSH_ASKPASS_REQUIRE: 'force', FC_TEST_PASSWORD: password, DISPLAY: ':0' };
+    // BatchMode=no ahead of -b, which would turn password prompts off (the first value given wins).
+    const opts = ['-o', 'BatchMode=no', '-P', String(port), '-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=password', '-o', 'NumberOfPasswordPrompts=1', '-o', 'StrictHostKeyChecking=no', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'ConnectTimeout=20'];
+    return await run('setsid', ['-w', 'sftp', ...opts, '-b', '-', `${user}@127.0.0.1`], { input: script, cwd, env, timeoutMs: 60_000 });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
