@@ -172,6 +172,7 @@ for (const [storage, skip] of BACKENDS) {
     test('an edit beats a delete on the other device', async () => {
       const [a, b] = await devices();
       await writeFile(a.file('e.txt'), 'v1');
+      await writeFile(a.file('other.txt'), 'so the folder is not emptied');
       await a.onceOk(t.url, key);
       await b.onceOk(t.url, key);
       await unlink(a.file('e.txt'));
@@ -179,8 +180,8 @@ for (const [storage, skip] of BACKENDS) {
       await a.onceOk(t.url, key);
       await b.onceOk(t.url, key);
       await a.onceOk(t.url, key);
-      assert.deepEqual(await a.tree(), { 'e.txt': 'v2' });
-      assert.deepEqual(await b.tree(), { 'e.txt': 'v2' });
+      assert.deepEqual(await a.tree(), { 'e.txt': 'v2', 'other.txt': 'so the folder is not emptied' });
+      assert.deepEqual(await b.tree(), await a.tree());
     });
 
     test('a rename on the server is a local rename: same inode, no download', async () => {

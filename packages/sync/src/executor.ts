@@ -48,6 +48,19 @@ async function removeEmptyParents(ctx: ExecContext, rel: string): Promise<void> 
   }
 }
 
+/**
+ * The ETag to send as If-Match so that only `expect` is replaced: the one the feed, a listing or
+ * an upload gave with those bytes, else a HEAD whose Repr-Digest shows the server still holds them.
+ * undefined: it holds something else (or nothing) now; the next round decides again.
+ */
+async function etagOf(ctx: ExecContext, rel: string, expect: FileVersion): Promise<string | undefined> {
+  if (expect.etag) return expect.etag;
+  const head = await ctx.api.head(rel);
+  if (!head) return undefined;
+  if (head.sha256 === undefined) throw new MissingServerFields('the server sends no Repr-Digest (it is older than this client)');
+  return head.sha256 === expect.sha256 ? head.etag : undefined;
+}
+
 const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number }): BaseRecord => ({ sha256: v.sha256, size: v.size, id: v.id, mtimeMs: local.mtimeMs, ino: local.ino });
 
 export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
@@ -66,9 +79,8 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       return 'done';
     }
     case 'delete-remote': {
-      const head = await ctx.api.head(op.path);
-      if (head && head.sha256 !== op.expect.sha256) return 'skipped';
-      if (head && !(await ctx.api.delete(op.path, head.etag))) return 'skipped';
+      const etag = await etagOf(ctx, op.path, op.expect);
+      if (etag === undefined || !(await ctx.api.delete(op.path, etag))) return 'skipped';
       ctx.store.setRemote(ctx.state, op.path, null);
       ctx.store.setBase(ctx.state, op.path, null);
       return 'done';
@@ -86,11 +98,12 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       return 'done';
     }
     case 'move-remote': {
-      const head = await ctx.api.head(op.from);
       const base = ctx.state.base.get(op.from);
-      if (!head || !base || head.sha256 !== op.expect.sha256) return 'skipped';
-      if (!(await ctx.api.move(op.from, op.to, head.etag))) return 'skipped';
-      ctx.store.setRemote(ctx.state, op.to, op.expect);
+      if (!base) return 'skipped';
+      const etag = await etagOf(ctx, op.from, op.expect);
+      if (etag === undefined || !(await ctx.api.move(op.from, op.to, etag))) return 'skipped';
+      // A moved object may answer with another ETag (an object store copies it): learn it anew.
+      ctx.store.setRemote(ctx.state, op.to, { ...op.expect, etag: undefined });
       ctx.store.setRemote(ctx.state, op.from, null);
       ctx.store.setBase(ctx.state, op.to, base);
       ctx.store.setBase(ctx.state, op.from, null);
@@ -142,6 +155,7 @@ async function download(ctx: ExecContext, rel: string, remote: FileVersion, repl
     if (replaces && !serverHolds(ctx, replaces.sha256)) await ctx.trash.keep(file, rel);
     await rename(tmp, file);
     const st = await lstat(file);
+    if (got.etag && got.etag !== remote.etag) ctx.store.setRemote(ctx.state, rel, { ...remote, etag: got.etag });
     ctx.store.setBase(ctx.state, rel, baseOf(remote, st));
     return 'done';
   } finally {
@@ -153,18 +167,16 @@ async function upload(ctx: ExecContext, rel: string, local: LocalFile, expect: F
   const file = abs(ctx, rel);
   let cond: { ifMatch: string } | { ifNoneMatch: true } = { ifNoneMatch: true };
   if (expect) {
-    const head = await ctx.api.head(rel);
-    if (!head) return 'skipped';
-    if (head.sha256 === undefined) throw new MissingServerFields('the server sends no Repr-Digest (it is older than this client)');
-    if (head.sha256 !== expect.sha256) return head.sha256 === local.sha256 ? adopt(ctx, rel, local) : 'skipped';
-    cond = { ifMatch: head.etag };
+    const etag = await etagOf(ctx, rel, expect);
+    if (etag === undefined) return 'skipped';
+    cond = { ifMatch: etag };
   }
   if (!(await stillIs(file, local))) return 'skipped';
   const stored = await ctx.api.upload(rel, createReadStream(file), local.size, local.sha256, cond);
   if (!stored) {
     // A new name that is taken: if it already holds these bytes (an earlier run's upload whose
     // answer was lost), that is the same as done.
-    return 'ifNoneMatch' in cond ? adopt(ctx, rel, local) : 'skipped';
+    return adopt(ctx, rel, local);
   }
   ctx.store.setRemote(ctx.state, rel, stored);
   ctx.store.setBase(ctx.state, rel, baseOf(stored, local));
@@ -175,7 +187,7 @@ async function adopt(ctx: ExecContext, rel: string, local: LocalFile): Promise<O
   const head = await ctx.api.head(rel);
   if (!head || head.sha256 !== local.sha256) return 'skipped';
   const known = ctx.state.remote.get(rel);
-  const v: FileVersion = { sha256: local.sha256, size: local.size, id: known?.sha256 === local.sha256 ? known.id : undefined };
+  const v: FileVersion = { sha256: local.sha256, size: local.size, id: known?.sha256 === local.sha256 ? known.id : undefined, etag: head.etag };
   ctx.store.setRemote(ctx.state, rel, v);
   ctx.store.setBase(ctx.state, rel, baseOf(v, local));
   return 'done';

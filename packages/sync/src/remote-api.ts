@@ -82,12 +82,12 @@ export class RemoteApi {
     const walk = async (rel: string): Promise<void> => {
       const res = await this.call(rel === '' ? `${this.rootUrl}/` : `${this.fileUrl(rel)}/`, {}, [404]);
       if (res.status === 404) return;
-      const { entries } = (await res.json()) as { entries: { is_file: boolean; name: string; size: number; sha256?: string; id?: string }[] };
+      const { entries } = (await res.json()) as { entries: { is_file: boolean; name: string; size: number; sha256?: string; id?: string; etag?: string }[] };
       for (const e of entries) {
         const p = rel === '' ? e.name.normalize('NFC') : `${rel}/${e.name.normalize('NFC')}`;
         if (!e.is_file) await walk(p);
         else if (typeof e.sha256 !== 'string') throw new MissingServerFields(`the server's listings carry no sha256 (it is older than this client): ${p}`);
-        else out.set(p, { sha256: e.sha256, size: e.size, id: e.id });
+        else out.set(p, { sha256: e.sha256, size: e.size, id: e.id, etag: e.etag });
       }
     };
     await walk(under);
@@ -108,11 +108,11 @@ export class RemoteApi {
     return { etag: res.headers.get('etag') ?? '', sha256: parseReprDigest(res.headers.get('repr-digest')) };
   }
 
-  /** The file's bytes and their sha256 as the server states it. */
-  async download(rel: string): Promise<{ body: Readable; sha256: string | undefined } | undefined> {
+  /** The file's bytes and the ETag they came with. */
+  async download(rel: string): Promise<{ body: Readable; etag: string | undefined } | undefined> {
     const res = await this.call(this.fileUrl(rel), {}, [404]);
     if (res.status === 404 || !res.body) return undefined;
-    return { body: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), sha256: parseReprDigest(res.headers.get('repr-digest')) };
+    return { body: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), etag: res.headers.get('etag') ?? undefined };
   }
 
   /**
@@ -138,7 +138,7 @@ export class RemoteApi {
     const file = answer.files?.[0] ?? answer;
     if (typeof file.sha256 !== 'string') throw new MissingServerFields(`the server's PUT answer carries no sha256 (it is older than this client): ${rel}`);
     if (file.sha256 !== sha256) return undefined;
-    return { sha256: file.sha256, size, id: file.id };
+    return { sha256: file.sha256, size, id: file.id, etag: res.headers.get('etag') ?? undefined };
   }
 
   /** false: a precondition failed (the file changed since `etag`). A file already gone counts as deleted. */

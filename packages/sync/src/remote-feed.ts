@@ -10,6 +10,7 @@ export interface ChangeEntry {
   readonly sha256?: string;
   readonly id?: string;
   readonly origin?: string;
+  readonly etag?: string;
 }
 
 export class MissingServerFields extends Error {}
@@ -52,7 +53,7 @@ export function applyChanges(remote: Map<string, FileVersion>, entries: readonly
     if (typeof e.sha256 !== 'string' || typeof e.size !== 'number') {
       throw new MissingServerFields(`the server's change entries carry no sha256 (it is older than this client): ${e.path}`);
     }
-    remote.set(to, { sha256: e.sha256, size: e.size, id: e.id });
+    remote.set(to, { sha256: e.sha256, size: e.size, id: e.id, etag: e.etag });
   }
   return toList;
 }

@@ -7,6 +7,8 @@ export interface FileVersion {
   readonly size: number;
   /** The server's stable id (survives moves); absent for a local file not yet uploaded. */
   readonly id?: string | undefined;
+  /** The server's ETag for exactly these bytes, when known (If-Match needs no extra request then). */
+  readonly etag?: string | undefined;
 }
 
 /** A local file as scanned: its content plus what tells a later scan it has not changed. */
