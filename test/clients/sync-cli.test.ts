@@ -16,6 +16,25 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** A --once run reconciles and exits; this bounds a run of a few files on a slow shared machine. */
 const RUN_TIMEOUT_MS = 60_000;
 
+/** The contract's bound for continuous mode: a change on either side reaches the other within 5 s. */
+const CONTINUOUS_BOUND_MS = 5_000;
+
+/** Polls `check` until it holds; fails once `ms` (a bound the product promises) has passed. */
+async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function readState(stateDir: string): Promise<{ lastSync?: string } | undefined> {
+  const sub = (await readdir(stateDir).catch(() => []))[0];
+  if (sub === undefined) return undefined;
+  return JSON.parse(await readFile(join(stateDir, sub, 'state.json'), 'utf8').catch(() => '{}')) as { lastSync?: string };
+}
+
 type Run = { code: number | null; stdout: string; stderr: string };
 
 /** A device: its own folder and its own state folder; `viaServer` runs `file-cloud sync` instead of `file-cloud-sync`. */
@@ -244,6 +263,28 @@ for (const [storage, skip] of BACKENDS) {
       assert.match(r.stdout, /cursor expired/);
       assert.deepEqual(await a.tree(), { 'k.txt': 'kept' });
       assert.equal(await serverText('k.txt'), 'kept', 'uploaded again, not deleted here');
+    });
+
+    test('continuous mode: a change on either side reaches the other within 5 s', async () => {
+      const [a] = await devices();
+      await writeFile(a.file('start.txt'), 'start');
+      const child = spawn(process.execPath, [join(REPO, 'packages/sync/bin/file-cloud-sync.js'), a.dir, '/alice/Sync', '--server', t.url, '--device', 'laptop', '--state-dir', a.stateDir], {
+        env: { ...process.env, FILE_CLOUD_SYNC_KEY: key },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        // The first round lists and uploads; its end is written as lastSync in the state.
+        await until(async () => (await readState(a.stateDir))?.lastSync !== undefined, RUN_TIMEOUT_MS, 'the first round');
+        await writeFile(a.file('local.txt'), 'written here');
+        await until(async () => (await serverText('local.txt')) === 'written here', CONTINUOUS_BOUND_MS, 'a local file on the server');
+        const put = await fetch(`${t.url}/storage/alice/Sync/remote.txt`, { method: 'PUT', headers: bearer(token), body: 'written there' });
+        assert.equal(put.status, 201);
+        await until(async () => (await readFile(a.file('remote.txt'), 'utf8').catch(() => undefined)) === 'written there', CONTINUOUS_BOUND_MS, 'a server file here');
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
     });
 
     test('usage errors exit 2', async () => {
