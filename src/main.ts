@@ -12,6 +12,7 @@ import { loadOrCreateSecret } from './lib/secret.js';
 import { createPasswordHasher } from './services/passwords.js';
 import { createUserService } from './services/users.js';
 import { createLocalBackend } from './storage/local/local-backend.js';
+import { withHashes } from './storage/hashing.js';
 import type { StorageBackend } from './storage/backend.js';
 import type { S3Credentials } from './storage/s3/client.js';
 import { openSqliteStore } from './store/sqlite.js';
@@ -74,9 +75,10 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
  * storage (on local disk it would cost every process ~3 MiB for nothing).
  */
 export async function openBackend(storage: StorageUrl, coordination: Coordination, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
-  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions }, coordination);
+  // Every backend under the hashing layer: each write's SHA-256 is taken as its bytes go down (storage/hashing.ts).
+  if (storage.kind === 'file') return withHashes(createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions }, coordination));
   const { createS3Backend } = await import('./storage/s3/s3-backend.js');
-  return createS3Backend(storage, coordination, opts);
+  return withHashes(createS3Backend(storage, coordination, opts));
 }
 
 /**

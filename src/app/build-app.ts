@@ -78,6 +78,7 @@ import { clientErrorHandler, HTTP_LIMITS } from '../http/client-error.js';
 import { installErrorHandling, sendError } from '../http/error-handler.js';
 import { answerBegun, armDeadline, attachProgress } from './request-deadline.js';
 import { withProgress } from '../lib/progress.js';
+import { parseOrigin, withOrigin } from '../lib/write-origin.js';
 import { storeRateLimiter, type RateLimiter } from '../store/rate-limiter.js';
 import { createAuditService } from '../services/audit.js';
 import { installAuditHook } from './audit-hook.js';
@@ -148,7 +149,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // Each request in its own progress context, for the request deadline (request-deadline.ts).
       const server = createServer(options, (req, res) => withProgress((progress) => {
         attachProgress(req, progress);
-        serve(req, res);
+        // The writer's File-Cloud-Origin goes with the request's writes into their change entries (a bad one is refused below).
+        const origin = parseOrigin(req.headers['file-cloud-origin']);
+        if (origin === undefined || origin === 'invalid') serve(req, res);
+        else withOrigin(origin, () => serve(req, res));
       }));
       server.keepAliveTimeout = 72_000;
       // Uploads may take long, so no limit on a whole request; a stalled client is cut off by the
@@ -188,7 +192,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
   // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
   const folderEtags = config.changes ? createFolderEtags(deps.store.changes, createTreeTags(deps.secret)) : backendFolderEtags(deps.backend);
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags });
+  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags, index: deps.store.search });
   // The owner's own upload that would pass the quota purges their oldest kept bytes (versions and trash) first.
   storageUsage.setReclaim(createSafetyNet({ versions, trash }).makeRoom);
   const zips = createZipService({ backend: deps.backend, crcs: deps.store.zipCrcs, clock });
@@ -282,6 +286,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onRequest', async (request) => {
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new AppError('bad_request', 'The Host header is required.');
+    if (parseOrigin(request.headers['file-cloud-origin']) === 'invalid') throw new AppError('bad_request', 'File-Cloud-Origin must be 1 to 64 printable characters of a token (letters, digits, and !#$%&\'*+.^_`|~:/@-), given once.');
   });
   const metrics = config.metrics ? createMetrics({ basePath: config.basePath }) : undefined;
   if (config.otlpEndpoint) {

@@ -6,6 +6,7 @@
  */
 export const ERRORS = {
   bad_request: 400,
+  digest_mismatch: 400,
   invalid_path: 400,
   invalid_name: 400,
   invalid_json: 400,

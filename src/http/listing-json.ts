@@ -10,16 +10,22 @@ export const LISTING_CHUNK_CHARS = 64 * 1024;
  * goes through `JSON.stringify` itself, so its escaping is the same, lone
  * surrogates included; an ISO date holds nothing to escape).
  */
-export function entryJson(e: ListedEntry): string {
-  return `{"is_file":${e.isFile},"name":${JSON.stringify(e.name)},"size":${JSON.stringify(e.size)},"modified":"${e.modified.toISOString()}"}`;
+export function entryJson(e: ListedEntry & { sync?: SyncFields }): string {
+  const base = `{"is_file":${e.isFile},"name":${JSON.stringify(e.name)},"size":${JSON.stringify(e.size)},"modified":"${e.modified.toISOString()}"`;
+  if (!e.sync) return `${base}}`;
+  const { id, sha256, etag } = e.sync;
+  return `${base},"id":${JSON.stringify(id)}${e.isFile ? `,"sha256":${JSON.stringify(sha256)},"etag":${JSON.stringify(etag)}` : ''}}`;
 }
+
+/** What a listing of one's own (or a granted) folder adds for sync clients (docs/api.md "Sync fields"). */
+export type SyncFields = { readonly id: string | null; readonly sha256: string | null; readonly etag: string | null };
 
 /**
  * The listing answer `{"entries":[...]}` as text chunks of about `chunkChars`,
  * the same bytes as `JSON.stringify({ entries })`, made page by page so a
  * folder's answer never sits in memory whole.
  */
-export async function* listingChunks(pages: AsyncIterable<readonly ListedEntry[]>, chunkChars = LISTING_CHUNK_CHARS): AsyncGenerator<string> {
+export async function* listingChunks(pages: AsyncIterable<readonly (ListedEntry & { sync?: SyncFields })[]>, chunkChars = LISTING_CHUNK_CHARS): AsyncGenerator<string> {
   let out = '{"entries":[';
   let first = true;
   for await (const page of pages) {
@@ -40,4 +46,4 @@ export async function* listingChunks(pages: AsyncIterable<readonly ListedEntry[]
 }
 
 /** listingChunks as a byte stream (UTF-8), pulled as the client reads: a slow client holds back the storage. */
-export const listingStream = (pages: AsyncIterable<readonly ListedEntry[]>): Readable => Readable.from(listingChunks(pages), { objectMode: false });
+export const listingStream = (pages: AsyncIterable<readonly (ListedEntry & { sync?: SyncFields })[]>): Readable => Readable.from(listingChunks(pages), { objectMode: false });

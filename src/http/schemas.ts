@@ -71,6 +71,9 @@ export const Entry: JsonSchema = {
     name: { type: 'string' },
     size: { type: 'integer', minimum: 0, description: "Bytes of a file; a folder's size is the backend's own figure." },
     modified: { type: 'string', format: 'date-time' },
+    id: { type: ['string', 'null'], description: 'Own and granted folders\' listings: the item\'s stable id, kept by moves, renames and overwrites (null while not indexed). docs/api.md "Sync fields".' },
+    sha256: { type: ['string', 'null'], description: 'A file\'s SHA-256 (hex), null until known.' },
+    etag: { type: ['string', 'null'], description: 'A file\'s ETag, as GET gives it and If-Match takes it (null until indexed).' },
   },
 };
 
@@ -83,8 +86,26 @@ export const Listing: JsonSchema = {
 
 export const FilesWritten: JsonSchema = {
   type: 'object',
-  required: ['files_written'],
-  properties: { files_written: { type: 'array', items: { type: 'string' }, description: 'The final names, collision suffixes included.' } },
+  required: ['files_written', 'files'],
+  properties: {
+    files_written: { type: 'array', items: { type: 'string' }, description: 'The final names, collision suffixes included.' },
+    files: {
+      type: 'array',
+      description: 'The files written, in order (docs/api.md "Sync fields").',
+      items: {
+        type: 'object',
+        required: ['name', 'path', 'size', 'etag', 'id', 'sha256'],
+        properties: {
+          name: { type: 'string' },
+          path: { type: 'string', description: '`/<owner>/<path>`.' },
+          size: { type: 'integer', minimum: 0 },
+          etag: { type: 'string', description: 'The new file\'s ETag: send it as If-Match on the next write.' },
+          id: { type: ['string', 'null'], description: 'Its stable id (kept across overwrites, moves, renames).' },
+          sha256: { type: ['string', 'null'], description: 'SHA-256 (hex) of the bytes written.' },
+        },
+      },
+    },
+  },
 };
 
 export const TokenSet: JsonSchema = {
@@ -184,6 +205,7 @@ export const fileHeaders = {
   'last-modified': header('HTTP date of the last change.'),
   'accept-ranges': header('Always `bytes`.'),
   'content-length': header('Bytes in this answer.', { type: 'integer' }),
+  'repr-digest': header('`sha-256=:<base64>:` (RFC 9530): the SHA-256 of the whole file, when the server knows it.'),
 } as const;
 
 export const fileAnswers = {

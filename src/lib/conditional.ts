@@ -109,3 +109,25 @@ function parseHttpDate(value: string | undefined): number | undefined {
   else if (ASCTIME.test(v)) ms = Date.parse(`${v} GMT`);
   return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
 }
+
+/** The validators a write may carry (RFC 9110 §13.1.1, §13.1.2), as the request sent them. */
+export type WritePreconditions = { readonly ifMatch?: string | undefined; readonly ifNoneMatch?: string | undefined };
+
+/**
+ * Whether a state-changing request may go ahead on the item whose ETag is
+ * `current` (undefined: nothing there). If-Match as ifMatchPasses;
+ * If-None-Match: `*` → only when nothing is there; a list → only when the
+ * current ETag is none of its members (weak comparison, RFC 9110 §13.1.2).
+ * A malformed If-None-Match matches nothing (the write goes ahead only
+ * where a well-formed one would not stop it: so it refuses nothing by
+ * accident, and `*` is the form sync clients send).
+ */
+export function preconditionsPass(pre: WritePreconditions, current: string | undefined): boolean {
+  if (!ifMatchPasses(pre.ifMatch, current)) return false;
+  const inm = pre.ifNoneMatch?.trim();
+  if (inm === undefined || inm === '') return true;
+  if (inm === '*') return current === undefined;
+  if (current === undefined) return true;
+  const mine = opaque(current);
+  return !parseEtagList(inm).some((t) => t.opaque === mine);
+}

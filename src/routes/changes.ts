@@ -17,6 +17,9 @@ const Change: JsonSchema = {
     size: { type: 'integer', description: 'Bytes of a file (not for deletions).' },
     modified: { type: 'string', format: 'date-time' },
     etag: { type: 'string', description: 'The ETag the item had when the change was recorded.' },
+    id: { type: 'string', description: 'The item\'s stable id: kept by moves, renames and overwrites of its name (docs/api.md "Sync fields").' },
+    sha256: { type: 'string', description: 'A file\'s SHA-256 (hex) when the server knows it (not for deletions).' },
+    origin: { type: 'string', description: 'The `File-Cloud-Origin` header the writer sent.' },
   },
 };
 
@@ -52,11 +55,12 @@ export const CHANGES_SCHEMA: RouteSchema = {
   response: {
     200: json('A page of changes.', {
       type: 'object',
-      required: ['changes', 'cursor', 'more'],
+      required: ['changes', 'cursor', 'more', 'epoch'],
       properties: {
         changes: { type: 'array', items: Change },
         cursor: { type: 'string', description: 'Continue from here.' },
         more: { type: 'boolean', description: 'More of the caller\'s entries are waiting: ask again at once.' },
+        epoch: { type: 'string', description: 'This installation\'s id, made once and the same on every node: another value means another server (list once, delete nothing).' },
       },
     }),
     ...errors({

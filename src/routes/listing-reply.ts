@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { StorageKey } from '../domain/storage-path.js';
-import { listingStream } from '../http/listing-json.js';
+import { listingStream, type SyncFields } from '../http/listing-json.js';
+import type { ListedEntry } from '../storage/backend.js';
 import type { FilesService } from '../services/files.js';
 
 /**
@@ -14,12 +15,29 @@ import type { FilesService } from '../services/files.js';
  * destroys the response, so the client sees a connection closed before the
  * chunked body's end, never a truncated body passed off as a success.
  */
-export async function sendListing(reply: FastifyReply, files: FilesService, key: StorageKey, withBody: boolean): Promise<FastifyReply> {
+export async function sendListing(reply: FastifyReply, files: FilesService, key: StorageKey, withBody: boolean, opts: { sync?: boolean } = {}): Promise<FastifyReply> {
   reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
   // The folder's tree ETag (it changes with anything beneath): a sync client skips an unchanged subtree by it.
   const etag = await files.folderEtag(key).catch(() => undefined);
   if (etag) reply.header('etag', etag);
   if (!withBody) return reply.send();
   const pages = await files.listSorted(key);
-  return reply.send(listingStream(pages));
+  return reply.send(listingStream(opts.sync ? withSyncFields(files, key, pages) : pages));
+}
+
+/**
+ * Each entry with the index's id, and a file's SHA-256 and ETag (null unless the index holds them
+ * for the entry's size and time as listed: one indexed read per page, no storage call).
+ */
+async function* withSyncFields(files: FilesService, dir: StorageKey, pages: AsyncIterable<ListedEntry[]>): AsyncGenerator<(ListedEntry & { sync: SyncFields })[]> {
+  const prefix = dir.segments.join('/');
+  const pathOf = (name: string) => (prefix === '' ? name : `${prefix}/${name}`);
+  for await (const page of pages) {
+    const known = await files.identities(dir.user, page.map((e) => pathOf(e.name)));
+    yield page.map((e) => {
+      const row = known.get(pathOf(e.name));
+      const same = row !== undefined && row.isFile === e.isFile && (!e.isFile || (row.size === e.size && row.modified === e.modified.getTime()));
+      return { ...e, sync: { id: row?.id ?? null, sha256: same ? row.sha256 : null, etag: same ? row.etag : null } };
+    });
+  }
 }

@@ -30,6 +30,7 @@ export async function serveFile(
     charge?: Charge;
   },
 ) {
+  entry = await files.withDigest(key, entry);
   fileHeaders(reply, entry, opts.download);
   if (isNotModified(request.headers, entry.etag, entry.modified)) return reply.code(304).send();
   // If-Range: a client resuming an older version gets the whole current file instead of a spliced one.

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { writerOf } from '../domain/principal.js';
-import { isRoot, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath } from '../domain/storage-path.js';
+import { isRoot, keyChild, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import type { Entry } from '../storage/backend.js';
+import { sentDigest, writePreconditions, writtenFiles } from './sync-fields.js';
 import { rawStoragePath } from '../http/url.js';
 import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
 import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
@@ -94,7 +96,15 @@ const putSchema: RouteSchema = {
   tags: ['Storage'],
   params: storagePath,
   querystring: { type: 'object', properties: { overwrite: { type: 'string', enum: ['true', '1'], description: 'Multipart: replace files of the same name instead of suffixing.' } } },
-  headers: { type: 'object', properties: { 'if-match': { type: 'string', description: 'Write only if the file\'s current ETag is one of these (or `*`: only if it exists); else 412.' } } },
+  headers: {
+    type: 'object',
+    properties: {
+      'if-match': { type: 'string', description: 'Write only if the file\'s current ETag is one of these (or `*`: only if it exists); else 412.' },
+      'if-none-match': { type: 'string', description: '`*`: write only if nothing is at the name (checked as the file takes it); a list of ETags: only if the file has none of them. Else 412.' },
+      'repr-digest': { type: 'string', description: '`sha-256=:<base64>:` (RFC 9530; `Content-Digest` is taken the same): the file is written only if its bytes have that SHA-256, else 400 `digest_mismatch`.' },
+      'file-cloud-origin': { type: 'string', description: 'The writer\'s name for itself (1 to 64 token characters), copied into the change entries of this request.' },
+    },
+  },
   body: {
     required: true,
     description: 'The file\'s bytes (any content type but multipart), or multipart/form-data with one file per part.',
@@ -107,9 +117,9 @@ const putSchema: RouteSchema = {
     201: json('Written: the final names.', FilesWritten),
     ...errors({
       ...pathErrors,
-      400: 'A bad path or file name (`invalid_path`, `invalid_name`), a raw upload to a path ending in `/`, a multipart body without a file part or malformed (`bad_request`).',
+      400: 'A bad path or file name (`invalid_path`, `invalid_name`), a raw upload to a path ending in `/`, a multipart body without a file part or malformed, a malformed digest or File-Cloud-Origin (`bad_request`); bytes that do not have the SHA-256 the digest header names (`digest_mismatch`, nothing written).',
       409: 'A folder where the file should go, or a file where a folder is needed (`is_a_directory`, `not_a_directory`).',
-      412: '`If-Match` does not name the file\'s current ETag, or the file is gone (`precondition_failed`); nothing is written.',
+      412: '`If-Match` does not name the file\'s current ETag, or the file is gone; `If-None-Match` matches (`*`: a file is there) (`precondition_failed`); nothing is written.',
       413: 'Over --max-upload-size (`too_large`).',
       502: 'The object store answered with an error (`storage_failed`).',
       503: 'The object store cannot be reached (`storage_unavailable`).',
@@ -172,6 +182,7 @@ const postSchema: RouteSchema = {
       401: 'No valid access token, a path that is not yours, or a Move or Copy destination under another user (`unauthorized`).',
       404: 'The path (MakePathToken, Move or Copy source) does not exist, or no such version / versions off (`not_found`).',
       409: 'CreateFolder: something exists at the path; Move, Copy: the destination exists without `overwrite` (`already_exists`), or a file is where a folder is needed.',
+      412: 'Move: `If-Match` / `If-None-Match` do not hold for the item moved (`precondition_failed`); nothing moves.',
       413: 'The JSON body is over 64 KiB.',
       507: 'Copy: the copy does not fit the destination owner\'s quota (`quota_exceeded`) or the disk (`disk_full`); nothing of it is kept.',
     }),
@@ -184,7 +195,12 @@ const deleteSchema: RouteSchema = {
   params: storagePath,
   response: {
     204: empty('Deleted.'),
-    ...errors({ ...pathErrors, 400: 'A bad path, or the root itself (`invalid_path`).', 404: 'Nothing at this path (`not_found`).' }),
+    ...errors({
+      ...pathErrors,
+      400: 'A bad path, or the root itself (`invalid_path`).',
+      404: 'Nothing at this path (`not_found`).',
+      412: '`If-Match` / `If-None-Match` do not hold for the item (a file\'s ETag, a folder\'s tree ETag) (`precondition_failed`); nothing is deleted.',
+    }),
   },
 };
 
@@ -260,7 +276,7 @@ export async function storageRoutes(
       return sendFolderZip(request, reply, deps.zips, { folder: key, names: zipNames(query.name) });
     }
     if (!entry.isFile) {
-      return sendListing(reply, files, key, withBody);
+      return sendListing(reply, files, key, withBody, { sync: true });
     }
     // A trailing slash addresses a folder; there is none here.
     if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
@@ -272,9 +288,10 @@ export async function storageRoutes(
     const query = request.query as Record<string, unknown>;
     const overwrite = query.overwrite === 'true' || query.overwrite === '1';
     const contentType = request.headers['content-type'] ?? '';
-    let written: string[];
+    let written: { key: StorageKey; entry: Entry }[];
     if (/^multipart\/form-data\b/i.test(contentType)) {
-      written = await files.writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite, writer: writerOf(request.principal) });
+      const entries = await files.writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite, writer: writerOf(request.principal) });
+      written = entries.map((entry) => ({ key: keyChild(key, entry.name), entry }));
     } else {
       if (trailingSlash || isRoot(key)) {
         const existing = await files.stat(key).catch(() => undefined);
@@ -286,17 +303,21 @@ export async function storageRoutes(
         throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
       }
       // The declared length lets an object store size its upload parts for the file.
-      const ifMatch = request.headers['if-match'];
-      const entry = await files.writeFile(key, request.raw, { sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, ifMatch, writer: writerOf(request.principal) });
+      const entry = await files.writeFile(key, request.raw, {
+        sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined,
+        ...writePreconditions(request),
+        sha256: sentDigest(request.headers),
+        writer: writerOf(request.principal),
+      });
       // The new version's validator, so an editor can send it as If-Match on its next save.
       reply.header('etag', entry.etag);
-      written = [entry.name];
+      written = [{ key, entry }];
     }
-    return reply.code(201).send({ files_written: written });
+    return reply.code(201).send({ files_written: written.map((w) => w.entry.name), files: await writtenFiles(files, written) });
   });
 
   scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {
-    await files.delete(target(request).key);
+    await files.delete(target(request).key, writePreconditions(request));
     return reply.code(204).send();
   });
   scope.post('/storage/*', { ...actions, schema: postSchema }, async (request, reply) => {
@@ -326,7 +347,7 @@ export async function storageRoutes(
         for (const k of action === 'Move' ? [key, dest] : [dest]) if (k.user !== principal.username) await deps.grants.assertMay(principal, k, 'MOVE');
         const overwrite = optionalBoolean(body, 'overwrite') ?? false;
         if (action === 'Copy') await files.copy(key, dest, overwrite, writerOf(principal));
-        else await (dest.user === key.user ? files.move(key, dest, overwrite) : files.moveAcross(key, dest, overwrite, writerOf(principal)));
+        else await (dest.user === key.user ? files.move(key, dest, overwrite, writePreconditions(request)) : files.moveAcross(key, dest, overwrite, writerOf(principal), writePreconditions(request)));
         return reply.code(204).send();
       }
       case 'restore_version': {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { decide } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import type { Principal, UserPrincipal } from '../domain/principal.js';
@@ -21,9 +22,16 @@ export type ChangeView = {
   size?: number;
   modified?: string;
   etag?: string;
+  /** The item's stable id (kept by moves and overwrites); absent for entries journaled before ids. */
+  id?: string;
+  /** A file's SHA-256 (hex), when known (not for deletions). */
+  sha256?: string;
+  /** The File-Cloud-Origin the writer sent. */
+  origin?: string;
 };
 
-export type ChangesPage = { changes: ChangeView[]; cursor: string; more: boolean };
+/** `epoch`: this installation's id (a new server, a new one: docs/sync.md). */
+export type ChangesPage = { changes: ChangeView[]; cursor: string; more: boolean; epoch: string };
 
 export type ChangeService = ReturnType<typeof createChangeService>;
 
@@ -73,7 +81,10 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
       if (r.isFile && r.size !== undefined) v.size = r.size;
       if (r.modified !== undefined) v.modified = new Date(r.modified).toISOString();
       if (r.etag !== undefined) v.etag = r.etag;
+      if (r.isFile && r.sha256 !== undefined) v.sha256 = r.sha256;
     }
+    if (r.id !== undefined) v.id = r.id;
+    if (r.origin !== undefined) v.origin = r.origin;
     return v;
   };
 
@@ -89,7 +100,7 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
     const was = r.from !== undefined && reads(r.from);
     if (at && was) return view(r, 'moved', true);
     if (at) return view(r, 'created', false);
-    if (was) return { type: 'deleted', path: `/${r.owner}/${r.from as string}`, is_file: r.isFile };
+    if (was) return { type: 'deleted', path: `/${r.owner}/${r.from as string}`, is_file: r.isFile, ...(r.id === undefined ? {} : { id: r.id }), ...(r.origin === undefined ? {} : { origin: r.origin }) };
     return undefined;
   };
 
@@ -104,9 +115,21 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
   };
 
   /** The page: each entry's cursor and the next one sealed for the caller, in one pass. */
-  const page = (principal: UserPrincipal, seen: readonly Seen[], next: number, more: boolean): ChangesPage => {
+  const page = (principal: UserPrincipal, seen: readonly Seen[], next: number, more: boolean, epoch: string): ChangesPage => {
     const sealed = cursors.seal(principal.userId, [...seen.map((s) => s.position), next]);
-    return { changes: seen.map((s, i) => ({ cursor: sealed[i] as string, ...s.view })), cursor: sealed[seen.length] as string, more };
+    return { changes: seen.map((s, i) => ({ cursor: sealed[i] as string, ...s.view })), cursor: sealed[seen.length] as string, more, epoch };
+  };
+
+  /**
+   * This installation's epoch: made once, stored in the database (every node reads the same), never
+   * changed. A client that sees another one talks to another server (a new data directory, a
+   * restored or replaced one): it lists once and deletes nothing.
+   */
+  let epochOf: Promise<string> | undefined;
+  const epoch = (): Promise<string> => {
+    epochOf ??= store.settings.getOrCreate('epoch', () => randomBytes(16).toString('hex'));
+    epochOf.catch(() => (epochOf = undefined));
+    return epochOf;
   };
 
   return {
@@ -122,7 +145,8 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
       // Read first: every entry up to it is committed (cursors commit in order), so a page that ends
       // here can hand it out as the next cursor without skipping one that commits later.
       const latest = await store.changes.latest();
-      if (from === 'now') return page(user, [], latest, false);
+      const at = await epoch();
+      if (from === 'now') return page(user, [], latest, false, at);
       if (from < (await store.changes.horizon())) throw expired('This cursor is older than the change journal keeps');
       if (from > latest) throw expired('This cursor is not one of this server\'s journal');
       const grants = await store.grants.listForRecipient(user.userId);
@@ -136,14 +160,16 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
           cursor = r.cursor;
           if (!v) continue;
           // One entry past a full page: the page ends at its last entry, and says more is waiting.
-          if (seen.length === limit) return page(user, seen, (seen.at(-1) as Seen).position, true);
+          if (seen.length === limit) return page(user, seen, (seen.at(-1) as Seen).position, true, at);
           seen.push({ position: r.cursor, view: v });
         }
-        if (rows.length < SCAN) return page(user, seen, latest, false);
+        if (rows.length < SCAN) return page(user, seen, latest, false, at);
       }
     },
 
     /** The same place in the journal as `cursor` (one this server gave `principal`), sealed afresh. */
+    epoch,
+
     reseal(principal: UserPrincipal, cursor: string): string {
       const position = cursors.open(principal.userId, cursor);
       if (typeof position !== 'number') throw new Error('reseal: not a cursor of this account');

@@ -8,6 +8,8 @@ import { ifMatchPasses } from '../lib/conditional.js';
 import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
+import type { EntryIdentity, SearchRepo } from '../store/types.js';
+import { preconditionsPass, type WritePreconditions } from '../lib/conditional.js';
 
 export type FilesService = ReturnType<typeof createFilesService>;
 
@@ -28,6 +30,8 @@ export function createFilesService(deps: {
   trash?: { readonly enabled: boolean; put(key: StorageKey): Promise<void> };
   versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void>; replacing<T>(key: StorageKey, replace: () => Promise<T>): Promise<T> };
   folderEtags?: FolderEtags;
+  /** The index's ids and hashes (sync fields: docs/api.md "Sync fields"). */
+  index?: Pick<SearchRepo, 'identities'>;
 }) {
   const { backend, usage } = deps;
   const maxBytes = Number.isFinite(deps.maxUploadBytes) ? deps.maxUploadBytes : undefined;
@@ -41,12 +45,46 @@ export function createFilesService(deps: {
     return entry;
   }
 
-  /** Refuses a write whose If-Match does not match what is there now (412). */
-  function checkIfMatch(ifMatch: string | undefined, current: Entry | undefined): void {
+  /** Refuses a write whose If-Match / If-None-Match does not hold for what is there now (412). */
+  function checkIfMatch(pre: WritePreconditions, current: Entry | undefined): void {
     if (current && !current.isFile) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-    if (!ifMatchPasses(ifMatch, current?.etag)) {
+    if (!ifMatchPasses(pre.ifMatch, current?.etag)) {
       throw new AppError('precondition_failed', current ? 'The file has changed since you read it (its ETag differs from If-Match).' : 'The file no longer exists (If-Match needs it).');
     }
+    if (!preconditionsPass({ ifNoneMatch: pre.ifNoneMatch }, current?.etag)) {
+      throw new AppError('precondition_failed', pre.ifNoneMatch?.trim() === '*' ? 'A file exists at this path (If-None-Match: * needs the name free).' : 'The file still has an ETag that If-None-Match names.');
+    }
+  }
+
+  /**
+   * The If-Match / If-None-Match of a DELETE or a Move, against the item the URL names: a file's
+   * ETag, a folder's tree ETag (the listing's). 412 when they do not hold.
+   */
+  async function checkPreconditions(key: StorageKey, pre: WritePreconditions): Promise<void> {
+    if (pre.ifMatch === undefined && pre.ifNoneMatch === undefined) return;
+    const entry = await storageCall(() => backend.stat(key));
+    const etag = entry === undefined ? undefined : entry.isFile ? entry.etag : await deps.folderEtags?.tag(key.user, key.segments.join('/'));
+    if (!preconditionsPass(pre, entry && (etag ?? ''))) throw new AppError('precondition_failed', 'The item does not match If-Match / If-None-Match (it changed, or is gone).');
+  }
+
+  /** The entry with its SHA-256 when the index holds one for exactly these bytes (the same ETag). */
+  async function withDigest<T extends Entry>(key: StorageKey, entry: T): Promise<T> {
+    if (!entry.isFile || entry.sha256 !== undefined || !deps.index) return entry;
+    const known = (await deps.index.identities(key.user, [key.segments.join('/')]).catch(() => undefined))?.get(key.segments.join('/'));
+    return known?.sha256 && known.etag === entry.etag ? { ...entry, sha256: known.sha256 } : entry;
+  }
+
+  const withOpenedDigest = async (key: StorageKey, opened: Opened): Promise<Opened> => {
+    const entry = await withDigest(key, opened.entry);
+    if (entry === opened.entry) return opened;
+    // Opened may hold its stream behind a getter (openedBytes): keep it.
+    return Object.defineProperty(Object.create(opened) as Opened, 'entry', { value: entry, enumerable: true });
+  };
+
+  /** Refuses staged bytes whose SHA-256 is not the one the client sent (Repr-Digest / Content-Digest). */
+  function checkDigest(expected: string | undefined, staged: StagedFile): void {
+    if (expected === undefined) return;
+    if (staged.sha256 !== expected) throw new AppError('digest_mismatch', 'The bytes received do not have the SHA-256 the request\'s digest header names; nothing was written.');
   }
 
   /**
@@ -114,14 +152,23 @@ export function createFilesService(deps: {
       return deps.folderEtags?.tag(key.user, key.segments.join('/'));
     },
 
-    read(key: StorageKey, range?: ByteRange): Promise<Opened> {
-      return storageCall(() => backend.read(key, range));
+    /** Opens a file for an answer: its entry carries the SHA-256 when known (Repr-Digest). */
+    async read(key: StorageKey, range?: ByteRange): Promise<Opened> {
+      return withOpenedDigest(key, await storageCall(() => backend.read(key, range)));
+    },
+
+    withDigest,
+    checkPreconditions,
+
+    /** The index's id and hash of each of `keys` (one owner's), by path ('a/b'); those it has. */
+    async identities(user: string, paths: readonly string[]): Promise<Map<string, EntryIdentity>> {
+      return deps.index ? deps.index.identities(user, paths) : new Map();
     },
 
     /** The file at key opened whole, or undefined when a folder is there (a GET that may be either). */
     async readIfFile(key: StorageKey): Promise<Opened | undefined> {
       try {
-        return await storageCall(() => backend.read(key));
+        return await withOpenedDigest(key, await storageCall(() => backend.read(key)));
       } catch (e) {
         if (e instanceof AppError && e.code === 'is_a_directory') return undefined;
         throw e;
@@ -134,15 +181,26 @@ export function createFilesService(deps: {
      * current file's ETag: 412 before a byte is read, and checked again just
      * before the new bytes take the name.
      */
-    async writeFile(key: StorageKey, body: Readable, opts: { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; freeNameInFolder?: boolean }): Promise<Entry> {
+    async writeFile(
+      key: StorageKey,
+      body: Readable,
+      opts: { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean },
+    ): Promise<Entry> {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-      const write: WriteOptions = { ifExists: 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder };
+      // If-None-Match: * — the name must be free when the file takes it: the backend's own "only if free" commit decides (link(2), a conditional put).
+      const onlyNew = opts.ifNoneMatch?.trim() === '*';
+      const write: WriteOptions = { ifExists: onlyNew ? 'fail' : 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder };
       const quota = await usage.quotaOf(key.user);
       // --versions: the file replaced is kept as a version, as the new one takes its name (services/versions.ts).
       const versioning = deps.versions?.enabled === true;
-      const existing = quota !== undefined || opts.ifMatch !== undefined ? await storageCall(() => backend.stat(key)) : undefined;
-      checkIfMatch(opts.ifMatch, existing);
-      if (quota === undefined && opts.ifMatch === undefined && !versioning) {
+      const conditional = opts.ifMatch !== undefined || opts.ifNoneMatch !== undefined;
+      const existing = quota !== undefined || conditional ? await storageCall(() => backend.stat(key)) : undefined;
+      checkIfMatch(opts, existing);
+      const taken = (e: unknown) => {
+        if (onlyNew && e instanceof AppError && e.code === 'already_exists') throw new AppError('precondition_failed', 'A file exists at this path (If-None-Match: * needs the name free).');
+        throw e;
+      };
+      if (quota === undefined && !conditional && !versioning && opts.sha256 === undefined) {
         return storageCall(() => backend.write(key, body, write));
       }
       // What the upload frees: the file it replaces (nothing when it is kept as a version).
@@ -150,11 +208,13 @@ export function createFilesService(deps: {
       const reservation = await usage.reserve(key.user, opts.writer, quota === undefined ? 0 : Math.max(0, (opts.sizeHint ?? 0) - credit));
       try {
         const metered = quota === undefined ? body : usage.meter(body, reservation, credit);
-        const staged = await storageCall(() => backend.stage(key, metered, write));
+        const staged = await storageCall(() => backend.stage(key, metered, write)).catch(taken);
         // With the name held, the file the commit really replaces is known: if it shrank or went
         // meanwhile (another request), it frees less than was credited and the rest must fit too.
+        // If-Match is checked there too, so no other write of the name comes between check and commit.
         const exact: CommitOptions = {
           beforeReplace: async (freed) => {
+            if (opts.ifMatch !== undefined || opts.ifNoneMatch !== undefined) checkIfMatch(opts, await storageCall(() => backend.stat(key)));
             if (quota !== undefined && freed < credit) await reservation.cover(staged.size - freed);
             if (versioning) await deps.versions?.keep(key);
           },
@@ -162,10 +222,11 @@ export function createFilesService(deps: {
         const [entry] = await commitAll(
           [staged],
           async () => {
-            if (opts.ifMatch !== undefined) checkIfMatch(opts.ifMatch, await storageCall(() => backend.stat(key)));
+            checkDigest(opts.sha256, staged);
+            if (conditional) checkIfMatch(opts, await storageCall(() => backend.stat(key)));
           },
           () => exact,
-        );
+        ).catch(taken);
         return entry as Entry;
       } finally {
         await reservation.release();
@@ -177,7 +238,7 @@ export function createFilesService(deps: {
      * one file named by the last segment of its filename. A taken name gets
      * `name (1).ext` … unless overwrite. Returns the final names in order.
      */
-    async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { writer: Writer; overwrite: boolean; signal?: AbortSignal }): Promise<string[]> {
+    async writeParts(dir: StorageKey, parts: AsyncIterable<UploadPart>, opts: { writer: Writer; overwrite: boolean; signal?: AbortSignal }): Promise<Entry[]> {
       await storageCall(() => backend.mkdir(dir, { parents: true, existOk: true }), { already_exists: 'A file is in the way where a folder is needed.' });
       const quota = await usage.quotaOf(dir.user);
       const write: WriteOptions = { ifExists: opts.overwrite ? 'replace' : 'rename', maxBytes, signal: opts.signal };
@@ -189,13 +250,13 @@ export function createFilesService(deps: {
         }
         return part.filename;
       };
-      const written: string[] = [];
+      const written: Entry[] = [];
       // --versions with overwrite: each replaced file is kept as a version as the part takes its name.
       const versioning = opts.overwrite && deps.versions?.enabled === true;
       if (quota === undefined && !versioning) {
         for await (const part of parts) {
           const entry = await storageCall(() => backend.write(keyChild(dir, partName(part)), part.stream, write));
-          written.push(entry.name);
+          written.push(entry);
         }
       } else {
         // Under a quota every part is staged first and committed only when all fit, so an
@@ -261,7 +322,7 @@ export function createFilesService(deps: {
               );
             },
           );
-          for (const entry of entries) written.push(entry.name);
+          for (const entry of entries) written.push(entry);
         } finally {
           await reservation.release();
         }
@@ -275,8 +336,9 @@ export function createFilesService(deps: {
      * grant's writer). With --trash-days the item goes to its owner's trash
      * (services/trash.ts); without, it is gone for good (the interface document's rule).
      */
-    async delete(key: StorageKey): Promise<void> {
+    async delete(key: StorageKey, pre: WritePreconditions = {}): Promise<void> {
       if (isRoot(key)) throw new AppError('bad_request', 'The root of your storage cannot be deleted.');
+      await checkPreconditions(key, pre);
       if (deps.trash?.enabled) return deps.trash.put(key);
       await storageCall(() => backend.delete(key, { recursive: true }));
     },
@@ -286,11 +348,12 @@ export function createFilesService(deps: {
       await storageCall(() => backend.mkdir(key, { parents: true, existOk: false }), { already_exists: 'A file or folder already exists at this path.' });
     },
 
-    async move(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
+    async move(from: StorageKey, to: StorageKey, overwrite: boolean, pre: WritePreconditions = {}): Promise<void> {
       if (from.user !== to.user) throw forbidden();
       if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
       if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside your storage, not its root.');
       if (isSameOrInside(to, from)) throw new AppError('into_itself', 'A folder cannot be moved into itself.');
+      await checkPreconditions(from, pre);
       const move = () => storageCall(() => backend.move(from, to, { overwrite }), { already_exists: 'The destination already exists; send "overwrite": true to replace it.' });
       if (!overwrite) return move();
       if (deps.trash?.enabled) {
@@ -306,9 +369,10 @@ export function createFilesService(deps: {
      * file committed whole, as an upload; 507 keeps nothing) and then removed from the source.
      * The caller has checked both keys (decide, with the grants).
      */
-    async moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer): Promise<void> {
+    async moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer, pre: WritePreconditions = {}): Promise<void> {
       if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
       if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
+      await checkPreconditions(from, pre);
       const source = await statOrThrow(from);
       const replacing = await storageCall(() => backend.stat(to));
       if (replacing && !overwrite) throw new AppError('already_exists', 'The destination already exists; send "overwrite": true to replace it.');

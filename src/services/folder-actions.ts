@@ -29,7 +29,7 @@ export async function applyFolderAction(files: FilesService, dir: StorageKey, ch
   switch (change.action) {
     case 'upload': {
       // Same service, limits and collision rule as a multipart PUT: a taken name gets "name (1).ext".
-      const written = await files.writeParts(dir, change.parts, { overwrite: false, writer });
+      const written = (await files.writeParts(dir, change.parts, { overwrite: false, writer })).map((e) => e.name);
       return `Uploaded ${written.length === 1 ? '1 file' : `${written.length} files`}: ${written.join(', ')}.`;
     }
     case 'mkdir': {

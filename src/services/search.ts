@@ -1,11 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { DEFAULT_LIMIT, matchRank, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
 import { isRoot, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { GrantService } from './grants.js';
 import type { Entry, StorageBackend } from '../storage/backend.js';
-import type { StorageEvent } from '../storage/events.js';
+import type { CopyOf, StorageEvent } from '../storage/events.js';
+import { currentOrigin } from '../lib/write-origin.js';
+import { createHash, randomUUID } from 'node:crypto';
+
+/** What a change brings for the sync fields: the written file's hash, the copy it is, the writer's origin. */
+type Sync = { readonly sha256?: string | undefined; readonly copyOf?: CopyOf | undefined; readonly origin?: string | undefined };
 import type { IndexedEntry, MetadataStore } from '../store/types.js';
 import { storageCall } from './storage-errors.js';
 
@@ -47,9 +51,26 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    * event carries the file as its writer read it while still holding the name: no stat needed
    * (on an object store, one HEAD less per upload).
    */
-  const putCurrent = async (key: StorageKey, written?: Entry, created?: boolean): Promise<void> => {
+  const putCurrent = async (key: StorageKey, written?: Entry, created?: boolean, sync: Sync = {}): Promise<void> => {
     const e = written ? { user: key.user, path: pathOf(key), isFile: written.isFile, size: written.size, modified: written.modified.getTime(), etag: written.etag, created } : await indexed(key);
-    if (e) await store.search.put([e]);
+    if (!e) return;
+    const sha256 = sync.sha256 ?? (sync.copyOf && e.isFile ? (await copiedHashes(sync.copyOf, [e]))[0] : undefined);
+    await store.search.put([{ ...e, sha256, origin: sync.origin }]);
+  };
+
+  /**
+   * The hashes of the sources of copied files (in `entries`' order; undefined where the source has
+   * none, or no longer its size: it changed while it was copied).
+   */
+  const copiedHashes = async (copy: CopyOf, entries: readonly IndexedEntry[]): Promise<(string | undefined)[]> => {
+    const to = pathOf(copy.to);
+    const from = pathOf(copy.from);
+    const sourceOf = (path: string) => from + path.slice(to.length);
+    const known = await store.search.identities(copy.from.user, entries.map((e) => sourceOf(e.path)));
+    return entries.map((e) => {
+      const source = known.get(sourceOf(e.path));
+      return source?.isFile && source.size === e.size ? (source.sha256 ?? undefined) : undefined;
+    });
   };
 
   /** Folders a write created on its way (parents made by an upload or a move) are entries too. */
@@ -68,54 +89,98 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     await store.search.put(missing);
   };
 
-  /** Everything below a folder, in batches (a copied folder arrives as one event). */
-  const putTree = async (dir: StorageKey): Promise<number> => {
+  /**
+   * Everything below a folder, in batches (a copied folder arrives as one event: its files take their
+   * sources' hashes). `hash`: a rescan's, which hashes the files whose bytes the index has no hash of.
+   */
+  const putTree = async (dir: StorageKey, sync: Sync & { hash?: boolean } = {}): Promise<number> => {
     let batch: IndexedEntry[] = [];
     let count = 0;
     const prefix = pathOf(dir);
+    const flush = async () => {
+      if (sync.copyOf) {
+        const hashes = await copiedHashes(sync.copyOf, batch);
+        batch = batch.map((e, i) => ({ ...e, sha256: hashes[i] }));
+      } else if (sync.hash) {
+        batch = await withHashesOf(batch);
+      }
+      await store.search.put(batch.map((e) => ({ ...e, origin: sync.origin })));
+      count += batch.length;
+      batch = [];
+    };
     for await (const w of backend.walk(dir)) {
       const rel = w.path.join('/');
       batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime(), etag: w.entry.etag });
-      if (batch.length >= BATCH) {
-        await store.search.put(batch);
-        count += batch.length;
-        batch = [];
-      }
+      if (batch.length >= BATCH) await flush();
     }
-    await store.search.put(batch);
-    return count + batch.length;
+    await flush();
+    return count;
   };
 
-  async function apply(e: StorageEvent): Promise<void> {
+  /**
+   * A rescan's batch with a hash for every file the index holds none for at its ETag: files other
+   * tools put into storage, or wrote over. Their bytes are read once here; a file gone or changed
+   * meanwhile is left without (the next rescan, or its next write, gives it one).
+   */
+  const withHashesOf = async (batch: readonly IndexedEntry[]): Promise<IndexedEntry[]> => {
+    const user = batch[0]?.user;
+    if (user === undefined) return [];
+    const known = await store.search.identities(user, batch.filter((e) => e.isFile).map((e) => e.path));
+    const out: IndexedEntry[] = [];
+    for (const e of batch) {
+      const had = known.get(e.path);
+      if (!e.isFile || (had?.sha256 && had.etag === (e.etag ?? null))) {
+        out.push(e);
+        continue;
+      }
+      out.push({ ...e, sha256: await hashOf({ user, segments: e.path.split('/') }, e.etag).catch(() => undefined) });
+    }
+    return out;
+  };
+
+  /** SHA-256 of the file at key, if it still has `etag` when read. */
+  const hashOf = async (key: StorageKey, etag: string | undefined): Promise<string | undefined> => {
+    const opened = await backend.read(key);
+    if (etag !== undefined && opened.entry.etag !== etag) {
+      opened.stream.destroy();
+      return undefined;
+    }
+    const hash = createHash('sha256');
+    for await (const chunk of opened.stream) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  };
+
+  async function apply(e: StorageEvent, origin: string | undefined): Promise<void> {
     switch (e.type) {
       case 'created':
         if (isRoot(e.key)) return;
-        await putCurrent(e.key, e.entry, true);
+        await putCurrent(e.key, e.entry, true, { sha256: e.sha256, copyOf: e.copyOf, origin });
         await putAncestors(e.key);
         // A folder that arrives with contents (an object store's folder copy) brings its entries.
-        if (!e.isFile) await putTree(e.key);
+        if (!e.isFile) await putTree(e.key, { copyOf: e.copyOf, origin });
         return;
       case 'replaced':
-        await putCurrent(e.key, e.entry);
+        await putCurrent(e.key, e.entry, undefined, { sha256: e.sha256, copyOf: e.copyOf, origin });
         return;
       case 'deleted':
-        await store.search.deleteWithin(e.key.user, pathOf(e.key), e.isFile);
+        await store.search.deleteWithin(e.key.user, pathOf(e.key), e.isFile, origin);
         return;
       case 'moved': {
         // The entry's own figures may change with a move (an object store copies, new time): the row and its journal entry take them.
         const current = await indexed(e.to);
-        const moved = await store.search.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to), current);
+        const moved = await store.search.moveWithin(e.from.user, pathOf(e.from), pathOf(e.to), current, origin);
         if (current) await store.search.put([current]);
         await putAncestors(e.to);
-        if (!e.isFile && moved === 0) await putTree(e.to);
+        if (!e.isFile && moved === 0) await putTree(e.to, { origin });
         return;
       }
     }
   }
 
-  // The journal grew (or may have): change streams read it.
+  // The journal grew (or may have): change streams read it. The writer's origin is read here, in its own
+  // request's context (listeners start synchronously within the write), for the entries it journals.
   const changed = () => deps.onChange?.();
-  const unsubscribe = backend.events.subscribe((e) => apply(e).then(changed, (err: unknown) => (changed(), onError(err))));
+  const unsubscribe = backend.events.subscribe((e) => apply(e, currentOrigin()).then(changed, (err: unknown) => (changed(), onError(err))));
 
   /**
    * Brings one user's index in line with storage: every entry the walk sees
@@ -125,7 +190,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
   async function rescanUser(user: string): Promise<{ entries: number; removed: number }> {
     const scan = randomUUID();
     await store.search.markAll(user, scan);
-    const entries = await putTree({ user, segments: [] });
+    const entries = await putTree({ user, segments: [] }, { hash: true });
     const removed = await store.search.sweepMarked(user, scan);
     changed();
     return { entries, removed };

@@ -79,6 +79,8 @@ export type CopyOptions = {
 
 export interface StagedFile {
   readonly size: number;
+  /** SHA-256 (hex) of the staged bytes, when hashed on their way in (src/storage/hashing.ts). */
+  readonly sha256?: string | undefined;
   /** Makes the file visible at its key under the WriteOptions' rule; returns the entry written. */
   commit(opts?: CommitOptions): Promise<Entry>;
   /** Drops the staged bytes. Safe to call after a failed commit. */

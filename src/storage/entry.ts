@@ -8,6 +8,8 @@ export type Entry = {
   readonly modified: Date;
   /** Strong validator of the file's current contents, quoted (`"…"`), for ETag. */
   readonly etag: string;
+  /** SHA-256 (hex) of a file's bytes, where the one who gives the entry knows it (a write's: src/storage/hashing.ts). */
+  readonly sha256?: string;
 };
 
 /**

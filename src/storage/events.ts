@@ -1,6 +1,9 @@
 import type { StorageKey } from '../domain/storage-path.js';
 import type { Entry } from './entry.js';
 
+/** The item a copy comes from and where it goes. */
+export type CopyOf = { readonly from: StorageKey; readonly to: StorageKey };
+
 /**
  * What changed in storage, reported by the backend after the change is
  * visible. Sizes are bytes of files (a folder's are the sum of the files it
@@ -17,8 +20,12 @@ export type StorageEvent =
       readonly kept?: boolean;
       /** A written file as its writer read it right after the commit, while it still held the name: a listener needs no stat of its own. */
       readonly entry?: Entry;
+      /** The written file's SHA-256 (hex), hashed as its bytes came in (src/storage/hashing.ts). */
+      readonly sha256?: string;
+      /** Made by a copy of `from` onto `to` (this key is `to` or below it): its files are their sources' bytes. */
+      readonly copyOf?: CopyOf;
     }
-  | { readonly type: 'replaced'; readonly key: StorageKey; readonly size: number; readonly previousSize: number; readonly entry?: Entry }
+  | { readonly type: 'replaced'; readonly key: StorageKey; readonly size: number; readonly previousSize: number; readonly entry?: Entry; readonly sha256?: string; readonly copyOf?: CopyOf }
   | {
       readonly type: 'deleted';
       readonly key: StorageKey;

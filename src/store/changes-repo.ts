@@ -51,9 +51,12 @@ const ancestors = (path: string): string[] => {
 export function createJournalWriter(db: Kysely<Database>) {
   // n rows in one statement: an upload's entry costs one statement's overhead only when it commits alone.
   const insert = preparedQuery((p, n) => {
-    const [owner, type, path, from, etag] = (['owner', 'type', 'path', 'from', 'etag'] as const).map((c) => p.list<string>(c, n));
+    const [owner, type, path, from, etag, id, sha256, origin] = (['owner', 'type', 'path', 'from', 'etag', 'id', 'sha256', 'origin'] as const).map((c) => p.list<string>(c, n));
     const [isFile, size, modified, at] = (['isFile', 'size', 'modified', 'at'] as const).map((c) => p.list<number>(c, n));
-    const row = (i: number) => ({ owner: owner?.[i] as string, type: type?.[i] as string, path: path?.[i] as string, from_path: from?.[i] ?? null, is_file: isFile?.[i] as number, size: size?.[i] ?? null, modified: modified?.[i] ?? null, etag: etag?.[i] ?? null, created_at: at?.[i] as number });
+    const row = (i: number) => ({
+      owner: owner?.[i] as string, type: type?.[i] as string, path: path?.[i] as string, from_path: from?.[i] ?? null, is_file: isFile?.[i] as number, size: size?.[i] ?? null, modified: modified?.[i] ?? null, etag: etag?.[i] ?? null, created_at: at?.[i] as number,
+      file_id: id?.[i] ?? null, sha256: sha256?.[i] ?? null, origin: origin?.[i] ?? null,
+    });
     return db
       .insertInto('changes')
       .values(Array.from({ length: n }, (_, i) => row(i)))
@@ -65,7 +68,7 @@ export function createJournalWriter(db: Kysely<Database>) {
     // commit, search-repo.ts) stamp it with one statement.
     const latest = new Map<string, { owner: string; path: string; cursor: number | string | bigint }>();
     for (const batch of insertBatches(changes)) {
-      const cols = { owner: [] as unknown[], type: [] as unknown[], path: [] as unknown[], from: [] as unknown[], isFile: [] as unknown[], size: [] as unknown[], modified: [] as unknown[], etag: [] as unknown[], at: [] as unknown[] };
+      const cols = { owner: [] as unknown[], type: [] as unknown[], path: [] as unknown[], from: [] as unknown[], isFile: [] as unknown[], size: [] as unknown[], modified: [] as unknown[], etag: [] as unknown[], at: [] as unknown[], id: [] as unknown[], sha256: [] as unknown[], origin: [] as unknown[] };
       for (const c of batch) {
         cols.owner.push(c.owner);
         cols.type.push(c.type);
@@ -76,6 +79,9 @@ export function createJournalWriter(db: Kysely<Database>) {
         cols.modified.push(c.modified ?? null);
         cols.etag.push(c.etag ?? null);
         cols.at.push(now);
+        cols.id.push(c.id ?? null);
+        cols.sha256.push(c.sha256 ?? null);
+        cols.origin.push(c.origin ?? null);
       }
       const rows = (yield* statement(insert.bind(cols, batch.length))).rows;
       // The entries must take their cursors in the order of the changes (a batch holds one entry per
@@ -148,6 +154,9 @@ const toRecord = (r: Selectable<Database['changes']>): ChangeRecord => ({
   modified: num(r.modified),
   etag: r.etag ?? undefined,
   at: Number(r.created_at),
+  id: r.file_id ?? undefined,
+  sha256: r.sha256 ?? undefined,
+  origin: r.origin ?? undefined,
 });
 
 export function createChangeRepo(db: Kysely<Database>): ChangeRepo {

@@ -594,6 +594,22 @@ const MIGRATIONS: Record<string, Migration> = {
         INSERT INTO search_fts(rowid, norm) VALUES (new.id, new.norm); END`).execute(db);
     },
   },
+  '0026_sync_fields': {
+    async up(db: Kysely<unknown>) {
+      // Sync (CONTRACT "Sync"): every indexed file and folder gets a stable id (kept by moves, renames
+      // and overwrites of one name: search-repo.ts) and a file the SHA-256 of its bytes (hashed as they
+      // come in, src/storage/hashing.ts; NULL until known, e.g. a file another tool put there before a
+      // rescan). Journal entries carry both, and the `origin` the writer named (File-Cloud-Origin).
+      // Rows indexed before this get their ids now; their hashes come with the next rescan.
+      await db.schema.alterTable('search_entries').addColumn('file_id', 'text').execute();
+      await db.schema.alterTable('search_entries').addColumn('sha256', 'text').execute();
+      if (isPostgres(db)) await sql`UPDATE search_entries SET file_id = md5(random()::text || clock_timestamp()::text || id::text)`.execute(db);
+      else await sql`UPDATE search_entries SET file_id = lower(hex(randomblob(16)))`.execute(db);
+      await db.schema.alterTable('changes').addColumn('file_id', 'text').execute();
+      await db.schema.alterTable('changes').addColumn('sha256', 'text').execute();
+      await db.schema.alterTable('changes').addColumn('origin', 'text').execute();
+    },
+  },
   '0010_search_index': {
     async up(db: Kysely<unknown>) {
       // The search index of file and folder names (src/store/search-repo.ts). `norm` is the name

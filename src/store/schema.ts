@@ -164,6 +164,9 @@ export interface Database {
     /** 0018_changes. */
     etag: string | null;
     tree_cursor: Generated<number | string | bigint | null>;
+    /** 0026_sync_fields. */
+    file_id: string | null;
+    sha256: string | null;
   };
   /** 0018_changes (src/store/changes-repo.ts). */
   changes: {
@@ -177,6 +180,10 @@ export interface Database {
     modified: number | string | bigint | null;
     etag: string | null;
     created_at: number | string | bigint;
+    /** 0026_sync_fields. */
+    file_id: Generated<string | null>;
+    sha256: Generated<string | null>;
+    origin: Generated<string | null>;
   };
   changes_horizon: {
     id: number;

@@ -1,10 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type OnConflictBuilder, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { charCount, escapeLike, ftsPhrase, normalizeName, TRIGRAM } from '../domain/search-text.js';
 import { createJournalWriter, lockJournal, lockJournalStep, type NewChange } from './changes-repo.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import { kyselyStepRunner, statement, type StepRunner, type Steps } from './steps.js';
-import type { IndexedEntry, SearchRepo } from './types.js';
+import type { EntryIdentity, IndexedEntry, SearchRepo } from './types.js';
+
+/** A new item's stable id (docs/api.md "Sync fields"): random, so it tells nothing of other items or users. */
+export const newEntryId = (): string => randomBytes(16).toString('hex');
 
 /** Rows per INSERT: 9 parameters each, far below either database's limit. */
 const BATCH = 500;
@@ -41,6 +45,8 @@ const updateFigures = (oc: OnConflictBuilder<Database, 'search_entries'>) =>
     size: eb.ref('excluded.size'),
     modified: eb.ref('excluded.modified'),
     etag: eb.ref('excluded.etag'),
+    file_id: eb.ref('excluded.file_id'),
+    sha256: eb.ref('excluded.sha256'),
     scan: null,
   }));
 
@@ -66,14 +72,14 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   // The upload's transaction (writeEntries) as steps: on SQLite it runs without a pause under the lock.
   const runSteps = opts.steps ?? kyselyStepRunner(db);
   // An upload indexes one entry at a time: its statements are compiled once (prepared.ts).
-  const readBefore = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  const readBefore = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag', 'file_id', 'sha256']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   const upsert = preparedQuery((p, n) =>
     db
       .insertInto('search_entries')
       .values(
         Array.from({ length: n }, (_, i) => {
           const v = <T>(name: string) => p.value<T>(`${name}${i}`);
-          return { user_name: v('user'), path: v('path'), name: v('name'), norm: v('norm'), depth: v('depth'), is_file: v('isFile'), size: v('size'), modified: v('modified'), scan: null, etag: v('etag') };
+          return { user_name: v('user'), path: v('path'), name: v('name'), norm: v('norm'), depth: v('depth'), is_file: v('isFile'), size: v('size'), modified: v('modified'), scan: null, etag: v('etag'), file_id: v('fileId'), sha256: v('sha256') };
         }),
       )
       .onConflict(updateFigures),
@@ -88,36 +94,42 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   /** One transaction of index puts: the rows, and the journal's entries for what they change. */
   function* putSteps(batch: readonly IndexedEntry[]): Steps<void> {
     if (journal) yield* lockJournalStep(db);
-    // What the index held before decides what the journal says: new → created, other figures → modified.
-    const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null }>();
-    // Not for a write storage reported as a creation: nothing was there, whatever the index says.
-    const unknown = journal ? batch.filter((e) => !e.created) : [];
+    // What the index held before decides what the journal says: new → created, other figures → modified;
+    // and what the row keeps: its id (an overwrite of the name is the same item), its hash while its bytes are.
+    const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null; id: string | null; sha256: string | null }>();
+    // Not for a write storage reported as a creation: nothing was there, whatever the index says (a new item: a new id).
+    const unknown = batch.filter((e) => !e.created);
     for (const user of new Set(unknown.map((e) => e.user))) {
       const paths = unknown.filter((e) => e.user === user).map((e) => e.path);
       const { rows } = yield* statement(
         paths.length <= PREPARED_UP_TO
           ? readBefore.bind({ user, paths }, paths.length)
-          : db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', 'in', paths).compile(),
+          : db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag', 'file_id', 'sha256']).where('user_name', '=', user).where('path', 'in', paths).compile(),
       );
-      for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag });
+      for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag, id: r.file_id, sha256: r.sha256 });
     }
     const changes: NewChange[] = [];
-    for (const e of batch) {
-      const was = before.get(`${e.user}\0${e.path}`);
-      const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
-      if (!was || was.isFile !== e.isFile) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures });
-      // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
-      else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag))) {
-        changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures });
-      }
-    }
     const values = batch.map((e) => {
       const name = nameOf(e.path);
-      return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null };
+      const was = before.get(`${e.user}\0${e.path}`);
+      const same = was !== undefined && was.isFile === e.isFile;
+      const id = (same ? was.id : null) ?? newEntryId();
+      // A hash the writer gives wins; else the one held, only while the bytes are the same (same ETag).
+      const sha256 = !e.isFile ? null : e.sha256 ?? (same && was.sha256 !== null && e.etag !== undefined && was.etag === e.etag ? was.sha256 : null);
+      if (journal) {
+        const sync = { id, ...(sha256 === null ? {} : { sha256 }), ...(e.origin === undefined ? {} : { origin: e.origin }) };
+        const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
+        if (!same) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures, ...sync });
+        // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
+        else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag) || (sha256 !== null && was.sha256 !== sha256))) {
+          changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures, ...sync });
+        }
+      }
+      return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null, file_id: id, sha256 };
     });
     if (values.length <= PREPARED_UP_TO) {
       const named: Record<string, unknown> = {};
-      values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag }));
+      values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag, [`fileId${i}`]: v.file_id, [`sha256${i}`]: v.sha256 }));
       yield* statement(upsert.bind(named, values.length));
     } else {
       yield* statement(db.insertInto('search_entries').values(values).onConflict(updateFigures).compile());
@@ -196,32 +208,41 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       if (given.length > 0) await enqueue<void>({ entries: given });
     },
 
+    async identities(user, paths) {
+      const out = new Map<string, EntryIdentity>();
+      for (let i = 0; i < paths.length; i += BATCH) {
+        const rows = await db.selectFrom('search_entries').select(['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag']).where('user_name', '=', user).where('path', 'in', paths.slice(i, i + BATCH)).execute();
+        for (const r of rows) out.set(r.path, { id: r.file_id, isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), sha256: r.sha256, etag: r.etag });
+      }
+      return out;
+    },
+
     async existing(user, paths) {
       if (paths.length === 0) return new Set();
       const rows = paths.length <= PREPARED_UP_TO ? (await existing.run(db, { user, paths }, paths.length)).rows : await db.selectFrom('search_entries').select('path').where('user_name', '=', user).where('path', 'in', paths).execute();
       return new Set(rows.map((r) => r.path));
     },
 
-    async deleteWithin(user, path, isFile) {
+    async deleteWithin(user, path, isFile, origin) {
       return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);
-        const itself = path === '' ? undefined : await trx.selectFrom('search_entries').select('is_file').where('user_name', '=', user).where('path', '=', path).executeTakeFirst();
+        const itself = path === '' ? undefined : await trx.selectFrom('search_entries').select(['is_file', 'file_id']).where('user_name', '=', user).where('path', '=', path).executeTakeFirst();
         const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(path)).executeTakeFirst();
         // One entry for the item: a consumer removes what was below it with it. Storage said it was
         // deleted (isFile given): journaled even if the index never had it (put there by another
         // tool, not rescanned yet), since a client may know it from a walk.
         const kind = itself ? Number(itself.is_file) === 1 : isFile;
-        if (path !== '' && kind !== undefined) await append(trx, [{ owner: user, type: 'deleted', path, isFile: kind }]);
+        if (path !== '' && kind !== undefined) await append(trx, [{ owner: user, type: 'deleted', path, isFile: kind, id: itself?.file_id ?? undefined, origin }]);
         return Number(r.numDeletedRows);
       }));
     },
 
-    async moveWithin(user, from, to, current) {
+    async moveWithin(user, from, to, current, origin) {
       const name = nameOf(to);
       const shift = depthOf(to) - depthOf(from);
       return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);
-        const itself = await trx.selectFrom('search_entries').select(['is_file', 'size', 'modified', 'etag']).where('user_name', '=', user).where('path', '=', from).executeTakeFirst();
+        const itself = await trx.selectFrom('search_entries').select(['is_file', 'size', 'modified', 'etag', 'file_id', 'sha256']).where('user_name', '=', user).where('path', '=', from).executeTakeFirst();
         await trx.deleteFrom('search_entries').where('user_name', '=', user).where(atOrBelow(to)).execute();
         // The moved entry itself gets its new name; below it only paths and depths change.
         const r = await trx
@@ -246,7 +267,9 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
           if (current && itself) {
             await trx.updateTable('search_entries').set({ size: current.size, modified: current.modified, etag: current.etag ?? null }).where('user_name', '=', user).where('path', '=', to).execute();
           }
-          await append(trx, [{ owner: user, type: 'moved', path: to, from, isFile, ...(isFile ? figures : { modified: figures.modified, etag: figures.etag }) }]);
+          // The moved item keeps its id (a client renames what it has) and its hash (the same bytes).
+          const sync = { id: itself?.file_id ?? undefined, sha256: isFile ? itself?.sha256 ?? undefined : undefined, origin };
+          await append(trx, [{ owner: user, type: 'moved', path: to, from, isFile, ...(isFile ? figures : { modified: figures.modified, etag: figures.etag }), ...sync }]);
         }
         return Number(r.numUpdatedRows);
       }));
@@ -319,12 +342,12 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
     async sweepMarked(user, scan) {
       return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);
-        const gone = await trx.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', user).where('scan', '=', scan).orderBy('path').execute();
+        const gone = await trx.selectFrom('search_entries').select(['path', 'is_file', 'file_id']).where('user_name', '=', user).where('scan', '=', scan).orderBy('path').execute();
         const r = await trx.deleteFrom('search_entries').where('user_name', '=', user).where('scan', '=', scan).executeTakeFirst();
         // What other tools removed: one entry per topmost item (what was below it goes with it).
         const goneSet = new Set(gone.map((g) => g.path));
         const top = gone.filter((g) => !g.path.split('/').slice(0, -1).some((_, i, parts) => goneSet.has(parts.slice(0, i + 1).join('/'))));
-        await append(trx, top.map((g) => ({ owner: user, type: 'deleted' as const, path: g.path, isFile: Number(g.is_file) === 1 })));
+        await append(trx, top.map((g) => ({ owner: user, type: 'deleted' as const, path: g.path, isFile: Number(g.is_file) === 1, id: g.file_id ?? undefined })));
         return Number(r.numDeletedRows);
       }));
     },

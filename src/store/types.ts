@@ -480,7 +480,17 @@ export type IndexedEntry = {
    * without reading what the index held there (an entry of a file other tools removed, not swept yet).
    */
   readonly created?: boolean;
+  /**
+   * SHA-256 (hex) of the file's bytes when the writer knows it. Absent: the row keeps the hash it
+   * has while its ETag is the same (the same bytes), else it has none (docs/sync.md).
+   */
+  readonly sha256?: string | undefined;
+  /** The File-Cloud-Origin of the request that made the change, for its journal entry. */
+  readonly origin?: string | undefined;
 };
+
+/** What the index knows of an entry for sync: its stable id, a file's SHA-256 (null until known), its ETag then. */
+export type EntryIdentity = { readonly id: string | null; readonly isFile: boolean; readonly size: number; readonly modified: number; readonly sha256: string | null; readonly etag: string | null };
 
 export type SearchQuery = {
   readonly user: string;
@@ -507,12 +517,14 @@ export interface SearchRepo {
    * Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went.
    * `isFile`: storage deleted it (an event), so the journal says so even if the index never had it.
    */
-  deleteWithin(user: string, path: string, isFile?: boolean): Promise<number>;
+  deleteWithin(user: string, path: string, isFile?: boolean, origin?: string): Promise<number>;
+  /** The id, hash and ETag the index holds for each of `paths` of `user` (those it has). */
+  identities(user: string, paths: readonly string[]): Promise<Map<string, EntryIdentity>>;
   /**
    * `from` and everything below it move to `to`; what was at `to` and below goes first. Returns how many moved.
    * `current` is the moved entry as storage has it now (an object store's copy has a new time): its row takes it.
    */
-  moveWithin(user: string, from: string, to: string, current?: IndexedEntry): Promise<number>;
+  moveWithin(user: string, from: string, to: string, current?: IndexedEntry, origin?: string): Promise<number>;
   /** At most `limit` entries, best first; `truncated` when more match. */
   search(q: SearchQuery): Promise<{ entries: IndexedEntry[]; truncated: boolean }>;
   /** Rescan start: marks all of `user`'s entries with `scan`; put() clears the mark. */
@@ -624,6 +636,10 @@ export type ChangeRecord = {
   readonly modified?: number | undefined;
   readonly etag?: string | undefined;
   readonly at: number;
+  /** 0026_sync_fields: the item's stable id, a file's SHA-256, the writer's File-Cloud-Origin. */
+  readonly id?: string | undefined;
+  readonly sha256?: string | undefined;
+  readonly origin?: string | undefined;
 };
 
 export interface ChangeRepo {
