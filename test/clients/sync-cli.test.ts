@@ -163,6 +163,10 @@ for (const [storage, skip] of BACKENDS) {
 
       const verify = await a.run(['verify', a.dir], key);
       assert.equal(verify.code, 0, verify.stderr);
+      assert.equal((await fetch(`${t.url}/storage/alice/Sync/docs/plan.md`, { method: 'DELETE', headers: bearer(token) })).status, 204);
+      const lacking = await a.run(['verify', a.dir], key);
+      assert.equal(lacking.code, 1);
+      assert.match(lacking.stderr, /^missing: docs\/plan\.md$/m);
       const status = await b.run(['status', b.dir], key);
       assert.equal(status.code, 0, status.stderr);
       assert.match(status.stdout, /conflicts: 1/);
@@ -186,6 +190,23 @@ for (const [storage, skip] of BACKENDS) {
       await a.onceOk(t.url, key);
       assert.deepEqual(await a.tree(), { 'x.txt': 'same' });
       assert.deepEqual(await a.trashed(), ['keep me'], 'the bytes exist nowhere else: the sync trash keeps them');
+    });
+
+    test('a file another tool put on the server, not hashed by it yet, syncs down', async () => {
+      const [a] = await devices();
+      await a.onceOk(t.url, key);
+      await t.fs.put('Sync/other-tool.txt', 'put beside the server');
+      await t.fs.put('Sync/deep/er.txt', 'also');
+      // The feed does not know them (no front end wrote them): an expired cursor makes the client list.
+      const bob = (await t.login('bob')).access_token;
+      const foreign = ((await (await fetch(`${t.url}/api/changes`, { headers: bearer(bob) })).json()) as { cursor: string }).cursor;
+      const stateDir = join(a.stateDir, (await readdir(a.stateDir))[0]!);
+      const state = JSON.parse(await readFile(join(stateDir, 'state.json'), 'utf8')) as { cursor: string };
+      await writeFile(join(stateDir, 'state.json'), JSON.stringify({ ...state, cursor: foreign }));
+      await a.onceOk(t.url, key);
+      assert.deepEqual(await a.tree(), { 'deep/er.txt': 'also', 'other-tool.txt': 'put beside the server' });
+      const verify = await a.run(['verify', a.dir], key);
+      assert.equal(verify.code, 0, verify.stderr);
     });
 
     test('an edit beats a delete on the other device', async () => {

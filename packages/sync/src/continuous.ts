@@ -28,6 +28,7 @@ export async function syncForever(o: SyncOptions, signal: AbortSignal): Promise<
 
 function nextChange(o: SyncOptions, outer: AbortSignal, timeoutMs: number): Promise<void> {
   return new Promise<void>((done) => {
+    if (outer.aborted) return done(); // stopped during the round: no wait
     const stop = new AbortController();
     let settle: NodeJS.Timeout | undefined;
     const fire = (): void => {

@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Op } from './planner.js';
-import { MissingServerFields } from './remote-feed.js';
 import type { RemoteApi } from './remote-api.js';
 import type { StateStore, SyncState } from './state-store.js';
 import type { SyncTrash } from './sync-trash.js';
@@ -50,15 +49,13 @@ async function removeEmptyParents(ctx: ExecContext, rel: string): Promise<void> 
 
 /**
  * The ETag to send as If-Match so that only `expect` is replaced: the one the feed, a listing or
- * an upload gave with those bytes, else a HEAD whose Repr-Digest shows the server still holds them.
- * undefined: it holds something else (or nothing) now; the next round decides again.
+ * an upload gave with those bytes, else what the server lists at the path now if that is still
+ * `expect`. undefined: it holds something else (or nothing) now; the next round decides again.
  */
 async function etagOf(ctx: ExecContext, rel: string, expect: FileVersion): Promise<string | undefined> {
   if (expect.etag) return expect.etag;
-  const head = await ctx.api.head(rel);
-  if (!head) return undefined;
-  if (head.sha256 === undefined) throw new MissingServerFields('the server sends no Repr-Digest (it is older than this client)');
-  return head.sha256 === expect.sha256 ? head.etag : undefined;
+  const now = await ctx.api.stat(rel);
+  return now && now.sha256 === expect.sha256 ? now.etag : undefined;
 }
 
 const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number }): BaseRecord => ({ sha256: v.sha256, size: v.size, id: v.id, mtimeMs: local.mtimeMs, ino: local.ino });
@@ -184,10 +181,8 @@ async function upload(ctx: ExecContext, rel: string, local: LocalFile, expect: F
 }
 
 async function adopt(ctx: ExecContext, rel: string, local: LocalFile): Promise<Outcome> {
-  const head = await ctx.api.head(rel);
-  if (!head || head.sha256 !== local.sha256) return 'skipped';
-  const known = ctx.state.remote.get(rel);
-  const v: FileVersion = { sha256: local.sha256, size: local.size, id: known?.sha256 === local.sha256 ? known.id : undefined, etag: head.etag };
+  const v = await ctx.api.stat(rel);
+  if (!v || v.sha256 !== local.sha256) return 'skipped';
   ctx.store.setRemote(ctx.state, rel, v);
   ctx.store.setBase(ctx.state, rel, baseOf(v, local));
   return 'done';

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { MissingServerFields, type ChangeEntry } from './remote-feed.js';
 import type { FileVersion } from './tree.js';
 
@@ -19,19 +21,8 @@ export interface ChangesPage {
   readonly epoch: string | undefined;
 }
 
-/** What a conditional step found on the server: its ETag (for If-Match) and its bytes' sha256. */
-export interface RemoteHead {
-  readonly etag: string;
-  readonly sha256: string | undefined;
-}
-
 const enc = (p: string): string => p.split('/').filter(Boolean).map(encodeURIComponent).join('/');
 
-/** `sha-256=:<base64>:` (RFC 9530) → hex; undefined when absent or of another algorithm. */
-export function parseReprDigest(header: string | null): string | undefined {
-  const m = header && /(?:^|,)\s*sha-256=:([A-Za-z0-9+/=]+):/.exec(header);
-  return m?.[1] ? Buffer.from(m[1], 'base64').toString('hex') : undefined;
-}
 export const reprDigest = (hex: string): string => `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`;
 
 /**
@@ -76,22 +67,53 @@ export class RemoteApi {
     await this.call(`${this.rootUrl}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) }, [409]);
   }
 
+  /** One folder's files and subfolders, with the sync fields; undefined when the folder is gone. */
+  private async listFolder(rel: string): Promise<{ files: Map<string, FileVersion>; folders: string[] } | undefined> {
+    const res = await this.call(rel === '' ? `${this.rootUrl}/` : `${this.fileUrl(rel)}/`, {}, [404]);
+    if (res.status === 404) return undefined;
+    const { entries } = (await res.json()) as { entries: { is_file: boolean; name: string; size: number; sha256?: string | null; id?: string | null; etag?: string | null }[] };
+    const files = new Map<string, FileVersion>();
+    const folders: string[] = [];
+    for (const e of entries) {
+      const p = rel === '' ? e.name.normalize('NFC') : `${rel}/${e.name.normalize('NFC')}`;
+      if (!e.is_file) {
+        folders.push(p);
+        continue;
+      }
+      if (!('sha256' in e)) throw new MissingServerFields(`the server's listings carry no sha256 (it is older than this client): ${p}`);
+      // null: the server has not hashed it yet (another tool put it there): the bytes say it.
+      const sha256 = e.sha256 ?? (await this.hashOf(p));
+      if (sha256 === undefined) continue; // gone meanwhile
+      files.set(p, { sha256, size: e.size, id: e.id ?? undefined, etag: e.sha256 ? (e.etag ?? undefined) : undefined });
+    }
+    return { files, folders };
+  }
+
   /** The whole tree below the root (or below `under`), one listing per folder. Only after a lost cursor. */
   async list(under = ''): Promise<Map<string, FileVersion>> {
     const out = new Map<string, FileVersion>();
     const walk = async (rel: string): Promise<void> => {
-      const res = await this.call(rel === '' ? `${this.rootUrl}/` : `${this.fileUrl(rel)}/`, {}, [404]);
-      if (res.status === 404) return;
-      const { entries } = (await res.json()) as { entries: { is_file: boolean; name: string; size: number; sha256?: string; id?: string; etag?: string }[] };
-      for (const e of entries) {
-        const p = rel === '' ? e.name.normalize('NFC') : `${rel}/${e.name.normalize('NFC')}`;
-        if (!e.is_file) await walk(p);
-        else if (typeof e.sha256 !== 'string') throw new MissingServerFields(`the server's listings carry no sha256 (it is older than this client): ${p}`);
-        else out.set(p, { sha256: e.sha256, size: e.size, id: e.id, etag: e.etag });
-      }
+      const got = await this.listFolder(rel);
+      if (!got) return;
+      for (const [p, v] of got.files) out.set(p, v);
+      for (const f of got.folders) await walk(f);
     };
     await walk(under);
     return out;
+  }
+
+  /** What the server holds at one path now (from its folder's listing), or undefined. */
+  async stat(rel: string): Promise<FileVersion | undefined> {
+    const i = rel.lastIndexOf('/');
+    return (await this.listFolder(i < 0 ? '' : rel.slice(0, i)))?.files.get(rel);
+  }
+
+  private async hashOf(rel: string): Promise<string | undefined> {
+    const got = await this.download(rel);
+    if (!got) return undefined;
+    const hash = createHash('sha256');
+    await pipeline(got.body, hash);
+    return hash.digest('hex');
   }
 
   /** One page of the change feed; `cursor` undefined asks for "now". 410 → HttpError cursor_expired. */
@@ -100,12 +122,6 @@ export class RemoteApi {
     const res = await this.call(`${this.server.replace(/\/+$/, '')}/api/changes${q}`, signal ? { signal } : {});
     const body = (await res.json()) as { changes: ChangeEntry[]; cursor: string; more: boolean; epoch?: string };
     return { changes: body.changes, cursor: body.cursor, more: body.more, epoch: body.epoch };
-  }
-
-  async head(rel: string): Promise<RemoteHead | undefined> {
-    const res = await this.call(this.fileUrl(rel), { method: 'HEAD' }, [404]);
-    if (res.status === 404) return undefined;
-    return { etag: res.headers.get('etag') ?? '', sha256: parseReprDigest(res.headers.get('repr-digest')) };
   }
 
   /** The file's bytes and the ETag they came with. */
