@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, stat, unlink, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rename, rm, stat, unlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,12 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
     if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Changes the device's stored state as a crash, a restore or a server change would leave it. */
+async function editState(d: Device, edit: (s: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+  const file = join(d.stateDir, (await readdir(d.stateDir))[0]!, 'state.json');
+  await writeFile(file, JSON.stringify(edit(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)));
 }
 
 async function readState(stateDir: string): Promise<{ lastSync?: string } | undefined> {
@@ -134,6 +140,12 @@ for (const [storage, skip] of BACKENDS) {
       await mkdir(b.dir, { recursive: true });
       return [a, b];
     }
+    /** Gives the device a cursor the server answers with 410: one it gave another account. */
+    async function expireCursor(d: Device): Promise<void> {
+      const bob = (await t.login('bob')).access_token;
+      const foreign = ((await (await fetch(`${t.url}/api/changes`, { headers: bearer(bob) })).json()) as { cursor: string }).cursor;
+      await editState(d, (s) => ({ ...s, cursor: foreign }));
+    }
     const serverText = async (rel: string): Promise<string | undefined> => {
       const res = await fetch(`${t.url}/storage/alice/Sync/${encodePath(rel)}`, { headers: bearer(token) });
       return res.status === 200 ? res.text() : undefined;
@@ -198,11 +210,7 @@ for (const [storage, skip] of BACKENDS) {
       await t.fs.put('Sync/other-tool.txt', 'put beside the server');
       await t.fs.put('Sync/deep/er.txt', 'also');
       // The feed does not know them (no front end wrote them): an expired cursor makes the client list.
-      const bob = (await t.login('bob')).access_token;
-      const foreign = ((await (await fetch(`${t.url}/api/changes`, { headers: bearer(bob) })).json()) as { cursor: string }).cursor;
-      const stateDir = join(a.stateDir, (await readdir(a.stateDir))[0]!);
-      const state = JSON.parse(await readFile(join(stateDir, 'state.json'), 'utf8')) as { cursor: string };
-      await writeFile(join(stateDir, 'state.json'), JSON.stringify({ ...state, cursor: foreign }));
+      await expireCursor(a);
       await a.onceOk(t.url, key);
       assert.deepEqual(await a.tree(), { 'deep/er.txt': 'also', 'other-tool.txt': 'put beside the server' });
       const verify = await a.run(['verify', a.dir], key);
@@ -234,6 +242,33 @@ for (const [storage, skip] of BACKENDS) {
       await a.onceOk(t.url, key);
       assert.deepEqual(await a.tree(), { 'sub/new.txt': 'content' });
       assert.equal((await stat(a.file('sub/new.txt'))).ino, ino);
+    });
+
+    test('a local folder rename is one move on the server; the other device renames too (same inodes, no download)', async () => {
+      const [a, b] = await devices();
+      await mkdir(a.file('Photos/2025'), { recursive: true });
+      for (let i = 0; i < 30; i++) await writeFile(a.file(`Photos/2025/p${i}.jpg`), `photo ${i}`);
+      await writeFile(a.file('stay.txt'), 'stay');
+      await a.onceOk(t.url, key);
+      await b.onceOk(t.url, key);
+      const inodes = await Promise.all(Array.from({ length: 30 }, async (_, i) => (await stat(b.file(`Photos/2025/p${i}.jpg`))).ino));
+      const since = ((await (await fetch(`${t.url}/api/changes`, { headers: bearer(token) })).json()) as { cursor: string }).cursor;
+
+      await rename(a.file('Photos'), a.file('Pictures'));
+      await a.onceOk(t.url, key);
+      const feed = (await (await fetch(`${t.url}/api/changes?cursor=${since}`, { headers: bearer(token) })).json()) as { changes: { type: string; path: string; from?: string; is_file: boolean }[] };
+      assert.deepEqual(
+        feed.changes.map((c) => [c.type, c.from, c.path, c.is_file]),
+        [['moved', '/alice/Sync/Photos', '/alice/Sync/Pictures', false]],
+        'one folder move, nothing uploaded',
+      );
+
+      await b.onceOk(t.url, key);
+      const tb = await b.tree();
+      assert.equal(Object.keys(tb).length, 31);
+      assert.equal(tb['Pictures/2025/p7.jpg'], 'photo 7');
+      for (let i = 0; i < 30; i++) assert.equal((await stat(b.file(`Pictures/2025/p${i}.jpg`))).ino, inodes[i], `p${i} was renamed, not downloaded`);
+      assert.equal(await stat(b.file('Photos')).catch(() => undefined), undefined, 'the old folder is gone');
     });
 
     test('guards: a mass delete, a missing marker and an emptied folder pause with exit 3 and destroy nothing; --allow-deletes goes ahead', async () => {
@@ -272,18 +307,28 @@ for (const [storage, skip] of BACKENDS) {
       const [a] = await devices();
       await writeFile(a.file('k.txt'), 'kept');
       await a.onceOk(t.url, key);
-      // A cursor the server gave another account is one it refuses with 410 cursor_expired.
-      const bob = (await t.login('bob')).access_token;
-      const foreign = ((await (await fetch(`${t.url}/api/changes`, { headers: bearer(bob) })).json()) as { cursor: string }).cursor;
-      const stateDir = join(a.stateDir, (await readdir(a.stateDir))[0]!);
-      const state = JSON.parse(await readFile(join(stateDir, 'state.json'), 'utf8')) as { cursor: string };
-      state.cursor = foreign;
-      await writeFile(join(stateDir, 'state.json'), JSON.stringify(state));
+      await expireCursor(a);
       assert.equal((await fetch(`${t.url}/storage/alice/Sync/k.txt`, { method: 'DELETE', headers: bearer(token) })).status, 204);
       const r = await a.onceOk(t.url, key);
       assert.match(r.stdout, /cursor expired/);
       assert.deepEqual(await a.tree(), { 'k.txt': 'kept' });
       assert.equal(await serverText('k.txt'), 'kept', 'uploaded again, not deleted here');
+    });
+
+    test('a new server epoch lists once and deletes nothing: files gone on either side come back', async () => {
+      const [a] = await devices();
+      await writeFile(a.file('p.txt'), 'p');
+      await writeFile(a.file('q.txt'), 'q');
+      await a.onceOk(t.url, key);
+      // The state says it synced with another server instance (a restored or replaced server).
+      await editState(a, (s) => ({ ...s, epoch: 'another-server' }));
+      assert.equal((await fetch(`${t.url}/storage/alice/Sync/p.txt`, { method: 'DELETE', headers: bearer(token) })).status, 204);
+      await unlink(a.file('q.txt'));
+      const r = await a.onceOk(t.url, key);
+      assert.match(r.stdout, /epoch changed/);
+      assert.deepEqual(await a.tree(), { 'p.txt': 'p', 'q.txt': 'q' });
+      assert.equal(await serverText('p.txt'), 'p');
+      assert.equal(await serverText('q.txt'), 'q');
     });
 
     test('continuous mode: a change on either side reaches the other within 5 s', async () => {

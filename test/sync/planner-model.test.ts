@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { syncToRest, type World } from './planner-model.js';
 import type { BaseRecord, FileVersion, LocalFile } from '../../packages/sync/src/tree.js';
 
-const PATHS = ['a', 'b.txt', 'd/c', 'd/e.txt', 'd/f/g', 'h'];
+// d/… and e/… share tails, so renames between them are folder renames too.
+const PATHS = ['a', 'b.txt', 'd/c', 'd/e.txt', 'd/f/g', 'e/c', 'e/e.txt', 'h'];
 const CONTENTS = ['v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6'];
 
 type Mutation = { kind: 'edit' | 'delete' | 'create' | 'rename' | 'save-as-new'; at: number; to: number; content: number };

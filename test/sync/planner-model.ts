@@ -58,6 +58,9 @@ export function applyOp(w: World, op: Op): void {
       move(w.remote, op.from, op.to);
       move(w.base, op.from, op.to);
       return;
+    case 'move-remote-folder':
+      for (const f of op.files) applyOp(w, f);
+      return;
     case 'conflict':
       move(w.local, op.path, op.copy);
       return;

@@ -1,4 +1,4 @@
-import { watch } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { resolve } from 'node:path';
 import { isTempName, MARKER } from './local-scan.js';
 import { StateStore, stateFolder } from './state-store.js';
@@ -15,43 +15,62 @@ const RETRY_MS = 30_000;
  * Keeps running: a round after each local change (fs.watch, recursive: inotify on Linux, FSEvents on
  * macOS, no native module to install) and each remote one (the change stream, which delivers a
  * change within a second), plus an hourly rescan for what a watcher misses. A round always stats the
- * whole folder, so a missed event costs time, not correctness.
+ * whole folder, so a missed event costs time, not correctness. The watcher stays open across rounds,
+ * so a change made while a round runs starts the next one; the stream restarts after each round from
+ * the cursor the round stored, so nothing after it is missed.
  */
 export async function syncForever(o: SyncOptions, signal: AbortSignal): Promise<number> {
-  while (!signal.aborted) {
-    const r = await syncOnce(o);
-    if (r.message) o.log(r.message);
-    await nextChange(o, signal, r.code === 0 ? RESCAN_MS : RETRY_MS);
+  const changed = { since: false };
+  let wake: (() => void) | undefined;
+  const fire = (): void => {
+    changed.since = true;
+    wake?.();
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    while (!signal.aborted) {
+      watcher ??= watchFolder(o.localDir, fire);
+      changed.since = false;
+      const r = await syncOnce(o);
+      if (r.message) o.log(r.message);
+      if (!changed.since) await quiet(o, signal, r.code === 0 ? RESCAN_MS : RETRY_MS, (w) => (wake = w), fire);
+      wake = undefined;
+      // A burst of writes is one round: wait until it settles.
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+    }
+  } finally {
+    watcher?.close();
   }
   return 0;
 }
 
-function nextChange(o: SyncOptions, outer: AbortSignal, timeoutMs: number): Promise<void> {
+function watchFolder(dir: string, fire: () => void): FSWatcher | undefined {
+  try {
+    const w = watch(resolve(dir), { recursive: true }, (_event, name) => {
+      const last = name?.toString().split(/[\\/]/).pop() ?? '';
+      if (last !== MARKER && last !== `${MARKER}.tmp` && !isTempName(last)) fire();
+    });
+    w.on('error', () => undefined); // the folder went away: the next round reports it
+    return w;
+  } catch {
+    return undefined; // no folder yet: the round reports it, and the next loop tries again
+  }
+}
+
+/** Until a change (local or remote), the timeout, or the stop signal. */
+function quiet(o: SyncOptions, outer: AbortSignal, timeoutMs: number, setWake: (w: () => void) => void, fire: () => void): Promise<void> {
   return new Promise<void>((done) => {
-    if (outer.aborted) return done(); // stopped during the round: no wait
+    if (outer.aborted) return done();
     const stop = new AbortController();
-    let settle: NodeJS.Timeout | undefined;
-    const fire = (): void => {
-      clearTimeout(settle);
-      settle = setTimeout(finish, SETTLE_MS);
-    };
-    const timer = setTimeout(finish, timeoutMs);
-    function finish(): void {
+    const finish = (): void => {
       clearTimeout(timer);
-      clearTimeout(settle);
       outer.removeEventListener('abort', finish);
       stop.abort();
       done();
-    }
+    };
+    const timer = setTimeout(finish, timeoutMs);
     outer.addEventListener('abort', finish);
-    try {
-      watch(resolve(o.localDir), { recursive: true, signal: stop.signal }, (_event, name) => {
-        const last = name?.toString().split(/[\\/]/).pop() ?? '';
-        if (last !== MARKER && last !== `${MARKER}.tmp` && !isTempName(last)) fire();
-      }).on('error', fire);
-    } catch {
-      fire(); // the folder is gone: the round reports it
-    }
+    setWake(finish);
     void remoteEvents(o, stop.signal, fire);
   });
 }

@@ -106,6 +106,24 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       ctx.store.setBase(ctx.state, op.from, null);
       return 'done';
     }
+    case 'move-remote-folder': {
+      if (!(await ctx.api.move(op.from, op.to, undefined))) {
+        // The server's folder is not as planned (taken, gone): file by file instead, each checked.
+        for (const f of op.files) await execute(ctx, f);
+        return 'done';
+      }
+      const remote: [string, FileVersion | null][] = [];
+      const base: [string, BaseRecord | null][] = [];
+      for (const f of op.files) {
+        remote.push([f.from, null], [f.to, { ...f.expect, etag: undefined }]);
+        base.push([f.from, null], [f.to, ctx.state.base.get(f.from) ?? null]);
+      }
+      ctx.store.setMany(ctx.state, { remote, base });
+      // What the server had there that this client had not seen yet moved along: learn where it is.
+      const now = await ctx.api.list(op.to);
+      ctx.store.setMany(ctx.state, { remote: [...now] });
+      return 'done';
+    }
     case 'conflict': {
       // The local version steps aside under the conflict name; the next round uploads it there and
       // brings the server's version to the name.

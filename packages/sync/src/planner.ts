@@ -10,12 +10,16 @@ export type Op =
   | { readonly kind: 'delete-remote'; readonly path: string; readonly expect: FileVersion }
   | { readonly kind: 'move-local'; readonly from: string; readonly to: string; readonly local: LocalFile }
   | { readonly kind: 'move-remote'; readonly from: string; readonly to: string; readonly expect: FileVersion }
+  /** A whole folder renamed here: one move on the server, whatever the number of files in it. */
+  | { readonly kind: 'move-remote-folder'; readonly from: string; readonly to: string; readonly files: readonly MoveRemote[] }
   /** The local file takes `copy` (and is uploaded there in a later step); the server's version keeps the name. */
   | { readonly kind: 'conflict'; readonly path: string; readonly local: LocalFile; readonly remote: FileVersion; readonly copy: string }
   /** Both sides already hold the same bytes: the base takes them. */
   | { readonly kind: 'record'; readonly path: string; readonly local: LocalFile; readonly remote: FileVersion }
   /** Gone on both sides: the base forgets the path. */
   | { readonly kind: 'forget'; readonly path: string };
+
+export type MoveRemote = Extract<Op, { kind: 'move-remote' }>;
 
 export interface PlanInput {
   readonly local: Tree<LocalFile>;
@@ -33,6 +37,7 @@ export interface PlanInput {
 const KIND_ORDER: Record<Op['kind'], number> = {
   'move-local': 0,
   'move-remote': 0,
+  'move-remote-folder': 0,
   conflict: 1,
   download: 2,
   upload: 2,
@@ -72,6 +77,7 @@ export function plan(input: PlanInput): Op[] {
   }
 
   // Local renames: a new local path holds the inode of a base path that is gone locally.
+  const remoteMoves: MoveRemote[] = [];
   const goneByIno = new Map<number, string>();
   for (const [p, b] of base) if (!local.has(p) && b.ino !== undefined) goneByIno.set(b.ino, p);
   for (const [to, l] of input.local) {
@@ -81,11 +87,13 @@ export function plan(input: PlanInput): Op[] {
     const b = base.get(from);
     const r = remote.get(from);
     if (b === undefined || !sameContent(r, b) || remote.has(to) || r === undefined) continue;
-    ops.push({ kind: 'move-remote', from, to, expect: r });
+    remoteMoves.push({ kind: 'move-remote', from, to, expect: r });
     goneByIno.delete(l.ino);
     renameIn(remote, from, to);
     renameIn(base, from, to);
   }
+
+  ops.push(...folderMoves(remoteMoves, input.base, input.remote));
 
   const taken = new Set<string>([...local.keys(), ...base.keys(), ...remote.keys()]);
   const paths = [...taken].sort();
@@ -94,6 +102,44 @@ export function plan(input: PlanInput): Op[] {
     if (op) ops.push(op);
   }
   return ops.sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (opPath(a) < opPath(b) ? -1 : opPath(a) > opPath(b) ? 1 : 0));
+}
+
+/** The folders a move renames: `A/x/y` → `B/x/y` is folder `A` → `B` (the shared tail dropped). */
+function movedFolders(from: string, to: string): [string, string] | undefined {
+  const f = from.split('/');
+  const t = to.split('/');
+  let k = 0;
+  while (k < f.length - 1 && k < t.length - 1 && f[f.length - 1 - k] === t[t.length - 1 - k]) k++;
+  return k === 0 ? undefined : [f.slice(0, f.length - k).join('/'), t.slice(0, t.length - k).join('/')];
+}
+
+/**
+ * Local renames that are one folder's rename become one folder move on the server: every file the
+ * base and the server have in the old folder moves, with the same relative path, and the new
+ * folder is free on the server. Others stay moves of single files.
+ */
+function folderMoves(moves: readonly MoveRemote[], base: Tree<BaseRecord>, remote: Tree<FileVersion>): Op[] {
+  const groups = new Map<string, { from: string; to: string; files: MoveRemote[] }>();
+  const single: Op[] = [];
+  for (const m of moves) {
+    const dirs = movedFolders(m.from, m.to);
+    if (!dirs) {
+      single.push(m);
+      continue;
+    }
+    const k = JSON.stringify(dirs);
+    const g = groups.get(k) ?? { from: dirs[0], to: dirs[1], files: [] };
+    g.files.push(m);
+    groups.set(k, g);
+  }
+  const under = (tree: Tree, dir: string): string[] => [...tree.keys()].filter((p) => p.startsWith(`${dir}/`));
+  for (const g of groups.values()) {
+    const moved = new Set(g.files.map((f) => f.from));
+    const whole = under(base, g.from).every((p) => moved.has(p)) && under(remote, g.from).every((p) => moved.has(p)) && under(remote, g.to).length === 0 && !remote.has(g.to);
+    if (whole) single.push({ kind: 'move-remote-folder', from: g.from, to: g.to, files: g.files });
+    else single.push(...g.files);
+  }
+  return single;
 }
 
 function renameIn<T>(tree: Map<string, T>, from: string, to: string): void {

@@ -163,11 +163,12 @@ export class RemoteApi {
     return res.status !== 412;
   }
 
-  /** false: a precondition failed or the destination is taken. */
-  async move(from: string, to: string, etag: string): Promise<boolean> {
+  /** false: a precondition failed or the destination is taken. Without `etag`: a folder, moved whole. */
+  async move(from: string, to: string, etag: string | undefined): Promise<boolean> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(etag === undefined ? {} : { 'if-match': etag }) };
     const res = await this.call(
       this.fileUrl(from),
-      { method: 'POST', headers: { 'content-type': 'application/json', 'if-match': etag }, body: JSON.stringify({ action: 'Move', new_path: `${this.root}/${to}` }) },
+      { method: 'POST', headers, body: JSON.stringify({ action: 'Move', new_path: `${this.root}/${to}` }) },
       [409, 412, 404],
     );
     return res.status === 204;

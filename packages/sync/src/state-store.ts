@@ -111,17 +111,22 @@ export class StateStore {
     this.record(state, { err, at: new Date().toISOString() });
   }
 
+  /** Several base and remote changes as one confirmed step (one fsync). */
+  setMany(state: SyncState, changes: { base?: [string, BaseRecord | null][]; remote?: [string, FileVersion | null][] }): void {
+    this.record(state, ...(changes.remote ?? []).map((r): JournalLine => ({ r })), ...(changes.base ?? []).map((b): JournalLine => ({ b })));
+  }
+
   close(): void {
     this.closeJournal();
   }
 
-  private record(state: SyncState, line: JournalLine): void {
-    apply(state, line);
+  private record(state: SyncState, ...lines: JournalLine[]): void {
+    for (const line of lines) apply(state, line);
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.fd = openSync(join(this.dir, 'journal'), 'a', 0o600);
     }
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    writeSync(this.fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
     fdatasyncSync(this.fd);
   }
 

@@ -80,6 +80,7 @@ async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: 
 }
 
 export function describeOp(op: Op): string {
+  if (op.kind === 'move-remote-folder') return `${op.kind} ${op.from}/ → ${op.to}/ (${op.files.length} files)`;
   return 'path' in op ? `${op.kind} ${op.path}${op.kind === 'conflict' ? ` → ${op.copy}` : ''}` : `${op.kind} ${op.from} → ${op.to}`;
 }
 
