@@ -128,7 +128,8 @@ export function createFastRead(deps: {
       let opened: Opened | undefined;
       let entry: Entry | undefined;
       try {
-        if (method === 'HEAD') entry = await files.stat(resource.key);
+        // A HEAD's entry takes the index's hash of these bytes (Repr-Digest), as a GET's open does.
+        if (method === 'HEAD') entry = await files.withDigest(resource.key, await files.stat(resource.key));
         else entry = (opened = await files.readIfFile(resource.key))?.entry;
       } catch (error) {
         remember(req, { error });
@@ -176,7 +177,7 @@ export function createFastRead(deps: {
         remember(req, { share: place });
         return false;
       }
-      send(req, res, '/share/*', place.entry, undefined, SHARE_HEADERS, started);
+      send(req, res, '/share/*', await files.withDigest(place.key, place.entry), undefined, SHARE_HEADERS, started);
       return true;
     };
   }

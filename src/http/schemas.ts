@@ -86,12 +86,12 @@ export const Listing: JsonSchema = {
 
 export const FilesWritten: JsonSchema = {
   type: 'object',
-  required: ['files_written', 'files'],
+  required: ['files_written'],
   properties: {
     files_written: { type: 'array', items: { type: 'string' }, description: 'The final names, collision suffixes included.' },
     files: {
       type: 'array',
-      description: 'The files written, in order (docs/api.md "Sync fields").',
+      description: '`PUT /storage/…`: the files written, in order (docs/api.md "Sync fields"); a share link\'s drop box tells only the names.',
       items: {
         type: 'object',
         required: ['name', 'path', 'size', 'etag', 'id', 'sha256'],

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ConditionalHeaders, ifMatchPasses, ifRangeMatches, isNotModified } from './conditional.js';
+import { type ConditionalHeaders, ifMatchPasses, ifRangeMatches, isNotModified, preconditionsPass, type WritePreconditions } from './conditional.js';
 
 const etag = '"abc123"';
 const modified = new Date('2024-05-06T07:08:09.750Z');
@@ -87,4 +87,28 @@ test('ifMatchPasses: strong comparison against the current file, * for any file,
     ['', '"a"', false],
   ];
   for (const [header, etag, want] of cases) assert.equal(ifMatchPasses(header, etag), want, `${header} vs ${etag}`);
+});
+
+test('preconditionsPass: If-Match and If-None-Match of a write (PUT, DELETE, Move) against the item there', () => {
+  const cases: [WritePreconditions, string | undefined, boolean][] = [
+    [{}, undefined, true],
+    [{}, '"a"', true],
+    [{ ifNoneMatch: '*' }, undefined, true], // a free name
+    [{ ifNoneMatch: '*' }, '"a"', false], // something is there
+    [{ ifNoneMatch: ' * ' }, '"a"', false],
+    [{ ifNoneMatch: '"a"' }, '"a"', false], // still that version
+    [{ ifNoneMatch: 'W/"a"' }, '"a"', false], // weak comparison
+    [{ ifNoneMatch: '"b", "a"' }, '"a"', false],
+    [{ ifNoneMatch: '"b"' }, '"a"', true],
+    [{ ifNoneMatch: '"a"' }, undefined, true],
+    [{ ifNoneMatch: '' }, '"a"', true],
+    [{ ifMatch: '"a"' }, '"a"', true],
+    [{ ifMatch: '"b"' }, '"a"', false],
+    [{ ifMatch: '"a"' }, undefined, false], // gone
+    [{ ifMatch: '*' }, '"a"', true],
+    [{ ifMatch: '*' }, undefined, false],
+    [{ ifMatch: '"a"', ifNoneMatch: '"a"' }, '"a"', false], // both must hold
+    [{ ifMatch: '"a"', ifNoneMatch: '"b"' }, '"a"', true],
+  ];
+  for (const [pre, current, want] of cases) assert.equal(preconditionsPass(pre, current), want, `${JSON.stringify(pre)} vs ${current}`);
 });

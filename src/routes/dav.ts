@@ -179,7 +179,8 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const entry = await dav.entryForRead(target.key, cond);
     if (!entry.isFile) {
       // A collection's GET is the storage API's JSON listing: one shape for both doors.
-      return sendListing(reply, files, target.key, withBody);
+      // The owner's (or a grantee's) listing, as /storage/ gives it: with the sync fields.
+      return sendListing(reply, files, target.key, withBody, { sync: true });
     }
     if (target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
     return serveFile(request, reply, files, target.key, entry, { download: false, withBody });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, type Hash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { StagedFile, StorageBackend } from './backend.js';
 import type { Entry } from './entry.js';
@@ -8,48 +8,67 @@ import { createEventHub, type StorageEvent } from './events.js';
 import type { ResumableStaging } from './resumable.js';
 
 /**
- * What the write under way knows about the bytes it commits: their SHA-256 (hex), or the item a
- * copy comes from (its files keep their hashes: copy.test).
+ * What the write under way knows about the bytes it commits: their SHA-256 (hex, from its tap or a
+ * resumable upload's running hash), or the item a copy comes from (the index gives the copies their
+ * sources' hashes: src/services/search.ts).
  */
 type Writing = { readonly tap?: HashTap; readonly sha256?: string; readonly copyOf?: { readonly from: StorageKey; readonly to: StorageKey } };
 
 /**
- * A stream that passes bytes through unchanged and hashes them on the way. `finish`: the digest is
- * taken at the end (`digest`); without, the hash stays open to go on with (a resumable upload's).
+ * The body as the backend reads it, hashed on the way: each chunk is pulled from the body only when
+ * the backend asks for more, so a backend that stops reading (a size limit) leaves the rest of the
+ * body unread, as it would without the tap (the server then closes that connection). `finish`: the
+ * digest is taken at the end (`digest`); without, the hash stays open to go on with (a resumable
+ * upload's). Destroying the tap (an abort) destroys the body, as destroying the body itself did.
  */
-class HashTap extends Transform {
+class HashTap extends Readable {
   readonly hash: Hash;
   readonly finish: boolean;
   digest: string | undefined;
   passed = 0;
-  constructor(hash: Hash = createHash('sha256'), finish = true) {
-    super();
+  private readonly body: Readable;
+  private readonly source: AsyncIterator<Buffer>;
+  private pulling = false;
+  constructor(body: Readable, hash: Hash = createHash('sha256'), finish = true) {
+    // No read-ahead of its own: the tap takes a chunk from the body only when the backend asks for one,
+    // so it leaves exactly as much of a refused body unread as the backend would alone.
+    super({ highWaterMark: 0 });
+    this.body = body;
     this.hash = hash;
     this.finish = finish;
+    this.source = body.iterator({ destroyOnReturn: false });
+    // Its reader (the backend) sees an error; one that already stopped reading must not crash the process with it.
+    this.on('error', () => undefined);
   }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: (e?: Error | null, data?: Buffer) => void): void {
-    this.hash.update(chunk);
-    this.passed += chunk.length;
-    done(null, chunk);
+  override _read(): void {
+    if (this.pulling) return;
+    this.pulling = true;
+    this.source.next().then(
+      (r) => {
+        this.pulling = false;
+        if (r.done) {
+          if (this.finish) this.digest = this.hash.digest('hex');
+          this.push(null);
+          return;
+        }
+        const chunk = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value);
+        this.hash.update(chunk);
+        this.passed += chunk.length;
+        this.push(chunk);
+      },
+      (e: unknown) => this.destroy(e instanceof Error ? e : new Error(String(e))),
+    );
   }
-  override _flush(done: (e?: Error | null) => void): void {
-    if (this.finish) this.digest = this.hash.digest('hex');
-    done();
+  override _destroy(error: Error | null, done: (e?: Error | null) => void): void {
+    if (!this.body.readableEnded && !this.body.destroyed) this.body.destroy();
+    done(error);
   }
 }
 
 /** Resumable uploads whose hash is held at once, at most; past it the oldest go (their files are hashed by a rescan). */
 const PARTIAL_MAX = 10_000;
 
-/** The body through a tap; an error of the body ends the tap with it, so the backend sees the failure. */
-function tapped(body: Readable, tap = new HashTap()): HashTap {
-  body.on('error', (e) => tap.destroy(e));
-  // A backend that gives up early (a limit, an abort) destroys the tap: the client's body stops too.
-  tap.on('close', () => {
-    if (!body.readableEnded) body.unpipe(tap);
-  });
-  return body.pipe(tap);
-}
+const tapped = (body: Readable, hash?: Hash, finish?: boolean): HashTap => new HashTap(body, hash, finish);
 
 /**
  * The hashing layer over any StorageBackend (local disk, S3, an encrypting
@@ -103,7 +122,7 @@ export function withHashes(inner: StorageBackend): StorageBackend {
         return inner.resumable.append(id, offset, body, opts);
       }
       // A copy: a chunk that is not kept whole leaves the hash of what was staged before it.
-      const tap = tapped(body, new HashTap(known.hash.copy(), false));
+      const tap = tapped(body, known.hash.copy(), false);
       const result = await inner.resumable.append(id, offset, tap, opts);
       if (result.outcome === 'complete' && result.offset === offset + tap.passed) {
         partial.delete(id);

@@ -601,13 +601,17 @@ const MIGRATIONS: Record<string, Migration> = {
       // come in, src/storage/hashing.ts; NULL until known, e.g. a file another tool put there before a
       // rescan). Journal entries carry both, and the `origin` the writer named (File-Cloud-Origin).
       // Rows indexed before this get their ids now; their hashes come with the next rescan.
-      await db.schema.alterTable('search_entries').addColumn('file_id', 'text').execute();
-      await db.schema.alterTable('search_entries').addColumn('sha256', 'text').execute();
-      if (isPostgres(db)) await sql`UPDATE search_entries SET file_id = md5(random()::text || clock_timestamp()::text || id::text)`.execute(db);
-      else await sql`UPDATE search_entries SET file_id = lower(hex(randomblob(16)))`.execute(db);
-      await db.schema.alterTable('changes').addColumn('file_id', 'text').execute();
-      await db.schema.alterTable('changes').addColumn('sha256', 'text').execute();
-      await db.schema.alterTable('changes').addColumn('origin', 'text').execute();
+      // Idempotent (a column only where missing, ids only where none): SQLite's migrations run without a transaction.
+      const add = async (table: string, column: string) => {
+        if (isPostgres(db)) return void (await sql.raw(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} text`).execute(db));
+        const columns = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`.execute(db);
+        if (!columns.rows.some((c) => c.name === column)) await sql.raw(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`).execute(db);
+      };
+      await add('search_entries', 'file_id');
+      await add('search_entries', 'sha256');
+      if (isPostgres(db)) await sql`UPDATE search_entries SET file_id = md5(random()::text || clock_timestamp()::text || id::text) WHERE file_id IS NULL`.execute(db);
+      else await sql`UPDATE search_entries SET file_id = lower(hex(randomblob(16))) WHERE file_id IS NULL`.execute(db);
+      for (const column of ['file_id', 'sha256', 'origin']) await add('changes', column);
     },
   },
   '0010_search_index': {

@@ -121,7 +121,8 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
         const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
         if (!same) changes.push({ owner: e.user, type: 'created', path: e.path, isFile: e.isFile, ...figures, ...sync });
         // A folder's own time moves with every entry added to it: not a change of its own (its entries' are).
-        else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag) || (sha256 !== null && was.sha256 !== sha256))) {
+        else if (e.isFile && (was.size !== e.size || was.modified !== e.modified || (e.etag !== undefined && was.etag !== null && was.etag !== e.etag) || (sha256 !== null && was.sha256 !== null && was.sha256 !== sha256))) {
+          // (A hash found for bytes that were there all along, a rescan's, is no change.)
           changes.push({ owner: e.user, type: 'modified', path: e.path, isFile: true, ...figures, ...sync });
         }
       }

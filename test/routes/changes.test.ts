@@ -1,13 +1,9 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { behindTheBack, indexCommand } from '../helpers/behind-the-back.js';
 import { bearer, encodePath, postJson } from '../helpers/client.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { s3Client, s3Service } from '../helpers/services.js';
-import { runCli } from '../helpers/server.js';
 import { prng } from '../kit/prng.js';
 
 type Change = { cursor: string; type: 'created' | 'modified' | 'deleted' | 'moved'; path: string; from?: string; is_file: boolean; size?: number; modified?: string; etag?: string };
@@ -41,38 +37,6 @@ function replay(mirror: Tree, changes: readonly Change[], owner: string): void {
       for (const [k, v] of moving) mirror.set(path + k.slice(from.length), v);
       mirror.set(path, item);
     }
-  }
-}
-
-/** `file-cloud index` (the real binary) against the test app's data dir, storage and database. */
-async function indexCommand(t: TestApp): Promise<void> {
-  const args = ['index', '--data-dir', t.dataDir];
-  const env: Record<string, string> = {};
-  const storage = t.config.storage;
-  if (storage.kind === 's3') {
-    const s = s3Service()!;
-    const prefix = storage.prefix.replace(/\/$/, '');
-    args.push('--storage', `s3://${storage.bucket}/${prefix}?endpoint=${encodeURIComponent(storage.endpoint ?? '')}&region=${storage.region}&path_style=true`);
-    Object.assign(env, { AWS_ACCESS_KEY_ID: s.accessKeyId, AWS_SECRET_ACCESS_KEY: s.secretAccessKey, AWS_REGION: s.region });
-  }
-  if (t.config.database.kind === 'postgres') args.push('--database', t.config.database.url);
-  const r = await runCli(args, { env });
-  assert.equal(r.code, 0, r.stderr);
-}
-
-/** Writes a file into storage without the server knowing: the disk itself, or the bucket through S3. */
-async function behindTheBack(t: TestApp, path: string, data: string): Promise<void> {
-  const storage = t.config.storage;
-  if (storage.kind === 'file') {
-    const file = join(t.paths.storage, 'alice', ...path.split('/'));
-    await mkdir(dirname(file), { recursive: true });
-    return writeFile(file, data);
-  }
-  const s3 = s3Client();
-  try {
-    await s3.send(new PutObjectCommand({ Bucket: storage.bucket, Key: `${storage.prefix}alice/${path}`, Body: data }));
-  } finally {
-    s3.destroy();
   }
 }
 

@@ -6,6 +6,7 @@
  */
 export const ERROR_MESSAGES = {
   bad_request: 'The server could not accept this request.',
+  digest_mismatch: 'The file arrived damaged (its checksum did not match). Try the upload again.',
   invalid_path: 'That name or path is not allowed.',
   invalid_name: 'That name is not allowed. Names cannot be “.” or “..” or contain “/” or “\\”.',
   invalid_json: 'The server could not read the request.',
