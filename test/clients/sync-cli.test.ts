@@ -353,6 +353,16 @@ for (const [storage, skip] of BACKENDS) {
       }
     });
 
+    test('a file the server refuses (a backslash in its name) fails the run with its name; the other files are synced', async () => {
+      const [a] = await devices();
+      await writeFile(a.file('ok.txt'), 'fine');
+      await writeFile(a.file('back\\slash.txt'), 'refused');
+      const r = await a.once(t.url, key);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /upload back\\slash\.txt: .*400/);
+      assert.equal(await serverText('ok.txt'), 'fine');
+    });
+
     test('usage errors exit 2', async () => {
       const [a] = await devices();
       const noServer = await a.run([a.dir, '/alice/Sync', '--once'], key);

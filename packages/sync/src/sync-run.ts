@@ -62,7 +62,8 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
         store.save(state);
         return { code: 0 };
       }
-      await act(ops, { root, api, store, state, trash }, o.log);
+      const failed = await act(ops, { root, api, store, state, trash }, o.log);
+      if (failed.length > 0) return fail(store, state, `${failed.length} step(s) failed, the others were done: ${failed.join('; ')}`);
     }
     return fail(store, state, `both sides kept changing for ${MAX_ROUNDS} rounds; run again`);
   } catch (e) {
@@ -72,11 +73,25 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
   }
 }
 
-async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: (line: string) => void): Promise<void> {
+/**
+ * Carries out a plan. A step the server refuses for its own path (a name it does not accept, a file
+ * where a folder is) does not stop the others; the run then ends with exit 1 naming it. A refusal
+ * of the credential or a server without the sync fields stops at once.
+ */
+async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: (line: string) => void): Promise<string[]> {
+  const failed: string[] = [];
   for (const op of ops) {
-    const outcome = await execute(ctx, op);
+    let outcome;
+    try {
+      outcome = await execute(ctx, op);
+    } catch (e) {
+      if (!(e instanceof HttpError) || e.status === 401 || e.status === 403 || e.status >= 500) throw e;
+      failed.push(`${describeOp(op)}: ${e.message}`);
+      continue;
+    }
     if (op.kind !== 'record' && op.kind !== 'forget') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
   }
+  return failed;
 }
 
 export function describeOp(op: Op): string {
