@@ -37,7 +37,7 @@ function layerRule(index) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'data/**', 'test-output/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'data/**', 'test-output/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -48,4 +48,17 @@ export default tseslint.config(
     },
   },
   ...LAYERS.slice(0, -1).map((_, i) => layerRule(i)),
+  {
+    // The sync client is a client: the server's HTTP API is all it may know (docs/sync.md), so it
+    // installs on a laptop without the server's dependencies.
+    files: ['packages/sync/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['../*'], message: 'packages/sync imports only its own modules and Node\'s: it speaks to the server over HTTP.' }],
+        },
+      ],
+    },
+  },
 );

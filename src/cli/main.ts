@@ -26,6 +26,8 @@ export async function main(argv: readonly string[]): Promise<void> {
 }
 
 async function dispatch(argv: readonly string[]): Promise<number> {
+  // The sync client is its own package (it needs none of the server's modules): same code, same flags.
+  if (argv[0] === 'sync') return (await import('../../packages/sync/src/cli.js')).runSyncCommand(argv.slice(1));
   const words = commandWords(argv, Object.values(USER_COMMANDS).flatMap((c) => c.options));
   const command = words[0];
   if (command === undefined) {

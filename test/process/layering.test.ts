@@ -25,6 +25,10 @@ const CASES: { file: string; imports: string; allowed: boolean }[] = [
   { file: 'src/app/x.ts', imports: '../cli/serve.js', allowed: false },
   { file: 'src/app/x.ts', imports: '../main.js', allowed: false },
   { file: 'src/cli/x.ts', imports: '../main.js', allowed: true },
+  // The sync client is a client: its own modules and Node's, never the server's.
+  { file: 'packages/sync/src/x.ts', imports: '../../../src/services/files.js', allowed: false },
+  { file: 'packages/sync/src/x.ts', imports: '../../src/lib/clock.js', allowed: false },
+  { file: 'packages/sync/src/x.ts', imports: './planner.js', allowed: true },
 ];
 
 test('the lint refuses an import from a layer above and allows one from below', async () => {

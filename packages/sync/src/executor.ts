@@ -1,0 +1,207 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Op } from './planner.js';
+import type { RemoteApi } from './remote-api.js';
+import type { StateStore, SyncState } from './state-store.js';
+import type { SyncTrash } from './sync-trash.js';
+import { TEMP_PREFIX } from './local-scan.js';
+import type { BaseRecord, FileVersion, LocalFile } from './tree.js';
+
+export interface ExecContext {
+  readonly root: string;
+  readonly api: RemoteApi;
+  readonly store: StateStore;
+  readonly state: SyncState;
+  readonly trash: SyncTrash;
+}
+
+/** done: the step happened and the base says so; skipped: a side changed since the plan, the next round decides again. */
+export type Outcome = 'done' | 'skipped';
+
+const abs = (ctx: ExecContext, rel: string): string => join(ctx.root, ...rel.split('/'));
+
+/** The local file is still exactly what was scanned (same size, mtime, inode); undefined expects nothing there. */
+async function stillIs(path: string, expected: LocalFile | undefined): Promise<boolean> {
+  const st = await lstat(path).catch(() => undefined);
+  if (!expected) return st === undefined;
+  return st !== undefined && st.isFile() && st.size === expected.size && st.mtimeMs === expected.mtimeMs && st.ino === expected.ino;
+}
+
+/** The server holds these bytes as a current file, so a local copy of them is no loss. */
+function serverHolds(ctx: ExecContext, sha256: string): boolean {
+  for (const v of ctx.state.remote.values()) if (v.sha256 === sha256) return true;
+  return false;
+}
+
+async function removeEmptyParents(ctx: ExecContext, rel: string): Promise<void> {
+  for (let d = dirname(rel); d !== '.' && d !== ''; d = dirname(d)) {
+    try {
+      await rmdir(abs(ctx, d));
+    } catch {
+      return; // not empty (or gone): the folders above stay too
+    }
+  }
+}
+
+/**
+ * The ETag to send as If-Match so that only `expect` is replaced: the one the feed, a listing or
+ * an upload gave with those bytes, else what the server lists at the path now if that is still
+ * `expect`. undefined: it holds something else (or nothing) now; the next round decides again.
+ */
+async function etagOf(ctx: ExecContext, rel: string, expect: FileVersion): Promise<string | undefined> {
+  if (expect.etag) return expect.etag;
+  const now = await ctx.api.stat(rel);
+  return now && now.sha256 === expect.sha256 ? now.etag : undefined;
+}
+
+const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number }): BaseRecord => ({ sha256: v.sha256, size: v.size, id: v.id, mtimeMs: local.mtimeMs, ino: local.ino });
+
+export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
+  switch (op.kind) {
+    case 'download':
+      return download(ctx, op.path, op.remote, op.replaces);
+    case 'upload':
+      return upload(ctx, op.path, op.local, op.expect);
+    case 'delete-local': {
+      const file = abs(ctx, op.path);
+      if (!(await stillIs(file, op.local))) return 'skipped';
+      if (!serverHolds(ctx, op.local.sha256)) await ctx.trash.keep(file, op.path);
+      await unlink(file);
+      ctx.store.setBase(ctx.state, op.path, null);
+      await removeEmptyParents(ctx, op.path);
+      return 'done';
+    }
+    case 'delete-remote': {
+      const etag = await etagOf(ctx, op.path, op.expect);
+      if (etag === undefined || !(await ctx.api.delete(op.path, etag))) return 'skipped';
+      ctx.store.setRemote(ctx.state, op.path, null);
+      ctx.store.setBase(ctx.state, op.path, null);
+      return 'done';
+    }
+    case 'move-local': {
+      const from = abs(ctx, op.from);
+      const to = abs(ctx, op.to);
+      const base = ctx.state.base.get(op.from);
+      if (!base || !(await stillIs(from, op.local)) || !(await stillIs(to, undefined))) return 'skipped';
+      await mkdir(dirname(to), { recursive: true });
+      await rename(from, to);
+      ctx.store.setBase(ctx.state, op.to, base);
+      ctx.store.setBase(ctx.state, op.from, null);
+      await removeEmptyParents(ctx, op.from);
+      return 'done';
+    }
+    case 'move-remote': {
+      const base = ctx.state.base.get(op.from);
+      if (!base) return 'skipped';
+      const etag = await etagOf(ctx, op.from, op.expect);
+      if (etag === undefined || !(await ctx.api.move(op.from, op.to, etag))) return 'skipped';
+      // A moved object may answer with another ETag (an object store copies it): learn it anew.
+      ctx.store.setRemote(ctx.state, op.to, { ...op.expect, etag: undefined });
+      ctx.store.setRemote(ctx.state, op.from, null);
+      ctx.store.setBase(ctx.state, op.to, base);
+      ctx.store.setBase(ctx.state, op.from, null);
+      return 'done';
+    }
+    case 'move-remote-folder': {
+      if (!(await ctx.api.move(op.from, op.to, undefined))) {
+        // The server's folder is not as planned (taken, gone): file by file instead, each checked.
+        for (const f of op.files) await execute(ctx, f);
+        return 'done';
+      }
+      const remote: [string, FileVersion | null][] = [];
+      const base: [string, BaseRecord | null][] = [];
+      for (const f of op.files) {
+        remote.push([f.from, null], [f.to, { ...f.expect, etag: undefined }]);
+        base.push([f.from, null], [f.to, ctx.state.base.get(f.from) ?? null]);
+      }
+      ctx.store.setMany(ctx.state, { remote, base });
+      // What the server had there that this client had not seen yet moved along: learn where it is.
+      const now = await ctx.api.list(op.to);
+      ctx.store.setMany(ctx.state, { remote: [...now] });
+      return 'done';
+    }
+    case 'conflict': {
+      // The local version steps aside under the conflict name; the next round uploads it there and
+      // brings the server's version to the name.
+      const file = abs(ctx, op.path);
+      const copy = abs(ctx, op.copy);
+      if (!(await stillIs(file, op.local)) || !(await stillIs(copy, undefined))) return 'skipped';
+      await rename(file, copy);
+      return 'done';
+    }
+    case 'record':
+      ctx.store.setBase(ctx.state, op.path, baseOf(op.remote, op.local));
+      return 'done';
+    case 'forget':
+      ctx.store.setBase(ctx.state, op.path, null);
+      return 'done';
+  }
+}
+
+async function download(ctx: ExecContext, rel: string, remote: FileVersion, replaces: LocalFile | undefined): Promise<Outcome> {
+  const file = abs(ctx, rel);
+  await mkdir(dirname(file), { recursive: true });
+  const got = await ctx.api.download(rel);
+  if (!got) return 'skipped';
+  const tmp = join(dirname(file), `${TEMP_PREFIX}${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const hash = createHash('sha256');
+    const tap = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        hash.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    await pipeline(got.body, tap, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
+    const fh = await open(tmp, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    // The bytes must be the version the plan chose (a later version comes through the feed).
+    if (hash.digest('hex') !== remote.sha256) return 'skipped';
+    // A local write since the scan is never overwritten: decided again next round (syncthing #3742).
+    if (!(await stillIs(file, replaces))) return 'skipped';
+    if (replaces && !serverHolds(ctx, replaces.sha256)) await ctx.trash.keep(file, rel);
+    await rename(tmp, file);
+    const st = await lstat(file);
+    if (got.etag && got.etag !== remote.etag) ctx.store.setRemote(ctx.state, rel, { ...remote, etag: got.etag });
+    ctx.store.setBase(ctx.state, rel, baseOf(remote, st));
+    return 'done';
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+async function upload(ctx: ExecContext, rel: string, local: LocalFile, expect: FileVersion | undefined): Promise<Outcome> {
+  const file = abs(ctx, rel);
+  let cond: { ifMatch: string } | { ifNoneMatch: true } = { ifNoneMatch: true };
+  if (expect) {
+    const etag = await etagOf(ctx, rel, expect);
+    if (etag === undefined) return 'skipped';
+    cond = { ifMatch: etag };
+  }
+  if (!(await stillIs(file, local))) return 'skipped';
+  const stored = await ctx.api.upload(rel, createReadStream(file), local.size, local.sha256, cond);
+  if (!stored) {
+    // A new name that is taken: if it already holds these bytes (an earlier run's upload whose
+    // answer was lost), that is the same as done.
+    return adopt(ctx, rel, local);
+  }
+  ctx.store.setRemote(ctx.state, rel, stored);
+  ctx.store.setBase(ctx.state, rel, baseOf(stored, local));
+  return 'done';
+}
+
+async function adopt(ctx: ExecContext, rel: string, local: LocalFile): Promise<Outcome> {
+  const v = await ctx.api.stat(rel);
+  if (!v || v.sha256 !== local.sha256) return 'skipped';
+  ctx.store.setRemote(ctx.state, rel, v);
+  ctx.store.setBase(ctx.state, rel, baseOf(v, local));
+  return 'done';
+}

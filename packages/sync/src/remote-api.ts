@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { MissingServerFields, type ChangeEntry } from './remote-feed.js';
+import type { FileVersion } from './tree.js';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChangesPage {
+  readonly changes: ChangeEntry[];
+  readonly cursor: string;
+  readonly more: boolean;
+  readonly epoch: string | undefined;
+}
+
+const enc = (p: string): string => p.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+
+export const reprDigest = (hex: string): string => `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`;
+
+/**
+ * The server, over its public HTTP API only (the same any client gets). Every write carries the
+ * client's origin so the change feed's echo of it can be told apart.
+ */
+export class RemoteApi {
+  private readonly rootUrl: string;
+  constructor(
+    readonly server: string,
+    private readonly key: string,
+    /** `/<owner>/<path>` */
+    readonly root: string,
+    private readonly origin: string,
+  ) {
+    this.rootUrl = `${server.replace(/\/+$/, '')}/storage/${enc(root)}`;
+  }
+
+  fileUrl(rel: string): string {
+    return `${this.rootUrl}/${enc(rel)}`;
+  }
+
+  private async call(url: string, init: RequestInit & { headers?: Record<string, string> } = {}, ok: number[] = []): Promise<Response> {
+    const res = await fetch(url, { ...init, headers: { authorization: `Bearer ${this.key}`, 'file-cloud-origin': this.origin, ...init.headers } });
+    if (res.ok || ok.includes(res.status)) return res;
+    let code = 'http_error';
+    let message = `${init.method ?? 'GET'} ${new URL(url).pathname}: HTTP ${res.status}`;
+    try {
+      const body = (await res.json()) as { error?: string; message?: string };
+      if (body.error) code = body.error;
+      if (body.message) message = `${message} ${body.error}: ${body.message}`;
+    } catch {
+      // not JSON: the status says enough
+    }
+    throw new HttpError(res.status, code, message);
+  }
+
+  /** Creates the server folder if it is missing. */
+  async ensureRoot(): Promise<void> {
+    const res = await this.call(`${this.rootUrl}/`, { method: 'HEAD' }, [404]);
+    if (res.status !== 404) return;
+    await this.call(`${this.rootUrl}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) }, [409]);
+  }
+
+  /** One folder's files and subfolders, with the sync fields; undefined when the folder is gone. */
+  private async listFolder(rel: string): Promise<{ files: Map<string, FileVersion>; folders: string[] } | undefined> {
+    const res = await this.call(rel === '' ? `${this.rootUrl}/` : `${this.fileUrl(rel)}/`, {}, [404]);
+    if (res.status === 404) return undefined;
+    const { entries } = (await res.json()) as { entries: { is_file: boolean; name: string; size: number; sha256?: string | null; id?: string | null; etag?: string | null }[] };
+    const files = new Map<string, FileVersion>();
+    const folders: string[] = [];
+    for (const e of entries) {
+      const p = rel === '' ? e.name.normalize('NFC') : `${rel}/${e.name.normalize('NFC')}`;
+      if (!e.is_file) {
+        folders.push(p);
+        continue;
+      }
+      if (!('sha256' in e)) throw new MissingServerFields(`the server's listings carry no sha256 (it is older than this client): ${p}`);
+      // null: the server has not hashed it yet (another tool put it there): the bytes say it.
+      const sha256 = e.sha256 ?? (await this.hashOf(p));
+      if (sha256 === undefined) continue; // gone meanwhile
+      files.set(p, { sha256, size: e.size, id: e.id ?? undefined, etag: e.sha256 ? (e.etag ?? undefined) : undefined });
+    }
+    return { files, folders };
+  }
+
+  /** The whole tree below the root (or below `under`), one listing per folder. Only after a lost cursor. */
+  async list(under = ''): Promise<Map<string, FileVersion>> {
+    const out = new Map<string, FileVersion>();
+    const walk = async (rel: string): Promise<void> => {
+      const got = await this.listFolder(rel);
+      if (!got) return;
+      for (const [p, v] of got.files) out.set(p, v);
+      for (const f of got.folders) await walk(f);
+    };
+    await walk(under);
+    return out;
+  }
+
+  /** What the server holds at one path now (from its folder's listing), or undefined. */
+  async stat(rel: string): Promise<FileVersion | undefined> {
+    const i = rel.lastIndexOf('/');
+    return (await this.listFolder(i < 0 ? '' : rel.slice(0, i)))?.files.get(rel);
+  }
+
+  private async hashOf(rel: string): Promise<string | undefined> {
+    const got = await this.download(rel);
+    if (!got) return undefined;
+    const hash = createHash('sha256');
+    await pipeline(got.body, hash);
+    return hash.digest('hex');
+  }
+
+  /** One page of the change feed; `cursor` undefined asks for "now". 410 → HttpError cursor_expired. */
+  async changes(cursor: string | undefined, signal?: AbortSignal): Promise<ChangesPage> {
+    const q = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}&limit=1000`;
+    const res = await this.call(`${this.server.replace(/\/+$/, '')}/api/changes${q}`, signal ? { signal } : {});
+    const body = (await res.json()) as { changes: ChangeEntry[]; cursor: string; more: boolean; epoch?: string };
+    return { changes: body.changes, cursor: body.cursor, more: body.more, epoch: body.epoch };
+  }
+
+  /** The file's bytes and the ETag they came with. */
+  async download(rel: string): Promise<{ body: Readable; etag: string | undefined } | undefined> {
+    const res = await this.call(this.fileUrl(rel), {}, [404]);
+    if (res.status === 404 || !res.body) return undefined;
+    return { body: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), etag: res.headers.get('etag') ?? undefined };
+  }
+
+  /**
+   * PUT with `If-Match: etag` (replace exactly that version) or `If-None-Match: *` (a new name), and
+   * the bytes' digest, so a file that changes while it is read is refused rather than stored torn.
+   * undefined: a precondition failed (412) or the bytes changed underway (digest_mismatch).
+   */
+  async upload(rel: string, body: Readable, size: number, sha256: string, cond: { ifMatch: string } | { ifNoneMatch: true }): Promise<FileVersion | undefined> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/octet-stream',
+      'content-length': String(size),
+      'repr-digest': reprDigest(sha256),
+      ...('ifMatch' in cond ? { 'if-match': cond.ifMatch } : { 'if-none-match': '*' }),
+    };
+    let res: Response;
+    try {
+      res = await this.call(this.fileUrl(rel), { method: 'PUT', headers, body: Readable.toWeb(body) as ReadableStream, duplex: 'half' } as RequestInit & { headers: Record<string, string> });
+    } catch (e) {
+      if (e instanceof HttpError && (e.status === 412 || e.code === 'digest_mismatch')) return undefined;
+      throw e;
+    }
+    const answer = (await res.json()) as { sha256?: string; id?: string; files?: { sha256?: string; id?: string }[] };
+    const file = answer.files?.[0] ?? answer;
+    if (typeof file.sha256 !== 'string') throw new MissingServerFields(`the server's PUT answer carries no sha256 (it is older than this client): ${rel}`);
+    if (file.sha256 !== sha256) return undefined;
+    return { sha256: file.sha256, size, id: file.id, etag: res.headers.get('etag') ?? undefined };
+  }
+
+  /** false: a precondition failed (the file changed since `etag`). A file already gone counts as deleted. */
+  async delete(rel: string, etag: string): Promise<boolean> {
+    const res = await this.call(this.fileUrl(rel), { method: 'DELETE', headers: { 'if-match': etag } }, [404, 412]);
+    return res.status !== 412;
+  }
+
+  /** false: a precondition failed or the destination is taken. Without `etag`: a folder, moved whole. */
+  async move(from: string, to: string, etag: string | undefined): Promise<boolean> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(etag === undefined ? {} : { 'if-match': etag }) };
+    const res = await this.call(
+      this.fileUrl(from),
+      { method: 'POST', headers, body: JSON.stringify({ action: 'Move', new_path: `${this.root}/${to}` }) },
+      [409, 412, 404],
+    );
+    return res.status === 204;
+  }
+}

@@ -1,0 +1,179 @@
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { execute } from './executor.js';
+import { guardReason } from './guards.js';
+import { MARKER, scanLocal } from './local-scan.js';
+import { plan, type Op } from './planner.js';
+import { applyChanges, MissingServerFields } from './remote-feed.js';
+import { HttpError, RemoteApi } from './remote-api.js';
+import { StateStore, stateFolder, type SyncState } from './state-store.js';
+import { SyncTrash } from './sync-trash.js';
+
+export interface SyncOptions {
+  readonly localDir: string;
+  /** `/<owner>/<path>` */
+  readonly remoteRoot: string;
+  readonly server: string;
+  readonly key: string;
+  readonly device: string;
+  readonly stateRoot: string;
+  readonly allowDeletes: boolean;
+  readonly log: (line: string) => void;
+}
+
+/** 0: both sides match; 1: an error; 3: a guard paused it (nothing was destroyed). */
+export type SyncResult = { readonly code: 0 | 1 | 3; readonly message?: string };
+
+/** Rounds of feed → scan → plan → act in one run; each round's steps can reveal more (a conflict's copy). */
+const MAX_ROUNDS = 10;
+
+export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
+  const store = new StateStore(stateFolder(o.stateRoot, o.localDir));
+  const loaded = store.load();
+  const remoteRoot = `/${o.remoteRoot.split('/').filter(Boolean).join('/')}`.normalize('NFC');
+  if (loaded && (loaded.server !== o.server || loaded.remoteRoot !== remoteRoot)) {
+    return { code: 1, message: `${o.localDir} is synced with ${loaded.server} ${loaded.remoteRoot}, not ${o.server} ${remoteRoot} (use another --state-dir to change)` };
+  }
+  const state: SyncState = loaded ?? StateStore.fresh(o.localDir, o.server, remoteRoot);
+  const synced = loaded !== undefined;
+  const root = resolve(o.localDir);
+  const api = new RemoteApi(o.server, o.key, remoteRoot, state.origin);
+  const trash = new SyncTrash(join(store.dir, 'trash'));
+  try {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const rootExists = (await stat(root).catch(() => undefined))?.isDirectory() === true;
+      const markerPresent = rootExists && (await stat(join(root, MARKER)).catch(() => undefined)) !== undefined;
+      const early = guardReason({ ops: [], localFiles: 0, remoteFiles: 0, baseFiles: state.base.size, rootExists, markerPresent, synced, allowDeletes: o.allowDeletes });
+      if (early && (!rootExists || !markerPresent)) return paused(store, state, early);
+      if (!rootExists) await mkdir(root, { recursive: true });
+      if (round === 0) {
+        await api.ensureRoot();
+        await trash.purge();
+      }
+      await refreshRemote(api, store, state, o.log);
+      if (!markerPresent) await writeMarker(root, state);
+      const local = await scanLocal(root, state.base);
+      const ops = plan({ local, base: state.base, remote: state.remote, noDeletes: state.reconcile === true || !synced, device: o.device, now: new Date() });
+      const reason = guardReason({ ops, localFiles: local.size, remoteFiles: state.remote.size, baseFiles: state.base.size, rootExists: true, markerPresent: true, synced, allowDeletes: o.allowDeletes });
+      if (reason) return paused(store, state, reason);
+      if (ops.length === 0) {
+        state.reconcile = undefined;
+        store.setError(state, null);
+        store.save(state);
+        return { code: 0 };
+      }
+      const failed = await act(ops, { root, api, store, state, trash }, o.log);
+      if (failed.length > 0) return fail(store, state, `${failed.length} step(s) failed, the others were done: ${failed.join('; ')}`);
+    }
+    return fail(store, state, `both sides kept changing for ${MAX_ROUNDS} rounds; run again`);
+  } catch (e) {
+    return fail(store, state, describe(e));
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Carries out a plan. A step the server refuses for its own path (a name it does not accept, a file
+ * where a folder is) does not stop the others; the run then ends with exit 1 naming it. A refusal
+ * of the credential or a server without the sync fields stops at once.
+ */
+async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: (line: string) => void): Promise<string[]> {
+  const failed: string[] = [];
+  for (const op of ops) {
+    let outcome;
+    try {
+      outcome = await execute(ctx, op);
+    } catch (e) {
+      if (!(e instanceof HttpError) || e.status === 401 || e.status === 403 || e.status >= 500) throw e;
+      failed.push(`${describeOp(op)}: ${e.message}`);
+      continue;
+    }
+    if (op.kind !== 'record' && op.kind !== 'forget') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
+  }
+  return failed;
+}
+
+export function describeOp(op: Op): string {
+  if (op.kind === 'move-remote-folder') return `${op.kind} ${op.from}/ → ${op.to}/ (${op.files.length} files)`;
+  return 'path' in op ? `${op.kind} ${op.path}${op.kind === 'conflict' ? ` → ${op.copy}` : ''}` : `${op.kind} ${op.from} → ${op.to}`;
+}
+
+/**
+ * Brings `state.remote` up to the server: from the change feed, or — with no cursor, an expired one
+ * (410) or a new server epoch — from one listing, after which the plan deletes nothing until both
+ * sides match again (a disappearance the base cannot explain is no delete).
+ */
+async function refreshRemote(api: RemoteApi, store: StateStore, state: SyncState, log: (line: string) => void): Promise<void> {
+  if (state.cursor !== undefined && (await followFeed(api, store, state, log))) return;
+  // The cursor is taken before the listing: what changes during it is in the feed after it.
+  const now = await api.changes(undefined);
+  if (now.epoch === undefined) throw new MissingServerFields('the server\'s /api/changes carries no epoch (it is older than this client)');
+  state.remote = await api.list();
+  state.cursor = now.cursor;
+  state.epoch = now.epoch;
+  state.reconcile = true;
+  store.save(state);
+}
+
+/** Applies the feed since the cursor; false when it cannot be trusted (410, a new epoch) and the tree must be listed. */
+async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, log: (line: string) => void): Promise<boolean> {
+  for (;;) {
+    let page;
+    try {
+      page = await api.changes(state.cursor);
+    } catch (e) {
+      if (e instanceof HttpError && e.status === 410) {
+        log('the change cursor expired: listing the server folder once, deleting nothing');
+        return false;
+      }
+      throw e;
+    }
+    if (page.epoch === undefined) throw new MissingServerFields("the server's /api/changes carries no epoch (it is older than this client)");
+    if (state.epoch !== undefined && page.epoch !== state.epoch) {
+      log('the server is a new instance (its epoch changed): listing it once, deleting nothing');
+      return false;
+    }
+    for (const folder of applyChanges(state.remote, page.changes, state.remoteRoot, state.origin)) {
+      for (const [p, v] of await api.list(folder)) state.remote.set(p, v);
+    }
+    state.cursor = page.cursor;
+    state.epoch = page.epoch;
+    if (page.changes.length > 0) store.save(state);
+    if (!page.more) return true;
+  }
+}
+
+async function writeMarker(root: string, state: SyncState): Promise<void> {
+  const tmp = join(root, `${MARKER}.tmp`);
+  await writeFile(tmp, `${JSON.stringify({ server: state.server, folder: state.remoteRoot })}\n`);
+  await rename(tmp, join(root, MARKER));
+}
+
+export async function readMarker(root: string): Promise<{ server: string; folder: string } | undefined> {
+  try {
+    return JSON.parse(await readFile(join(root, MARKER), 'utf8')) as { server: string; folder: string };
+  } catch {
+    return undefined;
+  }
+}
+
+function paused(store: StateStore, state: SyncState, reason: string): SyncResult {
+  const message = `paused: ${reason}; nothing was deleted. Check the folder, then run once with --allow-deletes to go ahead`;
+  if (store.load() !== undefined || state.base.size > 0) store.setError(state, message);
+  return { code: 3, message };
+}
+
+function fail(store: StateStore, state: SyncState, message: string): SyncResult {
+  try {
+    store.setError(state, message);
+  } catch {
+    // the state folder itself failed: the message still reaches stderr
+  }
+  return { code: 1, message };
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error && 'cause' in e && e.cause instanceof Error) return `${e.message}: ${e.cause.message}`;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,36 @@
+/**
+ * The three trees the planner compares. Paths are relative to the sync root, joined with `/`,
+ * without a leading slash. Only files are tracked: a folder exists because a file is in it.
+ */
+export interface FileVersion {
+  readonly sha256: string;
+  readonly size: number;
+  /** The server's stable id (survives moves); absent for a local file not yet uploaded. */
+  readonly id?: string | undefined;
+  /** The server's ETag for exactly these bytes, when known (If-Match needs no extra request then). */
+  readonly etag?: string | undefined;
+}
+
+/** A local file as scanned: its content plus what tells a later scan it has not changed. */
+export interface LocalFile extends FileVersion {
+  readonly mtimeMs: number;
+  readonly ino: number;
+}
+
+/** The last synced state of a path: the same bytes were on both sides when it was recorded. */
+export interface BaseRecord extends FileVersion {
+  readonly mtimeMs?: number | undefined;
+  readonly ino?: number | undefined;
+}
+
+export type Tree<T extends FileVersion = FileVersion> = ReadonlyMap<string, T>;
+
+export const sameContent = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
+  a !== undefined && b !== undefined && a.sha256 === b.sha256 && a.size === b.size;
+
+export const parentOf = (path: string): string => {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+};
+
+export const isUnder = (path: string, folder: string): boolean => folder === '' || path === folder || path.startsWith(`${folder}/`);
