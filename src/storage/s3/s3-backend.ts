@@ -15,7 +15,9 @@ import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey
 import { contentTypeFor } from '../../lib/mime.js';
 import { collectAndSort, openedBytes, stageAndCommit, StorageError, WHOLE_READ_MAX, type Opened, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WalkOptions, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
-import { requestSignal } from '../../lib/progress.js';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { outsideRequest, requestSignal } from '../../lib/progress.js';
 import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub, type StorageEvent } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
@@ -30,6 +32,12 @@ import { createS3Resumable, type Produce } from './resumable.js';
 import { receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
 
 const MAX_COLLISIONS = 10_000;
+/** User metadata naming the write that created an object (takeBackLater). */
+const WRITE_ID = 'fc-write';
+/** How long, and how often, an unanswered create's name is watched; how many answers of "nothing there" end the watch. */
+const TAKE_BACK_MS = 5 * 60_000;
+const TAKE_BACK_STEP_MS = 1000;
+const TAKE_BACK_ABSENT = 5;
 const FOLDER_TYPE = 'application/x-directory';
 /** Folders have no date of their own on S3 unless a marker gives one. */
 const EPOCH = new Date(0);
@@ -148,6 +156,31 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   }
 
   /** A zero-byte marker keeps a folder when its last key goes (user roots and emptied folders). */
+  /**
+   * A conditional create the store never answered (it hung, or the connection broke) may still be
+   * taken once the store recovers, after its client was told the write failed. So the name is looked
+   * at until the store has answered several times that nothing is there, or for TAKE_BACK_MS at
+   * most, and an object this write stored (its WRITE_ID) is removed; anything else there is left.
+   */
+  function takeBackLater(key: string, id: string): void {
+    outsideRequest(() => {
+      void (async () => {
+        const until = Date.now() + TAKE_BACK_MS;
+        let absent = 0;
+        while (Date.now() < until && absent < TAKE_BACK_ABSENT) {
+          await sleep(TAKE_BACK_STEP_MS);
+          try {
+            const h = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+            if (h.Metadata?.[WRITE_ID] === id) await deleteKeys(s3, bucket, [key]);
+            return;
+          } catch (e) {
+            if (isNotFound(e)) absent++;
+          }
+        }
+      })().catch(() => undefined);
+    });
+  }
+
   const putMarker = (key: StorageKey) => putObject(s3, { Bucket: bucket, Key: folderPrefix(prefix, key), Body: '', ContentLength: 0, ContentType: FOLDER_TYPE }, 'Creating a folder');
   const keepParent = (key: StorageKey) => putMarker(keyParent(key));
 
@@ -281,6 +314,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const { at, made } = opts.freeNameInFolder === true ? { at: undefined, made: [] } : await look(key);
     if (at === 'folder' && opts.ifExists === 'replace') throw isDir();
     let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists, 0, { at });
+    /** Marks the object this write creates, so a create that went unanswered can be told apart and taken back. */
+    const writeId = randomUUID();
     let fileLooked = false;
     let target = claimed?.key ?? key;
     /** A file is at the claimed name (found by a look or a 412): `fail` ends here; `rename` claims a later name. */
@@ -322,8 +357,16 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const created = (entry: Entry): StorageEvent => ({ type: 'created', key: target, isFile: true, size: entry.size, entry, ...(made.length > 0 ? { madeFolders: made } : {}) });
 
     /** One PutObject of data at the target; `onlyIfFree`: If-None-Match: * (412 when a file is there). */
-    const putAtTarget = (data: Buffer, onlyIfFree: boolean): Promise<Stored> =>
-      putObject(s3, { Bucket: bucket, Key: objectKey(prefix, target), Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined });
+    const putAtTarget = async (data: Buffer, onlyIfFree: boolean): Promise<Stored> => {
+      const Key = objectKey(prefix, target);
+      try {
+        return await putObject(s3, { Bucket: bucket, Key, Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined, Metadata: onlyIfFree ? { [WRITE_ID]: writeId } : undefined });
+      } catch (e) {
+        // No answer: the store may still take this create once it recovers, after the client was told it failed.
+        if (onlyIfFree && e instanceof StorageError && (e.code === 'unavailable' || e.code === 'failed')) takeBackLater(Key, writeId);
+        throw e;
+      }
+    };
 
     /**
      * One PutObject. A claimed name also sends If-None-Match: *, so a file
@@ -352,6 +395,18 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     }
 
     /**
+     * A create the store took after its request was answered (the deadline passed while the store
+     * hung, or the client went away): the client was not told it succeeded, so it is taken back.
+     * The object is this write's own: stored with If-None-Match: * under the name's lease, still held.
+     */
+    async function takeBackIfAnswered(): Promise<void> {
+      const signal = requestSignal();
+      if (!signal?.aborted) return;
+      await deleteKeys(s3, bucket, [objectKey(prefix, target)]);
+      signal.throwIfAborted();
+    }
+
+    /**
      * A replace onto a name the index holds nothing at, as a create: one PutObject with If-None-Match: *
      * under the name lease only, without the edit lease and the look at what was there (docs/performance.md,
      * "Seventh change"). Nothing is taken away, so there is no replaced size to get right, which is
@@ -373,6 +428,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
           if (statusOf(e) === 412) return undefined;
           throw e;
         }
+        await takeBackIfAnswered();
         settled = true;
         // Only a delete (or another tool) can have changed the object since: the event still reports what
         // this PUT created, and the delete's event what it removed.
@@ -406,6 +462,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
           let entry: Entry;
           if (received.kind === 'single') {
             const stored = await putSingle(received.body);
+            if (claimed) await takeBackIfAnswered();
             settled = true;
             entry = await storedEntry(stored, received.body.length);
           } else {
