@@ -67,7 +67,9 @@ async function throughProxy(startProxy: (backend: string) => Promise<Proxy>): Pr
     const mp = multipartBody([{ filename: 'notes #1.txt', content: 'hello through nginx' }]);
     const putMp = await fetch(`${base}/storage/admin/docs/`, { method: 'PUT', headers: { ...bearer(token), 'content-type': mp.contentType }, body: mp.body });
     assert.equal(putMp.status, 201);
-    assert.deepEqual(await putMp.json(), { files_written: ['notes #1.txt'] });
+    const written = (await putMp.json()) as { files_written: string[]; files: { name: string; path: string; size: number }[] };
+    assert.deepEqual(written.files_written, ['notes #1.txt']);
+    assert.deepEqual(written.files.map((f) => [f.name, f.path, f.size]), [['notes #1.txt', '/admin/docs/notes #1.txt', 19]]);
     assert.equal(sha(await readFile(join(server.dataDir, 'storage', 'admin', 'big file.bin'))), sha(big), 'stored bytes are the uploaded bytes');
 
     // Download, whole and ranged.

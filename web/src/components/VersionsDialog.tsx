@@ -117,7 +117,8 @@ export function VersionsDialog({ storage, path: given, current, onRestored, onCl
       ) : (
         <>
           <ul className="version-list" aria-label={`Versions of ${name}`}>
-            {item(current)}
+            {/* Only its figures: a listing's entry also carries the item's stable id, which names no version. */}
+            {item({ size: current.size, modified: current.modified })}
             {state.items.map((v) => item(v, v))}
           </ul>
           {state.items.length === 0 ? <p className="muted">No earlier versions: a version is kept each time the file is replaced.</p> : null}
