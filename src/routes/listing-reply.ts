@@ -26,6 +26,18 @@ export async function sendListing(reply: FastifyReply, files: FilesService, key:
 }
 
 /**
+ * How far the index's time of a file may be from the time a listing shows for the same bytes: on S3
+ * a new file's entry is dated by its PutObject answer, which can be a second off the object's own
+ * date until a rescan corrects it (docs/storage.md, "Dates of new files").
+ */
+const DATE_SKEW_MS = 1000;
+
+/** Whether the index's row is of the bytes a listing shows: the same kind, and for a file the same size and time (within DATE_SKEW_MS). */
+export function indexHolds(row: { readonly isFile: boolean; readonly size: number; readonly modified: number }, e: { readonly isFile: boolean; readonly size: number; readonly modified: Date }): boolean {
+  return row.isFile === e.isFile && (!e.isFile || (row.size === e.size && Math.abs(row.modified - e.modified.getTime()) <= DATE_SKEW_MS));
+}
+
+/**
  * Each entry with the index's id, and a file's SHA-256 and ETag (null unless the index holds them
  * for the entry's size and time as listed: one indexed read per page, no storage call).
  */
@@ -36,7 +48,7 @@ async function* withSyncFields(files: FilesService, dir: StorageKey, pages: Asyn
     const known = await files.identities(dir.user, page.map((e) => pathOf(e.name)));
     yield page.map((e) => {
       const row = known.get(pathOf(e.name));
-      const same = row !== undefined && row.isFile === e.isFile && (!e.isFile || (row.size === e.size && row.modified === e.modified.getTime()));
+      const same = row !== undefined && indexHolds(row, e);
       return { ...e, sync: { id: row?.id ?? null, sha256: same ? row.sha256 : null, etag: same ? row.etag : null } };
     });
   }

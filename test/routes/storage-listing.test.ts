@@ -2,6 +2,7 @@
 // share link and of a WebDAV collection's GET is streamed from the backend's sorted listing, and
 // must be byte for byte what the old path gave: every entry from list(), sorted here by
 // compareListed, mapped and JSON.stringify'd once. Every backend; links on the local disk.
+import { indexHolds } from '../../src/routes/listing-reply.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -34,7 +35,7 @@ for (const [storage, skip] of BACKENDS) {
       return JSON.stringify({
         entries: entries.map((e) => {
           const row = known.get(path === '' ? e.name : `${path}/${e.name}`);
-          const same = row !== undefined && row.isFile === e.isFile && (!e.isFile || (row.size === e.size && row.modified === e.modified.getTime()));
+          const same = row !== undefined && indexHolds(row, e);
           const base = { is_file: e.isFile, name: e.name, size: e.size, modified: e.modified.toISOString(), id: row?.id ?? null };
           return e.isFile ? { ...base, sha256: same ? row.sha256 : null, etag: same ? row.etag : null } : base;
         }),
