@@ -108,6 +108,19 @@ export class RemoteApi {
     return (await this.listFolder(i < 0 ? '' : rel.slice(0, i)))?.files.get(rel);
   }
 
+  /** A file's version from its bytes (the server has no hash of it yet); undefined when it is gone. */
+  async versionOf(rel: string, id: string | undefined): Promise<FileVersion | undefined> {
+    const got = await this.download(rel);
+    if (!got) return undefined;
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const c of got.body) {
+      hash.update(c as Buffer);
+      size += (c as Buffer).length;
+    }
+    return { sha256: hash.digest('hex'), size, id };
+  }
+
   private async hashOf(rel: string): Promise<string | undefined> {
     const got = await this.download(rel);
     if (!got) return undefined;

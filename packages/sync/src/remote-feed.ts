@@ -15,6 +15,9 @@ export interface ChangeEntry {
 
 export class MissingServerFields extends Error {}
 
+/** A file a change entry named without its SHA-256: its version is learnt from its bytes. */
+export type UnhashedFile = { readonly path: string; readonly id: string | undefined };
+
 /** `/<owner>/<path>` → the path below `root`, '' for the root itself, undefined outside it. */
 export function relativeTo(root: string, path: string): string | undefined {
   const p = path.normalize('NFC');
@@ -28,7 +31,7 @@ export function relativeTo(root: string, path: string): string | undefined {
  * after a later local step (a move) would bring back a path that is gone. Returns the folders that
  * arrived whole (moved in from outside the root, or created) and must be listed once.
  */
-export function applyChanges(remote: Map<string, FileVersion>, entries: readonly ChangeEntry[], root: string, origin: string): string[] {
+export function applyChanges(remote: Map<string, FileVersion>, entries: readonly ChangeEntry[], root: string, origin: string, unhashed: UnhashedFile[] = []): string[] {
   const toList: string[] = [];
   for (const e of entries) {
     if (e.origin !== undefined && e.origin === origin) continue;
@@ -51,7 +54,11 @@ export function applyChanges(remote: Map<string, FileVersion>, entries: readonly
       continue;
     }
     if (typeof e.sha256 !== 'string' || typeof e.size !== 'number') {
-      throw new MissingServerFields(`the server's change entries carry no sha256 (it is older than this client): ${e.path}`);
+      // The server does not know this file's hash yet (docs/api.md "Sync fields": a tus upload spread
+      // over processes, a file another tool put there): the caller reads it from the bytes.
+      remote.delete(to);
+      unhashed.push({ path: to, id: e.id });
+      continue;
     }
     remote.set(to, { sha256: e.sha256, size: e.size, id: e.id, etag: e.etag });
   }

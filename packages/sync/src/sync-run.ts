@@ -4,7 +4,7 @@ import { execute } from './executor.js';
 import { guardReason } from './guards.js';
 import { MARKER, scanLocal } from './local-scan.js';
 import { plan, type Op } from './planner.js';
-import { applyChanges, MissingServerFields } from './remote-feed.js';
+import { applyChanges, MissingServerFields, type UnhashedFile } from './remote-feed.js';
 import { HttpError, RemoteApi } from './remote-api.js';
 import { StateStore, stateFolder, type SyncState } from './state-store.js';
 import { SyncTrash } from './sync-trash.js';
@@ -134,8 +134,13 @@ async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, l
       log('the server is a new instance (its epoch changed): listing it once, deleting nothing');
       return false;
     }
-    for (const folder of applyChanges(state.remote, page.changes, state.remoteRoot, state.origin)) {
+    const unhashed: UnhashedFile[] = [];
+    for (const folder of applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed)) {
       for (const [p, v] of await api.list(folder)) state.remote.set(p, v);
+    }
+    for (const f of unhashed) {
+      const v = await api.versionOf(f.path, f.id);
+      if (v) state.remote.set(f.path, v);
     }
     state.cursor = page.cursor;
     state.epoch = page.epoch;
