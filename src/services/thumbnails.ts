@@ -98,10 +98,11 @@ export function createThumbnailService(deps: {
 
     /**
      * The WebP thumbnail of the file `entry` describes. `no_thumbnail` for a
-     * folder, a name that is no image, or bytes that are not a drawable
-     * image (unknown, corrupt, over the byte or pixel limit: remembered, so
-     * they are not decoded again); `unavailable` (503) when the pool's queue
-     * is full.
+     * folder, a name that is no image, PDF or video, bytes that are not
+     * drawable (unknown, corrupt, over the byte, pixel or time limit:
+     * remembered, so they are not decoded again), or a PDF or video whose
+     * tool is not installed (not remembered); `unavailable` (503) when the
+     * pool's queue is full.
      */
     async get(key: StorageKey, entry: Entry, size: ThumbnailSize): Promise<Thumbnail> {
       const source = entry.isFile ? thumbnailSource(entry.name) : undefined;

@@ -21,6 +21,7 @@ test('a video is drawn by ffmpeg: one frame, local file only, video containers o
     ['-protocol_whitelist', 'file'],
     ['-format_whitelist', 'mov,matroska,avi,ogg,mpeg,asf,flv'],
     ['-max_pixels', '12345'],
+    ['-threads', '1'],
     ['-i', 'file:/data/tmp/thumbnail-y'],
     ['-map', '0:v:0'],
     ['-frames:v', '1'],
@@ -30,7 +31,7 @@ test('a video is drawn by ffmpeg: one frame, local file only, video containers o
   ];
   for (const [flag, want] of table) assert.equal(after(args, flag), want, flag);
   assert.ok(args.includes('-nostdin'), 'never reads the terminal');
-  assert.ok(args.indexOf('-format_whitelist') < args.indexOf('-i') && args.indexOf('-max_pixels') < args.indexOf('-i'), 'input options come before the input');
+  assert.ok(args.indexOf('-format_whitelist') < args.indexOf('-i') && args.indexOf('-max_pixels') < args.indexOf('-i') && args.indexOf('-threads') < args.indexOf('-i'), 'input options come before the input');
   assert.equal(args.at(-1), 'pipe:1');
 });
 

@@ -34,6 +34,8 @@ export function frameCommand(kind: MediaKind, file: string, size: ThumbnailSize,
       '-format_whitelist', VIDEO_CONTAINERS.join(','),
       // The decoder refuses a frame over the pixel limit before allocating it, as sharp does for images.
       '-max_pixels', String(maxPixels),
+      // One decoding thread: the pool counts one slot a CPU, as for sharp's images.
+      '-threads', '1',
       '-i', `file:${file}`,
       '-map', '0:v:0', '-frames:v', '1',
       '-vf', `scale='min(iw,${size})':'min(ih,${size})':force_original_aspect_ratio=decrease`,
