@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { PHONE, launchBrowser, missingBrowser, newPage, row, signIn, startServer, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, row, screenshot, signIn, startServer, type ServerProcess } from './browser.js';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { startAll } from '../helpers/start-all.js';
 
@@ -67,6 +67,7 @@ describe('web UI: groups', { skip }, () => {
       await team.getByLabel('Add a member to team').fill('dora');
       await team.getByRole('button', { name: 'Add', exact: true }).click();
       await team.getByRole('list', { name: 'Members of team' }).getByText('dora').waitFor();
+      await screenshot(page, 'groups');
       await team.getByRole('button', { name: 'Remove bea from team' }).click();
       await team.getByRole('list', { name: 'Members of team' }).getByText('bea').waitFor({ state: 'detached' });
       assert.deepEqual((await groups()).find((g) => g.name === 'team')?.members.sort(), ['carl', 'dora']);
