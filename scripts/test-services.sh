@@ -134,6 +134,9 @@ PKGS+=(unzip libarchive-tools 7zip python3 curl)
 PKGS+=(fuse3 python3-fusepy)
 # the SFTP clients of test/clients/sftp-*.test.ts: OpenSSH's sftp and scp, sshfs with rsync into it, restic (rclone is above)
 PKGS+=(openssh-client sshfs restic rsync)
+# the tools that draw PDF and video thumbnails (src/thumbnails/media-frame.ts), which the thumbnail
+# tests also use to make their video (test/helpers/media.ts)
+PKGS+=(poppler-utils ffmpeg)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -231,7 +231,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       cacheDir: join(resolve(config.dataDir), 'cache', 'thumbnails'),
       namespace: config.storage.kind === 'file' ? 'file' : `s3:${config.storage.endpoint ?? ''}/${config.storage.bucket}/${config.storage.prefix}`,
       concurrency: availableParallelism(),
+      stagingDir: join(resolve(config.dataDir), 'tmp'),
     },
+    onToolMissing: (tool) => app.log.warn({ tool }, `${tool} is not installed: PDFs or videos get no thumbnail on this node (docs/operations.md)`),
   });
 
   const changeSignal = createChangeSignal({

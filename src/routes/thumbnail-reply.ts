@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import { isNotModified } from '../lib/conditional.js';
-import type { ThumbnailService } from '../services/thumbnails.js';
+import { noThumbnail, type ThumbnailService } from '../services/thumbnails.js';
 import type { Entry } from '../storage/backend.js';
 import { mayHaveThumbnail, type ThumbnailSize } from '../thumbnails/sizes.js';
 import type { Charge } from './metered.js';
@@ -24,7 +24,7 @@ export async function sendThumbnail(
   charge?: Charge,
 ) {
   if (!entry.isFile) throw new AppError('no_thumbnail', 'A folder has no thumbnail.');
-  if (!mayHaveThumbnail(entry.name)) throw new AppError('no_thumbnail', 'There is no thumbnail for this file: it is not an image File Cloud can draw.');
+  if (!mayHaveThumbnail(entry.name)) throw noThumbnail();
   const etag = thumbnails.etagFor(entry, size);
   reply.header('cache-control', 'private, no-cache').header('vary', 'authorization');
   if (isNotModified({ 'if-none-match': request.headers['if-none-match'] }, etag, entry.modified)) {

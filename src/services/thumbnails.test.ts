@@ -12,6 +12,7 @@ import { createLocalBackend } from '../storage/local/local-backend.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { cacheName } from '../thumbnails/sizes.js';
 import { createThumbnailService, DEFAULT_THUMBNAIL_LIMITS, type ThumbnailOptions } from './thumbnails.js';
+import { missingMediaTools, video } from '../../test/helpers/media.js';
 
 async function setup(t: { after: (fn: () => Promise<void>) => void }) {
   const dir = await mkdtemp(join(tmpdir(), 'fc-thumbs-'));
@@ -30,15 +31,19 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }) {
     cacheDir: join(dir, 'cache', 'thumbnails'),
     namespace: 'file',
     concurrency: 1,
+    stagingDir: join(dir, 'tmp'),
     ...o,
   });
   const put = async (name: string, width: number, height: number) => {
-    const key = parseDecodedStoragePath(`alice/${name}`).key;
     const data = await sharp({ create: { width, height, channels: 3, background: { r: 9, g: 99, b: 199 } } }).jpeg().toBuffer();
+    return putBytes(name, data);
+  };
+  const putBytes = async (name: string, data: Buffer) => {
+    const key = parseDecodedStoragePath(`alice/${name}`).key;
     await backend.write(key, Readable.from([data]), { ifExists: 'replace' });
     return { key, entry: (await backend.stat(key))! };
   };
-  return { dir, backend, options, put };
+  return { dir, backend, options, put, putBytes };
 }
 
 const service = (backend: StorageBackend, options: ThumbnailOptions) => createThumbnailService({ backend, options });
@@ -100,4 +105,41 @@ test('prune keeps the cache under its limit, oldest first', async (t) => {
   assert.equal(before.removed, 2);
   assert.equal(before.bytes, 0);
   assert.equal((await thumbs.get(f.key, f.entry, 64)).outcome, 'generated');
+});
+
+const noThumbnail = (e: unknown) => isAppError(e) && e.code === 'no_thumbnail';
+const mediaSkip = { skip: await missingMediaTools() };
+
+test('a missing tool gives no thumbnail, is told once, is not tried again and is not remembered in the cache', mediaSkip, async (t) => {
+  const { dir, backend, options, putBytes } = await setup(t);
+  const told: string[] = [];
+  const missing = join(dir, 'no-such-ffmpeg');
+  const thumbs = createThumbnailService({ backend, options: options({ tools: { video: missing } }), onToolMissing: (tool) => told.push(tool) });
+  const f = await putBytes('clip.mp4', await video(160, 120));
+  for (let i = 0; i < 3; i++) await assert.rejects(thumbs.get(f.key, f.entry, 64), noThumbnail);
+  assert.deepEqual(told, [missing]);
+  assert.deepEqual(await readdir(join(dir, 'tmp')), [], 'the staged copy is removed');
+  // A node that has the tool (same cache directory) draws it: the refusal was not cached.
+  const drawn = await service(backend, options()).get(f.key, f.entry, 64);
+  assert.equal(drawn.outcome, 'generated');
+});
+
+test('a video frame over the pixel limit, or a tool past its time limit, gives no thumbnail and leaves no copy', mediaSkip, async (t) => {
+  const { dir, backend, options, putBytes } = await setup(t);
+  const f = await putBytes('clip.mp4', await video(320, 240));
+  await assert.rejects(service(backend, options({ maxInputPixels: 320 * 240 - 1 })).get(f.key, f.entry, 64), noThumbnail);
+  const g = await putBytes('clip2.mp4', await video(320, 240));
+  // No ffmpeg starts, reads a video and writes a frame within a millisecond: it is killed.
+  const started = Date.now();
+  await assert.rejects(service(backend, options({ toolTimeoutMs: 1 })).get(g.key, g.entry, 64), noThumbnail);
+  assert.ok(Date.now() - started < 5000, `answered in ${Date.now() - started} ms`);
+  assert.deepEqual(await readdir(join(dir, 'tmp')), [], 'the staged copies are removed');
+});
+
+test('a video over the media byte limit is not read at all', mediaSkip, async (t) => {
+  const { backend, options, putBytes } = await setup(t);
+  const data = await video(160, 120);
+  const f = await putBytes('clip.mp4', data);
+  await assert.rejects(service(backend, options({ maxMediaBytes: data.length - 1 })).get(f.key, f.entry, 64), noThumbnail);
+  assert.equal((await service(backend, options({ maxMediaBytes: data.length })).get(f.key, f.entry, 64)).outcome, 'generated');
 });

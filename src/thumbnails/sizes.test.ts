@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAppError } from '../domain/errors.js';
-import { cacheName, mayHaveThumbnail, parseThumbnailSize, thumbnailEtag } from './sizes.js';
+import { cacheName, mayHaveThumbnail, parseThumbnailSize, thumbnailEtag, thumbnailSource } from './sizes.js';
 
 test('parseThumbnailSize accepts exactly 64, 256 and 1024', () => {
   const table: [unknown, number | undefined | 'bad'][] = [
@@ -30,10 +30,21 @@ test('parseThumbnailSize accepts exactly 64, 256 and 1024', () => {
 test('mayHaveThumbnail goes by the extension, case-insensitively', () => {
   const table: [string, boolean][] = [
     ['a.jpg', true], ['A.JPEG', true], ['x.png', true], ['x.gif', true], ['x.webp', true], ['x.avif', true],
-    ['x.tif', true], ['x.TIFF', true], ['drawing.svg', true], ['movie.mp4', false], ['notes.txt', false],
-    ['jpg', false], ['.png', false], ['archive.png.zip', false], ['noext', false],
+    ['x.tif', true], ['x.TIFF', true], ['drawing.svg', true], ['movie.mp4', true], ['notes.txt', false],
+    ['jpg', false], ['.png', false], ['archive.png.zip', false], ['noext', false], ['report.pdf', true], ['.pdf', false],
   ];
   for (const [name, want] of table) assert.equal(mayHaveThumbnail(name), want, name);
+});
+
+test('thumbnailSource: images by sharp, PDFs and the video containers ffmpeg may open by their tool, nothing else', () => {
+  const table: [string, string | undefined][] = [
+    ['a.jpg', 'image'], ['a.SVG', 'image'], ['Report.PDF', 'pdf'], ['a.pdf.txt', undefined],
+    ['clip.mp4', 'video'], ['clip.MOV', 'video'], ['clip.m4v', 'video'], ['clip.webm', 'video'], ['clip.mkv', 'video'],
+    ['clip.ogv', 'video'], ['clip.avi', 'video'], ['clip.mpg', 'video'], ['clip.wmv', 'video'], ['clip.3gp', 'video'],
+    // A TypeScript file and a playlist are not videos, though ffmpeg has formats of those names.
+    ['main.ts', undefined], ['list.m3u8', undefined], ['song.mp3', undefined], ['book.epub', undefined], ['mp4', undefined],
+  ];
+  for (const [name, want] of table) assert.equal(thumbnailSource(name), want, name);
 });
 
 test('thumbnail ETags and cache names change with every input and never with nothing', () => {

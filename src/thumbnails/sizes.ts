@@ -21,14 +21,27 @@ export function parseThumbnailSize(value: unknown): ThumbnailSize | undefined {
   return size;
 }
 
-// By name first, so a video or an archive is never read just to find out it is no image;
-// the decoder then checks the bytes themselves (DECODABLE in render.ts).
-const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(['jpg', 'jpeg', 'jpe', 'jfif', 'png', 'apng', 'gif', 'webp', 'avif', 'tif', 'tiff', 'svg']);
+// By name first, so an archive is never read just to find out it is no image; the decoder
+// (DECODABLE in render.ts) or the tool (media-frame.ts) then checks the bytes themselves.
+const KINDS: ReadonlyMap<string, ThumbnailSource> = new Map([
+  ...['jpg', 'jpeg', 'jpe', 'jfif', 'png', 'apng', 'gif', 'webp', 'avif', 'tif', 'tiff', 'svg'].map((e) => [e, 'image'] as const),
+  ['pdf', 'pdf'],
+  // The containers ffmpeg is allowed to open (VIDEO_CONTAINERS in media-frame.ts).
+  ...['mp4', 'm4v', 'mov', '3gp', 'webm', 'mkv', 'ogv', 'avi', 'mpg', 'mpeg', 'wmv', 'flv'].map((e) => [e, 'video'] as const),
+]);
 
-/** Whether a file of this name may be an image we draw. */
-export function mayHaveThumbnail(name: string): boolean {
+/** What a thumbnail is drawn from: an image (by sharp), a PDF's first page or a video's frame (by a tool). */
+export type ThumbnailSource = 'image' | 'pdf' | 'video';
+
+/** What a file of this name would be drawn from, or undefined when it has no thumbnail. */
+export function thumbnailSource(name: string): ThumbnailSource | undefined {
   const dot = name.lastIndexOf('.');
-  return dot > 0 && IMAGE_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
+  return dot > 0 ? KINDS.get(name.slice(dot + 1).toLowerCase()) : undefined;
+}
+
+/** Whether a file of this name may have a thumbnail. */
+export function mayHaveThumbnail(name: string): boolean {
+  return thumbnailSource(name) !== undefined;
 }
 
 const digest = (parts: readonly unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');

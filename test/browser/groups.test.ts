@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { PHONE, launchBrowser, missingBrowser, newPage, row, signIn, startServer, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, row, screenshot, signIn, startServer, type ServerProcess } from './browser.js';
 import { bearer, login, postJson } from '../helpers/client.js';
 import { startAll } from '../helpers/start-all.js';
 
@@ -67,6 +67,14 @@ describe('web UI: groups', { skip }, () => {
       await team.getByLabel('Add a member to team').fill('dora');
       await team.getByRole('button', { name: 'Add', exact: true }).click();
       await team.getByRole('list', { name: 'Members of team' }).getByText('dora').waitFor();
+      await screenshot(page, 'groups');
+      // Each group is a card as each user is on the Users page: a border round it, its picture beside its name.
+      const ops = page.locator('.group-item[data-name="ops"]');
+      const border = await ops.evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { borderTopStyle: string } }).getComputedStyle(e).borderTopStyle);
+      assert.equal(border, 'solid', 'the group has a border like a user');
+      const picture = (await ops.locator('.avatar').boundingBox())!;
+      const name = (await ops.locator('.item-name').boundingBox())!;
+      assert.ok(name.x >= picture.x + picture.width && name.y < picture.y + picture.height, `the name beside the picture, not below it: ${JSON.stringify({ picture, name })}`);
       await team.getByRole('button', { name: 'Remove bea from team' }).click();
       await team.getByRole('list', { name: 'Members of team' }).getByText('bea').waitFor({ state: 'detached' });
       assert.deepEqual((await groups()).find((g) => g.name === 'team')?.members.sort(), ['carl', 'dora']);

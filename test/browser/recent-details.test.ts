@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { PHONE, launchBrowser, missingBrowser, newPage, openFolder, row, signIn, startServer, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, openFolder, row, screenshot, signIn, startServer, type ServerProcess } from './browser.js';
 import { bearer, encodePath, login, postJson } from '../helpers/client.js';
 import { startAll } from '../helpers/start-all.js';
 
@@ -61,6 +61,7 @@ describe('web UI: recent and details', { skip }, () => {
       await plan.getByText(/Changed/).waitFor();
       await list.getByRole('listitem').filter({ hasText: 'new-name.txt' }).getByText(/Moved/).waitFor();
       await list.getByRole('listitem').filter({ hasText: 'report.txt' }).getByText('My files / Work').waitFor();
+      await screenshot(page, 'recent');
       await list.getByRole('link', { name: 'report.txt' }).click();
       await page.waitForURL(/\/browse\/Work\//);
       await row(page, 'report.txt').and(page.locator('[aria-selected="true"]')).waitFor();
@@ -95,6 +96,7 @@ describe('web UI: recent and details', { skip }, () => {
       await changes.getByRole('listitem').nth(1).waitFor();
       assert.deepEqual((await changes.getByRole('listitem').allInnerTexts()).map((t) => t.split(' · ')[0]), ['Changed', 'Added']);
       assert.match((await dialog.locator('time').first().getAttribute('datetime')) ?? '', /^\d{4}-\d\d-\d\dT/);
+      await screenshot(page, 'details');
       assert.deepEqual(consoleErrors, []);
       assert.deepEqual(errors, []);
     } finally {

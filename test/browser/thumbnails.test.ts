@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { jpeg, jpegOrientation6, BLUE, RED } from '../helpers/images.js';
-import { launchBrowser, missingBrowser, newPage, row, screenshot, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { garbage, missingMediaTools, pdf, video } from '../helpers/media.js';
+import { launchBrowser, missingBrowser, newPage, openFolder, row, screenshot, seed, signIn, startServer, type ServerProcess } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
+const noMediaTools = await missingMediaTools();
 
-/** Runs in the page (serialized by Playwright, so self-contained): the image is loaded with that natural width. */
-const widthIs = ([selector, want]: [string, number]): boolean => {
-  const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document.querySelector(selector);
-  return !!img && img.complete && img.naturalWidth === want;
+/** Runs in the page (serialized by Playwright, so self-contained): the image is loaded with that natural width (and height). */
+const sizeIs = ([selector, width, height]: [string, number, number | undefined]): boolean => {
+  const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number; naturalHeight: number } | null } }).document.querySelector(selector);
+  return !!img && img.complete && img.naturalWidth === width && (height === undefined || img.naturalHeight === height);
 };
 
 describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
@@ -19,7 +21,7 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
-  const loaded = (selector: string, width: number) => page.waitForFunction(widthIs, [selector, width] as [string, number]);
+  const loaded = (selector: string, width: number, height?: number) => page.waitForFunction(sizeIs, [selector, width, height] as [string, number, number | undefined]);
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
@@ -28,6 +30,7 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
       'Photos/b-rotated.jpg': await jpegOrientation6(),
       'Photos/c-tall.jpg': await jpeg(300, 600, BLUE),
       'Photos/notes.txt': 'not a picture',
+      ...(noMediaTools ? {} : { 'Media/report.pdf': pdf(200, 100), 'Media/clip.mp4': await video(320, 240), 'Media/broken.pdf': garbage(4000) }),
     });
     ({ context, page, errors } = await newPage(browser));
     await signIn(page, server, '/browse/Photos/');
@@ -87,6 +90,29 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
     await page.getByRole('button', { name: 'Grid view' }).click();
     await page.locator('.file-grid').waitFor();
     assert.equal(await page.evaluate("localStorage.getItem('file-cloud.view')"), 'list');
+    assert.deepEqual(errors, []);
+  });
+
+  test("list rows show a PDF's first page and a video's frame at 64 px", { skip: noMediaTools }, async () => {
+    await openFolder(page, `${server.url}/browse/Media/`);
+    await loaded('.file-grid [data-name="report.pdf"] .thumb img', 64, 32);
+    await loaded('.file-grid [data-name="clip.mp4"] .thumb img', 64, 48);
+  });
+
+  test('the grid shows them at 256 px; a PDF the server cannot draw keeps its icon', { skip: noMediaTools }, async () => {
+    const refused = page.waitForResponse((r) => r.url().includes('/broken.pdf?thumbnail=256'));
+    await page.getByRole('button', { name: 'Grid view' }).click();
+    await page.locator('.tile-view').waitFor();
+    assert.equal((await refused).status(), 404);
+    await loaded('.tile[data-name="report.pdf"] .thumb img', 256, 128);
+    await loaded('.tile[data-name="clip.mp4"] .thumb img', 256, 192);
+    const broken = page.locator('.tile[data-name="broken.pdf"] .thumb');
+    await broken.locator('svg').waitFor();
+    assert.equal(await broken.locator('img').count(), 0);
+    await screenshot(page, 'grid-media');
+    await page.getByRole('button', { name: 'Grid view' }).click();
+    await page.locator('.file-grid').waitFor();
+    assert.equal(await row(page, 'broken.pdf').locator('.thumb img').count(), 0);
     assert.deepEqual(errors, []);
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PHONE, launchBrowser, missingBrowser, newPage, openFolder, pickFiles, row, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, openFolder, pickFiles, row, screenshot, seed, signIn, startServer, type ServerProcess } from './browser.js';
 import { bearer, login } from '../helpers/client.js';
 import { startAll } from '../helpers/start-all.js';
 
@@ -71,6 +71,7 @@ describe('web UI: upload into a taken name', { skip }, () => {
     await ask().getByText('“a.txt” is already in “All”.').waitFor();
     await ask().getByText('Replace keeps the current file as a version.').waitFor();
     await ask().getByRole('checkbox', { name: 'Do the same for the other taken name (1)' }).check();
+    await screenshot(page, 'upload-conflict');
     await ask().getByRole('button', { name: 'Replace', exact: true }).click();
     await ask().waitFor({ state: 'detached' });
     await panel().getByText('3 uploads complete').waitFor({ timeout: 20_000 });

@@ -4,8 +4,13 @@ import type { ApiClient } from './client';
 /** The edge lengths the server draws (docs/api.md, `?thumbnail=`). */
 export type ThumbSize = 64 | 256 | 1024;
 
-// The names the server draws (src/thumbnails/sizes.ts); anything else is not asked for.
-const DRAWN = new Set(['jpg', 'jpeg', 'jpe', 'jfif', 'png', 'apng', 'gif', 'webp', 'avif', 'tif', 'tiff', 'svg']);
+// The names the server draws (src/thumbnails/sizes.ts): images, a PDF's first page, a video's frame;
+// anything else is not asked for.
+const DRAWN = new Set([
+  ...['jpg', 'jpeg', 'jpe', 'jfif', 'png', 'apng', 'gif', 'webp', 'avif', 'tif', 'tiff', 'svg'],
+  'pdf',
+  ...['mp4', 'm4v', 'mov', '3gp', 'webm', 'mkv', 'ogv', 'avi', 'mpg', 'mpeg', 'wmv', 'flv'],
+]);
 
 export function hasThumbnail(name: string): boolean {
   const dot = name.lastIndexOf('.');

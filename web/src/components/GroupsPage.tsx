@@ -124,7 +124,7 @@ function GroupItem({ api, group, unknown, onChanged, onRemove }: { api: AdminGro
   };
   const errorId = `group-error-${group.name}`;
   return (
-    <li className="item group-item" data-name={group.name}>
+    <li className="list-item group-item" data-name={group.name}>
       <span className="avatar avatar-large" aria-hidden="true">
         <Icon name="users" size={22} />
       </span>
