@@ -205,8 +205,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Failed grant creations count in the login throttle, per caller (lifted by --dev like sign-ins).
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock, limiter: throttle, onError: (err) => app.log.warn({ err }, 'giving back a grant creation\'s place in the throttle failed') });
   // The one door: every front end's file operations, with `decide` asked for every key they take.
-  const operations = createOperations({ files, grants, versions });
-  app.decorate('operations', { layer: operations, deps: { files, grants, versions } });
+  // The WebDAV service is built below (it asks this layer's `may`): the layer reaches it through a getter.
+  const opsDeps = { files, grants, versions, dav: () => dav };
+  const operations = createOperations(opsDeps);
+  app.decorate('operations', { layer: operations, deps: opsDeps });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, operations, versions });
   const usage = accountUsage(storageUsage);
@@ -350,7 +352,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // WebDAV's rules over the tree, for /dav/ and the SFTP front end alike.
   const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, operations, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
   const sshKeys = createSshKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an SSH key\'s last use failed') });
-  await installSftp(app, config, { store: deps.store, files, dav, grants, operations, basic: passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
+  await installSftp(app, config, { store: deps.store, operations, basic: passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
 
   // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.
   const basePath = config.basePath;

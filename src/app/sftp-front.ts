@@ -4,9 +4,6 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/options.js';
 import type { BasicAuthenticator } from '../dav/basic-auth.js';
-import type { DavService } from '../services/dav.js';
-import type { FilesService } from '../services/files.js';
-import type { GrantService } from '../services/grants.js';
 import type { SshKeyService } from '../services/ssh-keys.js';
 import type { AuditEvent } from '../services/audit.js';
 import type { Clock } from '../lib/clock.js';
@@ -28,7 +25,7 @@ declare module 'fastify' {
 export async function installSftp(
   app: FastifyInstance,
   config: Config,
-  deps: { store: MetadataStore; files: FilesService; dav: DavService; grants: GrantService; operations: Operations; basic: BasicAuthenticator; sshKeys: SshKeyService; throttle: RateLimiter | undefined; clock: Clock; audit: (e: AuditEvent) => void },
+  deps: { store: MetadataStore; operations: Operations; basic: BasicAuthenticator; sshKeys: SshKeyService; throttle: RateLimiter | undefined; clock: Clock; audit: (e: AuditEvent) => void },
 ): Promise<void> {
   let address: AddressInfo | undefined;
   app.decorate('sftpAddress', () => address);
@@ -39,7 +36,7 @@ export async function installSftp(
   const server = createSftpServer({
     hostKey,
     signIn: createSftpSignIn({ basic: deps.basic, sshKeys: deps.sshKeys, throttle: deps.throttle, clock: deps.clock, audit: deps.audit }),
-    services: { files: deps.files, dav: deps.dav, grants: deps.grants, operations: deps.operations, stagingDir: join(resolve(config.dataDir), 'tmp'), onFault: (err) => app.log.error({ err }, 'an SFTP request failed') },
+    services: { operations: deps.operations, stagingDir: join(resolve(config.dataDir), 'tmp'), onFault: (err) => app.log.error({ err }, 'an SFTP request failed') },
     onError: (err) => app.log.warn({ err }, 'SFTP connection error'),
   });
   app.addHook('onReady', async () => {

@@ -2,16 +2,20 @@ import type { Readable } from 'node:stream';
 import { decide as decideAccess, type AccessRule, type GrantAccess } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal } from '../domain/principal.js';
-import type { StorageKey } from '../domain/storage-path.js';
-import type { Entry } from '../storage/backend.js';
+import { keyParent, type StorageKey } from '../domain/storage-path.js';
+import type { ByteRange, Entry, Opened } from '../storage/backend.js';
 import type { WritePreconditions } from '../lib/conditional.js';
 import type { FilesService, UploadPart, WriteFileOptions } from './files.js';
+import type { DavConditions, DavService } from './dav.js';
 import type { GrantService } from './grants.js';
 import type { VersionService } from './versions.js';
 
 export type Operations = ReturnType<typeof createOperations>;
 /** The file operations of one principal: what every front end calls (see `createOperations`). */
 export type PrincipalOperations = ReturnType<Operations['as']>;
+
+/** A write with no WebDAV `If` header and no lock token: a lock in the way refuses it (423). */
+const NO_LOCK_TOKENS: DavConditions = { header: undefined, tokens: new Set(), resources: new Map() };
 
 /** The rule a key named anywhere but the URL is asked under: a signed-in account, through a grant where one reaches it. */
 const ACCOUNT: AccessRule = { who: 'user' };
@@ -35,12 +39,27 @@ export type MayOptions = {
  */
 export function createOperations(deps: {
   files: FilesService;
-  grants: Pick<GrantService, 'access'>;
+  grants: Pick<GrantService, 'access' | 'sharedItems'>;
   versions: Pick<VersionService, 'read'>;
+  /**
+   * The WebDAV service, for the writes WebDAV locks bind (`withLocks`); a getter, as that service
+   * asks this layer's `may` itself and is built after it.
+   */
+  dav?: () => Pick<DavService, 'put' | 'delete' | 'mkcol' | 'copyOrMove'>;
   decide?: typeof decideAccess;
 }) {
   const { files } = deps;
   const decide = deps.decide ?? decideAccess;
+  const davOf = () => {
+    const dav = deps.dav?.();
+    if (!dav) throw new Error('The operation layer was built without the WebDAV service its lock-bound writes need.');
+    return dav;
+  };
+  const entryOrUndefined = (key: StorageKey): Promise<Entry | undefined> =>
+    files.stat(key).catch((e: unknown) => {
+      if (e instanceof AppError && e.code === 'not_found') return undefined;
+      throw e;
+    });
 
   /** May `principal` do `method` on `key`? The grant it goes through, if any; else the refusal, thrown. */
   async function may(principal: Principal, key: StorageKey, method: string, opts: MayOptions = {}): Promise<GrantAccess | undefined> {
@@ -71,6 +90,61 @@ export function createOperations(deps: {
         stat: on('GET', (key) => files.stat(key)),
         statOrThrow: on('GET', (key) => files.statOrThrow(key)),
         listSorted: on('GET', (key) => files.listSorted(key)),
+        /** A file's bytes (a range of them), as a stream with its entry. */
+        async read(key: StorageKey, range?: ByteRange): Promise<Opened> {
+          await ask(key, 'GET');
+          return files.read(key, range);
+        },
+
+        /** The items others share with the principal (what `Shared with me` lists), each with its root key. */
+        sharedWithMe: () => deps.grants.sharedItems(principal),
+
+        /**
+         * Before a client starts a write it sends in parts (an SFTP handle): `decide` is asked for
+         * the write now, not at its end; what is at the key, and whether its parent is a folder.
+         */
+        async lookBeforeWrite(key: StorageKey): Promise<{ existing: Entry | undefined; parentIsFolder: boolean }> {
+          await ask(key, 'PUT');
+          const existing = await entryOrUndefined(key);
+          if (existing) return { existing, parentIsFolder: true };
+          const parent = await entryOrUndefined(keyParent(key));
+          return { existing, parentIsFolder: parent !== undefined && !parent.isFile };
+        },
+
+        /**
+         * The writes of WebDAV, for a front end that holds no lock token (SFTP): a WebDAV lock on
+         * the key (or a folder above it) refuses them, and they keep WebDAV's dead properties in
+         * step (a deleted or moved item's go with it).
+         */
+        withLocks: {
+          async put(key: StorageKey, body: Readable, declaredSize: number | undefined): Promise<void> {
+            await ask(key, 'PUT');
+            await davOf().put(key, body, { cond: NO_LOCK_TOKENS, principal, declaredSize });
+          },
+          async delete(key: StorageKey): Promise<void> {
+            await ask(key, 'DELETE');
+            await davOf().delete(key, NO_LOCK_TOKENS, principal);
+          },
+          /** One new folder whose parent exists; something at the key refuses it (already_exists). */
+          async mkdir(key: StorageKey): Promise<void> {
+            await ask(key, 'MKCOL');
+            await davOf()
+              .mkcol(key, NO_LOCK_TOKENS, principal)
+              .catch((e: unknown) => {
+                throw e instanceof AppError && e.code === 'method_not_allowed' ? new AppError('already_exists', 'Something already exists at this path.') : e;
+              });
+          },
+          /** A whole tree to a new name; `overwrite` false: something at the new name refuses it (already_exists). */
+          async move(from: StorageKey, to: StorageKey, overwrite: boolean): Promise<void> {
+            await ask(from, 'MOVE');
+            await ask(to, 'MOVE');
+            await davOf()
+              .copyOrMove(from, to, { depth: 'infinity', overwrite, move: true, cond: NO_LOCK_TOKENS, principal })
+              .catch((e: unknown) => {
+                throw e instanceof AppError && e.code === 'precondition_failed' ? new AppError('already_exists', 'Something exists at the new name; remove it first.') : e;
+              });
+          },
+        },
 
         async writeFile(key: StorageKey, body: Readable, opts: Omit<WriteFileOptions, 'writer'> = {}): Promise<Entry> {
           await ask(key, 'PUT');

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import ssh2, { type Connection, type Session, type SFTPWrapper } from 'ssh2';
 import type { Principal } from '../domain/principal.js';
+import { announceExtensions } from './extensions.js';
 import { serveSftp, type SftpServices } from './session.js';
 import type { createSftpSignIn } from './sign-in.js';
 
@@ -16,6 +17,9 @@ export const SFTP_ALGORITHMS = {
   hmac: ['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com'],
   compress: ['none'],
 } as const;
+
+/** The extensions the sessions answer (session.ts), named in the VERSION answer so clients use them. */
+const EXTENSIONS = { 'posix-rename@openssh.com': '1' } as const;
 
 /** A silent client is asked every 15 s and dropped after 4 unanswered asks (its staged writes go with it). */
 const KEEPALIVE_MS = 15_000;
@@ -74,6 +78,7 @@ export function createSftpServer(deps: {
         session.on('sftp', (acceptSftp) => {
           if (!principal) return;
           const sftp = acceptSftp();
+          announceExtensions(sftp, EXTENSIONS);
           const served = serveSftp(sftp, principal, deps.services);
           sessions.push(served);
           sftp.on('end', () => endSubsystem(sftp));

@@ -2,12 +2,8 @@ import { open } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { isRoot, keyId, keyParent, type StorageKey } from '../domain/storage-path.js';
-import type { DavConditions, DavService } from '../services/dav.js';
-import type { FilesService } from '../services/files.js';
-import type { GrantService } from '../services/grants.js';
+import { isRoot, keyId, type StorageKey } from '../domain/storage-path.js';
 import type { Operations } from '../services/operations.js';
-import type { Entry } from '../storage/backend.js';
 import { StagedWrite, StreamedRead } from './handles.js';
 import { keyBelow, SHARED_WITH_ME, sftpPath, sftpPlace, sftpSegments } from './paths.js';
 import { attrsOf, longname, STATUS, statusOf, type SftpAttrs } from './replies.js';
@@ -25,15 +21,9 @@ export const READDIR_PAGE = 256;
 const MAX_READ = 256 * 1024;
 /** Handles one SFTP session may hold open at once. */
 const MAX_HANDLES = 256;
-/** SFTP asks no WebDAV conditions: locks still bind (a locked file refuses the write), no If header. */
-const NO_CONDITIONS: DavConditions = { header: undefined, tokens: new Set(), resources: new Map() };
-
 export type SftpServices = {
-  readonly files: FilesService;
-  readonly dav: DavService;
-  readonly grants: Pick<GrantService, 'sharedItems'>;
-  /** The one door (src/services/operations.ts): `may` asks `decide` for a key, with the grant that reaches it. */
-  readonly operations: Pick<Operations, 'may'>;
+  /** The one door (src/services/operations.ts): every request is a call on `operations.as(principal)`. */
+  readonly operations: Pick<Operations, 'as'>;
   /** Where writes are staged until their handle closes (data/tmp). */
   readonly stagingDir: string;
   readonly onFault: (err: unknown) => void;
@@ -46,13 +36,13 @@ type Handle = StagedWrite | StreamedRead | Dir;
 type Target = { readonly kind: 'key'; readonly key: StorageKey } | { readonly kind: 'shared-top' };
 
 /**
- * One SFTP session of a signed-in principal: SFTP requests translated into calls on the services
- * WebDAV uses (files, dav, grants). It owns no rule: every key a request names is put to the
- * operation layer's `may` (the one `decide`, with the grant that reaches it) before any
- * service touches it, and the services then apply quotas, locks, versions and the change feed.
+ * One SFTP session of a signed-in principal: SFTP requests translated into calls on the operation
+ * layer (`operations.as(principal)`), which asks `decide` for every key with the grant that reaches
+ * it; the services behind it apply quotas, WebDAV locks, versions and the change feed. It owns no
+ * rule: what it keeps is SFTP's own (handles, staged writes, listing pages, the order of requests).
  */
 export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpServices): { close(): Promise<void> } {
-  const { files, dav, grants, operations } = deps;
+  const ops = deps.operations.as(principal);
   const handles = new Map<string, Handle>();
   /**
    * Files this session has open for writing, by key: to their writer they exist from the open on
@@ -66,24 +56,17 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     const place = sftpPlace(principal.username, raw);
     if (place.kind === 'own') return { kind: 'key', key: place.key };
     if (place.kind === 'shared-top') return { kind: 'shared-top' };
-    const item = (await grants.sharedItems(principal)).find((i) => i.name === place.entry);
+    const item = (await ops.sharedWithMe()).find((i) => i.name === place.entry);
     if (!item) throw new AppError('not_found', `Nothing named "${place.entry}" is shared with you.`);
     return { kind: 'key', key: keyBelow(item.root, place.rest) };
   }
 
-  /** The key a request names, after `decide` allowed `method` on it. */
-  async function allowed(raw: string, method: string): Promise<StorageKey> {
+  /** The key of the item a request names: `Shared with me` itself is none (it lists, nothing more). */
+  async function itemKey(raw: string): Promise<StorageKey> {
     const t = await target(raw);
     if (t.kind === 'shared-top') throw new AppError('forbidden', `Nothing can be changed at /${SHARED_WITH_ME} itself.`);
-    await operations.may(principal, t.key, method);
     return t.key;
   }
-
-  const statOrUndefined = (key: StorageKey): Promise<Entry | undefined> =>
-    files.stat(key).catch((e: unknown) => {
-      if (e instanceof AppError && e.code === 'not_found') return undefined;
-      throw e;
-    });
 
   const attrs = (e: { isFile: boolean; size: number; modified: Date }): SftpAttrs => attrsOf(e, !principal.readOnly);
   const folderNow = () => attrs({ isFile: false, size: 0, modified: new Date() });
@@ -125,24 +108,21 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
 
   async function openFile(raw: string, flags: number): Promise<Buffer> {
     if (!(flags & WRITE)) {
-      const key = await allowed(raw, 'GET');
-      const entry = await files.stat(key);
+      const key = await itemKey(raw);
+      const entry = await ops.stat(key);
       if (!entry.isFile) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-      return addHandle(new StreamedRead(key, entry, async (start) => (await files.read(key, { start, end: entry.size - 1 })).stream));
+      return addHandle(new StreamedRead(key, entry, async (start) => (await ops.read(key, { start, end: entry.size - 1 })).stream));
     }
-    const key = await allowed(raw, 'PUT');
+    const key = await itemKey(raw);
     if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-    const existing = await statOrUndefined(key);
+    const { existing, parentIsFolder } = await ops.lookBeforeWrite(key);
     if (existing && !existing.isFile) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
     if (existing && flags & EXCL) throw new AppError('already_exists', 'A file exists at this path.');
     if (!existing && !(flags & CREAT)) throw new AppError('not_found', 'Nothing exists at this path.');
-    if (!existing) {
-      const parent = await statOrUndefined(keyParent(key));
-      if (!parent || parent.isFile) throw new AppError('not_found', 'The parent folder does not exist; create it first (mkdir).');
-    }
+    if (!existing && !parentIsFolder) throw new AppError('not_found', 'The parent folder does not exist; create it first (mkdir).');
     // Written at an offset into an existing file: a staged copy, so storage keeps the whole file until the close.
     const keep = existing && !(flags & TRUNC);
-    const staged = await StagedWrite.open(deps.stagingDir, key, { append: (flags & APPEND) !== 0, from: keep ? async () => (await files.read(key)).stream : undefined });
+    const staged = await StagedWrite.open(deps.stagingDir, key, { append: (flags & APPEND) !== 0, from: keep ? async () => (await ops.read(key)).stream : undefined });
     try {
       const id = addHandle(staged);
       writing.set(keyId(key), staged);
@@ -167,7 +147,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
       // that opens the staging file after it is gone and fails with no one listening.
       const body = (await open(path, 'r')).createReadStream();
       try {
-        await dav.put(w.key, body, { cond: NO_CONDITIONS, principal, declaredSize: size });
+        await ops.withLocks.put(w.key, body, size);
       } finally {
         body.destroy();
       }
@@ -175,23 +155,22 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   }
 
   async function* sharedPages() {
-    const items = await grants.sharedItems(principal);
+    const items = await ops.sharedWithMe();
     const now = new Date();
     yield items.map((i) => ({ name: i.name, entry: { isFile: i.isFile, size: 0, modified: now } }));
   }
 
   async function* keyPages(key: StorageKey) {
-    if (isRoot(key) && key.user === principal.username && (await grants.sharedItems(principal)).length > 0) {
+    if (isRoot(key) && key.user === principal.username && (await ops.sharedWithMe()).length > 0) {
       yield [{ name: SHARED_WITH_ME, entry: { isFile: false, size: 0, modified: new Date() } }];
     }
-    for await (const page of await files.listSorted(key)) yield page.map((e) => ({ name: e.name, entry: e }));
+    for await (const page of await ops.listSorted(key)) yield page.map((e) => ({ name: e.name, entry: e }));
   }
 
   async function openDir(raw: string): Promise<Buffer> {
     const t = await target(raw);
     if (t.kind === 'shared-top') return addHandle({ kind: 'dir', pages: sharedPages() });
-    await operations.may(principal, t.key, 'PROPFIND');
-    const entry = await files.stat(t.key);
+    const entry = await ops.stat(t.key);
     if (entry.isFile) throw new AppError('not_a_directory', 'A file is at this path, where a folder is needed.');
     return addHandle({ kind: 'dir', pages: keyPages(t.key)[Symbol.asyncIterator]() });
   }
@@ -217,23 +196,19 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   }
 
   async function rename(reqId: number, from: string, to: string, overwrite: boolean): Promise<void> {
-    const fromKey = await allowed(from, 'MOVE');
-    const toKey = await allowed(to, 'MOVE');
-    await dav.copyOrMove(fromKey, toKey, { depth: 'infinity', overwrite, move: true, cond: NO_CONDITIONS, principal }).catch((e: unknown) => {
-      throw e instanceof AppError && e.code === 'precondition_failed' ? new AppError('already_exists', 'Something exists at the new name; remove it first.') : e;
-    });
+    await ops.withLocks.move(await itemKey(from), await itemKey(to), overwrite);
     ok(reqId);
   }
 
   async function remove(reqId: number, raw: string, folder: boolean): Promise<void> {
-    const key = await allowed(raw, 'DELETE');
-    const entry = await files.stat(key);
+    const key = await itemKey(raw);
+    const entry = await ops.stat(key);
     if (folder !== !entry.isFile) throw new AppError(folder ? 'not_a_directory' : 'is_a_directory', folder ? 'A file is at this path; remove it with rm.' : 'A folder is at this path; remove it with rmdir.');
     if (folder) {
-      const first = await (await files.listSorted(key))[Symbol.asyncIterator]().next();
+      const first = await (await ops.listSorted(key))[Symbol.asyncIterator]().next();
       if (!first.done && first.value.length > 0) throw new AppError('forbidden', 'The folder is not empty.');
     }
-    await dav.delete(key, NO_CONDITIONS, principal);
+    await ops.withLocks.delete(key);
     ok(reqId);
   }
 
@@ -247,9 +222,8 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     run(reqId, async () => {
       const t = await target(raw);
       if (t.kind === 'shared-top') return sftp.attrs(reqId, folderNow());
-      await operations.may(principal, t.key, 'GET');
       const own = writing.get(keyId(t.key));
-      sftp.attrs(reqId, own ? attrs({ isFile: true, size: own.size, modified: new Date() }) : attrs(await files.stat(t.key)));
+      sftp.attrs(reqId, own ? attrs({ isFile: true, size: own.size, modified: new Date() }) : attrs(await ops.stat(t.key)));
     });
   sftp.on('STAT', stat);
   sftp.on('LSTAT', stat);
@@ -267,7 +241,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) =>
     onHandle(reqId, id, async (h) => {
       if (!(h instanceof StagedWrite)) throw new AppError('forbidden', 'This handle was not opened for writing.');
-      const max = files.maxUploadBytes;
+      const max = ops.maxUploadBytes;
       if (max !== undefined && Number.isFinite(max) && offset + data.length > max) throw new AppError('too_large', `The file would be larger than this server accepts (${max} bytes).`);
       await h.write(offset, data);
       ok(reqId);
@@ -296,8 +270,9 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
       if (a.size !== undefined) throw new AppError('method_not_allowed', 'A file\'s size changes only through a handle open for writing.');
       const t = await target(raw);
       if (t.kind === 'key') {
-        await operations.may(principal, t.key, 'PROPPATCH');
-        if (!writing.has(keyId(t.key))) await files.stat(t.key);
+        // Asked as the write it would be; nothing is changed (see above).
+        const { existing } = await ops.lookBeforeWrite(t.key);
+        if (!existing && !writing.has(keyId(t.key))) throw new AppError('not_found', 'Nothing exists at this path.');
       }
       ok(reqId);
     }),
@@ -319,9 +294,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   );
   sftp.on('MKDIR', (reqId: number, raw: string) =>
     run(reqId, async () => {
-      const key = await allowed(raw, 'MKCOL');
-      if (await statOrUndefined(key)) throw new AppError('already_exists', 'Something already exists at this path.');
-      await dav.mkcol(key, NO_CONDITIONS, principal);
+      await ops.withLocks.mkdir(await itemKey(raw));
       ok(reqId);
     }),
   );

@@ -1,5 +1,6 @@
 // OpenSSH's own clients against the SFTP front end (issue 52, CONTRACT "SFTP (opt-in)") on every
-// backend: `sftp` in batch mode (mkdir, put, ls, rename, get, reput, rm, rmdir), `scp` both ways,
+// backend: `sftp` in batch mode (mkdir, put, ls, rename, get, reput, rm, rmdir; rename onto an
+// existing file through posix-rename@openssh.com), `scp` both ways,
 // the change feed seeing SFTP writes, the channels other than sftp refused, and another user's
 // tree out of reach. scripts/test-services.sh installs openssh-client.
 import { after, before, describe, test } from 'node:test';
@@ -66,6 +67,20 @@ for (const [storage, skip] of BACKENDS) {
       assert.ok((await readFile(join(local, 'scp-back.bin'))).equals(data));
       const missing = await run('scp', ['-q', ...sshOptions(id, port), 'alice@127.0.0.1:/nothing-here', join(local, 'x')]);
       assert.notEqual(missing.code, 0);
+    });
+
+    test('rename onto an existing file replaces it: the server names posix-rename@openssh.com and sftp uses it', async () => {
+      await t.fs.put('old.txt', 'the old one', 'alice');
+      await t.fs.put('new.txt', 'the new one', 'alice');
+      const r = await sftpBatch(id, port, 'alice', 'rename new.txt old.txt', local);
+      assert.equal(r.code, 0, r.out);
+      assert.equal(await t.fs.text('old.txt'), 'the new one');
+      assert.equal(await t.fs.kind('new.txt'), undefined);
+      // -l asks for the plain SFTP v3 rename, which refuses a name in use.
+      await t.fs.put('new.txt', 'again', 'alice');
+      const legacy = await sftpBatch(id, port, 'alice', 'rename -l new.txt old.txt', local);
+      assert.notEqual(legacy.code, 0, legacy.out);
+      assert.equal(await t.fs.text('old.txt'), 'the new one');
     });
 
     test('the change feed sees SFTP writes as it sees any upload', async () => {

@@ -1,7 +1,8 @@
 // The rules of the other front ends over SFTP (issue 52), on every backend: the quota (an upload
 // past it is refused and nothing stays), grants under `Shared with me/` (read, write, read-only
-// refused, the shared item itself the owner's), a client killed mid-upload leaving nothing, and the
-// host key: kept across restarts on local disk, in the database with PostgreSQL.
+// refused, the shared item itself the owner's), WebDAV locks binding SFTP's writes, a client killed
+// mid-upload leaving nothing, and the host key: kept across restarts on local disk, in the database
+// with PostgreSQL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -71,6 +72,29 @@ for (const [storage, skip] of BACKENDS) {
       } finally {
         await t.store.usage.setQuota('alice', null);
       }
+    });
+
+    test('a file locked through WebDAV refuses SFTP\'s replace, remove and rename (SFTP holds no lock token) until it is unlocked', async () => {
+      await t.fs.put('locked.txt', 'kept while locked', 'alice');
+      await writeFile(join(local, 'locked.txt'), 'a replacement');
+      const basic = { authorization: `Basic ${Buffer.from('alice:alice-password').toString('base64')}` };
+      const url = `${t.url}/dav/alice/locked.txt`;
+      const lockinfo = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+      const lock = await fetch(url, { method: 'LOCK', headers: { ...basic, 'content-type': 'application/xml', timeout: 'Second-600' }, body: lockinfo });
+      assert.equal(lock.status, 200, await lock.text());
+      const token = lock.headers.get('lock-token') ?? '';
+      for (const write of ['put locked.txt locked.txt', 'rm locked.txt', 'rename locked.txt moved.txt']) {
+        const r = await sftpBatch(alice, port, 'alice', write, local);
+        assert.notEqual(r.code, 0, `${write}: ${r.out}`);
+        assert.match(r.out, /Permission denied/, write);
+      }
+      assert.equal(await t.fs.text('locked.txt'), 'kept while locked');
+      assert.equal(await t.fs.kind('moved.txt'), undefined);
+      const unlock = await fetch(url, { method: 'UNLOCK', headers: { ...basic, 'lock-token': token } });
+      assert.equal(unlock.status, 204);
+      const after = await sftpBatch(alice, port, 'alice', 'put locked.txt locked.txt', local);
+      assert.equal(after.code, 0, after.out);
+      assert.equal(await t.fs.text('locked.txt'), 'a replacement');
     });
 
     test('Shared with me: bob reads a read grant, writes into a write grant, is refused writes to the read one and the item itself', async () => {

@@ -24,6 +24,12 @@ const OPERATIONS: readonly { readonly name: string; readonly keys: readonly stri
   { name: 'stat', keys: ['alice/doc.txt'], run: (ops) => ops.stat(key('alice/doc.txt')) },
   { name: 'statOrThrow', keys: ['alice/doc.txt'], run: (ops) => ops.statOrThrow(key('alice/doc.txt')) },
   { name: 'listSorted', keys: ['alice/dir'], run: (ops) => ops.listSorted(key('alice/dir')) },
+  { name: 'read', keys: ['alice/doc.txt'], run: (ops) => ops.read(key('alice/doc.txt')) },
+  { name: 'lookBeforeWrite', keys: ['alice/dir/new.txt'], run: (ops) => ops.lookBeforeWrite(key('alice/dir/new.txt')) },
+  { name: 'withLocks.put', keys: ['alice/dir/new.txt'], run: (ops) => ops.withLocks.put(key('alice/dir/new.txt'), Readable.from([Buffer.from('new')]), 3) },
+  { name: 'withLocks.delete', keys: ['alice/doc.txt'], run: (ops) => ops.withLocks.delete(key('alice/doc.txt')) },
+  { name: 'withLocks.mkdir', keys: ['alice/fresh'], run: (ops) => ops.withLocks.mkdir(key('alice/fresh')) },
+  { name: 'withLocks.move', keys: ['alice/doc.txt', 'alice/dir/moved.txt'], run: (ops) => ops.withLocks.move(key('alice/doc.txt'), key('alice/dir/moved.txt'), false) },
   { name: 'writeFile', keys: ['alice/dir/new.txt'], run: (ops) => ops.writeFile(key('alice/dir/new.txt'), Readable.from([Buffer.from('new')])) },
   {
     name: 'writeParts',

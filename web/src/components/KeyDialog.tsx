@@ -1,5 +1,4 @@
-import { useRef, useState, type FormEvent } from 'react';
-import { messageOf } from '../api/errors';
+import { useRef, useState } from 'react';
 import type { KeysApi, NewApiKey } from '../api/keys';
 import { KEY_EXPIRY_CHOICES, keyExpiresIn, type KeyExpiry } from '../lib/account-rules';
 import { publicUrlOf, withBase } from '../lib/base';
@@ -7,6 +6,7 @@ import { copyText } from '../lib/clipboard';
 import { Dialog } from './Dialog';
 import { Icon } from './icons';
 import { FormActions } from './FormActions';
+import { useNamedForm } from './useNamedForm';
 
 /** Make an app password: a name, read-only or not, an expiry; then the key, shown this once, to copy. */
 export function KeyDialog({ api, user, onCreated, onClose }: { api: KeysApi; user: string; onCreated: () => void; onClose: () => void }) {
@@ -30,32 +30,12 @@ export function KeyDialog({ api, user, onCreated, onClose }: { api: KeysApi; use
 }
 
 function KeyForm({ api, onCreated, onClose }: { api: KeysApi; onCreated: (k: NewApiKey) => void; onClose: () => void }) {
-  const [name, setName] = useState('');
+  const { name, setName, error, busy, nameRef, submit } = useNamedForm('Give it a name, so you know later what uses it.');
   const [readOnly, setReadOnly] = useState(false);
   const [expiry, setExpiry] = useState<KeyExpiry>('never');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const nameRef = useRef<HTMLInputElement>(null);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    if (busy) return;
-    if (!name.trim()) {
-      setError('Give it a name, so you know later what uses it.');
-      return nameRef.current?.focus();
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      onCreated(await api.create({ name: name.trim(), readOnly, expiresIn: keyExpiresIn(expiry) }));
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(false);
-    }
-  }
 
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <form className="stack" onSubmit={submit(async (n) => onCreated(await api.create({ name: n, readOnly, expiresIn: keyExpiresIn(expiry) })))} noValidate>
       <label className="field">
         <span>Name</span>
         <input ref={nameRef} name="key-name" autoFocus autoComplete="off" placeholder="e.g. Laptop WebDAV, backup script" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} aria-invalid={error && !name.trim() ? true : undefined} aria-describedby="key-error" />

@@ -7,10 +7,11 @@ import { AppPasswordsSection } from './AppPasswordsSection';
 import { Banner, useBanner } from './Banner';
 import { PasswordSection } from './PasswordSection';
 import { SessionsSection } from './SessionsSection';
+import { SshKeysSection } from './SshKeysSection';
 import { TotpSection } from './TotpSection';
 import { useAccount } from './useAccount';
 
-/** The signed-in user's own account: password, sessions, app passwords, two-step verification. */
+/** The signed-in user's own account: password, sessions, app passwords, SSH keys, two-step verification. */
 export function SettingsPage({ storage }: { storage: StorageApi }) {
   const banner = useBanner('page', storage.client, 'settings');
   const { me, error, api, reload } = useAccount();
@@ -37,6 +38,7 @@ export function SettingsPage({ storage }: { storage: StorageApi }) {
           <PasswordSection api={api} user={storage.user} onChanged={() => setSessionsKey((k) => k + 1)} />
           <TotpSection api={api} me={me} error={error} onChange={reload} />
           <AppPasswordsSection client={storage.client} user={storage.user} />
+          <SshKeysSection client={storage.client} />
           <SessionsSection api={api} reloadKey={sessionsKey} />
         </div>
       </main>
