@@ -52,6 +52,7 @@ import { adminGroupRoutes } from '../routes/admin-groups.js';
 import { createGroupService } from '../services/groups.js';
 import { createGrantService } from '../services/grants.js';
 import { createOperations, type Operations } from '../services/operations.js';
+import type { decide } from '../domain/access.js';
 import { grantRoutes } from '../routes/grants.js';
 import { createSharedWithMe } from '../routes/dav-shared.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
@@ -132,6 +133,7 @@ export type AppDeps = {
   readonly deployment?: string | undefined;
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
+  readonly decide?: typeof decide;
 };
 
 /**
@@ -205,8 +207,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Failed grant creations count in the login throttle, per caller (lifted by --dev like sign-ins).
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock, limiter: throttle, onError: (err) => app.log.warn({ err }, 'giving back a grant creation\'s place in the throttle failed') });
   // The one door: every front end's file operations, with `decide` asked for every key they take.
-  const operations = createOperations({ files, grants, versions });
-  app.decorate('operations', { layer: operations, deps: { files, grants, versions } });
+  const thumbnails = createThumbnailService({
+    backend: deps.backend,
+    options: {
+      ...DEFAULT_THUMBNAIL_LIMITS,
+      // Per node, whatever the storage: docs/storage.md ("Thumbnails").
+      cacheDir: join(resolve(config.dataDir), 'cache', 'thumbnails'),
+      namespace: config.storage.kind === 'file' ? 'file' : `s3:${config.storage.endpoint ?? ''}/${config.storage.bucket}/${config.storage.prefix}`,
+      concurrency: availableParallelism(),
+    },
+  });
+  const layerDeps = { files, grants, versions, thumbnails, zips };
+  const operations = createOperations({ ...layerDeps, decide: deps.decide });
+  app.decorate('operations', { layer: operations, deps: layerDeps });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, operations, versions });
   const usage = accountUsage(storageUsage);
@@ -223,16 +236,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
   });
 
-  const thumbnails = createThumbnailService({
-    backend: deps.backend,
-    options: {
-      ...DEFAULT_THUMBNAIL_LIMITS,
-      // Per node, whatever the storage: docs/storage.md ("Thumbnails").
-      cacheDir: join(resolve(config.dataDir), 'cache', 'thumbnails'),
-      namespace: config.storage.kind === 'file' ? 'file' : `s3:${config.storage.endpoint ?? ''}/${config.storage.bucket}/${config.storage.prefix}`,
-      concurrency: availableParallelism(),
-    },
-  });
 
   const changeSignal = createChangeSignal({
     latest: () => deps.store.changes.latest(),

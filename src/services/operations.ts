@@ -1,13 +1,16 @@
 import type { Readable } from 'node:stream';
-import { decide as decideAccess, type AccessRule, type GrantAccess } from '../domain/access.js';
+import { decide as decideAccess, SHARE_LINK, STORAGE_READ, type AccessRule, type GrantAccess } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal } from '../domain/principal.js';
-import type { StorageKey } from '../domain/storage-path.js';
-import type { Entry } from '../storage/backend.js';
+import { keyId, type StorageKey } from '../domain/storage-path.js';
+import type { ByteRange, Entry } from '../storage/backend.js';
 import type { WritePreconditions } from '../lib/conditional.js';
+import type { ThumbnailSize } from '../thumbnails/sizes.js';
 import type { FilesService, UploadPart, WriteFileOptions } from './files.js';
 import type { GrantService } from './grants.js';
+import type { ThumbnailService } from './thumbnails.js';
 import type { VersionService } from './versions.js';
+import type { ZipService } from './zip.js';
 
 export type Operations = ReturnType<typeof createOperations>;
 /** The file operations of one principal: what every front end calls (see `createOperations`). */
@@ -16,8 +19,15 @@ export type PrincipalOperations = ReturnType<Operations['as']>;
 /** The rule a key named anywhere but the URL is asked under: a signed-in account, through a grant where one reaches it. */
 const ACCOUNT: AccessRule = { who: 'user' };
 
+/**
+ * The rule a principal's keys are asked under unless the front end names another: a share link's
+ * visitor is held to the link's kind and password (an upload-only link reads nothing, a locked one
+ * nothing until unlocked), a path token to reading exactly its own path, an account to its tree and grants.
+ */
+export const ruleFor = (principal: Principal): AccessRule => (principal.kind === 'share' ? SHARE_LINK : principal.kind === 'pathToken' ? STORAGE_READ : ACCOUNT);
+
 export type MayOptions = {
-  /** The rule the front end declared for the route (default: a signed-in account). */
+  /** The rule the front end declared for the route (default: the principal's own, `ruleFor`). */
   readonly rule?: AccessRule;
   /** False: only the principal's own tree (a grant lets its recipient use an item, not share it on). */
   readonly throughGrants?: boolean;
@@ -36,16 +46,18 @@ export type MayOptions = {
 export function createOperations(deps: {
   files: FilesService;
   grants: Pick<GrantService, 'access'>;
-  versions: Pick<VersionService, 'read'>;
+  versions: Pick<VersionService, 'read' | 'list'>;
+  thumbnails: Pick<ThumbnailService, 'get'>;
+  zips: Pick<ZipService, 'plan'>;
   decide?: typeof decideAccess;
 }) {
   const { files } = deps;
   const decide = deps.decide ?? decideAccess;
 
   /** May `principal` do `method` on `key`? The grant it goes through, if any; else the refusal, thrown. */
-  async function may(principal: Principal, key: StorageKey, method: string, opts: MayOptions = {}): Promise<GrantAccess | undefined> {
-    const grant = opts.throughGrants === false ? undefined : await deps.grants.access(principal, key);
-    const denial = decide(opts.rule ?? ACCOUNT, principal, method, { kind: 'storage', key, trailingSlash: false }, grant);
+  async function may(principal: Principal, key: StorageKey, method: string, opts: MayOptions = {}, grantOf = deps.grants.access): Promise<GrantAccess | undefined> {
+    const grant = opts.throughGrants === false ? undefined : await grantOf(principal, key);
+    const denial = decide(opts.rule ?? ruleFor(principal), principal, method, { kind: 'storage', key, trailingSlash: false }, grant);
     if (denial) throw new AppError(denial.code, denial.message);
     return grant;
   }
@@ -53,9 +65,19 @@ export function createOperations(deps: {
   return {
     may,
 
+    /** The operations of one principal, for one request (or one protocol command): keep it no longer. */
     as(principal: Principal) {
       const writer = writerOf(principal);
-      const ask = (key: StorageKey, method: string, opts?: MayOptions) => may(principal, key, method, opts);
+      // A read asks for its key at each step (stat, digest, open); the grant that reaches a key is
+      // looked up once for these operations, which live as long as the request they serve.
+      const grantsSeen = new Map<string, Promise<GrantAccess | undefined>>();
+      const grantOf = (p: Principal | undefined, key: StorageKey) => {
+        const id = keyId(key);
+        let found = grantsSeen.get(id);
+        if (!found) grantsSeen.set(id, (found = deps.grants.access(p, key)));
+        return found;
+      };
+      const ask = (key: StorageKey, method: string, opts?: MayOptions) => may(principal, key, method, opts, grantOf);
       /** An operation on one key: `decide` is asked for it with `method`, then the files service acts. */
       const on =
         <R>(method: string, run: (key: StorageKey) => Promise<R>) =>
@@ -71,6 +93,39 @@ export function createOperations(deps: {
         stat: on('GET', (key) => files.stat(key)),
         statOrThrow: on('GET', (key) => files.statOrThrow(key)),
         listSorted: on('GET', (key) => files.listSorted(key)),
+
+        // Reads, for every front end that answers with a file's bytes, a listing, a thumbnail or a zip.
+        /** The file's bytes (`range` of them), its entry with the SHA-256 when known. */
+        async read(key: StorageKey, range?: ByteRange) {
+          await ask(key, 'GET');
+          return files.read(key, range);
+        },
+        /** "Read a file or learn it is a folder": the file opened whole, or undefined for a folder. */
+        readIfFile: on('GET', (key) => files.readIfFile(key)),
+        async withDigest<T extends Entry>(key: StorageKey, entry: T): Promise<T> {
+          await ask(key, 'GET');
+          return files.withDigest(key, entry);
+        },
+        folderEtag: on('GET', (key) => files.folderEtag(key)),
+        /** The index's ids and hashes of a listed folder's members: asked as that folder (`dir`), which the listing read. */
+        async identities(dir: StorageKey, paths: readonly string[]) {
+          await ask(dir, 'GET');
+          return files.identities(dir.user, paths);
+        },
+        async thumbnail(key: StorageKey, entry: Entry, size: ThumbnailSize) {
+          await ask(key, 'GET');
+          return deps.thumbnails.get(key, entry, size);
+        },
+        /** A folder's zip: asked for the folder, which holds every file the zip reads. */
+        async zip(folder: StorageKey, opts: Parameters<ZipService['plan']>[1]) {
+          await ask(folder, 'GET');
+          return deps.zips.plan(folder, opts);
+        },
+        versions: on('GET', (key) => deps.versions.list(key)),
+        async readVersion(key: StorageKey, id: string) {
+          await ask(key, 'GET');
+          return deps.versions.read(key, id);
+        },
 
         async writeFile(key: StorageKey, body: Readable, opts: Omit<WriteFileOptions, 'writer'> = {}): Promise<Entry> {
           await ask(key, 'PUT');
