@@ -52,6 +52,7 @@ import { adminGroupRoutes } from '../routes/admin-groups.js';
 import { createGroupService } from '../services/groups.js';
 import { createGrantService } from '../services/grants.js';
 import { createOperations, type Operations } from '../services/operations.js';
+import type { decide } from '../domain/access.js';
 import { grantRoutes } from '../routes/grants.js';
 import { createSharedWithMe } from '../routes/dav-shared.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
@@ -132,6 +133,11 @@ export type AppDeps = {
   readonly deployment?: string | undefined;
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
+  /**
+   * The operation layer's `decide` (default: src/domain/access.ts's). The one-door test gives a spy
+   * that refuses every key, to see each front end ask the layer beyond the auth hook's check.
+   */
+  readonly decide?: typeof decide;
 };
 
 /**
@@ -204,11 +210,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const zips = createZipService({ backend: deps.backend, crcs: deps.store.zipCrcs, clock });
   // Failed grant creations count in the login throttle, per caller (lifted by --dev like sign-ins).
   const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock, limiter: throttle, onError: (err) => app.log.warn({ err }, 'giving back a grant creation\'s place in the throttle failed') });
+  const thumbnails = createThumbnailService({
+    backend: deps.backend,
+    options: {
+      ...DEFAULT_THUMBNAIL_LIMITS,
+      // Per node, whatever the storage: docs/storage.md ("Thumbnails").
+      cacheDir: join(resolve(config.dataDir), 'cache', 'thumbnails'),
+      namespace: config.storage.kind === 'file' ? 'file' : `s3:${config.storage.endpoint ?? ''}/${config.storage.bucket}/${config.storage.prefix}`,
+      concurrency: availableParallelism(),
+      stagingDir: join(resolve(config.dataDir), 'tmp'),
+    },
+    onToolMissing: (tool) => app.log.warn({ tool }, `${tool} is not installed: PDFs or videos get no thumbnail on this node (docs/operations.md)`),
+  });
   // The one door: every front end's file operations, with `decide` asked for every key they take.
   // The WebDAV service is built below (it asks this layer's `may`): the layer reaches it through a getter.
-  const opsDeps = { files, grants, versions, dav: () => dav };
-  const operations = createOperations(opsDeps);
-  app.decorate('operations', { layer: operations, deps: opsDeps });
+  const layerDeps = { files, grants, versions, thumbnails, zips, dav: () => dav };
+  const operations = createOperations({ ...layerDeps, decide: deps.decide });
+  app.decorate('operations', { layer: operations, deps: layerDeps });
   const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
   const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, operations, versions });
   const usage = accountUsage(storageUsage);
@@ -223,19 +241,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     secret: deps.secret,
     basePath: config.basePath,
     onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
-  });
-
-  const thumbnails = createThumbnailService({
-    backend: deps.backend,
-    options: {
-      ...DEFAULT_THUMBNAIL_LIMITS,
-      // Per node, whatever the storage: docs/storage.md ("Thumbnails").
-      cacheDir: join(resolve(config.dataDir), 'cache', 'thumbnails'),
-      namespace: config.storage.kind === 'file' ? 'file' : `s3:${config.storage.endpoint ?? ''}/${config.storage.bucket}/${config.storage.prefix}`,
-      concurrency: availableParallelism(),
-      stagingDir: join(resolve(config.dataDir), 'tmp'),
-    },
-    onToolMissing: (tool) => app.log.warn({ tool }, `${tool} is not installed: PDFs or videos get no thumbnail on this node (docs/operations.md)`),
   });
 
   const changeSignal = createChangeSignal({
@@ -335,7 +340,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Features that must see every request in Fastify turn the fast path off; metrics count its answers (docs/performance.md).
   const fastReadOff = config.corsOrigin.length > 0 || config.otlpEndpoint !== '';
   const onAnswer = metrics && ((req: IncomingMessage, route: string, status: number, seconds: number) => metrics.count({ method: req.method ?? '', route, status, seconds, socket: req.socket }));
-  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, files, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer });
+  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, operations, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer });
   // The first onSend hook: the answer has begun, so the deadline is off (the hooks after it may wait
   // for a service). A change is counted in usage before its answer goes out, so the client's next
   // GET /api/usage (on any node) sees it; free when nothing is pending.
@@ -371,9 +376,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, zips, basePath, thumbnails, operations, versions }));
+      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, basePath, operations }));
       const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags });
-      await base.register(async (scope) => davRoutes(scope, { dav, files, basePath, operations, sync, shared: createSharedWithMe({ grants, basePath }) }));
+      await base.register(async (scope) => davRoutes(scope, { dav, basePath, operations, sync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
@@ -385,7 +390,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await base.register(async (scope) => adminAuditRoutes(scope, { audit }));
       await base.register(async (scope) => adminWebhookRoutes(scope, { webhooks }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
-      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, zips, basePath, thumbnails }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, operations, basePath }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await base.register(async (scope) => trashRoutes(scope, { trash }));
       await base.register(async (scope) => changeRoutes(scope, { changes, streams: changeStreams }));

@@ -8,7 +8,7 @@ import { fileHeaderFields } from '../http/file-headers.js';
 import { EVERY_ANSWER_HEADERS, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { splitShareUrl } from '../http/url.js';
 import { decodeSharePath } from '../services/shares.js';
-import type { FilesService } from '../services/files.js';
+import type { Operations } from '../services/operations.js';
 import type { Entry, Opened } from '../storage/backend.js';
 import { authorize, headerCount, type AuthDeps } from './auth-plugin.js';
 import { remember, rememberVisit } from './handed-on.js';
@@ -53,7 +53,8 @@ const MAX_PARAM_LENGTH = 8192;
 export function createFastRead(deps: {
   readonly basePath: string;
   readonly auth: AuthDeps;
-  readonly files: FilesService;
+  /** The one door: the file is read as the principal `authorize` found, as Fastify's route reads it. */
+  readonly operations: Pick<Operations, 'as'>;
   readonly accessLog: { info(fields: object, message: string): void };
   readonly nextRequestId: () => string;
   /** Called for every answer given here with its route pattern (metrics count them as Fastify's hook does for the others). */
@@ -66,7 +67,7 @@ export function createFastRead(deps: {
   if (SHARE_LINK.throttle?.some((t) => t !== 'visitor')) throw new Error('the share link rule has a throttle the fast read path cannot apply');
   const storagePrefix = `${deps.basePath}/storage/`;
   const sharePrefix = `${deps.basePath}/share/`;
-  const { files, accessLog } = deps;
+  const { operations, accessLog } = deps;
   const { shares } = deps.auth;
 
   const addressOf = (req: IncomingMessage): string => {
@@ -122,12 +123,13 @@ export function createFastRead(deps: {
     return async () => {
       const { principal, denial } = await authorize(credentials, STORAGE_READ, resource, deps.auth);
       if (!principal || denial) return false;
+      const ops = operations.as(principal);
       let opened: Opened | undefined;
       let entry: Entry | undefined;
       try {
         // A HEAD's entry takes the index's hash of these bytes (Repr-Digest), as a GET's open does.
-        if (method === 'HEAD') entry = await files.withDigest(resource.key, await files.stat(resource.key));
-        else entry = (opened = await files.readIfFile(resource.key))?.entry;
+        if (method === 'HEAD') entry = await ops.withDigest(resource.key, await ops.stat(resource.key));
+        else entry = (opened = await ops.readIfFile(resource.key))?.entry;
       } catch (error) {
         remember(req, { error });
         return false;
@@ -160,10 +162,11 @@ export function createFastRead(deps: {
       const sub = decodeSharePath(resource.rest);
       // A trailing slash addresses a folder; a file share's own address may carry one.
       if (sub.trailingSlash && sub.segments.length > 0) return false;
+      const ops = operations.as(principal);
       if (method === 'GET') {
         // Opened at once, as the storage route's plain GET: one lookup instead of a stat and an open.
         const key = shares.fileKey(principal.share, sub.segments);
-        const opened = key && (await files.readIfFile(key));
+        const opened = key && (await ops.readIfFile(key));
         if (!opened) return false;
         shares.countWhole(principal.share);
         send(req, res, '/share/*', opened.entry, opened, SHARE_HEADERS, started);
@@ -174,7 +177,7 @@ export function createFastRead(deps: {
         remember(req, { share: place });
         return false;
       }
-      send(req, res, '/share/*', await files.withDigest(place.key, place.entry), undefined, SHARE_HEADERS, started);
+      send(req, res, '/share/*', await ops.withDigest(place.key, place.entry), undefined, SHARE_HEADERS, started);
       return true;
     };
   }

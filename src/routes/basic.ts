@@ -209,7 +209,7 @@ export async function basicRoutes(
       if (!entry.isFile) return reply.redirect(`${root}${t.rest.slice('file/'.length)}/`, 302);
       // The storage sandbox: a downloaded HTML file opened in place still runs no script in our origin.
       reply.header('content-security-policy', 'sandbox; default-src \'none\'');
-      return serveFile(request, reply, files, t.key, entry, { download: true, withBody: request.method !== 'HEAD' });
+      return serveFile(request, reply, ops, t.key, entry, { download: true, withBody: request.method !== 'HEAD' });
     }
     if (entry.isFile) return reply.redirect(`${root}file/${t.rest.replace(/\/$/, '')}`, 302);
     const viewer = viewerOf(user);

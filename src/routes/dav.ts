@@ -4,7 +4,6 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { isRoot, keyName, type StorageKey } from '../domain/storage-path.js';
 import type { Entry } from '../storage/backend.js';
-import type { FilesService } from '../services/files.js';
 import type { DavConditions, DavService } from '../services/dav.js';
 import { davConditions, destinationKey } from '../dav/conditions.js';
 import type { DavLock } from '../store/types.js';
@@ -46,10 +45,8 @@ export type DavDeps = {
   readonly dav: DavService;
   /** `/dav/Shared with me/…`: the items shared with the caller (issue 29). */
   readonly shared: SharedWithMe;
-  /** What a place in `Shared with me` allows: the operation layer's `decide`, with the grant, as at `/dav/<owner>/…`. */
-  readonly operations: Pick<Operations, 'may'>;
-  /** For GET and HEAD answers, which are the storage API's (serveFile, sendListing). */
-  readonly files: FilesService;
+  /** The one door: GET and HEAD answers (the storage API's serveFile, sendListing) read as the caller, and a place in `Shared with me` is asked of `decide` with its grant, as at `/dav/<owner>/…`. */
+  readonly operations: Pick<Operations, 'may' | 'as'>;
   readonly basePath: string;
   /** REPORT sync-collection (RFC 6578) over the change feed. */
   readonly sync: DavSync;
@@ -62,7 +59,7 @@ export type DavDeps = {
  * locks, dead properties, COPY and MOVE) out as multistatus XML.
  */
 export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<void> {
-  const { dav, files, basePath, shared } = deps;
+  const { dav, basePath, shared } = deps;
   const ownHrefs: Hrefs = (key, isCollection) => hrefFor(basePath, key, isCollection);
 
   // Bodies are users' bytes (PUT) or XML this module reads itself with its own limits.
@@ -171,18 +168,21 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
   }
 
   async function get(request: FastifyRequest, reply: FastifyReply, target: Extract<DavTarget, { kind: 'entry' }>, cond: DavConditions, withBody: boolean) {
-    const entry = await dav.entryForRead(target.key, cond);
+    const ops = deps.operations.as(request.principal as Principal);
+    const entry = await dav.entryForRead(target.key, cond, ops.principal);
     if (!entry.isFile) {
       // A collection's GET is the storage API's JSON listing: one shape for both doors.
       // The owner's (or a grantee's) listing, as /storage/ gives it: with the sync fields.
-      return sendListing(reply, files, target.key, withBody, { sync: true });
+      return sendListing(reply, ops, target.key, withBody, { sync: true });
     }
     if (target.trailingSlash) throw new AppError('not_found', 'No collection exists at this path.');
-    return serveFile(request, reply, files, target.key, entry, { download: false, withBody });
+    return serveFile(request, reply, ops, target.key, entry, { download: false, withBody });
   }
 
   /** REPORT: only DAV:sync-collection (RFC 6578), on a collection, with Depth: 0. */
   async function report(request: FastifyRequest, reply: FastifyReply, key: StorageKey, principal: Principal, hrefs: Hrefs) {
+    // The change feed below knows the caller's trees, not this key's rule: the layer answers for the key.
+    await deps.operations.as(principal).may(key, 'REPORT');
     const depth = header(request, 'depth');
     if (depth !== undefined && depth.trim() !== '0') throw new AppError('bad_request', 'A sync-collection REPORT takes Depth: 0 (RFC 6578 §3.2).');
     const root = await readXmlBody(request);
@@ -213,7 +213,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const depth = finiteDepth(request);
     const req = parsePropfind(await readXmlBody(request));
     const { key } = target;
-    const found = await dav.propfind(key, {
+    const found = await dav.propfind(key, request.principal as Principal, {
       withMembers: depth === '1',
       dead: wantsDead(req),
       locks: wants(req, 'lockdiscovery'),
@@ -255,7 +255,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
     const { entry: rootEntry, now } = await dav.ownRoot(principal);
     const parts = [MULTISTATUS_OPEN, propfindResponse(req, { href: shared.prefix, name: SHARED_WITH_ME, entry: { ...rootEntry, name: SHARED_WITH_ME }, locks: [], dead: [], now }, () => '')];
     for (const m of depth === '1' ? await shared.members(principal) : []) {
-      const entry = await files.stat(m.key).catch(() => undefined);
+      const entry = await deps.operations.as(principal).stat(m.key).catch(() => undefined);
       if (entry) parts.push(propfindResponse(req, { href: m.href, name: m.name, entry: { ...entry, name: m.name }, locks: [], dead: [], now }, () => ''));
     }
     parts.push(MULTISTATUS_CLOSE);

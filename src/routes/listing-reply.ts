@@ -2,7 +2,10 @@ import type { FastifyReply } from 'fastify';
 import type { StorageKey } from '../domain/storage-path.js';
 import { listingStream, type SyncFields } from '../http/listing-json.js';
 import type { ListedEntry } from '../storage/backend.js';
-import type { FilesService } from '../services/files.js';
+import type { PrincipalOperations } from '../services/operations.js';
+
+/** What a listing reads, as the principal (the operation layer asks `decide` for the folder). */
+export type ListingReader = Pick<PrincipalOperations, 'folderEtag' | 'listSorted' | 'identities'>;
 
 /**
  * Answers a folder's JSON listing (`/storage/`, `/share/`, a WebDAV
@@ -15,7 +18,7 @@ import type { FilesService } from '../services/files.js';
  * destroys the response, so the client sees a connection closed before the
  * chunked body's end, never a truncated body passed off as a success.
  */
-export async function sendListing(reply: FastifyReply, files: FilesService, key: StorageKey, withBody: boolean, opts: { sync?: boolean } = {}): Promise<FastifyReply> {
+export async function sendListing(reply: FastifyReply, files: ListingReader, key: StorageKey, withBody: boolean, opts: { sync?: boolean } = {}): Promise<FastifyReply> {
   reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
   // The folder's tree ETag (it changes with anything beneath): a sync client skips an unchanged subtree by it.
   const etag = await files.folderEtag(key).catch(() => undefined);
@@ -41,11 +44,11 @@ export function indexHolds(row: { readonly isFile: boolean; readonly size: numbe
  * Each entry with the index's id, and a file's SHA-256 and ETag (null unless the index holds them
  * for the entry's size and time as listed: one indexed read per page, no storage call).
  */
-async function* withSyncFields(files: FilesService, dir: StorageKey, pages: AsyncIterable<ListedEntry[]>): AsyncGenerator<(ListedEntry & { sync: SyncFields })[]> {
+async function* withSyncFields(files: ListingReader, dir: StorageKey, pages: AsyncIterable<ListedEntry[]>): AsyncGenerator<(ListedEntry & { sync: SyncFields })[]> {
   const prefix = dir.segments.join('/');
   const pathOf = (name: string) => (prefix === '' ? name : `${prefix}/${name}`);
   for await (const page of pages) {
-    const known = await files.identities(dir.user, page.map((e) => pathOf(e.name)));
+    const known = await files.identities(dir, page.map((e) => pathOf(e.name)));
     yield page.map((e) => {
       const row = known.get(pathOf(e.name));
       const same = row !== undefined && indexHolds(row, e);

@@ -6,7 +6,7 @@ import { fileHeaderFields } from '../http/file-headers.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { Readable } from 'node:stream';
 import type { Entry, Opened } from '../storage/backend.js';
-import type { FilesService } from '../services/files.js';
+import type { PrincipalOperations } from '../services/operations.js';
 import { metered, type Charge } from './metered.js';
 
 /**
@@ -17,7 +17,8 @@ import { metered, type Charge } from './metered.js';
 export async function serveFile(
   request: FastifyRequest,
   reply: FastifyReply,
-  files: FilesService,
+  /** The principal's operations: every read asks `decide` for the key. */
+  files: Pick<PrincipalOperations, 'withDigest' | 'read'>,
   key: StorageKey,
   entry: Entry,
   opts: {

@@ -17,10 +17,9 @@ import { readForm } from '../http/form.js';
 import { serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
 import { pageUpTo } from '../services/folder-pages.js';
-import type { ThumbnailService } from '../services/thumbnails.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
-import type { ZipService } from '../services/zip.js';
+import type { Operations } from '../services/operations.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { SHARE_SCHEMAS } from './share-link-schemas.js';
 
@@ -52,9 +51,9 @@ export function sharePageCsp(nonce: string): string {
 export type ShareLinkDeps = {
   shares: ShareService;
   files: FilesService;
-  zips: ZipService;
+  /** The one door: a visitor reads as the link's principal, whose rule `decide` answers (`ruleFor`). */
+  operations: Pick<Operations, 'as'>;
   basePath: string;
-  thumbnails: ThumbnailService;
 };
 
 type SharePrincipal = Extract<Principal, { kind: 'share' }>;
@@ -138,25 +137,26 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const { live, key, entry, segments, trailingSlash } = await open(request);
       if (!entry) throw new AppError('not_found', 'No file or folder exists at this path in the share.');
       const query = request.query as Record<string, unknown>;
+      const ops = deps.operations.as(visitor(request));
       // Every answer that sends bytes of a file, a zip or a thumbnail counts bytes ÷ size of a download (docs/api.md).
       const charge = (bytes: number, size: number) => shares.charge(live.share, bytes, size);
       const thumbnail = parseThumbnailSize(query.thumbnail);
-      if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody, charge);
+      if (thumbnail !== undefined) return sendThumbnail(request, reply, ops, key, entry, thumbnail, withBody, charge);
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
           // Named after the folder, never after the owner.
-          return sendFolderZip(request, reply, deps.zips, {
+          return sendFolderZip(request, reply, { plan: ops.zip }, {
             folder: key,
             names: zipNames(query.name),
             archiveName: segments.at(-1) ?? shares.displayName(live),
             charge,
           });
         }
-        return sendListing(reply, files, key, withBody);
+        return sendListing(reply, ops, key, withBody);
       }
       // A trailing slash addresses a folder; a file share's own address may carry one.
       if (trailingSlash && segments.length > 0) throw new AppError('not_found', 'No folder exists at this path.');
-      return serveFile(request, reply, files, key, entry, {
+      return serveFile(request, reply, ops, key, entry, {
         download: wantsFlag(query.download),
         withBody,
         charge,
@@ -240,7 +240,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
         // (or, past the end, the last one) is held, and reading stops one entry after it (which tells
         // whether a next page exists), so an anonymous visitor never makes the server hold a whole folder.
         const asked = pageNumber((request.query as Record<string, unknown>).page, Infinity, SHARE_PAGE_SIZE);
-        const { entries, number, hasNext } = await pageUpTo(await files.listSorted(key), asked, SHARE_PAGE_SIZE);
+        const { entries, number, hasNext } = await pageUpTo(await deps.operations.as(visitor(request)).listSorted(key), asked, SHARE_PAGE_SIZE);
         return html(reply, 200, folderPage({ urls, rootName, segments, entries, preview, page: { number, hasNext } }));
       }
       let text: { content: string; truncated: boolean } | undefined;

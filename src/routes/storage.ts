@@ -13,12 +13,9 @@ import { objectBody, optionalBoolean, optionalInteger, requiredString } from './
 import { readJsonBody } from './json-body.js';
 import { fileHeaders, isPlainGet, sendWhole, serveFile } from './serve-file.js';
 import { sendListing } from './listing-reply.js';
-import type { ZipService } from '../services/zip.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { deleteSchema, headSchema, postSchema, putSchema, readSchema } from './storage-schemas.js';
-import type { ThumbnailService } from '../services/thumbnails.js';
 import type { Operations } from '../services/operations.js';
-import type { VersionService } from '../services/versions.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
 
@@ -31,7 +28,7 @@ const JSON_LIMIT = 64 * 1024;
  */
 export async function storageRoutes(
   scope: FastifyInstance,
-  deps: { files: FilesService; pathTokens: PathTokenService; zips: ZipService; basePath?: string; thumbnails: ThumbnailService; operations: Operations; versions: VersionService },
+  deps: { files: FilesService; pathTokens: PathTokenService; basePath?: string; operations: Operations },
 ): Promise<void> {
   const { files } = deps;
   const as = (request: FastifyRequest) => deps.operations.as(request.principal!);
@@ -73,11 +70,12 @@ export async function storageRoutes(
     const learned = request.learnedBefore;
     if (learned && 'error' in learned) throw learned.error;
     const folder = learned && 'folder' in learned ? learned : undefined;
+    const ops = as(request);
     // A plain GET of a file (the common case) opens it at once; a folder goes on to its listing.
     if (query.versions !== undefined || query.version !== undefined) {
-      if (!(await files.stat(key)).isFile || trailingSlash) throw new AppError('is_a_directory', 'Only a file has versions.');
-      if (query.version === undefined) return reply.header('cache-control', 'no-store').send({ versions: await deps.versions.list(key) });
-      const opened = await deps.versions.read(key, String(query.version));
+      if (!(await ops.stat(key)).isFile || trailingSlash) throw new AppError('is_a_directory', 'Only a file has versions.');
+      if (query.version === undefined) return reply.header('cache-control', 'no-store').send({ versions: await ops.versions(key) });
+      const opened = await ops.readVersion(key, String(query.version));
       // A version never changes, but its ETag is the bytes' own: a cache must not mix it up with the file's.
       reply.header('cache-control', 'no-store');
       if (withBody) return sendWhole(reply, opened, download);
@@ -86,22 +84,22 @@ export async function storageRoutes(
       return reply.header('content-length', String(opened.entry.size)).code(200).send();
     }
     if (!folder && isPlainGet(request) && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
-      const whole = await files.readIfFile(key);
+      const whole = await ops.readIfFile(key);
       if (whole) return sendWhole(reply, whole, download);
     }
-    const entry = folder?.folder ?? (await files.stat(key));
+    const entry = folder?.folder ?? (await ops.stat(key));
     const thumbnail = parseThumbnailSize(query.thumbnail);
-    if (thumbnail !== undefined) return sendThumbnail(request, reply, deps.thumbnails, key, entry, thumbnail, withBody);
+    if (thumbnail !== undefined) return sendThumbnail(request, reply, ops, key, entry, thumbnail, withBody);
     if (query.zip === '1' || query.zip === 'true') {
       if (entry.isFile) throw new AppError('not_a_directory', 'Only a folder can be downloaded as a zip.');
-      return sendFolderZip(request, reply, deps.zips, { folder: key, names: zipNames(query.name) });
+      return sendFolderZip(request, reply, { plan: ops.zip }, { folder: key, names: zipNames(query.name) });
     }
     if (!entry.isFile) {
-      return sendListing(reply, files, key, withBody, { sync: true });
+      return sendListing(reply, ops, key, withBody, { sync: true });
     }
     // A trailing slash addresses a folder; there is none here.
     if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
-    return serveFile(request, reply, files, key, entry, { download, withBody });
+    return serveFile(request, reply, ops, key, entry, { download, withBody });
   }
 
   scope.put('/storage/*', { ...write, schema: putSchema }, async (request, reply) => {
@@ -115,7 +113,7 @@ export async function storageRoutes(
       written = entries.map((entry) => ({ key: keyChild(key, entry.name), entry }));
     } else {
       if (trailingSlash || isRoot(key)) {
-        const existing = await files.stat(key).catch(() => undefined);
+        const existing = await as(request).stat(key).catch(() => undefined);
         if (existing && !existing.isFile) throw new AppError('is_a_directory', 'A folder is at this path; send multipart/form-data to upload into it.');
         throw new AppError('invalid_path', 'A file path cannot end with "/".');
       }
@@ -147,7 +145,7 @@ export async function storageRoutes(
     if (action === undefined) throw new AppError('unknown_action', 'The field "action" is required: MakePathToken, CreateFolder, Move or Copy.');
     switch (action) {
       case 'MakePathToken': {
-        await files.stat(key);
+        await as(request).stat(key);
         // Through a grant, the token names its maker: it works only while the grant still reaches the path.
         const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'), request.grant ? request.principal!.username : undefined);
         reply.header('x-expires-at', new Date(expiresAt * 1000).toISOString()).header('cache-control', 'no-store');

@@ -2,9 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import { isNotModified } from '../lib/conditional.js';
-import { noThumbnail, type ThumbnailService } from '../services/thumbnails.js';
+import type { PrincipalOperations } from '../services/operations.js';
+import { noThumbnail } from '../services/thumbnails.js';
 import type { Entry } from '../storage/backend.js';
-import { mayHaveThumbnail, type ThumbnailSize } from '../thumbnails/sizes.js';
+import { mayHaveThumbnail, thumbnailEtag, type ThumbnailSize } from '../thumbnails/sizes.js';
 import type { Charge } from './metered.js';
 
 /**
@@ -15,7 +16,8 @@ import type { Charge } from './metered.js';
 export async function sendThumbnail(
   request: FastifyRequest,
   reply: FastifyReply,
-  thumbnails: ThumbnailService,
+  /** The principal's operations: drawing asks `decide` for the key. */
+  reader: Pick<PrincipalOperations, 'thumbnail'>,
   key: StorageKey,
   entry: Entry,
   size: ThumbnailSize,
@@ -25,12 +27,12 @@ export async function sendThumbnail(
 ) {
   if (!entry.isFile) throw new AppError('no_thumbnail', 'A folder has no thumbnail.');
   if (!mayHaveThumbnail(entry.name)) throw noThumbnail();
-  const etag = thumbnails.etagFor(entry, size);
+  const etag = thumbnailEtag(entry.etag, size);
   reply.header('cache-control', 'private, no-cache').header('vary', 'authorization');
   if (isNotModified({ 'if-none-match': request.headers['if-none-match'] }, etag, entry.modified)) {
     return reply.code(304).header('etag', etag).send();
   }
-  const thumb = await thumbnails.get(key, entry, size);
+  const thumb = await reader.thumbnail(key, entry, size);
   reply.header('content-type', 'image/webp').header('etag', thumb.etag).header('x-thumbnail', thumb.outcome);
   reply.header('content-length', String(thumb.data.length));
   if (!withBody) return reply.code(200).send();

@@ -29,10 +29,11 @@ const NO_DATE = new Date(NaN);
 
 /**
  * GET/HEAD of a folder as a zip (CONTRACT "Folder downloads (zip)"), the HTTP side of
- * services/zip.ts: Content-Length, ETag, 304, Range and If-Range work exactly as for a file. If a
- * file changed since the plan, the connection is cut rather than finished with bytes of another archive.
+ * services/zip.ts, planned as the principal (routes pass `{ plan: ops.zip }` of the operation layer):
+ * Content-Length, ETag, 304, Range and If-Range work exactly as for a file. If a file changed since
+ * the plan, the connection is cut rather than finished with bytes of another archive.
  */
-export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply, zips: ZipService, opts: FolderZipOptions): Promise<FastifyReply> {
+export async function sendFolderZip(request: FastifyRequest, reply: FastifyReply, zips: Pick<ZipService, 'plan'>, opts: FolderZipOptions): Promise<FastifyReply> {
   const zip = await zips.plan(opts.folder, { names: opts.names, archiveName: opts.archiveName, skipped: (entry) => request.log.warn({ entry }, 'zip: entry skipped, its name breaks the name rules') });
 
   reply.header('content-type', 'application/zip');

@@ -38,8 +38,12 @@ export type DavServiceDeps = {
   readonly freeBytes?: () => Promise<number | undefined>;
   /** Per user: dead properties (how many, their size) and live locks (docs/webdav.md "Limits"). */
   readonly limits: { readonly properties: number; readonly propertySize: number; readonly locks: number };
-  /** The operation layer's check: every key a request names besides its URL's (a Destination, a lock taken through a grant) is asked of `decide`. */
-  readonly operations: Pick<Operations, 'may'>;
+  /**
+   * The one door: each method asks the layer for the key it acts on as the caller (`as(principal).may`),
+   * whatever front end calls it (WebDAV, SFTP), and for every other key a request names (a Destination,
+   * a lock taken through a grant).
+   */
+  readonly operations: Pick<Operations, 'may' | 'as'>;
   /** Folder ETags (the change journal's tree ETags; --changes off: the backend's own). */
   readonly folderEtags: FolderEtags;
 };
@@ -180,13 +184,16 @@ export function createDavService(deps: DavServiceDeps) {
     checkIf,
 
     /** GET and HEAD: the entry, after the If header. */
-    async entryForRead(key: StorageKey, cond: DavConditions): Promise<Entry> {
+    async entryForRead(key: StorageKey, cond: DavConditions, principal: Principal): Promise<Entry> {
+      const ops = deps.operations.as(principal);
+      await ops.may(key, 'GET');
       await checkIf(cond, key);
-      return files.stat(key);
+      return ops.stat(key);
     },
 
     /** PUT: creates or atomically replaces a file; `created` tells 201 from 204. */
     async put(key: StorageKey, body: Readable, opts: { cond: DavConditions; principal: Principal; declaredSize: number | undefined }): Promise<{ created: boolean; etag: string | undefined }> {
+      await deps.operations.as(opts.principal).may(key, 'PUT');
       if (isRoot(key)) throw new AppError('method_not_allowed', 'PUT cannot replace a collection.', { headers: { allow: 'OPTIONS, PROPFIND, PROPPATCH, LOCK, UNLOCK' } });
       // Asked where the write asks (on S3 the index, not the bucket: CONTRACT "Backends and nodes").
       const { at, parent } = await storageCall(() => backend.lookBeforeWrite(key));
@@ -207,6 +214,7 @@ export function createDavService(deps: DavServiceDeps) {
 
     /** DELETE: the tree with its locks and dead properties. */
     async delete(key: StorageKey, cond: DavConditions, principal: Principal): Promise<void> {
+      await deps.operations.as(principal).may(key, 'DELETE');
       if (isRoot(key)) throw new AppError('forbidden', 'The root of your storage cannot be deleted.');
       await files.statOrThrow(key);
       const path = resourcePath(key);
@@ -218,6 +226,7 @@ export function createDavService(deps: DavServiceDeps) {
 
     /** MKCOL: one new collection whose parent exists. */
     async mkcol(key: StorageKey, cond: DavConditions, principal: Principal): Promise<void> {
+      await deps.operations.as(principal).may(key, 'MKCOL');
       if (await storageCall(() => backend.stat(key))) throw new AppError('method_not_allowed', 'Something already exists at this path.', { headers: { allow: 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK' } });
       await assertParentCollection(key);
       await checkLocks(key.user, [{ path: resourcePath(key), member: true }], cond, principal);
@@ -236,7 +245,7 @@ export function createDavService(deps: DavServiceDeps) {
     ): Promise<{ created: boolean }> {
       const { move, depth, cond, principal } = opts;
       // Both keys, through a grant where one reaches them: a move takes the source away, and either writes the Destination.
-      if (move) await deps.operations.may(principal, from, 'MOVE');
+      await deps.operations.may(principal, from, move ? 'MOVE' : 'COPY');
       await deps.operations.may(principal, to, 'MOVE').catch((e: unknown) => {
         // Another user's tree without a writable grant: the 403 a Destination outside one's storage has always had.
         throw e instanceof AppError && e.code === 'unauthorized' ? destinationOutside() : e;
@@ -301,10 +310,10 @@ export function createDavService(deps: DavServiceDeps) {
      * What a PROPFIND shows of a resource (and, with members, of its members): the entry,
      * the members as sorted pages, dead properties and locks by path, and the quota figures.
      */
-    async propfind(key: StorageKey, opts: { withMembers: boolean; dead: boolean; locks: boolean; quota: boolean }) {
+    async propfind(key: StorageKey, principal: Principal, opts: { withMembers: boolean; dead: boolean; locks: boolean; quota: boolean }) {
       const path = resourcePath(key);
       // Folders carry ETags that change with anything beneath them (src/services/folder-etags.ts).
-      const entry = await folderEtags.one(key.user, path, await files.stat(key));
+      const entry = await folderEtags.one(key.user, path, await deps.operations.as(principal).stat(key));
       // Members in the listing order straight from the backend (sorted once), streamed page by page by the front end.
       const listed = opts.withMembers && !entry.isFile ? await files.listSorted(key, { etags: true }) : undefined;
       const members = listed && folderEtags.pages(key.user, path, listed);
@@ -323,6 +332,7 @@ export function createDavService(deps: DavServiceDeps) {
      * change: then nothing changes and the front end reports them (403) and the rest (424).
      */
     async proppatch(key: StorageKey, patches: readonly DeadPropertyChange[], opts: { anyProtected: boolean; cond: DavConditions; principal: Principal }): Promise<Entry> {
+      await deps.operations.as(opts.principal).may(key, 'PROPPATCH');
       await files.statOrThrow(key);
       const path = resourcePath(key);
       await checkLocks(key.user, [{ path }], opts.cond, opts.principal);
@@ -336,6 +346,7 @@ export function createDavService(deps: DavServiceDeps) {
 
     /** LOCK: a new lock (201 when it created an empty resource) or the refresh of held ones (200). */
     async lock(key: StorageKey, ask: LockRequest, cond: DavConditions, principal: Principal): Promise<{ status: 200 | 201; locks: DavLock[]; now: number; created?: DavLock }> {
+      await deps.operations.as(principal).may(key, 'LOCK');
       const path = resourcePath(key);
       const now = clock.now();
       if (ask.kind === 'refresh') {
@@ -391,6 +402,7 @@ export function createDavService(deps: DavServiceDeps) {
      * it applies to.
      */
     async unlock(key: StorageKey, token: string, principal: Principal): Promise<void> {
+      await deps.operations.as(principal).may(key, 'UNLOCK');
       const path = resourcePath(key);
       const lock = await store.davLocks.get(token, clock.now());
       const applies = lock && lock.user === key.user && (lock.path === path || (lock.depth === 'infinity' && (lock.path === '' || path.startsWith(`${lock.path}/`))));

@@ -1,14 +1,17 @@
 import type { Readable } from 'node:stream';
-import { decide as decideAccess, type AccessRule, type GrantAccess } from '../domain/access.js';
+import { decide as decideAccess, SHARE_LINK, STORAGE_READ, type AccessRule, type GrantAccess } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal } from '../domain/principal.js';
-import { keyParent, type StorageKey } from '../domain/storage-path.js';
-import type { ByteRange, Entry, Opened } from '../storage/backend.js';
+import { keyId, keyParent, type StorageKey } from '../domain/storage-path.js';
+import type { ByteRange, Entry } from '../storage/backend.js';
 import type { WritePreconditions } from '../lib/conditional.js';
+import type { ThumbnailSize } from '../thumbnails/sizes.js';
 import type { FilesService, UploadPart, WriteFileOptions } from './files.js';
 import type { DavConditions, DavService } from './dav.js';
 import type { GrantService } from './grants.js';
+import type { ThumbnailService } from './thumbnails.js';
 import type { VersionService } from './versions.js';
+import type { ZipService } from './zip.js';
 
 export type Operations = ReturnType<typeof createOperations>;
 /** The file operations of one principal: what every front end calls (see `createOperations`). */
@@ -20,8 +23,15 @@ const NO_LOCK_TOKENS: DavConditions = { header: undefined, tokens: new Set(), re
 /** The rule a key named anywhere but the URL is asked under: a signed-in account, through a grant where one reaches it. */
 const ACCOUNT: AccessRule = { who: 'user' };
 
+/**
+ * The rule a principal's keys are asked under unless the front end names another: a share link's
+ * visitor is held to the link's kind and password (an upload-only link reads nothing, a locked one
+ * nothing until unlocked), a path token to reading exactly its own path, an account to its tree and grants.
+ */
+export const ruleFor = (principal: Principal): AccessRule => (principal.kind === 'share' ? SHARE_LINK : principal.kind === 'pathToken' ? STORAGE_READ : ACCOUNT);
+
 export type MayOptions = {
-  /** The rule the front end declared for the route (default: a signed-in account). */
+  /** The rule the front end declared for the route (default: the principal's own, `ruleFor`). */
   readonly rule?: AccessRule;
   /** False: only the principal's own tree (a grant lets its recipient use an item, not share it on). */
   readonly throughGrants?: boolean;
@@ -40,7 +50,9 @@ export type MayOptions = {
 export function createOperations(deps: {
   files: FilesService;
   grants: Pick<GrantService, 'access' | 'sharedItems'>;
-  versions: Pick<VersionService, 'read'>;
+  versions: Pick<VersionService, 'read' | 'list'>;
+  thumbnails: Pick<ThumbnailService, 'get'>;
+  zips: Pick<ZipService, 'plan'>;
   /**
    * The WebDAV service, for the writes WebDAV locks bind (`withLocks`); a getter, as that service
    * asks this layer's `may` itself and is built after it.
@@ -62,9 +74,9 @@ export function createOperations(deps: {
     });
 
   /** May `principal` do `method` on `key`? The grant it goes through, if any; else the refusal, thrown. */
-  async function may(principal: Principal, key: StorageKey, method: string, opts: MayOptions = {}): Promise<GrantAccess | undefined> {
-    const grant = opts.throughGrants === false ? undefined : await deps.grants.access(principal, key);
-    const denial = decide(opts.rule ?? ACCOUNT, principal, method, { kind: 'storage', key, trailingSlash: false }, grant);
+  async function may(principal: Principal, key: StorageKey, method: string, opts: MayOptions = {}, grantOf = deps.grants.access): Promise<GrantAccess | undefined> {
+    const grant = opts.throughGrants === false ? undefined : await grantOf(principal, key);
+    const denial = decide(opts.rule ?? ruleFor(principal), principal, method, { kind: 'storage', key, trailingSlash: false }, grant);
     if (denial) throw new AppError(denial.code, denial.message);
     return grant;
   }
@@ -72,9 +84,19 @@ export function createOperations(deps: {
   return {
     may,
 
+    /** The operations of one principal, for one request (or one protocol command): keep it no longer. */
     as(principal: Principal) {
       const writer = writerOf(principal);
-      const ask = (key: StorageKey, method: string, opts?: MayOptions) => may(principal, key, method, opts);
+      // A read asks for its key at each step (stat, digest, open); the grant that reaches a key is
+      // looked up once for these operations, which live as long as the request they serve.
+      const grantsSeen = new Map<string, Promise<GrantAccess | undefined>>();
+      const grantOf = (p: Principal | undefined, key: StorageKey) => {
+        const id = keyId(key);
+        let found = grantsSeen.get(id);
+        if (!found) grantsSeen.set(id, (found = deps.grants.access(p, key)));
+        return found;
+      };
+      const ask = (key: StorageKey, method: string, opts?: MayOptions) => may(principal, key, method, opts, grantOf);
       /** An operation on one key: `decide` is asked for it with `method`, then the files service acts. */
       const on =
         <R>(method: string, run: (key: StorageKey) => Promise<R>) =>
@@ -90,12 +112,6 @@ export function createOperations(deps: {
         stat: on('GET', (key) => files.stat(key)),
         statOrThrow: on('GET', (key) => files.statOrThrow(key)),
         listSorted: on('GET', (key) => files.listSorted(key)),
-        /** A file's bytes (a range of them), as a stream with its entry. */
-        async read(key: StorageKey, range?: ByteRange): Promise<Opened> {
-          await ask(key, 'GET');
-          return files.read(key, range);
-        },
-
         /** The items others share with the principal (what `Shared with me` lists), each with its root key. */
         sharedWithMe: () => deps.grants.sharedItems(principal),
 
@@ -144,6 +160,39 @@ export function createOperations(deps: {
                 throw e instanceof AppError && e.code === 'precondition_failed' ? new AppError('already_exists', 'Something exists at the new name; remove it first.') : e;
               });
           },
+        },
+
+        // Reads, for every front end that answers with a file's bytes, a listing, a thumbnail or a zip.
+        /** The file's bytes (`range` of them), its entry with the SHA-256 when known. */
+        async read(key: StorageKey, range?: ByteRange) {
+          await ask(key, 'GET');
+          return files.read(key, range);
+        },
+        /** "Read a file or learn it is a folder": the file opened whole, or undefined for a folder. */
+        readIfFile: on('GET', (key) => files.readIfFile(key)),
+        async withDigest<T extends Entry>(key: StorageKey, entry: T): Promise<T> {
+          await ask(key, 'GET');
+          return files.withDigest(key, entry);
+        },
+        folderEtag: on('GET', (key) => files.folderEtag(key)),
+        /** The index's ids and hashes of a listed folder's members: asked as that folder (`dir`), which the listing read. */
+        async identities(dir: StorageKey, paths: readonly string[]) {
+          await ask(dir, 'GET');
+          return files.identities(dir.user, paths);
+        },
+        async thumbnail(key: StorageKey, entry: Entry, size: ThumbnailSize) {
+          await ask(key, 'GET');
+          return deps.thumbnails.get(key, entry, size);
+        },
+        /** A folder's zip: asked for the folder, which holds every file the zip reads. */
+        async zip(folder: StorageKey, opts: Parameters<ZipService['plan']>[1]) {
+          await ask(folder, 'GET');
+          return deps.zips.plan(folder, opts);
+        },
+        versions: on('GET', (key) => deps.versions.list(key)),
+        async readVersion(key: StorageKey, id: string) {
+          await ask(key, 'GET');
+          return deps.versions.read(key, id);
         },
 
         async writeFile(key: StorageKey, body: Readable, opts: Omit<WriteFileOptions, 'writer'> = {}): Promise<Entry> {

@@ -16,6 +16,7 @@ import { createPasswordHasher, type PasswordHasher } from '../../src/services/pa
 import { createUserService } from '../../src/services/users.js';
 import { compareCodePoints } from '../../src/domain/names.js';
 import { parseDecodedStoragePath } from '../../src/domain/storage-path.js';
+import type { decide } from '../../src/domain/access.js';
 import { listAll, type StorageBackend } from '../../src/storage/backend.js';
 import type { S3Credentials } from '../../src/storage/s3/client.js';
 import type { MetadataStore } from '../../src/store/types.js';
@@ -136,6 +137,8 @@ export async function startApp(
     storage?: TestStorage;
     /** The processes' environment (`cluster` only: the in-process app reads none). */
     env?: Record<string, string>;
+    /** The operation layer's `decide` (a spy that refuses keys); the auth hook keeps the real one. Not for `cluster`. */
+    decide?: typeof decide;
   } = {},
 ): Promise<TestApp> {
   if (opts.storage === 'cluster') return startClusterApp(opts);
@@ -152,7 +155,7 @@ export async function startApp(
   // Every answer is checked against its route's schema; close() fails the suite on an undocumented one.
   const answers = answerChecker();
   const app = await buildApp(config, {
-    store, backend, secret, hasher, clock, logger, webRoot: opts.webRoot, checkAnswer: answers.check,
+    store, backend, secret, hasher, clock, logger, webRoot: opts.webRoot, checkAnswer: answers.check, decide: opts.decide,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -192,8 +195,9 @@ export async function startApp(
  * prefix, as another node would. `app` (the in-process Fastify) does not
  * exist here; `flags` are passed as command-line options.
  */
-async function startClusterApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; env?: Record<string, string> }): Promise<TestApp> {
+async function startClusterApp(opts: { flags?: Record<string, string | boolean>; users?: string[]; clock?: Clock; logTo?: NodeJS.WritableStream; env?: Record<string, string>; decide?: unknown }): Promise<TestApp> {
   if (opts.clock) throw new Error('a cluster test app runs in its own processes: no clock can be injected');
+  if (opts.decide) throw new Error('a cluster test app runs in its own processes: no decide can be injected');
   const dataDir = await mkdtemp(join(tmpdir(), 'fc-cluster-app-'));
   const s3 = await s3ServerOptions();
   const database = await newDatabase('app');

@@ -8,13 +8,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { decide, type Denial } from '../../src/domain/access.js';
+import { decide, isWriteMethod, type Denial } from '../../src/domain/access.js';
 import { AppError } from '../../src/domain/errors.js';
 import type { Principal } from '../../src/domain/principal.js';
 import { keyId, parseDecodedStoragePath, type StorageKey } from '../../src/domain/storage-path.js';
 import { createOperations, type PrincipalOperations } from '../../src/services/operations.js';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, usersApi } from '../helpers/client.js';
+import { BasicClient } from '../helpers/basic-client.js';
+import { jpeg } from '../helpers/images.js';
 
 const key = (id: string): StorageKey => parseDecodedStoragePath(id.includes('/') ? id : `${id}/`).key;
 const SPY: Denial = { code: 'forbidden', message: 'Refused by the spy.' };
@@ -49,6 +51,15 @@ const OPERATIONS: readonly { readonly name: string; readonly keys: readonly stri
   { name: 'copy', keys: ['alice/doc.txt', 'alice/dir/copied.txt'], run: (ops) => ops.copy(key('alice/doc.txt'), key('alice/dir/copied.txt'), false) },
   { name: 'restoreVersion', keys: ['alice/doc.txt'], run: (ops) => ops.restoreVersion(key('alice/doc.txt'), 'some-version') },
   { name: 'may', keys: ['alice/doc.txt'], run: (ops) => ops.may(key('alice/doc.txt'), 'GET') },
+  { name: 'read', keys: ['alice/doc.txt'], run: (ops) => ops.read(key('alice/doc.txt'), { start: 0, end: 1 }) },
+  { name: 'readIfFile', keys: ['alice/doc.txt'], run: (ops) => ops.readIfFile(key('alice/doc.txt')) },
+  { name: 'withDigest', keys: ['alice/doc.txt'], run: async (ops) => ops.withDigest(key('alice/doc.txt'), await ops.stat(key('alice/doc.txt'))) },
+  { name: 'folderEtag', keys: ['alice/dir'], run: (ops) => ops.folderEtag(key('alice/dir')) },
+  { name: 'identities', keys: ['alice/dir'], run: (ops) => ops.identities(key('alice/dir'), ['dir/kept.txt']) },
+  { name: 'thumbnail', keys: ['alice/doc.txt'], run: async (ops) => ops.thumbnail(key('alice/doc.txt'), await ops.stat(key('alice/doc.txt')), 256) },
+  { name: 'zip', keys: ['alice/dir'], run: (ops) => ops.zip(key('alice/dir'), { skipped: () => undefined }) },
+  { name: 'versions', keys: ['alice/doc.txt'], run: (ops) => ops.versions(key('alice/doc.txt')) },
+  { name: 'readVersion', keys: ['alice/doc.txt'], run: (ops) => ops.readVersion(key('alice/doc.txt'), 'some-version') },
 ];
 
 for (const [storage, skip] of BACKENDS) {
@@ -159,5 +170,97 @@ for (const [storage, skip] of BACKENDS) {
       const res = await req('mallory', 'GET', '/api/search?q=notes&path=/bob/team/');
       assert.equal(res.status, 200, await res.text());
     });
+  });
+}
+
+/**
+ * A `decide` for the operation layer that refuses every storage key once armed (the auth hook keeps the
+ * real one): a read as a key hidden from the caller (404), a write as a key the caller may only read
+ * (403), the answers each route documents.
+ */
+const HIDDEN: Denial = { code: 'not_found', message: 'Hidden by the spy.' };
+function keyRefuser(): { armed: boolean; readonly decide: typeof decide } {
+  const spy: { armed: boolean; readonly decide: typeof decide } = {
+    armed: false,
+    decide: (rule, principal, method, resource, grant) => (spy.armed && resource.kind === 'storage' ? (isWriteMethod(method) ? SPY : HIDDEN) : decide(rule, principal, method, resource, grant)),
+  };
+  return spy;
+}
+
+for (const [storage, skip] of BACKENDS) {
+  // Every read and every WebDAV write asks the layer, not only the auth hook's check of the URL's key:
+  // with the layer refusing every key, each answers the layer's refusal and changes nothing.
+  describe(`every front end reads and writes through the layer, on ${storage}`, { skip: skip ?? (storage === 'cluster' ? 'a spy decide is given to an in-process app: file and s3' : undefined) }, () => {
+    let t: TestApp;
+    const tokens: Record<string, string> = {};
+    let shareId = '';
+    let basic: BasicClient;
+    const spy = keyRefuser();
+    before(async () => {
+      t = await startApp({ storage, users: ['alice'], decide: spy.decide });
+      tokens.alice = (await t.login('alice')).access_token;
+      await t.fs.put('doc.txt', 'original', 'alice');
+      await t.fs.put('dir/kept.txt', 'kept', 'alice');
+      await t.fs.put('dir/pic.png', await jpeg(8, 8), 'alice');
+      // Creating a link asks the layer too: it is made before the spy refuses anything.
+      const res = await fetch(`${t.url}/api/shares`, { method: 'POST', headers: { ...bearer(tokens.alice!), 'content-type': 'application/json' }, body: JSON.stringify({ path: '/alice/dir' }) });
+      assert.equal(res.status, 201);
+      shareId = ((await res.json()) as { id: string }).id;
+      basic = new BasicClient(t.url);
+      assert.equal((await basic.login('alice', 'alice-password')).status, 303);
+      spy.armed = true;
+    });
+    after(() => t?.close());
+
+    const { req } = usersApi(() => t.url, tokens);
+    const xml = { 'content-type': 'application/xml' };
+    const PROPPATCH = '<?xml version="1.0"?><d:propertyupdate xmlns:d="DAV:" xmlns:x="urn:x"><d:set><d:prop><x:color>red</x:color></d:prop></d:set></d:propertyupdate>';
+    const REPORT = '<?xml version="1.0"?><d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>';
+    const PROPFIND = '<?xml version="1.0"?><d:propfind xmlns:d="DAV:"><d:allprop/></d:propfind>';
+
+    /** [front end and operation, the request, the layer's status: 404 for a read, 403 for a write]. */
+    const ROWS: readonly [string, () => Promise<Response>, 403 | 404][] = [
+      ['API GET of a file (the fast read path)', () => req('alice', 'GET', '/storage/alice/doc.txt'), 404],
+      ['API HEAD of a file', () => req('alice', 'HEAD', '/storage/alice/doc.txt'), 404],
+      ['API GET of a Range', () => req('alice', 'GET', '/storage/alice/doc.txt', undefined, { range: 'bytes=0-1' }), 404],
+      ['API GET of a folder listing', () => req('alice', 'GET', '/storage/alice/dir/'), 404],
+      ['API GET of a thumbnail', () => req('alice', 'GET', '/storage/alice/dir/pic.png?thumbnail=64'), 404],
+      ['API GET of a zip', () => req('alice', 'GET', '/storage/alice/dir/?zip=1'), 404],
+      ['API GET of the versions', () => req('alice', 'GET', '/storage/alice/doc.txt?versions'), 404],
+      ['/basic/ download', () => basic.fetch('/basic/file/doc.txt'), 404],
+      ['WebDAV GET', () => req('alice', 'GET', '/dav/alice/doc.txt'), 404],
+      ['WebDAV HEAD', () => req('alice', 'HEAD', '/dav/alice/doc.txt'), 404],
+      ['WebDAV GET of a collection', () => req('alice', 'GET', '/dav/alice/dir/'), 404],
+      ['WebDAV PROPFIND', () => req('alice', 'PROPFIND', '/dav/alice/dir/', PROPFIND, { ...xml, depth: '1' }), 404],
+      ['WebDAV PUT', () => req('alice', 'PUT', '/dav/alice/dir/new.txt', 'x'), 403],
+      ['WebDAV PUT replacing a file', () => req('alice', 'PUT', '/dav/alice/doc.txt', 'x'), 403],
+      ['WebDAV DELETE', () => req('alice', 'DELETE', '/dav/alice/doc.txt'), 403],
+      ['WebDAV MKCOL', () => req('alice', 'MKCOL', '/dav/alice/fresh'), 403],
+      ['WebDAV PROPPATCH', () => req('alice', 'PROPPATCH', '/dav/alice/doc.txt', PROPPATCH, xml), 403],
+      ['WebDAV REPORT', () => req('alice', 'REPORT', '/dav/alice/dir/', REPORT, { ...xml, depth: '0' }), 404],
+      ['WebDAV COPY', () => req('alice', 'COPY', '/dav/alice/doc.txt', undefined, { destination: `${t.url}/dav/alice/dir/copied.txt` }), 403],
+      ['WebDAV UNLOCK', () => req('alice', 'UNLOCK', '/dav/alice/doc.txt', undefined, { 'lock-token': '<urn:uuid:00000000-0000-0000-0000-000000000000>' }), 403],
+      ['share link GET of a file (the fast read path)', () => fetch(`${t.url}/share/${shareId}/kept.txt`), 404],
+      ['share link HEAD of a file', () => fetch(`${t.url}/share/${shareId}/kept.txt`, { method: 'HEAD' }), 404],
+      ['share link GET of a Range', () => fetch(`${t.url}/share/${shareId}/kept.txt`, { headers: { range: 'bytes=0-1' } }), 404],
+      ['share link listing', () => fetch(`${t.url}/share/${shareId}/`), 404],
+      ['share link zip', () => fetch(`${t.url}/share/${shareId}/?zip=1`), 404],
+      ['share page of a folder', () => fetch(`${t.url}/s/${shareId}/`), 404],
+      ['share link thumbnail', () => fetch(`${t.url}/share/${shareId}/pic.png?thumbnail=64`), 404],
+    ];
+
+    for (const [name, send, status] of ROWS) {
+      test(`${name}: the layer's ${status}, nothing changes`, async () => {
+        const res = await send();
+        const text = await res.text();
+        const refusal = status === 403 ? SPY : HIDDEN;
+        assert.equal(res.status, status, text);
+        if (text !== '' && (res.headers.get('content-type') ?? '').startsWith('application/json')) assert.deepEqual(JSON.parse(text), { error: refusal.code, message: refusal.message });
+        else if (text !== '') assert.ok(text.includes(refusal.message), text);
+        assert.deepEqual(await t.fs.names('', 'alice'), ['dir', 'doc.txt']);
+        assert.deepEqual(await t.fs.names('dir', 'alice'), ['kept.txt', 'pic.png']);
+        assert.equal(await t.fs.text('doc.txt', 'alice'), 'original');
+      });
+    }
   });
 }
