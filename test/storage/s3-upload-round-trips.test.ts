@@ -9,7 +9,7 @@ import { newDatabase, skipReason } from '../helpers/services.js';
 const skip = skipReason('S3') ?? skipReason('PostgreSQL');
 const UPLOADS = 20;
 /** Round trips per upload left to work beside the uploads (the webhook dispatcher's look after a change, the journal's sweep). */
-const BESIDE = 0.5;
+const BESIDE = 1;
 
 /**
  * What a small upload on S3 + PostgreSQL waits for besides its one PutObject: its exchanges with
