@@ -54,11 +54,17 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    * event carries the file as its writer read it while still holding the name: no stat needed
    * (on an object store, one HEAD less per upload).
    */
-  const putCurrent = async (key: StorageKey, written?: Entry, created?: boolean, sync: Sync = {}): Promise<void> => {
+  const putCurrent = async (key: StorageKey, written?: Entry, created?: boolean, sync: Sync = {}, folders: readonly IndexedEntry[] = []): Promise<void> => {
     const e = written ? { user: key.user, path: pathOf(key), isFile: written.isFile, size: written.size, modified: written.modified.getTime(), etag: written.etag, created } : await indexed(key);
-    if (!e) return;
+    if (!e) return store.search.put(folders);
     const sha256 = sync.sha256 ?? (sync.copyOf && e.isFile ? (await copiedHashes(sync.copyOf, [e]))[0] : undefined);
-    await store.search.put([{ ...e, sha256, origin: sync.origin }]);
+    await store.search.put([...folders, { ...e, sha256, origin: sync.origin }]);
+  };
+
+  /** The folders a writer made on its way to key (StorageEvent's madeFolders) as entries. */
+  const madeEntries = (key: StorageKey, made: readonly Entry[]): IndexedEntry[] => {
+    const above = key.segments.length - 1 - made.length;
+    return made.map((f, i) => ({ user: key.user, path: key.segments.slice(0, above + i + 1).join('/'), isFile: false, size: f.size, modified: f.modified.getTime(), etag: f.etag }));
   };
 
   /**
@@ -162,8 +168,14 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     switch (e.type) {
       case 'created':
         if (isRoot(e.key)) return;
-        await putCurrent(e.key, e.entry, true, { sha256: e.sha256, copyOf: e.copyOf, origin });
-        await putAncestors(e.key, e.madeFolders);
+        // A writer that asked the index about every folder above the key says which it made: they go into the
+        // entry's own transaction, with no look of ours (one PostgreSQL round trip and one transaction less an upload).
+        if (e.parentsLooked === true) {
+          await putCurrent(e.key, e.entry, true, { sha256: e.sha256, copyOf: e.copyOf, origin }, madeEntries(e.key, e.madeFolders ?? []));
+        } else {
+          await putCurrent(e.key, e.entry, true, { sha256: e.sha256, copyOf: e.copyOf, origin });
+          await putAncestors(e.key, e.madeFolders);
+        }
         // A folder that arrives with contents (an object store's folder copy) brings its entries.
         if (!e.isFile) await putTree(e.key, { copyOf: e.copyOf, origin });
         return;

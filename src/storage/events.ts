@@ -26,6 +26,12 @@ export type StorageEvent =
        * listener needs no look of its own at storage for them.
        */
       readonly madeFolders?: readonly Entry[];
+      /**
+       * The writer asked the index about every folder above key just before it wrote (an object
+       * store's writes, where the index is the authority on names): the ones it did not find are
+       * madeFolders, the others were there, so a listener asks no one about them.
+       */
+      readonly parentsLooked?: boolean;
       /** The written file's SHA-256 (hex), hashed as its bytes came in (src/storage/hashing.ts). */
       readonly sha256?: string;
       /** Made by a copy of `from` onto `to` (this key is `to` or below it): its files are their sources' bytes. */

@@ -10,7 +10,8 @@ export type NewChange = Omit<ChangeRecord, 'cursor' | 'at'>;
 
 /** Any number; only its being the same for every writer matters. */
 const JOURNAL_LOCK = 0x6663_3331;
-const lockQuery = CompiledQuery.raw(`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`);
+/** The journal's lock; its answer is never read (postgres-writers.ts sends it with BEGIN). */
+export const lockQuery = CompiledQuery.raw(`SELECT pg_advisory_xact_lock(${JOURNAL_LOCK})`);
 
 
 /**

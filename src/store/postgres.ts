@@ -4,6 +4,7 @@ import { StoreOpenError } from './sqlite.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './types.js';
 import { migrateToLatest } from './migrations.js';
+import { postgresWriters } from './postgres-writers.js';
 import { createRepositories, type StoreOptions } from './repositories.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
@@ -52,7 +53,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
   return {
     kind: 'postgres',
     db,
-    ...createRepositories(db, {}, opts),
+    ...createRepositories(db, postgresWriters(db), opts),
     close: () => db.destroy(),
   };
 }

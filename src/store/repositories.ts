@@ -40,7 +40,7 @@ export type Engine = {
   readonly changeStamp?: ChangeStamp | undefined;
   /** How the upload's index transaction runs (steps.ts); Kysely's own transaction when not given. */
   readonly steps?: StepRunner | undefined;
-  /** SQLite only: lets the usage counter's writes share a commit with the index's (steps.ts Ride). */
+  /** Lets the usage counter's writes share a commit with the index's (steps.ts Ride). */
   readonly ride?: Ride | undefined;
 };
 

@@ -150,7 +150,7 @@ export async function startNetworkSwitch(target: string): Promise<NetworkSwitch>
  * each client to the current upstream, ends and errors passed both ways, and
  * every socket destroyed on close. `wire` moves the bytes (and decides cuts).
  */
-async function startRelay(
+export async function startRelay(
   target: string,
   upstreamAt: () => URL,
   wire: (pair: { client: Socket; upstream: Socket; cut(): void }) => void,

@@ -311,7 +311,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   async function stageFrom(key: StorageKey, opts: WriteOptions, produce: Produce): Promise<StagedFile> {
     if (isRoot(key)) throw isDir();
     // The index answers for the parents and the name (look); what the caller has just seen there is not asked again.
-    const { at, made } = opts.freeNameInFolder === true ? { at: undefined, made: [] } : await look(key);
+    const looked = opts.freeNameInFolder !== true;
+    const { at, made } = looked ? await look(key) : { at: undefined, made: [] };
     if (at === 'folder' && opts.ifExists === 'replace') throw isDir();
     let claimed = opts.ifExists === 'replace' ? undefined : await claim(key, opts.ifExists, 0, { at });
     /** Marks the object this write creates, so a create that went unanswered can be told apart and taken back. */
@@ -354,7 +355,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     };
 
     /** The event of a new file at the target, with the folders the write made on its way (look). */
-    const created = (entry: Entry): StorageEvent => ({ type: 'created', key: target, isFile: true, size: entry.size, entry, ...(made.length > 0 ? { madeFolders: made } : {}) });
+    const created = (entry: Entry): StorageEvent => ({ type: 'created', key: target, isFile: true, size: entry.size, entry, ...(made.length > 0 ? { madeFolders: made } : {}), ...(looked ? { parentsLooked: true } : {}) });
 
     /** One PutObject of data at the target; `onlyIfFree`: If-None-Match: * (412 when a file is there). */
     const putAtTarget = async (data: Buffer, onlyIfFree: boolean): Promise<Stored> => {
@@ -513,7 +514,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
       throw taken();
     }
     const stored = await putMarker(key);
-    await events.emit({ type: 'created', key, isFile: false, size: 0, ...(stored.date ? { entry: folderEntry(keyName(key), stored.date) } : {}), ...(made.length > 0 ? { madeFolders: made } : {}) });
+    await events.emit({ type: 'created', key, isFile: false, size: 0, ...(stored.date ? { entry: folderEntry(keyName(key), stored.date) } : {}), ...(made.length > 0 ? { madeFolders: made } : {}), parentsLooked: true });
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {

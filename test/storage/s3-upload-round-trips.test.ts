@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { bearer } from '../helpers/client.js';
+import { startPgRoundTrips, type PgRoundTrips } from '../helpers/pg-round-trips.js';
+import { newDatabase, skipReason } from '../helpers/services.js';
+
+// Local disk keeps its index in SQLite inside the process: there is no round trip to count.
+const skip = skipReason('S3') ?? skipReason('PostgreSQL');
+const UPLOADS = 20;
+/** Round trips per upload left to work beside the uploads (the webhook dispatcher's look after a change, the journal's sweep). */
+const BESIDE = 1;
+
+/**
+ * What a small upload on S3 + PostgreSQL waits for besides its one PutObject: its exchanges with
+ * PostgreSQL, counted by a proxy in front of it. Uploads run one after another, so each is its own
+ * index transaction (uploads in flight together share one: search-repo's queue). Without --redis
+ * the name's lease is a row too: taken and released, two of the commits.
+ */
+describe('S3 + PostgreSQL: what a small upload asks of the database', { skip }, () => {
+  let t: TestApp;
+  let pg: PgRoundTrips;
+  let token: string;
+
+  before(async () => {
+    pg = await startPgRoundTrips(await newDatabase('round_trips'));
+    t = await startApp({ storage: 's3', flags: { database: pg.url }, users: ['alice'] });
+    token = (await t.login('alice')).access_token;
+    await t.fs.mkdir('in');
+    // The first uploads prepare statements and fill caches; they are not counted.
+    for (let i = 0; i < 3; i++) await put(`in/warm-${i}.txt`, 'warm');
+  });
+  after(async () => {
+    await t?.close();
+    await pg?.close();
+  });
+
+  async function put(path: string, body: string): Promise<void> {
+    const res = await fetch(`${t.url}/storage/alice/${path}`, { method: 'PUT', headers: bearer(token), body });
+    assert.equal(res.status, 201, await res.text());
+  }
+
+  /** Round trips and commits per raw PUT of `path(i)`, i from 0 to UPLOADS - 1, one after another. */
+  async function perPut(path: (i: number) => string): Promise<{ roundTrips: number; commits: number }> {
+    const at = { count: pg.count, commits: pg.commits };
+    for (let i = 0; i < UPLOADS; i++) await put(path(i), `file ${i}`);
+    return { roundTrips: (pg.count - at.count) / UPLOADS, commits: (pg.commits - at.commits) / UPLOADS };
+  }
+
+  test('a new file in a folder the index holds: the index, its journal and usage in one commit, no second look', async () => {
+    const { roundTrips, commits } = await perPut((i) => `in/f-${i}.txt`);
+    // The token, the quota, the look (parents and name), the lease taken, BEGIN with the journal's lock, the row,
+    // its journal entry, the folder's stamp, usage, COMMIT, the lease released, the sync fields of the answer.
+    assert.ok(roundTrips <= 12 + BESIDE, `${roundTrips} round trips and ${commits} commits per upload`);
+    // The lease taken, the index with usage, the lease released.
+    assert.ok(commits <= 3 + BESIDE, `${roundTrips} round trips and ${commits} commits per upload`);
+    assert.equal(await t.fs.text('in/f-3.txt'), 'file 3');
+    const usage = await t.store.usage.get('alice');
+    assert.equal(usage?.used, 3 * 'warm'.length + Array.from({ length: UPLOADS }, (_, i) => `file ${i}`.length).reduce((a, b) => a + b));
+  });
+
+  test('a new file in a new folder: the folder goes into the file\'s own index transaction', async () => {
+    const { roundTrips, commits } = await perPut((i) => `new-${i}/f.txt`);
+    // As above, and the read of what the index holds at the new folder's path, inside the transaction.
+    assert.ok(roundTrips <= 13 + BESIDE, `${roundTrips} round trips and ${commits} commits per upload`);
+    assert.ok(commits <= 3 + BESIDE, `${roundTrips} round trips and ${commits} commits per upload`);
+    assert.equal(await t.fs.kind('new-5'), 'folder');
+    const found = await fetch(`${t.url}/api/search?q=new-5`, { headers: bearer(token) });
+    const { results } = (await found.json()) as { results: { path: string; is_file: boolean }[] };
+    assert.deepEqual(results.map((r) => [r.path, r.is_file]), [['/alice/new-5', false]]);
+    const inside = await fetch(`${t.url}/api/search?q=f.txt&path=/alice/new-5`, { headers: bearer(token) });
+    assert.deepEqual(((await inside.json()) as { results: { path: string }[] }).results.map((r) => r.path), ['/alice/new-5/f.txt']);
+  });
+});
