@@ -1,13 +1,14 @@
 import { useCallback, useMemo, useState } from 'react';
 import { KeysApi, type ApiKey } from '../api/keys';
 import type { ApiClient } from '../api/client';
-import { formatDate, formatExactDate, plural } from '../lib/format';
+import { formatDate, formatExactDate } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './icons';
 import { KeyDialog } from './KeyDialog';
 import { ListEmpty, ListError, ListSkeleton } from './SectionStates';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
+import { t } from '../lib/i18n';
 
 const isExpired = (k: ApiKey, now: Date) => k.expires !== null && new Date(k.expires).getTime() <= now.getTime();
 
@@ -23,7 +24,7 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
 
   const create = (
     <button type="button" className="button primary small" onClick={() => setCreating(true)}>
-      <Icon name="plus" size={16} /> Create app password
+      <Icon name="plus" size={16} /> {t('keys.create')}
     </button>
   );
 
@@ -32,22 +33,22 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
       <header className="section-head">
         <Icon name="key" />
         <div>
-          <h2 id="keys-title">App passwords</h2>
-          <p className="muted small">For WebDAV clients, sync tools and scripts: each gets its own password, which you can make read-only and revoke without changing your own.</p>
+          <h2 id="keys-title">{t('keys.title')}</h2>
+          <p className="muted small">{t('keys.help')}</p>
         </div>
         {state.status === 'ready' && state.items.length > 0 ? create : null}
       </header>
       {state.status === 'loading' ? (
-        <ListSkeleton label="Loading app passwords" />
+        <ListSkeleton label={t('keys.loading')} />
       ) : state.status === 'error' ? (
         <ListError what="Your app passwords" error={state.error} onRetry={reload} />
       ) : state.items.length === 0 ? (
-        <ListEmpty icon="key" title="No app passwords yet" text="Make one for each program that needs your files, instead of giving it your password.">
+        <ListEmpty icon="key" title={t('keys.none')} text={t('keys.noneHint')}>
           {create}
         </ListEmpty>
       ) : (
         <>
-          <ul className="item-list" aria-label="App passwords">
+          <ul className="item-list" aria-label={t('keys.title')}>
             {state.items.map((k) => {
               const expired = isExpired(k, now);
               return (
@@ -55,49 +56,49 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
                   <div className="item-main">
                     <div className="item-title">
                       <span className="item-name">{k.name}</span>
-                      <span className={`badge ${k.read_only ? '' : 'badge-active'}`}>{k.read_only ? 'Read-only' : 'Full access'}</span>
-                      {expired ? <span className="badge badge-expired">Expired</span> : null}
+                      <span className={`badge ${k.read_only ? '' : 'badge-active'}`}>{k.read_only ? t('keys.readOnly') : t('keys.full')}</span>
+                      {expired ? <span className="badge badge-expired">{t('keys.expired')}</span> : null}
                     </div>
                     <dl className="item-facts">
                       <div>
-                        <dt>Created</dt>
+                        <dt>{t('keys.created')}</dt>
                         <dd title={formatExactDate(k.created)}>{formatDate(k.created, now)}</dd>
                       </div>
                       <div>
-                        <dt>Last used</dt>
+                        <dt>{t('keys.lastUsed')}</dt>
                         <dd className="key-last-used" title={k.last_used ? formatExactDate(k.last_used) : undefined}>
-                          {k.last_used ? formatDate(k.last_used, now) : 'Never'}
+                          {k.last_used ? formatDate(k.last_used, now) : t('keys.never')}
                         </dd>
                       </div>
                       <div>
-                        <dt>Expires</dt>
-                        <dd title={k.expires ? formatExactDate(k.expires) : undefined}>{k.expires ? formatDate(k.expires, now) : 'Never'}</dd>
+                        <dt>{t('keys.expires')}</dt>
+                        <dd title={k.expires ? formatExactDate(k.expires) : undefined}>{k.expires ? formatDate(k.expires, now) : t('keys.never')}</dd>
                       </div>
                     </dl>
                   </div>
                   <div className="item-actions">
                     <button type="button" className="button small danger-text" onClick={() => setRevoking(k)}>
-                      <Icon name="trash" size={16} /> Revoke
+                      <Icon name="trash" size={16} /> {t('keys.revokeShort')}
                     </button>
                   </div>
                 </li>
               );
             })}
           </ul>
-          <div className="status-line muted">{plural(state.items.length, 'app password')}</div>
+          <div className="status-line muted">{t('keys.count', { count: state.items.length })}</div>
         </>
       )}
       {creating ? <KeyDialog api={api} user={user} onCreated={reload} onClose={() => setCreating(false)} /> : null}
       {revoking ? (
         <ConfirmDialog
-          title={`Revoke “${revoking.name}”?`}
-          warning="Every program using this app password loses access at once. This cannot be undone; you can make a new one."
-          label="Revoke app password"
-          busyLabel="Revoking…"
+          title={t('keys.revokeTitle', { name: revoking.name })}
+          warning={t('keys.revokeWarning')}
+          label={t('keys.revoke')}
+          busyLabel={t('keys.revoking')}
           onConfirm={async () => {
             await api.revoke(revoking.id);
             drop((k) => k.id !== revoking.id);
-            notify(`“${revoking.name}” no longer works.`);
+            notify(t('keys.revoked', { name: revoking.name }));
           }}
           onClose={() => setRevoking(null)}
         />
