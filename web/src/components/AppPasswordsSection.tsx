@@ -9,6 +9,7 @@ import { ListEmpty, ListError, ListSkeleton } from './SectionStates';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
 import { t } from '../lib/i18n';
+import { SectionHead } from './SectionHead';
 
 const isExpired = (k: ApiKey, now: Date) => k.expires !== null && new Date(k.expires).getTime() <= now.getTime();
 
@@ -30,14 +31,9 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
 
   return (
     <section className="settings-section" aria-labelledby="keys-title">
-      <header className="section-head">
-        <Icon name="key" />
-        <div>
-          <h2 id="keys-title">{t('keys.title')}</h2>
-          <p className="muted small">{t('keys.help')}</p>
-        </div>
+      <SectionHead id="keys-title" icon="key" title={t('keys.title')} help={t('keys.help')}>
         {state.status === 'ready' && state.items.length > 0 ? create : null}
-      </header>
+      </SectionHead>
       {state.status === 'loading' ? (
         <ListSkeleton label={t('keys.loading')} />
       ) : state.status === 'error' ? (

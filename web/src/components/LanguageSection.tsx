@@ -1,19 +1,13 @@
 import { browserLocale, LANGUAGE_NAMES, languageSetting, LOCALES, setLanguage, t, type Locale } from '../lib/i18n';
 import { BASE } from '../lib/base';
-import { Icon } from './icons';
+import { SectionHead } from './SectionHead';
 
 /** The UI's language: the browser's (the default) or one chosen here, kept in this browser. */
 export function LanguageSection() {
   const choice = languageSetting();
   return (
     <section className="settings-section" aria-labelledby="language-title">
-      <header className="section-head">
-        <Icon name="text" />
-        <div>
-          <h2 id="language-title">{t('settings.languageTitle')}</h2>
-          <p className="muted small">{t('settings.languageHelp')}</p>
-        </div>
-      </header>
+      <SectionHead id="language-title" icon="text" title={t('settings.languageTitle')} help={t('settings.languageHelp')} />
       <label className="field">
         <span>{t('settings.languageLabel')}</span>
         <select value={choice} onChange={(e) => setLanguage(e.target.value as Locale | 'auto', `${BASE}/`)}>

@@ -6,6 +6,7 @@ import { Icon } from './icons';
 import { PasswordField } from './PasswordField';
 import { useNotify } from './Toasts';
 import { t } from '../lib/i18n';
+import { SectionHead } from './SectionHead';
 
 /**
  * Change your own password: current, new, new again. This session stays
@@ -59,13 +60,7 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
 
   return (
     <section className="settings-section" aria-labelledby="password-title">
-      <header className="section-head">
-        <Icon name="lock" />
-        <div>
-          <h2 id="password-title">{t('password.title')}</h2>
-          <p className="muted small">{t('password.help')}</p>
-        </div>
-      </header>
+      <SectionHead id="password-title" icon="lock" title={t('password.title')} help={t('password.help')} />
       <form className="stack password-form" onSubmit={submit} noValidate aria-label={t('password.change')}>
         {/* For password managers: which account this new password belongs to. */}
         <input type="text" name="username" autoComplete="username" value={user} readOnly hidden />

@@ -8,6 +8,7 @@ import { ListError, ListSkeleton } from './SectionStates';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
 import { t } from '../lib/i18n';
+import { SectionHead } from './SectionHead';
 
 /** This device first, then the most recently used. */
 function order(a: Session, b: Session): number {
@@ -26,16 +27,11 @@ export function SessionsSection({ api, reloadKey }: { api: AccountApi; reloadKey
 
   return (
     <section className="settings-section" aria-labelledby="sessions-title">
-      <header className="section-head">
-        <Icon name="device" />
-        <div>
-          <h2 id="sessions-title">{t('sessions.title')}</h2>
-          <p className="muted small">{t('sessions.help')}</p>
-        </div>
+      <SectionHead id="sessions-title" icon="device" title={t('sessions.title')} help={t('sessions.help')}>
         <button type="button" className="icon-button" aria-label={t('sessions.refresh')} title={t('sessions.refreshShort')} onClick={reload}>
           <Icon name="retry" size={18} />
         </button>
-      </header>
+      </SectionHead>
       {state.status === 'loading' ? (
         <ListSkeleton label={t('sessions.loading')} />
       ) : state.status === 'error' ? (

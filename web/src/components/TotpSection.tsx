@@ -6,6 +6,7 @@ import { ListError, ListSkeleton } from './SectionStates';
 import { TotpOffDialog, TotpSetupDialog } from './TotpDialogs';
 import { useNotify } from './Toasts';
 import { t } from '../lib/i18n';
+import { SectionHead } from './SectionHead';
 
 /** Two-step verification (TOTP): on or off, set up with a QR code, turned off with a code. */
 export function TotpSection({ api, me, error, onChange }: { api: AccountApi; me: Me | null; error: ApiError | null; onChange: () => void }) {
@@ -13,13 +14,7 @@ export function TotpSection({ api, me, error, onChange }: { api: AccountApi; me:
   const notify = useNotify();
   return (
     <section className="settings-section" aria-labelledby="totp-title">
-      <header className="section-head">
-        <Icon name="shield" />
-        <div>
-          <h2 id="totp-title">{t('login.twoStep')}</h2>
-          <p className="muted small">{t('totp.help')}</p>
-        </div>
-      </header>
+      <SectionHead id="totp-title" icon="shield" title={t('login.twoStep')} help={t('totp.help')} />
       {me ? (
         <div className="totp-state">
           {me.totp ? (
