@@ -7,8 +7,14 @@ test('formatSize uses binary units with one decimal below 10', () => {
   for (const [n, want] of cases) assert.equal(formatSize(n), want, String(n));
 });
 
-test('formatModified prints minutes in UTC', () => {
-  assert.equal(formatModified(new Date('2026-11-24T22:46:18.123Z')), '2026-11-24 22:46 UTC');
+test('formatModified prints minutes in UTC, in the page\'s language', () => {
+  const at = new Date('2026-11-24T22:46:18.123Z');
+  const cases: [Parameters<typeof formatModified>[1], string][] = [[undefined, 'Nov 24, 2026, 22:46 UTC'], ['en', 'Nov 24, 2026, 22:46 UTC'], ['de', '24.11.2026, 22:46 UTC']];
+  for (const [locale, want] of cases) assert.equal(formatModified(at, locale), want, String(locale));
+});
+
+test('formatSize speaks the page\'s language', () => {
+  assert.equal(formatSize(1536, 'de'), '1,5 KiB');
 });
 
 test('pageNumber accepts only plain positive integers and clamps to the last page', () => {

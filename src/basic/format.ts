@@ -1,23 +1,14 @@
+import { formatBytes } from '../lib/i18n/format.js';
+import type { Locale } from '../lib/i18n/negotiate.js';
+
 /** Display rules of the basic UI's listings, pure. */
 
-const UNITS = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+/** `532 B`, `1.5 KiB`, `12 MiB` (German `1,5 KiB`): two significant digits below 10, whole numbers above. */
+export const formatSize = (bytes: number, locale: Locale = 'en'): string => formatBytes(bytes, locale);
 
-/** `532 B`, `1.5 KiB`, `12 MiB`: two significant digits below 10, whole numbers above. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  let v = bytes;
-  let unit = 'B';
-  for (const u of UNITS) {
-    if (v < 1024) break;
-    v /= 1024;
-    unit = u;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${unit}`;
-}
-
-/** `2026-11-24 22:46 UTC`: the same on every server and readable in a text browser. */
-export function formatModified(d: Date): string {
-  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** `Nov 24, 2026, 22:46 UTC` (German `24.11.2026, 22:46 UTC`): in UTC, so the same on every server, to the minute. */
+export function formatModified(d: Date, locale: Locale = 'en'): string {
+  return `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', hourCycle: 'h23' }).format(d)} UTC`;
 }
 
 /** The 1-based page number in `?page=`, or 1 for anything else; clamped to the last page. */

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Entry } from '../storage/backend.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage } from './pages.js';
+import { uiFor } from '../lib/i18n/ui.js';
 
-const site = { root: '/basic/' };
+const site = { root: '/basic/', ui: uiFor('en') };
 const viewer = { username: 'alice', csrf: 'tok"en<' };
 const entry = (name: string, isFile = true): Entry => ({ name, isFile, size: 10, modified: new Date('2026-01-02T03:04:05Z'), etag: '"e"' });
 
@@ -74,4 +75,19 @@ test('pages hold no script and label every input', () => {
     assert.doesNotMatch(html, /<script/i);
     for (const m of html.matchAll(/<input [^>]*id="([^"]+)"/g)) assert.match(html, new RegExp(`<label for="${m[1]}">`), `input #${m[1]} has a label`);
   }
+});
+
+test('a German reader gets the page in German: lang, words, plurals, sizes and dates', () => {
+  const de = { root: '/basic/', ui: uiFor('de') };
+  const entries = [entry('a.txt'), entry('b.txt'), { ...entry('big.bin'), size: 1536 }];
+  const html = folderPage(de, viewer, { segments: [], entries, total: 3, page: 1, pageSize: 500 }).value;
+  assertInert(html);
+  assert.match(html, /<html lang="de">/);
+  assert.match(html, /<h1>Meine Dateien<\/h1>/);
+  assert.match(html, /<caption>3 Einträge<\/caption>/);
+  assert.match(html, /1,5 KiB/);
+  assert.match(html, /02\.01\.2026, 03:04 UTC/);
+  assert.match(html, /Angemeldet als <strong>alice<\/strong>/);
+  assert.doesNotMatch(html, /Sign out|My files|Upload files|entries/);
+  assert.match(folderPage(site, viewer, { segments: [], entries, total: 3, page: 1, pageSize: 500 }).value, /<html lang="en">/);
 });

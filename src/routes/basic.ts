@@ -12,6 +12,8 @@ import type { AuthService } from '../services/auth.js';
 import type { FilesService } from '../services/files.js';
 import type { Operations } from '../services/operations.js';
 import { pageNumber } from '../basic/format.js';
+import { requestLocale } from '../http/language.js';
+import { uiFor } from '../lib/i18n/ui.js';
 import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
 import {
@@ -56,7 +58,7 @@ export async function basicRoutes(
 ): Promise<void> {
   const { auth, files } = deps;
   const root = `${deps.basePath}/basic/`;
-  const site: Site = { root };
+  const siteFor = (request: FastifyRequest): Site => ({ root, ui: uiFor(requestLocale(request.headers)) });
   const sso = deps.ssoLabel === undefined ? undefined : { href: `${deps.basePath}/auth/oidc/login?to=basic`, label: deps.ssoLabel };
   const publicHost = deps.publicUrl ? new URL(deps.publicUrl).host : undefined;
   const secure = (request: FastifyRequest) => request.protocol === 'https' || deps.publicUrl.startsWith('https:');
@@ -93,7 +95,7 @@ export async function basicRoutes(
     // A download's headers may be set already; an error page is a page.
     reply.removeHeader('content-disposition').removeHeader('content-security-policy').removeHeader('etag').removeHeader('last-modified').removeHeader('cache-control');
     const user = sessionOf(request.principal);
-    return page(reply, errorPage(site, e.status, e.message, { viewer: user && viewerOf(user), back: folderBack(request) }), e.status);
+    return page(reply, errorPage(siteFor(request), e.status, e.message, { viewer: user && viewerOf(user), back: folderBack(request) }), e.status);
   });
 
   const viewerOf = (p: UserPrincipal): Viewer => ({ username: p.username, csrf: csrfToken(deps.secret, p.sessionId) });
@@ -149,7 +151,7 @@ export async function basicRoutes(
   scope.get('/basic/login', { ...pages, schema: BASIC_SCHEMAS.loginPage }, async (request, reply) => {
     const next = (request.query as Record<string, unknown>).next;
     if (sessionOf(request.principal)) return reply.redirect(safeNext(next) ? next : root, 303);
-    return page(reply, loginPage(site, { sso,  notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
+    return page(reply, loginPage(siteFor(request), { sso, notice: takeFlash(request, reply), next: safeNext(next) ? next : undefined }));
   });
 
   // Counted by the same throttle as /auth/login (before the body is read), and one message for a wrong
@@ -162,16 +164,18 @@ export async function basicRoutes(
     const password = body.password ?? '';
     const totp = body.totp ?? '';
     const next = safeNext(body.next) ? body.next : undefined;
-    if (!username || !password) return page(reply, loginPage(site, { sso,  error: 'Enter your username and password.', username, next }), 400);
+    const site = siteFor(request);
+    const { t } = site.ui;
+    if (!username || !password) return page(reply, loginPage(site, { sso, error: t('basic.loginMissing'), username, next }), 400);
     let session;
     try {
       session = await auth.startSession(username, password, totp, { client: request.headers['user-agent'], address: request.ip });
     } catch (e) {
       // One message for a wrong password, an unknown user and a wrong code: which one it was is not told.
       if (e instanceof AppError && e.code === 'invalid_credentials') {
-        return page(reply, loginPage(site, { sso,  error: totp.trim() ? 'The username, password or code is wrong.' : 'The username or password is wrong.', username, next }), 401);
+        return page(reply, loginPage(site, { sso, error: totp.trim() ? t('basic.loginWrongWithCode') : t('basic.loginWrong'), username, next }), 401);
       }
-      if (e instanceof AppError && e.code === 'totp_required') return page(reply, loginPage(site, { sso,  error: 'This account uses two-factor sign-in: enter the code from your authenticator app (or a recovery code).', username, next }), 401);
+      if (e instanceof AppError && e.code === 'totp_required') return page(reply, loginPage(site, { sso, error: t('basic.totpRequired'), username, next }), 401);
       throw e;
     }
     reply.header('set-cookie', setCookie(SESSION_COOKIE, sessionCookieValue(username, session.refreshToken), cookieOpts(request)));
@@ -184,7 +188,7 @@ export async function basicRoutes(
     checkCsrf(request, user);
     await auth.endSession(user.sessionId);
     reply.header('set-cookie', clearCookie(SESSION_COOKIE, cookieOpts(request)));
-    flash(reply, request, 'You are signed out.');
+    flash(reply, request, siteFor(request).ui.t('basic.signedOut'));
     return reply.redirect(`${root}login`, 303);
   });
 
@@ -219,7 +223,7 @@ export async function basicRoutes(
       const name = query[what];
       if (name === undefined) continue;
       const child = await ops.statOrThrow(childKey(t.key, name));
-      return page(reply, what === 'rename' ? renamePage(site, viewer, segments, child) : deletePage(site, viewer, segments, child));
+      return page(reply, what === 'rename' ? renamePage(siteFor(request), viewer, segments, child) : deletePage(siteFor(request), viewer, segments, child));
     }
     const notice = takeFlash(request, reply);
     // Only one page is rendered, so only one page of entries is held: the one asked for, and the
@@ -228,7 +232,7 @@ export async function basicRoutes(
     const { wanted, latest, total } = await pageCounting(await ops.listSorted(t.key), asked, BASIC_PAGE_SIZE);
     const n = pageNumber(query.page, total, BASIC_PAGE_SIZE);
     const shown = n === asked ? wanted : latest;
-    return page(reply, folderPage(site, viewer, { segments, entries: shown, total, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
+    return page(reply, folderPage(siteFor(request), viewer, { segments, entries: shown, total, page: n, pageSize: BASIC_PAGE_SIZE, notice }));
   });
 
   scope.post('/basic/*', { ...pages, schema: BASIC_SCHEMAS.change }, async (request, reply) => {

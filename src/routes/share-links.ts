@@ -22,6 +22,8 @@ import { sendThumbnail } from './thumbnail-reply.js';
 import type { Operations } from '../services/operations.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { SHARE_SCHEMAS } from './share-link-schemas.js';
+import { requestLocale } from '../http/language.js';
+import { uiFor } from '../lib/i18n/ui.js';
 
 const FORM_LIMIT = 8 * 1024;
 const DEAD_MESSAGE = deadLink().message;
@@ -189,7 +191,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
   // ---- Public pages: /s/<id>/[sub/path] ----
   await scope.register(async (pages) => {
     const prefix = `${basePath}/s/`;
-    const deadPage = deadLinkPage(basePath);
+    const uiOf = (request: FastifyRequest) => uiFor(requestLocale(request.headers));
     pages.addHook('onSend', async (_request, reply, payload) => {
       const nonce = newNonce();
       reply.header('content-security-policy', sharePageCsp(nonce)).header('x-frame-options', 'DENY');
@@ -199,9 +201,10 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const e = toAppError(err);
       logFailure(request.log, e, err);
       reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').type('text/html; charset=utf-8');
-      if (isDead(e)) return reply.send(deadPage);
-      const title = e.status === 429 ? 'Too many requests' : e.status === 404 ? 'Not found' : 'Something went wrong';
-      return reply.send(messagePage(basePath, title, e.message));
+      const ui = uiOf(request);
+      if (isDead(e)) return reply.send(deadLinkPage(basePath, ui));
+      const title = ui.t(e.status === 429 ? 'share.tooMany' : e.status === 404 ? 'share.notFound' : 'share.wentWrong');
+      return reply.send(messagePage(basePath, title, e.message, ui));
     });
 
     pages.get('/s/_assets/:name', { config: { access: publicRule }, schema: SHARE_SCHEMAS.asset }, async (request, reply) => {
@@ -221,7 +224,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     const open = async (request: FastifyRequest) => {
       const sub = decodeSharePath(restOf(request));
       const opened = await shares.open(visitor(request).share, sub.segments);
-      const urls = { base: basePath, id: opened.live.share.id };
+      const urls = { base: basePath, id: opened.live.share.id, ui: uiOf(request) };
       return { ...opened, urls, rootName: shares.displayName(opened.live), ...sub };
     };
 
@@ -230,7 +233,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       if (!unlocked(request)) return html(reply, 401, passwordPage(urls));
       if (live.share.uploadOnly) {
         const n = Number((request.query as Record<string, unknown>).uploaded);
-        const message = Number.isSafeInteger(n) && n > 0 ? (n === 1 ? '1 file uploaded. Thank you!' : `${n} files uploaded. Thank you!`) : undefined;
+        const message = Number.isSafeInteger(n) && n > 0 ? urls.ui.t('share.uploadedThanks', { count: n }) : undefined;
         return html(reply, 200, uploadPage({ urls, rootName, segments, message }));
       }
       if (!entry) return html(reply, 404, notInSharePage(urls));
@@ -252,11 +255,11 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     pages.post('/s/:id/auth', { config: { access: passwordRule }, schema: SHARE_SCHEMAS.pageAuth }, async (request, reply) => {
       {
         const live = await shares.resolve((request.params as { id: string }).id);
-        const urls = { base: basePath, id: live.share.id };
+        const urls = { base: basePath, id: live.share.id, ui: uiOf(request) };
         const form = request.body as Record<string, string> | undefined;
         const password = typeof form?.password === 'string' ? form.password : '';
         if (password === '' || !(await shares.checkPassword(live.share, password))) {
-          return html(reply, 401, passwordPage(urls, { error: 'That password is not right. Try again.' }));
+          return html(reply, 401, passwordPage(urls, { error: urls.ui.t('share.wrongPassword') }));
         }
         setPasswordCookie(request, reply, live);
         return reply.code(303).header('cache-control', 'no-store').redirect(`${prefix}${live.share.id}/`, 303);

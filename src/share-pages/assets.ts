@@ -66,6 +66,10 @@ const JS = `
 (function () {
   'use strict';
   function $(sel, root) { return (root || document).querySelector(sel); }
+  // The page's language: its messages come from the server, in data-messages on <body>.
+  var M = {};
+  try { M = JSON.parse(document.body.getAttribute('data-messages') || '{}'); } catch (e) { /* English below */ }
+  function msg(key, fallback) { return typeof M[key] === 'string' ? M[key] : fallback; }
 
   // Upload-only links: drag and drop, and the form sent with XHR to show progress.
   var form = $('form.upload');
@@ -83,7 +87,7 @@ const JS = `
     var choose = document.createElement('button');
     choose.type = 'button';
     choose.className = 'choose';
-    choose.textContent = 'Choose files';
+    choose.textContent = msg('chooseFiles', 'Choose files');
     choose.addEventListener('click', function () { input.click(); });
     $('.big', zone).replaceWith(choose);
     input.hidden = true;
@@ -105,26 +109,26 @@ const JS = `
       xhr.open('PUT', form.getAttribute('data-put'));
       bar.hidden = false;
       meter.value = 0;
-      status.textContent = 'Uploading…';
+      status.textContent = msg('uploading', 'Uploading…');
       xhr.upload.onprogress = function (e) { if (e.lengthComputable) { meter.value = Math.round((e.loaded / e.total) * 100); status.textContent = meter.value + ' %'; } };
       xhr.onload = function () {
         if (xhr.status === 201) {
           var n = 0;
           try { n = JSON.parse(xhr.responseText).files_written.length; } catch (e) { n = files.length; }
           meter.value = 100;
-          status.textContent = n === 1 ? '1 file uploaded.' : n + ' files uploaded.';
+          status.textContent = n === 1 ? msg('uploadedOne', '1 file uploaded.') : msg('uploadedMany', '{n} files uploaded.').replace('{n}', n.toLocaleString(document.documentElement.lang));
           // The names this visitor chose, never the ones the folder gave them (those would tell what is there).
           listReceived(files);
           form.reset();
         } else if (xhr.status === 401) {
           location.reload();
         } else {
-          var msg = 'The upload failed (' + xhr.status + ').';
-          try { msg = JSON.parse(xhr.responseText).message || msg; } catch (e) { /* keep the status */ }
-          status.textContent = msg;
+          var text = msg('uploadFailed', 'The upload failed ({status}).').replace('{status}', xhr.status);
+          try { text = JSON.parse(xhr.responseText).message || text; } catch (e) { /* keep the status */ }
+          status.textContent = text;
         }
       };
-      xhr.onerror = function () { status.textContent = 'The upload failed: the connection was lost.'; };
+      xhr.onerror = function () { status.textContent = msg('connectionLost', 'The upload failed: the connection was lost.'); };
       xhr.send(data);
     };
     form.addEventListener('submit', function (e) { e.preventDefault(); send(input.files); });
@@ -139,17 +143,17 @@ const JS = `
   if (pdf) {
     var frame = document.createElement('iframe');
     frame.src = pdf.getAttribute('data-pdf');
-    frame.title = 'PDF preview';
+    frame.title = msg('pdfTitle', 'PDF preview');
     var hint = document.createElement('p');
     hint.className = 'note';
     var open = document.createElement('a');
     open.href = pdf.getAttribute('data-pdf');
     open.target = '_blank';
     open.rel = 'noopener';
-    open.textContent = 'open it in a new tab';
-    hint.appendChild(document.createTextNode('If the document does not show, '));
+    open.textContent = msg('pdfHintLink', 'open it in a new tab');
+    hint.appendChild(document.createTextNode(msg('pdfHintBefore', 'If the document does not show, ')));
     hint.appendChild(open);
-    hint.appendChild(document.createTextNode(' or download it.'));
+    hint.appendChild(document.createTextNode(msg('pdfHintAfter', ' or download it.')));
     pdf.textContent = '';
     pdf.appendChild(frame);
     pdf.appendChild(hint);
@@ -162,16 +166,16 @@ const JS = `
     box.className = 'lightbox';
     box.hidden = true;
     box.setAttribute('role', 'dialog');
-    box.setAttribute('aria-label', 'Image viewer');
+    box.setAttribute('aria-label', msg('imageViewer', 'Image viewer'));
     var img = document.createElement('img');
     var cap = document.createElement('div');
     cap.className = 'cap';
     var mk = function (cls, label, text) { var b = document.createElement('button'); b.type = 'button'; b.className = cls; b.setAttribute('aria-label', label); b.textContent = text; box.appendChild(b); return b; };
     box.appendChild(img);
     box.appendChild(cap);
-    var prev = mk('prev', 'Previous image', '‹');
-    var next = mk('next', 'Next image', '›');
-    var close = mk('close', 'Close', '×');
+    var prev = mk('prev', msg('previousImage', 'Previous image'), '‹');
+    var next = mk('next', msg('nextImage', 'Next image'), '›');
+    var close = mk('close', msg('close', 'Close'), '×');
     document.body.appendChild(box);
     var at = 0;
     var show = function (i) {

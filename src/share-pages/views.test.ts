@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deadLinkPage, filePage, folderPage, formatSize, passwordPage, previewKind, uploadPage } from './views.js';
+import { uiFor } from '../lib/i18n/ui.js';
 
 const urls = { base: '/files', id: 'ID' };
 const EVIL = '<script>alert("x")</script>\'`&';
@@ -77,4 +78,19 @@ test('a folder page shows thumbnails of the images the server draws, and its gal
   assert.equal(page.match(/<img /g)?.length, 1, 'no thumbnail for the BMP or the text file');
   const limited = folderPage({ urls, rootName: 'r', segments: [], entries: [{ name: 'a.jpg', isFile: true, size: 3, modified: at }], preview: false });
   assert.ok(!limited.includes('thumbnail='), 'no thumbnails on a link with a download limit, as no previews');
+});
+
+test('a German visitor gets the pages in German, share.js\'s words too', () => {
+  const de = { ...urls, ui: uiFor('de') };
+  const at = new Date(0);
+  const folder = folderPage({ urls: de, rootName: 'Fotos', segments: [], entries: [{ name: 'a.bin', isFile: true, size: 1536, modified: at }, { name: 'Alt', isFile: false, size: 0, modified: at }], preview: true });
+  assertNoInjection(folder);
+  assert.match(folder, /<html lang="de">/);
+  assert.ok(folder.includes('1,5 KiB') && folder.includes('Alles herunterladen (ZIP)') && folder.includes('Geteilt mit File Cloud'));
+  const upload = uploadPage({ urls: de, rootName: 'Eingang', segments: [], message: 'ok' });
+  assertNoInjection(upload);
+  assert.ok(upload.includes('Dateien hochladen nach <span class="name">Eingang</span>'));
+  assert.ok(upload.includes('&quot;uploadedMany&quot;:&quot;{n} Dateien hochgeladen.&quot;'), 'share.js is given its messages');
+  assert.match(deadLinkPage('/files', uiFor('de')), /Dieser Link ist nicht verfügbar/);
+  for (const page of [folder, upload, passwordPage(de)]) assert.doesNotMatch(page, /Download|Upload|Password|This (link|folder)/);
 });

@@ -3,6 +3,9 @@ import { NONCE_SLOT } from '../http/security-headers.js';
 import { contentTypeFor } from '../lib/mime.js';
 import { Html, html } from '../http/html.js';
 import { urlPath } from './urls.js';
+import { formatBytes } from '../lib/i18n/format.js';
+import type { Locale } from '../lib/i18n/negotiate.js';
+import { uiFor, type Ui } from '../lib/i18n/ui.js';
 
 /** Small inline icons (no font or image request; fixed markup, nothing interpolated). */
 const ICONS = {
@@ -30,26 +33,18 @@ export function previewKind(name: string): PreviewKind | undefined {
   return undefined;
 }
 
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let v = bytes / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
+export const formatSize = (bytes: number, locale: Locale = 'en'): string => formatBytes(bytes, locale);
 
-/** Where a page's links point: the base path, and the two URL roots of one share. */
-export type PageUrls = { readonly base: string; readonly id: string };
+/** Where a page's links point (the base path, and the two URL roots of one share), and the language it speaks (English when not given). */
+export type PageUrls = { readonly base: string; readonly id: string; readonly ui?: Ui };
+const uiOf = (u: { ui?: Ui }): Ui => u.ui ?? uiFor('en');
 const pageRoot = (u: PageUrls) => `${u.base}/s/${u.id}`;
 const apiRoot = (u: PageUrls) => `${u.base}/share/${u.id}`;
 
-function layout(u: { base: string }, title: string, body: Html, opts: { bodyClass?: string } = {}): string {
+function layout(u: { base: string; ui?: Ui }, title: string, body: Html, opts: { bodyClass?: string } = {}): string {
+  const { t, locale } = uiOf(u);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -60,42 +55,65 @@ function layout(u: { base: string }, title: string, body: Html, opts: { bodyClas
 <link rel="stylesheet" nonce="${NONCE_SLOT}" href="${u.base}/s/_assets/share.css">
 <script nonce="${NONCE_SLOT}" src="${u.base}/s/_assets/share.js" defer></script>
 </head>
-<body class="${opts.bodyClass ?? ''}">
+<body class="${opts.bodyClass ?? ''}" data-messages="${JSON.stringify(scriptMessages(t))}">
 <main>
 ${body}
 </main>
-<footer>Shared with File Cloud</footer>
+<footer>${t('share.footer')}</footer>
 </body>
 </html>
 `.value;
 }
 
+/** What share.js says, in the page's language (it has no catalog of its own). */
+function scriptMessages(t: Ui['t']): Record<string, string> {
+  return {
+    chooseFiles: t('share.chooseFiles'),
+    uploading: t('share.js.uploading'),
+    uploadedOne: t('share.js.uploadedOne'),
+    uploadedMany: t('share.js.uploadedMany', { n: '{n}' }),
+    uploadFailed: t('share.js.uploadFailed', { status: '{status}' }),
+    connectionLost: t('share.js.connectionLost'),
+    pdfTitle: t('share.js.pdfTitle'),
+    pdfHintBefore: t('share.js.pdfHintBefore'),
+    pdfHintLink: t('share.js.pdfHintLink'),
+    pdfHintAfter: t('share.js.pdfHintAfter'),
+    imageViewer: t('share.js.imageViewer'),
+    previousImage: t('share.js.previousImage'),
+    nextImage: t('share.js.nextImage'),
+    close: t('share.js.close'),
+  };
+}
+
 /** The one page of every dead link: unknown, expired, revoked, used up, target gone. */
-export function deadLinkPage(base: string): string {
-  return layout({ base }, 'Link not available', html`<h1>This link is not available</h1>
-<p class="note">It may have expired, been revoked or used up, or what it shared is gone. Ask the person who sent it for a new link.</p>`);
+export function deadLinkPage(base: string, ui?: Ui): string {
+  const { t } = uiOf({ ui });
+  return layout({ base, ui }, t('share.deadTitle'), html`<h1>${t('share.deadHeading')}</h1>
+<p class="note">${t('share.deadNote')}</p>`);
 }
 
 /** A path below a live share that holds nothing. */
 export function notInSharePage(u: PageUrls): string {
-  return layout(u, 'Not found', html`<h1>Not found</h1><p class="note">Nothing with this name is in the share.</p><p><a href="${pageRoot(u)}/">Back to the start of the share</a></p>`);
+  const { t } = uiOf(u);
+  return layout(u, t('share.notFound'), html`<h1>${t('share.notFound')}</h1><p class="note">${t('share.notInShare')}</p><p><a href="${pageRoot(u)}/">${t('share.backToStart')}</a></p>`);
 }
 
-export function messagePage(base: string, title: string, message: string): string {
-  return layout({ base }, title, html`<h1>${title}</h1><p class="note">${message}</p>`);
+export function messagePage(base: string, title: string, message: string, ui?: Ui): string {
+  return layout({ base, ui }, title, html`<h1>${title}</h1><p class="note">${message}</p>`);
 }
 
 export function passwordPage(u: PageUrls, opts: { error?: string } = {}): string {
+  const { t } = uiOf(u);
   return layout(
     u,
-    'Password required',
-    html`<h1>This link is protected</h1>
-<p class="note">Enter the password you were given.</p>
+    t('share.passwordTitle'),
+    html`<h1>${t('share.passwordHeading')}</h1>
+<p class="note">${t('share.passwordNote')}</p>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="${pageRoot(u)}/auth" class="password">
-<label for="password">Password</label>
+<label for="password">${t('share.password')}</label>
 <input id="password" name="password" type="password" required autofocus autocomplete="current-password">
-<button type="submit">Open</button>
+<button type="submit">${t('share.open')}</button>
 </form>`,
   );
 }
@@ -106,7 +124,7 @@ function breadcrumb(u: PageUrls, rootName: string, segments: readonly string[]):
     const last = i === segments.length - 1;
     crumbs.push(last ? html`<span aria-current="page">${s}</span>` : html`<a href="${urlPath(pageRoot(u), segments.slice(0, i + 1), true)}">${s}</a>`);
   });
-  return html`<nav class="crumbs" aria-label="Location">${crumbs.map((c, i) => (i === 0 ? c : html`<span class="sep">/</span>${c}`))}</nav>`;
+  return html`<nav class="crumbs" aria-label="${uiOf(u).t('share.location')}">${crumbs.map((c, i) => (i === 0 ? c : html`<span class="sep">/</span>${c}`))}</nav>`;
 }
 
 export type FilePageInput = {
@@ -123,15 +141,16 @@ export type FilePageInput = {
 };
 
 export function filePage(p: FilePageInput): string {
+  const { t, locale } = uiOf(p.urls);
   const raw = urlPath(apiRoot(p.urls), p.segments);
   const kind = p.preview ? previewKind(p.name) : undefined;
   let preview: Html | string = '';
   if (kind === 'image') preview = html`<figure class="preview"><img src="${raw}" alt="${p.name}"></figure>`;
   else if (kind === 'video') preview = html`<figure class="preview"><video src="${raw}" controls preload="metadata"></video></figure>`;
   else if (kind === 'audio') preview = html`<figure class="preview"><audio src="${raw}" controls preload="metadata"></audio></figure>`;
-  else if (kind === 'pdf') preview = html`<figure class="preview pdf" data-pdf="${raw}"><p class="note">PDF document: download it to read it.</p></figure>`;
+  else if (kind === 'pdf') preview = html`<figure class="preview pdf" data-pdf="${raw}"><p class="note">${t('share.pdfNote')}</p></figure>`;
   else if (kind === 'text' && p.text) {
-    preview = html`<figure class="preview"><pre class="text">${p.text.content}</pre>${p.text.truncated ? html`<figcaption class="note">Only the beginning is shown.</figcaption>` : ''}</figure>`;
+    preview = html`<figure class="preview"><pre class="text">${p.text.content}</pre>${p.text.truncated ? html`<figcaption class="note">${t('share.textTruncated')}</figcaption>` : ''}</figure>`;
   }
   return layout(
     p.urls,
@@ -139,9 +158,9 @@ export function filePage(p: FilePageInput): string {
     html`${p.segments.length > 0 ? breadcrumb(p.urls, p.rootName, p.segments) : ''}
 <section class="file">
 <h1 class="name">${p.name}</h1>
-<p class="size">${formatSize(p.size)}</p>
-<p><a class="button primary" href="${raw}?download=1" download>Download</a></p>
-${!p.preview ? html`<p class="note">No preview: this link allows a limited number of downloads.</p>` : ''}
+<p class="size">${formatSize(p.size, locale)}</p>
+<p><a class="button primary" href="${raw}?download=1" download>${t('share.download')}</a></p>
+${!p.preview ? html`<p class="note">${t('share.noPreview')}</p>` : ''}
 </section>
 ${preview}`,
   );
@@ -164,26 +183,29 @@ export type FolderPageInput = {
 };
 
 /** Previous and next as plain links (no JavaScript needed); nothing for a folder of one page. */
-function pager(here: string, page: FolderPageInput['page']): Html | string {
+function pager(ui: Ui, here: string, page: FolderPageInput['page']): Html | string {
   if (!page || (page.number === 1 && !page.hasNext)) return '';
+  const { t } = ui;
   const first = (page.number - 1) * SHARE_PAGE_SIZE + 1;
-  return html`<nav class="pager" aria-label="Pages"><span class="note">Page ${String(page.number)} (entries from ${String(first)})</span> ${page.number > 1 ? html`<a class="button" href="${here}?page=${String(page.number - 1)}" rel="prev">Previous page</a> ` : ''}${page.hasNext ? html`<a class="button" href="${here}?page=${String(page.number + 1)}" rel="next">Next page</a>` : ''}</nav>`;
+  return html`<nav class="pager" aria-label="${t('share.pages')}"><span class="note">${t('share.pageOf', { page: page.number, first })}</span> ${page.number > 1 ? html`<a class="button" href="${here}?page=${String(page.number - 1)}" rel="prev">${t('share.previousPage')}</a> ` : ''}${page.hasNext ? html`<a class="button" href="${here}?page=${String(page.number + 1)}" rel="next">${t('share.nextPage')}</a>` : ''}</nav>`;
 }
 
 export function folderPage(p: FolderPageInput): string {
+  const ui = uiOf(p.urls);
+  const { t, locale } = ui;
   const here = p.segments;
   const title = here.length === 0 ? p.rootName : (here[here.length - 1] as string);
   const rows = p.entries.map((e) => {
     const segs = [...here, e.name];
     if (!e.isFile) {
-      return html`<li class="entry folder"><a class="open" href="${urlPath(pageRoot(p.urls), segs, true)}">${ICONS.folder}<span class="ename">${e.name}</span></a><span class="meta">Folder</span></li>`;
+      return html`<li class="entry folder"><a class="open" href="${urlPath(pageRoot(p.urls), segs, true)}">${ICONS.folder}<span class="ename">${e.name}</span></a><span class="meta">${t('share.folder')}</span></li>`;
     }
     const raw = urlPath(apiRoot(p.urls), segs);
     const image = p.preview && previewKind(e.name) === 'image';
     // Images the server draws show their thumbnail, and the gallery shows 1024 px ones rather than the originals.
     const drawn = image && mayHaveThumbnail(e.name);
     const picture = drawn ? html`<img class="thumb" src="${raw}?thumbnail=64" alt="" loading="lazy" decoding="async" width="44" height="44">` : image ? ICONS.image : ICONS.file;
-    return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${drawn ? `${raw}?thumbnail=1024` : raw}"` : ''}>${picture}<span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size)}</span><a class="dl" href="${raw}?download=1" download aria-label="${`Download ${e.name}`}">Download</a></li>`;
+    return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${drawn ? `${raw}?thumbnail=1024` : raw}"` : ''}>${picture}<span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size, locale)}</span><a class="dl" href="${raw}?download=1" download aria-label="${t('share.downloadName', { name: e.name })}">${t('share.download')}</a></li>`;
   });
   const zip = `${urlPath(apiRoot(p.urls), here, true)}?zip=1`;
   return layout(
@@ -191,9 +213,9 @@ export function folderPage(p: FolderPageInput): string {
     title,
     html`${breadcrumb(p.urls, p.rootName, here)}
 <h1 class="name">${title}</h1>
-<p class="actions"><a class="button primary" href="${zip}" download>Download all (zip)</a></p>
-${p.entries.length === 0 ? html`<p class="note">This folder is empty.</p>` : html`<ul class="listing">${rows}</ul>`}
-${pager(urlPath(pageRoot(p.urls), here, true), p.page)}`,
+<p class="actions"><a class="button primary" href="${zip}" download>${t('share.downloadAll')}</a></p>
+${p.entries.length === 0 ? html`<p class="note">${t('share.emptyFolder')}</p>` : html`<ul class="listing">${rows}</ul>`}
+${pager(ui, urlPath(pageRoot(p.urls), here, true), p.page)}`,
   );
 }
 
@@ -209,20 +231,22 @@ export type UploadPageInput = {
 export function uploadPage(p: UploadPageInput): string {
   const action = urlPath(pageRoot(p.urls), p.segments, true);
   const put = urlPath(apiRoot(p.urls), p.segments, true);
+  const { t } = uiOf(p.urls);
+  const [before, after] = t('share.uploadHeading', { name: '\u0000' }).split('\u0000');
   return layout(
     p.urls,
-    `Upload to ${p.rootName}`,
-    html`<h1>Upload files to <span class="name">${p.rootName}</span></h1>
-<p class="note">Files you send are added to this folder; you cannot see what is in it, and nothing there is replaced.</p>
+    t('share.uploadTitle', { name: p.rootName }),
+    html`<h1>${before}<span class="name">${p.rootName}</span>${after}</h1>
+<p class="note">${t('share.uploadNote')}</p>
 ${p.message ? html`<p class="ok" role="status">${p.message}</p>` : ''}
 ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
 <form class="upload" method="post" action="${action}" enctype="multipart/form-data" data-put="${put}">
-<div class="dropzone"><label class="big" for="files">Choose files</label><span class="hint">or drop them here</span>
+<div class="dropzone"><label class="big" for="files">${t('share.chooseFiles')}</label><span class="hint">${t('share.orDrop')}</span>
 <input id="files" name="file" type="file" multiple required></div>
-<button type="submit">Upload</button>
+<button type="submit">${t('share.upload')}</button>
 <div class="progress" hidden><progress max="100" value="0"></progress><span class="status" role="status"></span></div>
 </form>
-<section class="received" hidden><h2>Sent from this page</h2><ul aria-label="Received"></ul></section>`,
+<section class="received" hidden><h2>${t('share.sentHeading')}</h2><ul aria-label="${t('share.received')}"></ul></section>`,
     { bodyClass: 'upload-only' },
   );
 }

@@ -35,12 +35,13 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * A fresh context (no cookies, no localStorage) with a page that fails the test on uncaught page errors.
+ * A fresh context (no cookies, no localStorage; the browser's language when `locale` is given) with a page that fails the test on uncaught page errors.
  * `consoleErrors` collects what the page logs as errors (a failed request is one: "Failed to load
  * resource: … 404"), for the tests that promise a clean console.
  */
-export async function newPage(browser: Browser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; hasTouch?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[]; consoleErrors: string[] }> {
-  const context = await browser.newContext({ viewport: opts.viewport ?? DESKTOP, colorScheme: opts.colorScheme ?? 'light', acceptDownloads: true, hasTouch: opts.hasTouch ?? false });
+export async function newPage(browser: Browser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; hasTouch?: boolean; locale?: string } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[]; consoleErrors: string[] }> {
+  // `locale` is the browser's language (navigator.languages and Accept-Language), as Chromium's --lang sets it.
+  const context = await browser.newContext({ viewport: opts.viewport ?? DESKTOP, colorScheme: opts.colorScheme ?? 'light', acceptDownloads: true, hasTouch: opts.hasTouch ?? false, ...(opts.locale ? { locale: opts.locale } : {}) });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const errors: string[] = [];

@@ -353,11 +353,11 @@ describe('basic HTML UI: paging, base path, throttle', () => {
       assert.equal(names.length, 500);
       assert.equal(names[0], 'dir-0/');
       assert.equal(names[10], 'f-00000.txt');
-      assert.match(first.html, /Entries 1–500 of 10000\./);
+      assert.match(first.html, /Entries 1–500 of 10,000\./);
       assert.match(first.html, /<a href="\/basic\/many\/\?page=2" rel="next">Next page<\/a>/);
       const last = await c.page('/basic/many/?page=20');
       assert.deepEqual(listedNames(last.html).slice(-1), ['f-09989.txt']);
-      assert.match(last.html, /Entries 9501–10000 of 10000\./);
+      assert.match(last.html, /Entries 9,501–10,000 of 10,000\./);
       assert.match(last.html, /rel="prev"/);
       assert.doesNotMatch(last.html, /rel="next"/);
       assert.ok(first.html.length < 400_000, `one page stays small (${first.html.length} bytes)`);

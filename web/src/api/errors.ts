@@ -1,3 +1,4 @@
+import { t } from '../lib/i18n';
 /**
  * The error codes the server sends as `{"error": code, "message": sentence}`
  * (CONTRACT "Errors", src/domain/errors.ts) and the sentence the web UI shows
@@ -135,9 +136,8 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterHe
 }
 
 export function formatWait(seconds: number): string {
-  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
-  const m = Math.ceil(seconds / 60);
-  return m === 1 ? '1 minute' : `${m} minutes`;
+  if (seconds < 60) return t('time.seconds', { count: seconds });
+  return t('time.minutes', { count: Math.ceil(seconds / 60) });
 }
 
 /** The sentence to show for anything thrown. */

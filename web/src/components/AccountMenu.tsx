@@ -3,6 +3,7 @@ import { usePhone } from '../lib/phone';
 import { Icon } from './icons';
 import { Menu, useMenuAnchor, type MenuItem } from './Menu';
 import { useAccount } from './useAccount';
+import { t } from '../lib/i18n';
 
 /**
  * Who is signed in, as a button that opens the account menu: Settings, Users,
@@ -13,19 +14,19 @@ export function AccountMenu({ user, onShortcuts, onSignOut }: { user: string; on
   const { me } = useAccount();
   const menu = useMenuAnchor();
   const phone = usePhone();
-  const items: MenuItem[] = [{ key: 'settings', label: 'Settings', icon: 'settings', onSelect: () => navigate(SETTINGS_PATH) }];
-  if (onShortcuts && !phone) items.push({ key: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', onSelect: onShortcuts });
-  if (me?.admin) items.push({ key: 'users', label: 'Users', icon: 'users', onSelect: () => navigate(USERS_PATH) });
-  if (me?.admin) items.push({ key: 'groups', label: 'Groups', icon: 'users', onSelect: () => navigate(GROUPS_PATH) });
-  if (me?.admin) items.push({ key: 'audit', label: 'Audit log', icon: 'shield', onSelect: () => navigate(AUDIT_PATH) });
-  if (phone) items.push({ key: 'sign-out', label: 'Sign out', icon: 'logout', onSelect: onSignOut });
+  const items: MenuItem[] = [{ key: 'settings', label: t('nav.settings'), icon: 'settings', onSelect: () => navigate(SETTINGS_PATH) }];
+  if (onShortcuts && !phone) items.push({ key: 'shortcuts', label: t('nav.shortcuts'), icon: 'keyboard', onSelect: onShortcuts });
+  if (me?.admin) items.push({ key: 'users', label: t('nav.users'), icon: 'users', onSelect: () => navigate(USERS_PATH) });
+  if (me?.admin) items.push({ key: 'groups', label: t('nav.groups'), icon: 'users', onSelect: () => navigate(GROUPS_PATH) });
+  if (me?.admin) items.push({ key: 'audit', label: t('nav.audit'), icon: 'shield', onSelect: () => navigate(AUDIT_PATH) });
+  if (phone) items.push({ key: 'sign-out', label: t('nav.signOut'), icon: 'logout', onSelect: onSignOut });
   return (
     <>
       <button
         type="button"
         className="user-name account-button"
-        title={`Signed in as ${user}`}
-        aria-label={`Account: ${user}`}
+        title={t('nav.signedInAs', { user })}
+        aria-label={t('nav.account', { user })}
         aria-haspopup="menu"
         aria-expanded={menu.anchor ? true : false}
         onClick={(e) => menu.toggle(e.currentTarget)}
@@ -36,7 +37,7 @@ export function AccountMenu({ user, onShortcuts, onSignOut }: { user: string; on
         <span className="hide-phone">{user}</span>
         <Icon name="chevronDown" size={16} className="hide-phone" />
       </button>
-      {menu.anchor ? <Menu anchor={menu.anchor} label="Account" items={items} onClose={menu.close} /> : null}
+      {menu.anchor ? <Menu anchor={menu.anchor} label={t('nav.accountMenu')} items={items} onClose={menu.close} /> : null}
     </>
   );
 }

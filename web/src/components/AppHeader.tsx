@@ -10,15 +10,16 @@ import { SearchBox } from './SearchBox';
 import { AccountMenu } from './AccountMenu';
 import { withBase } from '../lib/base';
 import { WITH_ME_PATH } from '../lib/place';
+import { t } from '../lib/i18n';
 
 const PAGES = [
-  { to: '/browse/', label: 'My files', icon: 'home', current: (p: string) => p.startsWith('/browse') },
-  { to: RECENT_PATH, label: 'Recent', icon: 'clock', current: (p: string) => p === RECENT_PATH },
-  { to: SHARED_PATH, label: 'Shared by me', icon: 'link', current: (p: string) => p === SHARED_PATH },
-  { to: WITH_ME_PATH, label: 'Shared with me', icon: 'users', current: (p: string) => p === WITH_ME_PATH || p.startsWith(`${WITH_ME_PATH}/`) },
+  { to: '/browse/', label: 'nav.myFiles', icon: 'home', current: (p: string) => p.startsWith('/browse') },
+  { to: RECENT_PATH, label: 'nav.recent', icon: 'clock', current: (p: string) => p === RECENT_PATH },
+  { to: SHARED_PATH, label: 'nav.sharedByMe', icon: 'link', current: (p: string) => p === SHARED_PATH },
+  { to: WITH_ME_PATH, label: 'nav.sharedWithMe', icon: 'users', current: (p: string) => p === WITH_ME_PATH || p.startsWith(`${WITH_ME_PATH}/`) },
 ] as const;
 /** Shown only when the server keeps a trash (GET /api/me trash_days > 0). */
-const TRASH_PAGE = { to: TRASH_PATH, label: 'Trash', icon: 'trash', current: (p: string) => p === TRASH_PATH } as const;
+const TRASH_PAGE = { to: TRASH_PATH, label: 'nav.trash', icon: 'trash', current: (p: string) => p === TRASH_PATH } as const;
 
 /**
  * The top bar: brand (home), the app's pages, search, the storage figure, who
@@ -45,11 +46,11 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
         <Logo size={28} />
         <span>File Cloud</span>
       </a>
-      <nav className="app-nav" aria-label="Pages">
+      <nav className="app-nav" aria-label={t('nav.pages')}>
         {pages.map((p) => (
-          <a key={p.to} href={withBase(p.to)} className="nav-link" aria-label={p.label} title={p.label} aria-current={p.current(here) ? 'page' : undefined} onClick={(e) => onLinkClick(e, p.to)}>
+          <a key={p.to} href={withBase(p.to)} className="nav-link" aria-label={t(p.label)} title={t(p.label)} aria-current={p.current(here) ? 'page' : undefined} onClick={(e) => onLinkClick(e, p.to)}>
             <Icon name={p.icon} size={18} />
-            <span>{p.label}</span>
+            <span>{t(p.label)}</span>
           </a>
         ))}
       </nav>
@@ -57,9 +58,9 @@ export function AppHeader({ storage, onShortcuts }: { storage: StorageApi; onSho
       <span className="spacer" />
       <UsageBar client={storage.client} />
       <AccountMenu user={storage.user} onShortcuts={onShortcuts} onSignOut={signOut} />
-      <button type="button" className="button ghost small hide-phone" aria-label="Sign out" title="Sign out" disabled={busy} onClick={signOut}>
+      <button type="button" className="button ghost small hide-phone" aria-label={t('nav.signOut')} title={t('nav.signOut')} disabled={busy} onClick={signOut}>
         <Icon name="logout" size={18} />
-        <span>Sign out</span>
+        <span>{t('nav.signOut')}</span>
       </button>
     </header>
   );

@@ -7,6 +7,7 @@ import { KeyDialog } from './KeyDialog';
 import { SettingsItem, SettingsListSection } from './SettingsListSection';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
+import { t } from '../lib/i18n';
 
 const isExpired = (k: ApiKey, now: Date) => k.expires !== null && new Date(k.expires).getTime() <= now.getTime();
 
@@ -24,12 +25,13 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
     <SettingsListSection
       id="keys"
       icon="key"
-      title="App passwords"
-      about="For WebDAV clients, sync tools and scripts: each gets its own password, which you can make read-only and revoke without changing your own."
-      noun="app password"
-      nouns="app passwords"
-      empty={{ title: 'No app passwords yet', text: 'Make one for each program that needs your files, instead of giving it your password.' }}
-      addLabel="Create app password"
+      title={t('keys.title')}
+      about={t('keys.help')}
+      count={(n) => t('keys.count', { count: n })}
+      loading={t('keys.loading')}
+      what="Your app passwords"
+      empty={{ title: t('keys.none'), text: t('keys.noneHint') }}
+      addLabel={t('keys.create')}
       onAdd={() => setCreating(true)}
       list={state}
       onRetry={reload}
@@ -38,14 +40,14 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
           {creating ? <KeyDialog api={api} user={user} onCreated={reload} onClose={() => setCreating(false)} /> : null}
           {revoking ? (
             <ConfirmDialog
-              title={`Revoke “${revoking.name}”?`}
-              warning="Every program using this app password loses access at once. This cannot be undone; you can make a new one."
-              label="Revoke app password"
-              busyLabel="Revoking…"
+              title={t('keys.revokeTitle', { name: revoking.name })}
+              warning={t('keys.revokeWarning')}
+              label={t('keys.revoke')}
+              busyLabel={t('keys.revoking')}
               onConfirm={async () => {
                 await api.revoke(revoking.id);
                 drop((k) => k.id !== revoking.id);
-                notify(`“${revoking.name}” no longer works.`);
+                notify(t('keys.revoked', { name: revoking.name }));
               }}
               onClose={() => setRevoking(null)}
             />
@@ -64,16 +66,16 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
               inactive={expired}
               badges={
                 <>
-                  <span className={`badge ${k.read_only ? '' : 'badge-active'}`}>{k.read_only ? 'Read-only' : 'Full access'}</span>
-                  {expired ? <span className="badge badge-expired">Expired</span> : null}
+                  <span className={`badge ${k.read_only ? '' : 'badge-active'}`}>{k.read_only ? t('keys.readOnly') : t('keys.full')}</span>
+                  {expired ? <span className="badge badge-expired">{t('keys.expired')}</span> : null}
                 </>
               }
               facts={[
-                { label: 'Created', value: formatDate(k.created, now), title: formatExactDate(k.created) },
-                { label: 'Last used', value: k.last_used ? formatDate(k.last_used, now) : 'Never', title: k.last_used ? formatExactDate(k.last_used) : undefined, className: 'key-last-used' },
-                { label: 'Expires', value: k.expires ? formatDate(k.expires, now) : 'Never', title: k.expires ? formatExactDate(k.expires) : undefined },
+                { label: t('keys.created'), value: formatDate(k.created, now), title: formatExactDate(k.created) },
+                { label: t('keys.lastUsed'), value: k.last_used ? formatDate(k.last_used, now) : t('keys.never'), title: k.last_used ? formatExactDate(k.last_used) : undefined, className: 'key-last-used' },
+                { label: t('keys.expires'), value: k.expires ? formatDate(k.expires, now) : t('keys.never'), title: k.expires ? formatExactDate(k.expires) : undefined },
               ]}
-              action={{ label: 'Revoke', onClick: () => setRevoking(k) }}
+              action={{ label: t('keys.revokeShort'), onClick: () => setRevoking(k) }}
             />
           );
         })

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import { withBase } from '../lib/base';
+import { t } from '../lib/i18n';
 
 /** How often a shown page re-reads its banner, so an operator's edit reaches open tabs. */
 const REFRESH_MS = 5 * 60_000;
@@ -38,7 +39,7 @@ export function useBanner(kind: 'login' | 'page', client?: ApiClient, refreshKey
 export function Banner({ text, kind }: { text: string | null; kind: 'login' | 'page' }) {
   if (!text) return null;
   return (
-    <div className={`banner banner-${kind}`} role="note" aria-label="Notice" data-banner={kind}>
+    <div className={`banner banner-${kind}`} role="note" aria-label={t('banner.notice')} data-banner={kind}>
       {text}
     </div>
   );

@@ -34,6 +34,7 @@ import { useUndoMove } from './undo';
 import { SkipLink } from './SkipLink';
 import { Icon } from './icons';
 import { useLiveFolder } from './useLiveFolder';
+import { t } from '../lib/i18n';
 
 /**
  * The file manager: one folder of the signed-in user, with everything that can
@@ -61,7 +62,7 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const { dragging, handlers: dropZone } = useFileDrop(place.writable ? drop : () => undefined);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
-  const folderName = segments[segments.length - 1] ?? 'My files';
+  const folderName = segments[segments.length - 1] ?? t('nav.myFiles');
   const sharedNames = useGivenGrants(storage, segments, !place.shared);
   const [view, setView] = useViewMode();
   useTitle(folderName);

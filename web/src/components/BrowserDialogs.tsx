@@ -2,7 +2,6 @@ import { ApiError } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { stemLength } from '../lib/file-kind';
-import { plural } from '../lib/format';
 import { copyEntries, moveEntries, runAll } from './actions';
 import { rememberMove } from '../lib/recent-moves';
 import { DeleteDialog } from './DeleteDialog';
@@ -17,6 +16,7 @@ import { VersionsDialog } from './VersionsDialog';
 import { useNotify } from './Toasts';
 import { useAccount } from './useAccount';
 import { moveBack, restoreDeleted, undoAction, useUndoMove } from './undo';
+import { t } from '../lib/i18n';
 
 export type DialogState =
   | { kind: 'new-folder' }
@@ -66,9 +66,9 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
     <>
   {dialog?.kind === 'new-folder' ? (
     <NameDialog
-      title="New folder"
-      label="Folder name"
-      submitLabel="Create"
+      title={t('toolbar.newFolder')}
+      label={t('dialog.folderName')}
+      submitLabel={t('dialog.create')}
       initial=""
       taken={existing}
       onSubmit={async (name) => {
@@ -80,9 +80,9 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
   ) : null}
   {dialog?.kind === 'rename' ? (
     <NameDialog
-      title={`Rename “${dialog.entry.name}”`}
-      label="New name"
-      submitLabel="Rename"
+      title={t('dialog.renameTitle', { name: dialog.entry.name })}
+      label={t('dialog.newName')}
+      submitLabel={t('action.rename')}
       initial={dialog.entry.name}
       selectLength={stemLength(dialog.entry.name, dialog.entry.is_file)}
       taken={existing}
@@ -90,7 +90,7 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
         const was = dialog.entry.name;
         await storage.move([...segments, was], [...segments, name]);
         afterChange(name);
-        notify(`Renamed to “${name}”.`, 'info', undoAction(notify, () => moveBack(storage, segments, segments, [{ now: name, was }]), () => afterChange(was)));
+        notify(t('toast.renamed', { name }), 'info', undoAction(notify, () => moveBack(storage, segments, segments, [{ now: name, was }]), () => afterChange(was)));
       }}
       onClose={close}
     />
@@ -116,11 +116,11 @@ export function BrowserDialogs({ dialog, setDialog, storage, segments, root, sor
           deleted.push([...segments, e.name]);
         });
         afterChange();
-        if (failed.length) notify(`Could not delete ${failed.join(', ')}. ${message}`, 'error');
+        if (failed.length) notify(t('toast.couldNotDelete', { names: failed.join(', '), message }), 'error');
         // Undo takes them back out of the trash: only when there is one, and only from one's own (a shared
         // folder's deletions go to its owner's trash).
         const undo = trashOn && !root?.length ? undoAction(notify, () => restoreDeleted(storage, deleted), () => afterChange()) : undefined;
-        if (deleted.length) notify(`Deleted ${dialog.entries.length === 1 ? `“${dialog.entries[0]?.name}”` : plural(deleted.length, 'item')}.`, 'info', undo);
+        if (deleted.length) notify(dialog.entries.length === 1 ? t('toast.deletedOne', { name: dialog.entries[0]?.name ?? '' }) : t('toast.deletedMany', { count: deleted.length }), 'info', undo);
       }}
       onClose={close}
     />

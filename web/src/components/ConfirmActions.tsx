@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { t } from '../lib/i18n';
 
 /**
  * Cancel and a dangerous confirm button, for dialogs that ask before something
@@ -26,7 +27,7 @@ export function ConfirmActions({
   return (
     <div className="dialog-actions">
       <button ref={cancelRef} type="button" className="button" onClick={onClose}>
-        Cancel
+        {t('dialog.cancel')}
       </button>
       <button
         type="button"

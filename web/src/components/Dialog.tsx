@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Icon } from './icons';
+import { t } from '../lib/i18n';
 
 /**
  * A modal built on <dialog>.showModal(): the page behind is inert, focus stays
@@ -39,7 +40,7 @@ export function Dialog(props: { title: ReactNode; onClose: () => void; children:
         <header className="dialog-header">
           <h2 id={titleId}>{props.title}</h2>
           {props.headerExtra}
-          <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
+          <button type="button" className="icon-button" aria-label={t('dialog.close')} onClick={onClose}>
             <Icon name="close" />
           </button>
         </header>

@@ -1,6 +1,7 @@
 import { useRef, useState, type DragEvent } from 'react';
 import { dragHasFiles } from '../lib/drop';
 import { Icon } from './icons';
+import { t } from '../lib/i18n';
 
 /**
  * Drag and drop of files onto the page: whether files are being dragged over
@@ -44,7 +45,7 @@ export function DropOverlay({ folderName }: { folderName: string }) {
     <div className="drop-overlay" aria-hidden="true">
       <div>
         <Icon name="upload" size={40} />
-        <p>Drop files or folders to upload them to “{folderName}”</p>
+        <p>{t('drop.hint', { folder: folderName })}</p>
       </div>
     </div>
   );

@@ -7,6 +7,7 @@ import { Icon } from './icons';
 import type { SelectMode, Sort, SortKey } from './list-order';
 import type { MoveDrag } from './useMoveDrag';
 import { usePhone } from '../lib/phone';
+import { t } from '../lib/i18n';
 
 type Props = {
   storage: StorageApi;
@@ -208,13 +209,13 @@ export function FileList(props: Props) {
 
   const allSelected = entries.length > 0 && props.selected.size === entries.length;
   return (
-    <div className="file-grid" role="grid" aria-label="Files" aria-rowcount={entries.length + 1} aria-multiselectable="true" onKeyDown={onKeyDown}>
+    <div className="file-grid" role="grid" aria-label={t('list.files')} aria-rowcount={entries.length + 1} aria-multiselectable="true" onKeyDown={onKeyDown}>
       <div role="rowgroup" className="grid-head">
         <div role="row" aria-rowindex={1} className="row head-row">
           <div role="columnheader" className="cell check">
             <input
               type="checkbox"
-              aria-label={allSelected ? 'Clear selection' : 'Select all'}
+              aria-label={allSelected ? t('toolbar.clearSelection') : t('list.selectAll')}
               checked={allSelected}
               ref={(el) => {
                 if (el) el.indeterminate = props.selected.size > 0 && !allSelected;
@@ -222,15 +223,15 @@ export function FileList(props: Props) {
               onChange={() => (allSelected ? props.onClearSelection() : props.onSelectAll())}
             />
           </div>
-          {header('name', 'Name', 'name')}
+          {header('name', t('list.name'), 'name')}
           {/* On a phone the Size and Modified columns are hidden, and this menu takes the place of the headers. */}
           <div className="cell phone-sort">
             <SortSelect sort={props.sort} onSetSort={props.onSetSort} />
           </div>
-          {header('size', 'Size', 'size')}
-          {header('modified', 'Modified', 'modified')}
+          {header('size', t('list.size'), 'size')}
+          {header('modified', t('list.modified'), 'modified')}
           <div role="columnheader" className="cell actions">
-            <span className="visually-hidden">Actions</span>
+            <span className="visually-hidden">{t('list.actions')}</span>
           </div>
         </div>
       </div>

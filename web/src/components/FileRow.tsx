@@ -9,6 +9,7 @@ import type { Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
 import { withBase } from '../lib/base';
 import type { MoveDrag } from './useMoveDrag';
+import { t } from '../lib/i18n';
 
 /** A click with Shift, Ctrl or ⌘ selects (as in desktop file managers) instead of opening. */
 export const selectModeOf = (e: { shiftKey: boolean; ctrlKey: boolean; metaKey: boolean }): SelectMode | null => (e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : null);
@@ -70,7 +71,7 @@ export const Row = memo(function Row({ storage, folder, entry, index, top, heigh
     >
       <div role="gridcell" className="cell check">
         {/* onClick, not onChange: only the click knows Shift (a range from the last one clicked). */}
-        <input type="checkbox" tabIndex={-1} aria-label={`Select ${entry.name}`} checked={selected} onChange={() => undefined} onClick={(e) => onSelect(entry.name, e.shiftKey ? 'range' : 'toggle')} />
+        <input type="checkbox" tabIndex={-1} aria-label={t('row.select', { name: entry.name })} checked={selected} onChange={() => undefined} onClick={(e) => onSelect(entry.name, e.shiftKey ? 'range' : 'toggle')} />
       </div>
       <div role="gridcell" className="cell name">
         <Thumb storage={storage} folder={folder} entry={entry} size={64} />
@@ -90,8 +91,8 @@ export const Row = memo(function Row({ storage, folder, entry, index, top, heigh
           </span>
         </span>
         {shared ? (
-          <span className="badge badge-shared" title="Shared with people">
-            Shared
+          <span className="badge badge-shared" title={t('row.sharedTitle')}>
+            {t('row.shared')}
           </span>
         ) : null}
       </div>
@@ -106,7 +107,7 @@ export const Row = memo(function Row({ storage, folder, entry, index, top, heigh
           type="button"
           tabIndex={-1}
           className="icon-button"
-          aria-label={`Actions for ${entry.name}`}
+          aria-label={t('row.actionsFor', { name: entry.name })}
           aria-haspopup="menu"
           onClick={(e) => {
             const r = e.currentTarget.getBoundingClientRect();

@@ -7,6 +7,7 @@ import { SortSelect } from './SortSelect';
 import { Thumb } from './Thumb';
 import { selectModeOf } from './FileRow';
 import type { MoveDrag } from './useMoveDrag';
+import { t } from '../lib/i18n';
 
 type Props = {
   storage: StorageApi;
@@ -64,7 +65,7 @@ export function FileTiles({ storage, folder, entries, sort, onSetSort, selected,
       <div className="tile-head">
         <SortSelect sort={sort} onSetSort={onSetSort} />
       </div>
-    <ul className="tile-view" aria-label="Files" onKeyDown={onKeyDown}>
+    <ul className="tile-view" aria-label={t('list.files')} onKeyDown={onKeyDown}>
       {entries.map((entry) => {
         const isSelected = selected.has(entry.name);
         return (
@@ -79,11 +80,11 @@ export function FileTiles({ storage, folder, entries, sort, onSetSort, selected,
               onMenu(entry, { x: e.clientX, y: e.clientY });
             }}
           >
-            <input type="checkbox" className="tile-check" aria-label={`Select ${entry.name}`} checked={isSelected} onChange={() => undefined} onClick={(e) => onSelect(entry.name, e.shiftKey ? 'range' : 'toggle')} />
+            <input type="checkbox" className="tile-check" aria-label={t('row.select', { name: entry.name })} checked={isSelected} onChange={() => undefined} onClick={(e) => onSelect(entry.name, e.shiftKey ? 'range' : 'toggle')} />
             <button type="button" className="tile-open" data-name={entry.name} title={entry.name} onClick={click(entry)}>
               <Thumb storage={storage} folder={folder} entry={entry} size={256} iconSize={48} />
               <span className="tile-name">{entry.name}</span>
-              <span className="tile-meta muted small">{entry.is_file ? formatSize(entry.size) : 'Folder'}</span>
+              <span className="tile-meta muted small">{entry.is_file ? formatSize(entry.size) : t('list.folder')}</span>
             </button>
           </li>
         );

@@ -1,12 +1,12 @@
 import type { ApiError } from '../api/errors';
 import type { Entry } from '../api/storage';
-import { plural } from '../lib/format';
 import { onLinkClick } from '../lib/router';
 import { Icon, KindIcon, type IconName } from './icons';
 import { withBase } from '../lib/base';
+import { t } from '../lib/i18n';
 
 /** Placeholder rows while a folder loads, the same size as real rows (no shift when they arrive). */
-export function Skeleton({ label = 'Loading folder' }: { label?: string }) {
+export function Skeleton({ label = t('states.loadingFolder') }: { label?: string }) {
   return (
     <div className="skeleton" role="status" aria-label={label}>
       {Array.from({ length: 8 }, (_, i) => (
@@ -24,20 +24,20 @@ export function EmptyState({ onUpload, onNewFolder, writable = true }: { onUploa
     return (
       <div className="empty-state">
         <KindIcon kind="folder" size={56} />
-        <h2>This folder is empty</h2>
+        <h2>{t('states.empty')}</h2>
       </div>
     );
   return (
     <div className="empty-state">
       <KindIcon kind="folder" size={56} />
-      <h2>This folder is empty</h2>
-      <p className="muted">Drop files or folders here, or use the buttons.</p>
+      <h2>{t('states.empty')}</h2>
+      <p className="muted">{t('states.emptyHint')}</p>
       <div className="empty-actions">
         <button type="button" className="button primary" onClick={onUpload}>
-          <Icon name="upload" size={18} /> Upload files
+          <Icon name="upload" size={18} /> {t('toolbar.uploadFiles')}
         </button>
         <button type="button" className="button" onClick={onNewFolder}>
-          <Icon name="folderPlus" size={18} /> New folder
+          <Icon name="folderPlus" size={18} /> {t('toolbar.newFolder')}
         </button>
       </div>
     </div>
@@ -45,7 +45,7 @@ export function EmptyState({ onUpload, onNewFolder, writable = true }: { onUploa
 }
 
 export function ErrorState({ error, notFound, onRetry }: { error: ApiError; notFound: boolean; onRetry: () => void }) {
-  return <FailedState icon="alert" title={notFound ? 'This folder does not exist' : 'This folder could not be loaded'} text={notFound ? 'It may have been moved, renamed or deleted.' : error.message} home={notFound} onRetry={onRetry} />;
+  return <FailedState icon="alert" title={notFound ? t('states.missing') : t('states.failed')} text={notFound ? t('states.missingHint') : error.message} home={notFound} onRetry={onRetry} />;
 }
 
 /**
@@ -63,11 +63,11 @@ export function FailedState({ icon, title, text, home, onRetry }: { icon: IconNa
       <div className="empty-actions">
         {home ? (
           <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
-            <Icon name="home" size={18} /> Go to My files
+            <Icon name="home" size={18} /> {t('states.goHome')}
           </a>
         ) : (
           <button type="button" className="button primary" onClick={onRetry}>
-            <Icon name="retry" size={18} /> Try again
+            <Icon name="retry" size={18} /> {t('states.tryAgain')}
           </button>
         )}
       </div>
@@ -79,7 +79,7 @@ export function FailedState({ icon, title, text, home, onRetry }: { icon: IconNa
 export function FolderSummary({ entries, loadedIn }: { entries: readonly Entry[]; loadedIn: number }) {
   return (
     <div className="status-line muted" data-loaded-ms={Math.round(loadedIn)}>
-      {plural(entries.filter((e) => !e.is_file).length, 'folder')}, {plural(entries.filter((e) => e.is_file).length, 'file')}
+      {t('states.summary', { folders: entries.filter((e) => !e.is_file).length, files: entries.filter((e) => e.is_file).length })}
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { t } from '../lib/i18n';
 /**
  * The end of a dialog's form: its error (announced), then Cancel and the
  * submit button, which says what it is doing while busy.
@@ -10,7 +11,7 @@ export function FormActions({ errorId, error, busy, label, busyLabel, danger, on
       </p>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel}>
-          Cancel
+          {t('dialog.cancel')}
         </button>
         <button type="submit" className={`button ${danger ? 'danger' : 'primary'}`} disabled={busy}>
           {busy ? busyLabel : label}

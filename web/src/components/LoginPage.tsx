@@ -6,6 +6,7 @@ import { BASE, withBase } from '../lib/base';
 import { useTitle } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { Banner, useBanner } from './Banner';
+import { t } from '../lib/i18n';
 
 /**
  * Sign in. Wrong password, throttling (with a live countdown) and an
@@ -57,7 +58,7 @@ function useSso(client: ApiClient, onSignedIn: () => void, setError: (e: string 
 }
 
 export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; notice: string | null; onSignedIn: () => void }) {
-  useTitle('Sign in');
+  useTitle(t('login.title'));
   const banner = useBanner('login');
   const [username, setUsername] = useState(client.username ?? client.lastUsername ?? '');
   const [password, setPassword] = useState('');
@@ -84,12 +85,12 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
     e.preventDefault();
     if (busy || waiting) return;
     if (!username.trim() || !password) {
-      setError(!username.trim() ? 'Enter your username.' : 'Enter your password.');
+      setError(!username.trim() ? t('login.enterUsername') : t('login.enterPassword'));
       return;
     }
     const totp = totpStep ? cleanCode(code) : undefined;
     if (totpStep && !totp) {
-      setError('Enter the code from your authenticator app.');
+      setError(t('login.enterCode'));
       return codeRef.current?.focus();
     }
     setBusy(true);
@@ -104,7 +105,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
         setTotpStep(true);
         setCode('');
       } else if (totpStep && err instanceof ApiError && err.code === 'invalid_credentials') {
-        setError('That code is not right. Enter the code your app shows now, or a recovery code.');
+        setError(t('login.wrongCode'));
         setCode('');
         codeRef.current?.focus();
       } else if (err instanceof ApiError && err.status === 429) {
@@ -113,7 +114,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
         setNow(Date.now());
         setError(null);
       } else if (err instanceof ApiError && err.code === 'invalid_credentials') {
-        setError('Wrong username or password.');
+        setError(t('login.wrong'));
         setPassword('');
         passwordRef.current?.focus();
       } else {
@@ -125,7 +126,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
   }
 
   const remaining = Math.max(0, Math.ceil((waitUntil - now) / 1000));
-  const shown = waiting ? `Too many sign-in attempts. Try again in ${formatWait(remaining)}.` : error;
+  const shown = waiting ? t('login.throttled', { wait: formatWait(remaining) }) : error;
 
   const alert = (
     <p className="form-error" role="alert" aria-live="assertive">
@@ -147,17 +148,17 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
             <Logo size={40} />
             <span>File Cloud</span>
           </div>
-          <h1 id="login-title">Two-step verification</h1>
+          <h1 id="login-title">{t('login.twoStep')}</h1>
           <p className="muted login-hint">
             Enter the code from your authenticator app for <strong>{username.trim()}</strong>. Lost your phone? Enter one of your recovery codes instead.
           </p>
           <label className="field">
-            <span>Authentication code</span>
+            <span>{t('login.code')}</span>
             <input ref={codeRef} name="totp" className="code-input" autoComplete="one-time-code" inputMode="numeric" autoFocus spellCheck={false} autoCapitalize="none" maxLength={64} value={code} onChange={(e) => setCode(e.target.value)} aria-invalid={error ? true : undefined} />
           </label>
           {alert}
           <button type="submit" className="button primary block" disabled={busy || waiting}>
-            {busy ? 'Checking…' : 'Verify'}
+            {busy ? t('login.checking') : t('login.verify')}
           </button>
           <button
             type="button"
@@ -169,7 +170,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
               setError(null);
             }}
           >
-            Back
+            {t('login.back')}
           </button>
         </form>
       </main>
@@ -184,19 +185,19 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
           <Logo size={40} />
           <span>File Cloud</span>
         </div>
-        <h1 id="login-title">Sign in</h1>
+        <h1 id="login-title">{t('login.title')}</h1>
         {notice && !shown ? <p className="login-notice">{notice}</p> : null}
         {sso.status ? (
           <>
             <button type="button" className="button primary block" disabled={sso.finishing} onClick={() => location.assign(withBase('/auth/oidc/login'))}>
-              {sso.finishing ? 'Signing in…' : `Sign in with ${sso.status.label ?? 'single sign-on'}`}
+              {sso.finishing ? t('login.signingIn') : t('login.signInWith', { provider: sso.status.label ?? t('login.sso') })}
             </button>
-            {sso.status.available === false ? <p className="muted login-hint">Single sign-on is unavailable right now: {sso.status.problem}</p> : null}
+            {sso.status.available === false ? <p className="muted login-hint">{t('login.ssoUnavailable', { problem: sso.status.problem ?? '' })}</p> : null}
             {sso.status.only && !showLocal ? (
               <>
                 {alert}
                 <button type="button" className="button ghost block" onClick={() => setShowLocal(true)}>
-                  Sign in with a local account
+                  {t('login.local')}
                 </button>
               </>
             ) : (
@@ -207,11 +208,11 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
         {sso.status?.only && !showLocal ? null : (
         <>
         <label className="field">
-          <span>Username</span>
+          <span>{t('login.username')}</span>
           <input name="username" autoComplete="username" autoCapitalize="none" spellCheck={false} autoFocus={!username} value={username} onChange={(e) => setUsername(e.target.value)} />
         </label>
         <label className="field">
-          <span>Password</span>
+          <span>{t('login.password')}</span>
           <span className="password-wrap">
             <input
               ref={passwordRef}
@@ -221,21 +222,21 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
               autoFocus={!!username}
               value={password}
               onChange={(e) => setPassword(e.target.value)}
-              aria-invalid={error?.startsWith('Wrong') ? true : undefined}
+              aria-invalid={error === t('login.wrong') ? true : undefined}
             />
-            <button type="button" className="icon-button small reveal" aria-label={showPassword ? 'Hide password' : 'Show password'} aria-pressed={showPassword} onClick={() => setShowPassword((s) => !s)}>
+            <button type="button" className="icon-button small reveal" aria-label={showPassword ? t('login.hidePassword') : t('login.showPassword')} aria-pressed={showPassword} onClick={() => setShowPassword((s) => !s)}>
               <Icon name="eye" size={18} />
             </button>
           </span>
         </label>
         {alert}
         <button type="submit" className={`button ${sso.status ? '' : 'primary '}block`} disabled={busy || waiting}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('login.signingIn') : t('login.title')}
         </button>
         </>
         )}
       </form>
-      <p style={{ textAlign: 'center', fontSize: '0.875rem' }}><a href={`${BASE}/basic/`}>Basic HTML version</a> (no JavaScript, for old or text browsers)</p>
+      <p style={{ textAlign: 'center', fontSize: '0.875rem' }}><a href={`${BASE}/basic/`}>{t('login.basic')}</a> {t('login.basicHint')}</p>
     </main>
   );
 }

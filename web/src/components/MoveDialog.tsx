@@ -2,10 +2,10 @@ import { useEffect, useState } from 'react';
 import { messageOf } from '../api/errors';
 import { isInside, sameSegments, type Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
-import { plural } from '../lib/format';
 import { Dialog } from './Dialog';
 import { Icon, KindIcon } from './icons';
 import { recentMoves } from '../lib/recent-moves';
+import { t } from '../lib/i18n';
 
 /**
  * Picks a destination folder by walking the folder tree, then moves (or, with
@@ -16,10 +16,10 @@ import { recentMoves } from '../lib/recent-moves';
  */
 export function MoveDialog(props: { storage: StorageApi; from: Segments; entries: readonly Entry[]; copy?: boolean; onChoose: (to: Segments) => Promise<void>; onClose: () => void; root?: Segments }) {
   const { storage, from, entries, copy = false } = props;
-  const verb = copy ? { title: 'Copy', done: 'copied', button: 'Copy here', busy: 'Copying…' } : { title: 'Move', done: 'moved', button: 'Move here', busy: 'Moving…' };
+  const verb = copy ? 'copy' : 'move';
   // In a folder shared with me the tree starts at the granted folder: nothing above it can be reached.
   const root = props.root ?? [];
-  const rootName = root.at(-1) ?? 'My files';
+  const rootName = root.at(-1) ?? t('nav.myFiles');
   const [at, setAt] = useState<string[]>([...root]);
   const [recent] = useState(() => (root.length ? [] : recentMoves(storage.user)));
   const [folders, setFolders] = useState<Entry[] | null>(null);
@@ -44,8 +44,8 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
   const blocked = (path: Segments) => movedFolders.some((f) => isInside(path, f));
   const here = sameSegments(at, from) && !copy;
   const shortcuts = recent.filter((p) => (copy || !sameSegments(p, from)) && !blocked(p));
-  const cannot = here ? 'They are already in this folder.' : blocked(at) ? `A folder cannot be ${verb.done} into itself.` : null;
-  const what = entries.length === 1 ? `“${entries[0]?.name}”` : plural(entries.length, 'item');
+  const cannot = here ? t('move.alreadyHere') : blocked(at) ? t('move.intoItself', { verb }) : null;
+  const what = entries.length === 1 ? t('move.one', { name: entries[0]?.name ?? '' }) : t('move.items', { count: entries.length });
 
   async function move() {
     setBusy(true);
@@ -60,9 +60,9 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
   }
 
   return (
-    <Dialog title={`${verb.title} ${what}`} onClose={props.onClose} wide>
+    <Dialog title={t('move.title', { verb, what })} onClose={props.onClose} wide>
       <div className="stack">
-        <nav className="picker-path" aria-label="Destination">
+        <nav className="picker-path" aria-label={t('move.destination')}>
           <button type="button" className="crumb" onClick={() => setAt([...root])} aria-current={at.length === root.length ? 'location' : undefined}>
             <Icon name="home" size={16} /> {rootName}
           </button>
@@ -78,16 +78,16 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
         {from.length > root.length || shortcuts.length > 0 ? (
           <div className="picker-shortcuts">
             {from.length > root.length ? (
-              <button type="button" className="chip" aria-label={`Current folder: ${from[from.length - 1]}`} title={`My files / ${from.join(' / ')}`} onClick={() => setAt([...from])}>
+              <button type="button" className="chip" aria-label={t('move.current', { name: from[from.length - 1] ?? '' })} title={[t('nav.myFiles'), ...from].join(' / ')} onClick={() => setAt([...from])}>
                 <Icon name="open" size={14} /> {from[from.length - 1]} <span className="muted">(current)</span>
               </button>
             ) : null}
             {shortcuts.length > 0 ? (
-              <ul aria-label="Recent destinations">
+              <ul aria-label={t('move.recent')}>
                 {shortcuts.map((p) => (
                   <li key={p.join('/')}>
-                    <button type="button" className="chip" title={`My files / ${p.join(' / ')}`} onClick={() => setAt([...p])}>
-                      <Icon name="move" size={14} /> {p.length ? p.join(' / ') : 'My files'}
+                    <button type="button" className="chip" title={[t('nav.myFiles'), ...p].join(' / ')} onClick={() => setAt([...p])}>
+                      <Icon name="move" size={14} /> {p.length ? p.join(' / ') : t('nav.myFiles')}
                     </button>
                   </li>
                 ))}
@@ -95,7 +95,7 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
             ) : null}
           </div>
         ) : null}
-        <ul className="picker-list" aria-label="Folders" aria-busy={folders === null}>
+        <ul className="picker-list" aria-label={t('move.folders')} aria-busy={folders === null}>
           {at.length > root.length ? (
             <li>
               <button type="button" className="picker-item" onClick={() => setAt(at.slice(0, -1))}>
@@ -103,14 +103,14 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
               </button>
             </li>
           ) : null}
-          {folders === null && !error ? <li className="muted picker-note">Loading…</li> : null}
-          {folders?.length === 0 ? <li className="muted picker-note">No folders here.</li> : null}
+          {folders === null && !error ? <li className="muted picker-note">{t('move.loading')}</li> : null}
+          {folders?.length === 0 ? <li className="muted picker-note">{t('move.noFolders')}</li> : null}
           {folders?.map((f) => {
             const path = [...at, f.name];
             const off = blocked(path);
             return (
               <li key={f.name}>
-                <button type="button" className="picker-item" disabled={off} onClick={() => setAt(path)} title={off ? `A folder cannot be ${verb.done} into itself` : `Open ${f.name}`}>
+                <button type="button" className="picker-item" disabled={off} onClick={() => setAt(path)} title={off ? t('move.intoItself', { verb }) : t('move.open', { name: f.name })}>
                   <KindIcon kind="folder" size={20} />
                   <span className="picker-name">{f.name}</span>
                   <Icon name="chevronRight" size={16} />
@@ -123,12 +123,12 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
           {error}
         </p>
         <div className="dialog-actions">
-          <span className="muted picker-hint">{cannot ?? `${verb.title} to ${at.length ? `“${at[at.length - 1]}”` : rootName}`}</span>
+          <span className="muted picker-hint">{cannot ?? t('move.to', { verb, where: at.length ? (at[at.length - 1] ?? '') : rootName })}</span>
           <button type="button" className="button" onClick={props.onClose}>
-            Cancel
+            {t('dialog.cancel')}
           </button>
           <button type="button" className="button primary" disabled={busy || cannot !== null} onClick={move}>
-            {busy ? verb.busy : verb.button}
+            {busy ? t('move.busy', { verb }) : t('move.here', { verb })}
           </button>
         </div>
       </div>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { messageOf } from '../api/errors';
 import { nameProblem } from '../api/paths';
 import { Dialog } from './Dialog';
+import { t } from '../lib/i18n';
 
 /** Asks for a name (new folder, rename); checks it before asking the server, shows the server's refusal in place. */
 export function NameDialog(props: {
@@ -33,7 +34,7 @@ export function NameDialog(props: {
     const problem = nameProblem(n);
     if (problem) return setError(problem);
     if (n === props.initial) return props.onClose();
-    if (props.taken(n)) return setError(`Something named “${n}” is already here. Choose another name.`);
+    if (props.taken(n)) return setError(t('dialog.nameTaken', { name: n }));
     setBusy(true);
     setError(null);
     try {
@@ -57,10 +58,10 @@ export function NameDialog(props: {
         </p>
         <div className="dialog-actions">
           <button type="button" className="button" onClick={props.onClose}>
-            Cancel
+            {t('dialog.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Working…' : props.submitLabel}
+            {busy ? t('dialog.working') : props.submitLabel}
           </button>
         </div>
       </form>

@@ -1,5 +1,6 @@
 import { forwardRef, useState } from 'react';
 import { Icon } from './icons';
+import { t } from '../lib/i18n';
 
 /** A labelled password input with a show/hide button, as on the sign-in page. */
 export const PasswordField = forwardRef<HTMLInputElement, { label: string; name: string; value: string; onChange: (v: string) => void; autoComplete: string; invalid?: boolean; describedBy?: string; autoFocus?: boolean }>(
@@ -21,7 +22,7 @@ export const PasswordField = forwardRef<HTMLInputElement, { label: string; name:
             aria-invalid={props.invalid ? true : undefined}
             aria-describedby={props.describedBy}
           />
-          <button type="button" className="icon-button small reveal" aria-label={shown ? `Hide ${props.label.toLowerCase()}` : `Show ${props.label.toLowerCase()}`} aria-pressed={shown} onClick={() => setShown((s) => !s)}>
+          <button type="button" className="icon-button small reveal" aria-label={shown ? t('field.hide', { label: props.label }) : t('field.show', { label: props.label })} aria-pressed={shown} onClick={() => setShown((s) => !s)}>
             <Icon name="eye" size={18} />
           </button>
         </span>

@@ -5,6 +5,8 @@ import { newPasswordProblem } from '../lib/account-rules';
 import { Icon } from './icons';
 import { PasswordField } from './PasswordField';
 import { useNotify } from './Toasts';
+import { t } from '../lib/i18n';
+import { SectionHead } from './SectionHead';
 
 /**
  * Change your own password: current, new, new again. This session stays
@@ -27,7 +29,7 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
     if (busy) return;
     setDone(false);
     if (!current) {
-      setError({ text: 'Enter your current password.', field: 'current' });
+      setError({ text: t('password.enterCurrent'), field: 'current' });
       return currentRef.current?.focus();
     }
     const problem = newPasswordProblem(next, confirm, current);
@@ -43,11 +45,11 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
       setNext('');
       setConfirm('');
       setDone(true);
-      notify('Password changed. Your other sessions were signed out.');
+      notify(t('password.changed'));
       onChanged();
     } catch (err) {
       if (err instanceof ApiError && (err.code === 'invalid_credentials' || err.status === 403)) {
-        setError({ text: 'Your current password is not right.', field: 'current' });
+        setError({ text: t('password.wrongCurrent'), field: 'current' });
         setCurrent('');
         currentRef.current?.focus();
       } else setError({ text: messageOf(err), field: err instanceof ApiError && err.status === 400 ? 'next' : null });
@@ -58,19 +60,13 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
 
   return (
     <section className="settings-section" aria-labelledby="password-title">
-      <header className="section-head">
-        <Icon name="lock" />
-        <div>
-          <h2 id="password-title">Password</h2>
-          <p className="muted small">Changing it signs out your other sessions and ends every download link made with a path token. You stay signed in here.</p>
-        </div>
-      </header>
-      <form className="stack password-form" onSubmit={submit} noValidate aria-label="Change password">
+      <SectionHead id="password-title" icon="lock" title={t('password.title')} help={t('password.help')} />
+      <form className="stack password-form" onSubmit={submit} noValidate aria-label={t('password.change')}>
         {/* For password managers: which account this new password belongs to. */}
         <input type="text" name="username" autoComplete="username" value={user} readOnly hidden />
-        <PasswordField ref={currentRef} label="Current password" name="current-password" autoComplete="current-password" value={current} onChange={setCurrent} invalid={error?.field === 'current'} describedBy="password-error" />
-        <PasswordField ref={nextRef} label="New password" name="new-password" autoComplete="new-password" value={next} onChange={setNext} invalid={error?.field === 'next'} describedBy="password-error" />
-        <PasswordField label="New password again" name="confirm-password" autoComplete="new-password" value={confirm} onChange={setConfirm} invalid={error?.field === 'confirm'} describedBy="password-error" />
+        <PasswordField ref={currentRef} label={t('password.current')} name="current-password" autoComplete="current-password" value={current} onChange={setCurrent} invalid={error?.field === 'current'} describedBy="password-error" />
+        <PasswordField ref={nextRef} label={t('password.new')} name="new-password" autoComplete="new-password" value={next} onChange={setNext} invalid={error?.field === 'next'} describedBy="password-error" />
+        <PasswordField label={t('password.again')} name="confirm-password" autoComplete="new-password" value={confirm} onChange={setConfirm} invalid={error?.field === 'confirm'} describedBy="password-error" />
         <p id="password-error" className="form-error" role="alert">
           {error ? (
             <>
@@ -81,7 +77,7 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
         </p>
         <div className="section-actions">
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Changing…' : 'Change password'}
+            {busy ? t('password.changing') : t('password.change')}
           </button>
           <span className="form-ok" role="status">
             {done ? (

@@ -3,22 +3,23 @@ import type { Entry } from '../api/storage';
 import { isEditable } from '../lib/file-kind';
 import { Icon, type IconName } from './icons';
 import { useMenuKeys } from './useMenuKeys';
+import { t, type MessageKey } from '../lib/i18n';
 
 export type MenuAction = 'open' | 'edit' | 'download' | 'zip' | 'details' | 'versions' | 'share' | 'rename' | 'move' | 'copy' | 'delete';
 
-const ITEMS: { action: MenuAction; label: string; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; editableOnly?: boolean; danger?: boolean }[] = [
-  { action: 'open', label: 'Open', icon: 'open' },
-  { action: 'edit', label: 'Edit', icon: 'pencil', editableOnly: true },
-  { action: 'download', label: 'Download', icon: 'download', fileOnly: true },
-  { action: 'zip', label: 'Download as zip', icon: 'archive', folderOnly: true },
-  { action: 'details', label: 'Details', icon: 'info' },
+const ITEMS: { action: MenuAction; label: MessageKey; icon: IconName; fileOnly?: boolean; folderOnly?: boolean; editableOnly?: boolean; danger?: boolean }[] = [
+  { action: 'open', label: 'action.open', icon: 'open' },
+  { action: 'edit', label: 'action.edit', icon: 'pencil', editableOnly: true },
+  { action: 'download', label: 'action.download', icon: 'download', fileOnly: true },
+  { action: 'zip', label: 'action.zip', icon: 'archive', folderOnly: true },
+  { action: 'details', label: 'action.details', icon: 'info' },
   // Only offered when the server keeps versions (--versions): Browser's `allowed`.
-  { action: 'versions', label: 'Versions', icon: 'retry', fileOnly: true },
-  { action: 'share', label: 'Share…', icon: 'link' },
-  { action: 'rename', label: 'Rename', icon: 'pencil' },
-  { action: 'move', label: 'Move', icon: 'move' },
-  { action: 'copy', label: 'Copy', icon: 'copy' },
-  { action: 'delete', label: 'Delete', icon: 'trash', danger: true },
+  { action: 'versions', label: 'action.versions', icon: 'retry', fileOnly: true },
+  { action: 'share', label: 'action.shareMenu', icon: 'link' },
+  { action: 'rename', label: 'action.rename', icon: 'pencil' },
+  { action: 'move', label: 'action.move', icon: 'move' },
+  { action: 'copy', label: 'action.copy', icon: 'copy' },
+  { action: 'delete', label: 'action.delete', icon: 'trash', danger: true },
 ];
 
 /** The actions menu of one entry (⋯ button, right click, Shift+F10): arrow keys move, Escape closes. */
@@ -38,7 +39,7 @@ export function RowMenu({ entry, at, onAction, onClose, allowed = () => true }: 
   const onKeyDown = useMenuKeys(ref, onClose);
 
   return (
-    <div ref={ref} className="menu" role="menu" aria-label={`Actions for ${entry.name}`} style={{ left: pos.left, top: pos.top }} onKeyDown={onKeyDown}>
+    <div ref={ref} className="menu" role="menu" aria-label={t('row.actionsFor', { name: entry.name })} style={{ left: pos.left, top: pos.top }} onKeyDown={onKeyDown}>
       {items.map((item) => (
         <button
           key={item.action}
@@ -52,7 +53,7 @@ export function RowMenu({ entry, at, onAction, onClose, allowed = () => true }: 
           }}
         >
           <Icon name={item.icon} size={18} />
-          {item.label}
+          {t(item.label)}
         </button>
       ))}
     </div>

@@ -7,6 +7,7 @@ import { kindOf } from '../lib/file-kind';
 import { navigate } from '../lib/router';
 import { usePhone } from '../lib/phone';
 import { Icon, KindIcon } from './icons';
+import { t } from '../lib/i18n';
 
 /** Typing pauses this long before a search is sent. */
 const DEBOUNCE_MS = 180;
@@ -116,8 +117,8 @@ export function SearchBox({ storage }: { storage: StorageApi }) {
         type="search"
         className="search-input"
         // A phone's box has room for one short word; the "/" shortcut is shown (and used) with a keyboard.
-        placeholder={phone ? 'Search' : 'Search files'}
-        aria-label="Search files and folders"
+        placeholder={phone ? t('search.short') : t('search.placeholder')}
+        aria-label={t('search.label')}
         role="combobox"
         aria-expanded={showPanel}
         aria-controls={listId}
@@ -142,10 +143,10 @@ export function SearchBox({ storage }: { storage: StorageApi }) {
       {!phone && <kbd className="search-key" aria-hidden="true">/</kbd>}
       {showPanel ? (
         <div className="search-panel">
-          {state.status === 'loading' ? <p className="search-note muted">Searching…</p> : null}
+          {state.status === 'loading' ? <p className="search-note muted">{t('search.searching')}</p> : null}
           {state.status === 'error' ? <p className="search-note error-text">{state.message}</p> : null}
-          {state.status === 'ready' && results.length === 0 ? <p className="search-note muted">No file or folder name contains “{q.trim()}”.</p> : null}
-          <ul id={listId} role="listbox" aria-label="Search results" className="search-results">
+          {state.status === 'ready' && results.length === 0 ? <p className="search-note muted">{t('search.none', { q: q.trim() })}</p> : null}
+          <ul id={listId} role="listbox" aria-label={t('search.results')} className="search-results">
             {results.map((r, i) => {
               const { folder } = resultPlace(r.path);
               return (
@@ -163,13 +164,13 @@ export function SearchBox({ storage }: { storage: StorageApi }) {
                   <KindIcon kind={kindOf(r.name, r.is_file)} size={20} />
                   <span className="search-result-text">
                     <span className="search-result-name">{r.name}</span>
-                    <span className="search-result-folder muted small">{folder.length === 0 ? 'My files' : `My files / ${folder.join(' / ')}`}</span>
+                    <span className="search-result-folder muted small">{[t('nav.myFiles'), ...folder].join(' / ')}</span>
                   </span>
                 </li>
               );
             })}
           </ul>
-          {state.status === 'ready' && state.answer.truncated ? <p className="search-note muted small">More names match; type more to narrow the search.</p> : null}
+          {state.status === 'ready' && state.answer.truncated ? <p className="search-note muted small">{t('search.truncated')}</p> : null}
         </div>
       ) : null}
     </div>

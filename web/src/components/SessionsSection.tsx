@@ -1,12 +1,14 @@
 import { useCallback, useState } from 'react';
 import type { AccountApi, Session } from '../api/account';
 import { clientName } from '../lib/account-rules';
-import { formatDate, formatExactDate, plural } from '../lib/format';
+import { formatDate, formatExactDate } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './icons';
 import { ListError, ListSkeleton } from './SectionStates';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
+import { t } from '../lib/i18n';
+import { SectionHead } from './SectionHead';
 
 /** This device first, then the most recently used. */
 function order(a: Session, b: Session): number {
@@ -21,27 +23,22 @@ export function SessionsSection({ api, reloadKey }: { api: AccountApi; reloadKey
   const [revoking, setRevoking] = useState<Session | null>(null);
   const notify = useNotify();
   const [now] = useState(() => new Date());
-  const nameOf = (s: Session) => clientName(s.client) ?? 'Unknown client';
+  const nameOf = (s: Session) => clientName(s.client) ?? t('sessions.unknown');
 
   return (
     <section className="settings-section" aria-labelledby="sessions-title">
-      <header className="section-head">
-        <Icon name="device" />
-        <div>
-          <h2 id="sessions-title">Sessions</h2>
-          <p className="muted small">Browsers and apps signed in to your account. Sign out any you do not recognise, then change your password.</p>
-        </div>
-        <button type="button" className="icon-button" aria-label="Refresh sessions" title="Refresh" onClick={reload}>
+      <SectionHead id="sessions-title" icon="device" title={t('sessions.title')} help={t('sessions.help')}>
+        <button type="button" className="icon-button" aria-label={t('sessions.refresh')} title={t('sessions.refreshShort')} onClick={reload}>
           <Icon name="retry" size={18} />
         </button>
-      </header>
+      </SectionHead>
       {state.status === 'loading' ? (
-        <ListSkeleton label="Loading sessions" />
+        <ListSkeleton label={t('sessions.loading')} />
       ) : state.status === 'error' ? (
         <ListError what="Your sessions" error={state.error} onRetry={reload} />
       ) : (
         <>
-          <ul className="item-list" aria-label="Sessions">
+          <ul className="item-list" aria-label={t('sessions.title')}>
             {state.items.map((s) => (
               <li key={s.id} className="list-item" data-id={s.id} aria-label={`${nameOf(s)}${s.current ? ', this device' : ''}`}>
                 <div className="item-main">
@@ -49,48 +46,48 @@ export function SessionsSection({ api, reloadKey }: { api: AccountApi; reloadKey
                     <span className="item-name" title={s.client ?? undefined}>
                       {nameOf(s)}
                     </span>
-                    {s.current ? <span className="badge badge-active">This device</span> : null}
+                    {s.current ? <span className="badge badge-active">{t('sessions.thisDevice')}</span> : null}
                   </div>
                   <dl className="item-facts">
                     <div>
-                      <dt>Address</dt>
+                      <dt>{t('sessions.address')}</dt>
                       <dd>{s.address ?? '—'}</dd>
                     </div>
                     <div>
-                      <dt>Signed in</dt>
+                      <dt>{t('sessions.signedIn')}</dt>
                       <dd title={formatExactDate(s.created_at)}>{formatDate(s.created_at, now)}</dd>
                     </div>
                     <div>
-                      <dt>Last used</dt>
+                      <dt>{t('keys.lastUsed')}</dt>
                       <dd title={formatExactDate(s.last_used_at)}>{formatDate(s.last_used_at, now)}</dd>
                     </div>
                   </dl>
                 </div>
                 <div className="item-actions">
                   {s.current ? (
-                    <span className="muted small">You are using it now</span>
+                    <span className="muted small">{t('sessions.usingNow')}</span>
                   ) : (
                     <button type="button" className="button small danger-text" onClick={() => setRevoking(s)}>
-                      <Icon name="logout" size={16} /> Sign out
+                      <Icon name="logout" size={16} /> {t('nav.signOut')}
                     </button>
                   )}
                 </div>
               </li>
             ))}
           </ul>
-          <div className="status-line muted">{plural(state.items.length, 'session')}</div>
+          <div className="status-line muted">{t('sessions.count', { count: state.items.length })}</div>
         </>
       )}
       {revoking ? (
         <ConfirmDialog
-          title={`Sign out ${nameOf(revoking)}?`}
-          warning={`That session (${nameOf(revoking)}${revoking.address ? `, ${revoking.address}` : ''}) is signed out at once; whoever uses it must sign in again.`}
-          label="Sign out session"
-          busyLabel="Signing out…"
+          title={t('sessions.signOutTitle', { name: nameOf(revoking) })}
+          warning={t('sessions.signOutWarning', { name: revoking.address ? `${nameOf(revoking)}, ${revoking.address}` : nameOf(revoking) })}
+          label={t('sessions.signOut')}
+          busyLabel={t('sessions.signingOut')}
           onConfirm={async () => {
             await api.revokeSession(revoking.id);
             drop((s) => s.id !== revoking.id);
-            notify(`${nameOf(revoking)} was signed out.`);
+            notify(t('sessions.signedOut', { name: nameOf(revoking) }));
           }}
           onClose={() => setRevoking(null)}
         />

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
-import { plural } from '../lib/format';
 import { Icon, type IconName } from './icons';
+import { SectionHead } from './SectionHead';
 import { ListEmpty, ListError, ListSkeleton } from './SectionStates';
 import type { RemoteList } from './useRemoteList';
 
@@ -14,10 +14,12 @@ export function SettingsListSection<T>(props: {
   icon: IconName;
   title: string;
   about: string;
-  /** One item, counted ("2 app passwords"). */
-  noun: string;
-  /** The items in a sentence ("Loading app passwords"). */
-  nouns: string;
+  /** The list counted ("2 app passwords"), in the reader's language. */
+  count: (n: number) => string;
+  /** The loading state's label ("Loading app passwords"). */
+  loading: string;
+  /** The items as the subject of an error sentence ("Your app passwords"). */
+  what: string;
   empty: { title: string; text: string };
   addLabel: string;
   onAdd: () => void;
@@ -36,18 +38,13 @@ export function SettingsListSection<T>(props: {
   );
   return (
     <section className="settings-section" aria-labelledby={titleId}>
-      <header className="section-head">
-        <Icon name={props.icon} />
-        <div>
-          <h2 id={titleId}>{props.title}</h2>
-          <p className="muted small">{props.about}</p>
-        </div>
+      <SectionHead id={titleId} icon={props.icon} title={props.title} help={props.about}>
         {list.status === 'ready' && list.items.length > 0 ? add : null}
-      </header>
+      </SectionHead>
       {list.status === 'loading' ? (
-        <ListSkeleton label={`Loading ${props.nouns}`} />
+        <ListSkeleton label={props.loading} />
       ) : list.status === 'error' ? (
-        <ListError what={`Your ${props.nouns}`} error={list.error} onRetry={props.onRetry} />
+        <ListError what={props.what} error={list.error} onRetry={props.onRetry} />
       ) : list.items.length === 0 ? (
         <ListEmpty icon={props.icon} title={props.empty.title} text={props.empty.text}>
           {add}
@@ -57,7 +54,7 @@ export function SettingsListSection<T>(props: {
           <ul className="item-list" aria-label={props.title}>
             {props.children(list.items)}
           </ul>
-          <div className="status-line muted">{plural(list.items.length, props.noun)}</div>
+          <div className="status-line muted">{props.count(list.items.length)}</div>
         </>
       )}
       {props.dialogs}

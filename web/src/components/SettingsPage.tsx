@@ -10,6 +10,8 @@ import { SessionsSection } from './SessionsSection';
 import { SshKeysSection } from './SshKeysSection';
 import { TotpSection } from './TotpSection';
 import { useAccount } from './useAccount';
+import { t } from '../lib/i18n';
+import { LanguageSection } from './LanguageSection';
 
 /** The signed-in user's own account: password, sessions, app passwords, SSH keys, two-step verification. */
 export function SettingsPage({ storage }: { storage: StorageApi }) {
@@ -17,7 +19,7 @@ export function SettingsPage({ storage }: { storage: StorageApi }) {
   const { me, error, api, reload } = useAccount();
   // A password change ends the other sessions: the list is read again.
   const [sessionsKey, setSessionsKey] = useState(0);
-  useTitle('Settings');
+  useTitle(t('settings.title'));
   if (!api) return null;
   return (
     <div className="app">
@@ -25,16 +27,17 @@ export function SettingsPage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser settings-page">
         <div className="toolbar">
-          <h1 className="page-title">Settings</h1>
+          <h1 className="page-title">{t('settings.title')}</h1>
           <span className="spacer" />
           {me ? (
             <span className="muted small account-summary">
               {me.username}
-              {me.admin ? ' · administrator' : ''} · {formatSize(me.used)} used{me.quota !== null ? ` of ${formatSize(me.quota)}` : ''}
+              {me.admin ? ` · ${t('settings.administrator')}` : ''} · {me.quota !== null ? t('settings.usedOf', { used: formatSize(me.used), quota: formatSize(me.quota) }) : t('settings.used', { used: formatSize(me.used) })}
             </span>
           ) : null}
         </div>
         <div className="settings-sections">
+          <LanguageSection />
           <PasswordSection api={api} user={storage.user} onChanged={() => setSessionsKey((k) => k + 1)} />
           <TotpSection api={api} me={me} error={error} onChange={reload} />
           <AppPasswordsSection client={storage.client} user={storage.user} />

@@ -1,33 +1,34 @@
 import { useEffect } from 'react';
 import { Dialog } from './Dialog';
+import { t, type MessageKey } from '../lib/i18n';
 
-export const SHORTCUTS: [string, string][] = [
-  ['↑ / ↓', 'Move between items (selects)'],
-  ['Shift + ↑ / ↓', 'Extend the selection'],
-  ['Ctrl + ↑ / ↓', 'Move without selecting'],
-  ['Space', 'Select or unselect the current item'],
-  ['Ctrl / ⌘ + A', 'Select everything'],
-  ['Enter', 'Open the folder or preview the file'],
-  ['Delete', 'Delete the selection'],
-  ['F2', 'Rename'],
-  ['Shift + F10 / Menu', 'Actions for the current item'],
-  ['Backspace / Alt + ↑', 'Go to the parent folder'],
-  ['← / →', 'Previous / next file in a preview'],
-  ['Escape', 'Close a dialog or menu, clear the selection'],
-  ['/', 'Search file and folder names'],
-  ['?', 'Show these shortcuts'],
+export const SHORTCUTS: [MessageKey, MessageKey][] = [
+  ['shortcutKey.arrows', 'shortcut.moveSelect'],
+  ['shortcutKey.shiftArrows', 'shortcut.extend'],
+  ['shortcutKey.ctrlArrows', 'shortcut.moveOnly'],
+  ['shortcutKey.space', 'shortcut.space'],
+  ['shortcutKey.all', 'shortcut.all'],
+  ['shortcutKey.enter', 'shortcut.enter'],
+  ['shortcutKey.delete', 'shortcut.delete'],
+  ['shortcutKey.f2', 'action.rename'],
+  ['shortcutKey.menu', 'shortcut.menu'],
+  ['shortcutKey.parent', 'shortcut.parent'],
+  ['shortcutKey.leftRight', 'shortcut.preview'],
+  ['shortcutKey.escape', 'shortcut.escape'],
+  ['shortcutKey.slash', 'shortcut.search'],
+  ['shortcutKey.question', 'shortcut.help'],
 ];
 
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   return (
-    <Dialog title="Keyboard shortcuts" onClose={onClose}>
+    <Dialog title={t('nav.shortcuts')} onClose={onClose}>
       <dl className="shortcuts">
         {SHORTCUTS.map(([k, v]) => (
           <div key={k}>
             <dt>
-              <kbd>{k}</kbd>
+              <kbd>{t(k)}</kbd>
             </dt>
-            <dd>{v}</dd>
+            <dd>{t(v)}</dd>
           </div>
         ))}
       </dl>

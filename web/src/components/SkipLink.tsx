@@ -1,3 +1,4 @@
+import { t } from '../lib/i18n';
 /**
  * The first stop of the Tab key on the file manager: hidden until focused,
  * it puts the focus on the file list (its current row, or the first tile),
@@ -13,7 +14,7 @@ export function SkipLink() {
         document.querySelector<HTMLElement>('.file-grid [role="row"][tabindex="0"], .tile-view .tile-open, .empty-state button')?.focus();
       }}
     >
-      Skip to the file list
+      {t('skip.toList')}
     </a>
   );
 }

@@ -1,7 +1,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import { SshKeysApi, type SshKey } from '../api/ssh-keys';
-import { formatDate, formatExactDate } from '../lib/format';
+import { formatDate, formatExactDate, plural } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Dialog } from './Dialog';
 import { FormActions } from './FormActions';
@@ -26,8 +26,9 @@ export function SshKeysSection({ client }: { client: ApiClient }) {
       icon="lock"
       title="SSH keys"
       about="For SFTP: sftp, scp, sshfs, rclone and restic sign in with the private half of a key you add here."
-      noun="SSH key"
-      nouns="SSH keys"
+      count={(n) => plural(n, 'SSH key')}
+      loading="Loading SSH keys"
+      what="Your SSH keys"
       empty={{ title: 'No SSH keys yet', text: 'Add the public key (the .pub file) of each computer that reaches your files over SFTP.' }}
       addLabel="Add SSH key"
       onAdd={() => setAdding(true)}

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Icon } from './icons';
+import { t as translate } from '../lib/i18n';
 
 /** A button in a toast (Undo): it runs once, and the toast goes. */
 export type ToastAction = { readonly label: string; readonly run: () => void };
@@ -45,7 +46,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
                 {t.action.label}
               </button>
             ) : null}
-            <button type="button" className="icon-button small" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
+            <button type="button" className="icon-button small" aria-label={translate('toast.dismiss')} onClick={() => dismiss(t.id)}>
               <Icon name="close" size={16} />
             </button>
           </div>

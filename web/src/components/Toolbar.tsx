@@ -8,6 +8,7 @@ import type { MenuAction } from './RowMenu';
 import { withBase } from '../lib/base';
 import type { ViewMode } from './useViewMode';
 import type { MoveDrag } from './useMoveDrag';
+import { locale, t } from '../lib/i18n';
 
 /**
  * Breadcrumbs from "My files" to the current folder; the last one is the page
@@ -19,7 +20,7 @@ export function Breadcrumbs({ segments, drag, place }: { segments: Segments; dra
   const ref = useRef<HTMLOListElement>(null);
   // A shared folder's trail starts at the granted folder: what is above it is not the recipient's to see.
   const root = place.root;
-  const crumbs = [{ name: root.at(-1) ?? 'My files', path: [...root] }, ...segments.slice(root.length).map((name, i) => ({ name, path: segments.slice(0, root.length + i + 1) }))];
+  const crumbs = [{ name: root.at(-1) ?? t('nav.myFiles'), path: [...root] }, ...segments.slice(root.length).map((name, i) => ({ name, path: segments.slice(0, root.length + i + 1) }))];
   const trail = crumbs.map((c) => c.name).join('\0');
   // How many leading crumbs "…" stands for, for this trail at this width.
   const [folded, setFolded] = useState({ trail, width: 0, count: 0 });
@@ -42,14 +43,14 @@ export function Breadcrumbs({ segments, drag, place }: { segments: Segments; dra
   const shown = crumbs.slice(count);
   const up = count > 0 ? crumbs[count - 1] : undefined;
   return (
-    <nav aria-label="Breadcrumb" className="breadcrumbs">
+    <nav aria-label={t('toolbar.breadcrumb')} className="breadcrumbs">
       <ol ref={ref}>
         {up ? (
           <li key="folded" className="crumb-folded">
             <a
               href={withBase(place.url(up.path))}
               className="crumb"
-              aria-label={`Up to ${up.name}`}
+              aria-label={t('toolbar.upTo', { name: up.name })}
               title={crumbs.slice(0, count).map((c) => c.name).join(' / ')}
               draggable={false}
               onClick={(e) => onLinkClick(e, place.url(up.path))}
@@ -104,23 +105,23 @@ type Actions = {
 /** What can be done with the selection; replaces the folder actions while something is selected. */
 export function SelectionBar(a: Actions) {
   return (
-    <div className="selection-bar" role="toolbar" aria-label="Selection actions">
-      <button type="button" className="icon-button" aria-label="Clear selection" onClick={a.onClear}>
+    <div className="selection-bar" role="toolbar" aria-label={t('toolbar.selectionActions')}>
+      <button type="button" className="icon-button" aria-label={t('toolbar.clearSelection')} onClick={a.onClear}>
         <Icon name="close" />
       </button>
       <span className="selection-count" aria-live="polite">
-        {a.count.toLocaleString()}
+        {a.count.toLocaleString(locale())}
         {/* On a phone the number alone, beside its clear button: the room goes to the actions. */}
-        <span className="count-word"> selected</span>
+        <span className="count-word"> {t('toolbar.selected', { count: a.count })}</span>
       </span>
       <span className="spacer" />
-      {a.single?.is_file !== false ? <ToolButton icon="download" label="Download" onClick={a.onDownload} disabled={!a.anyFile} /> : null}
-      {a.count > 1 || a.single?.is_file === false ? <ToolButton icon="archive" label="Download as zip" onClick={a.onZip} /> : null}
-      {a.single && a.allowed('share') ? <ToolButton icon="link" label="Share" onClick={a.onShare} /> : null}
-      {a.single && a.allowed('rename') ? <ToolButton icon="pencil" label="Rename" onClick={a.onRename} /> : null}
-      {a.allowed('move') ? <ToolButton icon="move" label="Move" onClick={a.onMove} /> : null}
-      {a.allowed('copy') ? <ToolButton icon="copy" label="Copy" onClick={a.onCopy} /> : null}
-      {a.allowed('delete') ? <ToolButton icon="trash" label="Delete" onClick={a.onDelete} danger /> : null}
+      {a.single?.is_file !== false ? <ToolButton icon="download" label={t('action.download')} onClick={a.onDownload} disabled={!a.anyFile} /> : null}
+      {a.count > 1 || a.single?.is_file === false ? <ToolButton icon="archive" label={t('action.zip')} onClick={a.onZip} /> : null}
+      {a.single && a.allowed('share') ? <ToolButton icon="link" label={t('action.share')} onClick={a.onShare} /> : null}
+      {a.single && a.allowed('rename') ? <ToolButton icon="pencil" label={t('action.rename')} onClick={a.onRename} /> : null}
+      {a.allowed('move') ? <ToolButton icon="move" label={t('action.move')} onClick={a.onMove} /> : null}
+      {a.allowed('copy') ? <ToolButton icon="copy" label={t('action.copy')} onClick={a.onCopy} /> : null}
+      {a.allowed('delete') ? <ToolButton icon="trash" label={t('action.delete')} onClick={a.onDelete} danger /> : null}
     </div>
   );
 }
@@ -182,25 +183,25 @@ export function FolderToolbar(p: FolderToolbarProps) {
       ) : (
         <>
           <Breadcrumbs segments={p.segments} drag={p.drag} place={p.place} />
-          <div className="toolbar-actions" role="toolbar" aria-label="Folder actions">
+          <div className="toolbar-actions" role="toolbar" aria-label={t('toolbar.folderActions')}>
             <button
               type="button"
               className="button tool view-toggle"
               aria-pressed={p.view === 'grid'}
-              aria-label="Grid view"
-              title={p.view === 'grid' ? 'Show as a list' : 'Show as a grid of thumbnails'}
+              aria-label={t('toolbar.gridView')}
+              title={p.view === 'grid' ? t('toolbar.showList') : t('toolbar.showGrid')}
               onClick={() => p.onView(p.view === 'grid' ? 'list' : 'grid')}
             >
               <Icon name={p.view === 'grid' ? 'list' : 'grid'} size={18} />
             </button>
             {p.place.writable ? (
               <>
-                <ToolButton icon="folderPlus" label="New folder" onClick={p.onNewFolder} disabled={p.missing} />
-                <ToolButton icon="folderUp" label="Upload folder" onClick={p.onUploadFolder} disabled={p.missing} />
-                <ToolButton icon="upload" label="Upload files" onClick={p.onUploadFiles} disabled={p.missing} primary />
+                <ToolButton icon="folderPlus" label={t('toolbar.newFolder')} onClick={p.onNewFolder} disabled={p.missing} />
+                <ToolButton icon="folderUp" label={t('toolbar.uploadFolder')} onClick={p.onUploadFolder} disabled={p.missing} />
+                <ToolButton icon="upload" label={t('toolbar.uploadFiles')} onClick={p.onUploadFiles} disabled={p.missing} primary />
               </>
             ) : (
-              <span className="badge badge-permission read-only-note">View only</span>
+              <span className="badge badge-permission read-only-note">{t('toolbar.viewOnly')}</span>
             )}
           </div>
         </>

@@ -5,6 +5,8 @@ import { Icon } from './icons';
 import { ListError, ListSkeleton } from './SectionStates';
 import { TotpOffDialog, TotpSetupDialog } from './TotpDialogs';
 import { useNotify } from './Toasts';
+import { t } from '../lib/i18n';
+import { SectionHead } from './SectionHead';
 
 /** Two-step verification (TOTP): on or off, set up with a QR code, turned off with a code. */
 export function TotpSection({ api, me, error, onChange }: { api: AccountApi; me: Me | null; error: ApiError | null; onChange: () => void }) {
@@ -12,37 +14,31 @@ export function TotpSection({ api, me, error, onChange }: { api: AccountApi; me:
   const notify = useNotify();
   return (
     <section className="settings-section" aria-labelledby="totp-title">
-      <header className="section-head">
-        <Icon name="shield" />
-        <div>
-          <h2 id="totp-title">Two-step verification</h2>
-          <p className="muted small">Signing in then needs a code from an app on your phone as well as your password. App passwords are not affected.</p>
-        </div>
-      </header>
+      <SectionHead id="totp-title" icon="shield" title={t('login.twoStep')} help={t('totp.help')} />
       {me ? (
         <div className="totp-state">
           {me.totp ? (
             <>
-              <span className="badge badge-active">On</span>
-              <span className="totp-state-text">Sign-in asks for a code from your authenticator app.</span>
+              <span className="badge badge-active">{t('totp.on')}</span>
+              <span className="totp-state-text">{t('totp.onText')}</span>
               <button type="button" className="button small danger-text" onClick={() => setDialog('off')}>
-                Turn off…
+                {t('totp.turnOff')}
               </button>
             </>
           ) : (
             <>
-              <span className="badge">Off</span>
-              <span className="totp-state-text">Only your password protects your account.</span>
+              <span className="badge">{t('totp.off')}</span>
+              <span className="totp-state-text">{t('totp.offText')}</span>
               <button type="button" className="button primary small" onClick={() => setDialog('setup')}>
-                <Icon name="shield" size={16} /> Set up
+                <Icon name="shield" size={16} /> {t('totp.setUp')}
               </button>
             </>
           )}
         </div>
       ) : error ? (
-        <ListError what="Your account" error={error} onRetry={onChange} />
+        <ListError what={t('totp.yourAccount')} error={error} onRetry={onChange} />
       ) : (
-        <ListSkeleton label="Loading" rows={1} />
+        <ListSkeleton label={t('move.loading')} rows={1} />
       )}
       {dialog === 'setup' && me ? (
         <TotpSetupDialog
@@ -50,7 +46,7 @@ export function TotpSection({ api, me, error, onChange }: { api: AccountApi; me:
           user={me.username}
           onEnabled={() => {
             onChange();
-            notify('Two-step verification is on.');
+            notify(t('totp.turnedOn'));
           }}
           onClose={() => setDialog(null)}
         />
@@ -60,7 +56,7 @@ export function TotpSection({ api, me, error, onChange }: { api: AccountApi; me:
           api={api}
           onDisabled={() => {
             onChange();
-            notify('Two-step verification is off.');
+            notify(t('totp.turnedOff'));
           }}
           onClose={() => setDialog(null)}
         />

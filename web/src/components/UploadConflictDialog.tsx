@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ConflictChoice, TakenName } from '../lib/upload-conflicts';
 import { Dialog } from './Dialog';
+import { t } from '../lib/i18n';
 
 type Props = {
   taken: TakenName;
@@ -22,28 +23,28 @@ export function UploadConflictDialog({ taken, folderName, others, versions, onAn
   // Keep both loses nothing: it has the focus, so Enter never replaces by accident.
   useEffect(() => keep.current?.focus(), [taken]);
   return (
-    <Dialog title={`“${taken.name}” already exists`} onClose={onClose} className="upload-conflict">
+    <Dialog title={t('conflict.title', { name: taken.name })} onClose={onClose} className="upload-conflict">
       <p>
-        “{taken.name}” is already in “{folderName}”.
+        {t('conflict.text', { name: taken.name, folder: folderName })}
       </p>
-      <p className="muted">{versions ? 'Replace keeps the current file as a version.' : 'Replace overwrites the current file; Keep both saves the upload under a free name.'}</p>
+      <p className="muted">{versions ? t('conflict.versions') : t('conflict.noVersions')}</p>
       {others > 0 ? (
         <label className="check-field">
           <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
           <span>
-            Do the same for the other taken {others === 1 ? 'name' : 'names'} ({others})
+            {t('conflict.all', { count: others })}
           </span>
         </label>
       ) : null}
       <div className="dialog-actions">
         <button type="button" className="button" onClick={() => onAnswer('skip', all)}>
-          Skip
+          {t('conflict.skip')}
         </button>
         <button ref={keep} type="button" className="button" onClick={() => onAnswer('keep', all)}>
-          Keep both
+          {t('conflict.keep')}
         </button>
         <button type="button" className="button primary" onClick={() => onAnswer('replace', all)}>
-          Replace
+          {t('conflict.replace')}
         </button>
       </div>
     </Dialog>

@@ -4,6 +4,7 @@ import { uploadHeadline } from '../lib/upload-progress';
 import { kindOf } from '../lib/file-kind';
 import { Icon, KindIcon } from './icons';
 import type { UploadItem, UploadSummary } from './useUploads';
+import { t } from '../lib/i18n';
 
 type Props = {
   items: readonly UploadItem[];
@@ -34,7 +35,7 @@ export function UploadPanel({ items, summary, onCancel, onCancelAll, onTogglePau
   const { title, detail, percent: pct } = uploadHeadline(summary);
   const running = summary.active > 0;
   return (
-    <section className="upload-panel" aria-label="Uploads" data-state={running ? 'running' : 'idle'}>
+    <section className="upload-panel" aria-label={t('upload.panel')} data-state={running ? 'running' : 'idle'}>
       <header className="upload-head">
         <div className="upload-title">
           <strong>{title}</strong>
@@ -46,19 +47,19 @@ export function UploadPanel({ items, summary, onCancel, onCancelAll, onTogglePau
         </div>
         {running ? (
           <button type="button" className="button small ghost" onClick={onCancelAll}>
-            Cancel all
+            {t('upload.cancelAll')}
           </button>
         ) : null}
-        <button type="button" className="icon-button" aria-label={collapsed ? 'Show upload list' : 'Hide upload list'} aria-expanded={!collapsed} onClick={() => setCollapsed((c) => !c)}>
+        <button type="button" className="icon-button" aria-label={collapsed ? t('upload.showList') : t('upload.hideList')} aria-expanded={!collapsed} onClick={() => setCollapsed((c) => !c)}>
           <Icon name={collapsed ? 'chevronUp' : 'chevronDown'} />
         </button>
         {!running ? (
-          <button type="button" className="icon-button" aria-label="Close uploads" onClick={onClose}>
+          <button type="button" className="icon-button" aria-label={t('upload.close')} onClick={onClose}>
             <Icon name="close" />
           </button>
         ) : null}
       </header>
-      <div className="progress total" role="progressbar" aria-label="Total upload progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+      <div className="progress total" role="progressbar" aria-label={t('upload.totalProgress')} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
         <div style={{ width: `${pct}%` }} />
       </div>
       {collapsed ? null : (
@@ -78,27 +79,27 @@ type RowProps = { item: UploadItem; onCancel: (id: number) => void; onTogglePaus
 function UploadRow({ item, onCancel, onTogglePause, onRetry }: RowProps) {
   const size = item.file.size;
   const pct = item.status === 'done' ? 100 : size > 0 ? Math.floor((item.loaded / size) * 100) : 0;
-  const where = item.folder.length ? item.folder.join(' / ') : 'My files';
+  const where = item.folder.length ? item.folder.join(' / ') : t('nav.myFiles');
   const renamed = item.status === 'done' && item.finalName && item.finalName !== item.file.name;
   let status: string;
   switch (item.status) {
     case 'queued':
-      status = `Waiting · ${formatSize(size)}`;
+      status = t('upload.waiting', { size: formatSize(size) });
       break;
     case 'uploading':
-      status = `${pct}% of ${formatSize(size)}`;
+      status = t('upload.percentOf', { percent: pct, size: formatSize(size) });
       break;
     case 'paused':
-      status = `Paused at ${pct}% of ${formatSize(size)}`;
+      status = t('upload.pausedAt', { percent: pct, size: formatSize(size) });
       break;
     case 'done':
-      status = renamed ? `Saved as “${item.finalName}” (the name was taken)` : item.overwrite ? `Replaced the earlier file · ${formatSize(size)}` : `Uploaded · ${formatSize(size)}`;
+      status = renamed ? t('upload.savedAs', { name: item.finalName ?? '' }) : item.overwrite ? t('upload.replaced', { size: formatSize(size) }) : t('upload.uploaded', { size: formatSize(size) });
       break;
     case 'cancelled':
-      status = 'Cancelled';
+      status = t('upload.cancelled');
       break;
     default:
-      status = item.error ?? 'Failed';
+      status = item.error ?? t('upload.failed');
   }
   return (
     <li className={`upload-item status-${item.status}`} data-name={item.file.name}>
@@ -109,23 +110,23 @@ function UploadRow({ item, onCancel, onTogglePause, onRetry }: RowProps) {
           <span className="muted upload-where"> in {where}</span>
         </div>
         {item.status === 'uploading' || item.status === 'queued' || item.status === 'paused' ? (
-          <div className="progress" role="progressbar" aria-label={`Progress of ${item.file.name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+          <div className="progress" role="progressbar" aria-label={t('upload.progressOf', { name: item.file.name })} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
             <div style={{ width: `${pct}%` }} />
           </div>
         ) : null}
         <div className={`upload-status${item.status === 'error' ? ' error-text' : ''}${renamed ? ' renamed' : ''}`}>{status}</div>
       </div>
       {item.resumable && (item.status === 'uploading' || item.status === 'paused') ? (
-        <button type="button" className="icon-button small" aria-label={`${item.status === 'paused' ? 'Resume' : 'Pause'} upload of ${item.file.name}`} onClick={() => onTogglePause(item.id)}>
+        <button type="button" className="icon-button small" aria-label={item.status === 'paused' ? t('upload.resumeOf', { name: item.file.name }) : t('upload.pauseOf', { name: item.file.name })} onClick={() => onTogglePause(item.id)}>
           <Icon name={item.status === 'paused' ? 'play' : 'pause'} size={16} />
         </button>
       ) : null}
       {item.status === 'uploading' || item.status === 'queued' || item.status === 'paused' ? (
-        <button type="button" className="icon-button small" aria-label={`Cancel upload of ${item.file.name}`} onClick={() => onCancel(item.id)}>
+        <button type="button" className="icon-button small" aria-label={t('upload.cancelOf', { name: item.file.name })} onClick={() => onCancel(item.id)}>
           <Icon name="close" size={16} />
         </button>
       ) : item.status === 'error' || item.status === 'cancelled' ? (
-        <button type="button" className="icon-button small" aria-label={`Retry upload of ${item.file.name}`} onClick={() => onRetry(item.id)}>
+        <button type="button" className="icon-button small" aria-label={t('upload.retryOf', { name: item.file.name })} onClick={() => onRetry(item.id)}>
           <Icon name="retry" size={16} />
         </button>
       ) : item.status === 'done' ? (

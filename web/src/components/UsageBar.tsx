@@ -3,6 +3,7 @@ import type { ApiClient } from '../api/client';
 import { fetchUsage, type Usage } from '../api/usage';
 import { onStorageChange } from '../lib/usage-events';
 import { usageView } from '../lib/usage-bar';
+import { t } from '../lib/i18n';
 
 /** How long after a burst of changes the figures are fetched again (one request per burst). */
 const REFRESH_DELAY_MS = 300;
@@ -38,7 +39,7 @@ export function UsageBar({ client }: { client: ApiClient }) {
   return (
     <div className={`usage usage-${view.level}`} data-testid="usage" title={view.label}>
       {view.fraction !== undefined ? (
-        <span className="usage-bar" role="progressbar" aria-label="Storage used" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(view.fraction * 100)} aria-valuetext={view.label}>
+        <span className="usage-bar" role="progressbar" aria-label={t('usage.bar')} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(view.fraction * 100)} aria-valuetext={view.label}>
           <span className="usage-fill" style={{ width: `${(view.fraction * 100).toFixed(1)}%` }} />
         </span>
       ) : null}

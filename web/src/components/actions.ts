@@ -2,6 +2,7 @@ import { ApiError, messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import { copyName } from '../lib/copy-names';
+import { t } from '../lib/i18n';
 
 /** Runs one request per entry (anything with a name), a few at a time; reports which failed and the first reason. */
 export async function runAll<T extends { readonly name: string }>(entries: readonly T[], fn: (e: T) => Promise<void>): Promise<{ failed: string[]; message: string }> {
@@ -14,7 +15,7 @@ export async function runAll<T extends { readonly name: string }>(entries: reado
         await fn(e);
       } catch (err) {
         failed.push(`“${e.name}”`);
-        if (!message) message = err instanceof ApiError && err.code === 'already_exists' ? 'Something with the same name is already there.' : messageOf(err);
+        if (!message) message = err instanceof ApiError && err.code === 'already_exists' ? t('toast.sameName') : messageOf(err);
       }
     }
   };
@@ -54,13 +55,13 @@ async function placeEntries(verb: 'move' | 'copy', storage: StorageApi, from: Se
     names.push(e.name);
   });
   const done = names.length;
-  const [Verb, verbed] = verb === 'copy' ? ['Copied', 'copied'] : ['Moved', 'moved'];
-  const where = `“${to[to.length - 1] ?? 'My files'}”`;
-  if (done === 0) return { done, names, error: `Could not ${verb} ${failed.join(', ')}. ${message}`, toast: null };
-  if (failed.length) return { done, names, error: null, toast: `${Verb} ${done}; not ${verbed}: ${failed.join(', ')}. ${message}` };
+  const where = to[to.length - 1] ?? t('nav.myFiles');
+  if (done === 0) return { done, names, error: t('toast.couldNot', { verb, names: failed.join(', '), message }), toast: null };
+  if (failed.length) return { done, names, error: null, toast: t('toast.partly', { verb, done, names: failed.join(', '), message }) };
   const one = entries.length === 1 ? entries[0] : undefined;
-  const renamed = one && target.get(one.name) !== one.name ? ` as “${target.get(one.name)}”` : '';
-  return { done, names, error: null, toast: `${Verb} ${one ? `“${one.name}”` : `${entries.length} items`} to ${where}${renamed}.` };
+  const renamed = one && target.get(one.name) !== one.name ? target.get(one.name) : undefined;
+  const toast = one ? (renamed === undefined ? t('toast.placedOne', { verb, name: one.name, where }) : t('toast.placedOneAs', { verb, name: one.name, where, as: renamed })) : t('toast.placedMany', { verb, count: entries.length, where });
+  return { done, names, error: null, toast };
 }
 
 /** A ten-minute path token for `path` (the server's default when its limit is shorter): enough to start a download. */

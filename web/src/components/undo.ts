@@ -2,10 +2,10 @@ import { ApiError, messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
 import { TrashApi } from '../api/trash';
-import { plural } from '../lib/format';
 import { useCallback } from 'react';
 import { runAll } from './actions';
 import { useNotify, type ToastAction } from './Toasts';
+import { t } from '../lib/i18n';
 
 type Say = (text: string, kind?: 'info' | 'error') => void;
 
@@ -17,7 +17,7 @@ type Say = (text: string, kind?: 'info' | 'error') => void;
  */
 export function undoAction(say: Say, undo: () => Promise<string>, after: () => void): ToastAction {
   return {
-    label: 'Undo',
+    label: t('toast.undo'),
     run: () =>
       void undo()
         .then((text) => say(text), (e: unknown) => say(messageOf(e), 'error'))
@@ -31,10 +31,11 @@ export async function moveBack(storage: StorageApi, from: Segments, to: Segments
     names.map((n) => ({ name: n.now, was: n.was })),
     (n) => storage.move([...to, n.name], [...from, n.was]),
   );
-  if (failed.length) throw new ApiError(0, 'undo_failed', `Could not undo for ${failed.join(', ')}. ${message}`);
+  if (failed.length) throw new ApiError(0, 'undo_failed', t('toast.undoFailed', { names: failed.join(', '), message }));
   const one = names.length === 1 ? names[0] : undefined;
-  if (one && one.now !== one.was) return `“${one.was}” has its name back.`;
-  return `${one ? `“${one.was}” is` : `${plural(names.length, 'item')} are`} back in “${from.at(-1) ?? 'My files'}”.`;
+  if (one && one.now !== one.was) return t('toast.nameBack', { name: one.was });
+  const where = from.at(-1) ?? t('nav.myFiles');
+  return one ? t('toast.backOne', { name: one.was, where }) : t('toast.backMany', { count: names.length, where });
 }
 
 /**
@@ -50,12 +51,12 @@ export async function restoreDeleted(storage: StorageApi, paths: readonly Segmen
     paths.map((p) => ({ name: p.at(-1) ?? '', path: `/${storage.user}/${p.join('/')}` })),
     async (p) => {
       const item = newest(p.path);
-      if (!item) throw new ApiError(404, 'not_found', 'It is no longer in the trash.');
+      if (!item) throw new ApiError(404, 'not_found', t('toast.notInTrash'));
       await trash.restore(item.id);
     },
   );
-  if (failed.length) throw new ApiError(0, 'undo_failed', `Could not restore ${failed.join(', ')}. ${message}`);
-  return paths.length === 1 ? `Restored “${paths[0]?.at(-1)}”.` : `Restored ${plural(paths.length, 'item')}.`;
+  if (failed.length) throw new ApiError(0, 'undo_failed', t('toast.restoreFailed', { names: failed.join(', '), message }));
+  return paths.length === 1 ? t('toast.restoredOne', { name: paths[0]?.at(-1) ?? '' }) : t('toast.restoredMany', { count: paths.length });
 }
 
 /**

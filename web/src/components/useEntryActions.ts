@@ -6,6 +6,7 @@ import { startDownloads, startZipDownload } from './actions';
 import type { DialogState } from './BrowserDialogs';
 import type { MenuAction } from './RowMenu';
 import { useNotify } from './Toasts';
+import { t } from '../lib/i18n';
 
 /**
  * What the row menu, the selection bar and the keyboard can do to entries of
@@ -17,7 +18,7 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
   const download = useCallback(
     (entries: Entry[]) => {
       const files = entries.filter((e) => e.is_file);
-      if (files.length < entries.length) notify(files.length ? 'Folders are skipped: use “Download as zip” to get folders too.' : 'A folder downloads with “Download as zip”.', 'error');
+      if (files.length < entries.length) notify(files.length ? t('toast.foldersSkipped') : t('toast.folderZip'), 'error');
       if (files.length) startDownloads(storage, segments, files).catch((e: unknown) => notify(messageOf(e), 'error'));
     },
     [storage, segments, notify],
@@ -28,7 +29,7 @@ export function useEntryActions(storage: StorageApi, segments: Segments, open: (
     const folder = entries.length === 1 && entries[0] && !entries[0].is_file ? [...segments, entries[0].name] : undefined;
     const started = folder ? startZipDownload(storage, folder) : startZipDownload(storage, segments, entries.map((e) => e.name));
     started.then(
-      () => notify('The zip download has started.'),
+      () => notify(t('toast.zipStarted')),
       (e: unknown) => notify(messageOf(e), 'error'),
     );
   };

@@ -6,6 +6,7 @@ import { fromDrop, fromInput, type Picked } from '../lib/drop';
 import { useNotify } from './Toasts';
 import { useUploadConflicts } from './useUploadConflicts';
 import { useUploads } from './useUploads';
+import { t } from '../lib/i18n';
 
 /**
  * Uploads into the folder on screen: the upload queue, fed by the file
@@ -44,7 +45,7 @@ export function useFolderUploads(storage: StorageApi, segments: Segments, reload
   function drop(data: DataTransfer) {
     fromDrop(data).then(
       (picked) => (picked.files.length || picked.emptyDirs.length ? queue(picked) : undefined),
-      (err: unknown) => notify(`Could not read the dropped items: ${messageOf(err)}`, 'error'),
+      (err: unknown) => notify(t('drop.unreadable', { message: messageOf(err) }), 'error'),
     );
   }
 

@@ -6,6 +6,7 @@ import type { Picked } from '../lib/drop';
 import { existingKey, foldersOf, spreadAnswers, takenNames, type ConflictChoice, type TakenName } from '../lib/upload-conflicts';
 import { UploadConflictDialog } from './UploadConflictDialog';
 import { useAccount } from './useAccount';
+import { t } from '../lib/i18n';
 
 type Asking = { target: Segments; taken: TakenName[]; answers: { choice: ConflictChoice; all: boolean }[]; done: (choices: ConflictChoice[]) => void };
 
@@ -63,7 +64,7 @@ export function useUploadConflicts(storage: StorageApi) {
     asking && next ? (
       <UploadConflictDialog
         taken={next}
-        folderName={[...asking.target, ...next.dir].pop() ?? 'My files'}
+        folderName={[...asking.target, ...next.dir].pop() ?? t('nav.myFiles')}
         others={asking.taken.length - asking.answers.length - 1}
         versions={versions}
         onAnswer={answer}

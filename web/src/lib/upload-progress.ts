@@ -1,4 +1,5 @@
-import { formatSize, formatSpeed, plural } from './format';
+import { formatSize, formatSpeed } from './format';
+import { t } from './i18n';
 
 /** The upload queue in figures (useUploads' summary): files by state, bytes of the files not cancelled, speed. */
 export type UploadFigures = {
@@ -25,14 +26,14 @@ export function uploadHeadline(s: UploadFigures): { title: string; detail: strin
   const byBytes = s.bytes > 0 ? s.loaded / s.bytes : s.total > 0 ? s.done / s.total : 1;
   const percent = Math.min(100, Math.floor(byBytes * 100));
   if (s.active > 0) {
-    const share = percent === 0 && s.loaded > 0 ? '<1%' : `${percent}%`;
-    const detail = [`${s.done.toLocaleString()} of ${plural(s.total, 'file')}`, share, `${formatSize(s.loaded)} of ${formatSize(s.bytes)}`, ...(s.speed > 0 ? [formatSpeed(s.speed)] : [])].join(' · ');
-    return { title: `Uploading ${plural(s.active, 'file')}`, detail, percent };
+    const share = percent === 0 && s.loaded > 0 ? t('upload.underOnePercent') : t('upload.percent', { percent });
+    const detail = [t('upload.filesDone', { done: s.done, total: s.total }), share, t('upload.bytesOf', { loaded: formatSize(s.loaded), total: formatSize(s.bytes) }), ...(s.speed > 0 ? [formatSpeed(s.speed)] : [])].join(' · ');
+    return { title: t('upload.uploading', { count: s.active }), detail, percent };
   }
-  const rest = [...(s.failed ? [`${s.failed.toLocaleString()} failed`] : []), ...(s.cancelled ? [`${s.cancelled.toLocaleString()} cancelled`] : [])];
+  const rest = [...(s.failed ? [t('upload.nFailed', { count: s.failed })] : []), ...(s.cancelled ? [t('upload.nCancelled', { count: s.cancelled })] : [])];
   let title: string;
-  if (s.done > 0) title = [`${plural(s.done, 'upload')} complete`, ...rest].join(', ');
-  else if (s.failed > 0) title = [`${plural(s.failed, 'upload')} failed`, ...rest.slice(1)].join(', ');
-  else title = s.cancelled > 0 ? `${plural(s.cancelled, 'upload')} cancelled` : 'Nothing to upload';
-  return { title, detail: s.done > 0 ? `${formatSize(s.loaded)} in total` : '', percent: s.done > 0 ? percent : 0 };
+  if (s.done > 0) title = [t('upload.complete', { count: s.done }), ...rest].join(', ');
+  else if (s.failed > 0) title = [t('upload.failedTitle', { count: s.failed }), ...rest.slice(1)].join(', ');
+  else title = s.cancelled > 0 ? t('upload.cancelledTitle', { count: s.cancelled }) : t('upload.nothing');
+  return { title, detail: s.done > 0 ? t('upload.inTotal', { size: formatSize(s.loaded) }) : '', percent: s.done > 0 ? percent : 0 };
 }
