@@ -5,109 +5,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rename, rm, stat, unlink, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat, unlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, encodePath, postJson } from '../helpers/client.js';
-
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-/** A --once run reconciles and exits; this bounds a run of a few files on a slow shared machine. */
-const RUN_TIMEOUT_MS = 60_000;
+import { Device, editState, readState, REPO, RUN_TIMEOUT_MS, until } from '../helpers/sync-device.js';
 
 /** The contract's bound for continuous mode: a change on either side reaches the other within 5 s. */
 const CONTINUOUS_BOUND_MS = 5_000;
-
-/** Polls `check` until it holds; fails once `ms` (a bound the product promises) has passed. */
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Changes the device's stored state as a crash, a restore or a server change would leave it. */
-async function editState(d: Device, edit: (s: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
-  const file = join(d.stateDir, (await readdir(d.stateDir))[0]!, 'state.json');
-  await writeFile(file, JSON.stringify(edit(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)));
-}
-
-async function readState(stateDir: string): Promise<{ lastSync?: string } | undefined> {
-  const sub = (await readdir(stateDir).catch(() => []))[0];
-  if (sub === undefined) return undefined;
-  return JSON.parse(await readFile(join(stateDir, sub, 'state.json'), 'utf8').catch(() => '{}')) as { lastSync?: string };
-}
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** A device: its own folder and its own state folder; `viaServer` runs `file-cloud sync` instead of `file-cloud-sync`. */
-class Device {
-  constructor(
-    readonly name: string,
-    readonly dir: string,
-    readonly stateDir: string,
-    private readonly viaServer: boolean,
-  ) {}
-
-  run(args: string[], key: string): Promise<Run> {
-    const cmd = this.viaServer ? [join(REPO, 'bin/file-cloud.js'), 'sync'] : [join(REPO, 'packages/sync/bin/file-cloud-sync.js')];
-    const child = spawn(process.execPath, [...cmd, ...args, '--state-dir', this.stateDir], { env: { ...process.env, FILE_CLOUD_SYNC_KEY: key } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`${this.name}: sync did not finish in ${RUN_TIMEOUT_MS} ms\n${stdout}\n${stderr}`));
-      }, RUN_TIMEOUT_MS);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
-  }
-
-  once(url: string, key: string, extra: string[] = []): Promise<Run> {
-    return this.run([this.dir, '/alice/Sync', '--server', url, '--once', '--device', this.name, ...extra], key);
-  }
-
-  async onceOk(url: string, key: string): Promise<Run> {
-    const r = await this.once(url, key);
-    assert.equal(r.code, 0, `${this.name} sync --once: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-    return r;
-  }
-
-  file(rel: string): string {
-    return join(this.dir, ...rel.split('/'));
-  }
-
-  /** Every file under the folder (not the marker), path → content. */
-  async tree(): Promise<Record<string, string>> {
-    return readTree(this.dir, (n) => n !== '.file-cloud-sync');
-  }
-
-  /** Every file in the sync trash, as contents. */
-  async trashed(): Promise<string[]> {
-    const out: string[] = [];
-    for (const sub of await readdir(this.stateDir).catch(() => [])) Object.values(await readTree(join(this.stateDir, sub, 'trash'))).forEach((c) => out.push(c));
-    return out;
-  }
-}
-
-async function readTree(root: string, keep: (name: string) => boolean = () => true, rel = ''): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const d of await readdir(join(root, rel), { withFileTypes: true }).catch(() => [])) {
-    const p = rel === '' ? d.name : `${rel}/${d.name}`;
-    if (rel === '' && !keep(d.name)) continue;
-    if (d.isDirectory()) Object.assign(out, await readTree(root, keep, p));
-    else out[p] = await readFile(join(root, p), 'utf8');
-  }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
-}
 
 for (const [storage, skip] of BACKENDS) {
   describe(`sync CLI, two devices (${storage})`, { skip }, () => {
