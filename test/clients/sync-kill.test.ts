@@ -10,8 +10,8 @@ import { mkdir, mkdtemp, readdir, rename, rm, unlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer, encodePath, postJson } from '../helpers/client.js';
-import { Device, RUN_TIMEOUT_MS, until } from '../helpers/sync-device.js';
+import { bearer, postJson } from '../helpers/client.js';
+import { Device, serverVersions } from '../helpers/sync-device.js';
 
 /** Bigger than one read chunk (64 KiB), so an upload can be stopped with part of it sent. */
 const BIG = 'b'.repeat(200 * 1024);
@@ -168,32 +168,11 @@ for (const [storage, skip] of BACKENDS) {
       sync: async (d) => void (await d.onceOk(t.url, key)),
     };
 
-    /** The contents of every kept version of the server's files at `paths`. */
-    async function serverVersions(paths: readonly string[]): Promise<string[]> {
-      const out: string[] = [];
-      for (const p of paths) {
-        const res = await fetch(`${t.url}/storage/alice/Sync/${encodePath(p)}?versions`, { headers: bearer(token) });
-        assert.equal(res.status, 200, `${p}?versions`);
-        for (const v of ((await res.json()) as { versions: { id: string }[] }).versions) {
-          out.push(await (await fetch(`${t.url}/storage/alice/Sync/${encodePath(p)}?version=${v.id}`, { headers: bearer(token) })).text());
-        }
-      }
-      return out;
-    }
-
     /** Runs the device's sync until it stops itself at `step`, then kills it there. */
     async function killAt(d: Device, step: string): Promise<void> {
-      const { child, out } = d.spawn(d.onceArgs(t.url), key, { FILE_CLOUD_SYNC_STOP_AT: step });
-      const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-      let exited: number | null | undefined;
-      void closed.then((code) => (exited = code));
-      try {
-        await until(async () => out.stderr.includes(`stopped at ${step}`) || exited !== undefined, RUN_TIMEOUT_MS, `${step}: the run reaching it`);
-        assert.equal(exited, undefined, `the run ended (exit ${exited}) without reaching ${step}\n${out.stdout}\n${out.stderr}`);
-      } finally {
-        child.kill('SIGKILL');
-        await closed;
-      }
+      const { child, closed } = await d.stopAt(t.url, key, step);
+      child.kill('SIGKILL');
+      await closed;
     }
 
     for (const s of SCENARIOS) {
@@ -223,7 +202,7 @@ for (const [storage, skip] of BACKENDS) {
           const v = await d.run(['verify', d.dir], key);
           assert.equal(v.code, 0, `${d.name} verify: ${v.stderr}`);
         }
-        const everywhere = [...Object.values(ta), ...(await serverVersions(Object.keys(ta))), ...(await a.trashed()), ...(await b.trashed())];
+        const everywhere = [...Object.values(ta), ...(await serverVersions(t.url, token, Object.keys(ta))), ...(await a.trashed()), ...(await b.trashed())];
         for (const v of s.versions) assert.ok(everywhere.includes(v), `a version is lost: ${v.slice(0, 40)}`);
       });
     }

@@ -67,6 +67,27 @@ export class Device {
     });
   }
 
+  /**
+   * A --once run stopped by the client itself at `step` (FILE_CLOUD_SYNC_STOP_AT): resolves once it
+   * is stopped there; the caller then kills it or lets it go on (SIGCONT) and waits for `closed`.
+   * A run that ends without reaching the step fails.
+   */
+  async stopAt(url: string, key: string, step: string): Promise<{ child: ChildProcessWithoutNullStreams; out: { stdout: string; stderr: string }; closed: Promise<number | null> }> {
+    const { child, out } = this.spawn(this.onceArgs(url), key, { FILE_CLOUD_SYNC_STOP_AT: step });
+    const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    let exited: number | null | undefined;
+    void closed.then((code) => (exited = code));
+    try {
+      await until(async () => out.stderr.includes(`stopped at ${step}`) || exited !== undefined, RUN_TIMEOUT_MS, `${step}: the run reaching it`);
+      assert.equal(exited, undefined, `the run ended (exit ${exited}) without reaching ${step}\n${out.stdout}\n${out.stderr}`);
+    } catch (e) {
+      child.kill('SIGKILL');
+      await closed;
+      throw e;
+    }
+    return { child, out, closed };
+  }
+
   onceArgs(url: string, extra: string[] = []): string[] {
     return [this.dir, '/alice/Sync', '--server', url, '--once', '--device', this.name, ...extra];
   }
@@ -96,6 +117,19 @@ export class Device {
     for (const sub of await readdir(this.stateDir).catch(() => [])) Object.values(await readTree(join(this.stateDir, sub, 'trash'))).forEach((c) => out.push(c));
     return out;
   }
+}
+
+/** The contents of every kept version (server `--versions`) of alice's files at `paths` under /alice/Sync. */
+export async function serverVersions(url: string, token: string, paths: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  const auth = { authorization: `Bearer ${token}` };
+  for (const p of paths) {
+    const file = `${url}/storage/alice/Sync/${p.split('/').map(encodeURIComponent).join('/')}`;
+    const res = await fetch(`${file}?versions`, { headers: auth });
+    assert.equal(res.status, 200, `${p}?versions`);
+    for (const v of ((await res.json()) as { versions: { id: string }[] }).versions) out.push(await (await fetch(`${file}?version=${v.id}`, { headers: auth })).text());
+  }
+  return out;
 }
 
 export async function readTree(root: string, keep: (name: string) => boolean = () => true, rel = ''): Promise<Record<string, string>> {

@@ -5,11 +5,11 @@ import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Op } from './planner.js';
-import type { RemoteApi } from './remote-api.js';
+import { HttpError, type RemoteApi } from './remote-api.js';
 import type { StateStore, SyncState } from './state-store.js';
 import type { SyncTrash } from './sync-trash.js';
 import { TEMP_PREFIX } from './local-scan.js';
-import type { BaseRecord, FileVersion, LocalFile } from './tree.js';
+import { sameStat, type BaseRecord, type FileVersion, type LocalFile } from './tree.js';
 import { reached, stopsAt } from './step-hook.js';
 import { deletedAlready, etagOf, folderMovedAlready, movedAlready } from './server-now.js';
 
@@ -26,11 +26,11 @@ export type Outcome = 'done' | 'skipped';
 
 const abs = (ctx: ExecContext, rel: string): string => join(ctx.root, ...rel.split('/'));
 
-/** The local file is still exactly what was scanned (same size, mtime, inode); undefined expects nothing there. */
+/** The local file is still exactly what was scanned (same size, mtime, inode, ctime); undefined expects nothing there. */
 async function stillIs(path: string, expected: LocalFile | undefined): Promise<boolean> {
   const st = await lstat(path).catch(() => undefined);
   if (!expected) return st === undefined;
-  return st !== undefined && st.isFile() && st.size === expected.size && st.mtimeMs === expected.mtimeMs && st.ino === expected.ino;
+  return st !== undefined && st.isFile() && sameStat(st, expected);
 }
 
 /** The server holds these bytes as a current file, so a local copy of them is no loss. */
@@ -49,7 +49,14 @@ async function removeEmptyParents(ctx: ExecContext, rel: string): Promise<void> 
   }
 }
 
-const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number }): BaseRecord => ({ sha256: v.sha256, size: v.size, id: v.id, mtimeMs: local.mtimeMs, ino: local.ino });
+const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number; ctimeMs?: number | undefined }): BaseRecord => ({
+  sha256: v.sha256,
+  size: v.size,
+  id: v.id,
+  mtimeMs: local.mtimeMs,
+  ino: local.ino,
+  ctimeMs: local.ctimeMs,
+});
 
 export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
   switch (op.kind) {
@@ -82,7 +89,10 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       await mkdir(dirname(to), { recursive: true });
       await rename(from, to);
       reached('move-local:renamed', op.to);
-      ctx.store.setBase(ctx.state, op.to, base);
+      // A rename sets the ctime: the base takes the new one when it described the file, so the
+      // next scan does not read it again (and an edit it did not describe still shows).
+      const moved = sameStat(base, op.local) ? { ...base, ctimeMs: (await lstat(to)).ctimeMs } : base;
+      ctx.store.setBase(ctx.state, op.to, moved);
       ctx.store.setBase(ctx.state, op.from, null);
       await removeEmptyParents(ctx, op.from);
       return 'done';
@@ -188,8 +198,18 @@ async function upload(ctx: ExecContext, rel: string, local: LocalFile, expect: F
     cond = { ifMatch: etag };
   }
   if (!(await stillIs(file, local))) return 'skipped';
-  const body = stopsAt('upload:sending') ? Readable.from(stopAfterFirstChunk(createReadStream(file), rel)) : createReadStream(file);
-  const stored = await ctx.api.upload(rel, body, local.size, local.sha256, cond);
+  // Exactly the scanned size is read: bytes a writer appends meanwhile make the digest differ, and
+  // the server refuses them, rather than overrunning the declared length.
+  const read = local.size === 0 ? Readable.from([]) : createReadStream(file, { end: local.size - 1 });
+  const body = stopsAt('upload:sending') ? Readable.from(stopAfterFirstChunk(read, rel)) : read;
+  let stored: FileVersion | undefined;
+  try {
+    stored = await ctx.api.upload(rel, body, local.size, local.sha256, cond);
+  } catch (e) {
+    // A file cut shorter while it was read ends the body early: written meanwhile, decided again next round.
+    if (e instanceof HttpError || (await stillIs(file, local))) throw e;
+    return 'skipped';
+  }
   if (!stored) {
     // A new name that is taken: if it already holds these bytes (an earlier run's upload whose
     // answer was lost), that is the same as done.
