@@ -2,14 +2,11 @@
 // server and another device on the right time. The client orders nothing by time (a file changed
 // when its stat differs from the base's, whichever way its mtime moved), so nothing is lost and
 // there is no conflict copy beyond the one real edit/edit.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer, postJson } from '../helpers/client.js';
-import { Device, serverVersions } from '../helpers/sync-device.js';
+import { utimes, writeFile } from 'node:fs/promises';
+import { BACKENDS } from '../helpers/app.js';
+import { serverVersions, syncServer, twoDevices, type Device } from '../helpers/sync-device.js';
 
 const OFF_S = 3 * 3600;
 
@@ -22,50 +19,32 @@ async function writeOff(d: Device, rel: string, content: string, offS: number): 
 
 for (const [storage, skip] of BACKENDS) {
   describe(`sync CLI, a device clock 3 h off (${storage})`, { skip }, () => {
-    let t: TestApp;
-    let key: string;
-    let token: string;
-    let work: string;
-    before(async () => {
-      t = await startApp({ storage, users: ['alice'], flags: { versions: true } });
-      token = (await t.login('alice')).access_token;
-      const res = await postJson(`${t.url}/api/keys`, { name: 'sync' }, bearer(token));
-      assert.equal(res.status, 201);
-      key = ((await res.json()) as { key: string }).key;
-      work = await mkdtemp(join(tmpdir(), 'fc-sync-clock-'));
-    });
-    after(async () => {
-      await t?.close();
-      if (work) await rm(work, { recursive: true, force: true });
-    });
+    const srv = syncServer(storage, { flags: { versions: true } });
 
     test('edits dated 3 h in the past or the future all travel; one edit/edit gives one conflict copy; no version is lost', async () => {
-      const behind = new Device('behind', join(work, 'a'), join(work, 'a-state'), false);
-      const ahead = new Device('ahead', join(work, 'b'), join(work, 'b-state'), true);
-      await mkdir(behind.dir, { recursive: true });
-      await mkdir(ahead.dir, { recursive: true });
+      const [behind, ahead] = await twoDevices(srv, ['behind', 'ahead']);
       await writeOff(behind, 'x.txt', 'x1', -OFF_S);
       await writeOff(behind, 'y.txt', 'y1', -OFF_S);
-      await behind.onceOk(t.url, key);
-      await ahead.onceOk(t.url, key);
+      await behind.onceOk(srv.url, srv.key);
+      await ahead.onceOk(srv.url, srv.key);
 
       // An edit whose mtime goes back in time (older than the synced one), twice with the same size
       // and the same mtime: each is a change.
       const past = Math.floor(Date.now() / 1000) - 2 * OFF_S;
       await writeFile(behind.file('x.txt'), 'x2');
       await utimes(behind.file('x.txt'), past, past);
-      await behind.onceOk(t.url, key);
-      await ahead.onceOk(t.url, key);
+      await behind.onceOk(srv.url, srv.key);
+      await ahead.onceOk(srv.url, srv.key);
       await writeFile(behind.file('x.txt'), 'x3');
       await utimes(behind.file('x.txt'), past, past);
-      await behind.onceOk(t.url, key);
+      await behind.onceOk(srv.url, srv.key);
       // A file new on the server side dated 3 h ahead, and an edit/edit across the two clocks.
       await writeOff(ahead, 'z.txt', 'z from the future', OFF_S);
       await writeOff(ahead, 'y.txt', 'y ahead', OFF_S);
       await writeOff(behind, 'y.txt', 'y behind', -OFF_S);
-      await ahead.onceOk(t.url, key);
-      await behind.onceOk(t.url, key);
-      await ahead.onceOk(t.url, key);
+      await ahead.onceOk(srv.url, srv.key);
+      await behind.onceOk(srv.url, srv.key);
+      await ahead.onceOk(srv.url, srv.key);
 
       const tb = await behind.tree();
       assert.deepEqual(await ahead.tree(), tb, 'both devices hold the same');
@@ -76,7 +55,7 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(tb['y.txt'], 'y ahead', "the server's version keeps the name");
       assert.equal(tb['x.txt'], 'x3');
       assert.equal(tb['z.txt'], 'z from the future');
-      const everywhere = [...Object.values(tb), ...(await serverVersions(t.url, token, Object.keys(tb))), ...(await behind.trashed()), ...(await ahead.trashed())];
+      const everywhere = [...Object.values(tb), ...(await serverVersions(srv.url, srv.token, Object.keys(tb))), ...(await behind.trashed()), ...(await ahead.trashed())];
       for (const v of ['x1', 'x2', 'x3', 'y1', 'y ahead', 'y behind', 'z from the future']) assert.ok(everywhere.includes(v), `a version is lost: ${v}`);
     });
   });

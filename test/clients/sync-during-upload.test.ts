@@ -3,14 +3,12 @@
 // The server never holds torn bytes, the base never takes bytes the file no longer has (also when
 // the writer keeps the size and the mtime, as `cp -p` or `rsync -t` do), the run ends well, and the
 // sides converge on the last write.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { bearer, postJson } from '../helpers/client.js';
-import { Device, serverVersions } from '../helpers/sync-device.js';
+import { utimes, writeFile } from 'node:fs/promises';
+import { BACKENDS } from '../helpers/app.js';
+import { bearer } from '../helpers/client.js';
+import { serverVersions, syncServer, twoDevices } from '../helpers/sync-device.js';
 
 /** More than one read chunk (64 KiB): the upload is stopped with part of it sent and the rest unread. */
 const KIB = 1024;
@@ -25,54 +23,33 @@ const CASES = [
 
 for (const [storage, skip] of BACKENDS) {
   describe(`sync CLI, a file written during its upload (${storage})`, { skip }, () => {
-    let t: TestApp;
-    let key: string;
-    let token: string;
-    let work: string;
-    let n = 0;
-    before(async () => {
-      t = await startApp({ storage, users: ['alice'], flags: { versions: true } });
-      token = (await t.login('alice')).access_token;
-      const res = await postJson(`${t.url}/api/keys`, { name: 'sync' }, bearer(token));
-      assert.equal(res.status, 201);
-      key = ((await res.json()) as { key: string }).key;
-      work = await mkdtemp(join(tmpdir(), 'fc-sync-write-'));
-    });
-    after(async () => {
-      await t?.close();
-      if (work) await rm(work, { recursive: true, force: true });
-    });
+    const srv = syncServer(storage, { flags: { versions: true } });
 
     for (const c of CASES) {
       test(`${c.name}: the server holds no torn bytes and the sides converge on the last write`, async () => {
-        await fetch(`${t.url}/storage/alice/Sync`, { method: 'DELETE', headers: bearer(token) });
-        const id = ++n;
-        const a = new Device('laptop', join(work, `a${id}`), join(work, `a${id}-state`), false);
-        const b = new Device('desktop', join(work, `b${id}`), join(work, `b${id}-state`), true);
-        await mkdir(a.dir, { recursive: true });
-        await mkdir(b.dir, { recursive: true });
+        const [a, b] = await twoDevices(srv);
         await writeFile(a.file('keep.txt'), 'keep');
         await writeFile(a.file('f.bin'), FIRST);
         // A whole second, as a copy that keeps times (`cp -p`, `rsync -t`, tar) sets it.
         const mtime = Math.floor(Date.now() / 1000) - 60;
         await utimes(a.file('f.bin'), mtime, mtime);
 
-        const run = await a.stopAt(t.url, key, c.step);
+        const run = await a.stopAt(srv.url, srv.key, c.step);
         await writeFile(a.file('f.bin'), c.then);
         if (c.keepMtime) await utimes(a.file('f.bin'), mtime, mtime);
         run.child.kill('SIGCONT');
         const code = await run.closed;
         assert.equal(code, 0, `the run goes on and ends well\n${run.out.stdout}\n${run.out.stderr}`);
 
-        await a.onceOk(t.url, key);
-        await b.onceOk(t.url, key);
-        const server = await (await fetch(`${t.url}/storage/alice/Sync/f.bin`, { headers: bearer(token) })).text();
+        await a.onceOk(srv.url, srv.key);
+        await b.onceOk(srv.url, srv.key);
+        const server = await (await fetch(`${srv.url}/storage/alice/Sync/f.bin`, { headers: bearer(srv.token) })).text();
         assert.equal(server.length, c.then.length, 'the server holds the last write');
         assert.ok(server === c.then, 'the server holds the last write');
         assert.deepEqual(await b.tree(), { 'f.bin': c.then, 'keep.txt': 'keep' });
         assert.deepEqual(await a.tree(), await b.tree());
-        for (const v of await serverVersions(t.url, token, ['f.bin'])) assert.ok(v === FIRST || v === c.then, `a torn version on the server (${v.length} bytes)`);
-        const verify = await a.run(['verify', a.dir], key);
+        for (const v of await serverVersions(srv.url, srv.token, ['f.bin'])) assert.ok(v === FIRST || v === c.then, `a torn version on the server (${v.length} bytes)`);
+        const verify = await a.run(['verify', a.dir], srv.key);
         assert.equal(verify.code, 0, verify.stderr);
       });
     }

@@ -4,14 +4,13 @@
 // lands there and nowhere else. Afterwards the next run converges, no temp file is left, and every
 // version that existed at a sync point still exists (live on a device, a server version, or in a
 // sync trash).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { BACKENDS } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { Device, serverVersions } from '../helpers/sync-device.js';
+import { serverVersions, syncServer, twoDevices, type Device } from '../helpers/sync-device.js';
 
 /** Bigger than one read chunk (64 KiB), so an upload can be stopped with part of it sent. */
 const BIG = 'b'.repeat(200 * 1024);
@@ -138,51 +137,30 @@ async function tempFiles(dir: string): Promise<string[]> {
 
 for (const [storage, skip] of BACKENDS) {
   describe(`sync CLI killed at every step (${storage})`, { skip }, () => {
-    let t: TestApp;
-    let key: string;
-    let token: string;
-    let work: string;
-    let n = 0;
-    before(async () => {
-      t = await startApp({ storage, users: ['alice'], flags: { versions: true } });
-      token = (await t.login('alice')).access_token;
-      const res = await postJson(`${t.url}/api/keys`, { name: 'sync' }, bearer(token));
-      assert.equal(res.status, 201);
-      key = ((await res.json()) as { key: string }).key;
-      work = await mkdtemp(join(tmpdir(), 'fc-sync-kill-'));
-    });
-    after(async () => {
-      await t?.close();
-      if (work) await rm(work, { recursive: true, force: true });
-    });
+    const srv = syncServer(storage, { flags: { versions: true } });
 
     const api: ServerApi = {
       put: async (rel, body) => {
-        const res = await fetch(`${t.url}/storage/alice/Sync/${rel}`, { method: 'PUT', headers: bearer(token), body });
+        const res = await fetch(`${srv.url}/storage/alice/Sync/${rel}`, { method: 'PUT', headers: bearer(srv.token), body });
         assert.ok(res.status === 201 || res.status === 200 || res.status === 204, `PUT ${rel}: ${res.status}`);
       },
       move: async (from, to) => {
-        const res = await postJson(`${t.url}/storage/alice/Sync/${from}`, { action: 'Move', new_path: `/alice/Sync/${to}` }, bearer(token));
+        const res = await postJson(`${srv.url}/storage/alice/Sync/${from}`, { action: 'Move', new_path: `/alice/Sync/${to}` }, bearer(srv.token));
         assert.equal(res.status, 204);
       },
-      sync: async (d) => void (await d.onceOk(t.url, key)),
+      sync: async (d) => void (await d.onceOk(srv.url, srv.key)),
     };
 
     /** Runs the device's sync until it stops itself at `step`, then kills it there. */
     async function killAt(d: Device, step: string): Promise<void> {
-      const { child, closed } = await d.stopAt(t.url, key, step);
+      const { child, closed } = await d.stopAt(srv.url, srv.key, step);
       child.kill('SIGKILL');
       await closed;
     }
 
     for (const s of SCENARIOS) {
       test(`killed at ${s.step}: the next run converges, no temp file is left, no version is lost`, async () => {
-        await fetch(`${t.url}/storage/alice/Sync`, { method: 'DELETE', headers: bearer(token) });
-        const id = ++n;
-        const a = new Device('laptop', join(work, `a${id}`), join(work, `a${id}-state`), false);
-        const b = new Device('desktop', join(work, `b${id}`), join(work, `b${id}-state`), true);
-        await mkdir(a.dir, { recursive: true });
-        await mkdir(b.dir, { recursive: true });
+        const [a, b] = await twoDevices(srv);
         await s.setup(a, b, api);
 
         await killAt(a, s.step);
@@ -199,10 +177,10 @@ for (const [storage, skip] of BACKENDS) {
           else assert.ok(Object.entries(ta).some(([q, c]) => q.startsWith(p) && want.test(c)), `${p}…: ${JSON.stringify(Object.keys(ta))}`);
         }
         for (const d of [a, b]) {
-          const v = await d.run(['verify', d.dir], key);
+          const v = await d.run(['verify', d.dir], srv.key);
           assert.equal(v.code, 0, `${d.name} verify: ${v.stderr}`);
         }
-        const everywhere = [...Object.values(ta), ...(await serverVersions(t.url, token, Object.keys(ta))), ...(await a.trashed()), ...(await b.trashed())];
+        const everywhere = [...Object.values(ta), ...(await serverVersions(srv.url, srv.token, Object.keys(ta))), ...(await a.trashed()), ...(await b.trashed())];
         for (const v of s.versions) assert.ok(everywhere.includes(v), `a version is lost: ${v.slice(0, 40)}`);
       });
     }

@@ -1,10 +1,14 @@
 // A sync device for client tests: its own folder and state folder, running the real command
 // (`file-cloud-sync` of packages/sync, or `file-cloud sync` of the server binary).
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startApp, type TestApp, type TestStorage } from './app.js';
+import { bearer, postJson } from './client.js';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** A --once run reconciles and exits; this bounds a run of a few files on a slow shared machine. */
@@ -117,6 +121,46 @@ export class Device {
     for (const sub of await readdir(this.stateDir).catch(() => [])) Object.values(await readTree(join(this.stateDir, sub, 'trash'))).forEach((c) => out.push(c));
     return out;
   }
+}
+
+/** A server for sync tests: alice signed in, an app password of hers, a work folder for devices. */
+export interface SyncServer {
+  t: TestApp;
+  url: string;
+  token: string;
+  key: string;
+  work: string;
+  devices: number;
+}
+
+/** Inside a describe: starts the server before its tests and closes it (and the work folder) after. */
+export function syncServer(storage: TestStorage, opts: { users?: string[]; flags?: Record<string, string | boolean> } = {}): SyncServer {
+  const s = { devices: 0 } as SyncServer;
+  before(async () => {
+    s.t = await startApp({ storage, users: opts.users ?? ['alice'], ...(opts.flags ? { flags: opts.flags } : {}) });
+    s.url = s.t.url;
+    s.token = (await s.t.login('alice')).access_token;
+    const res = await postJson(`${s.url}/api/keys`, { name: 'sync' }, bearer(s.token));
+    assert.equal(res.status, 201);
+    s.key = ((await res.json()) as { key: string }).key;
+    s.work = await mkdtemp(join(tmpdir(), 'fc-sync-'));
+  });
+  after(async () => {
+    await s.t?.close();
+    if (s.work) await rm(s.work, { recursive: true, force: true });
+  });
+  return s;
+}
+
+/** Two fresh devices on a fresh server folder /alice/Sync (emptied first): laptop runs `file-cloud-sync`, desktop `file-cloud sync`. */
+export async function twoDevices(s: SyncServer, names: [string, string] = ['laptop', 'desktop']): Promise<[Device, Device]> {
+  await fetch(`${s.url}/storage/alice/Sync`, { method: 'DELETE', headers: bearer(s.token) });
+  const id = ++s.devices;
+  const a = new Device(names[0], join(s.work, `a${id}`), join(s.work, `a${id}-state`), false);
+  const b = new Device(names[1], join(s.work, `b${id}`), join(s.work, `b${id}-state`), true);
+  await mkdir(a.dir, { recursive: true });
+  await mkdir(b.dir, { recursive: true });
+  return [a, b];
 }
 
 /** The contents of every kept version (server `--versions`) of alice's files at `paths` under /alice/Sync. */
