@@ -6,11 +6,10 @@
 // sync trash).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { BACKENDS } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { serverVersions, syncServer, twoDevices, type Device } from '../helpers/sync-device.js';
+import { serverVersions, syncServer, twoDevices, writeAll, type Device } from '../helpers/sync-device.js';
 
 /** Bigger than one read chunk (64 KiB), so an upload can be stopped with part of it sent. */
 const BIG = 'b'.repeat(200 * 1024);
@@ -33,10 +32,7 @@ interface ServerApi {
 
 /** Both devices hold `files` (synced by a, then b). */
 async function synced(a: Device, b: Device, api: ServerApi, files: Record<string, string>): Promise<void> {
-  for (const [p, c] of Object.entries(files)) {
-    await mkdir(join(a.file(p), '..'), { recursive: true });
-    await writeFile(a.file(p), c);
-  }
+  await writeAll(a, files);
   await api.sync(a);
   await api.sync(b);
 }

@@ -5,10 +5,9 @@
 // existed still exists and both devices converge.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
 import { BACKENDS } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
-import { serverVersions, syncServer, twoDevices } from '../helpers/sync-device.js';
+import { serverVersions, syncServer, twoDevices, writeAll } from '../helpers/sync-device.js';
 
 for (const [storage, skip] of BACKENDS) {
   describe(`sync CLI with the web UI and WebDAV writing at the same time (${storage})`, { skip }, () => {
@@ -16,14 +15,10 @@ for (const [storage, skip] of BACKENDS) {
 
     test('writes by the API and WebDAV during a run win their names; the client keeps its edits as conflict copies', async () => {
       const [a, b] = await twoDevices(srv);
-      await writeFile(a.file('d.txt'), 'd1');
-      await writeFile(a.file('w.txt'), 'w1');
-      await writeFile(a.file('keep.txt'), 'keep');
+      await writeAll(a, { 'd.txt': 'd1', 'w.txt': 'w1', 'keep.txt': 'keep' });
       await a.onceOk(srv.url, srv.key);
       await b.onceOk(srv.url, srv.key);
-      await writeFile(a.file('d.txt'), 'd laptop');
-      await writeFile(a.file('n.txt'), 'n laptop');
-      await writeFile(a.file('w.txt'), 'w laptop');
+      await writeAll(a, { 'd.txt': 'd laptop', 'n.txt': 'n laptop', 'w.txt': 'w laptop' });
 
       // The uploads go in path order: d.txt's is under way.
       const run = await a.stopAt(srv.url, srv.key, 'upload:sending');

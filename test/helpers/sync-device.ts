@@ -163,6 +163,14 @@ export async function twoDevices(s: SyncServer, names: [string, string] = ['lapt
   return [a, b];
 }
 
+/** Writes each file (path → content) into the device's folder, making its folders. */
+export async function writeAll(d: Device, files: Record<string, string>): Promise<void> {
+  for (const [p, c] of Object.entries(files)) {
+    await mkdir(join(d.file(p), '..'), { recursive: true });
+    await writeFile(d.file(p), c);
+  }
+}
+
 /** The contents of every kept version (server `--versions`) of alice's files at `paths` under /alice/Sync. */
 export async function serverVersions(url: string, token: string, paths: readonly string[]): Promise<string[]> {
   const out: string[] = [];
