@@ -2,169 +2,47 @@
 // of the server binary) against a real server, two devices on one server folder. After every run:
 // every version of every file that existed at a sync point still exists (live, conflict copy, or
 // sync trash), and the sides converge.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rename, rm, stat, unlink, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rename, rm, stat, unlink, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { BACKENDS } from '../helpers/app.js';
 import { bearer, encodePath, postJson } from '../helpers/client.js';
-
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-/** A --once run reconciles and exits; this bounds a run of a few files on a slow shared machine. */
-const RUN_TIMEOUT_MS = 60_000;
+import { editState, readState, REPO, RUN_TIMEOUT_MS, syncServer, twoDevices, until, type Device } from '../helpers/sync-device.js';
 
 /** The contract's bound for continuous mode: a change on either side reaches the other within 5 s. */
 const CONTINUOUS_BOUND_MS = 5_000;
 
-/** Polls `check` until it holds; fails once `ms` (a bound the product promises) has passed. */
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Changes the device's stored state as a crash, a restore or a server change would leave it. */
-async function editState(d: Device, edit: (s: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
-  const file = join(d.stateDir, (await readdir(d.stateDir))[0]!, 'state.json');
-  await writeFile(file, JSON.stringify(edit(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)));
-}
-
-async function readState(stateDir: string): Promise<{ lastSync?: string } | undefined> {
-  const sub = (await readdir(stateDir).catch(() => []))[0];
-  if (sub === undefined) return undefined;
-  return JSON.parse(await readFile(join(stateDir, sub, 'state.json'), 'utf8').catch(() => '{}')) as { lastSync?: string };
-}
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** A device: its own folder and its own state folder; `viaServer` runs `file-cloud sync` instead of `file-cloud-sync`. */
-class Device {
-  constructor(
-    readonly name: string,
-    readonly dir: string,
-    readonly stateDir: string,
-    private readonly viaServer: boolean,
-  ) {}
-
-  run(args: string[], key: string): Promise<Run> {
-    const cmd = this.viaServer ? [join(REPO, 'bin/file-cloud.js'), 'sync'] : [join(REPO, 'packages/sync/bin/file-cloud-sync.js')];
-    const child = spawn(process.execPath, [...cmd, ...args, '--state-dir', this.stateDir], { env: { ...process.env, FILE_CLOUD_SYNC_KEY: key } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`${this.name}: sync did not finish in ${RUN_TIMEOUT_MS} ms\n${stdout}\n${stderr}`));
-      }, RUN_TIMEOUT_MS);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
-  }
-
-  once(url: string, key: string, extra: string[] = []): Promise<Run> {
-    return this.run([this.dir, '/alice/Sync', '--server', url, '--once', '--device', this.name, ...extra], key);
-  }
-
-  async onceOk(url: string, key: string): Promise<Run> {
-    const r = await this.once(url, key);
-    assert.equal(r.code, 0, `${this.name} sync --once: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-    return r;
-  }
-
-  file(rel: string): string {
-    return join(this.dir, ...rel.split('/'));
-  }
-
-  /** Every file under the folder (not the marker), path → content. */
-  async tree(): Promise<Record<string, string>> {
-    return readTree(this.dir, (n) => n !== '.file-cloud-sync');
-  }
-
-  /** Every file in the sync trash, as contents. */
-  async trashed(): Promise<string[]> {
-    const out: string[] = [];
-    for (const sub of await readdir(this.stateDir).catch(() => [])) Object.values(await readTree(join(this.stateDir, sub, 'trash'))).forEach((c) => out.push(c));
-    return out;
-  }
-}
-
-async function readTree(root: string, keep: (name: string) => boolean = () => true, rel = ''): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const d of await readdir(join(root, rel), { withFileTypes: true }).catch(() => [])) {
-    const p = rel === '' ? d.name : `${rel}/${d.name}`;
-    if (rel === '' && !keep(d.name)) continue;
-    if (d.isDirectory()) Object.assign(out, await readTree(root, keep, p));
-    else out[p] = await readFile(join(root, p), 'utf8');
-  }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
-}
-
 for (const [storage, skip] of BACKENDS) {
   describe(`sync CLI, two devices (${storage})`, { skip }, () => {
-    let t: TestApp;
-    let key: string;
-    let token: string;
-    let work: string;
-    let n = 0;
-    before(async () => {
-      t = await startApp({ storage, users: ['alice', 'bob'] });
-      token = (await t.login('alice')).access_token;
-      const res = await postJson(`${t.url}/api/keys`, { name: 'sync' }, bearer(token));
-      assert.equal(res.status, 201);
-      key = ((await res.json()) as { key: string }).key;
-      work = await mkdtemp(join(tmpdir(), 'fc-sync-'));
-    });
-    after(async () => {
-      await t?.close();
-      if (work) await rm(work, { recursive: true, force: true });
-    });
+    const s = syncServer(storage, { users: ['alice', 'bob'] });
 
-    /** Two fresh devices on a fresh server folder /alice/Sync (emptied first). */
-    async function devices(): Promise<[Device, Device]> {
-      const folder = `/storage/alice/Sync`;
-      await fetch(`${t.url}${folder}`, { method: 'DELETE', headers: bearer(token) });
-      const id = ++n;
-      const a = new Device('laptop', join(work, `a${id}`), join(work, `a${id}-state`), false);
-      const b = new Device('desktop', join(work, `b${id}`), join(work, `b${id}-state`), true);
-      await mkdir(a.dir, { recursive: true });
-      await mkdir(b.dir, { recursive: true });
-      return [a, b];
-    }
     /** Gives the device a cursor the server answers with 410: one it gave another account. */
     async function expireCursor(d: Device): Promise<void> {
-      const bob = (await t.login('bob')).access_token;
-      const foreign = ((await (await fetch(`${t.url}/api/changes`, { headers: bearer(bob) })).json()) as { cursor: string }).cursor;
-      await editState(d, (s) => ({ ...s, cursor: foreign }));
+      const bob = (await s.t.login('bob')).access_token;
+      const foreign = ((await (await fetch(`${s.url}/api/changes`, { headers: bearer(bob) })).json()) as { cursor: string }).cursor;
+      await editState(d, (st) => ({ ...st, cursor: foreign }));
     }
     const serverText = async (rel: string): Promise<string | undefined> => {
-      const res = await fetch(`${t.url}/storage/alice/Sync/${encodePath(rel)}`, { headers: bearer(token) });
+      const res = await fetch(`${s.url}/storage/alice/Sync/${encodePath(rel)}`, { headers: bearer(s.token) });
       return res.status === 200 ? res.text() : undefined;
     };
 
     test('a first sync carries files both ways; edit/edit gives one conflict copy on every side; verify holds', async () => {
-      const [a, b] = await devices();
+      const [a, b] = await twoDevices(s);
       await writeFile(a.file('notes.txt'), 'base');
       await mkdir(a.file('docs'));
       await writeFile(a.file('docs/plan.md'), 'plan');
-      await a.onceOk(t.url, key);
-      await b.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
+      await b.onceOk(s.url, s.key);
       assert.deepEqual(await b.tree(), { 'docs/plan.md': 'plan', 'notes.txt': 'base' });
 
       await writeFile(a.file('notes.txt'), 'from laptop');
       await writeFile(b.file('notes.txt'), 'from desktop');
-      await a.onceOk(t.url, key);
-      await b.onceOk(t.url, key);
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
+      await b.onceOk(s.url, s.key);
+      await a.onceOk(s.url, s.key);
       const ta = await a.tree();
       const conflict = Object.keys(ta).filter((p) => /^notes \(conflict desktop \d{4}-\d{2}-\d{2} \d{6}\)\.txt$/.test(p));
       assert.equal(conflict.length, 1, JSON.stringify(ta));
@@ -173,97 +51,97 @@ for (const [storage, skip] of BACKENDS) {
       assert.deepEqual(await b.tree(), ta, 'both devices hold the same');
       assert.equal(await serverText(conflict[0]!), 'from desktop', 'the conflict copy is on the server');
 
-      const verify = await a.run(['verify', a.dir], key);
+      const verify = await a.run(['verify', a.dir], s.key);
       assert.equal(verify.code, 0, verify.stderr);
-      assert.equal((await fetch(`${t.url}/storage/alice/Sync/docs/plan.md`, { method: 'DELETE', headers: bearer(token) })).status, 204);
-      const lacking = await a.run(['verify', a.dir], key);
+      assert.equal((await fetch(`${s.url}/storage/alice/Sync/docs/plan.md`, { method: 'DELETE', headers: bearer(s.token) })).status, 204);
+      const lacking = await a.run(['verify', a.dir], s.key);
       assert.equal(lacking.code, 1);
       assert.match(lacking.stderr, /^missing: docs\/plan\.md$/m);
-      const status = await b.run(['status', b.dir], key);
+      const status = await b.run(['status', b.dir], s.key);
       assert.equal(status.code, 0, status.stderr);
       assert.match(status.stdout, /conflicts: 1/);
     });
 
     test('equal edits are no conflict; a delete on one device reaches the other, whose copy goes to its sync trash', async () => {
-      const [a, b] = await devices();
+      const [a, b] = await twoDevices(s);
       await writeFile(a.file('x.txt'), 'one');
       await writeFile(a.file('y.txt'), 'keep me');
-      await a.onceOk(t.url, key);
-      await b.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
+      await b.onceOk(s.url, s.key);
       await writeFile(a.file('x.txt'), 'same');
       await writeFile(b.file('x.txt'), 'same');
-      await a.onceOk(t.url, key);
-      await b.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
+      await b.onceOk(s.url, s.key);
       assert.deepEqual(await b.tree(), { 'x.txt': 'same', 'y.txt': 'keep me' });
 
       await unlink(b.file('y.txt'));
-      await b.onceOk(t.url, key);
+      await b.onceOk(s.url, s.key);
       assert.equal(await serverText('y.txt'), undefined);
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
       assert.deepEqual(await a.tree(), { 'x.txt': 'same' });
       assert.deepEqual(await a.trashed(), ['keep me'], 'the bytes exist nowhere else: the sync trash keeps them');
     });
 
     test('a file another tool put on the server, not hashed by it yet, syncs down', async () => {
-      const [a] = await devices();
-      await a.onceOk(t.url, key);
-      await t.fs.put('Sync/other-tool.txt', 'put beside the server');
-      await t.fs.put('Sync/deep/er.txt', 'also');
+      const [a] = await twoDevices(s);
+      await a.onceOk(s.url, s.key);
+      await s.t.fs.put('Sync/other-tool.txt', 'put beside the server');
+      await s.t.fs.put('Sync/deep/er.txt', 'also');
       // The feed does not know them (no front end wrote them): an expired cursor makes the client list.
       await expireCursor(a);
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
       assert.deepEqual(await a.tree(), { 'deep/er.txt': 'also', 'other-tool.txt': 'put beside the server' });
-      const verify = await a.run(['verify', a.dir], key);
+      const verify = await a.run(['verify', a.dir], s.key);
       assert.equal(verify.code, 0, verify.stderr);
     });
 
     test('an edit beats a delete on the other device', async () => {
-      const [a, b] = await devices();
+      const [a, b] = await twoDevices(s);
       await writeFile(a.file('e.txt'), 'v1');
       await writeFile(a.file('other.txt'), 'so the folder is not emptied');
-      await a.onceOk(t.url, key);
-      await b.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
+      await b.onceOk(s.url, s.key);
       await unlink(a.file('e.txt'));
       await writeFile(b.file('e.txt'), 'v2');
-      await a.onceOk(t.url, key);
-      await b.onceOk(t.url, key);
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
+      await b.onceOk(s.url, s.key);
+      await a.onceOk(s.url, s.key);
       assert.deepEqual(await a.tree(), { 'e.txt': 'v2', 'other.txt': 'so the folder is not emptied' });
       assert.deepEqual(await b.tree(), await a.tree());
     });
 
     test('a rename on the server is a local rename: same inode, no download', async () => {
-      const [a] = await devices();
+      const [a] = await twoDevices(s);
       await writeFile(a.file('old.txt'), 'content');
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
       const ino = (await stat(a.file('old.txt'))).ino;
-      const moved = await postJson(`${t.url}/storage/alice/Sync/old.txt`, { action: 'Move', new_path: '/alice/Sync/sub/new.txt' }, bearer(token));
+      const moved = await postJson(`${s.url}/storage/alice/Sync/old.txt`, { action: 'Move', new_path: '/alice/Sync/sub/new.txt' }, bearer(s.token));
       assert.equal(moved.status, 204);
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
       assert.deepEqual(await a.tree(), { 'sub/new.txt': 'content' });
       assert.equal((await stat(a.file('sub/new.txt'))).ino, ino);
     });
 
     test('a local folder rename is one move on the server; the other device renames too (same inodes, no download)', async () => {
-      const [a, b] = await devices();
+      const [a, b] = await twoDevices(s);
       await mkdir(a.file('Photos/2025'), { recursive: true });
       for (let i = 0; i < 30; i++) await writeFile(a.file(`Photos/2025/p${i}.jpg`), `photo ${i}`);
       await writeFile(a.file('stay.txt'), 'stay');
-      await a.onceOk(t.url, key);
-      await b.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
+      await b.onceOk(s.url, s.key);
       const inodes = await Promise.all(Array.from({ length: 30 }, async (_, i) => (await stat(b.file(`Photos/2025/p${i}.jpg`))).ino));
-      const since = ((await (await fetch(`${t.url}/api/changes`, { headers: bearer(token) })).json()) as { cursor: string }).cursor;
+      const since = ((await (await fetch(`${s.url}/api/changes`, { headers: bearer(s.token) })).json()) as { cursor: string }).cursor;
 
       await rename(a.file('Photos'), a.file('Pictures'));
-      await a.onceOk(t.url, key);
-      const feed = (await (await fetch(`${t.url}/api/changes?cursor=${since}`, { headers: bearer(token) })).json()) as { changes: { type: string; path: string; from?: string; is_file: boolean }[] };
+      await a.onceOk(s.url, s.key);
+      const feed = (await (await fetch(`${s.url}/api/changes?cursor=${since}`, { headers: bearer(s.token) })).json()) as { changes: { type: string; path: string; from?: string; is_file: boolean }[] };
       assert.deepEqual(
         feed.changes.map((c) => [c.type, c.from, c.path, c.is_file]),
         [['moved', '/alice/Sync/Photos', '/alice/Sync/Pictures', false]],
         'one folder move, nothing uploaded',
       );
 
-      await b.onceOk(t.url, key);
+      await b.onceOk(s.url, s.key);
       const tb = await b.tree();
       assert.equal(Object.keys(tb).length, 31);
       assert.equal(tb['Pictures/2025/p7.jpg'], 'photo 7');
@@ -272,59 +150,59 @@ for (const [storage, skip] of BACKENDS) {
     });
 
     test('guards: a mass delete, a missing marker and an emptied folder pause with exit 3 and destroy nothing; --allow-deletes goes ahead', async () => {
-      const [a] = await devices();
+      const [a] = await twoDevices(s);
       for (let i = 0; i < 60; i++) await writeFile(a.file(`f${i}.txt`), `file ${i}`);
       await writeFile(a.file('stay.txt'), 'stay');
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
 
       for (let i = 0; i < 55; i++) await unlink(a.file(`f${i}.txt`));
-      const mass = await a.once(t.url, key);
+      const mass = await a.once(s.url, s.key);
       assert.equal(mass.code, 3, mass.stderr);
       assert.match(mass.stderr, /paused: the plan deletes 55 of 61 files on the server/);
       assert.equal(await serverText('f0.txt'), 'file 0', 'nothing was deleted on the server');
 
       await unlink(a.file('.file-cloud-sync'));
-      const marker = await a.once(t.url, key);
+      const marker = await a.once(s.url, s.key);
       assert.equal(marker.code, 3, marker.stderr);
       assert.match(marker.stderr, /marker/);
 
-      const allowed = await a.once(t.url, key, ['--allow-deletes']);
+      const allowed = await a.once(s.url, s.key, ['--allow-deletes']);
       assert.equal(allowed.code, 0, allowed.stderr);
       assert.equal(await serverText('f0.txt'), undefined);
       assert.equal(await serverText('f59.txt'), 'file 59');
 
       await rm(a.dir, { recursive: true });
       await mkdir(a.dir);
-      const emptied = await a.once(t.url, key);
+      const emptied = await a.once(s.url, s.key);
       assert.equal(emptied.code, 3, emptied.stderr);
       await rm(a.dir, { recursive: true });
-      const missing = await a.once(t.url, key);
+      const missing = await a.once(s.url, s.key);
       assert.equal(missing.code, 3, missing.stderr);
       assert.equal(await serverText('stay.txt'), 'stay');
     });
 
     test('an expired cursor (410) lists once and deletes nothing: a file deleted meanwhile comes back', async () => {
-      const [a] = await devices();
+      const [a] = await twoDevices(s);
       await writeFile(a.file('k.txt'), 'kept');
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
       await expireCursor(a);
-      assert.equal((await fetch(`${t.url}/storage/alice/Sync/k.txt`, { method: 'DELETE', headers: bearer(token) })).status, 204);
-      const r = await a.onceOk(t.url, key);
+      assert.equal((await fetch(`${s.url}/storage/alice/Sync/k.txt`, { method: 'DELETE', headers: bearer(s.token) })).status, 204);
+      const r = await a.onceOk(s.url, s.key);
       assert.match(r.stdout, /cursor expired/);
       assert.deepEqual(await a.tree(), { 'k.txt': 'kept' });
       assert.equal(await serverText('k.txt'), 'kept', 'uploaded again, not deleted here');
     });
 
     test('a new server epoch lists once and deletes nothing: files gone on either side come back', async () => {
-      const [a] = await devices();
+      const [a] = await twoDevices(s);
       await writeFile(a.file('p.txt'), 'p');
       await writeFile(a.file('q.txt'), 'q');
-      await a.onceOk(t.url, key);
+      await a.onceOk(s.url, s.key);
       // The state says it synced with another server instance (a restored or replaced server).
-      await editState(a, (s) => ({ ...s, epoch: 'another-server' }));
-      assert.equal((await fetch(`${t.url}/storage/alice/Sync/p.txt`, { method: 'DELETE', headers: bearer(token) })).status, 204);
+      await editState(a, (st) => ({ ...st, epoch: 'another-server' }));
+      assert.equal((await fetch(`${s.url}/storage/alice/Sync/p.txt`, { method: 'DELETE', headers: bearer(s.token) })).status, 204);
       await unlink(a.file('q.txt'));
-      const r = await a.onceOk(t.url, key);
+      const r = await a.onceOk(s.url, s.key);
       assert.match(r.stdout, /epoch changed/);
       assert.deepEqual(await a.tree(), { 'p.txt': 'p', 'q.txt': 'q' });
       assert.equal(await serverText('p.txt'), 'p');
@@ -332,10 +210,10 @@ for (const [storage, skip] of BACKENDS) {
     });
 
     test('continuous mode: a change on either side reaches the other within 5 s', async () => {
-      const [a] = await devices();
+      const [a] = await twoDevices(s);
       await writeFile(a.file('start.txt'), 'start');
-      const child = spawn(process.execPath, [join(REPO, 'packages/sync/bin/file-cloud-sync.js'), a.dir, '/alice/Sync', '--server', t.url, '--device', 'laptop', '--state-dir', a.stateDir], {
-        env: { ...process.env, FILE_CLOUD_SYNC_KEY: key },
+      const child = spawn(process.execPath, [join(REPO, 'packages/sync/bin/file-cloud-sync.js'), a.dir, '/alice/Sync', '--server', s.url, '--device', 'laptop', '--state-dir', a.stateDir], {
+        env: { ...process.env, FILE_CLOUD_SYNC_KEY: s.key },
         stdio: 'ignore',
       });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -344,7 +222,7 @@ for (const [storage, skip] of BACKENDS) {
         await until(async () => (await readState(a.stateDir))?.lastSync !== undefined, RUN_TIMEOUT_MS, 'the first round');
         await writeFile(a.file('local.txt'), 'written here');
         await until(async () => (await serverText('local.txt')) === 'written here', CONTINUOUS_BOUND_MS, 'a local file on the server');
-        const put = await fetch(`${t.url}/storage/alice/Sync/remote.txt`, { method: 'PUT', headers: bearer(token), body: 'written there' });
+        const put = await fetch(`${s.url}/storage/alice/Sync/remote.txt`, { method: 'PUT', headers: bearer(s.token), body: 'written there' });
         assert.equal(put.status, 201);
         await until(async () => (await readFile(a.file('remote.txt'), 'utf8').catch(() => undefined)) === 'written there', CONTINUOUS_BOUND_MS, 'a server file here');
       } finally {
@@ -354,20 +232,20 @@ for (const [storage, skip] of BACKENDS) {
     });
 
     test('a file the server refuses (a backslash in its name) fails the run with its name; the other files are synced', async () => {
-      const [a] = await devices();
+      const [a] = await twoDevices(s);
       await writeFile(a.file('ok.txt'), 'fine');
       await writeFile(a.file('back\\slash.txt'), 'refused');
-      const r = await a.once(t.url, key);
+      const r = await a.once(s.url, s.key);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /upload back\\slash\.txt: .*400/);
       assert.equal(await serverText('ok.txt'), 'fine');
     });
 
     test('usage errors exit 2', async () => {
-      const [a] = await devices();
-      const noServer = await a.run([a.dir, '/alice/Sync', '--once'], key);
+      const [a] = await twoDevices(s);
+      const noServer = await a.run([a.dir, '/alice/Sync', '--once'], s.key);
       assert.equal(noServer.code, 2);
-      const noKey = await a.run([a.dir, '/alice/Sync', '--once', '--server', t.url], '');
+      const noKey = await a.run([a.dir, '/alice/Sync', '--once', '--server', s.url], '');
       assert.equal(noKey.code, 2);
     });
   });

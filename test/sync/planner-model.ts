@@ -35,7 +35,7 @@ export function applyOp(w: World, op: Op): void {
       if (old) w.serverKept.push(old.sha256);
       const stored = { sha256: op.local.sha256, size: op.local.size, id: old?.id ?? `id${w.nextId++}` };
       w.remote.set(op.path, stored);
-      w.base.set(op.path, { ...stored, ino: op.local.ino, mtimeMs: op.local.mtimeMs });
+      w.base.set(op.path, { ...stored, ino: op.local.ino, mtimeMs: op.local.mtimeMs, ctimeMs: op.local.ctimeMs });
       return;
     }
     case 'delete-local':
@@ -65,7 +65,7 @@ export function applyOp(w: World, op: Op): void {
       move(w.local, op.path, op.copy);
       return;
     case 'record':
-      w.base.set(op.path, { ...op.remote, ino: op.local.ino, mtimeMs: op.local.mtimeMs });
+      w.base.set(op.path, { ...op.remote, ino: op.local.ino, mtimeMs: op.local.mtimeMs, ctimeMs: op.local.ctimeMs });
       return;
     case 'forget':
       w.base.delete(op.path);

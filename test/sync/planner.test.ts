@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { conflictName } from '../../packages/sync/src/conflict-name.js';
 import { guardReason, type GuardInput } from '../../packages/sync/src/guards.js';
 import { plan, type Op } from '../../packages/sync/src/planner.js';
+import { sameStat, type StatStamp } from '../../packages/sync/src/tree.js';
 import { br, lf, syncToRest, v, type World } from './planner-model.js';
 
 const AT = new Date(Date.UTC(2026, 11, 2, 4, 5, 6));
@@ -13,6 +14,7 @@ const contents = (t: ReadonlyMap<string, { sha256: string }>): Record<string, st
 
 const CASES: { name: string; local: World['local']; base: World['base']; remote: World['remote']; ops: string[]; after?: Record<string, string>; noDeletes?: boolean }[] = [
   { name: 'nothing changed: no step', local: m([['a', lf('x', 1)]]), base: m([['a', br('x', 'i1', 1)]]), remote: m([['a', v('x', 'i1')]]), ops: [], after: { a: 'x' } },
+  { name: 'same bytes, only the ctime moved (a write that kept size and mtime, then undone): the base takes the new stat', local: m([['a', { ...lf('x', 1), ctimeMs: 5 }]]), base: m([['a', { ...br('x', 'i1', 1), ctimeMs: 4 }]]), remote: m([['a', v('x', 'i1')]]), ops: ['record a'], after: { a: 'x' } },
   { name: 'local edit: upload with If-Match on the base version', local: m([['a', lf('y', 1, 2)]]), base: m([['a', br('x', 'i1', 1)]]), remote: m([['a', v('x', 'i1')]]), ops: ['upload a'], after: { a: 'y' } },
   { name: 'remote edit: download over the unchanged local file', local: m([['a', lf('x', 1)]]), base: m([['a', br('x', 'i1', 1)]]), remote: m([['a', v('y', 'i1')]]), ops: ['download a'], after: { a: 'y' } },
   { name: 'edit/edit: the local version becomes the conflict copy, the server\'s keeps the name', local: m([['a.txt', lf('L', 1, 2)]]), base: m([['a.txt', br('x', 'i1', 1)]]), remote: m([['a.txt', v('R', 'i1')]]), ops: ['conflict a.txt'], after: { 'a (conflict laptop 2026-12-02 040506).txt': 'L', 'a.txt': 'R' } },
@@ -102,4 +104,18 @@ test('guards: a mass delete, a missing or emptied root and a missing marker paus
     ['a missing root with --allow-deletes', { rootExists: false, allowDeletes: true }, false],
   ];
   for (const [name, over, pauses] of rows) assert.equal(guard(over) !== undefined, pauses, name);
+});
+
+test('sameStat: a file is unchanged only when size, mtime, inode and ctime all match', () => {
+  const at: StatStamp = { size: 3, mtimeMs: 1000, ino: 7, ctimeMs: 2000 };
+  const rows: [string, StatStamp, boolean][] = [
+    ['the same stat', { ...at }, true],
+    ['another size', { ...at, size: 4 }, false],
+    ['another mtime, earlier (a clock behind)', { ...at, mtimeMs: 1000 - 3 * 3_600_000 }, false],
+    ['another mtime, later', { ...at, mtimeMs: 1001 }, false],
+    ['another inode (replaced by a rename)', { ...at, ino: 8 }, false],
+    ['the mtime set back, the ctime moved (cp -p, touch -r)', { ...at, ctimeMs: 2001 }, false],
+    ['no ctime known (a base from before it was kept)', { ...at, ctimeMs: undefined }, false],
+  ];
+  for (const [name, now, same] of rows) assert.equal(sameStat(at, now), same, name);
 });

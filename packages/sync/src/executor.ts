@@ -2,14 +2,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Op } from './planner.js';
-import type { RemoteApi } from './remote-api.js';
+import { HttpError, type RemoteApi } from './remote-api.js';
 import type { StateStore, SyncState } from './state-store.js';
 import type { SyncTrash } from './sync-trash.js';
 import { TEMP_PREFIX } from './local-scan.js';
-import type { BaseRecord, FileVersion, LocalFile } from './tree.js';
+import { sameStat, type BaseRecord, type FileVersion, type LocalFile } from './tree.js';
+import { reached, stopsAt } from './step-hook.js';
+import { deletedAlready, etagOf, folderMovedAlready, movedAlready } from './server-now.js';
 
 export interface ExecContext {
   readonly root: string;
@@ -24,11 +26,11 @@ export type Outcome = 'done' | 'skipped';
 
 const abs = (ctx: ExecContext, rel: string): string => join(ctx.root, ...rel.split('/'));
 
-/** The local file is still exactly what was scanned (same size, mtime, inode); undefined expects nothing there. */
+/** The local file is still exactly what was scanned (same size, mtime, inode, ctime); undefined expects nothing there. */
 async function stillIs(path: string, expected: LocalFile | undefined): Promise<boolean> {
   const st = await lstat(path).catch(() => undefined);
   if (!expected) return st === undefined;
-  return st !== undefined && st.isFile() && st.size === expected.size && st.mtimeMs === expected.mtimeMs && st.ino === expected.ino;
+  return st !== undefined && st.isFile() && sameStat(st, expected);
 }
 
 /** The server holds these bytes as a current file, so a local copy of them is no loss. */
@@ -47,18 +49,14 @@ async function removeEmptyParents(ctx: ExecContext, rel: string): Promise<void> 
   }
 }
 
-/**
- * The ETag to send as If-Match so that only `expect` is replaced: the one the feed, a listing or
- * an upload gave with those bytes, else what the server lists at the path now if that is still
- * `expect`. undefined: it holds something else (or nothing) now; the next round decides again.
- */
-async function etagOf(ctx: ExecContext, rel: string, expect: FileVersion): Promise<string | undefined> {
-  if (expect.etag) return expect.etag;
-  const now = await ctx.api.stat(rel);
-  return now && now.sha256 === expect.sha256 ? now.etag : undefined;
-}
-
-const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number }): BaseRecord => ({ sha256: v.sha256, size: v.size, id: v.id, mtimeMs: local.mtimeMs, ino: local.ino });
+const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number; ctimeMs?: number | undefined }): BaseRecord => ({
+  sha256: v.sha256,
+  size: v.size,
+  id: v.id,
+  mtimeMs: local.mtimeMs,
+  ino: local.ino,
+  ctimeMs: local.ctimeMs,
+});
 
 export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
   switch (op.kind) {
@@ -76,8 +74,9 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       return 'done';
     }
     case 'delete-remote': {
-      const etag = await etagOf(ctx, op.path, op.expect);
-      if (etag === undefined || !(await ctx.api.delete(op.path, etag))) return 'skipped';
+      const etag = await etagOf(ctx.api, op.path, op.expect);
+      if (etag !== undefined && (await ctx.api.delete(op.path, etag))) reached('delete-remote:deleted', op.path);
+      else if (!(await deletedAlready(ctx.api, op.path))) return 'skipped';
       ctx.store.setRemote(ctx.state, op.path, null);
       ctx.store.setBase(ctx.state, op.path, null);
       return 'done';
@@ -89,7 +88,11 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       if (!base || !(await stillIs(from, op.local)) || !(await stillIs(to, undefined))) return 'skipped';
       await mkdir(dirname(to), { recursive: true });
       await rename(from, to);
-      ctx.store.setBase(ctx.state, op.to, base);
+      reached('move-local:renamed', op.to);
+      // A rename sets the ctime: the base takes the new one when it described the file, so the
+      // next scan does not read it again (and an edit it did not describe still shows).
+      const moved = sameStat(base, op.local) ? { ...base, ctimeMs: (await lstat(to)).ctimeMs } : base;
+      ctx.store.setBase(ctx.state, op.to, moved);
       ctx.store.setBase(ctx.state, op.from, null);
       await removeEmptyParents(ctx, op.from);
       return 'done';
@@ -97,17 +100,22 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
     case 'move-remote': {
       const base = ctx.state.base.get(op.from);
       if (!base) return 'skipped';
-      const etag = await etagOf(ctx, op.from, op.expect);
-      if (etag === undefined || !(await ctx.api.move(op.from, op.to, etag))) return 'skipped';
+      const etag = await etagOf(ctx.api, op.from, op.expect);
       // A moved object may answer with another ETag (an object store copies it): learn it anew.
-      ctx.store.setRemote(ctx.state, op.to, { ...op.expect, etag: undefined });
+      let now: FileVersion | undefined = { ...op.expect, etag: undefined };
+      if (etag !== undefined && (await ctx.api.move(op.from, op.to, etag))) reached('move-remote:moved', op.to);
+      else now = await movedAlready(ctx.api, op);
+      if (!now) return 'skipped';
+      ctx.store.setRemote(ctx.state, op.to, now);
       ctx.store.setRemote(ctx.state, op.from, null);
       ctx.store.setBase(ctx.state, op.to, base);
       ctx.store.setBase(ctx.state, op.from, null);
       return 'done';
     }
     case 'move-remote-folder': {
-      if (!(await ctx.api.move(op.from, op.to, undefined))) {
+      const moved = await ctx.api.move(op.from, op.to, undefined);
+      if (moved) reached('move-remote-folder:moved', op.to);
+      else if (!(await folderMovedAlready(ctx.api, op.from, op.to, op.files))) {
         // The server's folder is not as planned (taken, gone): file by file instead, each checked.
         for (const f of op.files) await execute(ctx, f);
         return 'done';
@@ -131,6 +139,7 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       const copy = abs(ctx, op.copy);
       if (!(await stillIs(file, op.local)) || !(await stillIs(copy, undefined))) return 'skipped';
       await rename(file, copy);
+      reached('conflict:renamed', op.copy);
       return 'done';
     }
     case 'record':
@@ -165,10 +174,12 @@ async function download(ctx: ExecContext, rel: string, remote: FileVersion, repl
     }
     // The bytes must be the version the plan chose (a later version comes through the feed).
     if (hash.digest('hex') !== remote.sha256) return 'skipped';
+    reached('download:fetched', rel);
     // A local write since the scan is never overwritten: decided again next round (syncthing #3742).
     if (!(await stillIs(file, replaces))) return 'skipped';
     if (replaces && !serverHolds(ctx, replaces.sha256)) await ctx.trash.keep(file, rel);
     await rename(tmp, file);
+    reached('download:placed', rel);
     const st = await lstat(file);
     if (got.etag && got.etag !== remote.etag) ctx.store.setRemote(ctx.state, rel, { ...remote, etag: got.etag });
     ctx.store.setBase(ctx.state, rel, baseOf(remote, st));
@@ -182,20 +193,41 @@ async function upload(ctx: ExecContext, rel: string, local: LocalFile, expect: F
   const file = abs(ctx, rel);
   let cond: { ifMatch: string } | { ifNoneMatch: true } = { ifNoneMatch: true };
   if (expect) {
-    const etag = await etagOf(ctx, rel, expect);
+    const etag = await etagOf(ctx.api, rel, expect);
     if (etag === undefined) return 'skipped';
     cond = { ifMatch: etag };
   }
   if (!(await stillIs(file, local))) return 'skipped';
-  const stored = await ctx.api.upload(rel, createReadStream(file), local.size, local.sha256, cond);
+  // Exactly the scanned size is read: bytes a writer appends meanwhile make the digest differ, and
+  // the server refuses them, rather than overrunning the declared length.
+  const read = local.size === 0 ? Readable.from([]) : createReadStream(file, { end: local.size - 1 });
+  const body = stopsAt('upload:sending') ? Readable.from(stopAfterFirstChunk(read, rel)) : read;
+  let stored: FileVersion | undefined;
+  try {
+    stored = await ctx.api.upload(rel, body, local.size, local.sha256, cond);
+  } catch (e) {
+    // A file cut shorter while it was read ends the body early: written meanwhile, decided again next round.
+    if (e instanceof HttpError || (await stillIs(file, local))) throw e;
+    return 'skipped';
+  }
   if (!stored) {
     // A new name that is taken: if it already holds these bytes (an earlier run's upload whose
     // answer was lost), that is the same as done.
     return adopt(ctx, rel, local);
   }
+  reached('upload:stored', rel);
   ctx.store.setRemote(ctx.state, rel, stored);
   ctx.store.setBase(ctx.state, rel, baseOf(stored, local));
   return 'done';
+}
+
+async function* stopAfterFirstChunk(body: Readable, rel: string): AsyncGenerator<Buffer> {
+  let first = true;
+  for await (const chunk of body) {
+    yield chunk as Buffer;
+    if (first) reached('upload:sending', rel);
+    first = false;
+  }
 }
 
 async function adopt(ctx: ExecContext, rel: string, local: LocalFile): Promise<Outcome> {

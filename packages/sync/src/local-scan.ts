@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { BaseRecord, LocalFile } from './tree.js';
+import { sameStat, type BaseRecord, type LocalFile } from './tree.js';
 
 /** The marker in the sync root: it says this is the folder that was synced (never synced itself). */
 export const MARKER = '.file-cloud-sync';
@@ -18,7 +18,7 @@ export async function sha256OfFile(path: string): Promise<string> {
 }
 
 /**
- * The local tree. A file whose size, mtime and inode equal its base record keeps the base's hash;
+ * The local tree. A file whose size, mtime, inode and ctime equal its base record keeps the base's hash;
  * only the others are read. Symbolic links and special files are not synced. A temp file a killed
  * download left behind is removed (it never had a real name).
  */
@@ -38,9 +38,9 @@ export async function scanLocal(root: string, base: ReadonlyMap<string, BaseReco
         const st = await lstat(abs).catch(() => undefined);
         if (!st?.isFile()) continue;
         const b = base.get(path);
-        const unchanged = b && b.size === st.size && b.mtimeMs === st.mtimeMs && b.ino === st.ino;
-        const sha256 = unchanged ? b.sha256 : await sha256OfFile(abs);
-        out.set(path, { sha256, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, id: b?.id });
+        const stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
+        const sha256 = b && sameStat(b, stamp) ? b.sha256 : await sha256OfFile(abs);
+        out.set(path, { sha256, ...stamp, id: b?.id });
       }
     }
   }

@@ -1,5 +1,5 @@
 import { conflictName } from './conflict-name.js';
-import { sameContent, type BaseRecord, type FileVersion, type LocalFile, type Tree } from './tree.js';
+import { sameContent, sameStat, type BaseRecord, type FileVersion, type LocalFile, type Tree } from './tree.js';
 
 /** One step of a plan. Each names what it expects to find, and the executor re-checks it before acting. */
 export type Op =
@@ -152,7 +152,7 @@ function renameIn<T>(tree: Map<string, T>, from: string, to: string): void {
 function decide(path: string, l: LocalFile | undefined, b: BaseRecord | undefined, r: FileVersion | undefined, input: PlanInput, taken: Set<string>): Op | undefined {
   if (l && r && sameContent(l, r)) {
     // Equal contents are no conflict; the base only needs to say so (and learn the id and stat).
-    const current = b && sameContent(b, l) && b.id === r.id && b.ino === l.ino && b.mtimeMs === l.mtimeMs;
+    const current = b && sameContent(b, l) && b.id === r.id && sameStat(b, l);
     return current ? undefined : { kind: 'record', path, local: l, remote: r };
   }
   if (!l && !r) return b ? { kind: 'forget', path } : undefined;

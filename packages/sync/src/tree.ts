@@ -15,13 +15,21 @@ export interface FileVersion {
 export interface LocalFile extends FileVersion {
   readonly mtimeMs: number;
   readonly ino: number;
+  /** Changes with every write and cannot be set back, unlike the mtime (`cp -p`, `touch -r`). */
+  readonly ctimeMs?: number | undefined;
 }
 
 /** The last synced state of a path: the same bytes were on both sides when it was recorded. */
 export interface BaseRecord extends FileVersion {
   readonly mtimeMs?: number | undefined;
   readonly ino?: number | undefined;
+  readonly ctimeMs?: number | undefined;
 }
+
+/** What a stat tells of a file; equal stamps mean the bytes were not written in between. */
+export type StatStamp = Pick<BaseRecord, 'size' | 'mtimeMs' | 'ino' | 'ctimeMs'>;
+
+export const sameStat = (a: StatStamp, b: StatStamp): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
 
 export type Tree<T extends FileVersion = FileVersion> = ReadonlyMap<string, T>;
 
