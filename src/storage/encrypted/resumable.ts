@@ -14,7 +14,7 @@ const CACHE_MAX = 1024;
  * upload is created, then each whole chunk sealed as not last), never a
  * byte of plaintext. Offsets above are plaintext offsets.
  *
- * An upload that stopped inside a chunk keeps that partial chunk in a
+ * The last chunk a PATCH brought (partial, or whole) is held back in a
  * record of its own (putTail, sealed under the file's key with a random iv
  * and bound to the offset), written before the offset is reported, so a
  * resume on any node after a restart continues exactly: the next append
@@ -25,7 +25,7 @@ const CACHE_MAX = 1024;
  * which need no record.
  *
  * The commit seals the last chunk as last (from the record, or from the
- * staged whole chunk when the length is a multiple of the chunk size) and
+ * staged whole chunk when a streaming PATCH's boundary became the length) and
  * has the staging below make the file of the stored size.
  */
 export function encryptedResumable(inner: ResumableStaging, keys: { readonly current: MasterKey; readonly all: readonly MasterKey[] }): ResumableStaging {
@@ -66,10 +66,15 @@ export function encryptedResumable(inner: ResumableStaging, keys: { readonly cur
     return key;
   }
 
-  /** The plaintext of the partial chunk an upload stopped in at `offset` (empty at a chunk boundary). */
+  /**
+   * The plaintext of the last chunk an upload that stopped at `offset` holds
+   * back (a PATCH's last piece, partial or whole); empty at a chunk boundary
+   * reported while a PATCH streamed, where every chunk is staged.
+   */
   async function tailAt(id: string, key: FileKey, offset: number): Promise<Buffer> {
-    if (offset % CHUNK_SIZE === 0) return Buffer.alloc(0);
+    if (offset === 0) return Buffer.alloc(0);
     const record = await inner.getTail(id, offset);
+    if (record === undefined && offset % CHUNK_SIZE === 0) return Buffer.alloc(0);
     if (record === undefined) throw new StorageError('failed', `The upload's staging lost its partial chunk at offset ${offset}.`);
     try {
       return openTail(key, offset, record);
@@ -90,8 +95,8 @@ export function encryptedResumable(inner: ResumableStaging, keys: { readonly cur
       const key = await keyOf(id);
       // Records of offsets never recorded (a crash before the caller recorded them) or left behind.
       await inner.dropTails(id, offset);
-      const first = Math.floor(offset / CHUNK_SIZE);
       const tail = await tailAt(id, key, offset);
+      const first = (offset - tail.length) / CHUNK_SIZE;
       const hash = opts.sha1 ? createHash('sha1') : undefined;
       const reading: ChunkReading = { cut: false, received: 0 };
       let failure: unknown;
@@ -108,8 +113,10 @@ export function encryptedResumable(inner: ResumableStaging, keys: { readonly cur
         }
       }
       async function* sealed(): AsyncGenerator<Buffer> {
-        for await (const { piece } of pieces(plain(), CHUNK_SIZE)) {
-          if (piece.length < CHUNK_SIZE) held = piece;
+        // The last piece is held back even when whole: the staging below then always ends where a
+        // resume or the commit writes on (on S3 a segment can only be followed, not cut).
+        for await (const { piece, last } of pieces(plain(), CHUNK_SIZE)) {
+          if (last) held = piece;
           else yield sealChunk(key, first + sent++, false, piece);
         }
       }
@@ -140,9 +147,9 @@ export function encryptedResumable(inner: ResumableStaging, keys: { readonly cur
         const staged = await inner.read(id, { start: at, end: stored - 1 });
         // Sealed as last already: an earlier commit got this far and died (on local disk its file may share these bytes).
         if (!(staged.length === stored - at && opensAs(key, last, true, staged))) {
-          let plain: Buffer;
-          if (size % CHUNK_SIZE !== 0 || size === 0) plain = await tailAt(id, key, size);
-          else {
+          let plain = await tailAt(id, key, size);
+          // No record at a chunk boundary: the last chunk is staged whole, sealed as not last.
+          if (plain.length === 0 && size > 0) {
             try {
               plain = openChunk(key, last, false, staged);
             } catch (e) {
@@ -151,7 +158,10 @@ export function encryptedResumable(inner: ResumableStaging, keys: { readonly cur
           }
           const chunk = sealChunk(key, last, true, plain);
           const put = await inner.append(id, at, Readable.from([chunk]), { maxBytes: chunk.length });
-          if (put.offset !== stored) throw new StorageError('failed', 'The upload staging did not keep its last chunk.');
+          // Read back as the commit will read it: a staging that cannot take the chunk there makes no file.
+          if (put.offset !== stored || !(await inner.read(id, { start: at, end: stored - 1 })).equals(chunk)) {
+            throw new StorageError('failed', 'The upload staging did not keep its last chunk.');
+          }
         }
       }
       // Without a header the staging is gone: an earlier commit made the file, and the staging below says so.
