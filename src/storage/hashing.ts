@@ -145,6 +145,10 @@ export function withHashes(inner: StorageBackend): StorageBackend {
       await inner.resumable.remove(id);
     },
     list: () => inner.resumable.list(),
+    read: (id, range) => inner.resumable.read(id, range),
+    putTail: (id, offset, bytes) => inner.resumable.putTail(id, offset, bytes),
+    getTail: (id, offset) => inner.resumable.getTail(id, offset),
+    dropTails: (id, keep) => inner.resumable.dropTails(id, keep),
   };
 
   return {

@@ -48,6 +48,23 @@ export interface ResumableStaging {
    * creating the staging and recording the upload, or between the reverse).
    */
   list(): Promise<{ readonly id: string; readonly modified: number }[]>;
+
+  /**
+   * The staged bytes start..end (inclusive) as stored, fewer when the staging
+   * ends sooner: for a layer below the caller that reads back what it
+   * staged (the encryption layer's header and last chunk). Small ranges only.
+   */
+  read(id: string, range: { readonly start: number; readonly end: number }): Promise<Buffer>;
+
+  /**
+   * A small record kept with an upload's staging under the offset it belongs
+   * to, stored whole or not at all (the encryption layer's sealed partial
+   * chunk), removed with the staging. `getTail` gives undefined when none is
+   * kept for that offset; `dropTails` removes all but the one for `keep`.
+   */
+  putTail(id: string, offset: number, bytes: Buffer): Promise<void>;
+  getTail(id: string, offset: number): Promise<Buffer | undefined>;
+  dropTails(id: string, keep?: number): Promise<void>;
 }
 
 const UPLOAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

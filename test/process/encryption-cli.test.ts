@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { bearer, login } from '../helpers/client.js';
 import { ADMIN_PASSWORD, BIN, REPO_ROOT, runCli, s3ServerOptions, startServer } from '../helpers/server.js';
-import { s3Client, skipReason } from '../helpers/services.js';
+import { newDatabase, redisService, s3Client, skipReason } from '../helpers/services.js';
 import { HEADER_SIZE } from '../../src/lib/encryption/format.js';
 
 const MARK = 'PLAINTEXT-MARKER-51c9';
@@ -35,10 +35,13 @@ async function storedBytes(dataDir: string, s3?: { bucket: string; prefix: strin
 }
 
 /** Runs fn on a fresh directory (the data dir inside it) and, on S3, a fresh prefix; removes the directory after. */
-async function inDataDir(storage: 'file' | 's3', fn: (at: { dir: string; dataDir: string; s3: Awaited<ReturnType<typeof s3ServerOptions>> | undefined }) => Promise<void>): Promise<void> {
+async function inDataDir(storage: 'file' | 's3' | 'cluster', fn: (at: { dir: string; dataDir: string; s3: Awaited<ReturnType<typeof s3ServerOptions>> | undefined }) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'fc-enc-cli-'));
   try {
-    await fn({ dir, dataDir: join(dir, 'data'), s3: storage === 's3' ? await s3ServerOptions() : undefined });
+    const s3 = storage === 'file' ? undefined : await s3ServerOptions();
+    // The cluster's database goes to the server and to every command alike (Redis to the server alone).
+    if (storage === 'cluster') s3?.args.push('--database', await newDatabase('enc'));
+    await fn({ dir, dataDir: join(dir, 'data'), s3 });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -134,46 +137,51 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
         }
       }));
 
-    test('rotate re-wraps every data key, the contents stay byte for byte; the old key is refused, the new one reads all, versions too', () =>
-      inDataDir(storage, async ({ dir, dataDir, s3 }) => {
-      const [k1, k2] = [join(dir, 'k1'), join(dir, 'k2')];
-      const serveArgs = (key: string) => [...(s3?.args ?? []), '--versions', '--encryption-key-file', key];
-      const first = contents(1);
-      const second = contents(2);
-      const big = contents(30);
-        for (const k of [k1, k2]) assert.equal((await runCli(['encryption', 'keygen', k])).code, 0);
-        const before = await startServer({ dataDir, args: serveArgs(k1), env: s3?.env ?? {} });
-        try {
-          const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
-          for (const [path, body] of [['a.txt', first], ['a.txt', second], ['b.bin', big]] as const) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body })).status, 201);
-        } finally {
-          await before.stop();
-        }
-        const was = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
-        const r = await runCli(['encryption', 'rotate', '--data-dir', dataDir, '--encryption-key-file', k1, '--new-key-file', k2, ...(s3?.args ?? [])], { env: s3?.env });
-        assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stderr, /admin: 2 re-wrapped/);
-        const now = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
-        for (const [i, b] of now.entries()) {
-          assert.deepEqual(b.subarray(HEADER_SIZE), was[i]!.subarray(HEADER_SIZE), 'the contents’ ciphertext is unchanged');
-          assert.notDeepEqual(b.subarray(0, HEADER_SIZE), was[i]!.subarray(0, HEADER_SIZE), 'the header is new');
-        }
-        const old = await runCli(['serve', '--data-dir', dataDir, '--port', '0', ...serveArgs(k1)], { env: { ...s3?.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD } });
-        assert.equal(old.code, 1, old.stderr);
-        assert.match(old.stderr, /not the one this data directory's files are encrypted with/);
-        const after = await startServer({ dataDir, args: serveArgs(k2), env: s3?.env ?? {} });
-        try {
-          const auth = bearer((await login(after.url, 'admin', ADMIN_PASSWORD)).access_token);
-          assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/a.txt`, { headers: auth })).arrayBuffer()), second);
-          assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/b.bin`, { headers: auth })).arrayBuffer()), big);
-          const { versions } = (await (await fetch(`${after.url}/storage/admin/a.txt?versions`, { headers: auth })).json()) as { versions: { id: string }[] };
-          assert.equal(versions.length, 1);
-          const kept = await fetch(`${after.url}/storage/admin/a.txt?version=${versions[0]!.id}`, { headers: auth });
-          assert.equal(kept.status, 200);
-          assert.deepEqual(Buffer.from(await kept.arrayBuffer()), first, 'a version from before the rotate reads with the new key');
-        } finally {
-          await after.stop();
-        }
-      }));
+    test('rotate re-wraps every data key, the contents stay byte for byte; the old key is refused, the new one reads all, versions too', () => rotates(storage));
   });
 }
+
+/** The rotate case on a backend: `cluster` is S3 + PostgreSQL + Redis with two workers. */
+const rotates = (storage: 'file' | 's3' | 'cluster') =>
+  inDataDir(storage, async ({ dir, dataDir, s3 }) => {
+    const [k1, k2] = [join(dir, 'k1'), join(dir, 'k2')];
+    const serveArgs = (key: string) => [...(s3?.args ?? []), ...(storage === 'cluster' ? ['--workers', '2', '--redis', redisService()!] : []), '--versions', '--encryption-key-file', key];
+    const first = contents(1);
+    const second = contents(2);
+    const big = contents(30);
+    for (const k of [k1, k2]) assert.equal((await runCli(['encryption', 'keygen', k])).code, 0);
+    const before = await startServer({ dataDir, args: serveArgs(k1), env: s3?.env ?? {} });
+    try {
+      const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
+      for (const [path, body] of [['a.txt', first], ['a.txt', second], ['b.bin', big]] as const) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body })).status, 201);
+    } finally {
+      await before.stop();
+    }
+    const was = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
+    const r = await runCli(['encryption', 'rotate', '--data-dir', dataDir, '--encryption-key-file', k1, '--new-key-file', k2, ...(s3?.args ?? [])], { env: s3?.env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /admin: 2 re-wrapped/);
+    const now = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
+    for (const [i, b] of now.entries()) {
+      assert.deepEqual(b.subarray(HEADER_SIZE), was[i]!.subarray(HEADER_SIZE), 'the contents’ ciphertext is unchanged');
+      assert.notDeepEqual(b.subarray(0, HEADER_SIZE), was[i]!.subarray(0, HEADER_SIZE), 'the header is new');
+    }
+    const old = await runCli(['serve', '--data-dir', dataDir, '--port', '0', ...serveArgs(k1)], { env: { ...s3?.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD } });
+    assert.equal(old.code, 1, old.stderr);
+    assert.match(old.stderr, /not the one this data directory's files are encrypted with/);
+    const after = await startServer({ dataDir, args: serveArgs(k2), env: s3?.env ?? {} });
+    try {
+      const auth = bearer((await login(after.url, 'admin', ADMIN_PASSWORD)).access_token);
+      assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/a.txt`, { headers: auth })).arrayBuffer()), second);
+      assert.deepEqual(Buffer.from(await (await fetch(`${after.url}/storage/admin/b.bin`, { headers: auth })).arrayBuffer()), big);
+      const { versions } = (await (await fetch(`${after.url}/storage/admin/a.txt?versions`, { headers: auth })).json()) as { versions: { id: string }[] };
+      assert.equal(versions.length, 1);
+      const kept = await fetch(`${after.url}/storage/admin/a.txt?version=${versions[0]!.id}`, { headers: auth });
+      assert.equal(kept.status, 200);
+      assert.deepEqual(Buffer.from(await kept.arrayBuffer()), first, 'a version from before the rotate reads with the new key');
+    } finally {
+      await after.stop();
+    }
+  });
+
+test('rotate on S3 + PostgreSQL + Redis with two workers: the same, the key record and keyring in PostgreSQL', { skip: skipReason('S3') ?? skipReason('PostgreSQL') ?? skipReason('Redis') }, () => rotates('cluster'));

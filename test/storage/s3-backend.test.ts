@@ -12,7 +12,9 @@ import type { MetadataStore } from '../../src/store/types.js';
 import { listAll, type StorageBackend } from '../../src/storage/backend.js';
 import type { Coordination } from '../../src/storage/coordination.js';
 import type { NameIndex } from '../../src/storage/name-index.js';
-import { assertCreatedThenReplaced, bodyOf, keyOf, readAll, rejectsCode, runBackendConformance } from '../../src/storage/conformance/index.test-suite.js';
+import { assertCreatedThenReplaced, bodyOf, conformanceIt, keyOf, readAll, rejectsCode, resumableTests, runBackendConformance } from '../../src/storage/conformance/index.test-suite.js';
+import { newMasterKeyText, parseMasterKey } from '../../src/lib/encryption/format.js';
+import { encryptedBackend } from '../../src/storage/encrypted/encrypted-backend.js';
 import { createS3Client } from '../../src/storage/s3/client.js';
 import { createS3Backend } from '../../src/storage/s3/s3-backend.js';
 
@@ -80,6 +82,18 @@ if (skip) {
       resumableStaging: async () => (await objects(`${f.prefix}.file-cloud/tus/`)).map((k) => k ?? ''),
     };
   });
+  // The resumable staging through the encryption layer (sealed chunks, partial-chunk records read back from S3).
+  const master = parseMasterKey(newMasterKeyText());
+  resumableTests(
+    conformanceIt('encrypted s3', async () => {
+      const f = await fresh();
+      return {
+        backend: encryptedBackend(f.backend, { current: master, all: [master], onBadFile: () => undefined }),
+        cleanup: f.cleanup,
+        resumableStaging: async () => (await objects(`${f.prefix}.file-cloud/tus/`)).map((k) => k ?? ''),
+      };
+    }),
+  );
 }
 
 const objects = async (prefix: string) => ((await s3Client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key?.slice(prefix.length));

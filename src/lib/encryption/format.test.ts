@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, TAG_SIZE, chunkSpan, hasMagic, headerFor, newMasterKeyText, openHeader, parseMasterKey, plainSize, storedSize } from './format.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, TAG_SIZE, chunkSpan, hasMagic, headerFor, newFileKey, newMasterKeyText, openHeader, openTail, parseMasterKey, plainSize, sealTail, storedSize } from './format.js';
 import { decryptChunks, encrypt } from './stream.js';
 
 const C = CHUNK_SIZE;
@@ -163,4 +163,24 @@ test('a header re-wrapped under a new master key opens the same chunks', async (
   assert.deepEqual(await readAll(rewrapped, [otherMaster]), plain);
   assert.deepEqual(rewrapped.subarray(HEADER_SIZE), stored.subarray(HEADER_SIZE), 'the chunks are unchanged');
   await assert.rejects(readAll(rewrapped, [master]), (e: unknown) => e instanceof DecryptError && e.reason === 'other_key');
+});
+
+test('a staged partial chunk opens only with its file key and at its offset, and sealing it again never repeats the ciphertext', () => {
+  const { key } = newFileKey(master);
+  const { key: other } = newFileKey(master);
+  const plain = Buffer.from('partial chunk of an upload');
+  const record = sealTail(key, 100_026, plain);
+  assert.deepEqual(openTail(key, 100_026, record), plain);
+  assert.ok(!sealTail(key, 100_026, plain).equals(record), 'a random iv each time');
+  assert.ok(!record.includes(plain), 'no plaintext in the record');
+  const flipped = Buffer.from(record);
+  flipped[20] = flipped[20]! ^ 1;
+  const refusals: [string, () => Buffer][] = [
+    ['another offset', () => openTail(key, 100_027, record)],
+    ['another file', () => openTail(other, 100_026, record)],
+    ['a flipped byte', () => openTail(key, 100_026, flipped)],
+    ['cut short', () => openTail(key, 100_026, record.subarray(0, 20))],
+    ['cut by one byte', () => openTail(key, 100_026, record.subarray(0, record.length - 1))],
+  ];
+  for (const [what, open] of refusals) assert.throws(open, (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk', what);
 });

@@ -148,6 +148,42 @@ export function openChunk(key: FileKey, index: number, last: boolean, stored: Bu
   return plain;
 }
 
+function tailAad(key: FileKey, offset: number): Buffer {
+  const at = Buffer.alloc(8);
+  at.writeBigUInt64BE(BigInt(offset));
+  return Buffer.concat([TAIL_LABEL, key.fileId, at]);
+}
+const TAIL_LABEL = Buffer.from('FCEN partial chunk\0', 'latin1');
+
+/**
+ * The partial last chunk of an upload that stopped at `offset`, sealed for
+ * its staging: iv ‖ ciphertext ‖ tag. Its iv is random, never a chunk's
+ * nonce: the same chunk is sealed again, longer, each time the upload moves
+ * on, and a GCM nonce must never seal two plaintexts. The offset is bound
+ * in, so a record kept for another offset does not open.
+ */
+export function sealTail(key: FileKey, offset: number, plain: Buffer): Buffer {
+  const iv = randomBytes(IV);
+  const c = createCipheriv('aes-256-gcm', key.dataKey, iv);
+  c.setAAD(tailAad(key, offset));
+  return Buffer.concat([iv, c.update(plain), c.final(), c.getAuthTag()]);
+}
+
+/** The plaintext of a record sealTail made for `offset`; DecryptError otherwise. */
+export function openTail(key: FileKey, offset: number, record: Buffer): Buffer {
+  if (record.length < IV + TAG_SIZE) throw new DecryptError('bad_chunk', 'the staged partial chunk is cut short');
+  const d = createDecipheriv('aes-256-gcm', key.dataKey, record.subarray(0, IV));
+  d.setAAD(tailAad(key, offset));
+  d.setAuthTag(record.subarray(record.length - TAG_SIZE));
+  const plain = d.update(record.subarray(IV, record.length - TAG_SIZE));
+  try {
+    d.final();
+  } catch {
+    throw new DecryptError('bad_chunk', 'the staged partial chunk fails authentication');
+  }
+  return plain;
+}
+
 /** Chunks of a file of `plainSize` bytes: at least one (an empty file is one empty, final chunk). */
 export function chunkCount(plainSize: number): number {
   return Math.max(1, Math.ceil(plainSize / CHUNK_SIZE));

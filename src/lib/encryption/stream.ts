@@ -5,7 +5,7 @@ import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, chunkCount, newFil
  * holds what is left (possibly empty: the caller decides). Copies only where
  * a piece spans several incoming buffers.
  */
-async function* pieces(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, size: number): AsyncGenerator<{ piece: Buffer; last: boolean }> {
+export async function* pieces(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, size: number): AsyncGenerator<{ piece: Buffer; last: boolean }> {
   let held: Buffer[] = [];
   let heldBytes = 0;
   for await (const raw of source) {

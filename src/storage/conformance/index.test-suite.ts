@@ -15,7 +15,19 @@ export { assertCreatedThenReplaced, bodyOf, keyOf, leasingIn, losing, raceRounds
  * hold for it in `known`, each with the reason (shown as the test's skip).
  */
 export function runBackendConformance(name: string, makeBackend: () => Promise<BackendUnderTest>, known: Readonly<Record<string, string>> = {}): void {
-  const it: It = (title, fn, opts = {}) =>
+  const it = conformanceIt(name, makeBackend, known);
+  readTests(it);
+  writeTests(it);
+  changeTests(it);
+  seamTests(it);
+  resumableTests(it);
+}
+
+export { resumableTests };
+
+/** How a suite's test runs on a fresh backend: for one group of the suite alone (a layer that changes only that part). */
+export function conformanceIt(name: string, makeBackend: () => Promise<BackendUnderTest>, known: Readonly<Record<string, string>> = {}): It {
+  return (title, fn, opts = {}) =>
     test(`${name}: ${title}`, { skip: known[title] }, async () => {
       const h = await makeBackend();
       try {
@@ -27,9 +39,4 @@ export function runBackendConformance(name: string, makeBackend: () => Promise<B
         await h.cleanup();
       }
     });
-  readTests(it);
-  writeTests(it);
-  changeTests(it);
-  seamTests(it);
-  resumableTests(it);
 }

@@ -4,6 +4,7 @@ import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, plainSize, storedSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
 import { encrypt } from '../../lib/encryption/stream.js';
 import type { Entry, ListedEntry, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
+import { encryptedResumable } from './resumable.js';
 import { bytesOf, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
@@ -51,7 +52,7 @@ const written = (e: Entry): Entry => (e.isFile ? { ...e, size: plainSize(e.size)
  * format of src/lib/encryption/format.ts, every read gives plaintext (plain
  * files written before the key, told apart by the header's magic, as they
  * are), and every entry it reports has the plaintext size. Everything above
- * (uploads, WebDAV, shares, zips, thumbnails, search, versions) goes through
+ * (uploads, tus, WebDAV, shares, zips, thumbnails, search, versions) goes through
  * it unaware; the backends below store bytes they cannot read.
  *
  * Moves, copies, the trash and deletes pass bytes through unchanged, so
@@ -126,7 +127,7 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     async write(key, body, opts) {
       return written(await inner.write(key, seal(body), storedOptions(opts)));
     },
-    resumable: inner.resumable,
+    resumable: encryptedResumable(inner.resumable, keys),
     mkdir: (dir, opts) => inner.mkdir(dir, opts),
     delete: (key, opts) => inner.delete(key, opts),
     move: (from, to, opts) => inner.move(from, to, opts),

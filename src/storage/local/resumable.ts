@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StorageError, type Entry } from '../backend.js';
@@ -7,6 +7,9 @@ import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendOp
 import { errnoOf, fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
 import { commitStaged, type CommitHooks, type Dirs } from './write.js';
+
+const TAIL = '.tail-';
+const UPLOAD_ID_LENGTH = 36;
 
 /** Bytes gathered before one positioned writev: few system calls, bounded memory. */
 const WRITE_BATCH = 1024 * 1024;
@@ -30,6 +33,14 @@ export function createLocalResumable(dirs: Dirs, hooks: CommitHooks): ResumableS
     checkUploadId(id);
     return join(dir, id);
   };
+  // Beside the staging file, named by upload and offset: `<id>.tail-<offset>`.
+  const tailOf = (id: string, offset: number) => `${fileOf(id)}${TAIL}${offset}`;
+  async function dropTails(id: string, keep?: number): Promise<void> {
+    checkUploadId(id);
+    const own = `${id}${TAIL}`;
+    const kept = keep === undefined ? undefined : `${own}${keep}`;
+    for (const name of await readdir(dir).catch(() => [])) if (name.startsWith(own) && name !== kept) await rm(join(dir, name), { force: true });
+  }
 
   return {
     async create(id) {
@@ -89,17 +100,61 @@ export function createLocalResumable(dirs: Dirs, hooks: CommitHooks): ResumableS
 
     async remove(id) {
       await rm(fileOf(id), { force: true });
+      await dropTails(id);
     },
 
     async list() {
-      const out: { id: string; modified: number }[] = [];
+      const latest = new Map<string, number>();
       for (const name of await readdir(dir).catch(() => [])) {
-        if (!isUploadId(name)) continue;
+        // A tail left without its staging (a crash after the commit) is listed too, so the sweep removes it.
+        const id = name.slice(0, UPLOAD_ID_LENGTH);
+        if (!isUploadId(id) || (name.length > id.length && !name.startsWith(TAIL, id.length))) continue;
         const s = await lstat(join(dir, name)).catch(() => undefined);
-        if (s) out.push({ id: name, modified: s.mtimeMs });
+        if (s) latest.set(id, Math.max(latest.get(id) ?? 0, s.mtimeMs));
       }
-      return out;
+      return [...latest].map(([id, modified]) => ({ id, modified }));
     },
+
+    async read(id, range) {
+      let handle: FileHandle;
+      try {
+        handle = await open(fileOf(id), 'r');
+      } catch (e) {
+        throw fromErrno(e, 'Opening the upload staging failed');
+      }
+      try {
+        const buf = Buffer.alloc(range.end - range.start + 1);
+        const { bytesRead } = await handle.read(buf, 0, buf.length, range.start);
+        return buf.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+    },
+
+    async putTail(id, offset, bytes) {
+      // Written aside and renamed over: a crash leaves the old record or the new one, never half of one.
+      const final = tailOf(id, offset);
+      const next = `${final}.new`;
+      const handle = await open(next, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      await rename(next, final);
+    },
+
+    async getTail(id, offset) {
+      try {
+        return await readFile(tailOf(id, offset));
+      } catch (e) {
+        if (errnoOf(e) === 'ENOENT') return undefined;
+        throw fromErrno(e, 'Reading the upload staging failed');
+      }
+    },
+
+    dropTails,
   };
 }
 

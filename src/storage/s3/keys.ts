@@ -69,6 +69,9 @@ export const versionKey = (prefix: string, owner: string, id: string): string =>
 /** A staging segment is named by the offset it starts at, zero-padded so keys sort in offset order. */
 export const resumableSegmentKey = (area: string, offset: number): string => `${area}${String(offset).padStart(16, '0')}`;
 
+/** A record kept with an upload's staging for an offset (storage/resumable.ts putTail): never a segment name. */
+export const resumableTailKey = (area: string, offset: number | ''): string => `${area}tail-${offset}`;
+
 /** The start offset of a segment key in an area, or undefined for any other key. */
 export function segmentOffset(area: string, key: string): number | undefined {
   if (!key.startsWith(area)) return undefined;

@@ -4,8 +4,8 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, type CommitOptions, type Entry, type WriteOptions } from '../backend.js';
 import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendResult, type ResumableStaging } from '../resumable.js';
-import { s3Call } from './client.js';
-import { resumableArea, resumableRoot, resumableSegmentKey, segmentOffset } from './keys.js';
+import { fromS3Error, isNotFound, s3Call } from './client.js';
+import { resumableArea, resumableRoot, resumableSegmentKey, resumableTailKey, segmentOffset } from './keys.js';
 import { deleteKeys, objectPages } from './objects.js';
 import { copySegments, receive, type Received } from './upload.js';
 import type { Coordination } from '../coordination.js';
@@ -174,6 +174,46 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
     },
 
     remove: removeAll,
+
+    async read(id, range) {
+      // Along the chain from 0, as a commit reads it: leftovers of crashed appends are not on it.
+      const all = await segments(id);
+      const parts: Buffer[] = [];
+      for (let pos = 0; pos <= range.end; ) {
+        const s = all.get(pos);
+        if (!s || s.size === 0) break;
+        const from = Math.max(range.start, pos);
+        const to = Math.min(range.end, pos + s.size - 1);
+        if (from <= to) {
+          const r = await s3Call('Reading an upload segment', () => s3.send(new GetObjectCommand({ Bucket: bucket, Key: s.key, Range: `bytes=${from - pos}-${to - pos}` })));
+          parts.push(Buffer.from(await r.Body!.transformToByteArray()));
+        }
+        pos += s.size;
+      }
+      return Buffer.concat(parts);
+    },
+
+    async putTail(id, offset, bytes) {
+      await put(resumableTailKey(area(id), offset), bytes);
+    },
+
+    async getTail(id, offset) {
+      try {
+        const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: resumableTailKey(area(id), offset) }));
+        return Buffer.from(await r.Body!.transformToByteArray());
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw fromS3Error(e, 'Reading an upload record');
+      }
+    },
+
+    async dropTails(id, keep) {
+      const p = area(id);
+      const kept = keep === undefined ? undefined : resumableTailKey(p, keep);
+      const keys: string[] = [];
+      for await (const page of objectPages(s3, bucket, resumableTailKey(p, ''))) for (const o of page) if (o.Key !== kept) keys.push(o.Key as string);
+      await deleteKeys(s3, bucket, keys);
+    },
 
     async list() {
       const root = resumableRoot(prefix);
