@@ -5,12 +5,31 @@
 // false: S3 today, docs/storage.md) the suite says so.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import ssh2 from 'ssh2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp, type TestStorage } from '../helpers/app.js';
-import { bearer } from '../helpers/client.js';
+import { bearer, postJson } from '../helpers/client.js';
 import { fuseSkip, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
+
+/** Runs `use` on an SFTP session of ssh2's client, signed in with `auth`; the connection ends after. */
+async function withSftp<R>(port: number, auth: { username: string; password?: string; privateKey?: string }, use: (s: ssh2.SFTPWrapper) => Promise<R>): Promise<R> {
+  const client = new ssh2.Client();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve()).once('error', reject);
+      client.connect({ host: '127.0.0.1', port, ...auth });
+    });
+    const sftp = await new Promise<ssh2.SFTPWrapper>((resolve, reject) => client.sftp((err, s) => (err ? reject(err) : resolve(s))));
+    return await use(sftp);
+  } finally {
+    client.end();
+  }
+}
+
+/** SETSTAT of a path with its times, as `touch -d` through a mount sends it. */
+const setTimes = (s: ssh2.SFTPWrapper, path: string, when: Date) => new Promise<void>((resolve, reject) => s.utimes(path, when, when, (err) => (err ? reject(err) : resolve())));
 
 /** Local disk keeps a write's client-set time; the S3 backend does not yet. */
 const keptSkip = (storage: TestStorage) => (storage === 'file' ? undefined : 'the S3 backend keeps no client-set times (capabilities.keepsModified is false)');
@@ -95,6 +114,36 @@ for (const [storage, skip] of BACKENDS) {
       const unmount = await run('fusermount3', ['-u', at]);
       assert.equal(unmount.code, 0, unmount.out);
       mnt = undefined;
+    });
+
+    test('a time set on a stored file is a write: a read-only app password and a WebDAV lock refuse it, and the file keeps its time', async () => {
+      const when = new Date('2004-05-06T07:08:09Z');
+      await t.fs.put('guarded.txt', 'guarded', 'alice');
+      const timeOf = async () => {
+        const { entries } = (await (await fetch(`${t.url}/storage/alice/`, { headers: bearer(token) })).json()) as { entries: { name: string; modified: string }[] };
+        return Date.parse(entries.find((e) => e.name === 'guarded.txt')?.modified ?? '');
+      };
+      const first = await timeOf();
+      const readOnly = ((await (await postJson(`${t.url}/api/keys`, { name: 'times', read_only: true }, bearer(token))).json()) as { key: string }).key;
+      await assert.rejects(withSftp(port, { username: 'alice', password: readOnly }, (s) => setTimes(s, '/guarded.txt', when)), /forbidden/);
+      assert.equal(await timeOf(), first);
+
+      const privateKey = await readFile(id.key, 'utf8');
+      const url = `${t.url}/dav/alice/guarded.txt`;
+      const basic = { authorization: `Basic ${Buffer.from('alice:alice-password').toString('base64')}` };
+      const lockinfo = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+      const lock = await fetch(url, { method: 'LOCK', headers: { ...basic, 'content-type': 'application/xml', timeout: 'Second-600' }, body: lockinfo });
+      assert.equal(lock.status, 200, await lock.text());
+      try {
+        await assert.rejects(withSftp(port, { username: 'alice', privateKey }, (s) => setTimes(s, '/guarded.txt', when)), /locked/);
+        assert.equal(await timeOf(), first);
+      } finally {
+        const unlock = await fetch(url, { method: 'UNLOCK', headers: { ...basic, 'lock-token': lock.headers.get('lock-token') ?? '' } });
+        assert.equal(unlock.status, 204);
+      }
+      await withSftp(port, { username: 'alice', privateKey }, (s) => setTimes(s, '/guarded.txt', when));
+      assert.equal(await timeOf(), when.getTime());
+      assert.equal(await t.fs.text('guarded.txt'), 'guarded');
     });
   });
 }
