@@ -192,7 +192,7 @@ export function createDavService(deps: DavServiceDeps) {
     },
 
     /** PUT: creates or atomically replaces a file; `created` tells 201 from 204. */
-    async put(key: StorageKey, body: Readable, opts: { cond: DavConditions; principal: Principal; declaredSize: number | undefined }): Promise<{ created: boolean; etag: string | undefined }> {
+    async put(key: StorageKey, body: Readable, opts: { cond: DavConditions; principal: Principal; declaredSize: number | undefined; modified?: Date }): Promise<{ created: boolean; etag: string | undefined }> {
       await deps.operations.as(opts.principal).may(key, 'PUT');
       if (isRoot(key)) throw new AppError('method_not_allowed', 'PUT cannot replace a collection.', { headers: { allow: 'OPTIONS, PROPFIND, PROPPATCH, LOCK, UNLOCK' } });
       // Asked where the write asks (on S3 the index, not the bucket: CONTRACT "Backends and nodes").
@@ -208,8 +208,16 @@ export function createDavService(deps: DavServiceDeps) {
       }
       // The entry of what this PUT wrote (a stat afterwards cost one more store request, and could see a later writer's file).
       // A new resource's looks (its parent a collection, nothing at its name) are not made again by the write.
-      const written = await files.writeFile(key, body, { sizeHint: declared, freeNameInFolder: !existing, writer: writerOf(opts.principal) });
+      const written = await files.writeFile(key, body, { sizeHint: declared, freeNameInFolder: !existing, writer: writerOf(opts.principal), modified: opts.modified });
       return { created: !existing, etag: written.etag };
+    },
+
+    /** A stored file's time set by a client: a lock on it (or a folder above) refuses it as it would a PUT. */
+    async redate(key: StorageKey, modified: Date, cond: DavConditions, principal: Principal): Promise<void> {
+      await deps.operations.as(principal).may(key, 'PUT');
+      await checkLocks(key.user, [{ path: resourcePath(key), member: false }], cond, principal);
+      await checkIf(cond, key);
+      await files.redate(key, modified);
     },
 
     /** DELETE: the tree with its locks and dead properties. */

@@ -12,7 +12,7 @@ import type { EntryIdentity, SearchRepo } from '../store/types.js';
 import { preconditionsPass, type WritePreconditions } from '../lib/conditional.js';
 
 /** A raw upload's options: who writes, its preconditions (If-Match, If-None-Match), the SHA-256 the client sent. */
-export type WriteFileOptions = { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean };
+export type WriteFileOptions = { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean; modified?: Date };
 
 export type FilesService = ReturnType<typeof createFilesService>;
 
@@ -190,7 +190,7 @@ export function createFilesService(deps: {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
       // If-None-Match: * — the name must be free when the file takes it: the backend's own "only if free" commit decides (link(2), a conditional put).
       const onlyNew = opts.ifNoneMatch?.trim() === '*';
-      const write: WriteOptions = { ifExists: onlyNew ? 'fail' : 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder };
+      const write: WriteOptions = { ifExists: onlyNew ? 'fail' : 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder, modified: opts.modified };
       const quota = await usage.quotaOf(key.user);
       // --versions: the file replaced is kept as a version, as the new one takes its name (services/versions.ts).
       const versioning = deps.versions?.enabled === true;
@@ -342,6 +342,11 @@ export function createFilesService(deps: {
       await checkPreconditions(key, pre);
       if (deps.trash?.enabled) return deps.trash.put(key);
       await storageCall(() => backend.delete(key, { recursive: true }));
+    },
+
+    /** A stored file takes the modification time its client set, where the backend keeps such times (its bytes, quota and versions untouched). */
+    async redate(key: StorageKey, modified: Date): Promise<Entry> {
+      return storageCall(() => backend.redate(key, modified));
     },
 
     async createFolder(key: StorageKey): Promise<void> {

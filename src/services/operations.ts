@@ -57,7 +57,7 @@ export function createOperations(deps: {
    * The WebDAV service, for the writes WebDAV locks bind (`withLocks`); a getter, as that service
    * asks this layer's `may` itself and is built after it.
    */
-  dav?: () => Pick<DavService, 'put' | 'delete' | 'mkcol' | 'copyOrMove'>;
+  dav?: () => Pick<DavService, 'put' | 'redate' | 'delete' | 'mkcol' | 'copyOrMove'>;
   decide?: typeof decideAccess;
 }) {
   const { files } = deps;
@@ -133,9 +133,15 @@ export function createOperations(deps: {
          * step (a deleted or moved item's go with it).
          */
         withLocks: {
-          async put(key: StorageKey, body: Readable, declaredSize: number | undefined): Promise<void> {
+          /** `modified`: the time the client set on the file (kept where the backend keeps times, docs/storage.md). */
+          async put(key: StorageKey, body: Readable, declaredSize: number | undefined, modified?: Date): Promise<void> {
             await ask(key, 'PUT');
-            await davOf().put(key, body, { cond: NO_LOCK_TOKENS, principal, declaredSize });
+            await davOf().put(key, body, { cond: NO_LOCK_TOKENS, principal, declaredSize, modified });
+          },
+          /** A stored file takes the time the client set, where the backend keeps times (a write, as a PUT is asked). */
+          async redate(key: StorageKey, modified: Date): Promise<void> {
+            await ask(key, 'PUT');
+            await davOf().redate(key, modified, NO_LOCK_TOKENS, principal);
           },
           async delete(key: StorageKey): Promise<void> {
             await ask(key, 'DELETE');

@@ -15,6 +15,8 @@ import type { Entry } from '../storage/backend.js';
  */
 export class StagedWrite {
   size: number;
+  /** The time the client set on the file (setstat before the close): the stored file's time where storage keeps it. */
+  modified: Date | undefined;
   private constructor(
     readonly key: StorageKey,
     readonly path: string,

@@ -147,7 +147,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
       // that opens the staging file after it is gone and fails with no one listening.
       const body = (await open(path, 'r')).createReadStream();
       try {
-        await ops.withLocks.put(w.key, body, size);
+        await ops.withLocks.put(w.key, body, size, w.modified);
       } finally {
         body.destroy();
       }
@@ -223,7 +223,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
       const t = await target(raw);
       if (t.kind === 'shared-top') return sftp.attrs(reqId, folderNow());
       const own = writing.get(keyId(t.key));
-      sftp.attrs(reqId, own ? attrs({ isFile: true, size: own.size, modified: new Date() }) : attrs(await ops.stat(t.key)));
+      sftp.attrs(reqId, own ? attrs({ isFile: true, size: own.size, modified: own.modified ?? new Date() }) : attrs(await ops.stat(t.key)));
     });
   sftp.on('STAT', stat);
   sftp.on('LSTAT', stat);
@@ -249,19 +249,25 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   );
   sftp.on('FSTAT', (reqId: number, id: Buffer) =>
     onHandle(reqId, id, async (h) => {
-      if (h instanceof StagedWrite) return sftp.attrs(reqId, attrs({ isFile: true, size: h.size, modified: new Date() }));
+      if (h instanceof StagedWrite) return sftp.attrs(reqId, attrs({ isFile: true, size: h.size, modified: h.modified ?? new Date() }));
       if (h instanceof StreamedRead) return sftp.attrs(reqId, attrs(h.entry));
       sftp.attrs(reqId, folderNow());
     }),
   );
-  // Times and modes are not kept (a file's time is when it was written): accepted and left alone,
-  // as clients set them after every upload; a size on a file open for writing truncates its staging.
+  // A modification time set on a file open for writing (`sftp -p`, `scp -p`) goes with the file to
+  // storage at the close; one set by path on a stored file (rsync's utimes through sshfs, after the
+  // close) dates it there. Modes, and times of folders, are accepted and left alone, as clients set
+  // them after every upload; a size on a file open for writing truncates its staging.
+  const keepTime = (w: StagedWrite, a: Partial<SftpAttrs>) => {
+    if (a.mtime !== undefined) w.modified = new Date(a.mtime * 1000);
+  };
   sftp.on('FSETSTAT', (reqId: number, id: Buffer, a: Partial<SftpAttrs>) =>
     onHandle(reqId, id, async (h) => {
       if (a.size !== undefined) {
         if (!(h instanceof StagedWrite)) throw new AppError('forbidden', 'Only a file open for writing can change its size.');
         await h.truncate(a.size);
       }
+      if (h instanceof StagedWrite) keepTime(h, a);
       ok(reqId);
     }),
   );
@@ -270,9 +276,12 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
       if (a.size !== undefined) throw new AppError('method_not_allowed', 'A file\'s size changes only through a handle open for writing.');
       const t = await target(raw);
       if (t.kind === 'key') {
-        // Asked as the write it would be; nothing is changed (see above).
+        // Asked as the write it would be; only a file this session is writing takes the time (see above).
         const { existing } = await ops.lookBeforeWrite(t.key);
-        if (!existing && !writing.has(keyId(t.key))) throw new AppError('not_found', 'Nothing exists at this path.');
+        const own = writing.get(keyId(t.key));
+        if (!existing && !own) throw new AppError('not_found', 'Nothing exists at this path.');
+        if (own) keepTime(own, a);
+        else if (a.mtime !== undefined && existing?.isFile) await ops.withLocks.redate(t.key, new Date(a.mtime * 1000));
       }
       ok(reqId);
     }),

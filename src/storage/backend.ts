@@ -45,6 +45,13 @@ export type WriteOptions = {
    * the name is still free when the file takes it, it decides as always (link(2), If-None-Match).
    */
   readonly freeNameInFolder?: boolean;
+  /**
+   * The file's modification time as its client set it (SFTP's setstat, `sftp -p`, `rsync -t` over
+   * sshfs): on a backend whose capabilities say `keepsModified`, the entry written, stat and
+   * listings show it (whole seconds and below, as the backend keeps them); elsewhere the file is
+   * dated by its write.
+   */
+  readonly modified?: Date;
   readonly signal?: AbortSignal;
 };
 
@@ -114,6 +121,8 @@ export type Capabilities = {
    * finished by `sweep` or `init`, never left half done without a record.
    */
   readonly atomicFolderMove: boolean;
+  /** A write's `modified`, and `redate`, give a file its time from then on (until it is written again). */
+  readonly keepsModified: boolean;
 };
 
 export interface StorageBackend {
@@ -207,6 +216,15 @@ export interface StorageBackend {
    * existing folder a success. A file in the way → `not_a_directory`
    * (or `already_exists` when it is at the key itself).
    */
+  /**
+   * Gives a stored file the modification time its client set, its bytes untouched (SFTP's setstat
+   * on a closed file, `rsync -t` through sshfs). On a backend that does not keep such times
+   * (capabilities.keepsModified false) nothing changes. Returns the file's entry; reported as the
+   * file replaced by its own bytes (`copyOf` itself: an index keeps its hash). Nothing there:
+   * not_found; a folder: is_a_directory.
+   */
+  redate(key: StorageKey, modified: Date): Promise<Entry>;
+
   mkdir(dir: StorageKey, opts: { parents: boolean; existOk: boolean }): Promise<void>;
 
   /** Deletes a file, or a folder with everything in it when `recursive`. `not_found`. */

@@ -178,6 +178,7 @@ export function withHashes(inner: StorageBackend): StorageBackend {
     resumable,
     mkdir: (dir, opts) => inner.mkdir(dir, opts),
     delete: (key, opts) => inner.delete(key, opts),
+    redate: (key, modified) => inner.redate(key, modified),
     move: (from, to, opts) => inner.move(from, to, opts),
     copy: (from, to, opts) => writing.run({ copyOf: { from, to } }, () => inner.copy(from, to, opts)),
     trash: inner.trash,

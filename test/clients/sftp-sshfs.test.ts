@@ -6,20 +6,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { run, sftpFlags, sftpPort, sshIdentity, toolSkip, type SshIdentity } from '../helpers/sftp.js';
-
-function fuseSkip(): string | undefined {
-  const tool = toolSkip('sshfs') ?? toolSkip('rsync');
-  if (tool) return tool;
-  if (!existsSync('/dev/fuse')) return 'no /dev/fuse in this container: FUSE mounts cannot be made here';
-  if (process.getuid?.() !== 0) return 'mounting with FUSE here needs root';
-  return undefined;
-}
+import { fuseSkip, run, sftpFlags, sftpPort, sshIdentity, type SshIdentity } from '../helpers/sftp.js';
 
 for (const [storage, skip] of BACKENDS) {
   describe(`sshfs on ${storage}`, { skip: skip ?? fuseSkip() }, () => {

@@ -15,6 +15,15 @@ export function toolSkip(tool: string): string | undefined {
   return `${tool} is not installed (scripts/test-services.sh installs it); this test runs in CI`;
 }
 
+/** Why an sshfs mount cannot be made here (it needs sshfs, rsync, /dev/fuse and root), or undefined. */
+export function fuseSkip(): string | undefined {
+  const tool = toolSkip('sshfs') ?? toolSkip('rsync');
+  if (tool) return tool;
+  if (!existsSync('/dev/fuse')) return 'no /dev/fuse in this container: FUSE mounts cannot be made here';
+  if (process.getuid?.() !== 0) return 'mounting with FUSE here needs root';
+  return undefined;
+}
+
 /** A port free right now on 127.0.0.1, for a cluster app's --sftp-port (its workers share it). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { collisionName } from '../../domain/names.js';
+import { listAll } from '../backend.js';
+import type { StorageEvent } from '../events.js';
 import { bodyOf, keyOf, put, readAll, rejectsCode, sha256, slowBody, stagingIsEmpty, names, text, type It } from './support.test-suite.js';
 
 /** Conformance tests of write: names, collisions, concurrency, limits, aborts and failures. */
@@ -13,6 +15,58 @@ export function writeTests(it: It): void {
     assert.equal(entry.size, 7);
     assert.equal(entry.etag, (await b.stat(keyOf('new.txt')))?.etag);
     assert.equal(await text(b, 'new.txt'), 'content');
+  });
+
+  it('write with modified: where the backend keeps times, the entry, stat, listings and a move show it; elsewhere the file has its write\'s time', async ({ b }) => {
+    const when = new Date('2001-02-03T04:05:06Z');
+    const big = Buffer.alloc(300 * 1024, 7);
+    const since = Date.now() - 2000;
+    const written = [
+      await b.write(keyOf('dated.txt'), bodyOf('dated'), { ifExists: 'fail', modified: when }),
+      await b.write(keyOf('dated.bin'), slowBody(big), { ifExists: 'fail', modified: when }),
+      await b.write(keyOf('dated.txt'), bodyOf('again'), { ifExists: 'replace', modified: when }),
+    ];
+    await b.move(keyOf('dated.bin'), keyOf('moved.bin'), { overwrite: false });
+    const listed = (await listAll(b, keyOf(''))).filter((e) => e.isFile);
+    const sorted = [];
+    for await (const page of b.listSorted(keyOf(''))) sorted.push(...page.filter((e) => e.isFile));
+    const seen = [...written, await b.stat(keyOf('dated.txt')), await b.stat(keyOf('moved.bin')), ...listed, ...sorted];
+    assert.equal(seen.length, 9);
+    for (const e of seen) {
+      const t = e?.modified.getTime() ?? NaN;
+      if (b.capabilities.keepsModified) assert.equal(t, when.getTime(), e?.name);
+      else assert.ok(t >= since, `${e?.name}: dated by its write`);
+    }
+  });
+
+  it('redate gives a stored file the time where the backend keeps times, its bytes untouched; a folder or nothing is refused', async ({ b }) => {
+    const when = new Date('2003-04-05T06:07:08Z');
+    const written = await put(b, 'r/redated.txt', 'same bytes');
+    const events: StorageEvent[] = [];
+    const stop = b.events.subscribe((e) => void events.push(e));
+    let entry;
+    try {
+      entry = await b.redate(keyOf('r/redated.txt'), when);
+    } finally {
+      stop();
+    }
+    const listed = (await listAll(b, keyOf('r'))).find((e) => e.name === 'redated.txt');
+    const seen = [entry, await b.stat(keyOf('r/redated.txt')), listed].map((e) => e?.modified.getTime());
+    if (b.capabilities.keepsModified) {
+      assert.deepEqual(seen, [when.getTime(), when.getTime(), when.getTime()]);
+      // Sizes as the layer below stores them (an encrypting layer's are larger): the same before and after.
+      const [e] = events;
+      assert.equal(events.length, 1);
+      assert.ok(e?.type === 'replaced', e?.type);
+      assert.deepEqual([e.type, e.key, e.size === e.previousSize, e.entry?.modified.getTime(), e.copyOf], ['replaced', keyOf('r/redated.txt'), true, when.getTime(), { from: keyOf('r/redated.txt'), to: keyOf('r/redated.txt') }]);
+    } else {
+      // Dated by its write, as before (an S3 PutObject's answer can be a second off the object's own date).
+      assert.ok(seen.every((t) => t !== undefined && t === seen[1] && Math.abs(t - written.modified.getTime()) <= 1000), String(seen));
+      assert.deepEqual(events, []);
+    }
+    assert.equal(await text(b, 'r/redated.txt'), 'same bytes');
+    await rejectsCode(b.redate(keyOf('r'), when), 'is_a_directory');
+    await rejectsCode(b.redate(keyOf('r/missing.txt'), when), 'not_found');
   });
 
   it('write of an empty body creates an empty file', async ({ b }) => {

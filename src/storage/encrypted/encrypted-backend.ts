@@ -130,6 +130,7 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     resumable: encryptedResumable(inner.resumable, keys),
     mkdir: (dir, opts) => inner.mkdir(dir, opts),
     delete: (key, opts) => inner.delete(key, opts),
+    redate: async (key, modified) => written(await inner.redate(key, modified)),
     move: (from, to, opts) => inner.move(from, to, opts),
     copy: (from, to, opts) => inner.copy(from, to, opts),
     trash: inner.trash,

@@ -1,5 +1,5 @@
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
-import { access, link, lstat, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import { access, link, lstat, mkdir, readdir, rm, rmdir, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
@@ -270,7 +270,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   };
 
   const backend: StorageBackend = {
-    capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true },
+    capabilities: { atomicReplace: true, emulatedDirs: false, serverSideMove: true, atomicFolderMove: true, keepsModified: true },
 
     events,
 
@@ -390,6 +390,20 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         return { isFile: removed.isFile, size: all ?? removed.bytes ?? 0 };
       });
       await events.emit({ type: 'deleted', key, ...gone });
+    }),
+
+    redate: checked(async (key, modified) => {
+      const entry = await whileHeld(lock(key), async () => {
+        const node = await find(key);
+        if (node?.kind === 'dir') throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
+        if (node?.kind !== 'file') throw new StorageError('not_found', 'No file exists at this path.');
+        await utimes(node.target, modified, modified).catch((e: unknown) => {
+          throw fromErrno(e, 'Setting the file\'s time failed');
+        });
+        return entryFromStats(keyName(key), await lstat(node.target, { bigint: true }));
+      });
+      await events.emit({ type: 'replaced', key, size: entry.size, previousSize: entry.size, entry, copyOf: { from: key, to: key } });
+      return entry;
     }),
 
     move: async (from, to, opts) => {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { BigIntStats } from 'node:fs';
-import { link, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { link, lstat, open, rename, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -73,6 +73,11 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
   const opened: { handle?: FileHandle } = {};
   try {
     stats = await receive(opened, staging, body, opts);
+    // Dated before it takes its name: no reader sees the file with the time of its upload first.
+    if (opts.modified) {
+      await utimes(staging, opts.modified, opts.modified);
+      stats = await lstat(staging, { bigint: true });
+    }
   } catch (e) {
     // The name goes first: unlinking an open file is allowed, while closing it waits for the
     // writes and the fsync still running on it, seconds on a busy disk, during which the

@@ -817,7 +817,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   };
 
   return {
-    capabilities: { atomicReplace: true, emulatedDirs: true, serverSideMove: true, atomicFolderMove: false },
+    capabilities: { atomicReplace: true, emulatedDirs: true, serverSideMove: true, atomicFolderMove: false, keepsModified: false },
     events,
 
     async init() {
@@ -857,6 +857,13 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     stage,
     write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
     resumable: createS3Resumable(s3, coordination, bucket, prefix, commitFrom),
+    // Listings come from the store's own list, which carries no object metadata: no time of a client's is kept.
+    redate: async (key) => {
+      const e = await stat(key);
+      if (!e) throw new StorageError('not_found', 'No file exists at this path.');
+      if (!e.isFile) throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
+      return e;
+    },
     mkdir,
     delete: remove,
     move,
