@@ -58,6 +58,9 @@ export function createSftpServer(deps: {
   const connections = new Set<Connection>();
   const server = new ssh2.Server({ hostKeys: [deps.hostKey], algorithms: SFTP_ALGORITHMS as unknown as ssh2.Algorithms, ident: 'FileCloud', keepaliveInterval: KEEPALIVE_MS, keepaliveCountMax: KEEPALIVE_MAX }, (client, info) => {
     connections.add(client);
+    // Clients wait for each answer before the next request of a small file; Nagle's algorithm would
+    // hold an answer back until the client's delayed ACK. OpenSSH's sshd turns it off the same way.
+    (client as Connection & { setNoDelay(on: boolean): unknown }).setNoDelay(true);
     let principal: Principal | undefined;
     const sessions: { close(): Promise<void> }[] = [];
     const authenticate = deps.signIn(info.ip, () => client.end());

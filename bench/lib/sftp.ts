@@ -1,0 +1,140 @@
+/**
+ * The SFTP group's servers and its one client (issue 52): Debian's `rclone serve sftp` (the
+ * target's reference), OpenSSH's own sftp-server behind an `sshd` of our own on a spare
+ * 127.0.0.1 port (the physical limit), and OpenSSH's `sftp -b` as the client of all three.
+ * Every server signs the same key pair in and serves the same folder.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { join } from 'node:path';
+import { BenchError } from './paths.js';
+import { children, freePort, processTree, waitFor } from './processes.js';
+
+/** An SFTP server under test: where it listens, whom to sign in as, and its processes. */
+export type SftpServer = { id: string; name: string; port: number; user: string; pids(): Promise<number[]>; proc?: ChildProcess };
+
+/** The one cipher every side negotiates, so the comparison is of servers and not of ciphers. */
+export const SFTP_CIPHER = 'aes128-gcm@openssh.com';
+
+export const SSHD = '/usr/sbin/sshd';
+export const SFTP_SERVER = '/usr/lib/openssh/sftp-server';
+
+/** A client key pair made with ssh-keygen, and an authorized_keys file holding its public half. */
+export type ClientKey = { key: string; publicKey: string; authorizedKeys: string };
+
+export async function clientKey(dir: string): Promise<ClientKey> {
+  await mkdir(dir, { recursive: true });
+  const key = join(dir, 'id_ed25519');
+  const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bench', '-f', key], { encoding: 'utf8', timeout: 30_000 });
+  if (made.status !== 0) throw new BenchError(`ssh-keygen failed: ${made.stderr}`);
+  const publicKey = (await readFile(`${key}.pub`, 'utf8')).trim();
+  const authorizedKeys = join(dir, 'authorized_keys');
+  await writeFile(authorizedKeys, `${publicKey}\n`, { mode: 0o600 });
+  return { key, publicKey, authorizedKeys };
+}
+
+/** Resolves once something accepts TCP connections on 127.0.0.1:port. */
+const listening = (port: number) =>
+  new Promise<true | undefined>((res) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), res(true)));
+    s.once('error', () => res(undefined));
+  });
+
+function watched(what: string, proc: ChildProcess, log: string, port: number) {
+  return waitFor(`${what} listening`, 20_000, async () => {
+    if (proc.exitCode !== null) throw new BenchError(`${what} exited with ${proc.exitCode}; see ${log}`);
+    return listening(port);
+  }).catch((e: unknown) => {
+    if (proc.exitCode !== null) throw new BenchError(`${what} exited with ${proc.exitCode}; see ${log}`);
+    throw e;
+  });
+}
+
+/** `rclone serve sftp ROOT`, signing in `user` with the client key only. */
+export async function startRcloneSftp(dir: string, root: string, user: string, key: ClientKey): Promise<SftpServer> {
+  await mkdir(dir, { recursive: true });
+  const config = join(dir, 'rclone.conf');
+  // An empty config of its own: never the caller's remotes or settings.
+  await writeFile(config, '');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')]);
+  const port = await freePort();
+  const log = join(dir, 'rclone-sftp.log');
+  const proc = spawn('rclone', ['serve', 'sftp', root, '--addr', `127.0.0.1:${port}`, '--user', user, '--authorized-keys', key.authorizedKeys, '--key', join(dir, 'host_key'), '--config', config, '--log-file', log], { stdio: 'ignore' });
+  children.add(proc);
+  await watched('rclone serve sftp', proc, log, port);
+  return { id: 'rclone', name: 'rclone serve sftp', port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
+}
+
+/** Why OpenSSH's sshd cannot be the reference here, or undefined. */
+export function sshdMissing(): string | undefined {
+  if (!existsSync(SSHD) || !existsSync(SFTP_SERVER)) return `${SSHD} or ${SFTP_SERVER} is missing (bench/setup installs openssh-server)`;
+  return undefined;
+}
+
+/**
+ * An sshd of our own (its config, host key and pid file in `dir`, in the foreground) whose only
+ * subsystem is OpenSSH's sftp-server starting in ROOT; it signs in the user running the bench
+ * with the client key and nothing else.
+ */
+export async function startSshd(dir: string, root: string, key: ClientKey): Promise<SftpServer> {
+  await mkdir(dir, { recursive: true });
+  const hostKey = join(dir, 'ssh_host_ed25519_key');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
+  // sshd refuses to start as root without its privilege-separation directory.
+  if (process.getuid?.() === 0) await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
+  const port = await freePort();
+  const config = join(dir, 'sshd_config');
+  await writeFile(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${key.authorizedKeys}`,
+      'StrictModes no',
+      'PermitRootLogin prohibit-password',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'AllowTcpForwarding no',
+      'X11Forwarding no',
+      `Subsystem sftp ${SFTP_SERVER} -d ${root}`,
+      '',
+    ].join('\n'),
+  );
+  const log = join(dir, 'sshd.log');
+  const proc = spawn(SSHD, ['-D', '-f', config, '-E', log], { stdio: 'ignore' });
+  children.add(proc);
+  await watched('sshd', proc, log, port);
+  const user = spawnSync('id', ['-un'], { encoding: 'utf8' }).stdout.trim();
+  return { id: 'openssh', name: 'OpenSSH sftp-server', port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
+}
+
+/** One `sftp -b -` session: its wall time and its output. */
+export type BatchRun = { seconds: number; out: string };
+
+/** Runs a batch script against `s` with OpenSSH's sftp (default buffer and 64 requests in flight), from `cwd`. */
+export function sftpBatch(s: SftpServer, key: ClientKey, script: string, cwd: string, timeoutMs: number): Promise<BatchRun> {
+  const args = ['-P', String(s.port), '-i', key.key, '-c', SFTP_CIPHER, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-b', '-', `${s.user}@127.0.0.1`];
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const p = spawn('sftp', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    p.stdout.on('data', (c: Buffer) => chunks.push(c));
+    p.stderr.on('data', (c: Buffer) => chunks.push(c));
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.once('error', (e) => (clearTimeout(timer), rej(e)));
+    p.once('close', (code) => {
+      clearTimeout(timer);
+      const seconds = (performance.now() - t0) / 1000;
+      const out = Buffer.concat(chunks).toString('utf8');
+      if (code !== 0) rej(new BenchError(`sftp against ${s.name} exited with ${code ?? 'a signal'}: ${out.slice(-2000)}`));
+      else res({ seconds, out });
+    });
+    p.stdin.end(script);
+  });
+}
