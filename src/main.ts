@@ -26,7 +26,7 @@ import { storeRateLimiter } from './store/rate-limiter.js';
 import type { Redis } from 'ioredis';
 import type { Coordination } from './storage/coordination.js';
 import type { NameIndex } from './storage/name-index.js';
-import type { MetadataStore } from './store/types.js';
+import type { MetadataStore } from './store/metadata-store.js';
 
 /** Where things live inside the data directory (CONTRACT "Data directory"). */
 export function dataPaths(dataDir: string) {

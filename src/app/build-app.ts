@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/options.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { createAuthService } from '../services/auth.js';
 import { createFilesService } from '../services/files.js';
 import { createSafetyNet } from '../services/safety-net.js';

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { systemClock } from '../lib/clock.js';
 import { createAuditService } from '../services/audit.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 
 /** Which operating-system account ran the command (unknown in some containers). */
 function osUser(): string | undefined {

@@ -4,7 +4,7 @@ import { formatSize } from '../domain/sizes.js';
 import { createSearchService } from '../services/search.js';
 import { createUsageService } from '../services/usage.js';
 import type { StorageBackend } from '../storage/backend.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 
 export const INDEX_SUMMARY =
   "Rescans every user's storage into what the server keeps about it (the search index and usage figures), for files other tools put there or removed. Safe beside a running server.";
