@@ -139,7 +139,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const oidcSettings = await services.oidcSettings();
   const oidc = await services.oidc();
   app.decorate('operations', { layer: operations, deps: services.operationDeps });
-  const leading = deps.isLeader ?? (() => true);
+  const { leading, redis } = services;
   const { audit, webhooks } = services;
   let webhookTick: Promise<void> | undefined;
   const deliver = () => {
@@ -227,7 +227,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       metaRoutes(base, {
         startedAt: performance.now(),
         now: () => performance.now(),
-        health: { database: () => deps.store.users.count(), storage: () => deps.backend.ping(), ...(deps.redis ? { redis: () => deps.redis!.ping() } : {}) },
+        health: { database: () => deps.store.users.count(), storage: () => deps.backend.ping(), ...(redis ? { redis: () => redis.ping() } : {}) },
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });

@@ -99,6 +99,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   const warn = (msg: string) => (err: unknown) => log.warn({ err }, msg);
   const secret = () => need(opts.secret, 'the secret');
   const built = new Set<string>();
+  const leading = opts.isLeader ?? (() => true);
 
   const hasher = once(() => opts.hasher ?? createPasswordHasher());
   // --dev lifts the login throttle (and with it the throttles that count in it).
@@ -173,7 +174,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
       sources: [auditEventSource(store.audit), changeJournalSource(store.changes)],
       clock,
       allowPrivate: config.webhooksAllowPrivate,
-      leading: opts.isLeader ?? (() => true),
+      leading,
       onDisabled: (hook, reason) => void audit().record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
       onError: warn('webhook delivery failed'),
     }),
@@ -192,6 +193,10 @@ export function createServices(config: Config, store: MetadataStore, backend: St
 
   return {
     clock,
+    /** Whether this process does the deployment's background work now (opts.isLeader). */
+    leading,
+    /** The Redis client when --redis is given (the health check pings it). */
+    redis: opts.redis,
     get hasher() { return hasher(); },
     get throttle() { return throttle(); },
     get auth() { return auth(); },
