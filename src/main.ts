@@ -7,10 +7,7 @@ import type { Logger } from 'pino';
 import { describeListenError } from './cli/listen-error.js';
 import { redactedConfig } from './config/load.js';
 import type { Config, StorageUrl } from './config/options.js';
-import { systemClock } from './lib/clock.js';
 import { loadOrCreateSecret } from './lib/secret.js';
-import { createPasswordHasher } from './services/passwords.js';
-import { createUserService } from './services/users.js';
 import { createLocalBackend } from './storage/local/local-backend.js';
 import { withHashes } from './storage/hashing.js';
 import type { StorageBackend } from './storage/backend.js';
@@ -26,7 +23,7 @@ import { storeRateLimiter } from './store/rate-limiter.js';
 import type { Redis } from 'ioredis';
 import type { Coordination } from './storage/coordination.js';
 import type { NameIndex } from './storage/name-index.js';
-import type { MetadataStore } from './store/types.js';
+import type { MetadataStore } from './store/metadata-store.js';
 
 /** Where things live inside the data directory (CONTRACT "Data directory"). */
 export function dataPaths(dataDir: string) {
@@ -135,13 +132,6 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const breaker = redisBreaker((err) => logger.warn({ err }, 'Redis does not answer: the login throttle and locks use the database until it does'));
   const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis, breaker, logger });
   const secret = await loadSecret(config, store, paths);
-  const hasher = createPasswordHasher();
-  // Before the port opens, so the first request can already sign in; undone below when the port
-  // cannot be had, so a failed start leaves nobody behind (and no password was printed).
-  const users = createUserService({ store, backend, hasher, clock: systemClock });
-  const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
-  // Not a cluster's worker: the one process that serves (a primary logs its own count).
-  if (!opts.worker) logger.info({ config: redactedConfig(config), workers: 1 }, 'effective configuration');
   const deployment = redis ? await deploymentId(store) : undefined;
   // The leader lease is in the database even with Redis: a leader must be one, and a Redis command
   // that times out on one process only (a slow start, a busy machine) sent that process to the
@@ -152,9 +142,18 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
     onError: (err) => logger.warn({ err }, 'leader election failed'),
   });
   const rateLimiter = redis ? fallbackRateLimiter(redisRateLimiter(redis, config.loginRateLimit, LOGIN_WINDOW_MS, deployment), storeRateLimiter(store.rates, config.loginRateLimit), breaker) : undefined;
+  // Imported here, as buildApp below: the cluster's primary, which never serves, loads no service it does not use.
+  const { createServices } = await import('./app/services.js');
+  const services = createServices(config, store, backend, { log: logger, secret, rateLimiter, isLeader: leader.isLeader, redis, deployment });
+  // Before the port opens, so the first request can already sign in; undone below when the port
+  // cannot be had, so a failed start leaves nobody behind (and no password was printed).
+  const users = services.users;
+  const firstAdmin = opts.worker ? undefined : await users.ensureFirstAdmin(config.adminPassword || undefined);
+  // Not a cluster's worker: the one process that serves (a primary logs its own count).
+  if (!opts.worker) logger.info({ config: redactedConfig(config), workers: 1 }, 'effective configuration');
   // Imported here: the cluster's primary, which never serves, loads none of the app's modules.
   const { buildApp } = await import('./app/build-app.js');
-  const app = await buildApp(config, { store, backend, secret, logger, hasher, webRoot: WEB_ROOT, rateLimiter, isLeader: leader.isLeader, redis, deployment });
+  const app = await buildApp(config, { store, backend, secret, logger, webRoot: WEB_ROOT, services });
   // A process of the deployment (on any node, the leader before this one too) died mid-write: its
   // last changes may be on storage but not in the change journal.
   const liveness = startLiveness(store.leases, {

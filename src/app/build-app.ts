@@ -1,58 +1,34 @@
-import { statfs } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/options.js';
-import { systemClock, type Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
-import type { MetadataStore } from '../store/types.js';
-import { createAuthService } from '../services/auth.js';
-import { createFilesService } from '../services/files.js';
-import { createSafetyNet } from '../services/safety-net.js';
-import { createZipService } from '../services/zip.js';
-import { createTrashService } from '../services/trash.js';
-import { createVersionService } from '../services/versions.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import { createServices, type ServiceOptions, type Services } from './services.js';
 import { trashRoutes } from '../routes/trash.js';
-import { createUsageService } from '../services/usage.js';
 import { usageRoutes } from '../routes/usage.js';
-import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
-import { createPathTokenService } from '../services/path-token-service.js';
-import { createThumbnailService, DEFAULT_THUMBNAIL_LIMITS } from '../services/thumbnails.js';
 import { authRoutes } from '../routes/auth.js';
 import { bannerRoutes } from '../routes/banner.js';
 import { metaRoutes } from '../routes/meta.js';
 import { storageRoutes } from '../routes/storage.js';
 import { davRoutes } from '../routes/dav.js';
 import { tusRoutes } from '../routes/tus.js';
-import { createTusService } from '../services/tus.js';
 import { createBasicAuthenticator } from '../dav/basic-auth.js';
-import { createApiKeyService } from '../services/api-keys.js';
-import { createSshKeyService } from '../services/ssh-keys.js';
 import { sshKeyRoutes } from '../routes/ssh-keys.js';
 import { installSftp } from './sftp-front.js';
 import { keyRoutes } from '../routes/keys.js';
 import { createVisitorLimiter } from './visitor-limit.js';
 import { uiRoutes } from '../routes/ui.js';
 import { basicRoutes } from '../routes/basic.js';
-import { createShareService } from '../services/shares.js';
 import { shareApiRoutes } from '../routes/shares-api.js';
 import { shareLinkRoutes } from '../routes/share-links.js';
-import { createSecondFactor } from '../services/second-factor.js';
-import { createUserService } from '../services/users.js';
-import { createAccountService } from '../services/account.js';
-import { accountUsage } from '../services/usage.js';
 import { accountRoutes } from '../routes/account.js';
 import { adminUserRoutes } from '../routes/admin-users.js';
-import { loadOidcSettings } from '../config/oidc.js';
 import { oidcRoutes, oidcStatusRoute } from '../routes/oidc.js';
 import { adminGroupRoutes } from '../routes/admin-groups.js';
-import { createGroupService } from '../services/groups.js';
-import { createGrantService } from '../services/grants.js';
 import { createOperations, type Operations } from '../services/operations.js';
-import type { decide } from '../domain/access.js';
 import { grantRoutes } from '../routes/grants.js';
 import { createSharedWithMe } from '../routes/dav-shared.js';
 import { installAuth, methodsFor } from './auth-plugin.js';
@@ -61,20 +37,9 @@ import { openApiRoutes } from '../routes/openapi.js';
 import { empty, errors, type RouteSchema } from '../http/schemas.js';
 import { searchRoutes } from '../routes/search.js';
 import { changeRoutes } from '../routes/changes.js';
-import { createChangeService } from '../services/changes.js';
-import { createCursorCodec, createTreeTags } from '../services/change-cursor.js';
-import { createChangeSignal } from '../services/change-signal.js';
-import { createChangeStreams, STREAM_SLOT_MS, STREAMS_PER_USER } from '../services/change-streams.js';
-import { createChangeWaker } from '../services/change-waker.js';
-import { createStreamSlots } from '../services/stream-slots.js';
-import { backendFolderEtags, createFolderEtags } from '../services/folder-etags.js';
-import { createDavSync } from '../services/dav-sync.js';
-import type { Redis } from 'ioredis';
-import { createSearchService } from '../services/search.js';
 import { installCors } from './cors.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
 import { installHandedOn } from './handed-on.js';
-import { createDavService } from '../services/dav.js';
 import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, HTTP_LIMITS } from '../http/client-error.js';
@@ -82,11 +47,8 @@ import { installErrorHandling, sendError } from '../http/error-handler.js';
 import { answerBegun, armDeadline, attachProgress } from './request-deadline.js';
 import { withProgress } from '../lib/progress.js';
 import { parseOrigin, withOrigin } from '../lib/write-origin.js';
-import { storeRateLimiter, type RateLimiter } from '../store/rate-limiter.js';
-import { createAuditService } from '../services/audit.js';
 import { installAuditHook } from './audit-hook.js';
 import { adminAuditRoutes } from '../routes/admin-audit.js';
-import { auditEventSource, changeJournalSource, createWebhookService } from '../services/webhooks.js';
 import { adminWebhookRoutes } from '../routes/admin-webhooks.js';
 
 declare module 'fastify' {
@@ -110,34 +72,19 @@ const BASE_REDIRECT_SCHEMA: RouteSchema = {
   response: { 308: empty('To `<base path>/`.'), ...errors({ 400: 'Malformed request.' }) },
 };
 
-export type AppDeps = {
+/** What the app runs on; the services' own options (clock, hasher, Redis, leadership …) are ServiceOptions'. */
+export type AppDeps = Omit<ServiceOptions, 'log' | 'command' | 'secret'> & {
   readonly store: MetadataStore;
   readonly backend: StorageBackend;
   /** Key for path tokens (data/secret). */
   readonly secret: Buffer;
   readonly logger: Logger;
-  readonly clock?: Clock;
-  readonly hasher?: PasswordHasher;
   /** Folder with the built web UI (index.html, assets/). */
   readonly webRoot?: string;
-  /** The login throttle's counter (Redis when configured); default: the metadata store. */
-  readonly rateLimiter?: RateLimiter;
-  /**
-   * Runs background upkeep (sweeps) only on the node that holds the leader
-   * lease; without one, every process sweeps (safe, just repeated work).
-   */
-  readonly isLeader?: () => boolean;
-  /** The Redis client when --redis is given: the health check, and change streams' wake-ups across nodes. */
-  readonly redis?: Redis;
-  /** Keeps the Redis channels of deployments that share one Redis apart (src/main.ts deploymentId). */
-  readonly deployment?: string | undefined;
+  /** The services, built by the caller (src/main.ts) when it needs one before the app exists; default: built here from these deps. */
+  readonly services?: Services;
   /** Sees every answer of a route with its schema (tests check the schemas document what routes answer). */
   readonly checkAnswer?: (answer: Answer) => void;
-  /**
-   * The operation layer's `decide` (default: src/domain/access.ts's). The one-door test gives a spy
-   * that refuses every key, to see each front end ask the layer beyond the auth hook's check.
-   */
-  readonly decide?: typeof decide;
 };
 
 /**
@@ -145,7 +92,6 @@ export type AppDeps = {
  * `inject()` or `listen({ port: 0 })` on exactly what production runs.
  */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
-  const clock = deps.clock ?? systemClock;
   const nextRequestId = requestIds();
   // Set once the services exist (below); until then, and when off, every request goes to Fastify.
   let fastRead: FastRead | undefined;
@@ -187,105 +133,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // First, before any route: every route registered from here on is in GET /api/openapi.json.
   const schemaTable = installRouteTable(app, { checkAnswer: deps.checkAnswer });
 
-  const hasher = deps.hasher ?? createPasswordHasher();
-  const throttle = config.dev ? undefined : (deps.rateLimiter ?? storeRateLimiter(deps.store.rates, config.loginRateLimit));
-  const secondFactor = createSecondFactor({ store: deps.store, clock, limiter: throttle });
-  // --oidc-only: password sign-in (API, /basic/, WebDAV) for accounts marked local only.
-  const passwordAllowed = config.oidcIssuer && config.oidcOnly ? (u: { id: string }) => deps.store.oidc.isLocal(u.id) : undefined;
-  const auth = createAuthService({ store: deps.store, hasher, clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor, passwordAllowed });
-  const users = createUserService({ store: deps.store, backend: deps.backend, hasher, clock });
-  const oidcSettings = await loadOidcSettings(config);
-  // openid-client, and metrics' prom-client below, are loaded only when their option is set: a deployment
-  // without them pays no memory for them (docs/performance.md "Memory").
-  const oidc = oidcSettings && (await import('../services/oidc.js')).createOidcService({ settings: oidcSettings, store: deps.store, users, auth, clock, log: deps.logger });
-  const groups = createGroupService({ store: deps.store, clock });
-  const storageUsage = createUsageService({ store: deps.store, backend: deps.backend, onError: (err) => app.log.error({ err }, 'updating storage usage failed') });
-  const trash = createTrashService({ store: deps.store, backend: deps.backend, clock, days: config.trashDays });
-  const versions = createVersionService({ store: deps.store, backend: deps.backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: (err) => app.log.warn({ err }, 'thinning file versions failed') });
-  // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
-  const folderEtags = config.changes ? createFolderEtags(deps.store.changes, createTreeTags(deps.secret)) : backendFolderEtags(deps.backend);
-  const files = createFilesService({ backend: deps.backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage, trash, versions, folderEtags, index: deps.store.search });
-  // The owner's own upload that would pass the quota purges their oldest kept bytes (versions and trash) first.
-  storageUsage.setReclaim(createSafetyNet({ versions, trash }).makeRoom);
-  const zips = createZipService({ backend: deps.backend, crcs: deps.store.zipCrcs, clock });
-  // Failed grant creations count in the login throttle, per caller (lifted by --dev like sign-ins).
-  const grants = createGrantService({ store: deps.store, backend: deps.backend, files, clock, limiter: throttle, onError: (err) => app.log.warn({ err }, 'giving back a grant creation\'s place in the throttle failed') });
-  const thumbnails = createThumbnailService({
-    backend: deps.backend,
-    options: {
-      ...DEFAULT_THUMBNAIL_LIMITS,
-      // Per node, whatever the storage: docs/storage.md ("Thumbnails").
-      cacheDir: join(resolve(config.dataDir), 'cache', 'thumbnails'),
-      namespace: config.storage.kind === 'file' ? 'file' : `s3:${config.storage.endpoint ?? ''}/${config.storage.bucket}/${config.storage.prefix}`,
-      concurrency: availableParallelism(),
-      stagingDir: join(resolve(config.dataDir), 'tmp'),
-    },
-    onToolMissing: (tool) => app.log.warn({ tool }, `${tool} is not installed: PDFs or videos get no thumbnail on this node (docs/operations.md)`),
-  });
-  // The one door: every front end's file operations, with `decide` asked for every key they take.
-  // The WebDAV service is built below (it asks this layer's `may`): the layer reaches it through a getter.
-  const layerDeps = { files, grants, versions, thumbnails, zips, dav: () => dav };
-  const operations = createOperations({ ...layerDeps, decide: deps.decide });
-  app.decorate('operations', { layer: operations, deps: layerDeps });
-  const pathTokens = createPathTokenService({ secret: deps.secret, store: deps.store, clock, maxTtl: config.pathTokenTtl, grants });
-  const tus = createTusService({ store: deps.store, backend: deps.backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage, operations, versions });
-  const usage = accountUsage(storageUsage);
-  const account = createAccountService({ store: deps.store, auth, users, secondFactor, usage, clock });
-  const shares = createShareService({
-    store: deps.store,
-    backend: deps.backend,
-    files,
-    operations,
-    hasher,
-    clock,
-    secret: deps.secret,
-    basePath: config.basePath,
-    onError: (err) => app.log.warn({ err }, 'ending the shares of a deleted or moved path failed'),
-  });
-
-  const changeSignal = createChangeSignal({
-    latest: () => deps.store.changes.latest(),
-    redis: deps.redis,
-    channel: deps.deployment ? `fc:changes:${deps.deployment}` : 'fc:changes',
-    onError: (err) => app.log.warn({ err }, 'change stream wake-up failed'),
-  });
-  const changes = createChangeService({ store: deps.store, clock, retentionSeconds: config.changesRetention, cursors: createCursorCodec(deps.secret), enabled: config.changes });
-  const changeWaker = createChangeWaker({ signal: changeSignal, changes: deps.store.changes, grants: deps.store.grants, onError: (err) => app.log.warn({ err }, 'change stream wake-up failed') });
-  const changeStreams = createChangeStreams({
-    changes,
-    waker: changeWaker,
-    slots: createStreamSlots({ leases: deps.store.leases, clock, perUser: STREAMS_PER_USER, holdMs: STREAM_SLOT_MS }),
-    onError: (err) => app.log.warn({ err }, 'change stream ended'),
-  });
-  const search = createSearchService({ store: deps.store, backend: deps.backend, operations, onError: (err) => app.log.warn({ err }, 'updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal.notify() } : {}) });
-
-  const leading = deps.isLeader ?? (() => true);
-  // Set below, once the webhooks exist: an entry appended on the leader wakes delivery at once
-  // (elsewhere the leader's next tick, within a second, finds it).
-  let wakeWebhooks = () => {};
-  const audit = createAuditService({
-    repo: deps.store.audit,
-    clock,
-    retentionDays: config.auditRetention,
-    exportTo: config.auditLog,
-    onAppend: () => wakeWebhooks(),
-    onError: (err) => app.log.error({ err }, 'recording an audit event failed'),
-  });
-  const webhooks = createWebhookService({
-    repo: deps.store.webhooks,
-    sources: [auditEventSource(deps.store.audit), changeJournalSource(deps.store.changes)],
-    clock,
-    allowPrivate: config.webhooksAllowPrivate,
-    leading,
-    onDisabled: (hook, reason) => void audit.record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
-    onError: (err) => app.log.warn({ err }, 'webhook delivery failed'),
-  });
+  const services = deps.services ?? createServices(config, deps.store, deps.backend, { ...deps, log: deps.logger });
+  // Taken in this order: storage events reach their subscribers in the order they subscribed, usage first.
+  const { clock, auth, users, groups, storageUsage, trash, versions, files, zips, grants, operations, pathTokens, tus, usage, account, shares, thumbnails, changes, changeWaker, changeStreams, search, throttle } = services;
+  const oidcSettings = await services.oidcSettings();
+  const oidc = await services.oidc();
+  app.decorate('operations', { layer: operations, deps: services.operationDeps });
+  const { leading, redis } = services;
+  const { audit, webhooks } = services;
   let webhookTick: Promise<void> | undefined;
   const deliver = () => {
     if (!leading() || webhookTick) return;
     webhookTick = webhooks.tick().catch((err: unknown) => app.log.warn({ err }, 'webhook delivery round failed')).finally(() => (webhookTick = undefined));
   };
-  wakeWebhooks = () => void setImmediate(deliver);
+  services.onAuditAppend(() => void setImmediate(deliver));
   const webhookTimer = setInterval(deliver, 1000);
   webhookTimer.unref();
 
@@ -319,7 +180,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   metrics?.changeStreams(() => changeWaker.stats);
   // Before auth: a preflight carries no token and is answered here; error answers keep the CORS headers.
   installCors(app, config.corsOrigin);
-  const keys = createApiKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an app password\'s last use failed') });
+  const keys = services.keys;
   // The account-or-app-password check of a front end; each refusal an audit entry with its method.
   const passwordCheck = (method: 'webdav' | 'sftp') =>
     createBasicAuthenticator({
@@ -351,12 +212,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   installAuditHook(app, { audit, basePath: config.basePath });
 
-  // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
-  const storageDir = join(resolve(config.dataDir), 'storage');
-  const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
-  // WebDAV's rules over the tree, for /dav/ and the SFTP front end alike.
-  const dav = createDavService({ folderEtags, files, usage: storageUsage, backend: deps.backend, store: deps.store, clock, freeBytes, operations, limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } });
-  const sshKeys = createSshKeyService({ store: deps.store, clock, onError: (err) => app.log.warn({ err }, 'recording an SSH key\'s last use failed') });
+  const { dav, sshKeys } = services;
   await installSftp(app, config, { store: deps.store, operations, basic: passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
 
   // Every route lives under --base-path (prefix "" when unset); anything outside it is a 404.
@@ -371,14 +227,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       metaRoutes(base, {
         startedAt: performance.now(),
         now: () => performance.now(),
-        health: { database: () => deps.store.users.count(), storage: () => deps.backend.ping(), ...(deps.redis ? { redis: () => deps.redis!.ping() } : {}) },
+        health: { database: () => deps.store.users.count(), storage: () => deps.backend.ping(), ...(redis ? { redis: () => redis.ping() } : {}) },
       });
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: schemaTable, basePath });
       metrics?.route(base);
       await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, basePath, operations }));
-      const sync = createDavSync({ files, backend: deps.backend, changes, folderEtags });
-      await base.register(async (scope) => davRoutes(scope, { dav, basePath, operations, sync, shared: createSharedWithMe({ grants, basePath }) }));
+      await base.register(async (scope) => davRoutes(scope, { dav, basePath, operations, sync: services.davSync, shared: createSharedWithMe({ grants, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
@@ -482,23 +337,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => {
     closed = true;
     for (const t of rescanTimers) clearTimeout(t);
-    search.close();
-    await rescanning;
-    await changeSignal.close();
-    await shares.close();
-    grants.close();
-    versions.close();
-    await storageUsage.close();
     clearInterval(sweep);
-    oidc?.close();
     clearInterval(storageSweep);
     clearInterval(thumbnailPrune);
-    await sweeping;
     clearInterval(webhookTimer);
-    wakeWebhooks = () => {};
+    await rescanning;
+    await sweeping;
     await webhookTick;
-    await webhooks.settle();
-    await audit.close();
+    await services.close();
   });
   return app;
 }

@@ -8,7 +8,7 @@ import type { SshKeyService } from '../services/ssh-keys.js';
 import type { AuditEvent } from '../services/audit.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../store/rate-limiter.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

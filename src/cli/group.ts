@@ -1,9 +1,7 @@
 import { UsageError } from '../config/load.js';
 import type { Config } from '../config/options.js';
-import { systemClock } from '../lib/clock.js';
-import { openDataDir } from '../main.js';
+import { openCommandServices } from './command-services.js';
 import { cliAudit } from './cli-audit.js';
-import { createGroupService } from '../services/groups.js';
 
 export const GROUP_COMMANDS = {
   add: { usage: 'group add NAME', summary: 'Creates a group.', arity: 1 },
@@ -16,9 +14,9 @@ export const GROUP_COMMANDS = {
 export async function runGroupCommand(command: keyof typeof GROUP_COMMANDS, args: readonly string[], config: Config): Promise<number> {
   const [name, op, user] = args as [string, string | undefined, string | undefined];
   if (command === 'member' && op !== 'add' && op !== 'remove') throw new UsageError(`usage: file-cloud ${GROUP_COMMANDS.member.usage}`);
-  const { store, backend } = await openDataDir(config, false);
-  const groups = createGroupService({ store, clock: systemClock });
-  const audit = cliAudit(store);
+  const opened = await openCommandServices(config);
+  const { groups } = opened.services;
+  const audit = cliAudit(opened.services.audit);
   try {
     switch (command) {
       case 'add':
@@ -41,8 +39,7 @@ export async function runGroupCommand(command: keyof typeof GROUP_COMMANDS, args
         break;
     }
   } finally {
-    await backend.close();
-    await store.close();
+    await opened.close();
   }
   return 0;
 }

@@ -4,11 +4,8 @@ import type { Config } from '../config/options.js';
 import { createLogger } from '../app/logger.js';
 import { resolveLogFormat } from '../app/pretty-log.js';
 import { redactedConfig } from '../config/load.js';
-import { systemClock } from '../lib/clock.js';
 import { dataPaths, openDataDir, startServer } from '../main.js';
 import { foldWriteAheadLog } from '../store/sqlite.js';
-import { createPasswordHasher } from '../services/passwords.js';
-import { createUserService } from '../services/users.js';
 import { serverExecArgv } from './server-flags.js';
 import { thisMachine, workerCount } from './worker-count.js';
 
@@ -135,7 +132,8 @@ async function runPrimary(config: Config, count: number, logger: Logger, signall
   const { store, backend } = await openDataDir(config, true);
   // Before any worker opens the port, so the first request can already sign in; undone when the
   // workers cannot start, so a failed start leaves nobody behind.
-  const users = createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock });
+  const { createServices } = await import('../app/services.js');
+  const users = createServices(config, store, backend, { log: logger }).users;
   const firstAdmin: FirstAdmin = await users.ensureFirstAdmin(config.adminPassword || undefined);
   logger.info({ config: redactedConfig(config), workers: count }, 'effective configuration');
   let stopping = false;

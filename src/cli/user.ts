@@ -1,10 +1,6 @@
 import { UsageError } from '../config/load.js';
 import type { Config } from '../config/options.js';
-import { systemClock } from '../lib/clock.js';
-import { openDataDir } from '../main.js';
-import { createPasswordHasher } from '../services/passwords.js';
-import { createUserService } from '../services/users.js';
-import { createUsageService } from '../services/usage.js';
+import { openCommandServices } from './command-services.js';
 import { formatSize, parseQuota } from '../domain/sizes.js';
 import type { ExtraOption } from './args.js';
 import { passwordFromStdin, passwordFromTerminal } from './password-input.js';
@@ -44,9 +40,9 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: 
   const pw = command === 'add' || command === 'passwd' ? await password(values, true) : undefined;
   const quota = command === 'quota' ? parseQuota(args[1] ?? '') : undefined;
   if (quota === undefined && command === 'quota') throw new UsageError(`"${args[1]}" is not a size: use a number of bytes with an optional unit (K, M, G, T), like 10G or 500M, or "none"`);
-  const { store, backend } = await openDataDir(config, false);
-  const users = createUserService({ store, backend, hasher: createPasswordHasher(), clock: systemClock });
-  const audit = cliAudit(store);
+  const opened = await openCommandServices(config);
+  const { users } = opened.services;
+  const audit = cliAudit(opened.services.audit);
   try {
     switch (command) {
       case 'add':
@@ -83,17 +79,14 @@ export async function runUserCommand(command: keyof typeof USER_COMMANDS, args: 
         for (const u of await users.list()) process.stdout.write(`${u.username}${u.isAdmin ? '\tadmin' : ''}\n`);
         break;
       case 'quota': {
-        const usage = createUsageService({ store, backend, onError: () => undefined });
-        await usage.setQuota(name as string, quota as number | null);
+        await opened.services.storageUsage.setQuota(name as string, quota as number | null);
         await audit('user.quota_changed', name as string, { quota });
-        await usage.close();
         process.stderr.write(quota === null ? `Removed the quota of "${name}".\n` : `Set the quota of "${name}" to ${formatSize(quota as number)} (${quota} bytes).\n`);
         break;
       }
     }
   } finally {
-    await backend.close();
-    await store.close();
+    await opened.close();
   }
   return 0;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { redisService, skipReason } from '../../test/helpers/services.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import type { LeaseRepo } from '../store/types.js';
+import type { LeaseRepo } from '../store/leases.js';
 import { startLeaderElection } from './leader.js';
 import { openRedis, redisLeaseRepo } from './redis.js';
 

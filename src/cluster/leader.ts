@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LeaseRepo } from '../store/types.js';
+import type { LeaseRepo } from '../store/leases.js';
 
 /** How long the leader lease lasts without renewal. */
 export const LEADER_TTL_MS = 30_000;

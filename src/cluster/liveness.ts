@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StoredLeaseRepo } from '../store/types.js';
+import type { StoredLeaseRepo } from '../store/leases.js';
 import { LEADER_TRY_MS, LEADER_TTL_MS } from './leader.js';
 
 /** Every serving process holds a lease of this name + its own id while it lives. */

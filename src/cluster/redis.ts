@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { RateLimiter } from '../store/rate-limiter.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
-import type { LeaseRepo } from '../store/types.js';
+import type { LeaseRepo } from '../store/leases.js';
 
 /**
  * What moves to Redis when `--redis` is given: the login throttle and leases

@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../store/rate-limiter.js';
 import type { AuthService } from '../services/auth.js';
 import { KEY_PREFIX, type ApiKeyService } from '../services/api-keys.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { hmacSha256 } from '../lib/crypto.js';
 
 /** The challenge every WebDAV 401 carries (CONTRACT "WebDAV"). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DavLock } from '../store/types.js';
+import type { DavLock } from '../store/dav-locks.js';
 import { allLive, LIVE, propfindRenderer, type Resource } from './props.js';
 
 const modified = new Date(Date.UTC(2026, 10, 24, 20, 30, 5, 123));

@@ -1,7 +1,8 @@
 import { AppError } from '../domain/errors.js';
 import { contentTypeFor } from '../lib/mime.js';
 import type { Entry } from '../storage/backend.js';
-import type { DavLock, DeadProperty } from '../store/types.js';
+import type { DavLock } from '../store/dav-locks.js';
+import type { DeadProperty } from '../store/dav-properties.js';
 import { children, escapeText, type XmlElement } from './xml.js';
 
 export const DAV_NS = 'DAV:';

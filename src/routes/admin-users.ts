@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { strictBodyValidator } from '../http/strict-validator.js';
-import type { User } from '../store/types.js';
+import type { User } from '../store/users.js';
 import type { AccountUsage } from '../services/usage.js';
 import type { UserService } from '../services/users.js';
 import { adminOnly, error, noContent } from './route-schemas.js';

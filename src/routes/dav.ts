@@ -6,7 +6,7 @@ import { isRoot, keyName, type StorageKey } from '../domain/storage-path.js';
 import type { Entry } from '../storage/backend.js';
 import type { DavConditions, DavService } from '../services/dav.js';
 import { davConditions, destinationKey } from '../dav/conditions.js';
-import type { DavLock } from '../store/types.js';
+import type { DavLock } from '../store/dav-locks.js';
 import type { AccessRule, Resource as UrlTarget } from '../domain/access.js';
 import { parseTimeout } from '../services/dav-locks.js';
 import { DAV_PREFIX, encodeSegment, hrefFor, parseDavPath, rawDavPath, type DavTarget } from '../dav/paths.js';

@@ -4,7 +4,7 @@ import type { AccessRule } from '../domain/access.js';
 import type { Principal } from '../domain/principal.js';
 import { parseByteCount, parseDeferLength, parseOverwrite, parseUploadChecksum, parseUploadMetadata, CHECKSUM_ALGORITHMS, type Parsed } from '../http/tus-headers.js';
 import type { TusService } from '../services/tus.js';
-import type { TusUpload } from '../store/types.js';
+import type { TusUpload } from '../store/tus-uploads.js';
 import { empty, errors, header, type JsonSchema, type ResponseSpec, type RouteSchema } from '../http/schemas.js';
 
 const TAG = ['Resumable uploads (tus)'];

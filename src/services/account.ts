@@ -1,6 +1,8 @@
 import { AppError } from '../domain/errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { MetadataStore, Session, User } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { Session } from '../store/sessions.js';
+import type { User } from '../store/users.js';
 import type { AuthService } from './auth.js';
 import type { SecondFactor } from './second-factor.js';
 import type { AccountUsage } from './usage.js';

@@ -3,7 +3,8 @@ import { AppError } from '../domain/errors.js';
 import type { Principal, UserPrincipal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
-import type { ApiKey, MetadataStore } from '../store/types.js';
+import type { ApiKey } from '../store/api-keys.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 
 /**
  * App passwords / API keys: `fck_` + 256 random bits, so a key can never pass

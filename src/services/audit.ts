@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { sha256Hex } from '../lib/crypto.js';
 import type { Clock } from '../lib/clock.js';
-import type { AuditRepo, AuditRow } from '../store/types.js';
+import type { AuditRepo, AuditRow } from '../store/audit.js';
 
 /** How an audited action ended: done, refused for lack of rights (401/403), or failed otherwise. */
 export type AuditOutcome = 'success' | 'denied' | 'failure';

@@ -3,7 +3,8 @@ import type { SessionPrincipal } from '../domain/principal.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { QueueFullError } from '../lib/semaphore.js';
-import type { MetadataStore, User } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { User } from '../store/users.js';
 import type { PasswordHasher } from './passwords.js';
 import type { SecondFactor } from './second-factor.js';
 

@@ -1,4 +1,5 @@
-import type { ChangeRepo, GrantRepo } from '../store/types.js';
+import type { ChangeRepo } from '../store/changes.js';
+import type { GrantRepo } from '../store/grants.js';
 import type { ChangeSignal } from './change-signal.js';
 
 export type ChangeWaker = {

@@ -4,7 +4,9 @@ import { AppError } from '../domain/errors.js';
 import type { Principal, UserPrincipal } from '../domain/principal.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
-import type { ChangeRecord, Grant, MetadataStore } from '../store/types.js';
+import type { ChangeRecord } from '../store/changes.js';
+import type { Grant } from '../store/grants.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import type { CursorCodec } from './change-cursor.js';
 import { bestGrant } from './grants.js';
 

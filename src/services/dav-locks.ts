@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
-import type { DavLock, DavLockRepo } from '../store/types.js';
+import type { DavLock, DavLockRepo } from '../store/dav-locks.js';
 
 /**
  * Lock timeouts (RFC 4918 §10.7): what a client gets when it asks for none, and the most it gets. The

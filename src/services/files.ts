@@ -8,7 +8,7 @@ import { ifMatchPasses } from '../lib/conditional.js';
 import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
-import type { EntryIdentity, SearchRepo } from '../store/types.js';
+import type { EntryIdentity, SearchRepo } from '../store/search.js';
 import { preconditionsPass, type WritePreconditions } from '../lib/conditional.js';
 
 /** A raw upload's options: who writes, its preconditions (If-Match, If-None-Match), the SHA-256 the client sent. */

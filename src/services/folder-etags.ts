@@ -1,5 +1,5 @@
 import type { Entry, StorageBackend } from '../storage/backend.js';
-import type { ChangeRepo } from '../store/types.js';
+import type { ChangeRepo } from '../store/changes.js';
 
 /**
  * Folder ETags that change whenever anything beneath changes (issue 31): the

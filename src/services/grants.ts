@@ -7,7 +7,8 @@ import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
 import type { RateLimiter } from '../store/rate-limiter.js';
-import type { Grant, MetadataStore } from '../store/types.js';
+import type { Grant } from '../store/grants.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import type { FilesService } from './files.js';
 
 export type Permission = Grant['permission'];

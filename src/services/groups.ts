@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { isValidUsername } from '../domain/names.js';
 import type { Clock } from '../lib/clock.js';
-import type { Group, MetadataStore } from '../store/types.js';
+import type { Group } from '../store/groups.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { endLocksBeyondGrants } from './grants.js';
 
 /** Group names follow the username rule, so `group:<name>` and `user:<name>` read alike. */

@@ -3,7 +3,8 @@ import { AppError } from '../domain/errors.js';
 import { isValidUsername } from '../domain/names.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
-import type { MetadataStore, User } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { User } from '../store/users.js';
 import type { AuthService, ClientInfo, TokenSet } from './auth.js';
 import { USERNAME_RULE, type UserService } from './users.js';
 

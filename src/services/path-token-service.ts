@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { keyId, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { makePathToken, pathTokenRecipient, verifyPathToken } from './path-tokens.js';
 import type { GrantService } from './grants.js';
 

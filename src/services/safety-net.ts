@@ -1,5 +1,6 @@
 import { purgePlan, type Kept } from '../domain/purge-plan.js';
-import type { FileVersion, TrashItem } from '../store/types.js';
+import type { FileVersion } from '../store/versions.js';
+import type { TrashItem } from '../store/trash.js';
 
 /** Rows of each kind read at first; doubled while the plan cannot be decided from what was read. */
 const FIRST_READ = 100;

@@ -10,7 +10,8 @@ import { createHash, randomUUID } from 'node:crypto';
 
 /** What a change brings for the sync fields: the written file's hash, the copy it is, the writer's origin. */
 type Sync = { readonly sha256?: string | undefined; readonly copyOf?: CopyOf | undefined; readonly origin?: string | undefined };
-import type { IndexedEntry, MetadataStore } from '../store/types.js';
+import type { IndexedEntry } from '../store/search.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { storageCall } from './storage-errors.js';
 
 /** Entries written per statement while a tree is walked into the index. */

@@ -3,7 +3,8 @@ import { AppError } from '../domain/errors.js';
 import { base32Decode, base32Encode, formatRecoveryCode, matchTotp, normalizeRecoveryCode, otpauthUrl } from '../domain/totp.js';
 import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
-import type { MetadataStore, User } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { User } from '../store/users.js';
 
 /** 160-bit secrets, as RFC 4226 §4 recommends (the HMAC-SHA-1 key length). */
 const SECRET_BYTES = 20;

@@ -9,7 +9,7 @@ import { randomToken, safeEqual } from '../lib/crypto.js';
 import { isStorageError, type Entry, type StorageBackend } from '../storage/backend.js';
 import type { StorageEvent } from '../storage/events.js';
 import type { Share } from '../domain/share.js';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import type { FilesService, UploadPart } from './files.js';
 import type { Operations } from './operations.js';
 import type { PasswordHasher } from './passwords.js';

@@ -3,7 +3,8 @@ import { AppError } from '../domain/errors.js';
 import type { Principal, UserPrincipal } from '../domain/principal.js';
 import { parseSshPublicKey, sshFingerprint } from '../domain/ssh-public-key.js';
 import type { Clock } from '../lib/clock.js';
-import type { MetadataStore, SshKey } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { SshKey } from '../store/ssh-keys.js';
 import { isUniqueViolation } from '../store/sql-errors.js';
 import { MAX_KEY_NAME_LENGTH, LAST_USED_RESOLUTION_MS } from './api-keys.js';
 

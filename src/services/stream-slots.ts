@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
-import type { StoredLeaseRepo } from '../store/types.js';
+import type { StoredLeaseRepo } from '../store/leases.js';
 
 /** A place one open change stream holds; `release` gives it back. */
 export type StreamSlot = { release(): Promise<void> };

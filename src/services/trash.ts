@@ -6,7 +6,8 @@ import { keyName, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { hold, tryHold, type Leasing } from '../storage/coordination.js';
-import type { MetadataStore, TrashItem } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { TrashItem } from '../store/trash.js';
 import { storageCall } from './storage-errors.js';
 
 export type TrashService = ReturnType<typeof createTrashService>;

@@ -7,7 +7,8 @@ import { keyChild, parseDecodedStoragePath, type StorageKey } from '../domain/st
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { tryHold, type Coordination } from '../storage/coordination.js';
-import type { MetadataStore, TusUpload } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { TusUpload } from '../store/tus-uploads.js';
 import type { Operations } from './operations.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';

@@ -5,7 +5,8 @@ import { formatSize } from '../domain/sizes.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import { usageDeltas } from '../storage/usage-deltas.js';
 import type { StorageBackend } from '../storage/backend.js';
-import type { MetadataStore, User } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
+import type { User } from '../store/users.js';
 
 export type UsageService = ReturnType<typeof createUsageService>;
 

@@ -3,7 +3,8 @@ import { AppError } from '../domain/errors.js';
 import { isValidUsername } from '../domain/names.js';
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
-import { LastAdminError, StoreConflictError, type MetadataStore, type User } from '../store/types.js';
+import { LastAdminError, type User } from '../store/users.js';
+import { StoreConflictError, type MetadataStore } from '../store/metadata-store.js';
 import type { PasswordHasher } from './passwords.js';
 import { endLocksBeyondGrants } from './grants.js';
 

@@ -4,7 +4,8 @@ import { keyName, type StorageKey } from '../domain/storage-path.js';
 import { versionsToDrop } from '../domain/version-thinning.js';
 import type { Clock } from '../lib/clock.js';
 import type { ByteRange, Opened, StorageBackend } from '../storage/backend.js';
-import type { FileVersion, MetadataStore } from '../store/types.js';
+import type { FileVersion } from '../store/versions.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { storageCall } from './storage-errors.js';
 
 export type VersionService = ReturnType<typeof createVersionService>;

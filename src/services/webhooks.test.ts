@@ -11,7 +11,7 @@ import { openSqliteStore } from '../store/sqlite.js';
 import { systemClock } from '../lib/clock.js';
 import { createAuditService } from './audit.js';
 import { auditEventSource, changeJournalSource, createWebhookService, signWebhook } from './webhooks.js';
-import type { ChangeRecord } from '../store/types.js';
+import type { ChangeRecord } from '../store/changes.js';
 import { startReceiver, type Receiver } from '../../test/helpers/webhook-receiver.js';
 
 type Bench = { store: Awaited<ReturnType<typeof openSqliteStore>>; r: Receiver; audit: ReturnType<typeof createAuditService> };

@@ -1,7 +1,9 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { AuditRepo, ChangeRepo, DeliveryRow, WebhookRepo, WebhookRow } from '../store/types.js';
+import type { AuditRepo } from '../store/audit.js';
+import type { ChangeRepo } from '../store/changes.js';
+import type { DeliveryRow, WebhookRepo, WebhookRow } from '../store/webhooks.js';
 import { postWebhook } from './webhook-http.js';
 import { checkWebhookUrl, resolveTarget } from './webhook-target.js';
 

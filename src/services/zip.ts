@@ -5,7 +5,7 @@ import { nameProblem } from '../domain/names.js';
 import { keyId, keyName, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
-import type { ZipCrcRepo } from '../store/types.js';
+import type { ZipCrcRepo } from '../store/zip-crcs.js';
 import { layoutZip, zipEtag, type ZipEntry, type ZipSourceEntry } from '../zip/layout.js';
 import { TreeChangedError, zipBytes, type ZipIO } from '../zip/stream.js';
 import { storageCall } from './storage-errors.js';

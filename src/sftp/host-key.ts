@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import ssh2 from 'ssh2';
-import type { MetadataStore } from '../store/types.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { sshFingerprint } from '../domain/ssh-public-key.js';
 import { readOrCreateFile } from '../lib/secret.js';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { JournalRepo, LeaseRepo } from '../store/types.js';
+import type { JournalRepo } from '../store/journal.js';
+import type { LeaseRepo } from '../store/leases.js';
 import { outsideRequest } from '../lib/progress.js';
 
 /**

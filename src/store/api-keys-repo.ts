@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { ApiKey, ApiKeyRepo, User } from './types.js';
+import type { ApiKey, ApiKeyRepo } from './api-keys.js';
+import type { User } from './users.js';
 import { toUser } from './users-repo.js';
 import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
 

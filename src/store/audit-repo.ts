@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { AuditHead, AuditRepo, AuditRow } from './types.js';
+import type { AuditHead, AuditRepo, AuditRow } from './audit.js';
 
 type Row = Selectable<Database['audit_events']>;
 

@@ -3,7 +3,7 @@ import { isPostgres } from './dialect.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import { awaitSteps, statement, type Steps } from './steps.js';
-import type { ChangeRecord, ChangeRepo } from './types.js';
+import type { ChangeRecord, ChangeRepo } from './changes.js';
 
 /** An entry to append: what ChangeRecord holds but the cursor and time, which the journal gives. */
 export type NewChange = Omit<ChangeRecord, 'cursor' | 'at'>;

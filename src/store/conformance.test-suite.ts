@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
 import type { Share } from '../domain/share.js';
-import { StoreConflictError, type DavLock, type MetadataStore } from './types.js';
+import { StoreConflictError, type MetadataStore } from './metadata-store.js';
+import type { DavLock } from './dav-locks.js';
 import { MAX_DOWNLOAD_LIMIT, ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
 /**

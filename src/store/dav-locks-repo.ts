@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { DavLock, DavLockRepo } from './types.js';
+import type { DavLock, DavLockRepo } from './dav-locks.js';
 import { preparedQuery } from './prepared.js';
 import { ancestorsOf, atOrBelow, below } from './tree-sql.js';
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
-import type { DavPropertyRepo, DeadProperty, DeadPropertyTotals } from './types.js';
+import type { DavPropertyRepo, DeadProperty, DeadPropertyTotals } from './dav-properties.js';
 import { atOrBelow, memberOf, rebased } from './tree-sql.js';
 
 const fromRow = (r: { ns: string; name: string; xml: string }): DeadProperty => ({ ns: r.ns, name: r.name, xml: r.xml });

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { Grant, GrantRepo } from './types.js';
+import type { Grant, GrantRepo } from './grants.js';
 import { isUniqueViolation } from './sql-errors.js';
 import { atOrBelow, rebased } from './tree-sql.js';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { Group, GroupRepo } from './types.js';
+import type { Group, GroupRepo } from './groups.js';
 import { isUniqueViolation } from './sql-errors.js';
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

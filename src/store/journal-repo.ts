@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { JournalRecord, JournalRepo } from './types.js';
+import type { JournalRecord, JournalRepo } from './journal.js';
 
 const toRecord = (r: Selectable<Database['journal']>): JournalRecord => ({
   id: r.id,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { StoredLeaseRepo } from './types.js';
+import type { StoredLeaseRepo } from './leases.js';
 
 /**
  * Leases as rows: one INSERT … ON CONFLICT DO UPDATE … WHERE decides who

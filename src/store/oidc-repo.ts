@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { isUniqueViolation } from './sql-errors.js';
-import { StoreConflictError, type OidcLink, type OidcRepo } from './types.js';
+import { StoreConflictError } from './metadata-store.js';
+import type { OidcLink, OidcRepo } from './oidc.js';
 
 const toLink = (r: { user_id: string; username: string; issuer: string; subject: string; groups: string; last_login_at: number | string | bigint }): OidcLink => ({
   userId: r.user_id,

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClien
 import type pg from 'pg';
 import { StoreOpenError } from './sqlite.js';
 import type { Database as Schema } from './schema.js';
-import type { MetadataStore } from './types.js';
+import type { MetadataStore } from './metadata-store.js';
 import { migrateToLatest } from './migrations.js';
 import { postgresWriters } from './postgres-writers.js';
 import { createRepositories, type StoreOptions } from './repositories.js';

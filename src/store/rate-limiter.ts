@@ -1,4 +1,4 @@
-import type { RateRepo } from './types.js';
+import type { RateRepo } from './rate.js';
 
 /**
  * The login throttle's seam: counts attempts per client address, shared by

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { Database } from './schema.js';
-import type { RateRepo } from './types.js';
+import type { RateRepo } from './rate.js';
 
 /**
  * A sliding-window log in SQL, exact across processes and nodes: every

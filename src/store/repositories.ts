@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { Ride, StepRunner } from './steps.js';
-import type { MetadataStore } from './types.js';
+import type { MetadataStore } from './metadata-store.js';
 import { createAuditRepo } from './audit-repo.js';
 import { createWebhookRepo } from './webhooks-repo.js';
 import { createApiKeyRepo } from './api-keys-repo.js';

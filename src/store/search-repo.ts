@@ -6,7 +6,7 @@ import { indexChange } from './index-change.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import { kyselyStepRunner, statement, type StepRunner, type Steps } from './steps.js';
-import type { EntryIdentity, IndexedEntry, SearchRepo } from './types.js';
+import type { EntryIdentity, IndexedEntry, SearchRepo } from './search.js';
 
 /** A new item's stable id (docs/api.md "Sync fields"): random, so it tells nothing of other items or users. */
 export const newEntryId = (): string => randomBytes(16).toString('hex');

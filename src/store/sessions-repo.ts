@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
-import type { Session, SessionRepo, User } from './types.js';
+import type { Session, SessionRepo } from './sessions.js';
+import type { User } from './users.js';
 import { toUser } from './users-repo.js';
 import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
 

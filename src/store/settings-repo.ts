@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { SettingsRepo } from './types.js';
+import type { SettingsRepo } from './settings.js';
 
 export function createSettingsRepo(db: Kysely<Database>): SettingsRepo {
   return {

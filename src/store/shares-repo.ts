@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import { lessFloored } from './counter-sql.js';
 import type { Share } from '../domain/share.js';
-import type { ShareRepo } from './types.js';
+import type { ShareRepo } from './shares.js';
 import { atOrBelow } from './tree-sql.js';
 import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
 import { ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';

@@ -12,7 +12,8 @@ import { runSearchConformance } from './search-conformance.test-suite.js';
 import Database from 'better-sqlite3';
 import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
 import { AUTH_TABLES, SEARCH_TEXT_BATCH, USER_AUTH_COLUMNS, USER_USAGE_COLUMNS } from './migrations.js';
-import type { MetadataStore, User } from './types.js';
+import type { MetadataStore } from './metadata-store.js';
+import type { User } from './users.js';
 import { ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 
 const openTemp = async () => {

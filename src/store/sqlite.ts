@@ -3,7 +3,7 @@ import { Kysely } from 'kysely';
 import { LOCK_WAIT_MS, PatientSqliteDialect, type CachedStatement, type CachedStatements } from './sqlite-driver.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { Database as Schema } from './schema.js';
-import type { MetadataStore } from './types.js';
+import type { MetadataStore } from './metadata-store.js';
 import { migrateToLatest } from './migrations.js';
 import { createRepositories, type StoreOptions } from './repositories.js';
 

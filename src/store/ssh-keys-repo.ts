@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { SshKey, SshKeyRepo } from './types.js';
+import type { SshKey, SshKeyRepo } from './ssh-keys.js';
 
 type Row = Selectable<Database['ssh_keys']>;
 

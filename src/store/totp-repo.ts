@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { TotpRepo } from './types.js';
+import type { TotpRepo } from './totp.js';
 
 export function createTotpRepo(db: Kysely<Database>): TotpRepo {
   return {

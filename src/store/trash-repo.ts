@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { TrashItem, TrashRepo } from './types.js';
+import type { TrashItem, TrashRepo } from './trash.js';
 
 type Row = Selectable<Database['trash_items']>;
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import { lessFloored } from './counter-sql.js';
-import type { TusUpload, TusUploadRepo } from './types.js';
+import type { TusUpload, TusUploadRepo } from './tus-uploads.js';
 
 type Row = Selectable<Database['tus_uploads']>;
 

@@ -3,7 +3,7 @@ import type { Database } from './schema.js';
 import { lessFloored } from './counter-sql.js';
 import { preparedQuery } from './prepared.js';
 import type { Ride } from './steps.js';
-import type { UsageRepo } from './types.js';
+import type { UsageRepo } from './usage.js';
 
 /** What one unfinished tus upload (row alias `t`) holds: its length, or its offset while the length is deferred. */
 const HELD = sql`COALESCE(t.upload_length, t.upload_offset)`;

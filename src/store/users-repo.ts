@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import { stampedLookup, type ChangeStamp } from './stamped-cache.js';
-import { LastAdminError, StoreConflictError, type User, type UserRepo } from './types.js';
+import { LastAdminError, type User, type UserRepo } from './users.js';
+import { StoreConflictError } from './metadata-store.js';
 import { isUniqueViolation } from './sql-errors.js';
 
 type UserRow = Selectable<Database['users']>;

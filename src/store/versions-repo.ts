@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { FileVersion, VersionRepo } from './types.js';
+import type { FileVersion, VersionRepo } from './versions.js';
 import { atOrBelow, rebased } from './tree-sql.js';
 
 const version = (r: Selectable<Database['file_versions']>): FileVersion => ({ id: r.id, owner: r.owner_name, path: r.path, size: Number(r.size), createdAt: Number(r.created_at) });

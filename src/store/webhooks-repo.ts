@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import type { DeliveryRow, WebhookRepo, WebhookRow } from './types.js';
+import type { DeliveryRow, WebhookRepo, WebhookRow } from './webhooks.js';
 
 const toHook = (r: Selectable<Database['webhooks']>): WebhookRow => ({
   id: r.id,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { ZipCrcRepo } from './types.js';
+import type { ZipCrcRepo } from './zip-crcs.js';
 
 export function createZipCrcRepo(db: Kysely<Database>): ZipCrcRepo {
   return {

@@ -19,7 +19,7 @@ import { parseDecodedStoragePath } from '../../src/domain/storage-path.js';
 import type { decide } from '../../src/domain/access.js';
 import { listAll, type StorageBackend } from '../../src/storage/backend.js';
 import type { S3Credentials } from '../../src/storage/s3/client.js';
-import type { MetadataStore } from '../../src/store/types.js';
+import type { MetadataStore } from '../../src/store/metadata-store.js';
 import { login, type Tokens } from './client.js';
 import { newBucket, newDatabase, redisService, s3Service, skipReason } from './services.js';
 import { s3ServerOptions, startServer } from './server.js';

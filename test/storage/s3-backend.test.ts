@@ -8,7 +8,7 @@ import { DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command,
 import { newBucket, s3Client, s3Service, skipReason } from '../helpers/services.js';
 import { createSearchService, type SearchService } from '../../src/services/search.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import type { MetadataStore } from '../../src/store/types.js';
+import type { MetadataStore } from '../../src/store/metadata-store.js';
 import { listAll, type StorageBackend } from '../../src/storage/backend.js';
 import type { Coordination } from '../../src/storage/coordination.js';
 import type { NameIndex } from '../../src/storage/name-index.js';

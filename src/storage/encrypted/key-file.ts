@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { newMasterKeyText, parseMasterKey, type MasterKey } from '../../lib/encryption/format.js';
-import type { SettingsRepo } from '../../store/types.js';
+import type { SettingsRepo } from '../../store/settings.js';
 
 /**
  * The settings row that says a data directory's files are encrypted, and

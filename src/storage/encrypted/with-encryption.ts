@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { StorageBackend } from '../backend.js';
-import type { SettingsRepo } from '../../store/types.js';
+import type { SettingsRepo } from '../../store/settings.js';
 import { encryptedBackend } from './encrypted-backend.js';
 import { KEYRING_SETTING, checkKey, openKeyring, readKeyFile } from './key-file.js';
 

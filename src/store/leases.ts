@@ -1,0 +1,23 @@
+/**
+ * Named leases: mutual exclusion across processes and nodes that ends by
+ * itself when the holder stops renewing (it crashed). Times are epoch ms.
+ */
+export interface LeaseRepo {
+  /** Takes `name` for `owner` until `expiresAt` if it is free or expired (or already `owner`'s); false when another holds it. */
+  acquire(name: string, owner: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Extends a lease `owner` still holds; false when it was lost (expired and taken). */
+  renew(name: string, owner: string, expiresAt: number): Promise<boolean>;
+  /** Frees the lease if `owner` holds it. */
+  release(name: string, owner: string): Promise<void>;
+}
+
+/** Leases in the metadata store, where a lease that ran out stays visible until somebody takes it (Redis forgets it). */
+export interface StoredLeaseRepo extends LeaseRepo {
+  /**
+   * Deletes the leases named `prefix`… that expired at or before `now` and returns them, each to
+   * exactly one caller however many ask at once. `prefix` holds no `%`, `_` or backslash.
+   */
+  takeExpired(prefix: string, now: number): Promise<{ name: string; owner: string; expiresAt: number }[]>;
+  /** The names of the leases `prefix`… that are held at `now` (not expired). `prefix` holds no `%`, `_` or backslash. */
+  held(prefix: string, now: number): Promise<string[]>;
+}

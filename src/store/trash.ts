@@ -1,0 +1,31 @@
+/** An item in an owner's trash (src/services/trash.ts). `path` is where it was, below the owner ('a/b'). */
+export type TrashItem = {
+  readonly id: string;
+  readonly owner: string;
+  readonly path: string;
+  readonly name: string;
+  readonly isFile: boolean;
+  readonly size: number;
+  readonly deletedAt: number;
+  /** `moving`: written before the move into the trash, until it is known to be done. */
+  readonly state: 'moving' | 'trashed';
+};
+
+export interface TrashRepo {
+  add(item: TrashItem): Promise<void>;
+  /** Marks a `moving` row trashed with the size and kind the move found. */
+  settle(id: string, found: { isFile: boolean; size: number }): Promise<void>;
+  get(id: string): Promise<TrashItem | undefined>;
+  /** The owner's trashed items, newest first. */
+  list(owner: string): Promise<TrashItem[]>;
+  /** Trashed items deleted before `before`, oldest first (purge by age). */
+  trashedBefore(before: number, limit: number): Promise<TrashItem[]>;
+  /** `moving` rows written before `before`: moves that may have died. */
+  movingBefore(before: number, limit: number): Promise<TrashItem[]>;
+  /** The owner's trashed items, oldest first (room for an upload). */
+  oldest(owner: string, limit: number): Promise<TrashItem[]>;
+  /** Deletes the row; false when it was gone already (someone else took it). */
+  delete(id: string): Promise<boolean>;
+  /** Deletes every row of the owner (the account was removed). */
+  deleteOwner(owner: string): Promise<void>;
+}
