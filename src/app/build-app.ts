@@ -135,7 +135,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const services = deps.services ?? createServices(config, deps.store, deps.backend, { ...deps, log: deps.logger });
   // Taken in this order: storage events reach their subscribers in the order they subscribed, usage first.
-  const { clock, auth, users, groups, storageUsage, trash, versions, files, zips, grants, operations, pathTokens, tus, usage, account, shares, thumbnails, changes, changeWaker, changeStreams, search, throttle } = services;
+  const { clock, auth, users, groups, storageUsage, trash, versions: _versions, files, zips: _zips, grants, operations, pathTokens, tus, usage, account, shares, thumbnails, changes, changeWaker, changeStreams, search, throttle } = services;
   const oidcSettings = await services.oidcSettings();
   const oidc = await services.oidc();
   app.decorate('operations', { layer: operations, deps: services.operationDeps });
