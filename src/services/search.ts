@@ -59,7 +59,8 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     const e = written ? { user: key.user, path: pathOf(key), isFile: written.isFile, size: written.size, modified: written.modified.getTime(), etag: written.etag, created } : await indexed(key);
     if (!e) return store.search.put(folders);
     const sha256 = sync.sha256 ?? (sync.copyOf && e.isFile ? (await copiedHashes(sync.copyOf, [e]))[0] : undefined);
-    await store.search.put([...folders, { ...e, sha256, origin: sync.origin }]);
+    // The entry first, then the folders made on its way, top-down: the order the journal records without `parentsLooked` too.
+    await store.search.put([{ ...e, sha256, origin: sync.origin }, ...folders]);
   };
 
   /** The folders a writer made on its way to key (StorageEvent's madeFolders) as entries. */
