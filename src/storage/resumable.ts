@@ -63,6 +63,7 @@ export interface ResumableStaging {
    * kept for that offset; `dropTails` removes all but the one for `keep`.
    */
   putTail(id: string, offset: number, bytes: Buffer): Promise<void>;
+  /** A record is at most MAX_TAIL_BYTES (`putTail` refuses more, `getTail` reads no more): never a user's file. */
   getTail(id: string, offset: number): Promise<Buffer | undefined>;
   dropTails(id: string, keep?: number): Promise<void>;
 }
@@ -123,4 +124,12 @@ export async function* chunkBytes(body: Readable, opts: { maxBytes: number; hash
     opts.hash?.update(bytes);
     yield bytes;
   }
+}
+
+/** The largest record `putTail` keeps: one sealed 64 KiB chunk with room to spare. */
+export const MAX_TAIL_BYTES = 256 * 1024;
+
+/** `putTail`'s guard, shared by the backends. */
+export function checkTailSize(bytes: Buffer): void {
+  if (bytes.length > MAX_TAIL_BYTES) throw new StorageError('too_large', `An upload record holds at most ${MAX_TAIL_BYTES} bytes.`);
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, open, readFile, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StorageError, type Entry } from '../backend.js';
-import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkTailSize, checkUploadId, chunkBytes, MAX_TAIL_BYTES, isUploadId, type ChunkReading, type AppendOptions, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { RESUMABLE_DIR } from './staging.js';
 import { commitStaged, type CommitHooks, type Dirs } from './write.js';
@@ -132,6 +132,7 @@ export function createLocalResumable(dirs: Dirs, hooks: CommitHooks): ResumableS
     },
 
     async putTail(id, offset, bytes) {
+      checkTailSize(bytes);
       // Written aside and renamed over: a crash leaves the old record or the new one, never half of one.
       const final = tailOf(id, offset);
       const next = `${final}.new`;
@@ -147,7 +148,16 @@ export function createLocalResumable(dirs: Dirs, hooks: CommitHooks): ResumableS
 
     async getTail(id, offset) {
       try {
-        return await readFile(tailOf(id, offset));
+        const fh = await open(tailOf(id, offset), 'r');
+        try {
+          // One read of at most the bound (one over it tells a record that is not ours).
+          const buf = Buffer.alloc(MAX_TAIL_BYTES + 1);
+          const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+          if (bytesRead > MAX_TAIL_BYTES) throw new StorageError('too_large', 'An upload record is larger than any this server writes.');
+          return buf.subarray(0, bytesRead);
+        } finally {
+          await fh.close();
+        }
       } catch (e) {
         if (errnoOf(e) === 'ENOENT') return undefined;
         throw fromErrno(e, 'Reading the upload staging failed');

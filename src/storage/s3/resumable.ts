@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { StorageError, type CommitOptions, type Entry, type WriteOptions } from '../backend.js';
-import { checkUploadId, chunkBytes, isUploadId, type ChunkReading, type AppendResult, type ResumableStaging } from '../resumable.js';
+import { checkTailSize, checkUploadId, chunkBytes, MAX_TAIL_BYTES, isUploadId, type ChunkReading, type AppendResult, type ResumableStaging } from '../resumable.js';
 import { fromS3Error, isNotFound, s3Call } from './client.js';
 import { resumableArea, resumableRoot, resumableSegmentKey, resumableTailKey, segmentOffset } from './keys.js';
 import { deleteKeys, objectPages } from './objects.js';
@@ -194,14 +194,19 @@ export function createS3Resumable(s3: S3Client, c: Coordination, bucket: string,
     },
 
     async putTail(id, offset, bytes) {
+      checkTailSize(bytes);
       await put(resumableTailKey(area(id), offset), bytes);
     },
 
     async getTail(id, offset) {
       try {
-        const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: resumableTailKey(area(id), offset) }));
-        return Buffer.from(await r.Body!.transformToByteArray());
+        // A ranged GET: never more than the bound (one over it tells a record that is not ours).
+        const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: resumableTailKey(area(id), offset), Range: `bytes=0-${MAX_TAIL_BYTES}` }));
+        const bytes = Buffer.from(await r.Body!.transformToByteArray());
+        if (bytes.length > MAX_TAIL_BYTES) throw new StorageError('too_large', 'An upload record is larger than any this server writes.');
+        return bytes;
       } catch (e) {
+        if (e instanceof StorageError) throw e;
         if (isNotFound(e)) return undefined;
         throw fromS3Error(e, 'Reading an upload record');
       }
