@@ -34,6 +34,7 @@ export function layout(site: Site, title: string, body: HtmlValue, viewer?: View
 <meta name="referrer" content="same-origin">
 <title>${title} · File Cloud</title>
 <link rel="stylesheet" nonce="${NONCE_SLOT}" href="${site.root}style.css">
+<link rel="icon" href="${site.root}icon.svg" type="image/svg+xml">
 </head>
 <body>
 <header><a class="brand" href="${site.root}">File Cloud</a> <span class="tag">${t('basic.tag')}</span>${signOut}</header>

@@ -31,6 +31,11 @@ export const BASIC_SCHEMAS = {
     tags: TAG,
     response: { 200: bytes('CSS.', ['text/css']), ...errorPages({ 400: 'Malformed request' }) },
   },
+  icon: {
+    summary: 'The icon of the basic pages',
+    tags: TAG,
+    response: { 200: bytes('SVG.', ['image/svg+xml']), ...errorPages({ 400: 'Malformed request' }) },
+  },
   loginPage: {
     summary: 'The sign-in page of the basic HTML version',
     tags: TAG,

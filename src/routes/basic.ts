@@ -20,6 +20,7 @@ import {
   crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, SESSION_COOKIE, sessionCookieValue,
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
+import { APP_ICON_SVG } from '../lib/app-icon.js';
 import { applyFolderAction, childKey, type FolderAction } from '../services/folder-actions.js';
 import { pageCounting } from '../services/folder-pages.js';
 import { serveFile } from './serve-file.js';
@@ -48,7 +49,7 @@ const sessionOf = (p: Principal | null): SessionPrincipal | undefined => (p?.kin
  *
  * URLs: `/basic/<path>/` is a folder page (always a trailing slash),
  * `/basic/file/<path>` downloads a file (never a trailing slash), and
- * `/basic/login`, `/basic/logout`, `/basic/style.css` are single segments
+ * `/basic/login`, `/basic/logout`, `/basic/style.css`, `/basic/icon.svg` are single segments
  * without a slash, so no file or folder name can collide with them.
  * State changes are POSTs to the folder's URL, answered with 303 to its page.
  */
@@ -147,6 +148,7 @@ export async function basicRoutes(
 
   scope.get('/basic', { ...open, schema: BASIC_SCHEMAS.slashless }, async (_request, reply) => reply.redirect(root, 308));
   scope.get('/basic/style.css', { ...open, schema: BASIC_SCHEMAS.style }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(BASIC_CSS));
+  scope.get('/basic/icon.svg', { ...open, schema: BASIC_SCHEMAS.icon }, async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=3600').send(APP_ICON_SVG));
 
   scope.get('/basic/login', { ...pages, schema: BASIC_SCHEMAS.loginPage }, async (request, reply) => {
     const next = (request.query as Record<string, unknown>).next;

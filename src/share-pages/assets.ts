@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { APP_ICON_SVG } from '../lib/app-icon.js';
 
 /**
  * The two static files of the public share pages, kept here as strings so
@@ -34,6 +35,8 @@ a{color:#1f5fd1}
 .entry .ename{overflow-wrap:anywhere}
 .entry .icon{width:1.4rem;height:1.4rem;flex:none}
 .entry .thumb{width:2.75rem;height:2.75rem;flex:none;object-fit:cover;border-radius:.35rem;background:#edf0f4}
+.entry .pic{position:relative;width:2.75rem;height:2.75rem;flex:none;display:inline-flex;align-items:center;justify-content:center}
+.entry .pic .thumb{position:absolute;inset:0;background:none}
 .entry .meta{color:#6b7280;font-size:.9rem;white-space:nowrap}
 .entry .dl{font-size:.9rem;white-space:nowrap}
 .actions{margin:0 0 1rem}
@@ -70,6 +73,15 @@ const JS = `
   var M = {};
   try { M = JSON.parse(document.body.getAttribute('data-messages') || '{}'); } catch (e) { /* English below */ }
   function msg(key, fallback) { return typeof M[key] === 'string' ? M[key] : fallback; }
+
+  // A PDF or video thumbnail the server cannot draw (a broken file, no poppler or ffmpeg) goes,
+  // so its file icon shows instead of the browser's broken-image mark. Failures before this
+  // script ran are found by their finished, empty images; later ones by their error events.
+  function isPicThumb(img) { return img && img.tagName === 'IMG' && img.parentNode && img.parentNode.className === 'pic'; }
+  document.addEventListener('error', function (e) { if (isPicThumb(e.target)) e.target.remove(); }, true);
+  Array.prototype.forEach.call(document.querySelectorAll('.pic img'), function (img) {
+    if (img.complete && img.naturalWidth === 0 && img.currentSrc) img.remove();
+  });
 
   // Upload-only links: drag and drop, and the form sent with XHR to show progress.
   var form = $('form.upload');
@@ -218,11 +230,8 @@ const asset = (text: string, type: string): Asset => {
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 };
 
-/** The pages' icon (the app's cloud), so a browser asking for one gets it instead of a 404. */
-const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b6ef5"/><path d="M9 21.5a4.5 4.5 0 0 1 .9-8.9 6 6 0 0 1 11.6 1.4A3.8 3.8 0 0 1 21.2 21.5z" fill="white"/></svg>`;
-
 export const SHARE_ASSETS: Readonly<Record<string, Asset>> = {
   'share.css': asset(CSS, 'text/css; charset=utf-8'),
   'share.js': asset(JS, 'text/javascript; charset=utf-8'),
-  'icon.svg': asset(ICON, 'image/svg+xml'),
+  'icon.svg': asset(APP_ICON_SVG, 'image/svg+xml'),
 };

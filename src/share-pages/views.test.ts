@@ -76,8 +76,24 @@ test('a folder page shows thumbnails of the images the server draws, and its gal
   assert.ok(page.includes('data-gallery="/files/share/ID/p/a%20b.jpg?thumbnail=1024"'));
   assert.ok(page.includes('data-gallery="/files/share/ID/p/icon.bmp"'), 'an image the server does not draw is shown as it is');
   assert.equal(page.match(/<img /g)?.length, 1, 'no thumbnail for the BMP or the text file');
-  const limited = folderPage({ urls, rootName: 'r', segments: [], entries: [{ name: 'a.jpg', isFile: true, size: 3, modified: at }], preview: false });
+  const limited = folderPage({ urls, rootName: 'r', segments: [], entries: [{ name: 'a.jpg', isFile: true, size: 3, modified: at }, { name: 'b.pdf', isFile: true, size: 3, modified: at }], preview: false });
   assert.ok(!limited.includes('thumbnail='), 'no thumbnails on a link with a download limit, as no previews');
+});
+
+test('a PDF\'s first page and a video\'s frame lie over the file icon, outside the gallery', () => {
+  const at = new Date(0);
+  const page = folderPage({
+    urls,
+    rootName: 'r',
+    segments: [],
+    entries: ['report.pdf', 'clip.MP4', 'song.mp3'].map((name) => ({ name, isFile: true, size: 3, modified: at })),
+    preview: true,
+  });
+  for (const name of ['report.pdf', 'clip.MP4']) {
+    assert.match(page, new RegExp(`<span class="pic"><svg class="icon"[^]*?</svg><img class="thumb" src="/files/share/ID/${name.replace('.', '\\.')}\\?thumbnail=64" alt=""`), name);
+  }
+  assert.equal(page.match(/<img /g)?.length, 2, 'no thumbnail for the MP3');
+  assert.ok(!page.includes('data-gallery'), 'the gallery holds images only');
 });
 
 test('a German visitor gets the pages in German, share.js\'s words too', () => {

@@ -1,4 +1,4 @@
-import { mayHaveThumbnail } from '../thumbnails/sizes.js';
+import { thumbnailSource } from '../thumbnails/sizes.js';
 import { NONCE_SLOT } from '../http/security-headers.js';
 import { contentTypeFor } from '../lib/mime.js';
 import { Html, html } from '../http/html.js';
@@ -203,8 +203,13 @@ export function folderPage(p: FolderPageInput): string {
     const raw = urlPath(apiRoot(p.urls), segs);
     const image = p.preview && previewKind(e.name) === 'image';
     // Images the server draws show their thumbnail, and the gallery shows 1024 px ones rather than the originals.
-    const drawn = image && mayHaveThumbnail(e.name);
-    const picture = drawn ? html`<img class="thumb" src="${raw}?thumbnail=64" alt="" loading="lazy" decoding="async" width="44" height="44">` : image ? ICONS.image : ICONS.file;
+    const source = p.preview ? thumbnailSource(e.name) : undefined;
+    const drawn = image && source === 'image';
+    const thumb = html`<img class="thumb" src="${raw}?thumbnail=64" alt="" loading="lazy" decoding="async" width="44" height="44">`;
+    // A PDF's first page or a video's frame lies over the file icon; share.js removes the image when
+    // the server cannot draw it (a broken file, no poppler or ffmpeg), so the icon shows.
+    const media = source === 'pdf' || source === 'video';
+    const picture = drawn ? thumb : media ? html`<span class="pic">${ICONS.file}${thumb}</span>` : image ? ICONS.image : ICONS.file;
     return html`<li class="entry file${image ? ' image' : ''}"><a class="open" href="${urlPath(pageRoot(p.urls), segs)}"${image ? html` data-gallery="${drawn ? `${raw}?thumbnail=1024` : raw}"` : ''}>${picture}<span class="ename">${e.name}</span></a><span class="meta">${formatSize(e.size, locale)}</span><a class="dl" href="${raw}?download=1" download aria-label="${t('share.downloadName', { name: e.name })}">${t('share.download')}</a></li>`;
   });
   const zip = `${urlPath(apiRoot(p.urls), here, true)}?zip=1`;

@@ -115,4 +115,28 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
     assert.equal(await row(page, 'broken.pdf').locator('.thumb img').count(), 0);
     assert.deepEqual(errors, []);
   });
+
+  test("a share link's page shows the PDF's page and the video's frame over their icons; a broken PDF shows its icon", { skip: noMediaTools }, async () => {
+    const login = await fetch(`${server.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: server.adminPassword }) });
+    const { access_token } = (await login.json()) as { access_token: string };
+    const made = await fetch(`${server.url}/api/shares`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` }, body: JSON.stringify({ path: '/admin/Media' }) });
+    assert.equal(made.status, 201);
+    const { url } = (await made.json()) as { url: string };
+    const visitor = await newPage(browser);
+    try {
+      const refused = visitor.page.waitForResponse((r) => r.url().includes('/broken.pdf?thumbnail=64'));
+      await visitor.page.goto(server.url + url);
+      const wait = (selector: string, width: number, height?: number) => visitor.page.waitForFunction(sizeIs, [selector, width, height] as [string, number, number | undefined]);
+      await wait('a[href$="/report.pdf"] .pic img', 64, 32);
+      await wait('a[href$="/clip.mp4"] .pic img', 64, 48);
+      assert.equal((await refused).status(), 404);
+      // share.js removes the image the server refused, so the visitor sees the file icon, not a broken-image mark.
+      await visitor.page.locator('a[href$="/broken.pdf"] .pic img').waitFor({ state: 'detached' });
+      assert.ok(await visitor.page.locator('a[href$="/broken.pdf"] .pic svg').isVisible());
+      await screenshot(visitor.page, 'share-link-media');
+      assert.deepEqual(visitor.errors, []);
+    } finally {
+      await visitor.context.close();
+    }
+  });
 });

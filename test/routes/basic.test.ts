@@ -60,6 +60,12 @@ for (const [storage, skip] of BACKENDS) {
       const css = await anon.fetch('/basic/style.css');
       assert.equal(css.status, 200);
       assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
+      // the pages link their icon, so a browser never asks for a /favicon.ico that is not there
+      assert.match(html, /<link rel="icon" href="\/basic\/icon.svg" type="image\/svg\+xml">/);
+      const icon = await anon.fetch('/basic/icon.svg');
+      assert.equal(icon.status, 200);
+      assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+      assert.match(await icon.text(), /^<svg /);
     });
 
     test('login sets an HttpOnly, SameSite=Lax session cookie scoped to /basic/ (no Secure over http)', async () => {
