@@ -91,8 +91,9 @@ const ZEROS = Buffer.alloc(256 * 1024);
  * backend stages every upload and makes them the file at the close — no copy of a copy. The
  * client's WRITEs are answered as soon as the body has room, so the requests it keeps in flight
  * overlap the upload. Writes arrive at increasing offsets; one ahead of the next is held (up to
- * MAX_AHEAD, then the hole before it is zeros, as in a sparse file); one behind what was sent is
- * refused, as is a truncation below it (such clients open with READ and get a StagedWrite).
+ * MAX_AHEAD, then the hole before it is zeros, as in a sparse file); one behind what was sent, or
+ * a truncation below it, is refused and gives the upload up (clients that go back open with READ
+ * and get a StagedWrite).
  */
 export class StreamedWrite {
   /** What the client sees of the file: the end of its furthest write. */
@@ -158,14 +159,14 @@ export class StreamedWrite {
       }
       if (!all && this.aheadBytes <= MAX_AHEAD) return;
       const first = Math.min(...this.ahead.keys());
-      if (first < this.sent) throw behind();
+      if (first < this.sent) throw this.refuse(behind());
       await this.zeros(first);
     }
   }
 
   async write(offset: number, data: Buffer): Promise<void> {
     this.check();
-    if (offset < this.sent || (this.ahead.has(offset) && data.length > 0)) throw behind();
+    if (offset < this.sent || (this.ahead.has(offset) && data.length > 0)) throw this.refuse(behind());
     this.size = Math.max(this.size, offset + data.length);
     if (offset === this.sent) await this.push(data);
     else if (data.length > 0) {
@@ -177,7 +178,7 @@ export class StreamedWrite {
 
   /** A size set through the handle: the size it has (sshfs truncates what it just created) or larger (zeros). */
   async truncate(size: number): Promise<void> {
-    if (size < this.size) throw new AppError('method_not_allowed', 'A file being written in order cannot be cut shorter; open it for reading and writing to do that.');
+    if (size < this.size) throw this.refuse(new AppError('method_not_allowed', 'A file being written in order cannot be cut shorter; open it for reading and writing to do that.'));
     this.size = size;
   }
 
@@ -187,6 +188,13 @@ export class StreamedWrite {
     await this.zeros(this.size);
     this.body.push(null);
     await this.upload;
+  }
+
+  /** A request this handle cannot honour: the file would not be what the client wrote, so the upload is given up (the close fails, nothing is stored). */
+  private refuse(e: AppError): AppError {
+    this.failure ??= { error: e };
+    this.body.destroy(e);
+    return e;
   }
 
   /** The client went away: the upload is given up and leaves nothing. */
