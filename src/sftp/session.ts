@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { isRoot, keyId, type StorageKey } from '../domain/storage-path.js';
 import type { Operations } from '../services/operations.js';
-import { StagedWrite, StreamedRead } from './handles.js';
+import { StagedWrite, StreamedRead, StreamedWrite } from './handles.js';
 import { keyBelow, SHARED_WITH_ME, sftpPath, sftpPlace, sftpSegments } from './paths.js';
 import { attrsOf, longname, STATUS, statusOf, type SftpAttrs } from './replies.js';
 
@@ -30,7 +30,9 @@ export type SftpServices = {
 };
 
 type Dir = { readonly kind: 'dir'; readonly pages: AsyncIterator<{ name: string; entry: { isFile: boolean; size: number; modified: Date } }[]> };
-type Handle = StagedWrite | StreamedRead | Dir;
+type Writer = StagedWrite | StreamedWrite;
+type Handle = Writer | StreamedRead | Dir;
+const isWriter = (h: Handle): h is Writer => h instanceof StagedWrite || h instanceof StreamedWrite;
 
 /** A place the caller names: a key, or `Shared with me` itself (a listing of received items, nothing else). */
 type Target = { readonly kind: 'key'; readonly key: StorageKey } | { readonly kind: 'shared-top' };
@@ -48,7 +50,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
    * Files this session has open for writing, by key: to their writer they exist from the open on
    * (a FUSE mount such as sshfs stats the file it just created), to everyone else from the close.
    */
-  const writing = new Map<string, StagedWrite>();
+  const writing = new Map<string, Writer>();
   let nextHandle = 0;
   let closed = false;
 
@@ -121,21 +123,37 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     if (!existing && !(flags & CREAT)) throw new AppError('not_found', 'Nothing exists at this path.');
     if (!existing && !parentIsFolder) throw new AppError('not_found', 'The parent folder does not exist; create it first (mkdir).');
     // Written at an offset into an existing file: a staged copy, so storage keeps the whole file until the close.
-    const keep = existing && !(flags & TRUNC);
-    const staged = await StagedWrite.open(deps.stagingDir, key, { append: (flags & APPEND) !== 0, from: keep ? async () => (await ops.read(key)).stream : undefined });
+    const keep = existing !== undefined && !(flags & TRUNC);
+    const writer = keep || flags & (READ | APPEND) ? await StagedWrite.open(deps.stagingDir, key, { append: (flags & APPEND) !== 0, from: keep ? async () => (await ops.read(key)).stream : undefined }) : streamed(key);
     try {
-      const id = addHandle(staged);
-      writing.set(keyId(key), staged);
+      const id = addHandle(writer);
+      writing.set(keyId(key), writer);
       return id;
     } catch (e) {
-      await staged.finish();
+      await drop(writer);
       throw e;
     }
   }
 
-  async function commit(w: StagedWrite): Promise<void> {
+  /** A new (or truncated) file written without reading: its bytes go straight into the upload, which commits at the close. */
+  function streamed(key: StorageKey): StreamedWrite {
+    return new StreamedWrite(key, (body) => ops.withLocks.put(key, body, undefined));
+  }
+
+  /** A write given up: nothing of it reaches storage. */
+  async function drop(w: Writer): Promise<void> {
+    if (w instanceof StagedWrite) await w.finish();
+    else await w.abort();
+  }
+
+  async function commit(w: Writer): Promise<void> {
     try {
-      await commitStaged(w);
+      if (w instanceof StagedWrite) await commitStaged(w);
+      else {
+        await w.finish();
+        // A time the client set while the bytes were already on their way (`sftp -p` sets it just before the close).
+        if (w.modified) await ops.withLocks.redate(w.key, w.modified);
+      }
     } finally {
       if (writing.get(keyId(w.key)) === w) writing.delete(keyId(w.key));
     }
@@ -231,6 +249,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   sftp.on('OPENDIR', (reqId: number, raw: string) => run(reqId, async () => sftp.handle(reqId, await openDir(raw))));
   sftp.on('READ', (reqId: number, id: Buffer, offset: number, length: number) =>
     onHandle(reqId, id, async (h) => {
+      if (h instanceof StreamedWrite) throw new AppError('forbidden', 'This handle was not opened for reading.');
       if (h instanceof StagedWrite || h instanceof StreamedRead) {
         const data = await h.read(offset, Math.min(length, MAX_READ));
         return data ? sftp.data(reqId, data) : sftp.status(reqId, STATUS.EOF);
@@ -240,7 +259,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   );
   sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) =>
     onHandle(reqId, id, async (h) => {
-      if (!(h instanceof StagedWrite)) throw new AppError('forbidden', 'This handle was not opened for writing.');
+      if (!isWriter(h)) throw new AppError('forbidden', 'This handle was not opened for writing.');
       const max = ops.maxUploadBytes;
       if (max !== undefined && Number.isFinite(max) && offset + data.length > max) throw new AppError('too_large', `The file would be larger than this server accepts (${max} bytes).`);
       await h.write(offset, data);
@@ -249,7 +268,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   );
   sftp.on('FSTAT', (reqId: number, id: Buffer) =>
     onHandle(reqId, id, async (h) => {
-      if (h instanceof StagedWrite) return sftp.attrs(reqId, attrs({ isFile: true, size: h.size, modified: h.modified ?? new Date() }));
+      if (isWriter(h)) return sftp.attrs(reqId, attrs({ isFile: true, size: h.size, modified: h.modified ?? new Date() }));
       if (h instanceof StreamedRead) return sftp.attrs(reqId, attrs(h.entry));
       sftp.attrs(reqId, folderNow());
     }),
@@ -258,16 +277,16 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   // storage at the close; one set by path on a stored file (rsync's utimes through sshfs, after the
   // close) dates it there. Modes, and times of folders, are accepted and left alone, as clients set
   // them after every upload; a size on a file open for writing truncates its staging.
-  const keepTime = (w: StagedWrite, a: Partial<SftpAttrs>) => {
+  const keepTime = (w: Writer, a: Partial<SftpAttrs>) => {
     if (a.mtime !== undefined) w.modified = new Date(a.mtime * 1000);
   };
   sftp.on('FSETSTAT', (reqId: number, id: Buffer, a: Partial<SftpAttrs>) =>
     onHandle(reqId, id, async (h) => {
       if (a.size !== undefined) {
-        if (!(h instanceof StagedWrite)) throw new AppError('forbidden', 'Only a file open for writing can change its size.');
+        if (!isWriter(h)) throw new AppError('forbidden', 'Only a file open for writing can change its size.');
         await h.truncate(a.size);
       }
-      if (h instanceof StagedWrite) keepTime(h, a);
+      if (isWriter(h)) keepTime(h, a);
       ok(reqId);
     }),
   );
@@ -289,7 +308,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   sftp.on('CLOSE', (reqId: number, id: Buffer) =>
     onHandle(reqId, id, async (h) => {
       handles.delete(id.toString('hex'));
-      if (h instanceof StagedWrite) await commit(h);
+      if (isWriter(h)) await commit(h);
       else if (h instanceof StreamedRead) h.close();
       else await h.pages.return?.();
       ok(reqId);
@@ -297,7 +316,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
   );
   sftp.on('READDIR', (reqId: number, id: Buffer) =>
     onHandle(reqId, id, async (h) => {
-      if (h instanceof StagedWrite || h instanceof StreamedRead) throw new AppError('not_a_directory', 'This handle is a file.');
+      if (!('pages' in h)) throw new AppError('not_a_directory', 'This handle is a file.');
       await readDir(reqId, h);
     }),
   );
@@ -326,7 +345,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
       writing.clear();
       await Promise.all(
         open.map(async (h) => {
-          if (h instanceof StagedWrite) await h.finish();
+          if (isWriter(h)) await drop(h);
           else if (h instanceof StreamedRead) h.close();
           else await h.pages.return?.();
         }),

@@ -25,10 +25,13 @@ async function hostFingerprint(port: number): Promise<string> {
 }
 
 /** Waits until `dir` holds no SFTP staging file (the bound: 20 s, far beyond the server's own cleanup on disconnect). */
+/** SFTP's own staged copies (`sftp-`) and the upload path's staging a new file streams into (`upload-`). */
+const isStaging = (name: string) => name.startsWith('sftp-') || name.startsWith('upload-');
+
 async function noStaging(dir: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const left = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('sftp-'));
+    const left = (await readdir(dir).catch(() => [] as string[])).filter(isStaging);
     if (left.length === 0) return;
     assert.ok(Date.now() < deadline, `staging files left: ${left.join(', ')}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -131,6 +134,36 @@ for (const [storage, skip] of BACKENDS) {
       assert.notEqual(none.code, 0);
     });
 
+    test('a new file written out of order arrives whole; a write behind what was sent is refused and stores nothing', async () => {
+      const client = new ssh2.Client();
+      try {
+        await new Promise<void>((resolve, reject) => {
+          client.once('ready', () => resolve()).once('error', reject);
+          void readFile(alice.key, 'utf8').then((privateKey) => client.connect({ host: '127.0.0.1', port, username: 'alice', privateKey }));
+        });
+        const sftp = await new Promise<ssh2.SFTPWrapper>((resolve, reject) => client.sftp((err, s) => (err ? reject(err) : resolve(s))));
+        const open = (path: string) => new Promise<Buffer>((resolve, reject) => sftp.open(path, 'w', (err, h) => (err ? reject(err) : resolve(h))));
+        const write = (h: Buffer, data: Buffer, at: number) => new Promise<void>((resolve, reject) => sftp.write(h, data, 0, data.length, at, (err) => (err ? reject(err) : resolve())));
+        const close = (h: Buffer) => new Promise<void>((resolve, reject) => sftp.close(h, (err) => (err ? reject(err) : resolve())));
+        const parts = [randomBytes(40_000), randomBytes(50_000), randomBytes(30_000)];
+        const mixed = await open('/mixed.bin');
+        // All three in flight at once, the last first: the later ones wait for the first.
+        await Promise.all([write(mixed, parts[2] as Buffer, 90_000), write(mixed, parts[1] as Buffer, 40_000), write(mixed, parts[0] as Buffer, 0)]);
+        await close(mixed);
+        assert.deepEqual(await t.fs.read('mixed.bin'), Buffer.concat(parts));
+
+        const back = await open('/back.bin');
+        await write(back, parts[0] as Buffer, 0);
+        await assert.rejects(write(back, Buffer.from('over'), 10), /method_not_allowed/);
+        // The file would not be what the client wrote: the close fails and nothing is stored.
+        await assert.rejects(close(back), /method_not_allowed/);
+        await noStaging(join(t.dataDir, 'tmp'));
+        assert.equal(await t.fs.kind('back.bin'), undefined);
+      } finally {
+        client.end();
+      }
+    });
+
     test('a client killed mid-upload leaves nothing: no file, no staging', async () => {
       const client = new ssh2.Client();
       await new Promise<void>((resolve, reject) => {
@@ -142,8 +175,14 @@ for (const [storage, skip] of BACKENDS) {
       const chunk = randomBytes(32 * 1024);
       for (let i = 0; i < 32; i++) await new Promise<void>((resolve, reject) => sftp.write(handle, chunk, 0, chunk.length, i * chunk.length, (err) => (err ? reject(err) : resolve())));
       // Written, acknowledged, never closed: the connection is cut as a killed client's would be.
-      const staged = (await readdir(join(t.dataDir, 'tmp'))).filter((n) => n.startsWith('sftp-'));
-      assert.equal(staged.length, 1, 'the upload is staged while it runs');
+      const seenByWriter = await new Promise<ssh2.Stats>((resolve, reject) => sftp.stat('/killed.bin', (err, st) => (err ? reject(err) : resolve(st))));
+      assert.equal(seenByWriter.size, 32 * chunk.length, 'the writer sees its open file');
+      // On local disk the bytes stream into the upload's staging file; S3 holds less than a part in memory.
+      const want = storage === 'file' ? 1 : 0;
+      const deadline = Date.now() + 10_000;
+      const stagedNow = async () => (await readdir(join(t.dataDir, 'tmp'))).filter(isStaging).length;
+      while ((await stagedNow()) !== want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await stagedNow(), want, 'the upload is staged while it runs');
       (client as unknown as { _sock: { destroy(): void } })._sock.destroy();
       await noStaging(join(t.dataDir, 'tmp'));
       assert.equal(await t.fs.kind('killed.bin'), undefined);
