@@ -35,7 +35,7 @@ export function SessionsSection({ api, reloadKey }: { api: AccountApi; reloadKey
       {state.status === 'loading' ? (
         <ListSkeleton label={t('sessions.loading')} />
       ) : state.status === 'error' ? (
-        <ListError what="Your sessions" error={state.error} onRetry={reload} />
+        <ListError title={t('sessions.failed')} error={state.error} onRetry={reload} />
       ) : (
         <>
           <ul className="item-list" aria-label={t('sessions.title')}>
