@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatSize, plural } from '../lib/format';
+import { formatSize } from '../lib/format';
 import { uploadHeadline } from '../lib/upload-progress';
 import { kindOf } from '../lib/file-kind';
 import { Icon, KindIcon } from './icons';
@@ -67,7 +67,7 @@ export function UploadPanel({ items, summary, onCancel, onCancelAll, onTogglePau
           {visibleRows(items).rows.map((item) => (
             <UploadRow key={item.id} item={item} onCancel={onCancel} onTogglePause={onTogglePause} onRetry={onRetry} />
           ))}
-          {visibleRows(items).hidden > 0 ? <li className="muted upload-more">and {plural(visibleRows(items).hidden, 'more file')}</li> : null}
+          {visibleRows(items).hidden > 0 ? <li className="muted upload-more">{t('upload.andMore', { count: visibleRows(items).hidden })}</li> : null}
         </ul>
       )}
     </section>
