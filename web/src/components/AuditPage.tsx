@@ -133,14 +133,15 @@ export function AuditPage({ storage }: { storage: StorageApi }) {
                 </thead>
                 <tbody>
                   {state.events.map((e) => (
-                    // data-label: on a phone each event is a block, each cell a line under its name.
+                    // data-label: on a phone each event is a block, each cell a line under its name. The event's
+                    // name and details are the log's own words (data, as the API and CLI show them): translate="no".
                     <tr key={e.id} data-id={e.id} data-type={e.type} className={`outcome-${e.outcome}`}>
                       <td data-label={t('audit.colTime')}>
                         <time dateTime={e.time} title={e.time}>
                           {formatDateTime(e.time)}
                         </time>
                       </td>
-                      <td data-label={t('audit.colEvent')} className="audit-type">
+                      <td data-label={t('audit.colEvent')} className="audit-type" translate="no">
                         {e.type}
                       </td>
                       <td data-label={t('audit.colWho')}>{e.actor ?? '—'}</td>
@@ -156,7 +157,7 @@ export function AuditPage({ storage }: { storage: StorageApi }) {
                       <td data-label={t('audit.colFrom')} title={e.user_agent ?? undefined}>
                         {e.address ?? '—'}
                       </td>
-                      <td data-label={t('audit.colDetails')} className="muted small audit-detail">
+                      <td data-label={t('audit.colDetails')} className="muted small audit-detail" translate="no">
                         {detailLine(e)}
                       </td>
                     </tr>
