@@ -40,7 +40,7 @@ export function SessionsSection({ api, reloadKey }: { api: AccountApi; reloadKey
         <>
           <ul className="item-list" aria-label={t('sessions.title')}>
             {state.items.map((s) => (
-              <li key={s.id} className="list-item" data-id={s.id} aria-label={`${nameOf(s)}${s.current ? ', this device' : ''}`}>
+              <li key={s.id} className="list-item" data-id={s.id} aria-label={s.current ? t('sessions.thisDeviceLabel', { name: nameOf(s) }) : nameOf(s)}>
                 <div className="item-main">
                   <div className="item-title">
                     <span className="item-name" title={s.client ?? undefined}>

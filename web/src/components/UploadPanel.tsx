@@ -107,7 +107,7 @@ function UploadRow({ item, onCancel, onTogglePause, onRetry }: RowProps) {
       <div className="upload-main">
         <div className="upload-name" title={`${where} / ${item.file.name}`}>
           {item.file.name}
-          <span className="muted upload-where"> in {where}</span>
+          <span className="muted upload-where"> {t('upload.inFolder', { folder: where })}</span>
         </div>
         {item.status === 'uploading' || item.status === 'queued' || item.status === 'paused' ? (
           <div className="progress" role="progressbar" aria-label={t('upload.progressOf', { name: item.file.name })} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
