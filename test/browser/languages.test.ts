@@ -295,7 +295,7 @@ describe('languages: every page and dialog in German', { skip }, () => {
         await none(path);
       }
       await page.goto(`${server.url}/shared`);
-      await page.getByRole('list', { name: 'Freigabelinks' }).getByText('Läuft ab am', { exact: false }).waitFor();
+      await page.getByRole('list', { name: 'Freigabelinks' }).getByText('Läuft ab:', { exact: false }).waitFor();
       await page.goto(`${server.url}/with-me`);
       await page.getByText('über die Gruppe team').waitFor();
       await page.goto(`${server.url}/trash`);
