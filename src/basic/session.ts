@@ -38,6 +38,9 @@ export function csrfValid(secret: Buffer, sessionId: string, token: unknown): bo
   return typeof token === 'string' && token.length > 0 && token.length <= 128 && safeEqual(token, csrfToken(secret, sessionId));
 }
 
+/** Why a form looks cross-site; the page says it in the reader's language. */
+export type CrossSiteProblem = { readonly why: 'site'; readonly site: string } | { readonly why: 'origin_not_url' } | { readonly why: 'origin' };
+
 /**
  * Why a state-changing request looks cross-site, or undefined. Browsers that send `Sec-Fetch-Site` or
  * `Origin` tell us where the form was; old and text browsers send neither, and then the token alone
@@ -45,16 +48,16 @@ export function csrfValid(secret: Buffer, sessionId: string, token: unknown): bo
  * URL). Only host names are compared: a reverse proxy commonly passes `Host: $host` without the port the
  * browser used, and the CSRF token, not this check, is what binds a form to its session.
  */
-export function crossSiteProblem(headers: { origin?: string | undefined; 'sec-fetch-site'?: string | undefined }, allowedHosts: readonly string[]): string | undefined {
+export function crossSiteProblem(headers: { origin?: string | undefined; 'sec-fetch-site'?: string | undefined }, allowedHosts: readonly string[]): CrossSiteProblem | undefined {
   const site = headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `the form was sent from another site (Sec-Fetch-Site: ${site})`;
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return { why: 'site', site };
   const origin = headers.origin;
   // "null" is what a browser sends when it may not say (a no-referrer policy, a privacy setting):
   // no information, like an absent header; the token decides then.
   if (origin === undefined || origin === 'null') return undefined;
   const name = hostnameOf(origin);
-  if (name === undefined) return 'the Origin header is not a URL';
-  if (!allowedHosts.some((h) => h !== '' && hostnameOf(`http://${h}`) === name)) return 'the form was sent from another origin';
+  if (name === undefined) return { why: 'origin_not_url' };
+  if (!allowedHosts.some((h) => h !== '' && hostnameOf(`http://${h}`) === name)) return { why: 'origin' };
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../domain/errors.js';
+import { AppError, type ErrorCode } from '../domain/errors.js';
 import { type Principal, type SessionPrincipal } from '../domain/principal.js';
 import type { AccessRule } from '../domain/access.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
@@ -13,15 +13,17 @@ import type { FilesService } from '../services/files.js';
 import type { Operations } from '../services/operations.js';
 import { pageNumber } from '../basic/format.js';
 import { requestLocale } from '../http/language.js';
-import { uiFor } from '../lib/i18n/ui.js';
+import { errorSentence, uiFor } from '../lib/i18n/ui.js';
+import type { MessageKey } from '../lib/i18n/catalogs.js';
+import type { MessageValues, Translate } from '../lib/i18n/translate.js';
 import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
 import {
-  crossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, SESSION_COOKIE, sessionCookieValue,
+  crossSiteProblem, type CrossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, SESSION_COOKIE, sessionCookieValue,
 } from '../basic/session.js';
 import { BASIC_CSS } from '../basic/style.js';
 import { APP_ICON_SVG } from '../lib/app-icon.js';
-import { applyFolderAction, childKey, type FolderAction } from '../services/folder-actions.js';
+import { applyFolderAction, childKey, type FolderAction, type FolderActionDone } from '../services/folder-actions.js';
 import { pageCounting } from '../services/folder-pages.js';
 import { serveFile } from './serve-file.js';
 import { BASIC_SCHEMAS } from './basic-schemas.js';
@@ -65,11 +67,28 @@ export async function basicRoutes(
   const secure = (request: FastifyRequest) => request.protocol === 'https' || deps.publicUrl.startsWith('https:');
   const cookieOpts = (request: FastifyRequest) => ({ path: root, secure: secure(request) });
 
+  /**
+   * An error these pages raise themselves, worded in the reader's language; an error from below (the
+   * operations) has an English sentence, which another language replaces with its catalog's sentence
+   * for the error's code.
+   */
+  const worded = new WeakSet<Error>();
+  const refusal = (request: FastifyRequest, code: ErrorCode, key: MessageKey, values?: MessageValues): AppError => {
+    const e = new AppError(code, siteFor(request).ui.t(key, values));
+    worded.add(e);
+    return e;
+  };
+  const sentenceOf = (request: FastifyRequest, e: AppError): string => (worded.has(e) ? e.message : errorSentence(siteFor(request).ui, e));
+  const crossSiteText = (request: FastifyRequest, p: CrossSiteProblem): string => {
+    const { t } = siteFor(request).ui;
+    return p.why === 'site' ? t('basic.crossSite', { site: p.site }) : p.why === 'origin_not_url' ? t('basic.originNotUrl') : t('basic.otherOrigin');
+  };
+
   // Forms arrive urlencoded (small, parsed here) or as multipart uploads (left unread for the files service to stream).
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => done(null, formFields(body as string)));
   scope.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
-  scope.addContentTypeParser('*', (_request, _payload, done) => done(new AppError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded or multipart/form-data.')));
+  scope.addContentTypeParser('*', (request, _payload, done) => done(refusal(request, 'unsupported_media_type', 'basic.formType')));
 
   // The cookie session is looked up by the authenticator chain (src/app/auth-plugin.ts); without one a page
   // redirects to the sign-in form itself. The style sheet needs no session: no database read for it.
@@ -96,7 +115,7 @@ export async function basicRoutes(
     // A download's headers may be set already; an error page is a page.
     reply.removeHeader('content-disposition').removeHeader('content-security-policy').removeHeader('etag').removeHeader('last-modified').removeHeader('cache-control');
     const user = sessionOf(request.principal);
-    return page(reply, errorPage(siteFor(request), e.status, e.message, { viewer: user && viewerOf(user), back: folderBack(request) }), e.status);
+    return page(reply, errorPage(siteFor(request), e.status, sentenceOf(request, e), { viewer: user && viewerOf(user), back: folderBack(request) }), e.status);
   });
 
   const viewerOf = (p: UserPrincipal): Viewer => ({ username: p.username, csrf: csrfToken(deps.secret, p.sessionId) });
@@ -139,10 +158,10 @@ export async function basicRoutes(
   /** The one CSRF check: every POST but the login carries the session's token, from a page of ours. */
   const checkCsrf = (request: FastifyRequest, user: UserPrincipal) => {
     const problem = crossSiteProblem(request.headers as Record<string, string | undefined>, allowedHosts(request));
-    if (problem) throw new AppError('forbidden', `Refused: ${problem}. Reload the page and try again.`);
+    if (problem) throw refusal(request, 'forbidden', 'basic.refusedReload', { problem: crossSiteText(request, problem) });
     const body = request.body as Record<string, string> | undefined;
     const token = body?.csrf ?? (request.query as Record<string, unknown>).csrf;
-    if (!csrfValid(deps.secret, user.sessionId, token)) throw new AppError('forbidden', 'Refused: the form has no valid security token (it may be from an old page or another site). Reload the page and try again.');
+    if (!csrfValid(deps.secret, user.sessionId, token)) throw refusal(request, 'forbidden', 'basic.refusedToken');
   };
   const allowedHosts = (request: FastifyRequest) => [request.headers.host ?? '', ...(publicHost ? [publicHost] : [])];
 
@@ -160,7 +179,7 @@ export async function basicRoutes(
   // password and an unknown user.
   scope.post('/basic/login', { ...signIn, schema: BASIC_SCHEMAS.login }, async (request, reply) => {
     const problem = crossSiteProblem(request.headers as Record<string, string | undefined>, allowedHosts(request));
-    if (problem) throw new AppError('forbidden', `Refused: ${problem}.`);
+    if (problem) throw refusal(request, 'forbidden', 'basic.refused', { problem: crossSiteText(request, problem) });
     const body = (request.body ?? {}) as Record<string, string>;
     const username = (body.username ?? '').trim();
     const password = body.password ?? '';
@@ -242,14 +261,14 @@ export async function basicRoutes(
     if (!user) return reply;
     checkCsrf(request, user);
     const t = target(request, user);
-    if (t.kind !== 'folder') throw new AppError('bad_request', 'Changes are sent to a folder’s page; this address is not one.');
+    if (t.kind !== 'folder') throw refusal(request, 'bad_request', 'basic.notAFolderPage');
     const here = `${root}${t.rest}`;
     const body = (request.body ?? {}) as Record<string, string>;
     const action = (request.query as Record<string, unknown>).action === 'upload' ? 'upload' : body.action;
     let change: FolderAction;
     switch (action) {
       case 'upload':
-        if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw new AppError('bad_request', 'Files are uploaded as multipart/form-data.');
+        if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw refusal(request, 'bad_request', 'basic.uploadType');
         change = { action, parts: uploadParts(request, files.maxUploadBytes) };
         break;
       case 'mkdir':
@@ -260,10 +279,10 @@ export async function basicRoutes(
         change = { action, name: body.name, newName: body.new_name };
         break;
       default:
-        throw new AppError('bad_request', 'Unknown action: the form may be from an older version; reload the page.');
+        throw refusal(request, 'bad_request', 'basic.unknownAction');
     }
-    const message = await applyFolderAction(deps.operations.as(user), t.key, change);
-    flash(reply, request, message);
+    const done = await applyFolderAction(deps.operations.as(user), t.key, change);
+    flash(reply, request, doneSentence(siteFor(request).ui.t, done));
     return reply.redirect(here, 303);
   });
 }
@@ -273,4 +292,20 @@ export function formFields(body: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of new URLSearchParams(body)) if (!(k in out)) out[k] = v;
   return out;
+}
+
+/** The sentence a folder page shows after a change. */
+function doneSentence(t: Translate, d: FolderActionDone): string {
+  switch (d.done) {
+    case 'uploaded':
+      return t('basic.uploaded', { count: d.names.length, names: d.names.join(', ') });
+    case 'created':
+      return t('basic.created', { name: d.name });
+    case 'unchanged':
+      return t('basic.unchanged');
+    case 'renamed':
+      return t('basic.renamed', { from: d.from, to: d.to });
+    case 'deleted':
+      return t('basic.deleted', { name: d.name });
+  }
 }

@@ -23,7 +23,7 @@ import type { Operations } from '../services/operations.js';
 import { sendFolderZip, zipNames } from './zip-reply.js';
 import { SHARE_SCHEMAS } from './share-link-schemas.js';
 import { requestLocale } from '../http/language.js';
-import { uiFor } from '../lib/i18n/ui.js';
+import { errorSentence, uiFor } from '../lib/i18n/ui.js';
 
 const FORM_LIMIT = 8 * 1024;
 const DEAD_MESSAGE = deadLink().message;
@@ -204,7 +204,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const ui = uiOf(request);
       if (isDead(e)) return reply.send(deadLinkPage(basePath, ui));
       const title = ui.t(e.status === 429 ? 'share.tooMany' : e.status === 404 ? 'share.notFound' : 'share.wentWrong');
-      return reply.send(messagePage(basePath, title, e.message, ui));
+      return reply.send(messagePage(basePath, title, errorSentence(ui, e), ui));
     });
 
     pages.get('/s/_assets/:name', { config: { access: publicRule }, schema: SHARE_SCHEMAS.asset }, async (request, reply) => {
@@ -278,7 +278,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
         const e = toAppError(err);
         if (e.status >= 500) throw err;
         if (!request.raw.complete) reply.header('connection', 'close');
-        return html(reply, e.status, uploadPage({ urls, rootName, segments, error: e.message }));
+        return html(reply, e.status, uploadPage({ urls, rootName, segments, error: errorSentence(urls.ui, e) }));
       }
       const here = `${prefix}${live.share.id}/${segments.map(encodeURIComponent).join('/')}${segments.length ? '/' : ''}`;
       return reply.redirect(`${here}?uploaded=${sent.length}`, 303);

@@ -19,34 +19,41 @@ export function childKey(dir: StorageKey, name: unknown): StorageKey {
   return keyChild(dir, name);
 }
 
+/** What a folder action did, for the page to say in the reader's language. */
+export type FolderActionDone =
+  | { readonly done: 'uploaded'; readonly names: readonly string[] }
+  | { readonly done: 'created'; readonly name: string }
+  | { readonly done: 'unchanged' }
+  | { readonly done: 'renamed'; readonly from: string; readonly to: string }
+  | { readonly done: 'deleted'; readonly name: string };
+
 /**
  * The changes the no-JavaScript pages make in a folder, through the same operation layer (access,
- * limits, quota, collision rule) as /storage/; each answers with the sentence the page shows.
+ * limits, quota, collision rule) as /storage/; each answers with what it did.
  */
-export async function applyFolderAction(files: PrincipalOperations, dir: StorageKey, change: FolderAction): Promise<string> {
+export async function applyFolderAction(files: PrincipalOperations, dir: StorageKey, change: FolderAction): Promise<FolderActionDone> {
   const folder = await files.stat(dir);
   if (folder.isFile) throw new AppError('not_a_directory', 'This address is a file, not a folder.');
   switch (change.action) {
     case 'upload': {
       // Same service, limits and collision rule as a multipart PUT: a taken name gets "name (1).ext".
-      const written = (await files.writeParts(dir, change.parts, { overwrite: false })).map((e) => e.name);
-      return `Uploaded ${written.length === 1 ? '1 file' : `${written.length} files`}: ${written.join(', ')}.`;
+      return { done: 'uploaded', names: (await files.writeParts(dir, change.parts, { overwrite: false })).map((e) => e.name) };
     }
     case 'mkdir': {
       const name = change.name?.trim() ?? '';
       await files.createFolder(childKey(dir, name));
-      return `Created folder ${name}.`;
+      return { done: 'created', name };
     }
     case 'rename': {
       const from = childKey(dir, change.name);
       const to = childKey(dir, change.newName?.trim());
-      if (to.segments.at(-1) === from.segments.at(-1)) return 'The name is unchanged.';
+      if (to.segments.at(-1) === from.segments.at(-1)) return { done: 'unchanged' };
       await files.statOrThrow(from);
       await files.move(from, to, false);
-      return `Renamed ${change.name} to ${change.newName?.trim()}.`;
+      return { done: 'renamed', from: change.name ?? '', to: change.newName?.trim() ?? '' };
     }
     case 'delete':
       await files.delete(childKey(dir, change.name));
-      return `Deleted ${change.name}.`;
+      return { done: 'deleted', name: change.name ?? '' };
   }
 }

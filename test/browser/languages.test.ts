@@ -6,7 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, row, seed, startServer, waitForFolder, type ServerProcess } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
+import { IntlMessageFormat } from 'intl-messageformat';
 import { CATALOGS } from '../../src/lib/i18n/catalogs.js';
+import { bearer, login, postJson } from '../helpers/client.js';
 
 const skip = missingBrowser();
 
@@ -29,11 +31,37 @@ const ENGLISH_ONLY = Object.entries(CATALOGS.en)
   .map(([, en]) => en)
   .filter((en) => !GERMAN.some((de) => asWord(en).test(de)));
 
-/** The English catalog values among the page's visible text and its labels (aria-label, title, placeholder). */
+type Node = { type: number; value?: unknown; options?: Record<string, { value: Node[] }>; children?: Node[] };
+/** A message's literal text, also inside plural and select branches. */
+const literals = (nodes: readonly Node[]): string[] =>
+  nodes.flatMap((n) => [...(n.type === 0 && typeof n.value === 'string' ? [n.value] : []), ...Object.values(n.options ?? {}).flatMap((o) => literals(o.value)), ...literals(n.children ?? [])]);
+const GERMAN_TEXT = Object.values(CATALOGS.de).flatMap((m) => literals(new IntlMessageFormat(m, 'de').getAst() as Node[]));
+
+/**
+ * Of the English messages with arguments ("Delete {name} forever?", "{count, plural, …}"), the pieces
+ * of at least two words that German does not use itself ("deleted for good").
+ */
+const ENGLISH_PIECES = Object.entries(CATALOGS.en)
+  .filter(([key, en]) => en.includes('{') && !key.startsWith('share.js.'))
+  .flatMap(([, en]) => literals(new IntlMessageFormat(en, 'en').getAst() as Node[]))
+  .map((piece) => piece.trim().replace(/^[^\p{L}]+|[^\p{L}]+$/gu, ''))
+  .filter((piece) => /\p{L}+ \p{L}+/u.test(piece) && !GERMAN_TEXT.some((de) => de.includes(piece)));
+
+/**
+ * The English catalog values among the page's visible text and its labels (aria-label, title, placeholder).
+ * What the page marks translate="no" (the audit log's event names and details: data, not words) is not read.
+ */
 async function englishOn(page: Page): Promise<string[]> {
-  const text = await page.evaluate(`[document.body.innerText, ...[...document.querySelectorAll('[aria-label],[title],[placeholder]')].flatMap((e) => [e.getAttribute('aria-label'), e.getAttribute('title'), e.getAttribute('placeholder')])].filter(Boolean).join('\\n')`) as string;
+  const text = (await page.evaluate(`(() => {
+    const skip = (e) => !e || e.closest('[translate="no"]') !== null || !e.checkVisibility();
+    const out = [];
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) if (!skip(n.parentElement)) out.push(n.textContent);
+    for (const e of document.querySelectorAll('[aria-label],[title],[placeholder]')) if (!e.closest('[translate="no"]')) out.push(e.getAttribute('aria-label'), e.getAttribute('title'), e.getAttribute('placeholder'));
+    return out.filter(Boolean).join('\\n');
+  })()`)) as string;
   const lines = text.split('\n').map((l) => l.trim());
-  return ENGLISH_ONLY.filter((en) => lines.some((l) => asWord(en).test(l)));
+  return [...ENGLISH_ONLY, ...ENGLISH_PIECES].filter((en) => lines.some((l) => asWord(en).test(l)));
 }
 
 /** /basic/ links no icon, so Chromium asks for /favicon.ico: a 404 of its own, nothing to do with the language. */
@@ -163,4 +191,153 @@ describe('languages: a German browser', { skip }, () => {
   });
 });
 
+/**
+ * Every page and dialog of the web UI in a German browser (issue 54, "Languages"): the share dialog and a
+ * new link, details, versions with a preview, the preview and the editor, Shared by me, Shared with me,
+ * Recent, Trash, Users (with a user's menu and the new-user dialog), Groups (with the new-group dialog),
+ * the audit log, and Settings with the two-step, app-password and SSH-key dialogs. None shows a text of
+ * the English catalog, whole or in part; a rule the page checks itself (a name with "/") answers in German.
+ */
+describe('languages: every page and dialog in German', { skip }, () => {
+  let server: ServerProcess;
+  let browser: Browser;
 
+  before(async () => {
+    [server, browser] = await startAll(startServer({ args: ['--dev', '--trash-days', '30', '--versions'] }), launchBrowser());
+    const admin = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
+    const put = async (path: string, body: string, auth: Record<string, string>) => assert.equal((await fetch(`${server.url}/storage/${path}`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/plain' }, body })).status < 300, true);
+    assert.equal((await postJson(`${server.url}/api/admin/users`, { username: 'bea', password: 'bea-password-1' }, admin)).status, 201);
+    assert.equal((await postJson(`${server.url}/api/admin/groups`, { name: 'team', members: ['admin', 'bea'] }, admin)).status, 201);
+    const bea = bearer((await login(server.url, 'bea', 'bea-password-1')).access_token);
+    await put('bea/Pläne/p.txt', 'p', bea);
+    assert.equal((await postJson(`${server.url}/api/grants`, { path: '/bea/Pläne', to: 'group:team', permission: 'read' }, bea)).status, 201);
+    await put('admin/Notizen/eins.txt', 'erste Fassung', admin);
+    await put('admin/Notizen/eins.txt', 'zweite Fassung', admin);
+    await put('admin/Notizen/weg.txt', 'w', admin);
+    assert.equal((await fetch(`${server.url}/storage/admin/Notizen/weg.txt`, { method: 'DELETE', headers: admin })).status, 204);
+    assert.equal((await postJson(`${server.url}/api/grants`, { path: '/admin/Notizen', to: 'user:bea', permission: 'write' }, admin)).status, 201);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.dispose();
+  });
+
+  test('no English on any page or in any dialog; console clean', async () => {
+    const { context, page, errors, consoleErrors } = await newPage(browser, { locale: 'de-DE' });
+    const none = async (where: string) => assert.deepEqual(await englishOn(page), [], `English on ${where}`);
+    const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
+    const close = async (name: string | RegExp) => {
+      await page.keyboard.press('Escape');
+      await dialog(name).waitFor({ state: 'detached' });
+    };
+    const menu = async (name: string, item: string) => {
+      await row(page, name).click({ button: 'right' });
+      await page.getByRole('menu', { name: `Aktionen für ${name}` }).getByRole('menuitem', { name: item }).click();
+    };
+    try {
+      await signInGerman(page, server);
+      await page.goto(`${server.url}/browse/Notizen/`);
+      await waitForFolder(page);
+      await none('the folder');
+
+      await menu('eins.txt', 'Teilen…');
+      await dialog('„eins.txt“ teilen').getByRole('button', { name: 'Link erstellen' }).waitFor();
+      await none('the share dialog');
+      await dialog('„eins.txt“ teilen').getByRole('button', { name: 'Link erstellen' }).click();
+      await dialog('„eins.txt“ teilen').getByText('Der Link ist fertig.').waitFor();
+      await none('a new link');
+      await close('„eins.txt“ teilen');
+
+      await menu('eins.txt', 'Details');
+      await dialog('Details zu eins.txt').getByText('Letzte Änderungen').waitFor();
+      await dialog('Details zu eins.txt').getByText('Läuft ab am', { exact: false }).waitFor();
+      await none('the details');
+      await close('Details zu eins.txt');
+
+      await menu('eins.txt', 'Versionen');
+      const versions = dialog('Versionen von eins.txt');
+      await versions.getByText('Aktuell', { exact: true }).waitFor();
+      await versions.getByRole('button', { name: 'Vorschau', exact: true }).last().click();
+      await versions.getByText('erste Fassung').waitFor();
+      await none('the versions');
+      await close('Versionen von eins.txt');
+
+      await row(page, 'eins.txt').click();
+      await page.keyboard.press('Enter');
+      await page.locator('.preview-dialog').getByText('zweite Fassung').waitFor();
+      await none('the preview');
+      await page.locator('.preview-dialog').getByRole('button', { name: 'Bearbeiten' }).click();
+      await page.locator('.editor-dialog').getByRole('textbox', { name: 'Inhalt von eins.txt' }).waitFor();
+      await none('the editor');
+      await page.keyboard.press('Escape');
+      await page.locator('.editor-dialog').waitFor({ state: 'detached' });
+
+      await row(page, 'eins.txt').click();
+      await page.keyboard.press('F2');
+      await page.keyboard.type('a/b');
+      await page.keyboard.press('Enter');
+      await dialog(/umbenennen/).getByText('Ein Name darf kein „/“ enthalten.').waitFor();
+      await close(/umbenennen/);
+
+      const pages: [string, string][] = [
+        ['/shared', 'Von mir geteilt'],
+        ['/with-me', 'Mit mir geteilt'],
+        ['/recent', 'Zuletzt'],
+        ['/trash', 'Papierkorb'],
+        ['/admin/users', 'Benutzer'],
+        ['/admin/groups', 'Gruppen'],
+        ['/admin/audit', 'Prüfprotokoll'],
+      ];
+      for (const [path, heading] of pages) {
+        await page.goto(`${server.url}${path}`);
+        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await page.locator('[aria-busy="true"]').waitFor({ state: 'detached' });
+        await none(path);
+      }
+      await page.goto(`${server.url}/shared`);
+      await page.getByRole('list', { name: 'Freigabelinks' }).getByText('Läuft ab:', { exact: false }).waitFor();
+      await page.goto(`${server.url}/with-me`);
+      await page.getByText('über die Gruppe team').waitFor();
+      await page.goto(`${server.url}/trash`);
+      await page.getByRole('button', { name: 'Endgültig löschen' }).waitFor();
+      await none('the trash with an item');
+
+      await page.goto(`${server.url}/admin/users`);
+      await page.getByRole('button', { name: 'Aktionen für bea' }).click();
+      await page.getByRole('menuitem', { name: 'Kontingent festlegen…' }).waitFor();
+      await none('a user\'s menu');
+      await page.keyboard.press('Escape');
+      await page.getByRole('toolbar', { name: 'Benutzeraktionen' }).getByRole('button', { name: 'Neuer Benutzer' }).click();
+      await dialog('Neuer Benutzer').getByRole('button', { name: 'Benutzer erstellen' }).click();
+      await dialog('Neuer Benutzer').getByText('Gib einen Benutzernamen ein.').waitFor();
+      await none('the new-user dialog');
+      await close('Neuer Benutzer');
+
+      await page.goto(`${server.url}/admin/groups`);
+      await page.getByRole('toolbar', { name: 'Gruppenaktionen' }).getByRole('button', { name: 'Neue Gruppe' }).click();
+      await dialog('Neue Gruppe').getByRole('button', { name: 'Gruppe erstellen' }).waitFor();
+      await none('the new-group dialog');
+      await close('Neue Gruppe');
+
+      await page.goto(`${server.url}/settings`);
+      await page.getByRole('heading', { name: 'Einstellungen', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Einrichten' }).click();
+      await dialog('Bestätigung in zwei Schritten einrichten').getByRole('button', { name: 'Einschalten' }).waitFor();
+      await none('the two-step dialog');
+      await close('Bestätigung in zwei Schritten einrichten');
+      await page.getByRole('button', { name: 'App-Passwort erstellen' }).first().click();
+      await dialog('Neues App-Passwort').getByLabel('Läuft ab').waitFor();
+      await none('the app-password dialog');
+      await close('Neues App-Passwort');
+      await page.getByRole('button', { name: 'SSH-Schlüssel hinzufügen' }).first().click();
+      await dialog('SSH-Schlüssel hinzufügen').getByLabel('Öffentlicher Schlüssel').waitFor();
+      await none('the SSH-key dialog');
+      await close('SSH-Schlüssel hinzufügen');
+
+      assert.deepEqual(errors, []);
+      assert.deepEqual(consoleErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+});

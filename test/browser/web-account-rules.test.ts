@@ -4,7 +4,7 @@ import { loadWebModule } from '../helpers/web-module.js';
 
 /**
  * web/src/lib/account-rules.ts is built by Vite, not by this tsconfig: compile
- * it here (it imports nothing and touches no DOM) and load it as a module.
+ * it here (it touches no DOM) and load it as a module.
  */
 type Rules = {
   parseQuota(text: string): number | null | undefined;

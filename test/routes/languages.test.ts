@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
-import { BasicClient } from '../helpers/basic-client.js';
+import { BasicClient, notice } from '../helpers/basic-client.js';
 import { bearer } from '../helpers/client.js';
 
 /**
@@ -68,6 +68,38 @@ for (const [storage, skip] of BACKENDS) {
       const wrong = await new BasicClient(t.url).post('/basic/login', { username: 'alice', password: 'nope' }, { 'accept-language': 'de' });
       assert.equal(wrong.status, 401);
       assert.match(await wrong.text(), /Benutzername oder Passwort ist falsch\./);
+    });
+
+    test('/basic/ changes, its own refusals and errors from below in German; the same in English keeps the server\'s sentence', async () => {
+      const alice = new BasicClient(t.url);
+      assert.equal((await alice.login('alice', 'alice-password')).status, 303);
+      alice.jar.set('fc_lang', { value: 'de', attributes: '' });
+      const csrf = await alice.csrf();
+      assert.equal((await alice.post('/basic/', { csrf, action: 'mkdir', name: 'Berichte' })).status, 303);
+      assert.equal(notice((await alice.page('/basic/')).html), 'Ordner Berichte erstellt.');
+      assert.equal((await alice.upload('/basic/Berichte/', [{ name: 'a.txt', content: 'A' }, { name: 'b.txt', content: 'B' }], csrf)).status, 303);
+      assert.equal(notice((await alice.page('/basic/Berichte/')).html), '2 Dateien hochgeladen: a.txt, b.txt.');
+      assert.equal((await alice.post('/basic/Berichte/', { csrf, action: 'rename', name: 'a.txt', new_name: 'c.txt' })).status, 303);
+      assert.equal(notice((await alice.page('/basic/Berichte/')).html), 'a.txt in c.txt umbenannt.');
+      assert.equal((await alice.post('/basic/Berichte/', { csrf, action: 'delete', name: 'c.txt' })).status, 303);
+      assert.equal(notice((await alice.page('/basic/Berichte/')).html), 'c.txt gelöscht.');
+      const refusals: [Record<string, string>, number, string][] = [
+        [{ action: 'mkdir', name: 'x' }, 403, 'Abgelehnt: Das Formular hat kein gültiges Sicherheits-Token'],
+        [{ csrf, action: 'explode' }, 400, 'Unbekannte Aktion: Das Formular stammt vielleicht von einer älteren Version'],
+        [{ csrf, action: 'delete', name: 'gibt-es-nicht' }, 404, 'Das gibt es nicht mehr. Es wurde vielleicht verschoben oder gelöscht.'],
+        [{ csrf, action: 'mkdir', name: 'Berichte' }, 409, 'Hier gibt es bereits etwas mit diesem Namen.'],
+      ];
+      for (const [fields, status, german] of refusals) {
+        const res = await alice.post('/basic/', fields);
+        const html = await res.text();
+        assert.equal(res.status, status, html.slice(0, 300));
+        assert.ok(html.includes(german), `${JSON.stringify(fields)}: ${html.slice(0, 2000)}`);
+        assert.match(html, /<html lang="de">/);
+      }
+      alice.jar.set('fc_lang', { value: 'en', attributes: '' });
+      const english = await alice.post('/basic/', { csrf, action: 'delete', name: 'gibt-es-nicht' });
+      assert.equal(english.status, 404);
+      assert.doesNotMatch(await english.text(), /Das gibt es nicht mehr/);
     });
 
     test('share pages in German for a German visitor: a folder, an upload-only link and a dead link', async () => {

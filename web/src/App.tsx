@@ -19,6 +19,7 @@ import { AuditPage } from './components/AuditPage';
 import { GroupsPage } from './components/GroupsPage';
 import { RecentPage } from './components/RecentPage';
 import { stripBase } from './lib/base';
+import { t } from './lib/i18n';
 
 /** Routes: /login, /browse/<percent-encoded path>/ for the signed-in user's folders, /shared for their share links, /settings for their account, /admin/users for admins. */
 export function App({ client }: { client: ApiClient }) {
@@ -30,7 +31,7 @@ export function App({ client }: { client: ApiClient }) {
     () =>
       client.onSessionEnd((why) => {
         setUser(null);
-        setNotice(why === 'expired' ? 'Your session has ended. Sign in again.' : null);
+        setNotice(why === 'expired' ? t('session.ended') : null);
         const here = stripBase(location.pathname);
         const back = (here.startsWith('/browse') || here.startsWith('/with-me/') || PAGE_PATHS.includes(here)) && why === 'expired' ? `?next=${encodeURIComponent(here)}` : '';
         navigate(`/login${back}`, { replace: true });

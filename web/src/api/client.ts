@@ -1,5 +1,6 @@
 import { ApiError, errorFromResponse, networkError } from './errors';
 import { withBase } from '../lib/base';
+import { t } from '../lib/i18n';
 
 /**
  * The session of the signed-in user. Only the username and the refresh token
@@ -159,13 +160,13 @@ export class ApiClient {
 
   private async doRefresh(): Promise<Access> {
     const s = this.session;
-    if (!s) throw new ApiError(401, 'unauthorized', 'You are signed out. Sign in to continue.');
+    if (!s) throw new ApiError(401, 'unauthorized', t('session.signedOut'));
     const res = await postJson(withBase('/auth/refresh'), { username: s.username, refresh_token: s.refresh_token });
     if (res.status === 401 || res.status === 400 || res.status === 403) {
       // The session was revoked or expired, or the account disabled: nothing will work until the user signs in again.
       this.forget();
       this.emit('expired');
-      throw new ApiError(401, 'unauthorized', 'Your session has ended. Sign in again.');
+      throw new ApiError(401, 'unauthorized', t('session.ended'));
     }
     if (!res.ok) throw await failure(res);
     return this.setAccess((await res.json()) as TokenSet);

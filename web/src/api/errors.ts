@@ -1,78 +1,32 @@
-import { t } from '../lib/i18n';
+import { CATALOGS } from '../../../src/lib/i18n/catalogs';
+import { locale, t, type MessageKey } from '../lib/i18n';
 /**
  * The error codes the server sends as `{"error": code, "message": sentence}`
- * (CONTRACT "Errors", src/domain/errors.ts) and the sentence the web UI shows
- * for each. The UI never shows raw JSON: a code it does not know falls back
- * to the server's own sentence, then to a sentence chosen by HTTP status.
+ * (CONTRACT "Errors", src/domain/errors.ts): each has its sentence in the catalogs as
+ * `apiError.<code>`, in the UI's language. The UI never shows raw JSON: a code it does not
+ * know falls back to the server's own sentence, then to a sentence chosen by HTTP status.
  */
-export const ERROR_MESSAGES = {
-  bad_request: 'The server could not accept this request.',
-  digest_mismatch: 'The file arrived damaged (its checksum did not match). Try the upload again.',
-  invalid_path: 'That name or path is not allowed.',
-  invalid_name: 'That name is not allowed. Names cannot be “.” or “..” or contain “/” or “\\”.',
-  invalid_json: 'The server could not read the request.',
-  unknown_action: 'The server does not know this action.',
-  into_itself: 'A folder cannot be moved into itself.',
-  invalid_credentials: 'Wrong username or password.',
-  unauthorized: 'Your session has ended or you are not allowed to do this. Sign in again.',
-  password_required: 'This share link needs its password.',
-  totp_required: 'Enter the 6-digit code from your authenticator app (or a recovery code).',
-  forbidden: 'You are not allowed to do this.',
-  propfind_finite_depth: 'The server does not list a whole tree at once; ask one folder at a time.',
-  not_found: 'It no longer exists. It may have been moved or deleted.',
-  no_thumbnail: 'There is no thumbnail for this file.',
-  already_exists: 'Something with this name already exists here.',
-  not_a_directory: 'A file is in the way where a folder is needed.',
-  is_a_directory: 'A folder already has this name.',
-  lock_token_mismatch: 'That lock does not belong to this file or folder.',
-  offset_mismatch: 'The upload went out of step with the server; it resumes from where the server is.',
-  upload_busy: 'Another request is sending this upload right now.',
-  last_admin: 'This is the last administrator. Make another user an administrator first.',
-  admin_must_be_enabled: 'Administrators cannot be disabled: take the administrator right away first (or enable the user before making them one).',
-  precondition_failed: 'It changed since you last looked at it. Reload and try again.',
-  method_not_allowed: 'This operation is not possible here.',
-  valid_sync_token: 'The sync state is too old; sync again from the start.',
-  cursor_expired: 'The list of changes has moved on; reload the folder.',
-  changes_disabled: 'This server does not keep a list of changes; reload the folder to see them.',
-  supported_report: 'This server does not support that WebDAV report.',
-  unsupported_media_type: 'The server does not accept this kind of request body here.',
-  locked: 'It is locked by another program (a WebDAV lock). Try again when it is released.',
-  too_large: 'The file is larger than this server accepts.',
-  range_not_satisfiable: 'The requested part of the file is outside it.',
-  headers_too_large: 'The request was too large for the server (too many or too long headers).',
-  checksum_mismatch: 'A piece of the upload arrived damaged; it is sent again.',
-  rate_limited: 'Too many attempts. Wait a moment and try again.',
-  too_many_uploads: 'You have too many unfinished uploads. Let some finish or cancel them, then try again.',
-  too_many_streams: 'You have this page open in too many tabs or devices; close some of them.',
-  internal: 'Something went wrong on the server. Try again.',
-  unavailable: 'The server is busy or shutting down. Try again shortly.',
-  storage_unavailable: 'The server cannot reach its file storage right now. Try again shortly.',
-  database_unavailable: 'The server cannot reach its database right now. Try again shortly.',
-  coordination_unavailable: 'The server cannot reach its coordination service right now. Try again shortly.',
-  storage_failed: 'The server’s file storage failed to carry this out. Try again shortly.',
-  disk_full: 'The server’s disk is full.',
-  quota_exceeded: 'Not enough space left in your storage quota. Delete some files or ask an administrator for more space.',
-  dav_limit_reached: 'Too many WebDAV properties or locks for this account. Remove some, then try again.',
-  number_of_matches_within_limits: 'More results than the sync asked for at most. Ask without a limit, or with a larger one.',
-} as const;
+const PREFIX = 'apiError.';
 
-export type ErrorCode = keyof typeof ERROR_MESSAGES;
+export const KNOWN_ERROR_CODES = (Object.keys(CATALOGS.en) as MessageKey[]).filter((k) => k.startsWith(PREFIX) && /^[a-z_]+$/.test(k.slice(PREFIX.length))).map((k) => k.slice(PREFIX.length));
 
-export const KNOWN_ERROR_CODES = Object.keys(ERROR_MESSAGES) as ErrorCode[];
+const known = new Set(KNOWN_ERROR_CODES);
+
+const sentenceOf = (code: string): string => t(`${PREFIX}${code}` as MessageKey);
 
 const BY_STATUS: Record<number, string> = {
-  400: ERROR_MESSAGES.bad_request,
-  401: ERROR_MESSAGES.unauthorized,
-  403: 'You are not allowed to do this.',
-  404: ERROR_MESSAGES.not_found,
-  409: ERROR_MESSAGES.already_exists,
-  413: ERROR_MESSAGES.too_large,
-  416: ERROR_MESSAGES.range_not_satisfiable,
-  429: ERROR_MESSAGES.rate_limited,
-  431: ERROR_MESSAGES.headers_too_large,
-  502: ERROR_MESSAGES.storage_failed,
-  503: ERROR_MESSAGES.unavailable,
-  507: ERROR_MESSAGES.disk_full,
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'already_exists',
+  413: 'too_large',
+  416: 'range_not_satisfiable',
+  429: 'rate_limited',
+  431: 'headers_too_large',
+  502: 'storage_failed',
+  503: 'unavailable',
+  507: 'disk_full',
 };
 
 /** An answer from the server that was not a success, or no answer at all (status 0). */
@@ -94,15 +48,10 @@ export class ApiError extends Error {
   }
 }
 
-export const NETWORK_MESSAGE = 'Cannot reach the server. Check your connection and that File Cloud is running.';
-
 export function networkError(): ApiError {
-  return new ApiError(0, 'network', NETWORK_MESSAGE);
+  return new ApiError(0, 'network', t('apiFallback.network'));
 }
 
-function isKnown(code: string): code is ErrorCode {
-  return Object.prototype.hasOwnProperty.call(ERROR_MESSAGES, code);
-}
 
 /** Parses Retry-After (seconds or an HTTP date) into whole seconds. */
 export function parseRetryAfter(value: string | null): number | undefined {
@@ -128,10 +77,12 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterHe
     // Not JSON (a proxy's HTML page, say): the status decides the sentence.
   }
   const retryAfter = parseRetryAfter(retryAfterHeader);
-  let message: string = isKnown(code) ? ERROR_MESSAGES[code] : serverMessage || BY_STATUS[status] || `The server answered with an error (${status}).`;
-  // The server's sentence is more precise for bad input (it names the field or the rule).
-  if ((code === 'bad_request' || code === 'invalid_path') && serverMessage) message = serverMessage;
-  if (status === 429 && retryAfter !== undefined) message = `Too many attempts. Try again in ${formatWait(retryAfter)}.`;
+  const byStatus = BY_STATUS[status];
+  let message: string = known.has(code) ? sentenceOf(code) : serverMessage || (byStatus ? sentenceOf(byStatus) : t('apiFallback.status', { status: String(status) }));
+  // The server's sentence is more precise for bad input (it names the field or the rule), but it
+  // is English: another language keeps the catalog's sentence.
+  if ((code === 'bad_request' || code === 'invalid_path') && serverMessage && locale() === 'en') message = serverMessage;
+  if (status === 429 && retryAfter !== undefined) message = t('apiFallback.retryIn', { wait: formatWait(retryAfter) });
   return new ApiError(status, code || `http_${status}`, message, retryAfter);
 }
 
@@ -143,6 +94,6 @@ export function formatWait(seconds: number): string {
 /** The sentence to show for anything thrown. */
 export function messageOf(e: unknown): string {
   if (e instanceof ApiError) return e.message;
-  if (e instanceof Error && e.name === 'AbortError') return 'Cancelled.';
-  return 'Something went wrong. Try again.';
+  if (e instanceof Error && e.name === 'AbortError') return t('apiFallback.cancelled');
+  return t('apiFallback.unknown');
 }

@@ -1,4 +1,5 @@
 import { withBase } from '../lib/base';
+import { t } from '../lib/i18n';
 
 /**
  * Paths inside a user's storage are arrays of decoded segments; URLs are
@@ -45,11 +46,11 @@ export const isInside = (inner: Segments, outer: Segments): boolean => inner.len
 
 /** A name the server will accept as one path segment (CONTRACT "Storage paths"). */
 export function nameProblem(name: string): string | undefined {
-  if (name.trim() === '') return 'Enter a name.';
-  if (name === '.' || name === '..') return 'A name cannot be “.” or “..”.';
-  if (name.includes('/')) return 'A name cannot contain “/”.';
-  if (name.includes('\\')) return 'A name cannot contain “\\”.';
-  if (name.includes('\0')) return 'A name cannot contain a NUL character.';
-  if (new TextEncoder().encode(name).length > 255) return 'This name is too long.';
+  if (name.trim() === '') return t('name.missing');
+  if (name === '.' || name === '..') return t('name.dots');
+  if (name.includes('/')) return t('name.contains', { char: '/' });
+  if (name.includes('\\')) return t('name.contains', { char: '\\' });
+  if (name.includes('\0')) return t('name.nul');
+  if (new TextEncoder().encode(name).length > 255) return t('name.tooLong');
   return undefined;
 }

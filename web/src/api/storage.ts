@@ -2,6 +2,7 @@ import { responseError, type ApiClient } from './client';
 import { ApiError, networkError } from './errors';
 import { movePath, storageUrl, type Segments } from './paths';
 import { ThumbnailLoader } from './thumbnails';
+import { t } from '../lib/i18n';
 
 /** One entry of a folder listing (CONTRACT "GET / HEAD"). */
 export type Entry = { readonly is_file: boolean; readonly name: string; readonly size: number; readonly modified: string };
@@ -83,7 +84,7 @@ export class StorageApi {
     try {
       return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), etag };
     } catch {
-      throw new ApiError(0, 'not_text', 'This file is not UTF-8 text, so it cannot be edited here. Download it instead.');
+      throw new ApiError(0, 'not_text', t('editor.notText'));
     }
   }
 

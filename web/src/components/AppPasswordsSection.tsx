@@ -29,7 +29,7 @@ export function AppPasswordsSection({ client, user }: { client: ApiClient; user:
       about={t('keys.help')}
       count={(n) => t('keys.count', { count: n })}
       loading={t('keys.loading')}
-      what="Your app passwords"
+      failed={t('keys.failed')}
       empty={{ title: t('keys.none'), text: t('keys.noneHint') }}
       addLabel={t('keys.create')}
       onAdd={() => setCreating(true)}

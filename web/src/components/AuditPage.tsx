@@ -4,10 +4,12 @@ import { ApiError, messageOf, networkError } from '../api/errors';
 import type { StorageApi } from '../api/storage';
 import { onLinkClick, useTitle } from '../lib/router';
 import { withBase } from '../lib/base';
+import { formatDateTime } from '../lib/format';
 import { AppHeader } from './AppHeader';
 import { Skeleton } from './FolderStates';
 import { Icon } from './icons';
 import { ToolButton } from './Toolbar';
+import { t } from '../lib/i18n';
 
 const FAMILIES = ['', 'login.*', 'logout', 'password.*', 'totp.*', 'app_password.*', 'session.*', 'user.*', 'group.*', 'share.*', 'grant.*', 'path_token.*', 'webhook.*'];
 
@@ -31,7 +33,7 @@ export function AuditPage({ storage }: { storage: StorageApi }) {
   const [state, setState] = useState<State>({ status: 'loading' });
   const [generation, setGeneration] = useState(0);
   const [loadingMore, setLoadingMore] = useState(false);
-  useTitle('Audit log');
+  useTitle(t('nav.audit'));
 
   useEffect(() => {
     const ctl = new AbortController();
@@ -62,99 +64,100 @@ export function AuditPage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser users-page audit-page" aria-busy={state.status === 'loading'}>
         <div className="toolbar">
-          <h1 className="page-title">Audit log</h1>
+          <h1 className="page-title">{t('nav.audit')}</h1>
           <span className="spacer" />
-          <div className="toolbar-actions" role="toolbar" aria-label="Audit log actions">
-            <ToolButton icon="retry" label="Refresh" onClick={() => setGeneration((g) => g + 1)} />
+          <div className="toolbar-actions" role="toolbar" aria-label={t('audit.actions')}>
+            <ToolButton icon="retry" label={t('sessions.refreshShort')} onClick={() => setGeneration((g) => g + 1)} />
           </div>
         </div>
         {!forbidden ? (
           <form
             className="audit-filters"
-            aria-label="Filter the audit log"
+            aria-label={t('audit.filter')}
             onSubmit={(e) => {
               e.preventDefault();
               setFilter((f) => ({ ...f, user: userInput.trim() || undefined }));
             }}
           >
             <label>
-              User <input type="search" name="user" aria-label="User" value={userInput} onChange={(e) => setUserInput(e.target.value)} placeholder="any" />
+              {t('audit.user')} <input type="search" name="user" aria-label={t('audit.user')} value={userInput} onChange={(e) => setUserInput(e.target.value)} placeholder={t('audit.any')} />
             </label>
             <label>
-              Events{' '}
-              <select name="type" aria-label="Event type" value={filter.type ?? ''} onChange={(e) => setFilter((f) => ({ ...f, type: e.target.value || undefined }))}>
-                {FAMILIES.map((t) => (
-                  <option key={t} value={t}>
-                    {t === '' ? 'all' : t}
+              {t('audit.events')}{' '}
+              <select name="type" aria-label={t('audit.eventType')} value={filter.type ?? ''} onChange={(e) => setFilter((f) => ({ ...f, type: e.target.value || undefined }))}>
+                {FAMILIES.map((family) => (
+                  <option key={family} value={family}>
+                    {family === '' ? t('audit.all') : family}
                   </option>
                 ))}
               </select>
             </label>
             <button type="submit" className="button small">
-              Apply
+              {t('audit.apply')}
             </button>
           </form>
         ) : null}
         {state.status === 'loading' ? (
-          <Skeleton label="Loading the audit log" />
+          <Skeleton label={t('audit.loading')} />
         ) : state.status === 'error' ? (
           <div className="empty-state" role="alert">
             <span className="kind-icon kind-error">
               <Icon name={forbidden ? 'lock' : 'alert'} size={56} />
             </span>
-            <h2>{forbidden ? 'Only administrators can read the audit log' : 'The audit log could not be loaded'}</h2>
-            <p className="muted">{forbidden ? 'Ask an administrator.' : messageOf(state.error)}</p>
+            <h2>{forbidden ? t('audit.forbidden') : t('audit.failed')}</h2>
+            <p className="muted">{forbidden ? t('audit.askAdmin') : messageOf(state.error)}</p>
             {forbidden ? (
               <div className="empty-actions">
                 <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
-                  <Icon name="home" size={18} /> Go to My files
+                  <Icon name="home" size={18} /> {t('states.goHome')}
                 </a>
               </div>
             ) : null}
           </div>
         ) : state.events.length === 0 ? (
-          <p className="muted audit-empty">No events match.</p>
+          <p className="muted audit-empty">{t('audit.none')}</p>
         ) : (
           <>
             <div className="audit-table-wrap">
-              <table className="audit-table" aria-label="Audit events">
+              <table className="audit-table" aria-label={t('audit.table')}>
                 <thead>
                   <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Who</th>
-                    <th scope="col">Target</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">From</th>
-                    <th scope="col">Details</th>
+                    <th scope="col">{t('audit.colTime')}</th>
+                    <th scope="col">{t('audit.colEvent')}</th>
+                    <th scope="col">{t('audit.colWho')}</th>
+                    <th scope="col">{t('audit.colTarget')}</th>
+                    <th scope="col">{t('audit.colOutcome')}</th>
+                    <th scope="col">{t('audit.colFrom')}</th>
+                    <th scope="col">{t('audit.colDetails')}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {state.events.map((e) => (
-                    // data-label: on a phone each event is a block, each cell a line under its name.
+                    // data-label: on a phone each event is a block, each cell a line under its name. The event's
+                    // name and details are the log's own words (data, as the API and CLI show them): translate="no".
                     <tr key={e.id} data-id={e.id} data-type={e.type} className={`outcome-${e.outcome}`}>
-                      <td data-label="Time">
+                      <td data-label={t('audit.colTime')}>
                         <time dateTime={e.time} title={e.time}>
-                          {new Date(e.time).toLocaleString()}
+                          {formatDateTime(e.time)}
                         </time>
                       </td>
-                      <td data-label="Event" className="audit-type">
+                      <td data-label={t('audit.colEvent')} className="audit-type" translate="no">
                         {e.type}
                       </td>
-                      <td data-label="Who">{e.actor ?? '—'}</td>
-                      <td data-label="Target" className="audit-target">
+                      <td data-label={t('audit.colWho')}>{e.actor ?? '—'}</td>
+                      <td data-label={t('audit.colTarget')} className="audit-target">
                         {/* One line (a session id is long and unbroken), the whole of it on hover. */}
                         <span className="audit-clip" title={e.target ?? undefined}>
                           {e.target ?? '—'}
                         </span>
                       </td>
-                      <td data-label="Outcome">
-                        <span className={`badge outcome ${e.outcome}`}>{e.outcome}</span>
+                      <td data-label={t('audit.colOutcome')}>
+                        <span className={`badge outcome ${e.outcome}`}>{t(`audit.outcome.${e.outcome}`)}</span>
                       </td>
-                      <td data-label="From" title={e.user_agent ?? undefined}>
+                      <td data-label={t('audit.colFrom')} title={e.user_agent ?? undefined}>
                         {e.address ?? '—'}
                       </td>
-                      <td data-label="Details" className="muted small audit-detail">
+                      <td data-label={t('audit.colDetails')} className="muted small audit-detail" translate="no">
                         {detailLine(e)}
                       </td>
                     </tr>
@@ -163,10 +166,10 @@ export function AuditPage({ storage }: { storage: StorageApi }) {
               </table>
             </div>
             <div className="status-line muted">
-              {state.events.length} event{state.events.length === 1 ? '' : 's'} shown
+              {t('audit.shown', { count: state.events.length })}
               {state.more ? (
                 <button type="button" className="button small" onClick={() => void older()} disabled={loadingMore}>
-                  {loadingMore ? 'Loading…' : 'Older events'}
+                  {loadingMore ? t('common.loading') : t('audit.older')}
                 </button>
               ) : null}
             </div>

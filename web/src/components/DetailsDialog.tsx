@@ -6,9 +6,10 @@ import { movePath, type Segments } from '../api/paths';
 import { SharesApi, type Share } from '../api/shares';
 import type { Entry, StorageApi } from '../api/storage';
 import { VersionsApi, type FileVersion } from '../api/trash';
-import { formatAgo, formatDateTime, formatExactDate, formatSize, plural } from '../lib/format';
-import { CHANGE_LABEL } from '../lib/recent-labels';
+import { formatAgo, formatDateTime, formatExactDate, formatSize } from '../lib/format';
+import { changeLabel } from '../lib/recent-labels';
 import { Dialog } from './Dialog';
+import { t } from '../lib/i18n';
 
 /** How many of the item's newest changes are shown. */
 const CHANGES = 10;
@@ -22,10 +23,15 @@ const When = ({ iso }: { iso: string }) => (
 );
 
 /** A grant's recipient as people read it: "bea", "group team". */
-const recipient = (to: string) => (to.startsWith('group:') ? `group ${to.slice(6)}` : to.replace(/^user:/, ''));
+const recipient = (to: string) => (to.startsWith('group:') ? t('details.group', { name: to.slice(6) }) : to.replace(/^user:/, ''));
 
 const linkSummary = (s: Share) =>
-  [s.upload_only ? 'Anyone with the link can upload' : 'Anyone with the link can view', s.has_password ? 'password' : '', s.expires_at ? `expires ${formatDateTime(s.expires_at)}` : 'never expires', s.max_downloads !== null ? `${s.downloads} of ${s.max_downloads} downloads` : '']
+  [
+    s.upload_only ? t('details.linkUpload') : t('details.linkView'),
+    s.has_password ? t('details.linkPassword') : '',
+    s.expires_at ? t('details.linkExpires', { date: formatDateTime(s.expires_at) }) : t('details.linkNeverExpires'),
+    s.max_downloads !== null ? t('details.linkDownloads', { done: s.downloads, count: s.max_downloads }) : '',
+  ]
     .filter(Boolean)
     .join(' · ');
 
@@ -63,24 +69,24 @@ export function DetailsDialog({ storage, folder, entry, own, versionsOn, onClose
   }, [storage, key, own, versionsOn, entry.is_file]);
 
   return (
-    <Dialog title={`Details of ${entry.name}`} onClose={onClose} className="details-dialog">
+    <Dialog title={t('details.title', { name: entry.name })} onClose={onClose} className="details-dialog">
       <dl className="details-facts">
-        <dt>Kind</dt>
-        <dd>{entry.is_file ? 'File' : 'Folder'}</dd>
+        <dt>{t('shareItem.kind')}</dt>
+        <dd>{entry.is_file ? t('shareItem.file') : t('list.folder')}</dd>
         {entry.is_file ? (
           <>
-            <dt>Size</dt>
+            <dt>{t('details.size')}</dt>
             <dd>{formatSize(entry.size)}</dd>
           </>
         ) : null}
-        <dt>Modified</dt>
+        <dt>{t('details.modified')}</dt>
         <dd>
           <time dateTime={entry.modified} title={formatAgo(entry.modified)}>
             {formatDateTime(entry.modified)}
           </time>
         </dd>
-        <dt>Location</dt>
-        <dd>{[own ? 'My files' : storage.user, ...folder].join(' / ')}</dd>
+        <dt>{t('details.location')}</dt>
+        <dd>{[own ? t('nav.myFiles') : storage.user, ...folder].join(' / ')}</dd>
       </dl>
       {error ? (
         <p className="form-error" role="alert">
@@ -88,45 +94,45 @@ export function DetailsDialog({ storage, folder, entry, own, versionsOn, onClose
         </p>
       ) : !details ? (
         <p className="muted" role="status">
-          Loading…
+          {t('common.loading')}
         </p>
       ) : (
         <>
           {details.grants ? (
             <section className="details-section">
-              <h3>Shared with</h3>
+              <h3>{t('people.sharedWith')}</h3>
               {details.grants.length ? (
-                <ul aria-label="Shared with" className="details-list">
+                <ul aria-label={t('people.sharedWith')} className="details-list">
                   {details.grants.map((g) => (
                     <li key={g.id}>
-                      <span>{recipient(g.to)}</span> · {g.permission === 'write' ? 'Can edit' : 'Can view'}
+                      <span>{recipient(g.to)}</span> · {g.permission === 'write' ? t('people.canEdit') : t('people.canView')}
                     </li>
                   ))}
                 </ul>
               ) : (
-                <p className="muted">Nobody else.</p>
+                <p className="muted">{t('details.nobody')}</p>
               )}
             </section>
           ) : null}
           {details.links ? (
             <section className="details-section">
-              <h3>Links</h3>
+              <h3>{t('details.links')}</h3>
               {details.links.length ? (
-                <ul aria-label="Links" className="details-list">
+                <ul aria-label={t('details.links')} className="details-list">
                   {details.links.map((s) => (
                     <li key={s.id}>{linkSummary(s)}</li>
                   ))}
                 </ul>
               ) : (
-                <p className="muted">No share links.</p>
+                <p className="muted">{t('details.noLinks')}</p>
               )}
             </section>
           ) : null}
           {details.versions ? (
             <section className="details-section">
-              <h3>Versions</h3>
+              <h3>{t('action.versions')}</h3>
               {details.versions.length ? (
-                <ul aria-label="Earlier versions" className="details-list">
+                <ul aria-label={t('details.earlierVersions')} className="details-list">
                   {details.versions.map((v) => (
                     <li key={v.id}>
                       {formatSize(v.size)} · <When iso={v.modified} />
@@ -134,23 +140,23 @@ export function DetailsDialog({ storage, folder, entry, own, versionsOn, onClose
                   ))}
                 </ul>
               ) : (
-                <p className="muted">No earlier versions.</p>
+                <p className="muted">{t('details.noVersions')}</p>
               )}
             </section>
           ) : null}
           <section className="details-section">
-            <h3>Recent changes</h3>
+            <h3>{t('details.changes')}</h3>
             {details.changes.length ? (
-              <ul aria-label="Recent changes" className="details-list">
+              <ul aria-label={t('details.changes')} className="details-list">
                 {details.changes.map((c, i) => (
                   <li key={i}>
-                    {CHANGE_LABEL[c.type]}
+                    {changeLabel(c.type)}
                     {c.path !== movePath(storage.user, path) ? ` · ${c.path.split('/').slice(2).join('/')}` : ''} · <When iso={c.at} />
                   </li>
                 ))}
               </ul>
             ) : (
-              <p className="muted">{plural(0, 'change')} lately.</p>
+              <p className="muted">{t('details.noChanges')}</p>
             )}
           </section>
         </>

@@ -3,7 +3,7 @@ import { AdminGroupsApi, memberNames, type Group } from '../api/admin-groups';
 import { AdminUsersApi } from '../api/admin-users';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
-import { plural } from '../lib/format';
+import { t } from '../lib/i18n';
 import { useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
 import { AdminOnlyState } from './AdminOnlyState';
@@ -30,7 +30,7 @@ export function GroupsPage({ storage }: { storage: StorageApi }) {
   const [creating, setCreating] = useState(false);
   const [removing, setRemoving] = useState<Group | null>(null);
   const notify = useNotify();
-  useTitle('Groups');
+  useTitle(t('nav.groups'));
   const forbidden = state.status === 'error' && state.error.status === 403;
 
   return (
@@ -38,29 +38,29 @@ export function GroupsPage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser users-page" aria-busy={state.status === 'loading'}>
         <div className="toolbar">
-          <h1 className="page-title">Groups</h1>
+          <h1 className="page-title">{t('nav.groups')}</h1>
           <span className="spacer" />
-          <div className="toolbar-actions" role="toolbar" aria-label="Group actions">
-            <ToolButton icon="retry" label="Refresh" onClick={reload} />
-            {!forbidden ? <ToolButton icon="plus" label="New group" primary onClick={() => setCreating(true)} /> : null}
+          <div className="toolbar-actions" role="toolbar" aria-label={t('groups.actions')}>
+            <ToolButton icon="retry" label={t('sessions.refreshShort')} onClick={reload} />
+            {!forbidden ? <ToolButton icon="plus" label={t('groups.new')} primary onClick={() => setCreating(true)} /> : null}
           </div>
         </div>
         {state.status === 'loading' ? (
-          <Skeleton label="Loading groups" />
+          <Skeleton label={t('groups.loading')} />
         ) : state.status === 'error' ? (
-          <AdminOnlyState error={state.error} what="groups" forbiddenTitle="Only administrators can manage groups" forbiddenText="Ask an administrator to add you to a group." onRetry={reload} />
+          <AdminOnlyState error={state.error} failed={t('groups.failed')} forbiddenTitle={t('groups.forbidden')} forbiddenText={t('groups.forbiddenText')} onRetry={reload} />
         ) : (
           <>
             {state.items.length ? (
-              <ul className="item-list group-list" aria-label="Groups">
+              <ul className="item-list group-list" aria-label={t('nav.groups')}>
                 {state.items.map((g) => (
                   <GroupItem key={g.name} api={api} group={g} unknown={unknown} onChanged={reload} onRemove={() => setRemoving(g)} />
                 ))}
               </ul>
             ) : (
-              <p className="muted">No groups yet. A group lets you share a folder with several people at once, and its members change in one place.</p>
+              <p className="muted">{t('groups.none')}</p>
             )}
-            <div className="status-line muted">{plural(state.items.length, 'group')}</div>
+            <div className="status-line muted">{t('groups.count', { count: state.items.length })}</div>
           </>
         )}
         <datalist id="group-user-names">
@@ -72,7 +72,7 @@ export function GroupsPage({ storage }: { storage: StorageApi }) {
           api={api}
           unknown={unknown}
           onCreated={(g) => {
-            notify(`The group ${g.name} was created.`);
+            notify(t('groups.created', { name: g.name }));
             reload();
           }}
           onClose={() => setCreating(false)}
@@ -80,13 +80,13 @@ export function GroupsPage({ storage }: { storage: StorageApi }) {
       ) : null}
       {removing ? (
         <ConfirmDialog
-          title={`Remove the group “${removing.name}”?`}
-          warning="What was shared with the group is no longer shared with its members. The members' accounts and files stay."
-          label="Remove group"
-          busyLabel="Removing…"
+          title={t('groups.removeTitle', { name: removing.name })}
+          warning={t('groups.removeWarning')}
+          label={t('groups.remove')}
+          busyLabel={t('ssh.removing')}
           onConfirm={async () => {
             await api.remove(removing.name);
-            notify(`The group ${removing.name} was removed.`);
+            notify(t('groups.removed', { name: removing.name }));
             reload();
           }}
           onClose={() => setRemoving(null)}
@@ -96,7 +96,7 @@ export function GroupsPage({ storage }: { storage: StorageApi }) {
   );
 }
 
-const noSuchUser = (names: string[]) => (names.length === 1 ? `There is no user named “${names[0]}”.` : `There are no users named ${names.map((n) => `“${n}”`).join(', ')}.`);
+const noSuchUser = (names: string[]) => t('groups.noSuchUser', { count: names.length, names: names.join('”, “') });
 
 /** One group: its members, each removable, and a field to add more. */
 function GroupItem({ api, group, unknown, onChanged, onRemove }: { api: AdminGroupsApi; group: Group; unknown: (names: string[]) => string[]; onChanged: () => void; onRemove: () => void }) {
@@ -131,30 +131,30 @@ function GroupItem({ api, group, unknown, onChanged, onRemove }: { api: AdminGro
       <div className="item-main">
         <div className="item-title">
           <span className="item-name">{group.name}</span>
-          <span className="muted small">{plural(group.members.length, 'member')}</span>
+          <span className="muted small">{t('groups.members', { count: group.members.length })}</span>
         </div>
-        <ul className="member-list" aria-label={`Members of ${group.name}`}>
+        <ul className="member-list" aria-label={t('groups.membersOf', { name: group.name })}>
           {group.members.map((m) => (
             <li key={m} className="member">
               <span>{m}</span>
-              <button type="button" className="icon-button small" aria-label={`Remove ${m} from ${group.name}`} title={`Remove ${m}`} disabled={busy} onClick={() => void change({ remove: [m] })}>
+              <button type="button" className="icon-button small" aria-label={t('groups.removeFrom', { member: m, name: group.name })} title={t('groups.removeMember', { member: m })} disabled={busy} onClick={() => void change({ remove: [m] })}>
                 <Icon name="close" size={14} />
               </button>
             </li>
           ))}
         </ul>
         <form className="member-add" onSubmit={add}>
-          <input aria-label={`Add a member to ${group.name}`} list="group-user-names" placeholder="Username" value={adding} onChange={(e) => setAdding(e.target.value)} aria-describedby={errorId} aria-invalid={error ? true : undefined} autoComplete="off" spellCheck={false} />
+          <input aria-label={t('groups.addTo', { name: group.name })} list="group-user-names" placeholder={t('login.username')} value={adding} onChange={(e) => setAdding(e.target.value)} aria-describedby={errorId} aria-invalid={error ? true : undefined} autoComplete="off" spellCheck={false} />
           <button type="submit" className="button small" disabled={busy || !adding.trim()}>
-            Add
+            {t('groups.add')}
           </button>
         </form>
         <p id={errorId} className="form-error" role="alert">
           {error}
         </p>
       </div>
-      <button type="button" className="button small danger" aria-label={`Remove group ${group.name}`} onClick={onRemove}>
-        Remove
+      <button type="button" className="button small danger" aria-label={t('groups.removeGroup', { name: group.name })} onClick={onRemove}>
+        {t('ssh.removeShort')}
       </button>
     </li>
   );
@@ -168,7 +168,7 @@ function CreateGroupDialog({ api, unknown, onCreated, onClose }: { api: AdminGro
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!name.trim()) return setError('Give the group a name.');
+    if (!name.trim()) return setError(t('groups.nameMissing'));
     const strangers = unknown(memberNames(members));
     if (strangers.length) return setError(noSuchUser(strangers));
     setBusy(true);
@@ -182,17 +182,17 @@ function CreateGroupDialog({ api, unknown, onCreated, onClose }: { api: AdminGro
     }
   };
   return (
-    <Dialog title="New group" onClose={onClose}>
+    <Dialog title={t('groups.new')} onClose={onClose}>
       <form onSubmit={submit} className="stack">
         <label className="field">
-          <span>Name</span>
+          <span>{t('appKey.name')}</span>
           <input value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" spellCheck={false} aria-describedby="group-create-error" />
         </label>
         <label className="field">
-          <span>Members</span>
+          <span>{t('groups.membersLabel')}</span>
           <input value={members} onChange={(e) => setMembers(e.target.value)} placeholder="bea, carl" autoComplete="off" spellCheck={false} aria-describedby="group-create-error" />
         </label>
-        <FormActions errorId="group-create-error" error={error} busy={busy} label="Create group" busyLabel="Creating…" onCancel={onClose} />
+        <FormActions errorId="group-create-error" error={error} busy={busy} label={t('groups.create')} busyLabel={t('appKey.creating')} onCancel={onClose} />
       </form>
     </Dialog>
   );

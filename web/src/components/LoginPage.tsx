@@ -201,7 +201,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
                 </button>
               </>
             ) : (
-              <p className="muted login-hint" style={{ textAlign: 'center' }}>or with your password</p>
+              <p className="muted login-hint" style={{ textAlign: 'center' }}>{t('login.orPassword')}</p>
             )}
           </>
         ) : null}

@@ -79,7 +79,7 @@ export function MoveDialog(props: { storage: StorageApi; from: Segments; entries
           <div className="picker-shortcuts">
             {from.length > root.length ? (
               <button type="button" className="chip" aria-label={t('move.current', { name: from[from.length - 1] ?? '' })} title={[t('nav.myFiles'), ...from].join(' / ')} onClick={() => setAt([...from])}>
-                <Icon name="open" size={14} /> {from[from.length - 1]} <span className="muted">(current)</span>
+                <Icon name="open" size={14} /> {from[from.length - 1]} <span className="muted">{t('move.currentMark')}</span>
               </button>
             ) : null}
             {shortcuts.length > 0 ? (

@@ -34,7 +34,7 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
     }
     const problem = newPasswordProblem(next, confirm, current);
     if (problem) {
-      setError({ text: problem, field: problem.includes('match') ? 'confirm' : 'next' });
+      setError({ text: problem, field: problem === t('rules.passwordMismatch') ? 'confirm' : 'next' });
       return nextRef.current?.focus();
     }
     setBusy(true);
@@ -82,7 +82,7 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
           <span className="form-ok" role="status">
             {done ? (
               <>
-                <Icon name="check" size={18} /> Password changed.
+                <Icon name="check" size={18} /> {t('password.changed')}
               </>
             ) : null}
           </span>

@@ -8,6 +8,7 @@ import { formatDate, formatSize } from '../lib/format';
 import { Dialog } from './Dialog';
 import { Icon, KindIcon } from './icons';
 import { MarkdownView } from './MarkdownView';
+import { t } from '../lib/i18n';
 
 /** Text previews read at most this much (a Range request), so a 2 GB log does not come down. */
 export const TEXT_PREVIEW_BYTES = 512 * 1024;
@@ -94,21 +95,21 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
 
   const header = (
     <div className="preview-actions">
-      <button type="button" className="icon-button" aria-label="Previous file" disabled={!prev} onClick={() => prev && onNavigate(prev)}>
+      <button type="button" className="icon-button" aria-label={t('preview.previous')} disabled={!prev} onClick={() => prev && onNavigate(prev)}>
         <Icon name="chevronLeft" />
       </button>
-      <button type="button" className="icon-button" aria-label="Next file" disabled={!next} onClick={() => next && onNavigate(next)}>
+      <button type="button" className="icon-button" aria-label={t('preview.next')} disabled={!next} onClick={() => next && onNavigate(next)}>
         <Icon name="chevronRight" />
       </button>
       {onEdit && isEditable(entry) ? (
-        <button type="button" className="icon-button" aria-label="Edit" title="Edit" onClick={() => onEdit(entry)}>
+        <button type="button" className="icon-button" aria-label={t('action.edit')} title={t('action.edit')} onClick={() => onEdit(entry)}>
           <Icon name="pencil" />
         </button>
       ) : null}
-      <button type="button" className="icon-button" aria-label="Share" title="Share" onClick={() => onShare(entry)}>
+      <button type="button" className="icon-button" aria-label={t('action.share')} title={t('action.share')} onClick={() => onShare(entry)}>
         <Icon name="link" />
       </button>
-      <button type="button" className="icon-button" aria-label="Download" title="Download" onClick={() => onDownload(entry)}>
+      <button type="button" className="icon-button" aria-label={t('action.download')} title={t('action.download')} onClick={() => onDownload(entry)}>
         <Icon name="download" />
       </button>
     </div>
@@ -139,9 +140,9 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
           onError={() => viaThumbnail && setOriginal(true)}
         />
         <p className="muted small preview-note">
-          {siblings.length > 1 ? `${index + 1} / ${siblings.length} · ` : ''}
+          {siblings.length > 1 ? `${t('preview.position', { at: index + 1, of: siblings.length })} · ` : ''}
           <a href={src} target="_blank" rel="noopener noreferrer">
-            Open the original
+            {t('preview.original')}
           </a>
         </p>
       </div>
@@ -155,7 +156,11 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
       <div className="preview-pdf">
         <iframe title={entry.name} src={src} />
         <p className="muted small">
-          If the document does not show, <a href={src} target="_blank" rel="noopener noreferrer">open it in a new tab</a> or download it.
+          {t('share.js.pdfHintBefore')}
+          <a href={src} target="_blank" rel="noopener noreferrer">
+            {t('share.js.pdfHintLink')}
+          </a>
+          {t('share.js.pdfHintAfter')}
         </p>
       </div>
     ) : (
@@ -164,13 +169,13 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
   else if (kind === 'text')
     body = text ? (
       <div className="preview-text-wrap">
-        {text.truncated ? <p className="preview-note">Showing the first {formatSize(TEXT_PREVIEW_BYTES)} of {formatSize(entry.size)}. Download the file to see all of it.</p> : null}
+        {text.truncated ? <p className="preview-note">{t('preview.truncated', { shown: formatSize(TEXT_PREVIEW_BYTES), size: formatSize(entry.size) })}</p> : null}
         {['md', 'markdown'].includes(extensionOf(entry.name)) ? <MarkdownView source={text.text} /> : <pre className="preview-text">{text.text}</pre>}
       </div>
     ) : (
       <Loading />
     );
-  else body = <PreviewMessage entry={entry} text="There is no preview for this kind of file." onDownload={onDownload} />;
+  else body = <PreviewMessage entry={entry} text={t('preview.none')} onDownload={onDownload} />;
 
   return (
     <Dialog
@@ -196,7 +201,7 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
 function Loading() {
   return (
     <div className="preview-loading" role="status">
-      <span className="spinner" aria-hidden="true" /> Loading preview…
+      <span className="spinner" aria-hidden="true" /> {t('preview.loading')}
     </div>
   );
 }
@@ -207,7 +212,7 @@ function PreviewMessage({ entry, text, onDownload, error }: { entry: Entry; text
       <KindIcon kind={kindOf(entry.name, true)} size={48} />
       <p className={error ? 'error-text' : undefined}>{text}</p>
       <button type="button" className="button primary" onClick={() => onDownload(entry)}>
-        <Icon name="download" size={18} /> Download {formatSize(entry.size)}
+        <Icon name="download" size={18} /> {t('preview.downloadSize', { size: formatSize(entry.size) })}
       </button>
     </div>
   );

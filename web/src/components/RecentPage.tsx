@@ -3,15 +3,16 @@ import { recentChanges } from '../api/changes';
 import type { StorageApi } from '../api/storage';
 import { withBase } from '../lib/base';
 import { kindOf } from '../lib/file-kind';
-import { formatAgo, formatExactDate, plural } from '../lib/format';
+import { formatAgo, formatExactDate } from '../lib/format';
 import { recentFiles } from '../lib/recent';
-import { CHANGE_LABEL, openUrl, placeOf } from '../lib/recent-labels';
+import { changeLabel, openUrl, placeOf } from '../lib/recent-labels';
 import { onLinkClick, useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
 import { KindIcon } from './icons';
 import { ListEmpty, ListError, ListSkeleton } from './SectionStates';
 import { ToolButton } from './Toolbar';
 import { useRemoteList } from './useRemoteList';
+import { t } from '../lib/i18n';
 
 /** How many feed entries the view reads: enough for a screenful of files after repeats are folded. */
 const ENTRIES = 300;
@@ -21,7 +22,7 @@ export function RecentPage({ storage }: { storage: StorageApi }) {
   const load = useCallback(async (signal: AbortSignal) => recentFiles(await recentChanges(storage.client, { limit: ENTRIES, signal })), [storage]);
   const { state, reload } = useRemoteList(load);
   const me = storage.user;
-  useTitle('Recent');
+  useTitle(t('nav.recent'));
   const items = useMemo(() => (state.status === 'ready' ? state.items : []), [state]);
 
   return (
@@ -29,21 +30,21 @@ export function RecentPage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser shared-page" aria-busy={state.status === 'loading'}>
         <div className="toolbar">
-          <h1 className="page-title">Recent</h1>
+          <h1 className="page-title">{t('nav.recent')}</h1>
           <span className="spacer" />
-          <div className="toolbar-actions" role="toolbar" aria-label="Recent actions">
-            <ToolButton icon="retry" label="Refresh" onClick={reload} />
+          <div className="toolbar-actions" role="toolbar" aria-label={t('recent.actions')}>
+            <ToolButton icon="retry" label={t('sessions.refreshShort')} onClick={reload} />
           </div>
         </div>
         {state.status === 'loading' ? (
-          <ListSkeleton label="Loading recent changes" />
+          <ListSkeleton label={t('recent.loading')} />
         ) : state.status === 'error' ? (
-          <ListError what="recent changes" error={state.error} onRetry={reload} />
+          <ListError title={t('recent.failed')} error={state.error} onRetry={reload} />
         ) : items.length === 0 ? (
-          <ListEmpty icon="clock" title="Nothing changed lately" text="Files you and the people who share with you add or change appear here." />
+          <ListEmpty icon="clock" title={t('recent.none')} text={t('recent.noneText')} />
         ) : (
           <>
-            <ul className="share-list" aria-label="Recently changed files">
+            <ul className="share-list" aria-label={t('recent.list')}>
               {items.map((f) => {
                 const href = openUrl(f, me);
                 return (
@@ -54,7 +55,7 @@ export function RecentPage({ storage }: { storage: StorageApi }) {
                         {f.name}
                       </a>
                       <span className="muted with-me-meta">
-                        <span>{placeOf(f, me)}</span> · {CHANGE_LABEL[f.type]}{' '}
+                        <span>{placeOf(f, me)}</span> · {changeLabel(f.type)}{' '}
                         <time dateTime={f.at} title={formatExactDate(f.at)}>
                           {formatAgo(f.at)}
                         </time>
@@ -64,7 +65,7 @@ export function RecentPage({ storage }: { storage: StorageApi }) {
                 );
               })}
             </ul>
-            <div className="status-line muted">{plural(items.length, 'file')}</div>
+            <div className="status-line muted">{t('recent.count', { count: items.length })}</div>
           </>
         )}
       </main>

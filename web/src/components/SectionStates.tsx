@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ApiError } from '../api/errors';
 import { Icon, type IconName } from './icons';
+import { t } from '../lib/i18n';
 
 /** Placeholder lines while a section's list loads, about as tall as the list will be. */
 export function ListSkeleton({ label, rows = 2 }: { label: string; rows?: number }) {
@@ -16,19 +17,19 @@ export function ListSkeleton({ label, rows = 2 }: { label: string; rows?: number
   );
 }
 
-/** A list that could not be read: why, and Try again. */
-export function ListError({ what, error, onRetry }: { what: string; error: ApiError; onRetry: () => void }) {
+/** A list that could not be read (`title`: "Your sessions could not be loaded"): why, and Try again. */
+export function ListError({ title, error, onRetry }: { title: string; error: ApiError; onRetry: () => void }) {
   return (
     <div className="section-state" role="alert">
       <span className="kind-icon kind-error">
         <Icon name="alert" size={32} />
       </span>
       <div>
-        <p className="section-state-title">{what} could not be loaded</p>
+        <p className="section-state-title">{title}</p>
         <p className="muted small">{error.message}</p>
       </div>
       <button type="button" className="button small" onClick={onRetry}>
-        <Icon name="retry" size={16} /> Try again
+        <Icon name="retry" size={16} /> {t('states.tryAgain')}
       </button>
     </div>
   );

@@ -35,12 +35,12 @@ export function SessionsSection({ api, reloadKey }: { api: AccountApi; reloadKey
       {state.status === 'loading' ? (
         <ListSkeleton label={t('sessions.loading')} />
       ) : state.status === 'error' ? (
-        <ListError what="Your sessions" error={state.error} onRetry={reload} />
+        <ListError title={t('sessions.failed')} error={state.error} onRetry={reload} />
       ) : (
         <>
           <ul className="item-list" aria-label={t('sessions.title')}>
             {state.items.map((s) => (
-              <li key={s.id} className="list-item" data-id={s.id} aria-label={`${nameOf(s)}${s.current ? ', this device' : ''}`}>
+              <li key={s.id} className="list-item" data-id={s.id} aria-label={s.current ? t('sessions.thisDeviceLabel', { name: nameOf(s) }) : nameOf(s)}>
                 <div className="item-main">
                   <div className="item-title">
                     <span className="item-name" title={s.client ?? undefined}>

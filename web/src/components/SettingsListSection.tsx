@@ -18,8 +18,8 @@ export function SettingsListSection<T>(props: {
   count: (n: number) => string;
   /** The loading state's label ("Loading app passwords"). */
   loading: string;
-  /** The items as the subject of an error sentence ("Your app passwords"). */
-  what: string;
+  /** The sentence shown when the list cannot be read ("Your app passwords could not be loaded"). */
+  failed: string;
   empty: { title: string; text: string };
   addLabel: string;
   onAdd: () => void;
@@ -44,7 +44,7 @@ export function SettingsListSection<T>(props: {
       {list.status === 'loading' ? (
         <ListSkeleton label={props.loading} />
       ) : list.status === 'error' ? (
-        <ListError what={props.what} error={list.error} onRetry={props.onRetry} />
+        <ListError title={props.failed} error={list.error} onRetry={props.onRetry} />
       ) : list.items.length === 0 ? (
         <ListEmpty icon={props.icon} title={props.empty.title} text={props.empty.text}>
           {add}

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { messageOf } from '../api/errors';
 import type { NewShare } from '../api/shares';
-import { DEFAULT_EXPIRY, EXPIRY_PRESETS, expiresIn, parseLimit, tomorrow, type ExpiryChoice } from '../lib/share-rules';
+import { DEFAULT_EXPIRY, expiryPresets, expiresIn, parseLimit, tomorrow, type ExpiryChoice } from '../lib/share-rules';
 import { Icon } from './icons';
+import { t } from '../lib/i18n';
 
 /** The options of a new share link: expiry, password, download limit, upload-only (folders). */
 export function ShareOptionsForm({ isFile, onCreate, onCancel }: { isFile: boolean; onCreate: (opts: NewShare) => Promise<void>; onCancel: () => void }) {
@@ -17,9 +18,9 @@ export function ShareOptionsForm({ isFile, onCreate, onCancel }: { isFile: boole
   async function submit(e: FormEvent) {
     e.preventDefault();
     const seconds = expiresIn(expiry, date, new Date());
-    if (seconds === undefined) return setError('Choose a date after today.');
+    if (seconds === undefined) return setError(t('shareForm.dateAfterToday'));
     const maxDownloads = uploadOnly ? null : parseLimit(limit);
-    if (maxDownloads === undefined) return setError('The download limit is a whole number from 1, or empty for no limit.');
+    if (maxDownloads === undefined) return setError(t('shareForm.badLimit'));
     setBusy(true);
     setError(null);
     try {
@@ -33,17 +34,13 @@ export function ShareOptionsForm({ isFile, onCreate, onCancel }: { isFile: boole
   return (
     <form className="stack share-form" onSubmit={submit}>
       <p>
-        {isFile
-          ? 'Anyone with the link can download this file without an account.'
-          : uploadOnly
-            ? 'Anyone with the link can upload files into this folder without an account, and see nothing in it.'
-            : 'Anyone with the link can browse and download this folder without an account.'}
+        {isFile ? t('shareForm.aboutFile') : uploadOnly ? t('shareForm.aboutUploadOnly') : t('shareForm.aboutFolder')}
       </p>
       <div className="share-fields">
         <label className="field">
-          <span>Expires</span>
+          <span>{t('appKey.expires')}</span>
           <select value={expiry} onChange={(e) => setExpiry(e.target.value as ExpiryChoice)}>
-            {EXPIRY_PRESETS.map((p) => (
+            {expiryPresets().map((p) => (
               <option key={p.value} value={p.value}>
                 {p.label}
               </option>
@@ -52,18 +49,18 @@ export function ShareOptionsForm({ isFile, onCreate, onCancel }: { isFile: boole
         </label>
         {expiry === 'date' ? (
           <label className="field">
-            <span>Last day</span>
+            <span>{t('shareForm.lastDay')}</span>
             <input type="date" value={date} min={tomorrow(new Date())} required onChange={(e) => setDate(e.target.value)} />
           </label>
         ) : null}
         <label className="field">
-          <span>Password (optional)</span>
-          <input type="password" value={password} autoComplete="new-password" placeholder="No password" onChange={(e) => setPassword(e.target.value)} />
+          <span>{t('shareForm.password')}</span>
+          <input type="password" value={password} autoComplete="new-password" placeholder={t('shareForm.noPassword')} onChange={(e) => setPassword(e.target.value)} />
         </label>
         {!uploadOnly ? (
           <label className="field">
-            <span>Download limit (optional)</span>
-            <input type="number" inputMode="numeric" min={1} step={1} value={limit} placeholder="No limit" onChange={(e) => setLimit(e.target.value)} />
+            <span>{t('shareForm.limit')}</span>
+            <input type="number" inputMode="numeric" min={1} step={1} value={limit} placeholder={t('shareForm.noLimit')} onChange={(e) => setLimit(e.target.value)} />
           </label>
         ) : null}
       </div>
@@ -71,8 +68,8 @@ export function ShareOptionsForm({ isFile, onCreate, onCancel }: { isFile: boole
         <label className="check-field">
           <input type="checkbox" checked={uploadOnly} onChange={(e) => setUploadOnly(e.target.checked)} />
           <span>
-            <strong>Upload only</strong>
-            <span className="muted small"> — visitors can add files to this folder but cannot see or download anything in it.</span>
+            <strong>{t('shareForm.uploadOnly')}</strong>
+            <span className="muted small"> — {t('shareForm.uploadOnlyHelp')}</span>
           </span>
         </label>
       ) : null}
@@ -85,10 +82,10 @@ export function ShareOptionsForm({ isFile, onCreate, onCancel }: { isFile: boole
       </p>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel}>
-          Cancel
+          {t('dialog.cancel')}
         </button>
         <button type="submit" className="button primary" disabled={busy}>
-          <Icon name="link" size={18} /> {busy ? 'Creating…' : 'Create link'}
+          <Icon name="link" size={18} /> {busy ? t('appKey.creating') : t('shareForm.create')}
         </button>
       </div>
     </form>

@@ -5,8 +5,9 @@ import type { Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
 import { recipientOf, recipientTo, suggestRecipients, type Recipient } from '../lib/recipients';
 import { useAccount } from './useAccount';
+import { t } from '../lib/i18n';
 
-const LABELS: Record<Permission, string> = { read: 'Can view', write: 'Can edit' };
+const permissionLabel = (p: Permission): string => t(p === 'read' ? 'people.canView' : 'people.canEdit');
 
 /** "Share with people": the accounts and groups an item is shared with, and adding, changing and removing them. */
 export function SharePeople({ storage, path }: { storage: StorageApi; path: Segments }) {
@@ -69,7 +70,7 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
   async function add(e: FormEvent) {
     e.preventDefault();
     const name = to.trim();
-    if (!name) return setError('Enter a username, or group:<name> for a group.');
+    if (!name) return setError(t('people.enterName'));
     setOpen(false);
     await run(async () => {
       await grants.create(path, name, permission);
@@ -79,11 +80,11 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
 
   return (
     <section className="stack share-people" aria-labelledby="share-people-title">
-      <h3 id="share-people-title">Share with people</h3>
-      <p>People you share with open it with their own account, in their “Shared with me” WebDAV folder or at your path.</p>
+      <h3 id="share-people-title">{t('people.title')}</h3>
+      <p>{t('people.about')}</p>
       <form className="share-fields" onSubmit={add}>
         <div className="field recipient-field">
-          <label htmlFor="share-recipient">Person or group</label>
+          <label htmlFor="share-recipient">{t('people.who')}</label>
           <input
             id="share-recipient"
             role="combobox"
@@ -91,7 +92,7 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
             aria-expanded={suggestions.length > 0}
             aria-controls="share-recipient-suggestions"
             aria-activedescendant={active >= 0 && suggestions[active] ? `share-suggestion-${active}` : undefined}
-            placeholder="Username, or group:name"
+            placeholder={t('people.placeholder')}
             value={to}
             onChange={(e) => {
               setTo(e.target.value);
@@ -119,7 +120,7 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
             autoComplete="off"
           />
           {suggestions.length ? (
-            <ul id="share-recipient-suggestions" role="listbox" aria-label="Suggestions" className="recipient-suggestions">
+            <ul id="share-recipient-suggestions" role="listbox" aria-label={t('people.suggestions')} className="recipient-suggestions">
               {suggestions.map((r, i) => (
                 <li
                   key={recipientTo(r)}
@@ -133,37 +134,37 @@ export function SharePeople({ storage, path }: { storage: StorageApi; path: Segm
                   }}
                 >
                   <span>{r.name}</span>
-                  <span className="muted small">{r.kind === 'group' ? 'Group' : 'Person'}</span>
+                  <span className="muted small">{r.kind === 'group' ? t('people.group') : t('people.person')}</span>
                 </li>
               ))}
             </ul>
           ) : null}
         </div>
         <label className="field">
-          <span>Permission</span>
-          <select aria-label="Permission" value={permission} onChange={(e) => setPermission(e.target.value as Permission)}>
-            <option value="read">{LABELS.read}</option>
-            <option value="write">{LABELS.write}</option>
+          <span>{t('people.permission')}</span>
+          <select aria-label={t('people.permission')} value={permission} onChange={(e) => setPermission(e.target.value as Permission)}>
+            <option value="read">{permissionLabel('read')}</option>
+            <option value="write">{permissionLabel('write')}</option>
           </select>
         </label>
         <button type="submit" className="button" disabled={busy}>
-          Share
+          {t('action.share')}
         </button>
       </form>
       {error ? <p role="alert">{error}</p> : null}
       {list === null ? null : list.length === 0 ? (
-        <p>Not shared with anyone yet.</p>
+        <p>{t('people.none')}</p>
       ) : (
-        <ul aria-label="Shared with" className="stack">
+        <ul aria-label={t('people.sharedWith')} className="stack">
           {list.map((g) => (
             <li key={g.id} className="share-person">
-              <span>{g.to.startsWith('group:') ? `${g.to.slice(6)} (group)` : g.to.replace(/^user:/, '')}</span>
-              <select aria-label={`Permission of ${g.to}`} value={g.permission} disabled={busy} onChange={(e) => void run(() => grants.setPermission(g.id, e.target.value as Permission))}>
-                <option value="read">{LABELS.read}</option>
-                <option value="write">{LABELS.write}</option>
+              <span>{g.to.startsWith('group:') ? t('people.groupName', { name: g.to.slice(6) }) : g.to.replace(/^user:/, '')}</span>
+              <select aria-label={t('people.permissionOf', { to: g.to })} value={g.permission} disabled={busy} onChange={(e) => void run(() => grants.setPermission(g.id, e.target.value as Permission))}>
+                <option value="read">{permissionLabel('read')}</option>
+                <option value="write">{permissionLabel('write')}</option>
               </select>
               <button type="button" className="button" disabled={busy} onClick={() => void run(() => grants.remove(g.id))}>
-                Stop sharing with {g.to.replace(/^user:/, '')}
+                {t('people.stop', { name: g.to.replace(/^user:/, '') })}
               </button>
             </li>
           ))}

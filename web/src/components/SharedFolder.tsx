@@ -9,6 +9,7 @@ import { Browser } from './Browser';
 import { ListEmpty, ListError, ListSkeleton } from './SectionStates';
 import { useRemoteList } from './useRemoteList';
 import { grantSegments } from './WithMePage';
+import { t } from '../lib/i18n';
 
 /**
  * A folder inside another account's tree that was shared with the user
@@ -30,7 +31,7 @@ export function SharedFolder({ account, ownerPath }: { account: StorageApi; owne
   const storage = useMemo(() => new StorageApi(account.client, owner), [account, owner]);
   const root = useMemo(() => (grant ? grantSegments(grant).slice(1) : []), [grant]);
   const place = useMemo(() => sharedPlace(owner, root, grant?.permission === 'write'), [owner, root, grant]);
-  useTitle(grant === null ? 'Not shared with you' : '');
+  useTitle(grant === null ? t('withMe.notSharedTitle') : '');
 
   if (grant) return <Browser key={grant.id} storage={storage} segments={segments} place={place} account={account} />;
   return (
@@ -38,11 +39,11 @@ export function SharedFolder({ account, ownerPath }: { account: StorageApi; owne
       <AppHeader storage={account} />
       <main className="browser shared-page" aria-busy={state.status === 'loading'}>
         {state.status === 'loading' ? (
-          <ListSkeleton label="Loading what is shared with you" />
+          <ListSkeleton label={t('withMe.loading')} />
         ) : state.status === 'error' ? (
-          <ListError what="what is shared with you" error={state.error} onRetry={reload} />
+          <ListError title={t('withMe.failed')} error={state.error} onRetry={reload} />
         ) : (
-          <ListEmpty icon="users" title="This folder is not shared with you" text="Its owner may have stopped sharing it. What is shared with you is under “Shared with me”." />
+          <ListEmpty icon="users" title={t('withMe.folderNotShared')} text={t('withMe.folderNotSharedText')} />
         )}
       </main>
     </div>

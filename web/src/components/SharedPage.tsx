@@ -1,7 +1,6 @@
 import { useMemo, useState } from 'react';
 import { SharesApi, shareSegments, type Share } from '../api/shares';
 import type { StorageApi } from '../api/storage';
-import { plural } from '../lib/format';
 import { useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
 import { Banner, useBanner } from './Banner';
@@ -12,6 +11,7 @@ import { ShareItem } from './ShareItem';
 import { ToolButton } from './Toolbar';
 import { useNotify } from './Toasts';
 import { useShares } from './useShares';
+import { t } from '../lib/i18n';
 
 /** "Shared by me": every share link of the signed-in user, with its state, copy and revoke. */
 export function SharedPage({ storage }: { storage: StorageApi }) {
@@ -20,8 +20,8 @@ export function SharedPage({ storage }: { storage: StorageApi }) {
   const { state, reload, revoke } = useShares(api);
   const [revoking, setRevoking] = useState<Share | null>(null);
   const notify = useNotify();
-  useTitle('Shared by me');
-  const nameOf = (s: Share) => shareSegments(s).at(-1) ?? 'My files';
+  useTitle(t('nav.sharedByMe'));
+  const nameOf = (s: Share) => shareSegments(s).at(-1) ?? t('nav.myFiles');
 
   return (
     <div className="app">
@@ -29,31 +29,31 @@ export function SharedPage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser shared-page" aria-busy={state.status === 'loading'}>
         <div className="toolbar">
-          <h1 className="page-title">Shared by me</h1>
+          <h1 className="page-title">{t('nav.sharedByMe')}</h1>
           <span className="spacer" />
-          <div className="toolbar-actions" role="toolbar" aria-label="Share actions">
-            <ToolButton icon="retry" label="Refresh" onClick={reload} />
+          <div className="toolbar-actions" role="toolbar" aria-label={t('sharedByMe.actions')}>
+            <ToolButton icon="retry" label={t('sessions.refreshShort')} onClick={reload} />
           </div>
         </div>
         {state.status === 'loading' ? (
-          <Skeleton label="Loading share links" />
+          <Skeleton label={t('sharedByMe.loading')} />
         ) : state.status === 'error' ? (
           <SharesError error={state.error} onRetry={reload} />
         ) : state.shares.length === 0 ? (
           <SharesEmpty />
         ) : (
           <>
-            <ul className="share-list" aria-label="Share links">
+            <ul className="share-list" aria-label={t('sharedByMe.links')}>
               {state.shares.map((s) => (
                 <ShareItem
                   key={s.id}
                   share={s}
                   onRevoke={() => setRevoking(s)}
-                  onCopied={(ok, url) => notify(ok ? `Link to “${nameOf(s)}” copied.` : `Copy this link: ${url}`, ok ? 'info' : 'error')}
+                  onCopied={(ok, url) => notify(ok ? t('sharedByMe.copied', { name: nameOf(s) }) : t('sharedByMe.copyThis', { url }), ok ? 'info' : 'error')}
                 />
               ))}
             </ul>
-            <div className="status-line muted">{plural(state.shares.length, 'link')}</div>
+            <div className="status-line muted">{t('sharedByMe.count', { count: state.shares.length })}</div>
           </>
         )}
       </main>
@@ -62,7 +62,7 @@ export function SharedPage({ storage }: { storage: StorageApi }) {
           name={nameOf(revoking)}
           onConfirm={async () => {
             await revoke(revoking.id);
-            notify(`The link to “${nameOf(revoking)}” no longer works.`);
+            notify(t('sharedByMe.revoked', { name: nameOf(revoking) }));
           }}
           onClose={() => setRevoking(null)}
         />

@@ -2,6 +2,7 @@ import type { ApiError } from '../api/errors';
 import { onLinkClick } from '../lib/router';
 import { withBase } from '../lib/base';
 import { Icon } from './icons';
+import { t } from '../lib/i18n';
 
 /** No share links yet: how to make one. */
 export function SharesEmpty() {
@@ -10,11 +11,11 @@ export function SharesEmpty() {
       <span className="kind-icon kind-folder">
         <Icon name="link" size={56} />
       </span>
-      <h2>You have not shared anything yet</h2>
-      <p className="muted">Choose “Share…” in a file’s or folder’s menu to make a link. Your links are listed here.</p>
+      <h2>{t('sharedByMe.none')}</h2>
+      <p className="muted">{t('sharedByMe.noneHint')}</p>
       <div className="empty-actions">
         <a className="button primary" href={withBase('/browse/')} onClick={(e) => onLinkClick(e, '/browse/')}>
-          <Icon name="home" size={18} /> Go to My files
+          <Icon name="home" size={18} /> {t('states.goHome')}
         </a>
       </div>
     </div>
@@ -27,11 +28,11 @@ export function SharesError({ error, onRetry }: { error: ApiError; onRetry: () =
       <span className="kind-icon kind-error">
         <Icon name="alert" size={56} />
       </span>
-      <h2>Your share links could not be loaded</h2>
+      <h2>{t('sharedByMe.failed')}</h2>
       <p className="muted">{error.message}</p>
       <div className="empty-actions">
         <button type="button" className="button primary" onClick={onRetry}>
-          <Icon name="retry" size={18} /> Try again
+          <Icon name="retry" size={18} /> {t('states.tryAgain')}
         </button>
       </div>
     </div>

@@ -5,6 +5,7 @@ import type { Entry, StorageApi } from '../api/storage';
 import { Dialog } from './Dialog';
 import { Icon } from './icons';
 import { useNotify } from './Toasts';
+import { t } from '../lib/i18n';
 
 type Props = {
   storage: StorageApi;
@@ -70,12 +71,12 @@ export function TextEditorDialog({ storage, folder, entry, onSaved, onClose }: P
   async function save() {
     if (!loaded || busy) return;
     setBusy(true);
-    setStatus('Saving…');
+    setStatus(t('editor.saving'));
     try {
       const etag = await storage.saveText(path, text, loaded.etag);
       setLoaded({ text, etag });
       setAlert(null);
-      setStatus('Saved.');
+      setStatus(t('editor.saved'));
       onSaved(entry.name);
     } catch (e) {
       setStatus('');
@@ -90,7 +91,7 @@ export function TextEditorDialog({ storage, folder, entry, onSaved, onClose }: P
     setBusy(true);
     try {
       const name = await storage.saveCopy(folder, entry.name, text);
-      notify(`Saved your text as “${name}”; “${entry.name}” keeps the other change.`);
+      notify(t('editor.savedAsCopy', { name, original: entry.name }));
       onSaved(name);
       onClose();
     } catch (e) {
@@ -102,7 +103,7 @@ export function TextEditorDialog({ storage, folder, entry, onSaved, onClose }: P
 
   async function reload() {
     setBusy(true);
-    setStatus('Loading…');
+    setStatus(t('common.loading'));
     await load();
     setBusy(false);
   }
@@ -125,24 +126,24 @@ export function TextEditorDialog({ storage, folder, entry, onSaved, onClose }: P
   if (alert?.kind === 'unsaved')
     banner = (
       <div className="editor-alert" role="alert">
-        <p>You have unsaved changes.</p>
+        <p>{t('editor.unsaved')}</p>
         <button type="button" className="button danger small" onClick={onClose}>
-          Discard changes
+          {t('editor.discard')}
         </button>
         <button type="button" className="button small" onClick={() => setAlert(null)}>
-          Keep editing
+          {t('editor.keepEditing')}
         </button>
       </div>
     );
   else if (alert?.kind === 'conflict')
     banner = (
       <div className="editor-alert" role="alert">
-        <p>Someone else changed “{entry.name}” since you opened it. Your text has not been saved over their change.</p>
+        <p>{t('editor.conflict', { name: entry.name })}</p>
         <button type="button" className="button small" disabled={busy} onClick={() => void reload()}>
-          Reload
+          {t('editor.reload')}
         </button>
         <button type="button" className="button primary small" disabled={busy} onClick={() => void saveAsCopy()}>
-          Save as copy
+          {t('editor.saveCopy')}
         </button>
       </div>
     );
@@ -159,7 +160,7 @@ export function TextEditorDialog({ storage, folder, entry, onSaved, onClose }: P
         <span className="preview-title">
           <Icon name="pencil" size={20} />
           <span className="preview-name">{entry.name}</span>
-          {dirty ? <span className="muted small"> · edited</span> : null}
+          {dirty ? <span className="muted small"> · {t('editor.edited')}</span> : null}
         </span>
       }
       onClose={requestClose}
@@ -168,13 +169,13 @@ export function TextEditorDialog({ storage, folder, entry, onSaved, onClose }: P
       footer={
         <>
           <span className="editor-status" role="status">
-            {status || 'Tab inserts a tab · Ctrl+S saves · Esc closes'}
+            {status || t('editor.keys')}
           </span>
           <button type="button" className="button" onClick={requestClose}>
-            Close
+            {t('dialog.close')}
           </button>
           <button type="button" className="button primary" disabled={!loaded || busy || !dirty} onClick={() => void save()}>
-            Save
+            {t('editor.save')}
           </button>
         </>
       }
@@ -183,10 +184,10 @@ export function TextEditorDialog({ storage, folder, entry, onSaved, onClose }: P
       {loadError ? (
         <p className="error-text">{loadError}</p>
       ) : loaded ? (
-        <textarea ref={area} className="editor-text" aria-label={`Contents of ${entry.name}`} value={text} spellCheck={false} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} />
+        <textarea ref={area} className="editor-text" aria-label={t('editor.contents', { name: entry.name })} value={text} spellCheck={false} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} />
       ) : (
         <div className="preview-loading" role="status">
-          <span className="spinner" aria-hidden="true" /> Loading…
+          <span className="spinner" aria-hidden="true" /> {t('common.loading')}
         </div>
       )}
     </Dialog>

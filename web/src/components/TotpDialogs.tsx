@@ -7,12 +7,13 @@ import { Dialog } from './Dialog';
 import { Icon } from './icons';
 import { QrCode } from './QrCode';
 import { FormActions } from './FormActions';
+import { t } from '../lib/i18n';
 
 const wrongCode = (e: unknown) => e instanceof ApiError && (e.code === 'invalid_credentials' || e.status === 400 || e.status === 401 || e.status === 403);
-const WRONG_CODE = 'That code is not right. Enter the code your app shows now (it changes every 30 seconds).';
+const wrongCodeText = () => t('totpDialog.wrongCode');
 
 /** The code field of the TOTP dialogs: digits from the app (or a recovery code), one-time-code autofill. */
-function CodeField({ value, onChange, error, label = 'Code from your app' }: { value: string; onChange: (v: string) => void; error: string | null; label?: string }) {
+function CodeField({ value, onChange, error, label = t('totpDialog.codeLabel') }: { value: string; onChange: (v: string) => void; error: string | null; label?: string }) {
   return (
     <label className="field">
       <span>{label}</span>
@@ -45,7 +46,7 @@ export function TotpSetupDialog({ api, user, onEnabled, onClose }: { api: Accoun
   }, [api, attempt]);
 
   return (
-    <Dialog title={codes ? 'Save your recovery codes' : 'Set up two-step verification'} onClose={onClose} wide>
+    <Dialog title={codes ? t('totpDialog.saveCodesTitle') : t('totpDialog.setupTitle')} onClose={onClose} wide>
       {codes ? (
         <RecoveryCodes codes={codes} user={user} onDone={onClose} />
       ) : setup ? (
@@ -66,15 +67,15 @@ export function TotpSetupDialog({ api, user, onEnabled, onClose }: { api: Accoun
           </p>
           <div className="dialog-actions">
             <button type="button" className="button" onClick={onClose}>
-              Cancel
+              {t('dialog.cancel')}
             </button>
             <button type="button" className="button primary" onClick={() => setAttempt((a) => a + 1)}>
-              <Icon name="retry" size={18} /> Try again
+              <Icon name="retry" size={18} /> {t('states.tryAgain')}
             </button>
           </div>
         </div>
       ) : (
-        <div className="preview-loading" role="status" aria-label="Making a secret">
+        <div className="preview-loading" role="status" aria-label={t('totpDialog.making')}>
           <span className="spinner" />
         </div>
       )}
@@ -93,13 +94,13 @@ function TotpConfirm({ api, setup, onConfirmed, onClose }: { api: AccountApi; se
     e.preventDefault();
     if (busy) return;
     const c = cleanCode(code);
-    if (!/^\d{6,8}$/.test(c)) return setError('Enter the 6-digit code your app shows.');
+    if (!/^\d{6,8}$/.test(c)) return setError(t('totpDialog.enterCode'));
     setBusy(true);
     setError(null);
     try {
       onConfirmed(await api.totpConfirm(c));
     } catch (err) {
-      setError(wrongCode(err) ? WRONG_CODE : messageOf(err));
+      setError(wrongCode(err) ? wrongCodeText() : messageOf(err));
       setCode('');
       setBusy(false);
     }
@@ -108,22 +109,22 @@ function TotpConfirm({ api, setup, onConfirmed, onClose }: { api: AccountApi; se
   return (
     <form className="stack" onSubmit={submit} noValidate>
       <div className="totp-setup">
-        <QrCode text={setup.otpauth_url} label="QR code for your authenticator app" />
+        <QrCode text={setup.otpauth_url} label={t('totpDialog.qr')} />
         <div className="stack totp-steps">
           <p>
-            <strong>1.</strong> Scan the QR code with an authenticator app (Aegis, Google Authenticator, 1Password, Bitwarden…).
+            <strong>1.</strong> {t('totpDialog.step1')}
           </p>
           <div>
-            <p className="muted small">Cannot scan it? Enter this key in the app instead:</p>
+            <p className="muted small">{t('totpDialog.cannotScan')}</p>
             <div className="secret-row">
-              <code className="totp-secret" data-secret={setup.secret} aria-label="Secret key">
+              <code className="totp-secret" data-secret={setup.secret} aria-label={t('totpDialog.secret')}>
                 {secret}
               </code>
               <button
                 type="button"
                 className="icon-button small"
-                aria-label="Copy the key"
-                title="Copy the key"
+                aria-label={t('totpDialog.copyKey')}
+                title={t('totpDialog.copyKey')}
                 onClick={async () => {
                   setCopied(await copyText(setup.secret));
                 }}
@@ -133,7 +134,7 @@ function TotpConfirm({ api, setup, onConfirmed, onClose }: { api: AccountApi; se
             </div>
           </div>
           <p>
-            <strong>2.</strong> Enter the code the app shows.
+            <strong>2.</strong> {t('totpDialog.step2')}
           </p>
           <CodeField value={code} onChange={setCode} error={error} />
         </div>
@@ -148,10 +149,10 @@ function TotpConfirm({ api, setup, onConfirmed, onClose }: { api: AccountApi; se
       </p>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onClose}>
-          Cancel
+          {t('dialog.cancel')}
         </button>
         <button type="submit" className="button primary" disabled={busy}>
-          {busy ? 'Checking…' : 'Turn on'}
+          {busy ? t('totpDialog.checking') : t('totpDialog.turnOn')}
         </button>
       </div>
     </form>
@@ -161,19 +162,19 @@ function TotpConfirm({ api, setup, onConfirmed, onClose }: { api: AccountApi; se
 /** The recovery codes, shown once: each signs in once instead of a code from the app. Copy or download them. */
 function RecoveryCodes({ codes, user, onDone }: { codes: string[]; user: string; onDone: () => void }) {
   const [copied, setCopied] = useState<boolean | null>(null);
-  const text = `File Cloud recovery codes for ${user} (${location.host})\nEach code works once, instead of a code from your authenticator app.\n\n${codes.join('\n')}\n`;
+  const text = `${t('totpDialog.fileHead', { user, host: location.host })}\n${t('totpDialog.fileNote')}\n\n${codes.join('\n')}\n`;
   const [href] = useState(() => URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' })));
   useEffect(() => () => URL.revokeObjectURL(href), [href]);
   return (
     <div className="stack">
       <p className="ok-text">
-        <Icon name="shield" size={18} /> Two-step verification is on. Signing in now asks for a code from your app.
+        <Icon name="shield" size={18} /> {t('totpDialog.isOn')}
       </p>
       <p className="warning-text" id="codes-once">
-        <strong>Save these recovery codes now: you won’t see them again.</strong> If you lose your phone, each one signs you in once instead of a code.
+        <strong>{t('totpDialog.saveNow')}</strong> {t('totpDialog.saveWhy')}
       </p>
       {codes.length ? (
-        <ol className="recovery-codes" aria-label="Recovery codes" aria-describedby="codes-once">
+        <ol className="recovery-codes" aria-label={t('totpDialog.codes')} aria-describedby="codes-once">
           {codes.map((c) => (
             <li key={c}>
               <code>{c}</code>
@@ -181,20 +182,20 @@ function RecoveryCodes({ codes, user, onDone }: { codes: string[]; user: string;
           ))}
         </ol>
       ) : (
-        <p className="muted">The server sent no recovery codes.</p>
+        <p className="muted">{t('totpDialog.noCodes')}</p>
       )}
       <p className="share-status" role="status">
-        {copied === true ? <strong>Codes copied.</strong> : copied === false ? <strong>Copy did not work here: download them instead.</strong> : null}
+        {copied === true ? <strong>{t('totpDialog.copied')}</strong> : copied === false ? <strong>{t('totpDialog.copyFailed')}</strong> : null}
       </p>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={async () => setCopied(await copyText(codes.join('\n')))}>
-          <Icon name="copy" size={18} /> Copy codes
+          <Icon name="copy" size={18} /> {t('totpDialog.copyCodes')}
         </button>
         <a className="button" href={href} download="file-cloud-recovery-codes.txt">
-          <Icon name="download" size={18} /> Download
+          <Icon name="download" size={18} /> {t('action.download')}
         </a>
         <button type="button" className="button primary" onClick={onDone}>
-          I have saved them
+          {t('totpDialog.saved')}
         </button>
       </div>
     </div>
@@ -211,7 +212,7 @@ export function TotpOffDialog({ api, onDisabled, onClose }: { api: AccountApi; o
     e.preventDefault();
     if (busy) return;
     const c = cleanCode(code);
-    if (!c) return setError('Enter the code your app shows, or a recovery code.');
+    if (!c) return setError(t('totpDialog.enterCodeOrRecovery'));
     setBusy(true);
     setError(null);
     try {
@@ -219,20 +220,20 @@ export function TotpOffDialog({ api, onDisabled, onClose }: { api: AccountApi; o
       onDisabled();
       onClose();
     } catch (err) {
-      setError(wrongCode(err) ? WRONG_CODE : messageOf(err));
+      setError(wrongCode(err) ? wrongCodeText() : messageOf(err));
       setCode('');
       setBusy(false);
     }
   }
 
   return (
-    <Dialog title="Turn off two-step verification?" onClose={onClose} describedBy="totp-off-warning">
+    <Dialog title={t('totpDialog.offTitle')} onClose={onClose} describedBy="totp-off-warning">
       <form className="stack" onSubmit={submit} noValidate>
         <p id="totp-off-warning" className="warning-text">
-          Signing in will need only your password again. Your recovery codes stop working.
+          {t('totpDialog.offWarning')}
         </p>
-        <CodeField value={code} onChange={setCode} error={error} label="Code from your app, or a recovery code" />
-        <FormActions errorId="totp-error" error={error} busy={busy} label="Turn off" busyLabel="Turning off…" danger onCancel={onClose} />
+        <CodeField value={code} onChange={setCode} error={error} label={t('totpDialog.codeOrRecovery')} />
+        <FormActions errorId="totp-error" error={error} busy={busy} label={t('totpDialog.turnOff')} busyLabel={t('totpDialog.turningOff')} danger onCancel={onClose} />
       </form>
     </Dialog>
   );

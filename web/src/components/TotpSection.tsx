@@ -36,7 +36,7 @@ export function TotpSection({ api, me, error, onChange }: { api: AccountApi; me:
           )}
         </div>
       ) : error ? (
-        <ListError what={t('totp.yourAccount')} error={error} onRetry={onChange} />
+        <ListError title={t('totp.failed')} error={error} onRetry={onChange} />
       ) : (
         <ListSkeleton label={t('move.loading')} rows={1} />
       )}

@@ -3,7 +3,7 @@ import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
 import { TrashApi, type TrashItem } from '../api/trash';
 import { kindOf } from '../lib/file-kind';
-import { formatDate, formatExactDate, formatSize, plural } from '../lib/format';
+import { formatDate, formatExactDate, formatSize } from '../lib/format';
 import { useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -13,6 +13,7 @@ import { ToolButton } from './Toolbar';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
 import { useAccount } from './useAccount';
+import { t } from '../lib/i18n';
 
 /** The trash (--trash-days): deleted items of the signed-in user, to restore or delete for good. */
 export function TrashPage({ storage }: { storage: StorageApi }) {
@@ -23,13 +24,13 @@ export function TrashPage({ storage }: { storage: StorageApi }) {
   const { me, reload: reloadMe } = useAccount();
   const [confirm, setConfirm] = useState<{ kind: 'remove'; item: TrashItem } | { kind: 'empty' } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
-  useTitle('Trash');
+  useTitle(t('nav.trash'));
 
   const restore = (item: TrashItem) => {
     setBusy(item.id);
     api.restore(item.id).then(
       (path) => {
-        notify(path === item.path ? `${item.name} is back in its folder.` : `${item.name} is back, as ${path.split('/').at(-1) ?? item.name} (its name was taken).`);
+        notify(path === item.path ? t('trash.restored', { name: item.name }) : t('trash.restoredAs', { name: item.name, as: path.split('/').at(-1) ?? item.name }));
         reload();
       },
       (e: unknown) => notify(messageOf(e), 'error'),
@@ -42,52 +43,52 @@ export function TrashPage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser shared-page" aria-busy={state.status === 'loading'}>
         <div className="toolbar">
-          <h1 className="page-title">Trash</h1>
+          <h1 className="page-title">{t('nav.trash')}</h1>
           <span className="spacer" />
-          <div className="toolbar-actions" role="toolbar" aria-label="Trash actions">
-            <ToolButton icon="retry" label="Refresh" onClick={reload} />
-            <ToolButton icon="trash" label="Empty trash" onClick={() => setConfirm({ kind: 'empty' })} disabled={state.status !== 'ready' || state.items.length === 0} />
+          <div className="toolbar-actions" role="toolbar" aria-label={t('trash.actions')}>
+            <ToolButton icon="retry" label={t('sessions.refreshShort')} onClick={reload} />
+            <ToolButton icon="trash" label={t('trash.empty')} onClick={() => setConfirm({ kind: 'empty' })} disabled={state.status !== 'ready' || state.items.length === 0} />
           </div>
         </div>
-        {days > 0 ? <p className="muted trash-note">Deleted items stay here for {plural(days, 'day')}, then they are deleted for good. They count towards your storage until then.</p> : null}
+        {days > 0 ? <p className="muted trash-note">{t('trash.note', { days })}</p> : null}
         {state.status === 'loading' ? (
-          <ListSkeleton label="Loading your trash" />
+          <ListSkeleton label={t('trash.loading')} />
         ) : state.status === 'error' ? (
-          <ListError what="your trash" error={state.error} onRetry={reload} />
+          <ListError title={t('trash.failed')} error={state.error} onRetry={reload} />
         ) : state.items.length === 0 ? (
-          <ListEmpty icon="trash" title="The trash is empty" text="Files and folders you delete appear here, so you can bring them back." />
+          <ListEmpty icon="trash" title={t('trash.isEmpty')} text={t('trash.isEmptyText')} />
         ) : (
           <>
-            <ul className="share-list" aria-label="Trash">
+            <ul className="share-list" aria-label={t('nav.trash')}>
               {state.items.map((item) => (
                 <li key={item.id} className="with-me-item trash-item" data-name={item.name}>
                   <KindIcon kind={item.is_file ? kindOf(item.name, true) : 'folder'} size={32} />
                   <div className="with-me-main">
                     <span className="with-me-name">{item.name}</span>
                     <span className="muted with-me-meta">
-                      {item.path.split('/').slice(2, -1).join('/') || 'My files'} · {formatSize(item.size)} · deleted <time dateTime={item.deleted_at} title={formatExactDate(item.deleted_at)}>{formatDate(item.deleted_at)}</time>
+                      {item.path.split('/').slice(2, -1).join('/') || t('nav.myFiles')} · {formatSize(item.size)} · {t('trash.deleted')} <time dateTime={item.deleted_at} title={formatExactDate(item.deleted_at)}>{formatDate(item.deleted_at)}</time>
                     </span>
                   </div>
                   <span className="spacer" />
                   <button type="button" className="button small" disabled={busy === item.id} onClick={() => restore(item)}>
-                    Restore
+                    {t('trash.restore')}
                   </button>
                   <button type="button" className="button small danger" disabled={busy === item.id} onClick={() => setConfirm({ kind: 'remove', item })}>
-                    Delete forever
+                    {t('trash.deleteForever')}
                   </button>
                 </li>
               ))}
             </ul>
-            <div className="status-line muted">{plural(state.items.length, 'item')}</div>
+            <div className="status-line muted">{t('common.items', { count: state.items.length })}</div>
           </>
         )}
       </main>
       {confirm ? (
         <ConfirmDialog
-          title={confirm.kind === 'empty' ? 'Empty the trash?' : `Delete ${confirm.item.name} forever?`}
-          warning={confirm.kind === 'empty' ? 'Everything in the trash is deleted for good. This cannot be undone.' : 'It is deleted for good. This cannot be undone.'}
-          label={confirm.kind === 'empty' ? 'Empty trash' : 'Delete forever'}
-          busyLabel="Deleting…"
+          title={confirm.kind === 'empty' ? t('trash.emptyTitle') : t('trash.deleteTitle', { name: confirm.item.name })}
+          warning={confirm.kind === 'empty' ? t('trash.emptyWarning') : t('trash.deleteWarning')}
+          label={confirm.kind === 'empty' ? t('trash.empty') : t('trash.deleteForever')}
+          busyLabel={t('delete.busy')}
           onConfirm={async () => {
             if (confirm.kind === 'empty') await api.empty();
             else await api.remove(confirm.item.id);

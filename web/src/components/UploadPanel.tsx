@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatSize, plural } from '../lib/format';
+import { formatSize } from '../lib/format';
 import { uploadHeadline } from '../lib/upload-progress';
 import { kindOf } from '../lib/file-kind';
 import { Icon, KindIcon } from './icons';
@@ -67,7 +67,7 @@ export function UploadPanel({ items, summary, onCancel, onCancelAll, onTogglePau
           {visibleRows(items).rows.map((item) => (
             <UploadRow key={item.id} item={item} onCancel={onCancel} onTogglePause={onTogglePause} onRetry={onRetry} />
           ))}
-          {visibleRows(items).hidden > 0 ? <li className="muted upload-more">and {plural(visibleRows(items).hidden, 'more file')}</li> : null}
+          {visibleRows(items).hidden > 0 ? <li className="muted upload-more">{t('upload.andMore', { count: visibleRows(items).hidden })}</li> : null}
         </ul>
       )}
     </section>
@@ -107,7 +107,7 @@ function UploadRow({ item, onCancel, onTogglePause, onRetry }: RowProps) {
       <div className="upload-main">
         <div className="upload-name" title={`${where} / ${item.file.name}`}>
           {item.file.name}
-          <span className="muted upload-where"> in {where}</span>
+          <span className="muted upload-where"> {t('upload.inFolder', { folder: where })}</span>
         </div>
         {item.status === 'uploading' || item.status === 'queued' || item.status === 'paused' ? (
           <div className="progress" role="progressbar" aria-label={t('upload.progressOf', { name: item.file.name })} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>

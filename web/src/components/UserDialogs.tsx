@@ -7,6 +7,7 @@ import { ConfirmActions } from './ConfirmActions';
 import { Dialog } from './Dialog';
 import { Icon } from './icons';
 import { PasswordField } from './PasswordField';
+import { t } from '../lib/i18n';
 
 function FormError({ id, text }: { id: string; text: string | null }) {
   return (
@@ -26,11 +27,13 @@ function NewPassword({ value, confirm, onChange, onConfirm, invalid }: { value: 
   const [generated, setGenerated] = useState<string | null>(null);
   return (
     <>
-      <PasswordField label="Password" name="new-password" autoComplete="new-password" value={value} onChange={(v) => { setGenerated(null); onChange(v); }} invalid={invalid} />
+      <PasswordField label={t('share.password')} name="new-password" autoComplete="new-password" value={value} onChange={(v) => { setGenerated(null); onChange(v); }} invalid={invalid} />
       {generated === null ? (
-        <PasswordField label="Password again" name="confirm-password" autoComplete="new-password" value={confirm} onChange={onConfirm} invalid={invalid} />
+        <PasswordField label={t('userDialog.passwordAgain')} name="confirm-password" autoComplete="new-password" value={confirm} onChange={onConfirm} invalid={invalid} />
       ) : (
-        <p className="muted small generated-note">Generated: <code className="generated-password">{generated}</code> — pass it on safely; it is not shown again.</p>
+        <p className="muted small generated-note">
+          {t('userDialog.generated')} <code className="generated-password">{generated}</code> — {t('userDialog.generatedNote')}
+        </p>
       )}
       <div>
         <button
@@ -43,14 +46,15 @@ function NewPassword({ value, confirm, onChange, onConfirm, invalid }: { value: 
             onConfirm(p);
           }}
         >
-          <Icon name="key" size={16} /> Generate a password
+          <Icon name="key" size={16} /> {t('userDialog.generate')}
         </button>
       </div>
     </>
   );
 }
 
-const quotaHint = 'Like 10G, 500M or 1.5T (powers of 1024). Empty for no quota.';
+const quotaHint = () => t('userDialog.quotaHint');
+const notASize = (text: string) => `${t('userDialog.notASize', { text })} ${quotaHint()}`;
 
 /** A new account: username, password (typed or generated), administrator or not, an optional quota. */
 export function CreateUserDialog({ api, taken, onCreated, onClose }: { api: AdminUsersApi; taken: (name: string) => boolean; onCreated: (name: string) => void; onClose: () => void }) {
@@ -67,7 +71,7 @@ export function CreateUserDialog({ api, taken, onCreated, onClose }: { api: Admi
     e.preventDefault();
     if (busy) return;
     const n = name.trim();
-    const nameError = usernameProblem(n) ?? (taken(n) ? `A user named “${n}” already exists.` : null);
+    const nameError = usernameProblem(n) ?? (taken(n) ? t('userDialog.exists', { name: n }) : null);
     if (nameError) {
       setError({ text: nameError, field: 'name' });
       return nameRef.current?.focus();
@@ -75,14 +79,14 @@ export function CreateUserDialog({ api, taken, onCreated, onClose }: { api: Admi
     const pwError = newPasswordProblem(password, confirm);
     if (pwError) return setError({ text: pwError, field: 'password' });
     const bytes = parseQuota(quota);
-    if (bytes === undefined) return setError({ text: `“${quota}” is not a size. ${quotaHint}`, field: 'quota' });
+    if (bytes === undefined) return setError({ text: notASize(quota), field: 'quota' });
     setBusy(true);
     setError(null);
     try {
       await api.create({ username: n, password, admin });
     } catch (err) {
       setBusy(false);
-      if (err instanceof ApiError && err.status === 409) return setError({ text: `A user named “${n}” already exists.`, field: 'name' });
+      if (err instanceof ApiError && err.status === 409) return setError({ text: t('userDialog.exists', { name: n }), field: 'name' });
       return setError({ text: messageOf(err), field: err instanceof ApiError && err.status === 400 ? 'name' : null });
     }
     // The quota is set on the new account; should that fail, the account exists and the list says so.
@@ -92,7 +96,7 @@ export function CreateUserDialog({ api, taken, onCreated, onClose }: { api: Admi
       } catch (err) {
         onCreated(n);
         setBusy(false);
-        return setError({ text: `“${n}” was created, but the quota was not set: ${messageOf(err)}`, field: 'quota' });
+        return setError({ text: t('userDialog.quotaNotSet', { name: n, message: messageOf(err) }), field: 'quota' });
       }
     }
     onCreated(n);
@@ -100,34 +104,34 @@ export function CreateUserDialog({ api, taken, onCreated, onClose }: { api: Admi
   }
 
   return (
-    <Dialog title="New user" onClose={onClose}>
+    <Dialog title={t('users.new')} onClose={onClose}>
       <form className="stack" onSubmit={submit} noValidate>
         <label className="field">
-          <span>Username</span>
+          <span>{t('login.username')}</span>
           <input ref={nameRef} name="new-username" autoFocus autoComplete="off" autoCapitalize="none" spellCheck={false} value={name} onChange={(e) => setName(e.target.value)} aria-invalid={error?.field === 'name' ? true : undefined} aria-describedby="create-user-error" />
         </label>
         <NewPassword value={password} confirm={confirm} onChange={setPassword} onConfirm={setConfirm} invalid={error?.field === 'password'} />
         <label className="field">
-          <span>Quota (optional)</span>
-          <input name="quota" autoComplete="off" spellCheck={false} placeholder="e.g. 10G" value={quota} onChange={(e) => setQuota(e.target.value)} aria-invalid={error?.field === 'quota' ? true : undefined} aria-describedby="create-quota-hint" />
+          <span>{t('userDialog.quotaOptional')}</span>
+          <input name="quota" autoComplete="off" spellCheck={false} placeholder={t('userDialog.quotaPlaceholder')} value={quota} onChange={(e) => setQuota(e.target.value)} aria-invalid={error?.field === 'quota' ? true : undefined} aria-describedby="create-quota-hint" />
           <span id="create-quota-hint" className="muted small field-hint">
-            {quotaHint}
+            {quotaHint()}
           </span>
         </label>
         <label className="check-field">
           <input type="checkbox" name="admin" checked={admin} onChange={(e) => setAdmin(e.target.checked)} />
           <span>
-            Administrator
-            <span className="muted small block-line">Can manage users, including other administrators.</span>
+            {t('userDialog.administrator')}
+            <span className="muted small block-line">{t('userDialog.administratorHelp')}</span>
           </span>
         </label>
         <FormError id="create-user-error" text={error?.text ?? null} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
-            Cancel
+            {t('dialog.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create user'}
+            {busy ? t('appKey.creating') : t('userDialog.create')}
           </button>
         </div>
       </form>
@@ -160,19 +164,19 @@ export function ResetPasswordDialog({ api, user, onDone, onClose }: { api: Admin
   }
 
   return (
-    <Dialog title={`Reset the password of “${user.username}”`} onClose={onClose} describedBy="reset-warning">
+    <Dialog title={t('userDialog.resetTitle', { name: user.username })} onClose={onClose} describedBy="reset-warning">
       <form className="stack" onSubmit={submit} noValidate>
         <p id="reset-warning" className="warning-text">
-          {user.username} is signed out everywhere and their download links made with path tokens stop working. Their app passwords keep working.
+          {t('userDialog.resetWarning', { name: user.username })}
         </p>
         <NewPassword value={password} confirm={confirm} onChange={setPassword} onConfirm={setConfirm} invalid={!!error} />
         <FormError id="reset-error" text={error} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
-            Cancel
+            {t('dialog.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Set password'}
+            {busy ? t('editor.saving') : t('userDialog.setPassword')}
           </button>
         </div>
       </form>
@@ -190,7 +194,7 @@ export function QuotaDialog({ api, user, onDone, onClose }: { api: AdminUsersApi
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (busy) return;
-    if (parsed === undefined) return setError(`“${text}” is not a size. ${quotaHint}`);
+    if (parsed === undefined) return setError(notASize(text));
     setBusy(true);
     setError(null);
     try {
@@ -204,25 +208,25 @@ export function QuotaDialog({ api, user, onDone, onClose }: { api: AdminUsersApi
   }
 
   return (
-    <Dialog title={`Quota of “${user.username}”`} onClose={onClose}>
+    <Dialog title={t('userDialog.quotaTitle', { name: user.username })} onClose={onClose}>
       <form className="stack" onSubmit={submit} noValidate>
         <p className="muted">
-          {user.username} stores {formatSize(user.used)} now. Uploads that would go over the quota are refused; nothing already stored is removed.
+          {t('userDialog.quotaNow', { name: user.username, used: formatSize(user.used) })}
         </p>
         <label className="field">
-          <span>Quota</span>
-          <input name="quota" autoFocus autoComplete="off" spellCheck={false} placeholder="No quota" value={text} onChange={(e) => setText(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby="quota-hint" />
+          <span>{t('userDialog.quota')}</span>
+          <input name="quota" autoFocus autoComplete="off" spellCheck={false} placeholder={t('userDialog.noQuota')} value={text} onChange={(e) => setText(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby="quota-hint" />
           <span id="quota-hint" className="muted small field-hint">
-            {parsed === undefined ? quotaHint : parsed === null ? 'No quota: as much as the server has room for.' : `${formatSize(parsed)}${parsed < user.used ? ' — less than is stored now: further uploads are refused.' : ''}`}
+            {parsed === undefined ? quotaHint() : parsed === null ? t('userDialog.noQuotaHint') : parsed < user.used ? t('userDialog.quotaBelowUse', { size: formatSize(parsed) }) : formatSize(parsed)}
           </span>
         </label>
         <FormError id="quota-error" text={error} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
-            Cancel
+            {t('dialog.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Set quota'}
+            {busy ? t('editor.saving') : t('userDialog.setQuota')}
           </button>
         </div>
       </form>
@@ -235,30 +239,28 @@ export function RemoveUserDialog({ api, user, onDone, onClose }: { api: AdminUse
   const [deleteFiles, setDeleteFiles] = useState(false);
   const [error, setError] = useState<string | null>(null);
   return (
-    <Dialog title={`Remove “${user.username}”?`} onClose={onClose} describedBy="remove-warning">
+    <Dialog title={t('ssh.removeTitle', { name: user.username })} onClose={onClose} describedBy="remove-warning">
       <div className="stack">
         <fieldset className="choice-group">
-          <legend>Their files ({formatSize(user.used)})</legend>
+          <legend>{t('userDialog.theirFiles', { size: formatSize(user.used) })}</legend>
           <label className="check-field">
             <input type="radio" name="files" checked={!deleteFiles} onChange={() => setDeleteFiles(false)} />
-            <span>Keep them on the server</span>
+            <span>{t('userDialog.keepFiles')}</span>
           </label>
           <label className="check-field">
             <input type="radio" name="files" checked={deleteFiles} onChange={() => setDeleteFiles(true)} />
-            <span>Delete them too</span>
+            <span>{t('userDialog.deleteFiles')}</span>
           </label>
         </fieldset>
         <p id="remove-warning" className="warning-text">
-          {deleteFiles
-            ? `${user.username} is signed out at once, their app passwords and share links stop working, and all their files are deleted. This cannot be undone.`
-            : `${user.username} is signed out at once and their app passwords and share links stop working. Their files stay in the server's storage, where an operator can reach them.`}
+          {deleteFiles ? t('userDialog.removeDeleteWarning', { name: user.username }) : t('userDialog.removeKeepWarning', { name: user.username })}
         </p>
         <p className="form-error" role="alert">
           {error}
         </p>
         <ConfirmActions
-          label={deleteFiles ? 'Remove user and delete files' : 'Remove user, keep files'}
-          busyLabel="Removing…"
+          label={deleteFiles ? t('userDialog.removeDelete') : t('userDialog.removeKeep')}
+          busyLabel={t('ssh.removing')}
           onConfirm={async () => {
             await api.remove(user.username, deleteFiles);
             onDone(deleteFiles);

@@ -3,7 +3,7 @@ import { AdminGroupsApi } from '../api/admin-groups';
 import { AdminUsersApi, type User } from '../api/admin-users';
 import { messageOf } from '../api/errors';
 import type { StorageApi } from '../api/storage';
-import { plural } from '../lib/format';
+import { t } from '../lib/i18n';
 import { useTitle } from '../lib/router';
 import { AppHeader } from './AppHeader';
 import { Banner, useBanner } from './Banner';
@@ -40,7 +40,7 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const notify = useNotify();
   const account = useAccount();
-  useTitle('Users');
+  useTitle(t('nav.users'));
 
   /** Changes one user on the server, then shows it (the list is read again, so it shows what the server holds). */
   const change = useCallback(
@@ -58,8 +58,9 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
   );
 
   const act = (user: User, a: UserAction) => {
-    if (a === 'admin') void change(user, { admin: !user.admin }, user.admin ? `${user.username} is no longer an admin.` : `${user.username} is now an admin.`);
-    else if (a === 'enable') void change(user, { disabled: false }, `${user.username} can sign in again.`);
+    const name = user.username;
+    if (a === 'admin') void change(user, { admin: !user.admin }, user.admin ? t('users.noLongerAdmin', { name }) : t('users.nowAdmin', { name }));
+    else if (a === 'enable') void change(user, { disabled: false }, t('users.enabled', { name }));
     else setDialog({ kind: a, user });
   };
 
@@ -72,20 +73,20 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser users-page" aria-busy={state.status === 'loading'}>
         <div className="toolbar">
-          <h1 className="page-title">Users</h1>
+          <h1 className="page-title">{t('nav.users')}</h1>
           <span className="spacer" />
-          <div className="toolbar-actions" role="toolbar" aria-label="User actions">
-            <ToolButton icon="retry" label="Refresh" onClick={reload} />
-            {!forbidden ? <ToolButton icon="userPlus" label="New user" primary onClick={() => setDialog({ kind: 'create' })} /> : null}
+          <div className="toolbar-actions" role="toolbar" aria-label={t('users.actions')}>
+            <ToolButton icon="retry" label={t('sessions.refreshShort')} onClick={reload} />
+            {!forbidden ? <ToolButton icon="userPlus" label={t('users.new')} primary onClick={() => setDialog({ kind: 'create' })} /> : null}
           </div>
         </div>
         {state.status === 'loading' ? (
-          <Skeleton label="Loading users" />
+          <Skeleton label={t('users.loading')} />
         ) : state.status === 'error' ? (
-          <AdminOnlyState error={state.error} what="users" forbiddenTitle="Only administrators can manage users" forbiddenText="Ask an administrator if you need an account changed." onRetry={reload} />
+          <AdminOnlyState error={state.error} failed={t('users.failed')} forbiddenTitle={t('users.forbidden')} forbiddenText={t('users.forbiddenText')} onRetry={reload} />
         ) : (
           <>
-            <ul className="item-list user-list" aria-label="Users">
+            <ul className="item-list user-list" aria-label={t('nav.users')}>
               {state.items.map((u) => (
                 <UserItem key={u.username} user={u} self={u.username === storage.user} groups={groupsOf.get(u.username)} onAction={(a) => act(u, a)} />
               ))}
@@ -96,17 +97,16 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
                   <Icon name="users" size={32} />
                 </span>
                 <div>
-                  <p className="section-state-title">You are the only user</p>
-                  <p className="muted small">Make an account for each person, so everyone has their own files, password and share links.</p>
+                  <p className="section-state-title">{t('users.onlyYou')}</p>
+                  <p className="muted small">{t('users.onlyYouText')}</p>
                 </div>
                 <button type="button" className="button primary small" onClick={() => setDialog({ kind: 'create' })}>
-                  <Icon name="userPlus" size={16} /> New user
+                  <Icon name="userPlus" size={16} /> {t('users.new')}
                 </button>
               </div>
             ) : null}
             <div className="status-line muted">
-              {plural(state.items.length, 'user')}, {plural(state.items.filter((u) => u.admin).length, 'admin')}
-              {state.items.some((u) => u.disabled) ? `, ${state.items.filter((u) => u.disabled).length} disabled` : ''}
+              {t('users.count', { users: state.items.length, admins: state.items.filter((u) => u.admin).length, disabled: state.items.filter((u) => u.disabled).length })}
             </div>
           </>
         )}
@@ -116,32 +116,32 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
           api={api}
           taken={taken}
           onCreated={(name) => {
-            notify(`${name} can now sign in.`);
+            notify(t('users.created', { name }));
             reload();
           }}
           onClose={() => setDialog(null)}
         />
       ) : dialog?.kind === 'password' ? (
-        <ResetPasswordDialog api={api} user={dialog.user} onDone={() => notify(`The password of ${dialog.user.username} was changed.`)} onClose={() => setDialog(null)} />
+        <ResetPasswordDialog api={api} user={dialog.user} onDone={() => notify(t('users.passwordChanged', { name: dialog.user.username }))} onClose={() => setDialog(null)} />
       ) : dialog?.kind === 'quota' ? (
         <QuotaDialog
           api={api}
           user={dialog.user}
           onDone={(q) => {
-            notify(q === null ? `${dialog.user.username} has no quota now.` : `The quota of ${dialog.user.username} was set.`);
+            notify(q === null ? t('users.quotaRemoved', { name: dialog.user.username }) : t('users.quotaSet', { name: dialog.user.username }));
             reload();
           }}
           onClose={() => setDialog(null)}
         />
       ) : dialog?.kind === 'disable' ? (
         <ConfirmDialog
-          title={`Disable “${dialog.user.username}”?`}
-          warning={`${dialog.user.username} is signed out at once and cannot sign in; their app passwords and share links stop working until you enable the account again. Their files stay.`}
-          label="Disable user"
-          busyLabel="Disabling…"
+          title={t('users.disableTitle', { name: dialog.user.username })}
+          warning={t('users.disableWarning', { name: dialog.user.username })}
+          label={t('users.disable')}
+          busyLabel={t('users.disabling')}
           onConfirm={async () => {
             await api.update(dialog.user.username, { disabled: true });
-            notify(`${dialog.user.username} is disabled.`);
+            notify(t('users.disabled', { name: dialog.user.username }));
             reload();
           }}
           onClose={() => setDialog(null)}
@@ -152,7 +152,7 @@ export function UsersPage({ storage }: { storage: StorageApi }) {
           user={dialog.user}
           onDone={(deleted) => {
             drop((u) => u.username !== dialog.user.username);
-            notify(deleted ? `${dialog.user.username} and their files were removed.` : `${dialog.user.username} was removed; their files were kept.`);
+            notify(deleted ? t('users.removedWithFiles', { name: dialog.user.username }) : t('users.removedKeptFiles', { name: dialog.user.username }));
           }}
           onClose={() => setDialog(null)}
         />

@@ -10,6 +10,7 @@ import { Dialog } from './Dialog';
 import { ListError, ListSkeleton } from './SectionStates';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
+import { t } from '../lib/i18n';
 
 /** A version preview reads at most this much: enough to recognise a text, never a whole big file. */
 const PREVIEW_BYTES = 64 * 1024;
@@ -47,7 +48,7 @@ export function VersionsDialog({ storage, path: given, current, onRestored, onCl
     setBusy(v.id);
     api.restore(path, v.id).then(
       () => {
-        notify(`${name} has the content of ${formatExactDate(v.modified)} again.`);
+        notify(t('versions.restored', { name, date: formatExactDate(v.modified) }));
         setPreview(null);
         onRestored();
         reload();
@@ -58,10 +59,10 @@ export function VersionsDialog({ storage, path: given, current, onRestored, onCl
   const show = (r: Row) => {
     const key = keyOf(r);
     if (preview?.key === key) return setPreview(null);
-    const label = `Preview of the version of ${formatDateTime(r.modified)}`;
+    const label = t('versions.previewOf', { date: formatDateTime(r.modified) });
     setPreview({ key, label, status: 'loading' });
     api.readText(path, r.id, PREVIEW_BYTES).then(
-      (t) => setPreview((p) => (p?.key === key ? { key, label, status: 'ready', ...t } : p)),
+      (read) => setPreview((p) => (p?.key === key ? { key, label, status: 'ready', ...read } : p)),
       (e: unknown) => setPreview((p) => (p?.key === key ? { key, label, status: 'error', message: messageOf(e) } : p)),
     );
   };
@@ -76,32 +77,32 @@ export function VersionsDialog({ storage, path: given, current, onRestored, onCl
             <time dateTime={r.modified} title={formatExactDate(r.modified)}>
               {formatDateTime(r.modified)}
             </time>
-            {v ? null : <span className="badge badge-current">Current</span>}
+            {v ? null : <span className="badge badge-current">{t('versions.current')}</span>}
           </div>
           <div className="muted small">
             {/* A version's time is when it was replaced; the current content's, when it was saved. */}
-            {v ? 'Replaced' : 'Saved'} {formatAgo(r.modified)} · {formatSize(r.size)}
+            {v ? t('versions.replaced', { ago: formatAgo(r.modified) }) : t('versions.saved', { ago: formatAgo(r.modified) })} · {formatSize(r.size)}
           </div>
         </div>
         <div className="version-actions">
           {text ? (
             <button type="button" className="button small" aria-expanded={open !== null} onClick={() => show(r)}>
-              {open ? 'Hide preview' : 'Preview'}
+              {open ? t('versions.hidePreview') : t('versions.preview')}
             </button>
           ) : null}
           <button type="button" className="button small" onClick={() => download(r)}>
-            Download
+            {t('action.download')}
           </button>
           {v ? (
             <button type="button" className="button small" disabled={busy !== null} onClick={() => restore(v)}>
-              Restore
+              {t('trash.restore')}
             </button>
           ) : null}
         </div>
         {open ? (
           <section className="version-preview" aria-label={open.label}>
-            {open.status === 'loading' ? <p className="muted">Loading…</p> : open.status === 'error' ? <p className="error-text">{open.message}</p> : <pre>{open.text}</pre>}
-            {open.status === 'ready' && open.truncated ? <p className="muted small">Only the beginning is shown.</p> : null}
+            {open.status === 'loading' ? <p className="muted">{t('common.loading')}</p> : open.status === 'error' ? <p className="error-text">{open.message}</p> : <pre>{open.text}</pre>}
+            {open.status === 'ready' && open.truncated ? <p className="muted small">{t('share.textTruncated')}</p> : null}
           </section>
         ) : null}
       </li>
@@ -109,19 +110,19 @@ export function VersionsDialog({ storage, path: given, current, onRestored, onCl
   };
 
   return (
-    <Dialog title={`Versions of ${name}`} onClose={onClose} wide>
+    <Dialog title={t('versions.title', { name })} onClose={onClose} wide>
       {state.status === 'loading' ? (
-        <ListSkeleton label="Loading the versions" />
+        <ListSkeleton label={t('versions.loading')} />
       ) : state.status === 'error' ? (
-        <ListError what="the versions" error={state.error} onRetry={reload} />
+        <ListError title={t('versions.failed')} error={state.error} onRetry={reload} />
       ) : (
         <>
-          <ul className="version-list" aria-label={`Versions of ${name}`}>
+          <ul className="version-list" aria-label={t('versions.title', { name })}>
             {/* Only its figures: a listing's entry also carries the item's stable id, which names no version. */}
             {item({ size: current.size, modified: current.modified })}
             {state.items.map((v) => item(v, v))}
           </ul>
-          {state.items.length === 0 ? <p className="muted">No earlier versions: a version is kept each time the file is replaced.</p> : null}
+          {state.items.length === 0 ? <p className="muted">{t('versions.none')}</p> : null}
         </>
       )}
     </Dialog>

@@ -4,7 +4,6 @@ import { messageOf } from '../api/errors';
 import { StorageApi } from '../api/storage';
 import { withBase } from '../lib/base';
 import { kindOf } from '../lib/file-kind';
-import { plural } from '../lib/format';
 import { onLinkClick, useTitle } from '../lib/router';
 import { withMeUrl } from '../lib/place';
 import { AppHeader } from './AppHeader';
@@ -15,6 +14,7 @@ import { ListEmpty, ListError, ListSkeleton } from './SectionStates';
 import { ToolButton } from './Toolbar';
 import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
+import { t } from '../lib/i18n';
 
 /** `[owner, ...path]` of a received item from its `/<owner>/<path>`. */
 export const grantSegments = (g: ReceivedGrant): string[] => g.path.split('/').filter((s) => s !== '');
@@ -26,7 +26,7 @@ export function WithMePage({ storage }: { storage: StorageApi }) {
   const load = useCallback((signal: AbortSignal) => api.received(signal), [api]);
   const { state, reload } = useRemoteList(load);
   const notify = useNotify();
-  useTitle('Shared with me');
+  useTitle(t('nav.sharedWithMe'));
 
   const download = (g: ReceivedGrant) => {
     const [owner = '', ...path] = grantSegments(g);
@@ -43,21 +43,21 @@ export function WithMePage({ storage }: { storage: StorageApi }) {
       <AppHeader storage={storage} />
       <main className="browser shared-page" aria-busy={state.status === 'loading'}>
         <div className="toolbar">
-          <h1 className="page-title">Shared with me</h1>
+          <h1 className="page-title">{t('nav.sharedWithMe')}</h1>
           <span className="spacer" />
-          <div className="toolbar-actions" role="toolbar" aria-label="Shared with me actions">
-            <ToolButton icon="retry" label="Refresh" onClick={reload} />
+          <div className="toolbar-actions" role="toolbar" aria-label={t('withMe.actions')}>
+            <ToolButton icon="retry" label={t('sessions.refreshShort')} onClick={reload} />
           </div>
         </div>
         {state.status === 'loading' ? (
-          <ListSkeleton label="Loading what is shared with you" />
+          <ListSkeleton label={t('withMe.loading')} />
         ) : state.status === 'error' ? (
-          <ListError what="what is shared with you" error={state.error} onRetry={reload} />
+          <ListError title={t('withMe.failed')} error={state.error} onRetry={reload} />
         ) : state.items.length === 0 ? (
-          <ListEmpty icon="users" title="Nothing is shared with you" text="Files and folders other people share with you appear here." />
+          <ListEmpty icon="users" title={t('withMe.none')} text={t('withMe.noneText')} />
         ) : (
           <>
-            <ul className="share-list" aria-label="Shared with me">
+            <ul className="share-list" aria-label={t('nav.sharedWithMe')}>
               {state.items.map((g) => {
                 const [owner = '', ...path] = grantSegments(g);
                 const name = path.at(-1) ?? owner;
@@ -76,18 +76,18 @@ export function WithMePage({ storage }: { storage: StorageApi }) {
                         </a>
                       )}
                       <span className="muted with-me-meta">
-                        {g.is_file ? 'File' : 'Folder'} · from {owner} ·{' '}
+                        {g.is_file ? t('shareItem.file') : t('list.folder')} · {t('withMe.from', { owner })} ·{' '}
                         <span className={`badge badge-permission`} data-permission={g.permission}>
-                          {g.permission === 'write' ? 'Can edit' : 'Can view'}
+                          {g.permission === 'write' ? t('people.canEdit') : t('people.canView')}
                         </span>
-                        {g.groups?.length ? <> · {g.direct ? 'also through' : 'through'} the {g.groups.length === 1 ? 'group' : 'groups'} {g.groups.join(', ')}</> : null}
+                        {g.groups?.length ? <> · {t('withMe.through', { also: g.direct ? 'yes' : 'no', count: g.groups.length, groups: g.groups.join(', ') })}</> : null}
                       </span>
                     </div>
                   </li>
                 );
               })}
             </ul>
-            <div className="status-line muted">{plural(state.items.length, 'item')}</div>
+            <div className="status-line muted">{t('common.items', { count: state.items.length })}</div>
           </>
         )}
       </main>

@@ -1,25 +1,27 @@
 import type { Share } from '../api/shares';
 import type { ShareState } from '../lib/share-rules';
-import { formatDate, formatExactDate, plural } from '../lib/format';
+import { formatDate, formatExactDate } from '../lib/format';
+import { locale, t } from '../lib/i18n';
 
-export const STATE_LABEL: Record<ShareState, string> = { active: 'Active', expired: 'Expired', used_up: 'Used up' };
+export const stateLabel = (state: ShareState): string => t(`shareState.${state}`);
 
 /** "Expires Mar 3" / "Expired Mar 3" / "Never expires", with the exact time for a title attribute. */
 export function expiryText(share: Pick<Share, 'expires_at'>, now = new Date()): { text: string; exact: string } {
-  if (share.expires_at === null) return { text: 'Never expires', exact: '' };
+  if (share.expires_at === null) return { text: t('shareText.neverExpires'), exact: '' };
   const past = Date.parse(share.expires_at) <= now.getTime();
-  return { text: `${past ? 'Expired' : 'Expires'} ${formatDate(share.expires_at, now)}`, exact: formatExactDate(share.expires_at) };
+  const date = formatDate(share.expires_at, now);
+  return { text: past ? t('shareText.expiredOn', { date }) : t('shareText.expiresOn', { date }), exact: formatExactDate(share.expires_at) };
 }
 
 /** "3 / 5" with a limit, "3" without. */
 export const downloadsText = (share: Pick<Share, 'downloads' | 'max_downloads'>): string =>
-  share.max_downloads === null ? share.downloads.toLocaleString() : `${share.downloads.toLocaleString()} / ${share.max_downloads.toLocaleString()}`;
+  share.max_downloads === null ? share.downloads.toLocaleString(locale()) : `${share.downloads.toLocaleString(locale())} / ${share.max_downloads.toLocaleString(locale())}`;
 
 /** One line about a new link: its expiry and what guards it. */
 export function shareSummary(share: Share): string {
-  const parts = [share.expires_at === null ? 'Never expires' : `Works until ${formatExactDate(share.expires_at)}`];
-  if (share.has_password) parts.push('password protected');
-  if (share.max_downloads !== null) parts.push(`at most ${plural(share.max_downloads, 'download')}`);
-  if (share.upload_only) parts.push('upload only');
+  const parts = [share.expires_at === null ? t('shareText.neverExpires') : t('shareText.worksUntil', { date: formatExactDate(share.expires_at) })];
+  if (share.has_password) parts.push(t('shareText.passwordProtected'));
+  if (share.max_downloads !== null) parts.push(t('shareText.atMost', { count: share.max_downloads }));
+  if (share.upload_only) parts.push(t('shareText.uploadOnly'));
   return `${parts.join(' · ')}.`;
 }

@@ -3,6 +3,7 @@ import { ApiError } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
 import type { Sort, SortKey } from './list-order';
+import { t } from '../lib/i18n';
 
 export type ListingState = { status: 'loading' } | { status: 'ready'; entries: Entry[]; loadedIn: number } | { status: 'error'; error: ApiError };
 
@@ -58,7 +59,7 @@ export function useListing(storage: StorageApi, segments: Segments) {
       },
       (e: unknown) => {
         if (ctrl.signal.aborted) return;
-        setLoaded({ folder: key, state: { status: 'error', error: e instanceof ApiError ? e : new ApiError(0, 'unknown', 'Could not load this folder.') } });
+        setLoaded({ folder: key, state: { status: 'error', error: e instanceof ApiError ? e : new ApiError(0, 'unknown', t('states.failed')) } });
       },
     );
     return () => ctrl.abort();

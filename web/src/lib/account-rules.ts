@@ -1,8 +1,10 @@
+import { t } from './i18n';
+
 /**
  * The rules of the account pages on the client: quota sizes as people type
  * them ("10G", "500 MB", "none"), the new-password check, app-password expiry
  * choices, a readable name for a session's client (its User-Agent), and how a
- * TOTP secret is shown. No DOM here: test/browser/web-account-rules.test.ts
+ * TOTP secret is shown, in the UI's language. No DOM here: test/browser/web-account-rules.test.ts
  * runs these in Node.
  */
 
@@ -41,20 +43,21 @@ export const MIN_PASSWORD = 8;
 
 /** Why a new password (typed twice) cannot be used, or null when it can. */
 export function newPasswordProblem(password: string, confirm: string, current?: string): string | null {
-  if (!password) return 'Enter a new password.';
-  if (password.length < MIN_PASSWORD) return `Use at least ${MIN_PASSWORD} characters.`;
-  if (current !== undefined && password === current) return 'The new password is the same as the current one.';
-  if (password !== confirm) return 'The two passwords do not match.';
+  if (!password) return t('rules.passwordMissing');
+  if (password.length < MIN_PASSWORD) return t('rules.passwordShort', { min: MIN_PASSWORD });
+  if (current !== undefined && password === current) return t('rules.passwordSame');
+  if (password !== confirm) return t('rules.passwordMismatch');
   return null;
 }
 
 export type KeyExpiry = 'never' | '30d' | '90d' | '365d';
 
-export const KEY_EXPIRY_CHOICES: { value: KeyExpiry; label: string }[] = [
-  { value: 'never', label: 'Never' },
-  { value: '30d', label: '30 days' },
-  { value: '90d', label: '90 days' },
-  { value: '365d', label: '1 year' },
+/** The expiry choices with their labels, in the UI's language of the moment. */
+export const keyExpiryChoices = (): { value: KeyExpiry; label: string }[] => [
+  { value: 'never', label: t('rules.expiryNever') },
+  { value: '30d', label: t('time.days', { count: 30 }) },
+  { value: '90d', label: t('time.days', { count: 90 }) },
+  { value: '365d', label: t('rules.expiryYear') },
 ];
 
 /** The `expires_in` (seconds) of an app-password expiry choice; undefined = never (the field is left out). */
@@ -101,7 +104,7 @@ export function clientName(userAgent: string | null | undefined): string | null 
             : /Linux|X11/.test(ua)
               ? 'Linux'
               : null;
-  if (browser) return os ? `${browser} on ${os}` : browser;
+  if (browser) return os ? t('rules.browserOn', { browser, os }) : browser;
   return ua.length > 40 ? `${ua.slice(0, 39)}…` : ua;
 }
 
@@ -134,8 +137,8 @@ export function generatePassword(length = 16): string {
 
 /** Why a username cannot be used, or null (the server has the last word; this catches the obvious before asking). */
 export function usernameProblem(name: string): string | null {
-  if (!name) return 'Enter a username.';
-  if (name !== name.trim()) return 'A username cannot start or end with a space.';
-  if (name === '.' || name === '..' || /[/\\]/.test(name)) return 'A username cannot be “.” or “..” or contain “/” or “\\”.';
+  if (!name) return t('rules.usernameMissing');
+  if (name !== name.trim()) return t('rules.usernameSpace');
+  if (name === '.' || name === '..' || /[/\\]/.test(name)) return t('rules.usernameBad');
   return null;
 }

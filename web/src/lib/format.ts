@@ -69,4 +69,3 @@ export function formatDuration(seconds: number): string {
   return t('time.days', { count: Math.round(s / 86400) });
 }
 
-export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString(locale())} ${n === 1 ? one : many}`;

@@ -1,3 +1,5 @@
+import { t } from './i18n';
+
 /**
  * The rules of share links on the client: the share dialog's expiry choices
  * and how each becomes the API's `expires_in` (seconds from now, or null for
@@ -8,12 +10,13 @@ export type ExpiryChoice = '1d' | '7d' | '30d' | 'never' | 'date';
 
 const DAY = 86_400;
 
-export const EXPIRY_PRESETS: { value: ExpiryChoice; label: string }[] = [
-  { value: '1d', label: '1 day' },
-  { value: '7d', label: '7 days' },
-  { value: '30d', label: '30 days' },
-  { value: 'never', label: 'Never' },
-  { value: 'date', label: 'On a date…' },
+/** The expiry choices with their labels, in the UI's language of the moment. */
+export const expiryPresets = (): { value: ExpiryChoice; label: string }[] => [
+  { value: '1d', label: t('time.days', { count: 1 }) },
+  { value: '7d', label: t('time.days', { count: 7 }) },
+  { value: '30d', label: t('time.days', { count: 30 }) },
+  { value: 'never', label: t('rules.expiryNever') },
+  { value: 'date', label: t('shareForm.onDate') },
 ];
 
 export const DEFAULT_EXPIRY: ExpiryChoice = '7d';
