@@ -44,11 +44,13 @@ export const SMALL_UPLOAD_METRICS = ['smallput', 's3smallput'] as const;
 export const CHANGE_METRICS = ['changes'] as const;
 /** SFTP (issue 52): File Cloud beside rclone serve sftp and OpenSSH's sftp-server, one client (part of every run; small with --quick). */
 export const SFTP_METRICS = ['sftp'] as const;
+/** Encryption at rest (issue 51): File Cloud with --encryption-key-file beside the same without it (part of every run; small with --quick). */
+export const ENCRYPTION_METRICS = ['encryption'] as const;
 /** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
 export const NODE_METRICS = ['nodes'] as const;
-export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof SEARCH_METRICS)[number] | (typeof SMALL_UPLOAD_METRICS)[number] | (typeof CHANGE_METRICS)[number] | (typeof SFTP_METRICS)[number] | (typeof NODE_METRICS)[number];
+export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof SEARCH_METRICS)[number] | (typeof SMALL_UPLOAD_METRICS)[number] | (typeof CHANGE_METRICS)[number] | (typeof SFTP_METRICS)[number] | (typeof ENCRYPTION_METRICS)[number] | (typeof NODE_METRICS)[number];
 
-const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS].join(',')}]
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS, ...ENCRYPTION_METRICS].join(',')}]
                         [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3] [--nodes N]
   --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
   --reps N    repetitions of each metric (default 3; quick 1)
@@ -75,7 +77,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               change stream (two nodes on S3 + PostgreSQL + Redis, started as for --nodes);
               sftp: the big file's get and put, 2,000 × 4 KiB puts (200) and ls -l of the 10,000-entry folder over
               SFTP, File Cloud beside rclone serve sftp and OpenSSH's sftp-server (sshd on a spare port), all
-              driven by OpenSSH's sftp -b on the same files
+              driven by OpenSSH's sftp -b on the same files;
+              encryption: File Cloud with --encryption-key-file beside the same without it, each on a data dir
+              seeded through its API: the big file's GET and raw PUT with server CPU per GiB, 4 KiB GETs (wrk, 64
+              connections), 2,000 × 4 KiB uploads (200; 8 connections), 4 KiB Range GETs at random offsets of the
+              big file (wrk, 64 connections); every answer's bytes checked first
   --profile   run File Cloud with --cpu-prof; profiles go to bench/results/profiles/
   --keep      keep the temporary data dir and dataset
   --dir DIR   where to create the temporary dir (default: the OS temp dir)
@@ -129,7 +135,7 @@ export function parseOptions(argv: string[]): Options {
         for (const n of names) {
           if ((S3_METRICS as readonly string[]).includes(n)) onlyS3 = true;
           else if ((NODE_METRICS as readonly string[]).includes(n)) onlyNodes = true;
-          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
+          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS, ...ENCRYPTION_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
         }
         o.only = new Set(names);
         break;

@@ -6,6 +6,7 @@
  * with 64 connections over the 1,000 4 KiB files, and the big file with 1
  * and 4 parallel streams from Node's http; plus the server CPU time per
  * 4 KiB GET over every process of each set-up (and of the balancer).
+ * Also File Cloud with and without `--encryption-key-file` (encryption.ts).
  */
 import { expectStatus, request } from '../lib/http.js';
 import { BenchError, MiB } from '../lib/paths.js';
@@ -13,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { CLK_TCK, cpuSeconds, memOf } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
-import { cell, row, type Row } from '../lib/stats.js';
+import { cell, row, type Row, type Target } from '../lib/stats.js';
 import { download, settleDisk } from '../lib/transfers.js';
 import { wrkPut } from '../lib/wrk-put.js';
 import { wrk } from '../lib/wrk.js';
@@ -69,10 +70,10 @@ const delta = (before: Map<number, number>, after: Map<number, number>) => [...a
  * (every process of the set-up), of each aside and of wrk. Returns the
  * per-process CPU of every run.
  */
-export async function pairGet4k(p: Pair): Promise<CpuDetail[]> {
+export async function pairGet4k(p: Pair, target?: Target): Promise<CpuDetail[]> {
   const names = p.data.smallNames;
   const label = `4 KiB GET (${names.length} files)`;
-  const rps = row(`${p.id}_get4k_rps`, `${label}, 64 connections`, 'req/s', true);
+  const rps = row(`${p.id}_get4k_rps`, `${label}, 64 connections`, 'req/s', true, target);
   const p50 = row(`${p.id}_get4k_p50`, `${label}, p50 latency`, 'ms', false);
   const p99 = row(`${p.id}_get4k_p99`, `${label}, p99 latency`, 'ms', false);
   const cpu = row(`${p.id}_get4k_cpu`, `${label}, CPU per request: File Cloud, all processes`, 'µs', false);
@@ -125,8 +126,8 @@ export async function pairGet4k(p: Pair): Promise<CpuDetail[]> {
  * names), each set-up into a folder of its own per repetition, after a run
  * of each that is not counted: files/s.
  */
-export async function pairSmallPuts(p: Pair, files: number): Promise<void> {
-  const r = row(`${p.id}_put4k`, `${files.toLocaleString('en-US')} × 4 KiB uploads, 8 connections`, 'files/s', true);
+export async function pairSmallPuts(p: Pair, files: number, target?: Target): Promise<void> {
+  const r = row(`${p.id}_put4k`, `${files.toLocaleString('en-US')} × 4 KiB uploads, 8 connections`, 'files/s', true, target);
   p.rows.push(r);
   const run = async (s: Server, tag: string) => {
     const folder = `${p.id}-put4k-${s.name.replace(/[^A-Za-z0-9]+/g, '-')}-${tag}`;

@@ -155,6 +155,25 @@ test('tampered files never decrypt: flipped bytes, cuts, swapped, appended or fo
   assert.deepEqual(await readRange(flip(stored.length - 50), 0, 99), plain.subarray(0, 100));
 });
 
+test('stored chunks fed in pieces that cut a tag anywhere decrypt, and a flipped tag byte still fails', async () => {
+  const plain = randomBytes(2 * C + 50);
+  const stored = await sealed(plain, C);
+  const size = plain.length;
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
+  const body = stored.subarray(HEADER_SIZE);
+  // Edges 1, 8 and 15 bytes into the first chunk's tag, and one byte at a time across it.
+  for (const cut of [1, 8, 15]) {
+    const at = STORED_CHUNK - TAG_SIZE + cut;
+    assert.deepEqual(await collect(decryptChunks(key, size, 0, [body.subarray(0, at), body.subarray(at)], 0, size)), plain, `cut ${cut} bytes into the tag`);
+  }
+  const bytewise = [body.subarray(0, STORED_CHUNK - 20), ...Array.from({ length: 40 }, (_, i) => body.subarray(STORED_CHUNK - 20 + i, STORED_CHUNK - 19 + i)), body.subarray(STORED_CHUNK + 20)];
+  assert.deepEqual(await collect(decryptChunks(key, size, 0, bytewise, 0, size)), plain, 'one byte at a time across a tag');
+  const flipped = Buffer.from(body);
+  flipped[STORED_CHUNK - 3]! ^= 1;
+  const at = STORED_CHUNK - 8;
+  await assert.rejects(collect(decryptChunks(key, size, 0, [flipped.subarray(0, at), flipped.subarray(at)], 0, size)), (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk');
+});
+
 test('a header re-wrapped under a new master key opens the same chunks', async () => {
   const plain = randomBytes(C + 5);
   const stored = await sealed(plain);

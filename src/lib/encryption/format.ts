@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hash, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
  * The stored form of an encrypted file (CONTRACT "Encryption at rest"):
@@ -35,6 +35,22 @@ const AT_IV = AT_PREFIX + PREFIX;
 const AT_WRAPPED = AT_IV + IV;
 const AT_TAG = AT_WRAPPED + KEY;
 export const HEADER_SIZE = AT_TAG + TAG_SIZE;
+
+/**
+ * A key's bytes as a KeyObject, made once per master or file key: given a
+ * Buffer, createCipheriv builds a KeyObject of its own for every call, which
+ * costs more than sealing a small chunk.
+ */
+const keyObjects = new WeakMap<MasterKey | FileKey, KeyObject>();
+function secretOf(owner: MasterKey | FileKey, bytes: Buffer): KeyObject {
+  let k = keyObjects.get(owner);
+  if (k === undefined) {
+    k = createSecretKey(bytes);
+    keyObjects.set(owner, k);
+  }
+  return k;
+}
+const cipherKey = (key: FileKey): KeyObject => secretOf(key, key.dataKey);
 
 /** A master key and the id stored in each header it wrapped (not secret: it tells keys apart). */
 export type MasterKey = { readonly id: Buffer; readonly key: Buffer };
@@ -84,7 +100,7 @@ export function newFileKey(master: MasterKey): { header: Buffer; key: FileKey } 
 /** The header for key under master (a new wrap iv each time: rotation calls it too). */
 export function headerFor(master: MasterKey, key: FileKey): Buffer {
   const iv = randomBytes(IV);
-  const c = createCipheriv('aes-256-gcm', master.key, iv);
+  const c = createCipheriv('aes-256-gcm', secretOf(master, master.key), iv);
   c.setAAD(wrapAad(VERSION, master.id, key.fileId));
   const wrapped = Buffer.concat([c.update(key.dataKey), c.final()]);
   return Buffer.concat([MAGIC, Buffer.of(VERSION), master.id, key.fileId, key.prefix, iv, wrapped, c.getAuthTag()]);
@@ -103,7 +119,7 @@ export function openHeader(header: Buffer, masters: readonly MasterKey[]): FileK
   const master = masters.find((m) => m.id.equals(keyId));
   if (master === undefined) throw new DecryptError('other_key', `the file is encrypted with another key (id ${keyId.toString('hex')})`);
   const fileId = Buffer.from(header.subarray(AT_FILE_ID, AT_FILE_ID + FILE_ID));
-  const d = createDecipheriv('aes-256-gcm', master.key, header.subarray(AT_IV, AT_IV + IV));
+  const d = createDecipheriv('aes-256-gcm', secretOf(master, master.key), header.subarray(AT_IV, AT_IV + IV));
   d.setAAD(wrapAad(VERSION, keyId, fileId));
   d.setAuthTag(header.subarray(AT_TAG, AT_TAG + TAG_SIZE));
   try {
@@ -122,30 +138,57 @@ function nonce(key: FileKey, index: number, last: boolean): Buffer {
   return n;
 }
 
-/** Chunk `index` of a file, encrypted: ciphertext ‖ tag. */
-export function sealChunk(key: FileKey, index: number, last: boolean, plain: Buffer): Buffer {
-  const c = createCipheriv('aes-256-gcm', key.dataKey, nonce(key, index, last));
+/**
+ * Chunk `index` of a file, encrypted from its plaintext in parts (as they
+ * arrived, never joined): the ciphertext of each part, then the tag. Joining
+ * them would copy every byte once more into fresh memory, which costs about
+ * as much as the encryption itself.
+ */
+export function sealParts(key: FileKey, index: number, last: boolean, plain: readonly Buffer[]): Buffer[] {
+  const c = createCipheriv('aes-256-gcm', cipherKey(key), nonce(key, index, last));
   c.setAAD(key.fileId);
-  const out = Buffer.allocUnsafe(plain.length + TAG_SIZE);
-  const n = c.update(plain).copy(out, 0);
+  const out = plain.map((p) => c.update(p));
   c.final();
-  c.getAuthTag().copy(out, n);
+  out.push(c.getAuthTag());
   return out;
 }
 
-/** The plaintext of stored chunk `index`; DecryptError when it is not exactly what was sealed there. */
-export function openChunk(key: FileKey, index: number, last: boolean, stored: Buffer): Buffer {
-  if (stored.length < TAG_SIZE) throw new DecryptError('bad_chunk', `chunk ${index} is cut short`);
-  const d = createDecipheriv('aes-256-gcm', key.dataKey, nonce(key, index, last));
+/** Chunk `index` of a file, encrypted: ciphertext ‖ tag. */
+export function sealChunk(key: FileKey, index: number, last: boolean, plain: Buffer): Buffer {
+  return Buffer.concat(sealParts(key, index, last, [plain]));
+}
+
+/**
+ * The plaintext of stored chunk `index` given in parts (ciphertext ‖ tag cut
+ * anywhere), in as many parts; DecryptError when it is not exactly what was
+ * sealed there. Nothing is returned before the whole chunk is authenticated.
+ */
+export function openParts(key: FileKey, index: number, last: boolean, stored: readonly Buffer[]): Buffer[] {
+  let left = stored.reduce((n, p) => n + p.length, 0) - TAG_SIZE;
+  if (left < 0) throw new DecryptError('bad_chunk', `chunk ${index} is cut short`);
+  const d = createDecipheriv('aes-256-gcm', cipherKey(key), nonce(key, index, last));
   d.setAAD(key.fileId);
-  d.setAuthTag(stored.subarray(stored.length - TAG_SIZE));
-  const plain = d.update(stored.subarray(0, stored.length - TAG_SIZE));
+  const plain: Buffer[] = [];
+  const tag: Buffer[] = [];
+  for (const p of stored) {
+    const body = left >= p.length ? p : p.subarray(0, left);
+    if (body.length > 0) plain.push(d.update(body));
+    if (body.length < p.length) tag.push(p.subarray(body.length));
+    left -= body.length;
+  }
+  d.setAuthTag(tag.length === 1 ? tag[0]! : Buffer.concat(tag));
   try {
     d.final();
   } catch {
     throw new DecryptError('bad_chunk', `chunk ${index} fails authentication`);
   }
   return plain;
+}
+
+/** The plaintext of stored chunk `index`; DecryptError when it is not exactly what was sealed there. */
+export function openChunk(key: FileKey, index: number, last: boolean, stored: Buffer): Buffer {
+  const plain = openParts(key, index, last, [stored]);
+  return plain.length === 1 ? plain[0]! : Buffer.concat(plain);
 }
 
 function tailAad(key: FileKey, offset: number): Buffer {

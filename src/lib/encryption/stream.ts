@@ -1,30 +1,36 @@
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, chunkCount, newFileKey, openChunk, sealChunk, type FileKey, type MasterKey } from './format.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, chunkCount, newFileKey, openParts, sealParts, type FileKey, type MasterKey } from './format.js';
 
 /**
- * Cuts a byte stream into pieces of exactly `size` bytes; the last piece
- * holds what is left (possibly empty: the caller decides). Copies only where
- * a piece spans several incoming buffers.
+ * Cuts a byte stream into pieces of exactly `size` bytes, each given as the
+ * parts of the incoming buffers it spans (never copied); the last piece
+ * holds what is left (possibly nothing: the caller decides).
  */
-export async function* pieces(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, size: number): AsyncGenerator<{ piece: Buffer; last: boolean }> {
+export async function* pieceParts(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, size: number): AsyncGenerator<{ parts: Buffer[]; last: boolean }> {
   let held: Buffer[] = [];
   let heldBytes = 0;
   for await (const raw of source) {
     let buf = typeof raw === 'string' ? Buffer.from(raw) : raw;
     while (heldBytes + buf.length > size) {
       const take = size - heldBytes;
-      const piece = heldBytes === 0 ? buf.subarray(0, take) : Buffer.concat([...held, buf.subarray(0, take)]);
+      if (take > 0) held.push(buf.subarray(0, take));
+      const parts = held;
       held = [];
       heldBytes = 0;
       buf = buf.subarray(take);
       // A piece is final only once the source has ended: bytes still follow it here.
-      yield { piece, last: false };
+      yield { parts, last: false };
     }
     if (buf.length > 0) {
       held.push(buf);
       heldBytes += buf.length;
     }
   }
-  yield { piece: held.length === 1 ? held[0]! : Buffer.concat(held), last: true };
+  yield { parts: held, last: true };
+}
+
+/** pieceParts, each piece joined into one buffer (copied only where it spans several incoming buffers). */
+export async function* pieces(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, size: number): AsyncGenerator<{ piece: Buffer; last: boolean }> {
+  for await (const { parts, last } of pieceParts(source, size)) yield { piece: parts.length === 1 ? parts[0]! : Buffer.concat(parts), last };
 }
 
 /**
@@ -36,7 +42,7 @@ export async function* encrypt(master: MasterKey, plain: AsyncIterable<Buffer | 
   const { header, key } = newFileKey(master);
   yield header;
   let index = 0;
-  for await (const { piece, last } of pieces(plain, CHUNK_SIZE)) yield sealChunk(key, index++, last, piece);
+  for await (const { parts, last } of pieceParts(plain, CHUNK_SIZE)) yield* sealParts(key, index++, last, parts);
 }
 
 /**
@@ -51,15 +57,17 @@ export async function* decryptChunks(key: FileKey, size: number, first: number, 
   let index = first;
   let toSkip = skip;
   let left = length;
-  for await (const { piece } of pieces(stored, STORED_CHUNK)) {
-    if (piece.length === 0) break;
+  for await (const { parts } of pieceParts(stored, STORED_CHUNK)) {
+    if (parts.length === 0) break;
     if (index >= total) throw new DecryptError('bad_size', 'the stored file runs past its last chunk');
-    const plain = openChunk(key, index, index === total - 1, piece);
+    const plain = openParts(key, index, index === total - 1, parts);
     index++;
-    const out = plain.subarray(Math.min(toSkip, plain.length), Math.min(plain.length, toSkip + left));
-    toSkip = Math.max(0, toSkip - plain.length);
-    left -= out.length;
-    if (out.length > 0) yield out;
+    for (const p of plain) {
+      const out = p.subarray(Math.min(toSkip, p.length), Math.min(p.length, toSkip + left));
+      toSkip = Math.max(0, toSkip - p.length);
+      left -= out.length;
+      if (out.length > 0) yield out;
+    }
   }
   if (left > 0) throw new DecryptError('bad_size', 'the stored file ends before its last chunk');
 }

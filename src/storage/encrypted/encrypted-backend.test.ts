@@ -148,6 +148,47 @@ it('ranges (first, middle, suffix, across a chunk edge) give exactly those bytes
   }
 });
 
+it('a file read before: a range is one storage read of its chunks and a stat reads no header; once replaced, its new bytes', async ({ inner }) => {
+  const calls: string[] = [];
+  const counted: StorageBackend = {
+    ...inner,
+    read: (key, range) => (calls.push(range ? `read ${range.start}-${range.end}` : 'read'), inner.read(key, range)),
+    stat: (key) => (calls.push('stat'), inner.stat(key)),
+  };
+  const backend = encryptedBackend(counted, { current: master, all: [master], onBadFile: () => undefined });
+  const data = marked(3 * CHUNK_SIZE + 100);
+  const n = data.length;
+  await backend.write(keyOf('c'), bodyOf(data), { ifExists: 'fail' });
+  assert.deepEqual((await read(backend, 'c', { start: 10, end: 20 })).bytes, data.subarray(10, 21));
+  const at = (i: number) => HEADER_SIZE + i * STORED_CHUNK;
+  const cases: [number, number, string][] = [
+    [CHUNK_SIZE - 5, CHUNK_SIZE + 5, `read ${at(0)}-${at(2) - 1}`],
+    [2 * CHUNK_SIZE + 1, 5 * CHUNK_SIZE, `read ${at(2)}-${at(6) - 1}`],
+    [n - 1, n - 1, `read ${at(3)}-${at(4) - 1}`],
+  ];
+  for (const [start, end, call] of cases) {
+    calls.length = 0;
+    const got = await read(backend, 'c', { start, end });
+    assert.equal(got.entry.size, n);
+    assert.deepEqual(got.bytes, data.subarray(start, end + 1), `${start}-${end}`);
+    assert.deepEqual(calls, [call], `${start}-${end}: one storage read`);
+  }
+  calls.length = 0;
+  assert.equal((await backend.stat(keyOf('c')))?.size, n);
+  assert.deepEqual(calls, ['stat'], 'a stat of a file read before reads no header');
+  assert.equal((await read(backend, 'c', { start: n + 10, end: n + 20 })).bytes.length, 0, 'a range past the end is empty');
+
+  // Replaced through the layer (a new data key), then below it by a plain file: each read gives the new bytes.
+  const next = marked(2 * CHUNK_SIZE + 7);
+  await backend.write(keyOf('c'), bodyOf(next), { ifExists: 'replace' });
+  assert.equal((await backend.stat(keyOf('c')))?.size, next.length);
+  assert.deepEqual((await read(backend, 'c', { start: CHUNK_SIZE - 5, end: CHUNK_SIZE + 5 })).bytes, next.subarray(CHUNK_SIZE - 5, CHUNK_SIZE + 6));
+  const plain = marked(storedSize(CHUNK_SIZE));
+  await inner.write(keyOf('c'), bodyOf(plain), { ifExists: 'replace' });
+  assert.equal((await backend.stat(keyOf('c')))?.size, plain.length, 'a plain file at an encrypted size is told apart by its header');
+  assert.deepEqual((await read(backend, 'c', { start: 100, end: 200 })).bytes, plain.subarray(100, 201));
+});
+
 it('plain files written before the key stay readable, at their own size', async ({ backend, inner }) => {
   const data = marked(2 * CHUNK_SIZE + 500);
   await inner.write(keyOf('old'), bodyOf(data), { ifExists: 'fail' });

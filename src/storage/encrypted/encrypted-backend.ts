@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import { keyChild, keyId } from '../../domain/storage-path.js';
 import type { StorageKey } from '../../domain/storage-path.js';
-import { HEADER_SIZE, plainSize, storedSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { HEADER_SIZE, plainSize, storedSize, type MasterKey } from '../../lib/encryption/format.js';
 import { encrypt } from '../../lib/encryption/stream.js';
 import type { Entry, ListedEntry, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
 import { encryptedResumable } from './resumable.js';
-import { bytesOf, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
+import { bytesOf, knownEncrypted, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
   /** The key every new file's data key is wrapped with. */
@@ -60,7 +60,7 @@ const written = (e: Entry): Entry => (e.isFile ? { ...e, size: plainSize(e.size)
  * plus 80 bytes and 16 per 64 KiB).
  */
 export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): StorageBackend {
-  const d: Decryption = { keys: keys.all, onBadFile: keys.onBadFile, cache: new Map<string, FileKey>() };
+  const d: Decryption = { keys: keys.all, onBadFile: keys.onBadFile, cache: new Map() };
   const seal = (body: Readable): Readable => {
     // A body that fails before the backend below reads it (its client went away) keeps the error
     // for the encryption's read of it, which passes it on; unheard, it would be uncaught.
@@ -99,6 +99,8 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     sweep: (opts) => inner.sweep(opts),
     async stat(key) {
       const e = await inner.stat(key);
+      // A version read here before is known to be encrypted: no header read (a Range request's stat).
+      if (e?.isFile && knownEncrypted(d, keyId(key), e.etag)) return { ...e, size: plainSize(e.size) ?? e.size };
       return e && plainEntry(e, () => header(key));
     },
     parents: (key) => inner.parents(key),

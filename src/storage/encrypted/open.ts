@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { DecryptError, HEADER_SIZE, chunkSpan, hasMagic, openHeader, plainSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
-import { decryptChunks } from '../../lib/encryption/stream.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, chunkSpan, hasMagic, openHeader, plainSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { chunkOffset, decryptChunks } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
 import { StorageError } from '../errors.js';
@@ -17,8 +17,12 @@ export type Decryption = {
   readonly keys: readonly MasterKey[];
   /** Told of every stored file that fails to decrypt (the read fails too). */
   readonly onBadFile: (label: string, e: DecryptError) => void;
-  /** Unwrapped data keys by the stored version's ETag: a ranged read then costs one storage read. */
-  readonly cache: Map<string, FileKey>;
+  /**
+   * The unwrapped data key of the last version of each file read, by its
+   * label, with that version's ETag: a ranged read of it then costs one
+   * storage read, and its stat no header read.
+   */
+  readonly cache: Map<string, { readonly etag: string; readonly key: FileKey }>;
 };
 
 const CACHE_MAX = 4096;
@@ -37,14 +41,17 @@ const drop = (opened: Opened): void => {
 };
 
 function fileKey(d: Decryption, file: StoredFile, etag: string, header: Buffer): FileKey {
-  const cacheKey = `${file.label}\0${etag}`;
-  const cached = d.cache.get(cacheKey);
-  if (cached) return cached;
+  const cached = d.cache.get(file.label);
+  if (cached?.etag === etag) return cached.key;
   const key = guard(d, file, () => openHeader(header, d.keys));
+  d.cache.delete(file.label);
   if (d.cache.size >= CACHE_MAX) d.cache.delete(d.cache.keys().next().value!);
-  d.cache.set(cacheKey, key);
+  d.cache.set(file.label, { etag, key });
   return key;
 }
+
+/** True when this version of the file (label, ETag) was read here and is encrypted. */
+export const knownEncrypted = (d: Decryption, label: string, etag: string): boolean => d.cache.get(label)?.etag === etag;
 
 function refusal(d: Decryption, file: StoredFile, e: DecryptError): StorageError {
   d.onBadFile(file.label, e);
@@ -142,6 +149,9 @@ async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
  */
 export async function openDecrypted(d: Decryption, file: StoredFile, range?: ByteRange): Promise<Opened> {
   if (range === undefined) return openWhole(d, file);
+  const known = d.cache.get(file.label);
+  const quick = known && (await openKnown(d, file, known, range));
+  if (quick) return quick;
   for (let attempt = 1; ; attempt++) {
     const entry = await file.stat();
     // Not there or a folder: the storage's own read says so.
@@ -174,6 +184,30 @@ export async function openDecrypted(d: Decryption, file: StoredFile, range?: Byt
     const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
     return plainOpened(d, file, { ...body.entry, size }, decryptChunks(key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
   }
+}
+
+/**
+ * A range of a file whose key was read before: the chunks it touches are
+ * read at once, without a stat or a header read first. Undefined when the
+ * stored file is no longer that version or the range starts past its end
+ * (openDecrypted's full path then decides).
+ */
+async function openKnown(d: Decryption, file: StoredFile, known: { readonly etag: string; readonly key: FileKey }, range: ByteRange): Promise<Opened | undefined> {
+  let body: Opened;
+  try {
+    // Up to the end of the chunk the range ends in; the storage stops at the file's end.
+    body = await file.open({ start: chunkOffset(Math.floor(range.start / CHUNK_SIZE)), end: chunkOffset(Math.floor(range.end / CHUNK_SIZE) + 1) - 1 });
+  } catch {
+    return undefined;
+  }
+  const size = plainSize(body.entry.size);
+  if (body.entry.etag !== known.etag || size === undefined || range.start >= size) {
+    drop(body);
+    return undefined;
+  }
+  const span = chunkSpan(size, range.start, Math.min(range.end, size - 1));
+  const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
+  return plainOpened(d, file, { ...body.entry, size }, decryptChunks(known.key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
 }
 
 /** An entry with a file's plaintext size: the header tells whether the file is encrypted at all. */
