@@ -30,7 +30,7 @@ import { createPathTokenService } from '../services/path-token-service.js';
 import { createSafetyNet } from '../services/safety-net.js';
 import { createSearchService } from '../services/search.js';
 import { createSecondFactor } from '../services/second-factor.js';
-import { createShareService } from '../services/shares.js';
+import { createShareService, type ShareService } from '../services/shares.js';
 import { createSshKeyService } from '../services/ssh-keys.js';
 import { createStreamSlots } from '../services/stream-slots.js';
 import { createThumbnailService, DEFAULT_THUMBNAIL_LIMITS } from '../services/thumbnails.js';
@@ -137,14 +137,14 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   // Failed grant creations count in the login throttle, per caller.
   const grants = tracked(built, 'grants', () => createGrantService({ store, backend, files: files(), clock, limiter: throttle(), onError: warn('giving back a grant creation\'s place in the throttle failed') }));
   // The one door: every front end's file operations, with `decide` asked for every key they take.
-  // The WebDAV service asks this layer's `may` itself, so the layer reaches it through a getter.
-  const operationDeps = once(() => ({ files: files(), grants: grants(), versions: versions(), thumbnails: thumbnails(), zips: zips(), dav: (): DavService => dav() }));
+  // The WebDAV and share services ask this layer's `may` themselves, so the layer reaches them through getters.
+  const operationDeps = once(() => ({ files: files(), grants: grants(), versions: versions(), thumbnails: thumbnails(), zips: zips(), dav: (): DavService => dav(), shares: (): ShareService => shares() }));
   const operations = once(() => createOperations({ ...operationDeps(), decide: opts.decide }));
   const pathTokens = once(() => createPathTokenService({ secret: secret(), store, clock, maxTtl: config.pathTokenTtl, grants: grants() }));
   const tus = once(() => createTusService({ store, backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage(), operations: operations(), versions: versions() }));
   const usage = once(() => accountUsage(storageUsage()));
   const account = once(() => createAccountService({ store, auth: auth(), users: users(), secondFactor: secondFactor(), usage: usage(), clock }));
-  const shares = tracked(built, 'shares', () => createShareService({ store, backend, files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), basePath: config.basePath, onError: warn('ending the shares of a deleted or moved path failed') }));
+  const shares: () => ShareService = tracked(built, 'shares', () => createShareService({ store, backend, files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), basePath: config.basePath, onError: warn('ending the shares of a deleted or moved path failed') }));
   const thumbnails = once(() =>
     createThumbnailService({
       backend,
