@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream';
 import { SHARE_LINK, STORAGE_READ, type Resource } from '../domain/access.js';
+import { fileMayAnswer, firstStep, type ReadAddress } from '../domain/read-address.js';
 import { parseStoragePath } from '../domain/storage-path.js';
 import { asksForPart } from '../lib/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
@@ -111,7 +112,6 @@ export function createFastRead(deps: {
   /** `<base>/storage/<raw>[?token=…]`: a user's file, by account or path token. */
   function storage(req: IncomingMessage, res: ServerResponse, raw: string, query: string | undefined, started: number): Answer | undefined {
     if (query !== undefined && (!query.startsWith('token=') || /[&%+#]/.test(query))) return undefined;
-    if (raw.endsWith('/')) return undefined;
     let resource: Resource & { kind: 'storage' };
     try {
       resource = { kind: 'storage', ...parseStoragePath(raw) };
@@ -119,6 +119,9 @@ export function createFastRead(deps: {
       return undefined;
     }
     const method = req.method as 'GET' | 'HEAD';
+    // The route's own first step (src/domain/read-address.ts); only plain requests come this far.
+    const address: ReadAddress = { method, plain: true, trailingSlash: resource.trailingSlash, linkItself: false };
+    if (!fileMayAnswer(address)) return undefined;
     const credentials = { method, headers: req.headers, ip: addressOf(req), queryToken: query?.slice('token='.length) };
     return async () => {
       const { principal, denial } = await authorize(credentials, STORAGE_READ, resource, deps.auth);
@@ -128,7 +131,7 @@ export function createFastRead(deps: {
       let entry: Entry | undefined;
       try {
         // A HEAD's entry takes the index's hash of these bytes (Repr-Digest), as a GET's open does.
-        if (method === 'HEAD') entry = await ops.withDigest(resource.key, await ops.stat(resource.key));
+        if (firstStep(address) === 'look') entry = await ops.withDigest(resource.key, await ops.stat(resource.key));
         else entry = (opened = await ops.readIfFile(resource.key))?.entry;
       } catch (error) {
         remember(req, { error });
@@ -160,11 +163,10 @@ export function createFastRead(deps: {
       const { principal, denial } = await authorize(credentials, SHARE_LINK, resource, deps.auth);
       if (principal?.kind !== 'share' || denial || principal.share.maxDownloads !== undefined) return false;
       const sub = decodeSharePath(resource.rest);
-      // A trailing slash addresses a folder; a file share's own address may carry one.
-      if (sub.trailingSlash && sub.segments.length > 0) return false;
+      const address: ReadAddress = { method, plain: true, trailingSlash: sub.trailingSlash, linkItself: sub.segments.length === 0 };
+      if (!fileMayAnswer(address)) return false;
       const ops = operations.as(principal);
-      if (method === 'GET') {
-        // Opened at once, as the storage route's plain GET: one lookup instead of a stat and an open.
+      if (firstStep(address) === 'open') {
         const key = shares.fileKey(principal.share, sub.segments);
         const opened = key && (await ops.readIfFile(key));
         if (!opened) return false;
@@ -172,7 +174,7 @@ export function createFastRead(deps: {
         send(req, res, '/share/*', opened.entry, opened, SHARE_HEADERS, started);
         return true;
       }
-      const place = await shares.open(principal.share, sub.segments);
+      const place = await ops.openLink(sub.segments);
       if (!place.entry?.isFile) {
         remember(req, { share: place });
         return false;

@@ -30,7 +30,7 @@ import { createPathTokenService } from '../services/path-token-service.js';
 import { createSafetyNet } from '../services/safety-net.js';
 import { createSearchService } from '../services/search.js';
 import { createSecondFactor } from '../services/second-factor.js';
-import { createShareService } from '../services/shares.js';
+import { createShareService, type ShareService } from '../services/shares.js';
 import { createSshKeyService } from '../services/ssh-keys.js';
 import { createStreamSlots } from '../services/stream-slots.js';
 import { createThumbnailService, DEFAULT_THUMBNAIL_LIMITS } from '../services/thumbnails.js';
@@ -99,7 +99,9 @@ function need<T>(value: T | undefined, what: string): T {
  * it; a service is built on first use, so a command pays (and subscribes to storage events) only
  * for the few it touches. `close()` ends those that were built, in dependency order.
  */
-export function createServices(config: Config, store: MetadataStore, backend: StorageBackend, opts: ServiceOptions) {
+export function createServices(config: Config, store: MetadataStore, backend: StorageBackend | undefined, opts: ServiceOptions) {
+  // A root opened without storage (`audit verify`, which must work while storage is down) builds only what needs none.
+  const storage = (): StorageBackend => need(backend, 'the storage backend (this root was opened on the metadata store alone)');
   const clock = opts.clock ?? systemClock;
   const log = opts.log;
   const warn = (msg: string) => (err: unknown) => log.warn({ err }, msg);
@@ -114,7 +116,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   // --oidc-only: password sign-in (API, /basic/, WebDAV) for accounts marked local only.
   const passwordAllowed = config.oidcIssuer && config.oidcOnly ? (u: { id: string }) => store.oidc.isLocal(u.id) : undefined;
   const auth = once(() => createAuthService({ store, hasher: hasher(), clock, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, secondFactor: secondFactor(), passwordAllowed }));
-  const users = once(() => createUserService({ store, backend, hasher: hasher(), clock }));
+  const users = once(() => createUserService({ store, backend: storage(), hasher: hasher(), clock }));
   const oidcSettings = once(() => loadOidcSettings(config));
   // openid-client is loaded only when single sign-on is configured: a deployment without it pays no memory for it.
   const oidc = tracked(built, 'oidc', async () => {
@@ -122,32 +124,32 @@ export function createServices(config: Config, store: MetadataStore, backend: St
     return settings && (await import('../services/oidc.js')).createOidcService({ settings, store, users: users(), auth: auth(), clock, log });
   });
   const groups = once(() => createGroupService({ store, clock }));
-  const trash = once(() => createTrashService({ store, backend, clock, days: config.trashDays }));
-  const versions = tracked(built, 'versions', () => createVersionService({ store, backend, clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: warn('thinning file versions failed') }));
+  const trash = once(() => createTrashService({ store, backend: storage(), clock, days: config.trashDays }));
+  const versions = tracked(built, 'versions', () => createVersionService({ store, backend: storage(), clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: warn('thinning file versions failed') }));
   const storageUsage = tracked(built, 'storageUsage', () => {
-    const usage = createUsageService({ store, backend, onError: (err) => log.error({ err }, 'updating storage usage failed') });
+    const usage = createUsageService({ store, backend: storage(), onError: (err) => log.error({ err }, 'updating storage usage failed') });
     // The owner's own upload that would pass the quota purges their oldest kept bytes (versions and trash) first.
     usage.setReclaim(createSafetyNet({ versions: versions(), trash: trash() }).makeRoom);
     return usage;
   });
   // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
-  const folderEtags = once(() => (config.changes ? createFolderEtags(store.changes, createTreeTags(secret())) : backendFolderEtags(backend)));
-  const files = once(() => createFilesService({ backend, maxUploadBytes: config.maxUploadSize, usage: storageUsage(), trash: trash(), versions: versions(), folderEtags: folderEtags(), index: store.search }));
-  const zips = once(() => createZipService({ backend, crcs: store.zipCrcs, clock }));
+  const folderEtags = once(() => (config.changes ? createFolderEtags(store.changes, createTreeTags(secret())) : backendFolderEtags(storage())));
+  const files = once(() => createFilesService({ backend: storage(), maxUploadBytes: config.maxUploadSize, usage: storageUsage(), trash: trash(), versions: versions(), folderEtags: folderEtags(), index: store.search }));
+  const zips = once(() => createZipService({ backend: storage(), crcs: store.zipCrcs, clock }));
   // Failed grant creations count in the login throttle, per caller.
-  const grants = tracked(built, 'grants', () => createGrantService({ store, backend, files: files(), clock, limiter: throttle(), onError: warn('giving back a grant creation\'s place in the throttle failed') }));
+  const grants = tracked(built, 'grants', () => createGrantService({ store, backend: storage(), files: files(), clock, limiter: throttle(), onError: warn('giving back a grant creation\'s place in the throttle failed') }));
   // The one door: every front end's file operations, with `decide` asked for every key they take.
-  // The WebDAV service asks this layer's `may` itself, so the layer reaches it through a getter.
-  const operationDeps = once(() => ({ files: files(), grants: grants(), versions: versions(), thumbnails: thumbnails(), zips: zips(), dav: (): DavService => dav() }));
+  // The WebDAV and share services ask this layer's `may` themselves, so the layer reaches them through getters.
+  const operationDeps = once(() => ({ files: files(), grants: grants(), versions: versions(), thumbnails: thumbnails(), zips: zips(), dav: (): DavService => dav(), shares: (): ShareService => shares() }));
   const operations = once(() => createOperations({ ...operationDeps(), decide: opts.decide }));
   const pathTokens = once(() => createPathTokenService({ secret: secret(), store, clock, maxTtl: config.pathTokenTtl, grants: grants() }));
-  const tus = once(() => createTusService({ store, backend, clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage(), operations: operations(), versions: versions() }));
+  const tus = once(() => createTusService({ store, backend: storage(), clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage(), operations: operations(), versions: versions() }));
   const usage = once(() => accountUsage(storageUsage()));
   const account = once(() => createAccountService({ store, auth: auth(), users: users(), secondFactor: secondFactor(), usage: usage(), clock }));
-  const shares = tracked(built, 'shares', () => createShareService({ store, backend, files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), basePath: config.basePath, onError: warn('ending the shares of a deleted or moved path failed') }));
+  const shares: () => ShareService = tracked(built, 'shares', () => createShareService({ store, backend: storage(), files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), basePath: config.basePath, onError: warn('ending the shares of a deleted or moved path failed') }));
   const thumbnails = once(() =>
     createThumbnailService({
-      backend,
+      backend: storage(),
       options: {
         ...DEFAULT_THUMBNAIL_LIMITS,
         // Per node, whatever the storage: docs/storage.md ("Thumbnails").
@@ -164,7 +166,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   const changeWaker = once(() => createChangeWaker({ signal: changeSignal(), changes: store.changes, grants: store.grants, onError: warn('change stream wake-up failed') }));
   const changeStreams = once(() => createChangeStreams({ changes: changes(), waker: changeWaker(), slots: createStreamSlots({ leases: store.leases, clock, perUser: STREAMS_PER_USER, holdMs: STREAM_SLOT_MS }), onError: warn('change stream ended') }));
   // The layer is asked only when a search is answered: a rescan (`file-cloud index`) builds no file service.
-  const search = tracked(built, 'search', () => createSearchService({ store, backend, operations: { may: (...args) => operations().may(...args) }, onError: warn('updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal().notify() } : {}) }));
+  const search = tracked(built, 'search', () => createSearchService({ store, backend: storage(), operations: { may: (...args) => operations().may(...args) }, onError: warn('updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal().notify() } : {}) }));
   // An entry appended on the leader wakes webhook delivery at once (onAuditAppend); elsewhere the leader's next round finds it.
   let auditAppended = () => {};
   const audit = tracked(built, 'audit', () =>
@@ -190,13 +192,13 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   );
   const keys = once(() => createApiKeyService({ store, clock, onError: warn('recording an app password\'s last use failed') }));
   const sshKeys = once(() => createSshKeyService({ store, clock, onError: warn('recording an SSH key\'s last use failed') }));
-  const davSync = once(() => createDavSync({ files: files(), backend, changes: changes(), folderEtags: folderEtags() }));
+  const davSync = once(() => createDavSync({ files: files(), backend: storage(), changes: changes(), folderEtags: folderEtags() }));
 
   // RFC 4331 quota-available-bytes: the free space of the disk under the data dir; an object store has no such figure.
   const storageDir = join(resolve(config.dataDir), 'storage');
   const freeBytes = config.storage.kind === 'file' ? async () => statfs(storageDir).then((s) => s.bavail * s.bsize, () => undefined) : undefined;
   // WebDAV's rules over the tree, for /dav/ and the SFTP front end alike.
-  const dav: () => DavService = once(() => createDavService({ folderEtags: folderEtags(), files: files(), usage: storageUsage(), backend, store, clock, freeBytes, operations: operations(), limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } }));
+  const dav: () => DavService = once(() => createDavService({ folderEtags: folderEtags(), files: files(), usage: storageUsage(), backend: storage(), store, clock, freeBytes, operations: operations(), limits: { properties: config.davMaxProperties, propertySize: config.davMaxPropertySize, locks: config.davMaxLocks } }));
   let closing: Promise<void> | undefined;
   const ifBuilt = <T>(name: string, get: () => T): T | undefined => (built.has(name) ? get() : undefined);
 

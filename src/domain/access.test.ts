@@ -21,6 +21,8 @@ const shareOf = (over: Partial<Share>): Principal => {
 const readLink = shareOf({});
 const uploadLink = shareOf({ uploadOnly: true });
 const lockedLink = shareOf({ passwordHash: 'h' });
+const lockedDrop = shareOf({ passwordHash: 'h', uploadOnly: true });
+const unlockedDrop: Principal = { ...(lockedDrop as Extract<Principal, { kind: 'share' }>), unlocked: true };
 
 const own: Resource = { kind: 'storage', key: { user: 'alice', segments: ['a.txt'] }, trailingSlash: false };
 const other: Resource = { kind: 'storage', key: { user: 'bob', segments: ['a.txt'] }, trailingSlash: false };
@@ -78,7 +80,15 @@ const CASES: [string, AccessRule, Principal | undefined, string, Resource, strin
   ['upload link read', SHARE, uploadLink, 'GET', none, 'not_found'],
   ['upload link upload', SHARE, uploadLink, 'PUT', none, undefined],
   ['locked link', SHARE, lockedLink, 'GET', none, 'password_required'],
-  ['locked link page', PAGE, lockedLink, 'GET', none, undefined],
+  // The page asks the password first: a locked link's page is its password form, whatever its kind.
+  ['locked link page', PAGE, lockedLink, 'GET', none, 'password_required'],
+  ['locked upload-only link page', PAGE, lockedDrop, 'GET', none, 'password_required'],
+  ['locked link page upload', PAGE, lockedLink, 'POST', none, 'password_required'],
+  ['locked upload-only link page upload', PAGE, lockedDrop, 'POST', none, 'password_required'],
+  ['read link page', PAGE, readLink, 'GET', none, undefined],
+  ['read link page upload', PAGE, readLink, 'POST', none, 'forbidden'],
+  ['upload-only link page (its drop zone)', PAGE, uploadLink, 'GET', none, undefined],
+  ['unlocked upload-only link page upload', PAGE, unlockedDrop, 'POST', none, undefined],
   ['session on a share route', SHARE, session, 'GET', none, 'not_found'],
 ];
 

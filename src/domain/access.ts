@@ -37,8 +37,9 @@ export type AccessRule = {
   readonly readingAction?: boolean;
   /**
    * Share routes: `api` (default) enforces the link's kind (upload-only links only take uploads and read
-   * nothing; others take no uploads) and its password; `page` only needs the link alive, the page shows
-   * its own password form and drop zone.
+   * nothing; others take no uploads) and its password; `page` asks the password first (a locked link's
+   * page is its password form and tells nothing else), then refuses an upload to a link that takes none.
+   * What an unlocked page shows (the drop zone or what is shared) the operation layer asks under `api`.
    */
   readonly share?: 'api' | 'page';
   /** Counters consulted before anything else, even before the body is read. */
@@ -50,6 +51,12 @@ export const STORAGE_READ: AccessRule = { who: 'user', pathToken: true };
 
 /** A share link's machine API (/share/<id>/…): the live link, its kind and password; every visit counts towards the visitor limit. */
 export const SHARE_LINK: AccessRule = { who: 'share', throttle: ['visitor'] };
+
+/**
+ * A share link's public pages (/s/<id>/…): the live link, and its password before anything else (the page
+ * shows its own password form); every visit counts towards the visitor limit.
+ */
+export const SHARE_PAGE: AccessRule = { who: 'share', share: 'page', throttle: ['visitor'] };
 
 /**
  * - `login`: the login throttle (per client address, shared by every node): sign-in forms and password checks.
@@ -125,7 +132,12 @@ export function decide(rule: AccessRule, principal: Principal | undefined, metho
   }
   if (rule.who === 'share') {
     if (principal.kind !== 'share') return denied('not_found', 'This link does not exist or is no longer available.');
-    if (rule.share === 'page') return undefined;
+    if (rule.share === 'page') {
+      // A locked link's page is its password form, whatever the link is and whatever is below it.
+      if (!principal.unlocked) return denied('password_required', 'This link needs a password.');
+      if (write && !principal.share.uploadOnly) return denied('forbidden', 'This link does not accept uploads.');
+      return undefined;
+    }
     // An upload-only link reads nothing, not even that it exists.
     if (!write && principal.share.uploadOnly) return denied('not_found', 'This link does not exist or is no longer available.');
     if (write && !principal.share.uploadOnly) return denied('forbidden', 'This link does not accept uploads.');

@@ -2,13 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { splitShareUrl } from '../http/url.js';
 import { logFailure, toAppError } from '../http/error-handler.js';
-import { SHARE_LINK, type AccessRule, type Resource } from '../domain/access.js';
+import { SHARE_LINK, SHARE_PAGE, type AccessRule, type Resource } from '../domain/access.js';
+import { fileMayAnswer } from '../domain/read-address.js';
 import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '../http/security-headers.js';
 import type { Principal } from '../domain/principal.js';
 import { setCookie, SHARE_COOKIE } from '../http/cookies.js';
 import { uploadParts } from './upload-parts.js';
 import type { FilesService } from '../services/files.js';
 import { deadLink, decodeSharePath, type LiveShare, type ShareService } from '../services/shares.js';
+import type { UploadPart } from '../services/files.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
 import { deadLinkPage, filePage, folderPage, messagePage, notInSharePage, passwordPage, previewKind, SHARE_PAGE_SIZE, uploadPage } from '../share-pages/views.js';
 import { pageNumber } from '../basic/format.js';
@@ -53,7 +55,7 @@ export function sharePageCsp(nonce: string): string {
 export type ShareLinkDeps = {
   shares: ShareService;
   files: FilesService;
-  /** The one door: a visitor reads as the link's principal, whose rule `decide` answers (`ruleFor`). */
+  /** The one door: a visitor reads and uploads as the link's principal; `decide` answers what the link allows (`ruleFor`, `visit`). */
   operations: Pick<Operations, 'as'>;
   basePath: string;
 };
@@ -105,13 +107,14 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     reply.header('set-cookie', [`/s/`, `/share/`].map((root) => setCookie(SHARE_COOKIE, value, { path: `${basePath}${root}${live.share.id}`, maxAge, secure })));
   };
 
-  /** Writes a visitor's multipart upload into an upload-only share; the names as sent (shares.upload). */
-  async function receive(request: FastifyRequest, live: LiveShare, segments: readonly string[]): Promise<string[]> {
+  /** Writes a visitor's multipart upload below the link, through the layer; the names as sent. */
+  async function receive(request: FastifyRequest, segments: readonly string[]): Promise<string[]> {
     if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
       throw new AppError('unsupported_media_type', 'Send the files as multipart/form-data.');
     }
     const sent: string[] = [];
-    await shares.upload(live, segments, uploadParts(request, files.maxUploadBytes, sent));
+    const parts: AsyncIterable<UploadPart> = uploadParts(request, files.maxUploadBytes, sent);
+    await deps.operations.as(visitor(request)).uploadToLink(segments, parts);
     return sent;
   }
 
@@ -131,7 +134,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       const sub = decodeSharePath(restOf(request));
       // Handed on by the fast read path after it looked: where the path leads stands.
       const learned = request.learnedBefore;
-      const place = learned && 'share' in learned ? learned.share : await shares.open(visitor(request).share, sub.segments);
+      const place = learned && 'share' in learned ? learned.share : await deps.operations.as(visitor(request)).openLink(sub.segments);
       return { ...place, ...sub };
     };
 
@@ -156,8 +159,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
         }
         return sendListing(reply, ops, key, withBody);
       }
-      // A trailing slash addresses a folder; a file share's own address may carry one.
-      if (trailingSlash && segments.length > 0) throw new AppError('not_found', 'No folder exists at this path.');
+      if (!fileMayAnswer({ method: request.method, plain: false, trailingSlash, linkItself: segments.length === 0 })) throw new AppError('not_found', 'No folder exists at this path.');
       return serveFile(request, reply, ops, key, entry, {
         download: wantsFlag(query.download),
         withBody,
@@ -170,8 +172,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     api.head('/share/*', { ...readOpts, schema: SHARE_SCHEMAS.head }, async (request, reply) => read(request, reply, false));
 
     api.put('/share/*', { config: { access: link, resource }, schema: SHARE_SCHEMAS.upload }, async (request, reply) => {
-      const { live, segments } = await open(request);
-      const written = await receive(request, live, segments);
+      const written = await receive(request, decodeSharePath(restOf(request)).segments);
       return reply.code(201).send({ files_written: written });
     });
 
@@ -203,6 +204,8 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       const ui = uiOf(request);
       if (isDead(e)) return reply.send(deadLinkPage(basePath, ui));
+      // `decide`'s answer for a locked link (the auth hook's, or the layer's): its password form, and nothing else.
+      if (e.code === 'password_required') return reply.send(passwordPage({ base: basePath, id: splitShareUrl(request.url, prefix).id, ui }));
       const title = ui.t(e.status === 429 ? 'share.tooMany' : e.status === 404 ? 'share.notFound' : 'share.wentWrong');
       return reply.send(messagePage(basePath, title, errorSentence(ui, e), ui));
     });
@@ -218,24 +221,24 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
     const html = (reply: FastifyReply, status: number, body: string) =>
       reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
 
-    // A page needs the link alive; it shows its own password form and drop zone.
-    const page = { config: { access: { who: 'share', share: 'page', throttle: ['visitor'] } as AccessRule, resource: shareResource(prefix) } };
-    const unlocked = (request: FastifyRequest) => visitor(request).unlocked;
-    const open = async (request: FastifyRequest) => {
+    // A page needs the link alive and, first of all, its password (`decide`, SHARE_PAGE): a locked link's
+    // page is its password form (the error handler above). What an unlocked page shows is the layer's answer.
+    const page = { config: { access: SHARE_PAGE, resource: shareResource(prefix) } };
+    const at = (request: FastifyRequest) => {
       const sub = decodeSharePath(restOf(request));
-      const opened = await shares.open(visitor(request).share, sub.segments);
-      const urls = { base: basePath, id: opened.live.share.id, ui: uiOf(request) };
-      return { ...opened, urls, rootName: shares.displayName(opened.live), ...sub };
+      return { ...sub, ops: deps.operations.as(visitor(request)), urls: { base: basePath, id: visitor(request).shareId, ui: uiOf(request) } };
     };
 
     pages.get('/s/*', { ...page, schema: SHARE_SCHEMAS.page }, async (request, reply) => {
-      const { live, key, entry, urls, rootName, segments } = await open(request);
-      if (!unlocked(request)) return html(reply, 401, passwordPage(urls));
-      if (live.share.uploadOnly) {
+      const { ops, urls, segments } = at(request);
+      const visit = await ops.visit(segments);
+      if (visit.may === 'upload') {
         const n = Number((request.query as Record<string, unknown>).uploaded);
         const message = Number.isSafeInteger(n) && n > 0 ? urls.ui.t('share.uploadedThanks', { count: n }) : undefined;
-        return html(reply, 200, uploadPage({ urls, rootName, segments, message }));
+        return html(reply, 200, uploadPage({ urls, rootName: shares.displayName(visit.live), segments, message }));
       }
+      const { live, key, entry } = visit.place;
+      const rootName = shares.displayName(live);
       if (!entry) return html(reply, 404, notInSharePage(urls));
       const preview = live.share.maxDownloads === undefined;
       if (!entry.isFile) {
@@ -243,11 +246,11 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
         // (or, past the end, the last one) is held, and reading stops one entry after it (which tells
         // whether a next page exists), so an anonymous visitor never makes the server hold a whole folder.
         const asked = pageNumber((request.query as Record<string, unknown>).page, Infinity, SHARE_PAGE_SIZE);
-        const { entries, number, hasNext } = await pageUpTo(await deps.operations.as(visitor(request)).listSorted(key), asked, SHARE_PAGE_SIZE);
+        const { entries, number, hasNext } = await pageUpTo(await ops.listSorted(key), asked, SHARE_PAGE_SIZE);
         return html(reply, 200, folderPage({ urls, rootName, segments, entries, preview, page: { number, hasNext } }));
       }
       let text: { content: string; truncated: boolean } | undefined;
-      if (preview && previewKind(entry.name) === 'text' && entry.size > 0) text = await shares.previewText(key, entry);
+      if (preview && previewKind(entry.name) === 'text' && entry.size > 0) text = await ops.previewText(key, entry);
       const name = segments.length === 0 ? rootName : (segments[segments.length - 1] as string);
       return html(reply, 200, filePage({ urls, rootName, segments, name, size: entry.size, preview, text }));
     });
@@ -266,21 +269,21 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       }
     });
 
-    // The no-JavaScript upload form of an upload-only link.
+    // The no-JavaScript upload form of an upload-only link (`decide` refused the others in the auth hook).
     pages.post('/s/*', { ...page, schema: SHARE_SCHEMAS.pagePost }, async (request, reply) => {
-      const { live, urls, rootName, segments } = await open(request);
-      if (!live.share.uploadOnly) throw new AppError('forbidden', 'This link does not accept uploads.');
-      if (!unlocked(request)) return html(reply, 401, passwordPage(urls));
+      const { ops, urls, segments } = at(request);
+      const visit = await ops.visit(segments);
+      if (visit.may !== 'upload') throw new AppError('forbidden', 'This link does not accept uploads.');
       let sent: string[];
       try {
-        sent = await receive(request, live, segments);
+        sent = await receive(request, segments);
       } catch (err) {
         const e = toAppError(err);
         if (e.status >= 500) throw err;
         if (!request.raw.complete) reply.header('connection', 'close');
-        return html(reply, e.status, uploadPage({ urls, rootName, segments, error: errorSentence(urls.ui, e) }));
+        return html(reply, e.status, uploadPage({ urls, rootName: shares.displayName(visit.live), segments, error: errorSentence(urls.ui, e) }));
       }
-      const here = `${prefix}${live.share.id}/${segments.map(encodeURIComponent).join('/')}${segments.length ? '/' : ''}`;
+      const here = `${prefix}${urls.id}/${segments.map(encodeURIComponent).join('/')}${segments.length ? '/' : ''}`;
       return reply.redirect(`${here}?uploaded=${sent.length}`, 303);
     });
   });

@@ -5,6 +5,7 @@ import type { Entry } from '../storage/backend.js';
 import { sentDigest, writePreconditions, writtenFiles } from './sync-fields.js';
 import { rawStoragePath } from '../http/url.js';
 import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
+import { fileMayAnswer, firstStep, type ReadAddress } from '../domain/read-address.js';
 import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { uploadParts } from './upload-parts.js';
 import type { FilesService } from '../services/files.js';
@@ -71,7 +72,8 @@ export async function storageRoutes(
     if (learned && 'error' in learned) throw learned.error;
     const folder = learned && 'folder' in learned ? learned : undefined;
     const ops = as(request);
-    // A plain GET of a file (the common case) opens it at once; a folder goes on to its listing.
+    // The fast read path starts the same way (src/domain/read-address.ts).
+    const address: ReadAddress = { method: request.method, plain: isPlainGet(request) && query.thumbnail === undefined && query.zip === undefined, trailingSlash, linkItself: false };
     if (query.versions !== undefined || query.version !== undefined) {
       if (!(await ops.stat(key)).isFile || trailingSlash) throw new AppError('is_a_directory', 'Only a file has versions.');
       if (query.version === undefined) return reply.header('cache-control', 'no-store').send({ versions: await ops.versions(key) });
@@ -83,7 +85,7 @@ export async function storageRoutes(
       fileHeaders(reply, opened.entry, download);
       return reply.header('content-length', String(opened.entry.size)).code(200).send();
     }
-    if (!folder && isPlainGet(request) && !trailingSlash && query.thumbnail === undefined && query.zip === undefined) {
+    if (!folder && firstStep(address) === 'open') {
       const whole = await ops.readIfFile(key);
       if (whole) return sendWhole(reply, whole, download);
     }
@@ -97,8 +99,7 @@ export async function storageRoutes(
     if (!entry.isFile) {
       return sendListing(reply, ops, key, withBody, { sync: true });
     }
-    // A trailing slash addresses a folder; there is none here.
-    if (trailingSlash) throw new AppError('not_found', 'No folder exists at this path.');
+    if (!fileMayAnswer(address)) throw new AppError('not_found', 'No folder exists at this path.');
     return serveFile(request, reply, ops, key, entry, { download, withBody });
   }
 
@@ -131,7 +132,7 @@ export async function storageRoutes(
       reply.header('etag', entry.etag);
       written = [{ key, entry }];
     }
-    return reply.code(201).send({ files_written: written.map((w) => w.entry.name), files: await writtenFiles(files, written) });
+    return reply.code(201).send({ files_written: written.map((w) => w.entry.name), files: await writtenFiles(as(request), key, written) });
   });
 
   scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {

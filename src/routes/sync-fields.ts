@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import { parseSha256Digest } from '../http/digest.js';
 import type { WritePreconditions } from '../lib/conditional.js';
-import type { FilesService } from '../services/files.js';
+import type { PrincipalOperations } from '../services/operations.js';
 import type { Entry } from '../storage/backend.js';
 
 /** One written file in a PUT answer (docs/api.md "Sync fields"). */
@@ -29,10 +29,9 @@ export function sentDigest(headers: FastifyRequest['headers']): string | undefin
   return repr ?? content;
 }
 
-/** The PUT answer's `files`: each written file with its ETag, stable id and SHA-256 (null when unknown). */
-export async function writtenFiles(files: FilesService, written: readonly { key: StorageKey; entry: Entry }[]): Promise<WrittenFile[]> {
-  const user = written[0]?.key.user;
-  const known = user === undefined ? new Map() : await files.identities(user, written.map((w) => w.key.segments.join('/')));
+/** The PUT answer's `files`: each written file with its ETag, stable id and SHA-256 (null when unknown), read through the layer as `at`, the key the request named. */
+export async function writtenFiles(ops: Pick<PrincipalOperations, 'identities'>, at: StorageKey, written: readonly { key: StorageKey; entry: Entry }[]): Promise<WrittenFile[]> {
+  const known = written.length === 0 ? new Map() : await ops.identities(at, written.map((w) => w.key.segments.join('/')));
   return written.map(({ key, entry }) => {
     const path = key.segments.join('/');
     const row = known.get(path);

@@ -323,9 +323,10 @@ export function createDavService(deps: DavServiceDeps) {
     async propfind(key: StorageKey, principal: Principal, opts: { withMembers: boolean; dead: boolean; locks: boolean; quota: boolean }) {
       const path = resourcePath(key);
       // Folders carry ETags that change with anything beneath them (src/services/folder-etags.ts).
-      const entry = await folderEtags.one(key.user, path, await deps.operations.as(principal).stat(key));
+      const ops = deps.operations.as(principal);
+      const entry = await folderEtags.one(key.user, path, await ops.stat(key));
       // Members in the listing order straight from the backend (sorted once), streamed page by page by the front end.
-      const listed = opts.withMembers && !entry.isFile ? await files.listSorted(key, { etags: true }) : undefined;
+      const listed = opts.withMembers && !entry.isFile ? await ops.listWithEtags(key) : undefined;
       const members = listed && folderEtags.pages(key.user, path, listed);
       const withMembers = members !== undefined;
       const now = clock.now();

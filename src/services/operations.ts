@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { decide as decideAccess, SHARE_LINK, STORAGE_READ, type AccessRule, type GrantAccess } from '../domain/access.js';
+import { decide as decideAccess, SHARE_LINK, SHARE_PAGE, STORAGE_READ, type AccessRule, type GrantAccess, type Resource } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal } from '../domain/principal.js';
 import { keyId, keyParent, type StorageKey } from '../domain/storage-path.js';
@@ -9,6 +9,7 @@ import type { ThumbnailSize } from '../thumbnails/sizes.js';
 import type { FilesService, UploadPart, WriteFileOptions } from './files.js';
 import type { DavConditions, DavService } from './dav.js';
 import type { GrantService } from './grants.js';
+import { deadLink, type LiveShare, type ShareService, type SharePlace } from './shares.js';
 import type { ThumbnailService } from './thumbnails.js';
 import type { VersionService } from './versions.js';
 import type { ZipService } from './zip.js';
@@ -58,6 +59,8 @@ export function createOperations(deps: {
    * asks this layer's `may` itself and is built after it.
    */
   dav?: () => Pick<DavService, 'put' | 'redate' | 'delete' | 'mkcol' | 'copyOrMove'>;
+  /** The share links, for what a link's visitor does (`visit`, `openLink`, `uploadToLink`); a getter, as that service asks this layer's `may` itself. */
+  shares?: () => Pick<ShareService, 'open' | 'upload' | 'previewText'>;
   decide?: typeof decideAccess;
 }) {
   const { files } = deps;
@@ -66,6 +69,11 @@ export function createOperations(deps: {
     const dav = deps.dav?.();
     if (!dav) throw new Error('The operation layer was built without the WebDAV service its lock-bound writes need.');
     return dav;
+  };
+  const sharesOf = () => {
+    const shares = deps.shares?.();
+    if (!shares) throw new Error('The operation layer was built without the share service a link\'s visitor needs.');
+    return shares;
   };
   const entryOrUndefined = (key: StorageKey): Promise<Entry | undefined> =>
     files.stat(key).catch((e: unknown) => {
@@ -104,14 +112,56 @@ export function createOperations(deps: {
           await ask(key, method);
           return run(key);
         };
+      /** The link a visitor's principal holds, after `decide` let them `method` under `rule`; anyone else is told the link is dead. */
+      const link = (rule: AccessRule, method: string) => {
+        if (principal.kind !== 'share') throw deadLink();
+        const denial = decideOn(rule, method);
+        if (denial) throw new AppError(denial.code, denial.message);
+        return principal.share;
+      };
+      const decideOn = (rule: AccessRule, method: string) => {
+        const here: Resource = principal.kind === 'share' ? { kind: 'share', id: principal.shareId, rest: undefined } : { kind: 'none' };
+        return decide(rule, principal, method, here);
+      };
       return {
         principal,
         maxUploadBytes: files.maxUploadBytes,
+
+        // A share link's visitor. What the link lets them do is `decide`'s answer for the link's own rules
+        // (src/domain/access.ts: its kind, its password), asked here for every front end (the link's API,
+        // its pages, the fast read path); each key they then read is asked again under `ruleFor`.
+        /** Where `segments` lead below the link, for a visitor who may read it (else the link's refusal). */
+        openLink: async (segments: readonly string[]): Promise<SharePlace> => sharesOf().open(link(SHARE_LINK, 'GET'), segments),
+        /**
+         * What a link's page shows at `segments`: its password form (password_required, thrown, before
+         * anything is looked at, so a locked link tells nothing), what is there for a link that reads
+         * (`place`), or the drop zone of one that only takes uploads (`live`: nothing below it is looked at).
+         */
+        async visit(segments: readonly string[]): Promise<{ readonly may: 'read'; readonly place: SharePlace } | { readonly may: 'upload'; readonly live: LiveShare }> {
+          const share = link(SHARE_PAGE, 'GET');
+          const reading = decideOn(SHARE_LINK, 'GET');
+          if (!reading) return { may: 'read', place: await sharesOf().open(share, segments) };
+          if (decideOn(SHARE_LINK, 'PUT')) throw new AppError(reading.code, reading.message);
+          return { may: 'upload', live: (await sharesOf().open(share, [])).live };
+        },
+        /** A visitor's upload below an upload-only link: new files only, under a folder of its own (shares.upload). */
+        async uploadToLink(segments: readonly string[], parts: AsyncIterable<UploadPart>): Promise<void> {
+          const shares = sharesOf();
+          const { live } = await shares.open(link(SHARE_LINK, 'PUT'), []);
+          await shares.upload(live, segments, parts);
+        },
+        /** The first bytes of a file as text, for a share page's preview. */
+        async previewText(key: StorageKey, entry: Entry) {
+          await ask(key, 'GET');
+          return sharesOf().previewText(key, entry);
+        },
         may: ask,
 
         stat: on('GET', (key) => files.stat(key)),
         statOrThrow: on('GET', (key) => files.statOrThrow(key)),
         listSorted: on('GET', (key) => files.listSorted(key)),
+        /** As `listSorted`, every member with its ETag (a WebDAV PROPFIND's listing). */
+        listWithEtags: on('GET', (key) => files.listSorted(key, { etags: true })),
         /** The items others share with the principal (what `Shared with me` lists), each with its root key. */
         sharedWithMe: () => deps.grants.sharedItems(principal),
 
@@ -181,10 +231,13 @@ export function createOperations(deps: {
           return files.withDigest(key, entry);
         },
         folderEtag: on('GET', (key) => files.folderEtag(key)),
-        /** The index's ids and hashes of a listed folder's members: asked as that folder (`dir`), which the listing read. */
-        async identities(dir: StorageKey, paths: readonly string[]) {
-          await ask(dir, 'GET');
-          return files.identities(dir.user, paths);
+        /**
+         * The index's ids and hashes of `paths` in `at`'s tree: asked as `at`, the key that holds them all (a
+         * listed folder, the folder an upload went into, a written file itself).
+         */
+        async identities(at: StorageKey, paths: readonly string[]) {
+          await ask(at, 'GET');
+          return files.identities(at.user, paths);
         },
         async thumbnail(key: StorageKey, entry: Entry, size: ThumbnailSize) {
           await ask(key, 'GET');

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { createServices, type ServiceLog, type Services } from '../../src/app/services.js';
 import { parseDecodedStoragePath } from '../../src/domain/storage-path.js';
 import { openDataDir } from '../../src/main.js';
+import { openCommandServices } from '../../src/cli/command-services.js';
 import type { StorageBackend } from '../../src/storage/backend.js';
 import type { StorageEvents } from '../../src/storage/events.js';
 import { BACKENDS, s3Credentials, startApp, testHasher } from '../helpers/app.js';
@@ -98,3 +99,18 @@ for (const [storage, skip] of BACKENDS) {
     }
   });
 }
+
+test('a root on the metadata store alone (audit verify) builds the audit service and refuses every service that needs storage', async () => {
+  const t = await startApp({ users: ['alice'] });
+  const opened = await openCommandServices(t.config, { storage: false });
+  try {
+    const verified = await opened.services.audit.verify();
+    assert.equal(verified.ok, true);
+    for (const needsStorage of ['files', 'users', 'trash', 'zips', 'thumbnails'] as const) {
+      assert.throws(() => opened.services[needsStorage], /storage backend/, needsStorage);
+    }
+  } finally {
+    await opened.close();
+    await t.close();
+  }
+});

@@ -11,9 +11,8 @@ import type { Config } from '../../src/config/options.js';
 import { systemClock, type Clock } from '../../src/lib/clock.js';
 import { loadOrCreateSecret } from '../../src/lib/secret.js';
 import { dataPaths, openDataDir } from '../../src/main.js';
-import { createSearchService } from '../../src/services/search.js';
+import { createServices, type ServiceLog } from '../../src/app/services.js';
 import { createPasswordHasher, type PasswordHasher } from '../../src/services/passwords.js';
-import { createUserService } from '../../src/services/users.js';
 import { compareCodePoints } from '../../src/domain/names.js';
 import { parseDecodedStoragePath } from '../../src/domain/storage-path.js';
 import type { decide } from '../../src/domain/access.js';
@@ -52,6 +51,8 @@ export const BACKENDS: readonly (readonly [TestStorage, string | undefined])[] =
 ];
 
 let sharedBucket: Promise<string> | undefined;
+
+const QUIET: ServiceLog = { warn: () => undefined, error: () => undefined, info: () => undefined };
 
 /** `--storage` for a test app on S3: the file's shared bucket, a fresh prefix per app. */
 async function s3StorageFlag(): Promise<string> {
@@ -151,11 +152,13 @@ export async function startApp(
   const secret = await loadOrCreateSecret(paths.secret);
   const hasher = testHasher();
   const clock = opts.clock ?? systemClock;
-  const users = createUserService({ store, backend, hasher, clock });
+  // The composition root production uses (src/app/services.ts), so a test wires what the server wires.
+  const services = createServices(config, store, backend, { log: logger, secret, hasher, clock, decide: opts.decide });
+  const { users } = services;
   // Every answer is checked against its route's schema; close() fails the suite on an undocumented one.
   const answers = answerChecker();
   const app = await buildApp(config, {
-    store, backend, secret, hasher, clock, logger, webRoot: opts.webRoot, checkAnswer: answers.check, decide: opts.decide,
+    store, backend, secret, hasher, clock, logger, webRoot: opts.webRoot, checkAnswer: answers.check, services,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -217,10 +220,11 @@ async function startClusterApp(opts: { flags?: Record<string, string | boolean>;
   if (opts.logTo) server.proc.stdout?.on('data', (d: Buffer) => opts.logTo?.write(d));
   const config = loadConfig({ dataDir, logLevel: 'silent', storage: s3.storage, database, redis, ...flags }, {});
   const { store, backend, paths } = await openDataDir(config, false, { credentials: s3Credentials() });
-  // As another node: what it writes reaches the shared index before it returns (on S3 the index
-  // answers every node's writes, CONTRACT "Backends and nodes").
-  const search = createSearchService({ store, backend });
-  const users = createUserService({ store, backend, hasher: testHasher(), clock: systemClock });
+  // As another node, from the composition root a CLI command uses: what it writes reaches the shared
+  // index before it returns (on S3 the index answers every node's writes, CONTRACT "Backends and nodes").
+  const services = createServices(config, store, backend, { log: QUIET, hasher: testHasher(), command: true });
+  void services.search;
+  const { users } = services;
   const url = server.url;
   const t: TestApp = {
     url,
@@ -239,7 +243,7 @@ async function startClusterApp(opts: { flags?: Record<string, string | boolean>;
     login: (name) => login(url, name, `${name}-password`),
     async close() {
       await server.dispose();
-      search.close();
+      await services.close();
       await backend.close();
       await store.close();
       await rm(dataDir, { recursive: true, force: true });

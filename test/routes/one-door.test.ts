@@ -56,6 +56,8 @@ const OPERATIONS: readonly { readonly name: string; readonly keys: readonly stri
   { name: 'withDigest', keys: ['alice/doc.txt'], run: async (ops) => ops.withDigest(key('alice/doc.txt'), await ops.stat(key('alice/doc.txt'))) },
   { name: 'folderEtag', keys: ['alice/dir'], run: (ops) => ops.folderEtag(key('alice/dir')) },
   { name: 'identities', keys: ['alice/dir'], run: (ops) => ops.identities(key('alice/dir'), ['dir/kept.txt']) },
+  { name: 'listWithEtags', keys: ['alice/dir'], run: (ops) => ops.listWithEtags(key('alice/dir')) },
+  { name: 'previewText', keys: ['alice/doc.txt'], run: async (ops) => ops.previewText(key('alice/doc.txt'), await ops.stat(key('alice/doc.txt'))) },
   { name: 'thumbnail', keys: ['alice/doc.txt'], run: async (ops) => ops.thumbnail(key('alice/doc.txt'), await ops.stat(key('alice/doc.txt')), 256) },
   { name: 'zip', keys: ['alice/dir'], run: (ops) => ops.zip(key('alice/dir'), { skipped: () => undefined }) },
   { name: 'versions', keys: ['alice/doc.txt'], run: (ops) => ops.versions(key('alice/doc.txt')) },

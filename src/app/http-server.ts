@@ -1,0 +1,38 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { FastifyServerFactory } from 'fastify';
+import { HTTP_LIMITS } from '../http/client-error.js';
+import { withProgress } from '../lib/progress.js';
+import { parseOrigin, withOrigin } from '../lib/write-origin.js';
+import type { FastRead } from './fast-read.js';
+import { attachProgress } from './request-deadline.js';
+
+/**
+ * Fastify's own server, with the small-read fast path in front of its handler (fast-read.ts):
+ * `fastRead()` is undefined until the services exist, and when off; then every request goes to Fastify.
+ */
+export function serverWithFastRead(fastRead: () => FastRead | undefined): FastifyServerFactory {
+  return (handler) => {
+    // requireHostHeader off: Node would answer a missing Host with a bare 400; buildApp's hook gives the contract body.
+    const options = { maxHeaderSize: HTTP_LIMITS.maxHeaderSize, headersTimeout: HTTP_LIMITS.headersTimeoutMs, requireHostHeader: false };
+    const serve = (req: IncomingMessage, res: ServerResponse) => {
+      const fast = fastRead();
+      return fast ? fast(req, res, () => handler(req, res)) : handler(req, res);
+    };
+    // Each request in its own progress context, for the request deadline (request-deadline.ts).
+    const server = createServer(options, (req, res) =>
+      withProgress((progress) => {
+        attachProgress(req, progress);
+        // The writer's File-Cloud-Origin goes with the request's writes into their change entries (a bad one is refused by buildApp's hook).
+        const origin = parseOrigin(req.headers['file-cloud-origin']);
+        if (origin === undefined || origin === 'invalid') serve(req, res);
+        else withOrigin(origin, () => serve(req, res));
+      }),
+    );
+    server.keepAliveTimeout = 72_000;
+    // Uploads may take long, so no limit on a whole request; a stalled client is cut off by the
+    // idle timeout instead, and slow headers by headersTimeout (HTTP_LIMITS, docs/security.md).
+    server.requestTimeout = 0;
+    server.setTimeout(HTTP_LIMITS.idleTimeoutMs);
+    return server;
+  };
+}
