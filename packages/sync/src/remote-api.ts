@@ -91,15 +91,43 @@ export class RemoteApi {
 
   /** The whole tree below the root (or below `under`), one listing per folder. Only after a lost cursor. */
   async list(under = ''): Promise<Map<string, FileVersion>> {
-    const out = new Map<string, FileVersion>();
+    return (await this.listTree(under)).files;
+  }
+
+  /** The files and the folders below the root (or below `under`, which is not itself among the folders). */
+  async listTree(under = ''): Promise<{ files: Map<string, FileVersion>; dirs: Set<string> }> {
+    const files = new Map<string, FileVersion>();
+    const dirs = new Set<string>();
     const walk = async (rel: string): Promise<void> => {
       const got = await this.listFolder(rel);
       if (!got) return;
-      for (const [p, v] of got.files) out.set(p, v);
-      for (const f of got.folders) await walk(f);
+      for (const [p, v] of got.files) files.set(p, v);
+      for (const f of got.folders) {
+        dirs.add(f);
+        await walk(f);
+      }
     };
     await walk(under);
-    return out;
+    return { files, dirs };
+  }
+
+  /** Makes a folder (with its parents); one that exists already is no error. */
+  async mkdir(rel: string): Promise<void> {
+    await this.call(`${this.fileUrl(rel)}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) }, [409]);
+  }
+
+  /**
+   * Removes a folder only while it is empty: its listing's ETag (the tree ETag, which anything
+   * written beneath changes) is the DELETE's If-Match. false: something is in it now.
+   */
+  async rmdirIfEmpty(rel: string): Promise<boolean> {
+    const res = await this.call(`${this.fileUrl(rel)}/`, {}, [404]);
+    if (res.status === 404) return true;
+    const { entries } = (await res.json()) as { entries: unknown[] };
+    const etag = res.headers.get('etag');
+    if (entries.length > 0 || etag === null) return false;
+    const del = await this.call(`${this.fileUrl(rel)}/`, { method: 'DELETE', headers: { 'if-match': etag } }, [404, 412]);
+    return del.status !== 412;
   }
 
   /** What the server holds at one path now (from its folder's listing), or undefined. */

@@ -2,12 +2,13 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execute } from './executor.js';
 import { guardReason } from './guards.js';
-import { MARKER, scanLocal } from './local-scan.js';
+import { MARKER, scanFolder } from './local-scan.js';
 import { plan, type Op } from './planner.js';
 import { applyChanges, MissingServerFields, type UnhashedFile } from './remote-feed.js';
 import { HttpError, RemoteApi } from './remote-api.js';
 import { StateStore, stateFolder, type SyncState } from './state-store.js';
 import { SyncTrash } from './sync-trash.js';
+import { ancestorsOf } from './tree.js';
 
 export interface SyncOptions {
   readonly localDir: string;
@@ -43,7 +44,7 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const rootExists = (await stat(root).catch(() => undefined))?.isDirectory() === true;
       const markerPresent = rootExists && (await stat(join(root, MARKER)).catch(() => undefined)) !== undefined;
-      const early = guardReason({ ops: [], localFiles: 0, remoteFiles: 0, baseFiles: state.base.size, rootExists, markerPresent, synced, allowDeletes: o.allowDeletes });
+      const early = guardReason({ ops: [], localFiles: 0, remoteFiles: 0, baseFiles: state.base.size, localDirs: 0, remoteDirs: 0, baseDirs: state.baseDirs.size, rootExists, markerPresent, synced, allowDeletes: o.allowDeletes });
       if (early && (!rootExists || !markerPresent)) return paused(store, state, early);
       if (!rootExists) await mkdir(root, { recursive: true });
       if (round === 0) {
@@ -52,17 +53,40 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
       }
       await refreshRemote(api, store, state, o.log);
       if (!markerPresent) await writeMarker(root, state);
-      const local = await scanLocal(root, state.base);
-      const ops = plan({ local, base: state.base, remote: state.remote, noDeletes: state.reconcile === true || !synced, device: o.device, now: new Date() });
-      const reason = guardReason({ ops, localFiles: local.size, remoteFiles: state.remote.size, baseFiles: state.base.size, rootExists: true, markerPresent: true, synced, allowDeletes: o.allowDeletes });
+      const local = await scanFolder(root, state.base);
+      const ops = plan({
+        local: local.files,
+        base: state.base,
+        remote: state.remote,
+        localDirs: local.dirs,
+        baseDirs: state.baseDirs,
+        remoteDirs: state.remoteDirs,
+        noDeletes: state.reconcile === true || !synced,
+        device: o.device,
+        now: new Date(),
+      });
+      const reason = guardReason({
+        ops,
+        localFiles: local.files.size,
+        remoteFiles: state.remote.size,
+        baseFiles: state.base.size,
+        localDirs: local.dirs.size,
+        remoteDirs: state.remoteDirs.size,
+        baseDirs: state.baseDirs.size,
+        rootExists: true,
+        markerPresent: true,
+        synced,
+        allowDeletes: o.allowDeletes,
+      });
       if (reason) return paused(store, state, reason);
       if (ops.length === 0) {
         state.reconcile = undefined;
+        if (local.skipped.length > 0) return fail(store, state, local.skipped.join('; '));
         store.setError(state, null);
         store.save(state);
         return { code: 0 };
       }
-      const failed = await act(ops, { root, api, store, state, trash }, o.log);
+      const failed = await act(ops, { root, api, store, state, trash, names: local.names }, o.log);
       if (failed.length > 0) return fail(store, state, `${failed.length} step(s) failed, the others were done: ${failed.join('; ')}`);
     }
     return fail(store, state, `both sides kept changing for ${MAX_ROUNDS} rounds; run again`);
@@ -89,7 +113,7 @@ async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: 
       failed.push(`${describeOp(op)}: ${e.message}`);
       continue;
     }
-    if (op.kind !== 'record' && op.kind !== 'forget') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
+    if (op.kind !== 'record' && op.kind !== 'forget' && op.kind !== 'record-folder' && op.kind !== 'forget-folder') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
   }
   return failed;
 }
@@ -109,7 +133,9 @@ async function refreshRemote(api: RemoteApi, store: StateStore, state: SyncState
   // The cursor is taken before the listing: what changes during it is in the feed after it.
   const now = await api.changes(undefined);
   if (now.epoch === undefined) throw new MissingServerFields('the server\'s /api/changes carries no epoch (it is older than this client)');
-  state.remote = await api.list();
+  const tree = await api.listTree();
+  state.remote = tree.files;
+  state.remoteDirs = tree.dirs;
   state.cursor = now.cursor;
   state.epoch = now.epoch;
   state.reconcile = true;
@@ -135,8 +161,12 @@ async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, l
       return false;
     }
     const unhashed: UnhashedFile[] = [];
-    for (const folder of applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed)) {
-      for (const [p, v] of await api.list(folder)) state.remote.set(p, v);
+    const arrived = new Set(applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed, state.remoteDirs));
+    // A folder's listing takes in the folders below it (a chain made at once is one listing).
+    for (const folder of [...arrived].filter((f) => !ancestorsOf(f).some((above) => arrived.has(above)))) {
+      const tree = await api.listTree(folder);
+      for (const [p, v] of tree.files) state.remote.set(p, v);
+      for (const d of tree.dirs) state.remoteDirs.add(d);
     }
     for (const f of unhashed) {
       const v = await api.versionOf(f.path, f.id);
