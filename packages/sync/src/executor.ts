@@ -35,10 +35,14 @@ async function stillIs(path: string, expected: LocalFile | undefined): Promise<b
   return st !== undefined && st.isFile() && sameStat(st, expected);
 }
 
-/** The server holds these bytes as a current file, so a local copy of them is no loss. */
-function serverHolds(ctx: ExecContext, sha256: string): boolean {
-  for (const v of ctx.state.remote.values()) if (v.sha256 === sha256) return true;
-  return false;
+/**
+ * The server holds these bytes — as a current file, or as a kept version of the file at `rel` — so
+ * a local copy of them is no loss. Its trash is not asked: its listing gives no hash and no read of
+ * the bytes, so what sync removes after a delete on the server stays in the sync trash.
+ */
+async function serverHolds(ctx: ExecContext, file: LocalFile, rel: string): Promise<boolean> {
+  for (const v of ctx.state.remote.values()) if (v.sha256 === file.sha256) return true;
+  return ctx.api.versionHolds(rel, file.sha256, file.size);
 }
 
 /** The server's folders that hold a file it now has at `rel`. */
@@ -69,8 +73,9 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       return upload(ctx, op.path, op.local, op.expect);
     case 'delete-local': {
       const file = abs(ctx, op.path);
+      const held = await serverHolds(ctx, op.local, op.path);
       if (!(await stillIs(file, op.local))) return 'skipped';
-      if (!serverHolds(ctx, op.local.sha256)) await ctx.trash.keep(file, op.path);
+      if (!held) await ctx.trash.keep(file, op.path);
       await unlink(file);
       ctx.store.setBase(ctx.state, op.path, null);
       return 'done';
@@ -222,9 +227,11 @@ async function download(ctx: ExecContext, rel: string, remote: FileVersion, repl
     // The bytes must be the version the plan chose (a later version comes through the feed).
     if (hash.digest('hex') !== remote.sha256) return 'skipped';
     reached('download:fetched', rel);
+    // Asked first, so nothing slow sits between the last look at the local file and the rename.
+    const held = replaces === undefined || (await serverHolds(ctx, replaces, rel));
     // A local write since the scan is never overwritten: decided again next round (syncthing #3742).
     if (!(await stillIs(file, replaces))) return 'skipped';
-    if (replaces && !serverHolds(ctx, replaces.sha256)) await ctx.trash.keep(file, rel);
+    if (!held) await ctx.trash.keep(file, rel);
     await rename(tmp, file);
     reached('download:placed', rel);
     const st = await lstat(file);

@@ -157,6 +157,25 @@ export class RemoteApi {
     return hash.digest('hex');
   }
 
+  /**
+   * Whether a kept version of the file at `rel` (the server's `--versions`) has exactly these bytes,
+   * checked by hashing it: only versions of the same size, newest first (a replaced file's bytes are
+   * its newest version), at most `limit` of them. false also when versions are off or the file is gone.
+   */
+  async versionHolds(rel: string, sha256: string, size: number, limit = 3): Promise<boolean> {
+    const res = await this.call(`${this.fileUrl(rel)}?versions`, {}, [404, 409]);
+    if (!res.ok) return false;
+    const { versions } = (await res.json()) as { versions: { id: string; size: number }[] };
+    for (const v of versions.filter((x) => x.size === size).slice(0, limit)) {
+      const got = await this.call(`${this.fileUrl(rel)}?version=${encodeURIComponent(v.id)}`, {}, [404]);
+      if (got.status === 404 || !got.body) continue;
+      const hash = createHash('sha256');
+      await pipeline(Readable.fromWeb(got.body as import('node:stream/web').ReadableStream), hash);
+      if (hash.digest('hex') === sha256) return true;
+    }
+    return false;
+  }
+
   /** One page of the change feed; `cursor` undefined asks for "now". 410 → HttpError cursor_expired. */
   async changes(cursor: string | undefined, signal?: AbortSignal): Promise<ChangesPage> {
     const q = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}&limit=1000`;

@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import { execute } from './executor.js';
 import { guardReason } from './guards.js';
 import { MARKER, scanFolder } from './local-scan.js';
+import { caseView, isCaseInsensitive } from './names.js';
+import type { LocalView } from './local-view.js';
 import { plan, type Op } from './planner.js';
 import { applyChanges, MissingServerFields, type UnhashedFile } from './remote-feed.js';
 import { HttpError, RemoteApi } from './remote-api.js';
@@ -20,6 +22,8 @@ export interface SyncOptions {
   readonly stateRoot: string;
   readonly allowDeletes: boolean;
   readonly log: (line: string) => void;
+  /** Continuous mode: the time between full stat passes of the local folder (default an hour). */
+  readonly statPassMs?: number | undefined;
 }
 
 /** 0: both sides match; 1: an error; 3: a guard paused it (nothing was destroyed). */
@@ -28,7 +32,8 @@ export type SyncResult = { readonly code: 0 | 1 | 3; readonly message?: string }
 /** Rounds of feed → scan → plan → act in one run; each round's steps can reveal more (a conflict's copy). */
 const MAX_ROUNDS = 10;
 
-export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
+/** `view`: continuous mode's local tree, kept between runs (without it, every round stats the whole folder). */
+export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncResult> {
   const store = new StateStore(stateFolder(o.stateRoot, o.localDir));
   const loaded = store.load();
   const remoteRoot = `/${o.remoteRoot.split('/').filter(Boolean).join('/')}`.normalize('NFC');
@@ -40,6 +45,7 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
   const root = resolve(o.localDir);
   const api = new RemoteApi(o.server, o.key, remoteRoot, state.origin);
   const trash = new SyncTrash(join(store.dir, 'trash'));
+  let caseInsensitive: boolean | undefined;
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const rootExists = (await stat(root).catch(() => undefined))?.isDirectory() === true;
@@ -53,14 +59,18 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
       }
       await refreshRemote(api, store, state, o.log);
       if (!markerPresent) await writeMarker(root, state);
-      const local = await scanFolder(root, state.base);
+      caseInsensitive ??= await isCaseInsensitive(root);
+      const scanned = view ? await view.refresh(root, state.base) : await scanFolder(root, state.base);
+      const seen = caseInsensitive ? caseView(scanned, state.remote, state.remoteDirs, state.base, state.baseDirs) : { local: scanned, remote: state.remote, remoteDirs: state.remoteDirs, skipped: [] };
+      const local = seen.local;
+      const skipped = [...local.skipped, ...seen.skipped];
       const ops = plan({
         local: local.files,
         base: state.base,
-        remote: state.remote,
+        remote: seen.remote,
         localDirs: local.dirs,
         baseDirs: state.baseDirs,
-        remoteDirs: state.remoteDirs,
+        remoteDirs: seen.remoteDirs,
         noDeletes: state.reconcile === true || !synced,
         device: o.device,
         now: new Date(),
@@ -68,10 +78,10 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
       const reason = guardReason({
         ops,
         localFiles: local.files.size,
-        remoteFiles: state.remote.size,
+        remoteFiles: seen.remote.size,
         baseFiles: state.base.size,
         localDirs: local.dirs.size,
-        remoteDirs: state.remoteDirs.size,
+        remoteDirs: seen.remoteDirs.size,
         baseDirs: state.baseDirs.size,
         rootExists: true,
         markerPresent: true,
@@ -81,12 +91,14 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
       if (reason) return paused(store, state, reason);
       if (ops.length === 0) {
         state.reconcile = undefined;
-        if (local.skipped.length > 0) return fail(store, state, local.skipped.join('; '));
+        // Both sides match but for names this disk cannot hold: the run says which, and fails.
+        if (skipped.length > 0) return fail(store, state, skipped.join('; '));
         store.setError(state, null);
         store.save(state);
         return { code: 0 };
       }
       const failed = await act(ops, { root, api, store, state, trash, names: local.names }, o.log);
+      view?.touched(ops);
       if (failed.length > 0) return fail(store, state, `${failed.length} step(s) failed, the others were done: ${failed.join('; ')}`);
     }
     return fail(store, state, `both sides kept changing for ${MAX_ROUNDS} rounds; run again`);
