@@ -119,3 +119,49 @@ test('sameStat: a file is unchanged only when size, mtime, inode and ctime all m
   ];
   for (const [name, now, same] of rows) assert.equal(sameStat(at, now), same, name);
 });
+
+const folderKinds = (over: { local?: string[]; base?: string[]; remote?: string[]; files?: Partial<Pick<World, 'local' | 'base' | 'remote'>>; noDeletes?: boolean }): string[] =>
+  kinds(
+    plan({
+      local: over.files?.local ?? m(),
+      base: over.files?.base ?? m(),
+      remote: over.files?.remote ?? m(),
+      localDirs: new Set(over.local),
+      baseDirs: new Set(over.base),
+      remoteDirs: new Set(over.remote),
+      noDeletes: over.noDeletes ?? false,
+      device: 'laptop',
+      now: AT,
+    }),
+  );
+
+test('planner: empty folders are made, removed and renamed both ways; a folder with a kept file stays', () => {
+  const rows: [string, Parameters<typeof folderKinds>[0], string[]][] = [
+    ['new here: made on the server', { local: ['e'] }, ['mkdir-remote e']],
+    ['new on the server: made here', { remote: ['e'] }, ['mkdir-local e']],
+    ['on both sides, new: the base takes it', { local: ['e'], remote: ['e'] }, ['record-folder e']],
+    ['on both sides, known: nothing', { local: ['e'], base: ['e'], remote: ['e'] }, []],
+    ['gone on both sides: the base forgets it', { base: ['e'] }, ['forget-folder e']],
+    ['removed here: removed on the server, deepest first', { base: ['e', 'e/f'], remote: ['e', 'e/f'] }, ['rmdir-remote e/f', 'rmdir-remote e']],
+    ['removed on the server: removed here', { local: ['e'], base: ['e'] }, ['rmdir-local e']],
+    ['renamed here (an empty one): removed and made', { local: ['new'], base: ['old'], remote: ['old'] }, ['mkdir-remote new', 'rmdir-remote old']],
+    ['renamed on the server: removed and made here', { local: ['old'], base: ['old'], remote: ['new'] }, ['mkdir-local new', 'rmdir-local old']],
+    ['removed on the server, a new file in it here: it stays and is made again', { local: ['e'], base: ['e'], files: { local: m([['e/new', lf('n', 1)]]) } }, ['mkdir-remote e', 'upload e/new']],
+    ['removed here, a file edited in it on the server: it comes back', { base: ['e'], remote: ['e'], files: { base: m([['e/x', br('x', 'i1', 1)]]), remote: m([['e/x', v('y', 'i1')]]) } }, ['mkdir-local e', 'download e/x']],
+    ['removed here with its file: file, then folder', { base: ['e'], remote: ['e'], files: { base: m([['e/x', br('x', 'i1', 1)]]), remote: m([['e/x', v('x', 'i1')]]) } }, ['delete-remote e/x', 'rmdir-remote e']],
+    ['no deletes (lost cursor): a folder gone on one side is made again', { local: ['e'], base: ['e'], noDeletes: true }, ['mkdir-remote e']],
+    [
+      'a folder moved on the server by a local folder rename: its subfolders move along',
+      { local: ['B', 'B/sub'], base: ['A', 'A/sub'], remote: ['A', 'A/sub'], files: { local: m([['B/x', lf('1', 1)]]), base: m([['A/x', br('1', 'i1', 1)]]), remote: m([['A/x', v('1', 'i1')]]) } },
+      ['move-remote-folder A>B'],
+    ],
+  ];
+  for (const [name, over, want] of rows) assert.deepEqual(folderKinds(over), want, name);
+});
+
+test('guards: removing more than 50 folders and 30 % of one side\'s folders pauses; so does a root emptied of folders', () => {
+  const rmdirs = (n: number): Op[] => Array.from({ length: n }, (_, i) => ({ kind: 'rmdir-remote', path: `d${i}` }));
+  assert.match(guard({ ops: rmdirs(51), remoteDirs: 100 }) ?? '', /removes 51 of 100 folders on the server/);
+  assert.equal(guard({ ops: rmdirs(51), remoteDirs: 200 }), undefined);
+  assert.match(guard({ localFiles: 0, baseFiles: 0, localDirs: 0, baseDirs: 3 }) ?? '', /empty/);
+});

@@ -32,6 +32,15 @@ function key(file: string | undefined, env: NodeJS.ProcessEnv): string {
   return k;
 }
 
+/** FILE_CLOUD_SYNC_STAT_PASS_MS: continuous mode's time between full stat passes (tests shorten it). */
+function statPassMs(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.FILE_CLOUD_SYNC_STAT_PASS_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1000) throw new Usage(`FILE_CLOUD_SYNC_STAT_PASS_MS must be a whole number of milliseconds, at least 1000, not ${raw}`);
+  return ms;
+}
+
 /**
  * `file-cloud-sync …` and `file-cloud sync …`: the arguments after the command name; resolves to
  * the exit code. Messages go to stderr, one line each.
@@ -68,6 +77,7 @@ export async function runSyncCommand(argv: readonly string[], env: NodeJS.Proces
       stateRoot: root,
       allowDeletes: values['allow-deletes'] === true,
       log: (line) => process.stdout.write(`${line}\n`),
+      statPassMs: statPassMs(env),
     };
     if (values.once) {
       const r = await syncOnce(opts);

@@ -1,21 +1,23 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { resolve } from 'node:path';
 import { isTempName, MARKER } from './local-scan.js';
+import { LocalView } from './local-view.js';
 import { StateStore, stateFolder } from './state-store.js';
 import { syncOnce, type SyncOptions } from './sync-run.js';
 
 /** Quiet time after a change before a round starts, so a burst of writes is one round. */
 const SETTLE_MS = 300;
-/** A full stat pass of the folder at least this often, for what a watcher can miss. */
-const RESCAN_MS = 3_600_000;
+/** A full stat pass of the folder this often, for what a watcher can miss (`statPassMs` changes it). */
+export const STAT_PASS_MS = 3_600_000;
 /** After an error or a pause, the next try. */
 const RETRY_MS = 30_000;
 
 /**
  * Keeps running: a round after each local change (fs.watch, recursive: inotify on Linux, FSEvents on
  * macOS, no native module to install) and each remote one (the change stream, which delivers a
- * change within a second), plus an hourly rescan for what a watcher misses. A round always stats the
- * whole folder, so a missed event costs time, not correctness. The watcher stays open across rounds,
+ * change within a second). A round stats only the paths the watcher named (and those its own steps
+ * wrote); a full stat pass runs at the start and hourly, for what a watcher misses, and every round
+ * while no watcher works. The watcher stays open across rounds,
  * so a change made while a round runs starts the next one; the stream restarts after each round from
  * the cursor the round stored, so nothing after it is missed.
  */
@@ -26,14 +28,17 @@ export async function syncForever(o: SyncOptions, signal: AbortSignal): Promise<
     changed.since = true;
     wake?.();
   };
+  const statPassMs = o.statPassMs ?? STAT_PASS_MS;
+  const view = new LocalView(statPassMs, o.log);
   let watcher: FSWatcher | undefined;
   try {
     while (!signal.aborted) {
-      watcher ??= watchFolder(o.localDir, fire);
+      watcher ??= watchFolder(o.localDir, view, fire);
+      if (!watcher) view.invalidate();
       changed.since = false;
-      const r = await syncOnce(o);
+      const r = await syncOnce(o, view);
       if (r.message) o.log(r.message);
-      if (!changed.since) await quiet(o, signal, r.code === 0 ? RESCAN_MS : RETRY_MS, (w) => (wake = w), fire);
+      if (!changed.since) await quiet(o, signal, r.code === 0 ? statPassMs : Math.min(RETRY_MS, statPassMs), (w) => (wake = w), fire);
       wake = undefined;
       // A burst of writes is one round: wait until it settles.
       await new Promise((r) => setTimeout(r, SETTLE_MS));
@@ -44,13 +49,20 @@ export async function syncForever(o: SyncOptions, signal: AbortSignal): Promise<
   return 0;
 }
 
-function watchFolder(dir: string, fire: () => void): FSWatcher | undefined {
+function watchFolder(dir: string, view: LocalView, fire: () => void): FSWatcher | undefined {
   try {
     const w = watch(resolve(dir), { recursive: true }, (_event, name) => {
-      const last = name?.toString().split(/[\\/]/).pop() ?? '';
-      if (last !== MARKER && last !== `${MARKER}.tmp` && !isTempName(last)) fire();
+      const path = name?.toString().split(/[\\/]/).join('/');
+      if (path === undefined) {
+        view.invalidate(); // an event without a name says only that something changed
+        return fire();
+      }
+      const last = path.slice(path.lastIndexOf('/') + 1);
+      if (last === MARKER || last === `${MARKER}.tmp` || isTempName(last)) return;
+      view.changed(path);
+      fire();
     });
-    w.on('error', () => undefined); // the folder went away: the next round reports it
+    w.on('error', () => view.invalidate()); // the folder went away: the next round reports it
     return w;
   } catch {
     return undefined; // no folder yet: the round reports it, and the next loop tries again

@@ -8,8 +8,8 @@ import type { Op } from './planner.js';
 import { HttpError, type RemoteApi } from './remote-api.js';
 import type { StateStore, SyncState } from './state-store.js';
 import type { SyncTrash } from './sync-trash.js';
-import { TEMP_PREFIX } from './local-scan.js';
-import { sameStat, type BaseRecord, type FileVersion, type LocalFile } from './tree.js';
+import { diskPath, TEMP_PREFIX } from './local-scan.js';
+import { ancestorsOf, renameDirs, sameStat, type BaseRecord, type FileVersion, type LocalFile } from './tree.js';
 import { reached, stopsAt } from './step-hook.js';
 import { deletedAlready, etagOf, folderMovedAlready, movedAlready } from './server-now.js';
 
@@ -19,12 +19,14 @@ export interface ExecContext {
   readonly store: StateStore;
   readonly state: SyncState;
   readonly trash: SyncTrash;
+  /** The scan's names on disk that differ from their keys (NFD, another case). */
+  readonly names?: ReadonlyMap<string, string> | undefined;
 }
 
 /** done: the step happened and the base says so; skipped: a side changed since the plan, the next round decides again. */
 export type Outcome = 'done' | 'skipped';
 
-const abs = (ctx: ExecContext, rel: string): string => join(ctx.root, ...rel.split('/'));
+const abs = (ctx: ExecContext, rel: string): string => join(ctx.root, ...diskPath(ctx.names ?? new Map(), rel).split('/'));
 
 /** The local file is still exactly what was scanned (same size, mtime, inode, ctime); undefined expects nothing there. */
 async function stillIs(path: string, expected: LocalFile | undefined): Promise<boolean> {
@@ -33,21 +35,26 @@ async function stillIs(path: string, expected: LocalFile | undefined): Promise<b
   return st !== undefined && st.isFile() && sameStat(st, expected);
 }
 
-/** The server holds these bytes as a current file, so a local copy of them is no loss. */
-function serverHolds(ctx: ExecContext, sha256: string): boolean {
-  for (const v of ctx.state.remote.values()) if (v.sha256 === sha256) return true;
-  return false;
+/**
+ * The server holds these bytes — as a current file, or as a kept version of the file at `rel` — so
+ * a local copy of them is no loss. Its trash is not asked: its listing gives no hash and no read of
+ * the bytes, so what sync removes after a delete on the server stays in the sync trash.
+ */
+async function serverHolds(ctx: ExecContext, file: LocalFile, rel: string): Promise<boolean> {
+  for (const v of ctx.state.remote.values()) if (v.sha256 === file.sha256) return true;
+  return ctx.api.versionHolds(rel, file.sha256, file.size);
 }
 
-async function removeEmptyParents(ctx: ExecContext, rel: string): Promise<void> {
-  for (let d = dirname(rel); d !== '.' && d !== ''; d = dirname(d)) {
-    try {
-      await rmdir(abs(ctx, d));
-    } catch {
-      return; // not empty (or gone): the folders above stay too
-    }
-  }
+/** The server's folders that hold a file it now has at `rel`. */
+function remoteParents(ctx: ExecContext, rel: string): [string, boolean][] {
+  return ancestorsOf(rel)
+    .filter((d) => !ctx.state.remoteDirs.has(d))
+    .map((d) => [d, true]);
 }
+
+/** A folder made on one side is on both, and so are its parents: the base takes those it lacks. */
+const newBaseDirs = (ctx: ExecContext, path: string): [string, boolean][] =>
+  [...ancestorsOf(path), path].filter((d) => !ctx.state.baseDirs.has(d)).map((d): [string, boolean] => [d, true]);
 
 const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number; ctimeMs?: number | undefined }): BaseRecord => ({
   sha256: v.sha256,
@@ -66,11 +73,11 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       return upload(ctx, op.path, op.local, op.expect);
     case 'delete-local': {
       const file = abs(ctx, op.path);
+      const held = await serverHolds(ctx, op.local, op.path);
       if (!(await stillIs(file, op.local))) return 'skipped';
-      if (!serverHolds(ctx, op.local.sha256)) await ctx.trash.keep(file, op.path);
+      if (!held) await ctx.trash.keep(file, op.path);
       await unlink(file);
       ctx.store.setBase(ctx.state, op.path, null);
-      await removeEmptyParents(ctx, op.path);
       return 'done';
     }
     case 'delete-remote': {
@@ -94,7 +101,6 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       const moved = sameStat(base, op.local) ? { ...base, ctimeMs: (await lstat(to)).ctimeMs } : base;
       ctx.store.setBase(ctx.state, op.to, moved);
       ctx.store.setBase(ctx.state, op.from, null);
-      await removeEmptyParents(ctx, op.from);
       return 'done';
     }
     case 'move-remote': {
@@ -106,10 +112,17 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       if (etag !== undefined && (await ctx.api.move(op.from, op.to, etag))) reached('move-remote:moved', op.to);
       else now = await movedAlready(ctx.api, op);
       if (!now) return 'skipped';
-      ctx.store.setRemote(ctx.state, op.to, now);
-      ctx.store.setRemote(ctx.state, op.from, null);
-      ctx.store.setBase(ctx.state, op.to, base);
-      ctx.store.setBase(ctx.state, op.from, null);
+      ctx.store.setMany(ctx.state, {
+        remote: [
+          [op.to, now],
+          [op.from, null],
+        ],
+        base: [
+          [op.to, base],
+          [op.from, null],
+        ],
+        remoteDirs: remoteParents(ctx, op.to),
+      });
       return 'done';
     }
     case 'move-remote-folder': {
@@ -126,7 +139,11 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
         remote.push([f.from, null], [f.to, { ...f.expect, etag: undefined }]);
         base.push([f.from, null], [f.to, ctx.state.base.get(f.from) ?? null]);
       }
-      ctx.store.setMany(ctx.state, { remote, base });
+      const baseDirs = new Set(ctx.state.baseDirs);
+      const remoteDirs = new Set(ctx.state.remoteDirs);
+      renameDirs(baseDirs, op.from, op.to);
+      renameDirs(remoteDirs, op.from, op.to);
+      ctx.store.setMany(ctx.state, { remote, base, baseDirs: dirChanges(ctx.state.baseDirs, baseDirs), remoteDirs: dirChanges(ctx.state.remoteDirs, remoteDirs) });
       // What the server had there that this client had not seen yet moved along: learn where it is.
       const now = await ctx.api.list(op.to);
       ctx.store.setMany(ctx.state, { remote: [...now] });
@@ -148,7 +165,42 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
     case 'forget':
       ctx.store.setBase(ctx.state, op.path, null);
       return 'done';
+    case 'mkdir-local': {
+      const dir = abs(ctx, op.path);
+      const st = await lstat(dir).catch(() => undefined);
+      if (st && !st.isDirectory()) return 'skipped'; // a file took the name meanwhile: decided again
+      if (!st) await mkdir(dir, { recursive: true });
+      ctx.store.setMany(ctx.state, { baseDirs: newBaseDirs(ctx, op.path) });
+      return 'done';
+    }
+    case 'mkdir-remote':
+      await ctx.api.mkdir(op.path);
+      ctx.store.setMany(ctx.state, { remoteDirs: [...remoteParents(ctx, op.path), [op.path, true]], baseDirs: newBaseDirs(ctx, op.path) });
+      return 'done';
+    case 'rmdir-local':
+      try {
+        await rmdir(abs(ctx, op.path));
+      } catch (e) {
+        // Something was put in it since the scan: it stays, and the next round makes it over there.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return 'skipped';
+      }
+      ctx.store.setMany(ctx.state, { baseDirs: [[op.path, false]] });
+      return 'done';
+    case 'rmdir-remote':
+      if (!(await ctx.api.rmdirIfEmpty(op.path))) return 'skipped';
+      ctx.store.setMany(ctx.state, { remoteDirs: [[op.path, false]], baseDirs: [[op.path, false]] });
+      return 'done';
+    case 'record-folder':
+      ctx.store.setMany(ctx.state, { baseDirs: [[op.path, true]] });
+      return 'done';
+    case 'forget-folder':
+      ctx.store.setMany(ctx.state, { baseDirs: [[op.path, false]] });
+      return 'done';
   }
+}
+
+function dirChanges(before: ReadonlySet<string>, after: ReadonlySet<string>): [string, boolean][] {
+  return [...[...before].filter((d) => !after.has(d)).map((d): [string, boolean] => [d, false]), ...[...after].filter((d) => !before.has(d)).map((d): [string, boolean] => [d, true])];
 }
 
 async function download(ctx: ExecContext, rel: string, remote: FileVersion, replaces: LocalFile | undefined): Promise<Outcome> {
@@ -175,9 +227,11 @@ async function download(ctx: ExecContext, rel: string, remote: FileVersion, repl
     // The bytes must be the version the plan chose (a later version comes through the feed).
     if (hash.digest('hex') !== remote.sha256) return 'skipped';
     reached('download:fetched', rel);
+    // Asked first, so nothing slow sits between the last look at the local file and the rename.
+    const held = replaces === undefined || (await serverHolds(ctx, replaces, rel));
     // A local write since the scan is never overwritten: decided again next round (syncthing #3742).
     if (!(await stillIs(file, replaces))) return 'skipped';
-    if (replaces && !serverHolds(ctx, replaces.sha256)) await ctx.trash.keep(file, rel);
+    if (!held) await ctx.trash.keep(file, rel);
     await rename(tmp, file);
     reached('download:placed', rel);
     const st = await lstat(file);
@@ -216,8 +270,7 @@ async function upload(ctx: ExecContext, rel: string, local: LocalFile, expect: F
     return adopt(ctx, rel, local);
   }
   reached('upload:stored', rel);
-  ctx.store.setRemote(ctx.state, rel, stored);
-  ctx.store.setBase(ctx.state, rel, baseOf(stored, local));
+  ctx.store.setMany(ctx.state, { remote: [[rel, stored]], base: [[rel, baseOf(stored, local)]], remoteDirs: remoteParents(ctx, rel) });
   return 'done';
 }
 

@@ -10,6 +10,10 @@ export interface GuardInput {
   readonly localFiles: number;
   readonly remoteFiles: number;
   readonly baseFiles: number;
+  /** The same for folders. */
+  readonly localDirs?: number;
+  readonly remoteDirs?: number;
+  readonly baseDirs?: number;
   readonly rootExists: boolean;
   /** The marker `.file-cloud-sync` is in the root. */
   readonly markerPresent: boolean;
@@ -27,11 +31,13 @@ export function guardReason(g: GuardInput): string | undefined {
   if (g.allowDeletes) return undefined;
   if (g.synced && !g.rootExists) return 'the local folder is missing (unmounted disk?)';
   if (g.synced && !g.markerPresent) return 'the marker file .file-cloud-sync is missing from the local folder (another disk mounted there?)';
-  if (g.synced && g.baseFiles > 0 && g.localFiles === 0) return 'the local folder is empty but was not at the last sync';
-  const local = g.ops.filter((o) => o.kind === 'delete-local').length;
-  const remote = g.ops.filter((o) => o.kind === 'delete-remote').length;
+  if (g.synced && g.baseFiles + (g.baseDirs ?? 0) > 0 && g.localFiles + (g.localDirs ?? 0) === 0) return 'the local folder is empty but was not at the last sync';
+  const count = (kind: Op['kind']): number => g.ops.filter((o) => o.kind === kind).length;
+  const [local, remote, localDirs, remoteDirs] = [count('delete-local'), count('delete-remote'), count('rmdir-local'), count('rmdir-remote')];
   if (massive(local, g.localFiles)) return `the plan deletes ${local} of ${g.localFiles} local files`;
   if (massive(remote, g.remoteFiles)) return `the plan deletes ${remote} of ${g.remoteFiles} files on the server`;
+  if (massive(localDirs, g.localDirs ?? 0)) return `the plan removes ${localDirs} of ${g.localDirs ?? 0} local folders`;
+  if (massive(remoteDirs, g.remoteDirs ?? 0)) return `the plan removes ${remoteDirs} of ${g.remoteDirs ?? 0} folders on the server`;
   return undefined;
 }
 

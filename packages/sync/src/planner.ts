@@ -1,5 +1,5 @@
 import { conflictName } from './conflict-name.js';
-import { sameContent, sameStat, type BaseRecord, type FileVersion, type LocalFile, type Tree } from './tree.js';
+import { ancestorsOf, renameDirs, sameContent, sameStat, type BaseRecord, type FileVersion, type LocalFile, type Tree } from './tree.js';
 
 /** One step of a plan. Each names what it expects to find, and the executor re-checks it before acting. */
 export type Op =
@@ -17,7 +17,13 @@ export type Op =
   /** Both sides already hold the same bytes: the base takes them. */
   | { readonly kind: 'record'; readonly path: string; readonly local: LocalFile; readonly remote: FileVersion }
   /** Gone on both sides: the base forgets the path. */
-  | { readonly kind: 'forget'; readonly path: string };
+  | { readonly kind: 'forget'; readonly path: string }
+  /** A folder to make on one side (with its parents); it exists on the other. */
+  | { readonly kind: 'mkdir-local' | 'mkdir-remote'; readonly path: string }
+  /** A folder the other side removed, left empty here by the plan: removed only if still empty. */
+  | { readonly kind: 'rmdir-local' | 'rmdir-remote'; readonly path: string }
+  /** A folder on both sides (the base takes it), or on neither (the base forgets it). */
+  | { readonly kind: 'record-folder' | 'forget-folder'; readonly path: string };
 
 export type MoveRemote = Extract<Op, { kind: 'move-remote' }>;
 
@@ -25,6 +31,10 @@ export interface PlanInput {
   readonly local: Tree<LocalFile>;
   readonly base: Tree<BaseRecord>;
   readonly remote: Tree<FileVersion>;
+  /** Folders, each side's and the base's; absent: none tracked (only files are planned). */
+  readonly localDirs?: ReadonlySet<string> | undefined;
+  readonly baseDirs?: ReadonlySet<string> | undefined;
+  readonly remoteDirs?: ReadonlySet<string> | undefined;
   /**
    * The base cannot explain a disappearance (lost base, expired cursor, new server epoch): nothing is
    * deleted on either side, a file missing on one side is copied back from the other.
@@ -41,11 +51,19 @@ const KIND_ORDER: Record<Op['kind'], number> = {
   conflict: 1,
   download: 2,
   upload: 2,
+  'mkdir-local': 2,
+  'mkdir-remote': 2,
   'delete-local': 3,
   'delete-remote': 3,
+  'rmdir-local': 3.5,
+  'rmdir-remote': 3.5,
   record: 4,
   forget: 4,
+  'record-folder': 4,
+  'forget-folder': 4,
 };
+/** Folders are removed deepest first, so each is empty when its turn comes. */
+const isRmdir = (op: Op): boolean => op.kind === 'rmdir-local' || op.kind === 'rmdir-remote';
 const opPath = (op: Op): string => ('path' in op ? op.path : op.to);
 
 /**
@@ -93,7 +111,8 @@ export function plan(input: PlanInput): Op[] {
     renameIn(base, from, to);
   }
 
-  ops.push(...folderMoves(remoteMoves, input.base, input.remote));
+  const moves = folderMoves(remoteMoves, input.base, input.remote);
+  ops.push(...moves);
 
   const taken = new Set<string>([...local.keys(), ...base.keys(), ...remote.keys()]);
   const paths = [...taken].sort();
@@ -101,7 +120,57 @@ export function plan(input: PlanInput): Op[] {
     const op = decide(path, local.get(path), base.get(path), remote.get(path), input, taken);
     if (op) ops.push(op);
   }
-  return ops.sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (opPath(a) < opPath(b) ? -1 : opPath(a) > opPath(b) ? 1 : 0));
+  if (input.localDirs && input.baseDirs && input.remoteDirs) ops.push(...planFolders(input, local, remote, moves, ops));
+  return ops.sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (isRmdir(a) ? -1 : 1) * (opPath(a) < opPath(b) ? -1 : opPath(a) > opPath(b) ? 1 : 0));
+}
+
+/**
+ * The folders' own steps, after the files'. A folder on one side only is made on the other, unless
+ * the base had it: then the other side removed it, and it goes here too — only when the plan leaves
+ * nothing in it (a file kept or new in it keeps it, and it is made again over there: an edit beats
+ * a delete). A folder move on the server renames its folders in the base and remote sets first.
+ */
+function planFolders(input: PlanInput, local: Tree<LocalFile>, remote: Tree<FileVersion>, moves: readonly Op[], fileOps: readonly Op[]): Op[] {
+  const localDirs = input.localDirs ?? new Set<string>();
+  const baseDirs = new Set(input.baseDirs);
+  const remoteDirs = new Set(input.remoteDirs);
+  for (const m of moves) {
+    if (m.kind !== 'move-remote-folder') continue;
+    renameDirs(baseDirs, m.from, m.to);
+    renameDirs(remoteDirs, m.from, m.to);
+  }
+  // A folder stays on a side while something the plan keeps there is in it.
+  const deleted = new Set(fileOps.filter((o) => o.kind === 'delete-local' || o.kind === 'delete-remote').map((o) => `${o.kind}:${opPath(o)}`));
+  const keptLocal = new Set<string>();
+  const keptRemote = new Set<string>();
+  const keep = (kept: Set<string>, path: string): void => ancestorsOf(path).forEach((d) => kept.add(d));
+  for (const p of local.keys()) if (!deleted.has(`delete-local:${p}`)) keep(keptLocal, p);
+  for (const p of remote.keys()) if (!deleted.has(`delete-remote:${p}`)) keep(keptRemote, p);
+
+  const ops: Op[] = [];
+  const depth = (p: string): number => p.split('/').length;
+  const all = [...new Set([...localDirs, ...baseDirs, ...remoteDirs])].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
+  for (const path of all) {
+    const l = localDirs.has(path);
+    const r = remoteDirs.has(path);
+    const b = baseDirs.has(path) && !input.noDeletes;
+    let kind: Op['kind'] | undefined;
+    if (l && r) kind = baseDirs.has(path) ? undefined : 'record-folder';
+    else if (!l && !r) kind = baseDirs.has(path) ? 'forget-folder' : undefined;
+    else if (l) kind = b && !keptLocal.has(path) ? 'rmdir-local' : 'mkdir-remote';
+    else kind = b && !keptRemote.has(path) ? 'rmdir-remote' : 'mkdir-local';
+    if (l && kind !== 'rmdir-local') keep(keptLocal, path);
+    if (r && kind !== 'rmdir-remote') keep(keptRemote, path);
+    if (kind !== undefined) ops.push({ kind, path } as Op);
+  }
+  // Making a folder makes its parents: a parent made because of a deeper one needs no step of its own.
+  const made = new Set(ops.filter((o) => o.kind === 'mkdir-local' || o.kind === 'mkdir-remote').map((o) => `${o.kind}:${opPath(o)}`));
+  const covered = new Set<string>();
+  for (const key of made) {
+    const [kind, path] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+    for (const d of ancestorsOf(path)) covered.add(`${kind}:${d}`);
+  }
+  return ops.filter((o) => !covered.has(`${o.kind}:${opPath(o)}`));
 }
 
 /** The folders a move renames: `A/x/y` → `B/x/y` is folder `A` → `B` (the shared tail dropped). */

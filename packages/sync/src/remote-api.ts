@@ -91,15 +91,43 @@ export class RemoteApi {
 
   /** The whole tree below the root (or below `under`), one listing per folder. Only after a lost cursor. */
   async list(under = ''): Promise<Map<string, FileVersion>> {
-    const out = new Map<string, FileVersion>();
+    return (await this.listTree(under)).files;
+  }
+
+  /** The files and the folders below the root (or below `under`, which is not itself among the folders). */
+  async listTree(under = ''): Promise<{ files: Map<string, FileVersion>; dirs: Set<string> }> {
+    const files = new Map<string, FileVersion>();
+    const dirs = new Set<string>();
     const walk = async (rel: string): Promise<void> => {
       const got = await this.listFolder(rel);
       if (!got) return;
-      for (const [p, v] of got.files) out.set(p, v);
-      for (const f of got.folders) await walk(f);
+      for (const [p, v] of got.files) files.set(p, v);
+      for (const f of got.folders) {
+        dirs.add(f);
+        await walk(f);
+      }
     };
     await walk(under);
-    return out;
+    return { files, dirs };
+  }
+
+  /** Makes a folder (with its parents); one that exists already is no error. */
+  async mkdir(rel: string): Promise<void> {
+    await this.call(`${this.fileUrl(rel)}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'CreateFolder' }) }, [409]);
+  }
+
+  /**
+   * Removes a folder only while it is empty: its listing's ETag (the tree ETag, which anything
+   * written beneath changes) is the DELETE's If-Match. false: something is in it now.
+   */
+  async rmdirIfEmpty(rel: string): Promise<boolean> {
+    const res = await this.call(`${this.fileUrl(rel)}/`, {}, [404]);
+    if (res.status === 404) return true;
+    const { entries } = (await res.json()) as { entries: unknown[] };
+    const etag = res.headers.get('etag');
+    if (entries.length > 0 || etag === null) return false;
+    const del = await this.call(`${this.fileUrl(rel)}/`, { method: 'DELETE', headers: { 'if-match': etag } }, [404, 412]);
+    return del.status !== 412;
   }
 
   /** What the server holds at one path now (from its folder's listing), or undefined. */
@@ -127,6 +155,25 @@ export class RemoteApi {
     const hash = createHash('sha256');
     await pipeline(got.body, hash);
     return hash.digest('hex');
+  }
+
+  /**
+   * Whether a kept version of the file at `rel` (the server's `--versions`) has exactly these bytes,
+   * checked by hashing it: only versions of the same size, newest first (a replaced file's bytes are
+   * its newest version), at most `limit` of them. false also when versions are off or the file is gone.
+   */
+  async versionHolds(rel: string, sha256: string, size: number, limit = 3): Promise<boolean> {
+    const res = await this.call(`${this.fileUrl(rel)}?versions`, {}, [404, 409]);
+    if (!res.ok) return false;
+    const { versions } = (await res.json()) as { versions: { id: string; size: number }[] };
+    for (const v of versions.filter((x) => x.size === size).slice(0, limit)) {
+      const got = await this.call(`${this.fileUrl(rel)}?version=${encodeURIComponent(v.id)}`, {}, [404]);
+      if (got.status === 404 || !got.body) continue;
+      const hash = createHash('sha256');
+      await pipeline(Readable.fromWeb(got.body as import('node:stream/web').ReadableStream), hash);
+      if (hash.digest('hex') === sha256) return true;
+    }
+    return false;
   }
 
   /** One page of the change feed; `cursor` undefined asks for "now". 410 → HttpError cursor_expired. */

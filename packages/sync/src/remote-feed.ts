@@ -1,4 +1,4 @@
-import { isUnder, type FileVersion } from './tree.js';
+import { ancestorsOf, isUnder, renameDirs, type FileVersion } from './tree.js';
 
 /** One entry of `GET /api/changes` (docs/api.md "Changes") with the fields sync needs. */
 export interface ChangeEntry {
@@ -29,27 +29,37 @@ export function relativeTo(root: string, path: string): string | undefined {
  * Applies feed entries to the remote tree (in place). Entries the client wrote itself (its own
  * `origin`) are skipped: the tree took them when the server confirmed them, and replaying an echo
  * after a later local step (a move) would bring back a path that is gone. Returns the folders that
- * arrived whole (moved in from outside the root, or created) and must be listed once.
+ * arrived whole (moved in from outside the root, or created) and must be listed once. `dirs`, the
+ * server's folders, follows the same entries (a file's folders exist wherever it is).
  */
-export function applyChanges(remote: Map<string, FileVersion>, entries: readonly ChangeEntry[], root: string, origin: string, unhashed: UnhashedFile[] = []): string[] {
+export function applyChanges(
+  remote: Map<string, FileVersion>,
+  entries: readonly ChangeEntry[],
+  root: string,
+  origin: string,
+  unhashed: UnhashedFile[] = [],
+  dirs: Set<string> = new Set(),
+): string[] {
   const toList: string[] = [];
   for (const e of entries) {
     if (e.origin !== undefined && e.origin === origin) continue;
     const to = relativeTo(root, e.path);
     const from = e.from === undefined ? undefined : relativeTo(root, e.from);
     if (e.type === 'deleted') {
-      if (to !== undefined) removeUnder(remote, to, e.is_file);
+      if (to !== undefined) removeUnder(remote, dirs, to, e.is_file);
       continue;
     }
     if (e.type === 'moved' && from !== undefined) {
       if (!e.is_file && to !== undefined) {
-        moveUnder(remote, from, to);
+        moveUnder(remote, dirs, from, to);
         continue;
       }
-      removeUnder(remote, from, e.is_file);
+      removeUnder(remote, dirs, from, e.is_file);
     }
     if (to === undefined || to === '') continue;
+    for (const d of ancestorsOf(to)) dirs.add(d);
     if (!e.is_file) {
+      dirs.add(to);
       if (e.type !== 'modified') toList.push(to);
       continue;
     }
@@ -65,17 +75,20 @@ export function applyChanges(remote: Map<string, FileVersion>, entries: readonly
   return toList;
 }
 
-function removeUnder(remote: Map<string, FileVersion>, path: string, isFile: boolean): void {
+function removeUnder(remote: Map<string, FileVersion>, dirs: Set<string>, path: string, isFile: boolean): void {
   if (isFile) {
     remote.delete(path);
     return;
   }
   for (const p of [...remote.keys()]) if (isUnder(p, path)) remote.delete(p);
+  for (const d of [...dirs]) if (isUnder(d, path)) dirs.delete(d);
 }
 
-function moveUnder(remote: Map<string, FileVersion>, from: string, to: string): void {
+function moveUnder(remote: Map<string, FileVersion>, dirs: Set<string>, from: string, to: string): void {
   const moved: [string, FileVersion][] = [];
   for (const [p, v] of remote) if (isUnder(p, from)) moved.push([p, v]);
   for (const [p] of moved) remote.delete(p);
   for (const [p, v] of moved) remote.set(to + p.slice(from.length), v);
+  renameDirs(dirs, from, to);
 }
+

@@ -16,13 +16,16 @@ export interface SyncState {
   base: Map<string, BaseRecord>;
   /** The server's tree as of `cursor`. */
   remote: Map<string, FileVersion>;
+  /** The folders of the last synced state, and the server's as of `cursor`. */
+  baseDirs: Set<string>;
+  remoteDirs: Set<string>;
   lastError?: string | undefined;
   lastSync?: string | undefined;
   /** A listing replaced the feed: nothing is deleted until both sides match again. */
   reconcile?: boolean | undefined;
 }
 
-type JournalLine = { b: [string, BaseRecord | null] } | { r: [string, FileVersion | null] } | { c: string; e?: string | undefined } | { err: string | null; at?: string };
+type JournalLine = { b: [string, BaseRecord | null] } | { r: [string, FileVersion | null] } | { bd: [string, boolean] } | { rd: [string, boolean] } | { c: string; e?: string | undefined } | { err: string | null; at?: string };
 
 /** `--state-dir`, else $XDG_STATE_HOME/file-cloud, else ~/.local/state/file-cloud. */
 export function stateRoot(flag: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -46,7 +49,7 @@ export class StateStore {
   constructor(readonly dir: string) {}
 
   static fresh(localDir: string, server: string, remoteRoot: string): SyncState {
-    return { localDir: resolve(localDir), server, remoteRoot, origin: randomBytes(12).toString('base64url'), base: new Map(), remote: new Map() };
+    return { localDir: resolve(localDir), server, remoteRoot, origin: randomBytes(12).toString('base64url'), base: new Map(), remote: new Map(), baseDirs: new Set(), remoteDirs: new Set() };
   }
 
   /** undefined: this folder has never been synced (or its state is lost). */
@@ -58,8 +61,15 @@ export class StateStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
-    const raw = JSON.parse(snapshot) as Omit<SyncState, 'base' | 'remote'> & { base: Record<string, BaseRecord>; remote: Record<string, FileVersion> };
-    const state: SyncState = { ...raw, base: new Map(Object.entries(raw.base)), remote: new Map(Object.entries(raw.remote)) };
+    // A state written before folders were tracked has none: every folder then counts as new (made, never removed).
+    const raw = JSON.parse(snapshot) as Omit<SyncState, 'base' | 'remote' | 'baseDirs' | 'remoteDirs'> & { base: Record<string, BaseRecord>; remote: Record<string, FileVersion>; baseDirs?: string[]; remoteDirs?: string[] };
+    const state: SyncState = {
+      ...raw,
+      base: new Map(Object.entries(raw.base)),
+      remote: new Map(Object.entries(raw.remote)),
+      baseDirs: new Set(raw.baseDirs),
+      remoteDirs: new Set(raw.remoteDirs),
+    };
     let journal = '';
     try {
       journal = readFileSync(join(this.dir, 'journal'), 'utf8');
@@ -82,7 +92,7 @@ export class StateStore {
   /** Writes the whole state atomically and empties the journal. */
   save(state: SyncState): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const body = JSON.stringify({ ...state, base: Object.fromEntries(state.base), remote: Object.fromEntries(state.remote) });
+    const body = JSON.stringify({ ...state, base: Object.fromEntries(state.base), remote: Object.fromEntries(state.remote), baseDirs: [...state.baseDirs], remoteDirs: [...state.remoteDirs] });
     const tmp = join(this.dir, `state.json.${process.pid}.tmp`);
     const fd = openSync(tmp, 'w', 0o600);
     try {
@@ -112,8 +122,17 @@ export class StateStore {
   }
 
   /** Several base and remote changes as one confirmed step (one fsync). */
-  setMany(state: SyncState, changes: { base?: [string, BaseRecord | null][]; remote?: [string, FileVersion | null][] }): void {
-    this.record(state, ...(changes.remote ?? []).map((r): JournalLine => ({ r })), ...(changes.base ?? []).map((b): JournalLine => ({ b })));
+  setMany(
+    state: SyncState,
+    changes: { base?: [string, BaseRecord | null][]; remote?: [string, FileVersion | null][]; baseDirs?: [string, boolean][]; remoteDirs?: [string, boolean][] },
+  ): void {
+    this.record(
+      state,
+      ...(changes.remote ?? []).map((r): JournalLine => ({ r })),
+      ...(changes.base ?? []).map((b): JournalLine => ({ b })),
+      ...(changes.remoteDirs ?? []).map((rd): JournalLine => ({ rd })),
+      ...(changes.baseDirs ?? []).map((bd): JournalLine => ({ bd })),
+    );
   }
 
   close(): void {
@@ -145,6 +164,11 @@ function apply(state: SyncState, line: JournalLine): void {
     const [p, v] = line.r;
     if (v) state.remote.set(p, v);
     else state.remote.delete(p);
+  } else if ('bd' in line || 'rd' in line) {
+    const [p, present] = 'bd' in line ? line.bd : line.rd;
+    const dirs = 'bd' in line ? state.baseDirs : state.remoteDirs;
+    if (present) dirs.add(p);
+    else dirs.delete(p);
   } else if ('c' in line) {
     state.cursor = line.c;
     state.epoch = line.e;

@@ -2,12 +2,15 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execute } from './executor.js';
 import { guardReason } from './guards.js';
-import { MARKER, scanLocal } from './local-scan.js';
+import { MARKER, scanFolder } from './local-scan.js';
+import { caseView, isCaseInsensitive } from './names.js';
+import type { LocalView } from './local-view.js';
 import { plan, type Op } from './planner.js';
 import { applyChanges, MissingServerFields, type UnhashedFile } from './remote-feed.js';
 import { HttpError, RemoteApi } from './remote-api.js';
 import { StateStore, stateFolder, type SyncState } from './state-store.js';
 import { SyncTrash } from './sync-trash.js';
+import { ancestorsOf } from './tree.js';
 
 export interface SyncOptions {
   readonly localDir: string;
@@ -19,6 +22,8 @@ export interface SyncOptions {
   readonly stateRoot: string;
   readonly allowDeletes: boolean;
   readonly log: (line: string) => void;
+  /** Continuous mode: the time between full stat passes of the local folder (default an hour). */
+  readonly statPassMs?: number | undefined;
 }
 
 /** 0: both sides match; 1: an error; 3: a guard paused it (nothing was destroyed). */
@@ -27,7 +32,8 @@ export type SyncResult = { readonly code: 0 | 1 | 3; readonly message?: string }
 /** Rounds of feed → scan → plan → act in one run; each round's steps can reveal more (a conflict's copy). */
 const MAX_ROUNDS = 10;
 
-export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
+/** `view`: continuous mode's local tree, kept between runs (without it, every round stats the whole folder). */
+export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncResult> {
   const store = new StateStore(stateFolder(o.stateRoot, o.localDir));
   const loaded = store.load();
   const remoteRoot = `/${o.remoteRoot.split('/').filter(Boolean).join('/')}`.normalize('NFC');
@@ -39,11 +45,12 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
   const root = resolve(o.localDir);
   const api = new RemoteApi(o.server, o.key, remoteRoot, state.origin);
   const trash = new SyncTrash(join(store.dir, 'trash'));
+  let caseInsensitive: boolean | undefined;
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const rootExists = (await stat(root).catch(() => undefined))?.isDirectory() === true;
       const markerPresent = rootExists && (await stat(join(root, MARKER)).catch(() => undefined)) !== undefined;
-      const early = guardReason({ ops: [], localFiles: 0, remoteFiles: 0, baseFiles: state.base.size, rootExists, markerPresent, synced, allowDeletes: o.allowDeletes });
+      const early = guardReason({ ops: [], localFiles: 0, remoteFiles: 0, baseFiles: state.base.size, localDirs: 0, remoteDirs: 0, baseDirs: state.baseDirs.size, rootExists, markerPresent, synced, allowDeletes: o.allowDeletes });
       if (early && (!rootExists || !markerPresent)) return paused(store, state, early);
       if (!rootExists) await mkdir(root, { recursive: true });
       if (round === 0) {
@@ -52,17 +59,46 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
       }
       await refreshRemote(api, store, state, o.log);
       if (!markerPresent) await writeMarker(root, state);
-      const local = await scanLocal(root, state.base);
-      const ops = plan({ local, base: state.base, remote: state.remote, noDeletes: state.reconcile === true || !synced, device: o.device, now: new Date() });
-      const reason = guardReason({ ops, localFiles: local.size, remoteFiles: state.remote.size, baseFiles: state.base.size, rootExists: true, markerPresent: true, synced, allowDeletes: o.allowDeletes });
+      caseInsensitive ??= await isCaseInsensitive(root);
+      const scanned = view ? await view.refresh(root, state.base) : await scanFolder(root, state.base);
+      const seen = caseInsensitive ? caseView(scanned, state.remote, state.remoteDirs, state.base, state.baseDirs) : { local: scanned, remote: state.remote, remoteDirs: state.remoteDirs, skipped: [] };
+      const local = seen.local;
+      const skipped = [...local.skipped, ...seen.skipped];
+      const ops = plan({
+        local: local.files,
+        base: state.base,
+        remote: seen.remote,
+        localDirs: local.dirs,
+        baseDirs: state.baseDirs,
+        remoteDirs: seen.remoteDirs,
+        noDeletes: state.reconcile === true || !synced,
+        device: o.device,
+        now: new Date(),
+      });
+      const reason = guardReason({
+        ops,
+        localFiles: local.files.size,
+        remoteFiles: seen.remote.size,
+        baseFiles: state.base.size,
+        localDirs: local.dirs.size,
+        remoteDirs: seen.remoteDirs.size,
+        baseDirs: state.baseDirs.size,
+        rootExists: true,
+        markerPresent: true,
+        synced,
+        allowDeletes: o.allowDeletes,
+      });
       if (reason) return paused(store, state, reason);
       if (ops.length === 0) {
         state.reconcile = undefined;
+        // Both sides match but for names this disk cannot hold: the run says which, and fails.
+        if (skipped.length > 0) return fail(store, state, skipped.join('; '));
         store.setError(state, null);
         store.save(state);
         return { code: 0 };
       }
-      const failed = await act(ops, { root, api, store, state, trash }, o.log);
+      const failed = await act(ops, { root, api, store, state, trash, names: local.names }, o.log);
+      view?.touched(ops);
       if (failed.length > 0) return fail(store, state, `${failed.length} step(s) failed, the others were done: ${failed.join('; ')}`);
     }
     return fail(store, state, `both sides kept changing for ${MAX_ROUNDS} rounds; run again`);
@@ -89,7 +125,7 @@ async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: 
       failed.push(`${describeOp(op)}: ${e.message}`);
       continue;
     }
-    if (op.kind !== 'record' && op.kind !== 'forget') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
+    if (op.kind !== 'record' && op.kind !== 'forget' && op.kind !== 'record-folder' && op.kind !== 'forget-folder') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
   }
   return failed;
 }
@@ -109,7 +145,9 @@ async function refreshRemote(api: RemoteApi, store: StateStore, state: SyncState
   // The cursor is taken before the listing: what changes during it is in the feed after it.
   const now = await api.changes(undefined);
   if (now.epoch === undefined) throw new MissingServerFields('the server\'s /api/changes carries no epoch (it is older than this client)');
-  state.remote = await api.list();
+  const tree = await api.listTree();
+  state.remote = tree.files;
+  state.remoteDirs = tree.dirs;
   state.cursor = now.cursor;
   state.epoch = now.epoch;
   state.reconcile = true;
@@ -135,8 +173,12 @@ async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, l
       return false;
     }
     const unhashed: UnhashedFile[] = [];
-    for (const folder of applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed)) {
-      for (const [p, v] of await api.list(folder)) state.remote.set(p, v);
+    const arrived = new Set(applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed, state.remoteDirs));
+    // A folder's listing takes in the folders below it (a chain made at once is one listing).
+    for (const folder of [...arrived].filter((f) => !ancestorsOf(f).some((above) => arrived.has(above)))) {
+      const tree = await api.listTree(folder);
+      for (const [p, v] of tree.files) state.remote.set(p, v);
+      for (const d of tree.dirs) state.remoteDirs.add(d);
     }
     for (const f of unhashed) {
       const v = await api.versionOf(f.path, f.id);

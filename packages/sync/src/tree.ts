@@ -1,6 +1,7 @@
 /**
  * The three trees the planner compares. Paths are relative to the sync root, joined with `/`,
- * without a leading slash. Only files are tracked: a folder exists because a file is in it.
+ * without a leading slash, in Unicode NFC. Files carry their content; folders (`Set`s of paths
+ * beside the files) only exist, so that an empty one syncs too.
  */
 export interface FileVersion {
   readonly sha256: string;
@@ -42,3 +43,19 @@ export const parentOf = (path: string): string => {
 };
 
 export const isUnder = (path: string, folder: string): boolean => folder === '' || path === folder || path.startsWith(`${folder}/`);
+
+/** The folders that hold `path` (`a/b/c` → `a`, `a/b`). */
+export function ancestorsOf(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+/** Every folder at or below `from` takes the same place below `to` (and `to`'s own folders exist). */
+export function renameDirs(dirs: Set<string>, from: string, to: string): void {
+  const under = [...dirs].filter((d) => isUnder(d, from));
+  for (const d of under) dirs.delete(d);
+  for (const d of under) dirs.add(to + d.slice(from.length));
+  for (const d of ancestorsOf(to)) dirs.add(d);
+  dirs.add(to);
+}

@@ -1,0 +1,35 @@
+// The sync trash keeps a local file that sync replaces or removes unless the server holds its
+// exact bytes: as a current file, or — on a server with --versions — as a kept version, checked
+// by hashing the version (same size only). Run through the real command against a real server.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { BACKENDS } from '../helpers/app.js';
+import { bearer } from '../helpers/client.js';
+import { syncServer, twoDevices } from '../helpers/sync-device.js';
+
+for (const [storage, skip] of BACKENDS) {
+  describe(`sync trash beside the server's versions (${storage})`, { skip }, () => {
+    const s = syncServer(storage, { flags: { versions: true } });
+    const put = async (rel: string, body: string): Promise<void> => {
+      assert.equal((await fetch(`${s.url}/storage/alice/Sync/${rel}`, { method: 'PUT', headers: bearer(s.token), body })).status, 201);
+    };
+
+    test('a file replaced by an edit on the server is not copied to the sync trash: the server kept it as a version', async () => {
+      const [a] = await twoDevices(s);
+      await writeFile(a.file('v.txt'), 'one');
+      await writeFile(a.file('w.txt'), 'gone soon');
+      await a.onceOk(s.url, s.key);
+      await put('v.txt', 'two');
+      await a.onceOk(s.url, s.key);
+      assert.equal(await readFile(a.file('v.txt'), 'utf8'), 'two');
+      assert.deepEqual(await a.trashed(), [], 'the replaced bytes are the server\'s newest version of v.txt');
+
+      // Deleted on the server (no --trash-days here: gone for good): no version holds it, the sync trash does.
+      assert.equal((await fetch(`${s.url}/storage/alice/Sync/w.txt`, { method: 'DELETE', headers: bearer(s.token) })).status, 204);
+      await a.onceOk(s.url, s.key);
+      assert.deepEqual(await a.tree(), { 'v.txt': 'two' });
+      assert.deepEqual(await a.trashed(), ['gone soon']);
+    });
+  });
+}
