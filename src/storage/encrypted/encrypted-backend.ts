@@ -5,6 +5,7 @@ import { HEADER_SIZE, plainSize, storedSize, type FileKey, type MasterKey } from
 import { encrypt } from '../../lib/encryption/stream.js';
 import type { Entry, ListedEntry, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
 import { encryptedResumable } from './resumable.js';
+import { mapLimit } from '../../lib/map-limit.js';
 import { bytesOf, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
@@ -20,19 +21,6 @@ export type EncryptionKeys = {
 const HEADER_READS = 16;
 /** Walk entries whose headers are read together. */
 const WALK_BATCH = 64;
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** The options of a plaintext write as the storage below sees them: limits in stored bytes. */
 function storedOptions(opts: WriteOptions): WriteOptions {

@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, hasMagic, headerFor, headerKeyId, openHeader, plainSize, type MasterKey } from '../../lib/encryption/format.js';
 import type { StorageBackend } from '../backend.js';
-import { peek, skipBytes } from './open.js';
+import { skipBytes } from './open.js';
+import { peek } from '../body.js';
 import { eachFile, replaceIfUnchanged } from './replace-if-unchanged.js';
 
 export type RotateCount = { rewrapped: number; already: number; plain: number; changed: number };
