@@ -595,7 +595,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   /** The bytes at key (every object below a folder, which wins, or a file), for events; undefined when nothing is there. */
   async function sizeAt(key: StorageKey): Promise<number | undefined> {
     let size: number | undefined;
-    for await (const page of objectPages(s3, bucket, folderPrefix(prefix, key))) size = (size ?? 0) + (await shownSum(page));
+    for await (const page of objectPages(s3, bucket, folderPrefix(prefix, key))) if (page.length > 0) size = (size ?? 0) + (await shownSum(page));
     if (size !== undefined) return size;
     const h = await headFile(key);
     return h && shownOf(objectKey(prefix, key), h.size);
