@@ -43,9 +43,10 @@ const written = (e: Entry): Entry => (e.isFile ? { ...e, size: plainSize(e.size)
  * (uploads, tus, WebDAV, shares, zips, thumbnails, search, versions) goes through
  * it unaware; the backends below store bytes they cannot read.
  *
- * Moves, copies, the trash and deletes pass bytes through unchanged, so
- * storage events, usage and quotas count stored bytes (a file's plaintext
- * plus 80 bytes and 16 per 64 KiB).
+ * Moves, copies, the trash and deletes pass bytes through unchanged. The
+ * sizes the backend below reports in its events, trash and versions are
+ * plaintext sizes already (its SizeView, src/storage/size-view.ts), so usage,
+ * quotas, search and the change feed count plaintext.
  */
 export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): StorageBackend {
   const d: Decryption = { keys: keys.all, onBadFile: keys.onBadFile, cache: new Map<string, FileKey>() };
