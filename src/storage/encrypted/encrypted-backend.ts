@@ -143,6 +143,7 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
         };
         return openDecrypted(d, file, range);
       },
+      rewrite: (owner, id, body) => inner.versions.rewrite(owner, id, seal(body)),
       remove: (owner, id) => inner.versions.remove(owner, id),
       removeOwner: (owner) => inner.versions.removeOwner(owner),
     },

@@ -1,5 +1,6 @@
-import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
-import { access, link, lstat, mkdir, readdir, rm, rmdir, utimes } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readSync } from 'node:fs';
+import { access, link, lstat, mkdir, open, readdir, rename, rm, rmdir, utimes } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
@@ -13,7 +14,7 @@ import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry, moveIn, moveOut } from './mutate.js';
 import { isValidUsername } from '../../domain/names.js';
-import { bytesBelow, prepareDirs, shownSize, sweepStaging } from './staging.js';
+import { bytesBelow, prepareDirs, shownSize, stagingPath, sweepStaging } from './staging.js';
 import { storedSizes, type SizeView } from '../size-view.js';
 import { exactly, holdingBodyErrors, peek } from '../body.js';
 import { stageFile, type CommitHooks, type Committed, type Dirs } from './write.js';
@@ -262,6 +263,23 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         return { stream: Readable.from([]), entry };
       }
       return { stream: createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK }), entry };
+    },
+    async rewrite(owner, id, body) {
+      const dest = versionPath(owner, id);
+      const staging = stagingPath(dirs.tmpDir, 'upload');
+      try {
+        await pipeline(body, createWriteStream(staging, { flags: 'wx' }));
+        // Durable before it takes the version's name: a crash leaves the old bytes or the new, never a cut file.
+        const handle = await open(staging, 'r');
+        await handle.sync().finally(() => handle.close());
+        await lstat(dest).catch((e: unknown) => {
+          throw errnoOf(e) === 'ENOENT' ? new StorageError('not_found', 'No such version.', { cause: e }) : fromErrno(e, 'Rewriting a version failed');
+        });
+        await rename(staging, dest);
+      } catch (e) {
+        await rm(staging, { force: true });
+        throw fromErrno(e, 'Rewriting a version failed');
+      }
     },
     async remove(owner, id) {
       await rm(versionPath(owner, id), { force: true }).catch((e: unknown) => {

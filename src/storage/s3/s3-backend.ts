@@ -851,6 +851,14 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         throw fromS3Error(e, 'Reading a version');
       }
     },
+    async rewrite(owner, id, body) {
+      const Key = versionKey(prefix, owner, id);
+      if (!(await s3Call('Reading a version', () => head(Key)))) throw new StorageError('not_found', 'No such version.');
+      // A PutObject, or a multipart upload completed at once: either replaces the object whole.
+      const received = await receive(s3, coordination, bucket, async () => Key, 'application/octet-stream', body, { ifExists: 'replace' });
+      if (received.kind === 'single') await putObject(s3, { Bucket: bucket, Key, Body: received.body, ContentLength: received.body.length }, 'Rewriting a version');
+      else await received.complete();
+    },
     async remove(owner, id) {
       await deleteKeys(s3, bucket, [versionKey(prefix, owner, id)]);
     },
