@@ -12,6 +12,8 @@ import { createLocalBackend } from './storage/local/local-backend.js';
 import { withHashes } from './storage/hashing.js';
 import type { StorageBackend } from './storage/backend.js';
 import { withEncryption } from './storage/encrypted/with-encryption.js';
+import { plaintextSizes } from './storage/encrypted/plaintext-sizes.js';
+import type { SizeView } from './storage/size-view.js';
 import type { S3Credentials } from './storage/s3/client.js';
 import { openSqliteStore } from './store/sqlite.js';
 import { openPostgresStore } from './store/postgres.js';
@@ -56,7 +58,9 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
   const journal = config.changes;
   const store = config.database.kind === 'postgres' ? await openPostgresStore(config.database.url, { timeoutMs, journal }) : await openSqliteStore(paths.db, { journal });
   const leases = opts.redis ? fallbackLeaseRepo(redisLeaseRepo(opts.redis), store.leases, opts.breaker ?? redisBreaker()) : store.leases;
-  const stored = await openBackend(config.storage, { leases, journal: store.journal }, store.search, paths, { ...opts, timeoutMs });
+  // With a key every size the backend reports is the plaintext's (size-view.ts), even a file's from before the key.
+  const sizes = config.encryptionKeyFile ? plaintextSizes : undefined;
+  const stored = await openBackend(config.storage, { leases, journal: store.journal }, store.search, paths, { ...opts, timeoutMs, sizes });
   let backend: StorageBackend;
   try {
     // Hashes above encryption: a file's sha256 is its plaintext's, taken as its bytes go down (storage/hashing.ts).
@@ -84,8 +88,8 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
  * On S3 the store's index answers a write's questions about names (`names`:
  * the search index, which every process keeps from its storage events).
  */
-export async function openBackend(storage: StorageUrl, coordination: Coordination, names: NameIndex, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number } = {}): Promise<StorageBackend> {
-  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions }, coordination);
+export async function openBackend(storage: StorageUrl, coordination: Coordination, names: NameIndex, paths: ReturnType<typeof dataPaths>, opts: { credentials?: S3Credentials; timeoutMs?: number; sizes?: SizeView } = {}): Promise<StorageBackend> {
+  if (storage.kind === 'file') return createLocalBackend({ storageDir: paths.storage, tmpDir: paths.tmp, trashDir: paths.trash, versionsDir: paths.versions, ...(opts.sizes ? { sizes: opts.sizes } : {}) }, coordination);
   const { createS3Backend } = await import('./storage/s3/s3-backend.js');
   return createS3Backend(storage, coordination, names, opts);
 }

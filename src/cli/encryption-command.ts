@@ -1,11 +1,12 @@
 import { keyId, parseDecodedStoragePath } from '../domain/storage-path.js';
 import type { Config } from '../config/options.js';
+import type { MetadataStore } from '../store/metadata-store.js';
 import { UsageError } from '../config/load.js';
 import { openDataDir } from '../main.js';
 import { KEYRING_SETTING, KEY_ID_SETTING, openKeyring, readKeyFile, sealKeyring, writeNewKeyFile } from '../storage/encrypted/key-file.js';
-import { rewrapTree } from '../storage/encrypted/rotate.js';
+import { rewrapTree, rewrapVersions } from '../storage/encrypted/rotate.js';
 import type { ExtraOption } from './args.js';
-import { migrateTree } from '../storage/encrypted/migrate.js';
+import { migrateTree, migrateVersions } from '../storage/encrypted/migrate.js';
 
 export const ENCRYPTION_COMMANDS = {
   keygen: { usage: 'encryption keygen PATH', summary: 'Write a new encryption key (32 random bytes, base64) to PATH, readable by its owner alone; an existing file is never overwritten.', arity: 1 },
@@ -43,10 +44,14 @@ export async function runEncryptionCommand(sub: keyof typeof ENCRYPTION_COMMANDS
     let total = 0;
     for (const { username } of await store.users.list()) {
       const root = parseDecodedStoragePath(`${username}/`).key;
-      if (!(await stored.stat(root))) continue;
-      const c = await migrateTree(stored, backend, root, (key) => say(`encrypted ${keyId(key)}`));
-      total += c.encrypted;
-      say(`${username}: ${c.encrypted} encrypted, ${c.already} already encrypted${c.changed ? `, ${c.changed} changed meanwhile (run again)` : ''}`);
+      if (await stored.stat(root)) {
+        const c = await migrateTree(stored, backend, root, (key) => say(`encrypted ${keyId(key)}`));
+        total += c.encrypted;
+        say(`${username}: ${c.encrypted} encrypted, ${c.already} already encrypted${c.changed ? `, ${c.changed} changed meanwhile (run again)` : ''}`);
+      }
+      const v = await migrateVersions(stored, backend, await allVersions(store, username), (ref) => say(`encrypted version ${ref.owner}/${ref.id}`));
+      total += v.encrypted;
+      if (v.encrypted + v.already + v.changed > 0) say(`${username}: ${v.encrypted} versions encrypted, ${v.already} already encrypted${v.changed ? `, ${v.changed} gone meanwhile` : ''}`);
     }
     say(`Encrypted ${total} file${total === 1 ? '' : 's'}.`);
   } finally {
@@ -56,6 +61,9 @@ export async function runEncryptionCommand(sub: keyof typeof ENCRYPTION_COMMANDS
   return 0;
 }
 
+
+/** Every version the store records of the user's files (ids only: small beside the bytes). */
+const allVersions = (store: MetadataStore, owner: string) => store.versions.oldest(owner, Number.MAX_SAFE_INTEGER);
 
 /**
  * Every file's data key re-wrapped under the new key, then the key record
@@ -73,9 +81,12 @@ async function rotate(cfg: Config, newKeyFile: string): Promise<number> {
     const from = [old, ...ring];
     for (const { username } of await store.users.list()) {
       const root = parseDecodedStoragePath(`${username}/`).key;
-      if (!(await stored.stat(root))) continue;
-      const c = await rewrapTree(stored, root, from, next, (key) => say(`re-wrapped ${keyId(key)}`));
-      say(`${username}: ${c.rewrapped} re-wrapped, ${c.already} already under the new key${c.plain ? `, ${c.plain} plain (encrypt them with migrate)` : ''}${c.changed ? `, ${c.changed} changed meanwhile (run again)` : ''}`);
+      if (await stored.stat(root)) {
+        const c = await rewrapTree(stored, root, from, next, (key) => say(`re-wrapped ${keyId(key)}`));
+        say(`${username}: ${c.rewrapped} re-wrapped, ${c.already} already under the new key${c.plain ? `, ${c.plain} plain (encrypt them with migrate)` : ''}${c.changed ? `, ${c.changed} changed meanwhile (run again)` : ''}`);
+      }
+      const v = await rewrapVersions(stored, await allVersions(store, username), from, next, (ref) => say(`re-wrapped version ${ref.owner}/${ref.id}`));
+      if (v.rewrapped + v.already + v.plain > 0) say(`${username}: ${v.rewrapped} versions re-wrapped, ${v.already} already under the new key${v.plain ? `, ${v.plain} plain` : ''}`);
     }
     await store.settings.put(KEYRING_SETTING, sealKeyring(next, from));
     await store.settings.put(KEY_ID_SETTING, next.id.toString('hex'));

@@ -306,6 +306,12 @@ export interface VersionArea {
   keep(key: StorageKey, id: string): Promise<number | undefined>;
   /** Opens a version; `name` is the file's name, for the entry. `not_found` when it is gone. */
   read(owner: string, id: string, name: string, range?: ByteRange): Promise<Opened>;
+  /**
+   * Replaces a version's bytes with body's, in one atomic step (readers see the old bytes or the new,
+   * whole): `file-cloud encryption migrate` and `rotate` rewrite a version in its stored form. Only for
+   * bytes that read back as the same contents; `not_found` when the version is gone.
+   */
+  rewrite(owner: string, id: string, body: Readable): Promise<void>;
   /** Deletes a version; a missing one is no error. */
   remove(owner: string, id: string): Promise<void>;
   /** Deletes every version of the owner's files (the account was removed). */

@@ -38,3 +38,31 @@ export function exactly(length: number, source: Readable): Readable {
   // Destroying the result (a client gone) destroys the source too, which closes its file.
   return pipeline(source, check, () => undefined);
 }
+
+/** The first `n` bytes of a stream and a stream of everything (those bytes first), read once. */
+export async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
+  const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const parts: Buffer[] = [];
+  let have = 0;
+  let ended = false;
+  while (have < n) {
+    const next = await it.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    parts.push(next.value);
+    have += next.value.length;
+  }
+  const head = Buffer.concat(parts);
+  async function* all(): AsyncGenerator<Buffer> {
+    try {
+      yield head;
+      if (ended) return;
+      for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+    } finally {
+      stream.destroy();
+    }
+  }
+  return { head, all: all() };
+}

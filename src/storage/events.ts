@@ -6,9 +6,10 @@ export type CopyOf = { readonly from: StorageKey; readonly to: StorageKey };
 
 /**
  * What changed in storage, reported by the backend after the change is
- * visible. Sizes are bytes of files (a folder's are the sum of the files it
- * held), so usage can be kept from events alone; search and thumbnails use
- * the keys.
+ * visible. Sizes are bytes of files as the backend's SizeView shows them
+ * (the plaintext's under encryption at rest, src/storage/size-view.ts; a
+ * folder's are the sum of the files it held), so usage can be kept from
+ * events alone; search and thumbnails use the keys.
  */
 export type StorageEvent =
   | {

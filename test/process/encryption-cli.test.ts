@@ -17,18 +17,27 @@ import { HEADER_SIZE } from '../../src/lib/encryption/format.js';
 const MARK = 'PLAINTEXT-MARKER-51c9';
 const contents = (i: number) => Buffer.from(`${MARK} file ${i} `.repeat(5000 + i));
 
-/** Every stored object or file of a data dir's storage (local: data/storage; S3: the prefix). */
 /** One stored file or object of a user's tree. */
 async function storedFile(dataDir: string, path: string, s3?: { bucket: string; prefix: string }): Promise<Buffer> {
   if (!s3) return readFile(join(dataDir, 'storage', path));
   return Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${s3.prefix.replace(/\/$/, '')}/${path}` }))).Body!.transformToByteArray());
 }
 
+/** A version's stored bytes (local: data/versions/<owner>/<id>; S3: below the prefix's .file-cloud/versions/). */
+async function storedVersion(dataDir: string, owner: string, id: string, s3?: { bucket: string; prefix: string }): Promise<Buffer> {
+  if (!s3) return readFile(join(dataDir, 'versions', owner, id));
+  return storedFile(dataDir, `.file-cloud/versions/${owner}/${id}`, s3);
+}
+
+/** Every stored object or file of a data dir's storage and versions (local: data/storage and data/versions; S3: the prefix). */
 async function storedBytes(dataDir: string, s3?: { bucket: string; prefix: string }): Promise<Buffer[]> {
   if (!s3) {
-    const root = join(dataDir, 'storage');
-    const all = await readdir(root, { recursive: true, withFileTypes: true });
-    return Promise.all(all.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name))));
+    const out: Buffer[] = [];
+    for (const root of [join(dataDir, 'storage'), join(dataDir, 'versions')]) {
+      const all = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+      out.push(...(await Promise.all(all.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name))))));
+    }
+    return out;
   }
   const listed = await s3Client().send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: s3.prefix }));
   return Promise.all((listed.Contents ?? []).map(async (o) => Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key }))).Body!.transformToByteArray())));
@@ -93,19 +102,22 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
         }
       }));
 
-    test('migrate encrypts files written before the key; killed midway and run again, every file is whole', () =>
+    test('migrate encrypts files and versions written before the key; killed midway and run again, every file and version is whole', () =>
       inDataDir(storage, async ({ dir, dataDir, s3 }) => {
       const keyFile = join(dir, 'key');
       const files = Array.from({ length: 40 }, (_, i) => ({ path: `docs/f${i}.txt`, data: contents(i) }));
         assert.equal((await runCli(['encryption', 'keygen', keyFile])).code, 0);
-        const before = await startServer({ dataDir, args: s3?.args ?? [], env: s3?.env ?? {} });
+        const before = await startServer({ dataDir, args: [...(s3?.args ?? []), '--versions'], env: s3?.env ?? {} });
+        // f0 replaced once: its first contents are a version, kept plain like the files.
+        const replaced = contents(100);
         try {
           const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
           for (const f of files) assert.equal((await fetch(`${before.url}/storage/admin/${f.path}`, { method: 'PUT', headers: auth, body: f.data })).status, 201);
+          assert.ok((await fetch(`${before.url}/storage/admin/docs/f0.txt`, { method: 'PUT', headers: auth, body: replaced })).ok);
         } finally {
           await before.stop();
         }
-        assert.equal(await plaintextIn(dataDir, s3), files.length);
+        assert.equal(await plaintextIn(dataDir, s3), files.length + 1);
         const args = ['encryption', 'migrate', '--data-dir', dataDir, '--encryption-key-file', keyFile, ...(s3?.args ?? [])];
         // Killed as soon as it reports its first file: the rest is left to the second run.
         const killed = await new Promise<string>((res) => {
@@ -118,20 +130,28 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
           proc.once('exit', () => res(err));
         });
         assert.match(killed, /encrypted admin\//);
-        const left = await plaintextIn(dataDir, s3);
+        // The version is visited after the files: killed among the files, it is still plain.
+        const left = (await plaintextIn(dataDir, s3)) - 1;
         assert.ok(left < files.length, `the first run encrypted some: ${left} of ${files.length} still plain`);
         const rerun = await runCli(args, { env: s3?.env });
         assert.equal(rerun.code, 0, rerun.stderr);
         assert.match(rerun.stderr, new RegExp(`admin: ${left} encrypted, ${files.length - left} already encrypted`));
+        assert.match(rerun.stderr, /admin: 1 versions encrypted, 0 already encrypted/);
         assert.equal(await plaintextIn(dataDir, s3), 0);
-        const after = await startServer({ dataDir, args: [...(s3?.args ?? []), '--encryption-key-file', keyFile], env: s3?.env ?? {} });
+        const again = await runCli(args, { env: s3?.env });
+        assert.match(again.stderr, /admin: 0 versions encrypted, 1 already encrypted/);
+        const after = await startServer({ dataDir, args: [...(s3?.args ?? []), '--versions', '--encryption-key-file', keyFile], env: s3?.env ?? {} });
         try {
           const auth = bearer((await login(after.url, 'admin', ADMIN_PASSWORD)).access_token);
-          for (const f of files) {
+          for (const f of [...files.slice(1), { path: 'docs/f0.txt', data: replaced }]) {
             const r = await fetch(`${after.url}/storage/admin/${f.path}`, { headers: auth });
             assert.equal(r.headers.get('content-length'), String(f.data.length), f.path);
             assert.deepEqual(Buffer.from(await r.arrayBuffer()), f.data, f.path);
           }
+          const { versions } = (await (await fetch(`${after.url}/storage/admin/docs/f0.txt?versions`, { headers: auth })).json()) as { versions: { id: string; size: number }[] };
+          assert.deepEqual(versions.map((v) => v.size), [files[0]!.data.length]);
+          const kept = await fetch(`${after.url}/storage/admin/docs/f0.txt?version=${versions[0]!.id}`, { headers: auth });
+          assert.deepEqual(Buffer.from(await kept.arrayBuffer()), files[0]!.data, 'the version reads back whole, now encrypted');
         } finally {
           await after.stop();
         }
@@ -151,20 +171,25 @@ const rotates = (storage: 'file' | 's3' | 'cluster') =>
     const big = contents(30);
     for (const k of [k1, k2]) assert.equal((await runCli(['encryption', 'keygen', k])).code, 0);
     const before = await startServer({ dataDir, args: serveArgs(k1), env: s3?.env ?? {} });
+    let versionId: string;
     try {
       const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
       for (const [path, body] of [['a.txt', first], ['a.txt', second], ['b.bin', big]] as const) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body })).status, 201);
+      versionId = ((await (await fetch(`${before.url}/storage/admin/a.txt?versions`, { headers: auth })).json()) as { versions: { id: string }[] }).versions[0]!.id;
     } finally {
       await before.stop();
     }
     const was = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
+    const versionWas = await storedVersion(dataDir, 'admin', versionId, s3);
     const r = await runCli(['encryption', 'rotate', '--data-dir', dataDir, '--encryption-key-file', k1, '--new-key-file', k2, ...(s3?.args ?? [])], { env: s3?.env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /admin: 2 re-wrapped/);
+    assert.match(r.stderr, /admin: 1 versions re-wrapped/);
     const now = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
-    for (const [i, b] of now.entries()) {
-      assert.deepEqual(b.subarray(HEADER_SIZE), was[i]!.subarray(HEADER_SIZE), 'the contents’ ciphertext is unchanged');
-      assert.notDeepEqual(b.subarray(0, HEADER_SIZE), was[i]!.subarray(0, HEADER_SIZE), 'the header is new');
+    for (const [i, b] of [...now, await storedVersion(dataDir, 'admin', versionId, s3)].entries()) {
+      const then = was[i] ?? versionWas;
+      assert.deepEqual(b.subarray(HEADER_SIZE), then.subarray(HEADER_SIZE), 'the contents’ ciphertext is unchanged');
+      assert.notDeepEqual(b.subarray(0, HEADER_SIZE), then.subarray(0, HEADER_SIZE), 'the header is new');
     }
     const old = await runCli(['serve', '--data-dir', dataDir, '--port', '0', ...serveArgs(k1)], { env: { ...s3?.env, FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD } });
     assert.equal(old.code, 1, old.stderr);

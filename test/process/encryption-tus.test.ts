@@ -94,3 +94,60 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
     }
   });
 }
+
+for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
+  test(`a tus upload open across a rotate on ${storage} finishes readable with the new key; the next rotate re-wraps it`, { skip }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fc-enc-tus-rot-'));
+    const dataDir = join(dir, 'data');
+    const s3 = storage === 's3' ? await s3ServerOptions() : undefined;
+    const [k1, k2, k3] = [join(dir, 'k1'), join(dir, 'k2'), join(dir, 'k3')];
+    for (const k of [k1, k2, k3]) assert.equal((await runCli(['encryption', 'keygen', k])).code, 0);
+    const start = (key: string) => startServer({ dataDir, args: [...(s3?.args ?? []), '--encryption-key-file', key], env: s3?.env ?? {} });
+    const rotate = (from: string, to: string) => runCli(['encryption', 'rotate', '--data-dir', dataDir, '--encryption-key-file', from, '--new-key-file', to, ...(s3?.args ?? [])], { env: s3?.env });
+    let server: ServerProcess | undefined;
+    try {
+      server = await start(k1);
+      let auth = bearer((await login(server.url, 'admin', ADMIN_PASSWORD)).access_token);
+      const data = Buffer.alloc(2 * CHUNK_SIZE + 777, `${MARK} rotate `);
+      const created = await fetch(`${server.url}/tus/`, {
+        method: 'POST',
+        headers: { ...auth, ...TUS, 'upload-length': String(data.length), 'upload-metadata': `filename ${Buffer.from('across.bin').toString('base64')}` },
+      });
+      assert.equal(created.status, 201, await created.text());
+      const path = created.headers.get('location')!;
+      const patch = (from: number, to: number) =>
+        fetch(`${server!.url}${path}`, { method: 'PATCH', headers: { ...auth, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(from) }, body: data.subarray(from, to) });
+      assert.equal((await patch(0, 100_000)).status, 204);
+      await server.stop();
+      server = undefined;
+
+      // The open upload's staging stays under k1 (its header is not a file's); the keyring keeps k1 for it.
+      const r1 = await rotate(k1, k2);
+      assert.equal(r1.code, 0, r1.stderr);
+      server = await start(k2);
+      auth = bearer((await login(server.url, 'admin', ADMIN_PASSWORD)).access_token);
+      const head = await fetch(`${server.url}${path}`, { method: 'HEAD', headers: { ...auth, ...TUS } });
+      assert.equal(head.headers.get('upload-offset'), '100000');
+      const last = await patch(100_000, data.length);
+      assert.equal(last.status, 204, await last.text());
+      const got = await fetch(`${server.url}/storage/admin/across.bin`, { headers: auth });
+      assert.equal(got.status, 200);
+      assert.ok(Buffer.from(await got.arrayBuffer()).equals(data), 'exact bytes back after the rotate');
+      await server.stop();
+      server = undefined;
+
+      // The file it made still names k1 in its header, read through the keyring; the next rotate re-wraps it.
+      const r2 = await rotate(k2, k3);
+      assert.equal(r2.code, 0, r2.stderr);
+      assert.match(r2.stderr, /admin: 1 re-wrapped, 0 already under the new key/);
+      server = await start(k3);
+      auth = bearer((await login(server.url, 'admin', ADMIN_PASSWORD)).access_token);
+      const again = await fetch(`${server.url}/storage/admin/across.bin`, { headers: auth });
+      assert.ok(Buffer.from(await again.arrayBuffer()).equals(data), 'exact bytes back after the second rotate');
+      assert.deepEqual(await plaintextIn(dataDir, s3), [], 'no plaintext anywhere in storage');
+    } finally {
+      await server?.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}

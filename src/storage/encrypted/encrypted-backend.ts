@@ -5,6 +5,7 @@ import { HEADER_SIZE, plainSize, storedSize, type MasterKey } from '../../lib/en
 import { encrypt } from '../../lib/encryption/stream.js';
 import type { Entry, ListedEntry, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
 import { encryptedResumable } from './resumable.js';
+import { mapLimit } from '../../lib/map-limit.js';
 import { bytesOf, knownEncrypted, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
@@ -20,19 +21,6 @@ export type EncryptionKeys = {
 const HEADER_READS = 16;
 /** Walk entries whose headers are read together. */
 const WALK_BATCH = 64;
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** The options of a plaintext write as the storage below sees them: limits in stored bytes. */
 function storedOptions(opts: WriteOptions): WriteOptions {
@@ -55,9 +43,10 @@ const written = (e: Entry): Entry => (e.isFile ? { ...e, size: plainSize(e.size)
  * (uploads, tus, WebDAV, shares, zips, thumbnails, search, versions) goes through
  * it unaware; the backends below store bytes they cannot read.
  *
- * Moves, copies, the trash and deletes pass bytes through unchanged, so
- * storage events, usage and quotas count stored bytes (a file's plaintext
- * plus 80 bytes and 16 per 64 KiB).
+ * Moves, copies, the trash and deletes pass bytes through unchanged. The
+ * sizes the backend below reports in its events, trash and versions are
+ * plaintext sizes already (its SizeView, src/storage/size-view.ts), so usage,
+ * quotas, search and the change feed count plaintext.
  */
 export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): StorageBackend {
   const d: Decryption = { keys: keys.all, onBadFile: keys.onBadFile, cache: new Map() };
@@ -156,6 +145,7 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
         };
         return openDecrypted(d, file, range);
       },
+      rewrite: (owner, id, body) => inner.versions.rewrite(owner, id, seal(body)),
       remove: (owner, id) => inner.versions.remove(owner, id),
       removeOwner: (owner) => inner.versions.removeOwner(owner),
     },

@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, hasMagic, plainSize } from '../../lib/encryption/format.js';
-import type { StorageBackend } from '../backend.js';
+import { isStorageError, type StorageBackend } from '../backend.js';
+import { peek } from '../body.js';
 import { bytesOf } from './open.js';
 import { eachFile, replaceIfUnchanged } from './replace-if-unchanged.js';
 
@@ -33,4 +35,45 @@ export async function migrateTree(plain: StorageBackend, encrypted: StorageBacke
     onFile?.(key);
   });
   return count;
+}
+
+/** A version as the metadata store records it: its owner and id. */
+export type VersionRef = { readonly owner: string; readonly id: string };
+
+/**
+ * Visits each version's stored bytes (through `stored`, below any layer):
+ * `visit` gets its first HEADER_SIZE bytes and a stream of all of them, and
+ * rewrites it or returns false to leave it. A version gone meanwhile
+ * (thinned, purged) is counted as changed. Each rewrite is atomic
+ * (VersionArea.rewrite), so a pass killed at any point leaves every
+ * version whole, and the next pass skips what is done.
+ */
+export async function eachVersion(stored: StorageBackend, versions: readonly VersionRef[], visit: (v: VersionRef, head: Buffer, all: AsyncGenerator<Buffer>) => Promise<boolean>): Promise<{ rewritten: number; left: number; changed: number }> {
+  const count = { rewritten: 0, left: 0, changed: 0 };
+  for (const v of versions) {
+    try {
+      const opened = await stored.versions.read(v.owner, v.id, v.id);
+      const { head, all } = await peek(opened.stream, HEADER_SIZE);
+      if (await visit(v, head, all)) count.rewritten++;
+      else {
+        await all.return(undefined);
+        count.left++;
+      }
+    } catch (e) {
+      if (!isStorageError(e, 'not_found')) throw e;
+      count.changed++;
+    }
+  }
+  return count;
+}
+
+/** Encrypts every version kept before the key: read as stored, written back through the encryption layer (`encrypted`). */
+export async function migrateVersions(stored: StorageBackend, encrypted: StorageBackend, versions: readonly VersionRef[], onVersion?: (v: VersionRef) => void): Promise<MigrateCount> {
+  const c = await eachVersion(stored, versions, async (v, head, all) => {
+    if (hasMagic(head)) return false;
+    await encrypted.versions.rewrite(v.owner, v.id, Readable.from(all, { objectMode: false }));
+    onVersion?.(v);
+    return true;
+  });
+  return { encrypted: c.rewritten, already: c.left, changed: c.changed };
 }

@@ -4,6 +4,7 @@ import { chunkOffset, decryptChunks } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
 import { StorageError } from '../errors.js';
+import { peek } from '../body.js';
 
 /** How one stored file (in the tree, or a version) is opened and looked at, below the decryption. */
 export type StoredFile = {
@@ -83,34 +84,6 @@ async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, bytes:
     return openedBytes(entry, Buffer.concat(parts));
   }
   return { entry, stream: source ? streamFrom(out, source) : Readable.from(out, { objectMode: false }) };
-}
-
-/** The first `n` bytes of a stream and a stream of everything (those bytes first), read once. */
-export async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
-  const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const parts: Buffer[] = [];
-  let have = 0;
-  let ended = false;
-  while (have < n) {
-    const next = await it.next();
-    if (next.done) {
-      ended = true;
-      break;
-    }
-    parts.push(next.value);
-    have += next.value.length;
-  }
-  const head = Buffer.concat(parts);
-  async function* all(): AsyncGenerator<Buffer> {
-    try {
-      yield head;
-      if (ended) return;
-      for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
-    } finally {
-      stream.destroy();
-    }
-  }
-  return { head, all: all() };
 }
 
 export async function* skipBytes(source: AsyncIterable<Buffer>, n: number): AsyncGenerator<Buffer> {

@@ -2,8 +2,21 @@ import { Readable } from 'node:stream';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, hasMagic, headerFor, headerKeyId, openHeader, plainSize, type MasterKey } from '../../lib/encryption/format.js';
 import type { StorageBackend } from '../backend.js';
-import { peek, skipBytes } from './open.js';
+import { skipBytes } from './open.js';
+import { peek } from '../body.js';
 import { eachFile, replaceIfUnchanged } from './replace-if-unchanged.js';
+import { eachVersion, type VersionRef } from './migrate.js';
+
+/** The stored bytes `all` (header first) with the header's data key wrapped under `to` instead. */
+function rewrapped(header: Buffer, all: AsyncIterable<Buffer>, from: readonly MasterKey[], to: MasterKey): Readable {
+  return Readable.from(
+    (async function* () {
+      yield headerFor(to, openHeader(header, from));
+      yield* skipBytes(all, HEADER_SIZE);
+    })(),
+    { objectMode: false },
+  );
+}
 
 export type RotateCount = { rewrapped: number; already: number; plain: number; changed: number };
 
@@ -30,16 +43,28 @@ export async function rewrapTree(stored: StorageBackend, root: StorageKey, from:
       else count.plain++;
       return;
     }
-    const body = Readable.from(
-      (async function* () {
-        yield headerFor(to, openHeader(header, from));
-        yield* skipBytes(all, HEADER_SIZE);
-      })(),
-      { objectMode: false },
-    );
-    await replaceIfUnchanged(stored, stored, key, body, opened.entry.etag, opened.entry.size);
+    await replaceIfUnchanged(stored, stored, key, rewrapped(header, all, from, to), opened.entry.etag, opened.entry.size);
     count.rewrapped++;
     onFile?.(key);
   });
   return count;
+}
+
+/**
+ * Re-wraps the data key of every encrypted version under `to`, as rewrapTree
+ * does for files: a new header, the same chunks byte for byte. Plain
+ * versions and those under `to` already are left; a run killed midway is
+ * finished by running it again.
+ */
+export async function rewrapVersions(stored: StorageBackend, versions: readonly VersionRef[], from: readonly MasterKey[], to: MasterKey, onVersion?: (v: VersionRef) => void): Promise<RotateCount> {
+  let plain = 0;
+  const c = await eachVersion(stored, versions, async (v, head, all) => {
+    const header = head.subarray(0, HEADER_SIZE);
+    if (!hasMagic(header)) plain++;
+    if (!hasMagic(header) || headerKeyId(header)?.equals(to.id)) return false;
+    await stored.versions.rewrite(v.owner, v.id, rewrapped(header, all, from, to));
+    onVersion?.(v);
+    return true;
+  });
+  return { rewrapped: c.rewritten, already: c.left - plain, plain, changed: c.changed };
 }

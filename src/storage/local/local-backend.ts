@@ -1,5 +1,6 @@
-import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
-import { access, link, lstat, mkdir, readdir, rm, rmdir, utimes } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readSync } from 'node:fs';
+import { access, link, lstat, mkdir, open, readdir, rename, rm, rmdir, utimes } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
@@ -13,8 +14,9 @@ import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { deleteEntry, makeDir, moveEntry, moveIn, moveOut } from './mutate.js';
 import { isValidUsername } from '../../domain/names.js';
-import { bytesBelow, prepareDirs, sweepStaging } from './staging.js';
-import { exactly, holdingBodyErrors } from '../body.js';
+import { bytesBelow, prepareDirs, shownSize, stagingPath, sweepStaging } from './staging.js';
+import { storedSizes, type SizeView } from '../size-view.js';
+import { exactly, holdingBodyErrors, peek } from '../body.js';
 import { stageFile, type CommitHooks, type Committed, type Dirs } from './write.js';
 import { createLocalResumable } from './resumable.js';
 
@@ -60,6 +62,7 @@ function readWhole(fd: number, start: number, end: number): Buffer {
  */
 export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend {
   const events = createEventHub();
+  const sizes = dirs.sizes ?? storedSizes;
   /** The edit locks of these names, held together (see CommitHooks). */
   const lock = (...keys: StorageKey[]) => holdAll(leasing, keys.map((k) => `local-edit:${k.user}/${k.segments.join('/')}`));
   /** The node at key with every link checked, or undefined when nothing usable is there. */
@@ -152,10 +155,14 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     return out;
   }
 
-  /** Bytes of every file below the folder at key, as a recount walks them. */
+  /** Bytes of every file below the folder at key, as a recount walks them (and as Dirs.sizes shows them). */
   async function walkedBytes(key: StorageKey): Promise<number> {
     let size = 0;
-    for await (const w of walk(key, [])) if (w.entry.isFile) size += w.entry.size;
+    for await (const w of walk(key, [])) {
+      if (!w.entry.isFile) continue;
+      const node = sizes.needsHead(w.entry.size) ? await find(w.path.reduce((k, name) => keyChild(k, name), key)) : undefined;
+      size += node ? shownSize(sizes, node.target, w.entry.size) : w.entry.size;
+    }
     return size;
   }
 
@@ -187,7 +194,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       const name = await trashedName(area);
       if (name === undefined) return undefined;
       const stats = await lstat(join(area, name));
-      return { isFile: !stats.isDirectory(), size: await bytesBelow(join(area, name)) };
+      return { isFile: !stats.isDirectory(), size: await bytesBelow(join(area, name), sizes) };
     },
     async restore(owner, id, to) {
       checkKey(to);
@@ -201,7 +208,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     },
     async remove(owner, id) {
       const area = trashAreaOf(owner, id);
-      const bytes = await bytesBelow(area).catch(() => 0);
+      const bytes = await bytesBelow(area, sizes).catch(() => 0);
       await rm(area, { recursive: true, force: true }).catch((e: unknown) => {
         throw fromErrno(e, 'Deleting from the trash failed');
       });
@@ -237,7 +244,8 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       await link(node.path, dest).catch((e: unknown) => {
         throw fromErrno(e, 'Keeping a version failed');
       });
-      return Number(node.stats.size);
+      // The link holds exactly the bytes kept, whatever replaces the name next.
+      return shownSize(sizes, dest, Number(node.stats.size));
     },
     async read(owner, id, name, range) {
       let fd: number;
@@ -255,6 +263,23 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         return { stream: Readable.from([]), entry };
       }
       return { stream: createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK }), entry };
+    },
+    async rewrite(owner, id, body) {
+      const dest = versionPath(owner, id);
+      const staging = stagingPath(dirs.tmpDir, 'upload');
+      try {
+        await pipeline(body, createWriteStream(staging, { flags: 'wx' }));
+        // Durable before it takes the version's name: a crash leaves the old bytes or the new, never a cut file.
+        const handle = await open(staging, 'r');
+        await handle.sync().finally(() => handle.close());
+        await lstat(dest).catch((e: unknown) => {
+          throw errnoOf(e) === 'ENOENT' ? new StorageError('not_found', 'No such version.', { cause: e }) : fromErrno(e, 'Rewriting a version failed');
+        });
+        await rename(staging, dest);
+      } catch (e) {
+        await rm(staging, { force: true });
+        throw fromErrno(e, 'Rewriting a version failed');
+      }
     },
     async remove(owner, id) {
       await rm(versionPath(owner, id), { force: true }).catch((e: unknown) => {
@@ -400,10 +425,11 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         await utimes(node.target, modified, modified).catch((e: unknown) => {
           throw fromErrno(e, 'Setting the file\'s time failed');
         });
-        return entryFromStats(keyName(key), await lstat(node.target, { bigint: true }));
+        const stored = entryFromStats(keyName(key), await lstat(node.target, { bigint: true }));
+        return { stored, shown: { ...stored, size: shownSize(sizes, node.target, stored.size) } };
       });
-      await events.emit({ type: 'replaced', key, size: entry.size, previousSize: entry.size, entry, copyOf: { from: key, to: key } });
-      return entry;
+      await events.emit({ type: 'replaced', key, size: entry.shown.size, previousSize: entry.shown.size, entry: entry.shown, copyOf: { from: key, to: key } });
+      return entry.stored;
     }),
 
     move: async (from, to, opts) => {
@@ -426,7 +452,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         const dest = await find(keyParent(to)).catch(() => undefined);
         if (dest?.kind === 'dir' && isWithin(source.target, dest.target)) throw new StorageError('into_itself', 'A folder cannot be copied into itself.');
       }
-      await copyTree(backend, from, to, opts, unlinkedChildren);
+      await copyTree(backend, from, to, opts, unlinkedChildren, sizes);
     },
 
     trash,
@@ -455,6 +481,7 @@ export async function copyTree(
   to: StorageKey,
   opts: CopyOptions,
   children: (dir: StorageKey) => Promise<Entry[]> = (dir) => listAll(backend, dir),
+  sizes: SizeView = storedSizes,
   copied = { bytes: 0 },
 ): Promise<void> {
   const source = await backend.stat(from);
@@ -469,19 +496,28 @@ export async function copyTree(
   }
   if (source.isFile) {
     // The opened entry is exactly the bytes the stream yields (the version read, whatever replaces it meanwhile): what is metered is what is written.
-    const { stream, entry } = await backend.read(from);
+    const opened = await backend.read(from);
+    const { entry } = opened;
+    let stream = opened.stream;
+    let shown = entry.size;
+    if (sizes.needsHead(entry.size)) {
+      // Measured from the very bytes copied: the version read, whatever replaces the name meanwhile.
+      const { head, all } = await peek(stream, sizes.headBytes);
+      shown = sizes.shown(entry.size, head);
+      stream = Readable.from(all, { objectMode: false });
+    }
     try {
-      await opts.beforeFile?.(copied.bytes + entry.size);
+      await opts.beforeFile?.(copied.bytes + shown);
     } catch (e) {
       stream.destroy();
       throw e;
     }
     await backend.write(to, stream, { ifExists: 'replace', maxBytes: entry.size });
-    copied.bytes += entry.size;
+    copied.bytes += shown;
     return;
   }
   await backend.mkdir(to, { parents: true, existOk: false });
   for (const child of await children(from)) {
-    await copyTree(backend, keyChild(from, child.name), keyChild(to, child.name), { overwrite: false, beforeFile: opts.beforeFile }, children, copied);
+    await copyTree(backend, keyChild(from, child.name), keyChild(to, child.name), { overwrite: false, beforeFile: opts.beforeFile }, children, sizes, copied);
   }
 }

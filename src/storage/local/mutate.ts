@@ -4,7 +4,8 @@ import { isRoot, isSameOrInside, keyName, type StorageKey } from '../../domain/s
 import { isStorageError, StorageError } from '../backend.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
 import { errnoOf, fromErrno, fsCall } from './errno.js';
-import { bytesBelow, discard, stagingPath } from './staging.js';
+import { bytesBelow, discard, shownSize, stagingPath } from './staging.js';
+import { storedSizes } from '../size-view.js';
 import type { Dirs } from './write.js';
 
 const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
@@ -75,10 +76,11 @@ export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: bool
 export type Removed = { readonly isFile: boolean; readonly bytes: number | undefined };
 
 /**
- * A file's bytes as inspected. The caller holds the name's edit lock, so
- * the file inspected is the one the next rename or unlink removes.
+ * A file's bytes as inspected, as the backend shows them (Dirs.sizes). The
+ * caller holds the name's edit lock, so the file inspected is the one the
+ * next rename or unlink removes; it is measured before that.
  */
-const fileBytes = (n: Node): number => (n.kind === 'file' && !n.link && n.stats ? Number(n.stats.size) : 0);
+const fileBytes = (dirs: Dirs, n: Node): number => (n.kind === 'file' && !n.link && n.stats ? shownSize(dirs.sizes ?? storedSizes, n.path, Number(n.stats.size)) : 0);
 
 /** Deletes the file or folder at key; a folder tree is counted once out of every writer's reach (discard). */
 export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive: boolean }): Promise<Removed> {
@@ -88,10 +90,11 @@ export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive
   // choice of where a user's files live) is removed, its target kept.
   const node: Node = isRoot(key) ? { ...(await inspectRoot(root)), path: userRootPath(dirs.storageDir, key.user), link: false } : await locateExisting(root, key);
   if (!isRealDir(node)) {
+    const bytes = fileBytes(dirs, node);
     await fsCall('Deleting the file failed', () => unlink(node.path));
-    return { isFile: node.kind === 'file', bytes: fileBytes(node) };
+    return { isFile: node.kind === 'file', bytes };
   }
-  if (opts.recursive) return { isFile: false, bytes: await discard(dirs.tmpDir, node.path) };
+  if (opts.recursive) return { isFile: false, bytes: await discard(dirs.tmpDir, node.path, dirs.sizes) };
   // ENOTEMPTY → already_exists: the folder still holds something.
   await fsCall('Deleting the folder failed', () => rmdir(node.path));
   return { isFile: false, bytes: 0 };
@@ -108,7 +111,7 @@ export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promis
   const root = await realRoot(dirs.storageDir, key.user);
   if (root === undefined) throw notFound();
   const node = await locateExisting(root, key);
-  const bytes = isRealDir(node) ? await bytesBelow(node.path) : fileBytes(node);
+  const bytes = isRealDir(node) ? await bytesBelow(node.path, dirs.sizes) : fileBytes(dirs, node);
   await fsCall('Moving to the trash failed', () => mkdir(dirname(dest), { recursive: true }));
   await fsCall('Moving to the trash failed', () => rename(node.path, dest));
   return { isFile: node.kind === 'file', bytes };
@@ -124,7 +127,7 @@ export async function moveIn(dirs: Dirs, src: string, to: StorageKey): Promise<{
   const stats = await fsCall('Restoring failed', () => lstat(src));
   const kind = stats.isDirectory() ? 'dir' : 'file';
   const node = { kind, path: src, target: src, link: stats.isSymbolicLink() } as Node;
-  const bytes = kind === 'dir' ? await bytesBelow(src) : stats.isFile() ? stats.size : 0;
+  const bytes = kind === 'dir' || stats.isFile() ? await bytesBelow(src, dirs.sizes) : 0;
   if (!(await claimFree(node, dst.path))) throw taken();
   return { isFile: kind === 'file', bytes };
 }
@@ -151,7 +154,7 @@ export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, op
   if (!opts.overwrite) throw taken();
   const current = await inspect(root, dir, keyName(to));
   if (isWithin(current.path, src.path)) throw taken('The destination holds the source and cannot be replaced by it.');
-  return { isFile, replaced: await replace(dirs.tmpDir, src, current) };
+  return { isFile, replaced: await replace(dirs, src, current) };
 }
 
 /**
@@ -200,10 +203,12 @@ const MAX_REMADE = 8;
  * Returns the bytes of what it replaced: everything set aside, counted
  * there, out of every writer's reach; or the file one rename replaced.
  */
-async function replace(tmpDir: string, src: Node, dst: Node): Promise<number | undefined> {
+async function replace(dirs: Dirs, src: Node, dst: Node): Promise<number | undefined> {
+  const { tmpDir } = dirs;
   if (!isRealDir(src) && !isRealDir(dst)) {
+    const bytes = fileBytes(dirs, dst);
     await fsCall('Moving failed', () => rename(src.path, dst.path));
-    return fileBytes(dst);
+    return bytes;
   }
   const asides: string[] = [];
   const setAside = async () => {
@@ -226,7 +231,7 @@ async function replace(tmpDir: string, src: Node, dst: Node): Promise<number | u
   }
   let bytes: number | undefined = 0;
   for (const aside of asides) {
-    const b = await bytesBelow(aside).catch(() => undefined);
+    const b = await bytesBelow(aside, dirs.sizes).catch(() => undefined);
     bytes = bytes === undefined || b === undefined ? undefined : bytes + b;
     // Done for the user; a leftover in tmpDir is removed by init().
     await rm(aside, { recursive: true, force: true }).catch(() => undefined);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { storedSizes, type SizeView } from '../size-view.js';
 import { errnoOf, fromErrno } from './errno.js';
 
 /**
@@ -37,18 +39,18 @@ export async function prepareDirs(storageDir: string, tmpDir: string): Promise<v
  * tmpDir where no writer can reach them any more (see bytesBelow); on
  * another file system, counted just before (undefined if that count failed).
  */
-export async function discard(tmpDir: string, path: string): Promise<number | undefined> {
+export async function discard(tmpDir: string, path: string, sizes: SizeView = storedSizes): Promise<number | undefined> {
   const aside = stagingPath(tmpDir, 'aside');
   try {
     await rename(path, aside);
   } catch (e) {
     // Another file system (an unusual data dir layout): counted, then deleted in place.
     if (errnoOf(e) !== 'EXDEV') throw fromErrno(e, 'Deleting failed');
-    const bytes = await bytesBelow(path);
+    const bytes = await bytesBelow(path, sizes);
     await rm(path, { recursive: true, force: true });
     return bytes;
   }
-  const bytes = await bytesBelow(aside).catch(() => undefined);
+  const bytes = await bytesBelow(aside, sizes).catch(() => undefined);
   // The entry is already gone from the user's folder; a leftover in tmpDir
   // is harmless and init() removes it, so a failure here is not the caller's.
   await rm(aside, { recursive: true, force: true }).catch(() => undefined);
@@ -56,16 +58,40 @@ export async function discard(tmpDir: string, path: string): Promise<number | un
 }
 
 /**
- * Bytes of the regular files in a tree, links not followed: what the
- * backend's walk counts (it skips links), so usage and a recount agree.
+ * Bytes of the regular files in a tree as `sizes` shows them, links not
+ * followed: what the backend's walk counts (it skips links), so usage and a
+ * recount agree.
  */
-export async function bytesBelow(path: string): Promise<number> {
+export async function bytesBelow(path: string, sizes: SizeView = storedSizes): Promise<number> {
   const s = await lstat(path);
-  if (s.isFile()) return s.size;
+  if (s.isFile()) return shownSize(sizes, path, s.size);
   if (!s.isDirectory()) return 0;
   let bytes = 0;
-  for (const name of await readdir(path)) bytes += await bytesBelow(join(path, name));
+  for (const name of await readdir(path)) bytes += await bytesBelow(join(path, name), sizes);
   return bytes;
+}
+
+/**
+ * The size `sizes` shows for the file at path of `stored` bytes, reading its
+ * first bytes only when the view needs them. Synchronous like the lookups
+ * around it (confine.ts): a read of a few bytes, microseconds on a local disk.
+ */
+export function shownSize(sizes: SizeView, path: string, stored: number): number {
+  if (!sizes.needsHead(stored)) return stored;
+  let head: Buffer | undefined;
+  try {
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const buf = Buffer.alloc(sizes.headBytes);
+      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Gone or not a file: shown as stored, as without a view.
+    head = undefined;
+  }
+  return sizes.shown(stored, head);
 }
 
 /**

@@ -11,7 +11,8 @@ import { whileHeld, type HeldLease } from '../coordination.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
 import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
-import { stagingPath } from './staging.js';
+import { shownSize, stagingPath } from './staging.js';
+import { storedSizes, type SizeView } from '../size-view.js';
 
 export type Dirs = {
   readonly storageDir: string;
@@ -20,6 +21,8 @@ export type Dirs = {
   readonly trashDir?: string;
   /** Earlier contents of files (`data/versions/`, same file system: versions are hard links); default: beside storageDir. */
   readonly versionsDir?: string;
+  /** How sizes are reported in events, trash and versions (size-view.ts); default: as stored. */
+  readonly sizes?: SizeView;
 };
 
 /** How many `name (n).ext` to try before giving up; far beyond any real folder. */
@@ -113,7 +116,10 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   if (segments.length === 0) throw new StorageError('is_a_directory', 'A folder is at this path.');
   const dir = await walkDirs(root, segments.slice(0, -1), { missing: 'create', escape: 'invalid_path' });
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
-  const place = () => commit(root, staging, dir, keyName(key), mode, beforeReplace);
+  const sizes = dirs.sizes ?? storedSizes;
+  // Read from the staging name now: a rename takes it away.
+  const shown = shownSize(sizes, staging, Number(stats.size));
+  const place = () => commit(root, staging, dir, keyName(key), mode, sizes, beforeReplace);
   // A replace onto a free name takes nothing away: link(2) claims the name only while nothing is
   // there, as a create does, so the lease (two metadata writes, and with several workers their
   // contention for the database) is left for when something is there (EEXIST). With a beforeReplace
@@ -122,11 +128,11 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   const committed = free ?? (mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place());
   // The staging file's stats describe the committed inode: rename and link keep it.
   const entry = entryFromStats(committed.name, stats);
-  await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: entry.size, previousSize: committed.previousSize, entry });
+  await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: shown, previousSize: committed.previousSize, entry: { ...entry, size: shown } });
   return entry;
 }
 
-/** What a commit changed, for the storage events. */
+/** What a commit changed, for the storage events: sizes and entry as the backend's SizeView shows them. */
 export type Committed = { readonly key: StorageKey; readonly size: number; readonly previousSize: number | undefined; readonly entry: Entry };
 
 /**
@@ -319,7 +325,7 @@ async function claimIfFree(staging: string, dir: string, name: string): Promise<
 }
 
 /** Gives the staged file its name in `dir`; returns the name it got and the size of the file it replaced. */
-async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists'], beforeReplace?: CommitOptions['beforeReplace']): Promise<{ name: string; previousSize: number | undefined }> {
+async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists'], sizes: SizeView, beforeReplace?: CommitOptions['beforeReplace']): Promise<{ name: string; previousSize: number | undefined }> {
   const folderThere = async (n: string) => (await inspect(root, dir, n)).kind === 'dir';
   const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
   if (mode === 'replace') {
@@ -328,7 +334,9 @@ async function commit(root: string, staging: string, dir: string, name: string, 
     for (;;) {
       const before = await inspect(root, dir, name);
       if (before.kind === 'dir') throw isDir();
-      await beforeReplace?.(before.kind === 'file' && before.stats ? Number(before.stats.size) : 0);
+      // Under the lock the file there stays the one the rename replaces: measured before it goes.
+      const previous = before.kind === 'file' && before.stats ? shownSize(sizes, before.target, Number(before.stats.size)) : undefined;
+      await beforeReplace?.(previous ?? 0);
       if (before.kind === 'missing') {
         try {
           await link(staging, join(dir, name));
@@ -344,7 +352,7 @@ async function commit(root: string, staging: string, dir: string, name: string, 
         // A folder appeared meanwhile (EISDIR), or the name is a folder reached by a link.
         throw errnoOf(e) === 'EISDIR' ? isDir() : fromErrno(e, 'Committing the upload failed');
       }
-      return { name, previousSize: before.kind === 'file' && before.stats ? Number(before.stats.size) : undefined };
+      return { name, previousSize: previous };
     }
   }
   const attempts = mode === 'fail' ? 1 : MAX_COLLISIONS;

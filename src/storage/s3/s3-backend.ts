@@ -15,6 +15,8 @@ import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey
 import { contentTypeFor } from '../../lib/mime.js';
 import { collectAndSort, openedBytes, stageAndCommit, StorageError, WHOLE_READ_MAX, type Opened, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WalkOptions, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
+import { mapLimit } from '../../lib/map-limit.js';
+import { storedSizes, type SizeView } from '../size-view.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { outsideRequest, requestSignal } from '../../lib/progress.js';
@@ -77,10 +79,11 @@ type Head = { size: number; modified: Date; etag: string };
  * folder, the file hidden (folder-wins.ts); keys that are not valid File
  * Cloud paths (`a//b`, `..`) are skipped and never reachable.
  */
-export function createS3Backend(loc: S3Location, coordination: Coordination, names: NameIndex, opts: { credentials?: S3Credentials; client?: S3Client; timeoutMs?: number } = {}): StorageBackend {
+export function createS3Backend(loc: S3Location, coordination: Coordination, names: NameIndex, opts: { credentials?: S3Credentials; client?: S3Client; timeoutMs?: number; sizes?: SizeView } = {}): StorageBackend {
   const s3 = opts.client ?? createS3Client(loc, opts.credentials, { timeoutMs: opts.timeoutMs });
   const { bucket, prefix } = loc;
   const events = createEventHub();
+  const sizes = opts.sizes ?? storedSizes;
   /**
    * Two leases per name. The name lease is a writer's claim on a free name,
    * held for a whole upload; a replace, move or copy onto the name waits for
@@ -103,6 +106,36 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     }
   }
   const headFile = (key: StorageKey) => s3Call('Reading file information', () => head(objectKey(prefix, key)));
+
+  /**
+   * The size the backend's SizeView shows for the object of `size` stored bytes: one ranged GET of its
+   * first bytes when the view needs them. Gone meanwhile: as stored (the caller holds the leases that
+   * keep what it measures in place, so only another tool can make that happen).
+   */
+  async function shownOf(objKey: string, size: number): Promise<number> {
+    if (!sizes.needsHead(size)) return size;
+    const first = await s3Call('Reading file information', async () => {
+      try {
+        const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objKey, Range: `bytes=0-${sizes.headBytes - 1}` }));
+        return await bodyBytes(r.Body as Readable, r.ContentLength ?? sizes.headBytes);
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    });
+    return sizes.shown(size, first);
+  }
+  /** How many objects' first bytes a folder's count reads at once. */
+  const SHOWN_READS = 16;
+  /** The shown bytes of listed objects, summed. */
+  const shownSum = async (objects: readonly { Key?: string; Size?: number }[]): Promise<number> =>
+    (await mapLimit(objects, SHOWN_READS, (o) => shownOf(o.Key as string, o.Size ?? 0))).reduce((a, b) => a + b, 0);
+  /** A file's entry as events show it: its size as the SizeView shows it (`data`: the bytes just stored, when at hand). */
+  const shownEntry = async (key: StorageKey, entry: Entry, data?: Buffer): Promise<Entry> => {
+    if (!sizes.needsHead(entry.size)) return entry;
+    const size = data ? sizes.shown(entry.size, data.subarray(0, sizes.headBytes)) : await shownOf(objectKey(prefix, key), entry.size);
+    return { ...entry, size };
+  };
 
   /** The first key inside a folder (its marker or anything below), or undefined when the folder does not exist. */
   async function folderProbe(key: StorageKey): Promise<{ modified: Date } | undefined> {
@@ -434,7 +467,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         // Only a delete (or another tool) can have changed the object since: the event still reports what
         // this PUT created, and the delete's event what it removed.
         const entry = await storedEntry(stored, data.length);
-        await events.emit(created(entry));
+        await events.emit(created(await shownEntry(target, entry, data)));
         return entry;
       } finally {
         await lease.release();
@@ -456,15 +489,18 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
-          if (opts.ifExists === 'replace') await commitOpts?.beforeReplace?.(before?.size ?? 0);
+          const previousSize = before && (await shownOf(objectKey(prefix, target), before.size));
+          if (opts.ifExists === 'replace') await commitOpts?.beforeReplace?.(previousSize ?? 0);
           // The request was already answered 503 by its deadline (a service hung): the client was told
           // it failed, so it must not land now (src/app/request-deadline.ts).
           requestSignal()?.throwIfAborted();
           let entry: Entry;
+          let data: Buffer | undefined;
           if (received.kind === 'single') {
             const stored = await putSingle(received.body);
             if (claimed) await takeBackIfAnswered();
             settled = true;
+            data = received.body;
             entry = await storedEntry(stored, received.body.length);
           } else {
             await received.complete();
@@ -475,7 +511,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
             entry = fileEntry(keyName(target), h);
           }
           // Emitted while this writer still holds the name (released below): the entry is what is there.
-          await events.emit(before ? { type: 'replaced', key: target, size: entry.size, previousSize: before.size, entry } : created(entry));
+          const shown = await shownEntry(target, entry, data);
+          await events.emit(previousSize !== undefined ? { type: 'replaced', key: target, size: shown.size, previousSize, entry: shown } : created(shown));
           return entry;
         } finally {
           if (!settled) await discard().catch(() => undefined);
@@ -533,8 +570,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const h = await fileUnlessFolder(key);
     if (h) {
       if (!isRoot(keyParent(key))) await keepParent(key);
+      const size = await shownOf(objectKey(prefix, key), h.size);
       await s3Call('Deleting the file', () => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(prefix, key) })));
-      await events.emit({ type: 'deleted', key, isFile: true, size: h.size });
+      await events.emit({ type: 'deleted', key, isFile: true, size });
       return;
     }
     const p = folderPrefix(prefix, key);
@@ -547,7 +585,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         if (!opts.recursive && page.some((o) => o.Key !== p)) throw taken();
         if (!isRoot(key) && !isRoot(keyParent(key))) await keepParent(key);
       }
-      for (const o of page) size += o.Size ?? 0;
+      size += await shownSum(page);
       await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
     }
     if (!found) throw notFound();
@@ -557,8 +595,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   /** The bytes at key (every object below a folder, which wins, or a file), for events; undefined when nothing is there. */
   async function sizeAt(key: StorageKey): Promise<number | undefined> {
     let size: number | undefined;
-    for await (const page of objectPages(s3, bucket, folderPrefix(prefix, key))) for (const o of page) size = (size ?? 0) + (o.Size ?? 0);
-    return size ?? (await headFile(key))?.size;
+    for await (const page of objectPages(s3, bucket, folderPrefix(prefix, key))) if (page.length > 0) size = (size ?? 0) + (await shownSum(page));
+    if (size !== undefined) return size;
+    const h = await headFile(key);
+    return h && shownOf(objectKey(prefix, key), h.size);
   }
 
   /** The leases of a change onto `dest`: its name lease (waits for a writer that claimed it), then the edit leases of `edited`. */
@@ -624,10 +664,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
    */
   async function copySeen(from: string, to: string, seen: Head | undefined, copied: number, beforeFile: CopyOptions['beforeFile']): Promise<number> {
     for (let version = seen; version; version = await s3Call('Reading file information', () => head(from))) {
-      await beforeFile?.(copied + version.size);
+      const shown = await shownOf(from, version.size);
+      await beforeFile?.(copied + shown);
       try {
         await copyObject(s3, bucket, from, to, version.size, version.etag);
-        return version.size;
+        return shown;
       } catch (e) {
         if (statusOf(e) !== 412 && !isNotFound(e)) throw e;
       }
@@ -701,8 +742,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         const rest = (o.Key as string).slice(area.length);
         const slash = rest.indexOf('/');
         item ??= { name: slash < 0 ? rest : rest.slice(0, slash), isFile: slash < 0, size: 0 };
-        item.size += o.Size ?? 0;
       }
+      if (item) item.size += await shownSum(page);
     }
     return item;
   }
@@ -723,8 +764,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         const parentMarker = isRoot(keyParent(key)) ? null : folderPrefix(prefix, keyParent(key));
         let gone: Trashed;
         if (file) {
+          const size = await shownOf(objectKey(prefix, key), file.size);
           await startFileMove(s3, coordination, { bucket, from: objectKey(prefix, key), to: `${area}${keyName(key)}`, size: file.size, etag: file.etag, parentMarker });
-          gone = { isFile: true, size: file.size };
+          gone = { isFile: true, size };
         } else {
           const size = await sizeAt(key);
           if (size === undefined) throw notFound();
@@ -780,7 +822,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     async remove(owner, id) {
       let size = 0;
       for await (const page of objectPages(s3, bucket, trashArea(prefix, owner, id))) {
-        for (const o of page) size += o.Size ?? 0;
+        size += await shownSum(page);
         await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
       }
       return size;
@@ -796,8 +838,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     async keep(key, id) {
       const h = isRoot(key) ? undefined : await headFile(key);
       if (!h) return undefined;
+      const size = await shownOf(objectKey(prefix, key), h.size);
       await copyObject(s3, bucket, objectKey(prefix, key), versionKey(prefix, key.user, id), h.size, h.etag);
-      return h.size;
+      return size;
     },
     async read(owner, id, name, range) {
       try {
@@ -807,6 +850,14 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         if (isNotFound(e)) throw new StorageError('not_found', 'No such version.');
         throw fromS3Error(e, 'Reading a version');
       }
+    },
+    async rewrite(owner, id, body) {
+      const Key = versionKey(prefix, owner, id);
+      if (!(await s3Call('Reading a version', () => head(Key)))) throw new StorageError('not_found', 'No such version.');
+      // A PutObject, or a multipart upload completed at once: either replaces the object whole.
+      const received = await receive(s3, coordination, bucket, async () => Key, 'application/octet-stream', body, { ifExists: 'replace' });
+      if (received.kind === 'single') await putObject(s3, { Bucket: bucket, Key, Body: received.body, ContentLength: received.body.length }, 'Rewriting a version');
+      else await received.complete();
     },
     async remove(owner, id) {
       await deleteKeys(s3, bucket, [versionKey(prefix, owner, id)]);
