@@ -48,7 +48,8 @@ process.env.PATH = [dirname(process.execPath), process.env.PATH].filter(Boolean)
     const sqlite = db.prepare('select sqlite_version() as v').get().v;
     db.close();
     const sharp = require('sharp');
-    console.error(`run-tests: better-sqlite3 ${require('better-sqlite3/package.json').version} (SQLite ${sqlite}), sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips})`);
+    const ssh2 = require('ssh2/lib/protocol/crypto.js').bindingAvailable ? 'native' : 'JavaScript (scripts/build-native.mjs did not build the binding for this Node)';
+    console.error(`run-tests: better-sqlite3 ${require('better-sqlite3/package.json').version} (SQLite ${sqlite}), sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}), ssh2 ciphers ${ssh2}`);
   } catch (e) {
     console.error(`run-tests: a native module does not load on Node ${process.version}: ${e instanceof Error ? e.message : e}`);
     process.exit(1);
