@@ -7,7 +7,7 @@
 // with the headers the `node` package ships, so nothing is downloaded. The binding is optional:
 // when it cannot be built this says why and File Cloud runs without it.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -26,13 +26,24 @@ if (loads()) {
   process.exit(0);
 }
 const root = dirname(dirname(new URL(import.meta.url).pathname));
+// Headers of exactly this Node: the `node` package's own first, then those beside the binary
+// (/usr/include/node of a distribution's Node, which may be another version).
+const headersOf = (d) => {
+  try {
+    const h = readFileSync(join(d, 'include', 'node', 'node_version.h'), 'utf8');
+    const part = (name) => new RegExp(`#define ${name} (\\d+)`).exec(h)?.[1];
+    return `v${part('NODE_MAJOR_VERSION')}.${part('NODE_MINOR_VERSION')}.${part('NODE_PATCH_VERSION')}`;
+  } catch {
+    return undefined;
+  }
+};
 const nodedir = [
-  dirname(dirname(process.execPath)),
   join(root, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`),
-].find((d) => existsSync(join(d, 'include', 'node', 'node.h')));
+  dirname(dirname(process.execPath)),
+].find((d) => headersOf(d) === process.version);
 const gyp = process.env.npm_config_node_gyp;
 if (!nodedir || !gyp || !existsSync(gyp)) {
-  say(`ssh2's crypto binding does not load in Node ${process.version} and cannot be rebuilt here (${nodedir ? 'no node-gyp from npm' : 'no Node headers'}); SFTP uses ssh2's JavaScript ciphers`);
+  say(`ssh2's crypto binding does not load in Node ${process.version} and cannot be rebuilt here (${nodedir ? 'no node-gyp from npm' : `no headers of Node ${process.version}`}); SFTP uses ssh2's JavaScript ciphers`);
   process.exit(0);
 }
 const openssl = /^\d+/.exec(process.versions.openssl)?.[0] ?? '3';
