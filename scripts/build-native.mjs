@@ -49,6 +49,9 @@ if (!nodedir || !gyp || !existsSync(gyp)) {
 const openssl = /^\d+/.exec(process.versions.openssl)?.[0] ?? '3';
 const built = spawnSync(process.execPath, [gyp, 'rebuild', `--nodedir=${nodedir}`, `--real_openssl_major=${openssl}`], {
   cwd: join(ssh2, 'lib', 'protocol', 'crypto'),
+  // npm passes its own nodedir setting down (Debian's npm: /usr, the system Node's headers), and
+  // node-gyp takes it over the command line's
+  env: { ...process.env, npm_config_nodedir: nodedir },
   encoding: 'utf8',
 });
 if (built.status === 0 && loads()) {
