@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { execute } from './executor.js';
+import { act } from './act.js';
 import { guardReason } from './guards.js';
 import { MARKER, scanLocal } from './local-scan.js';
 import { plan, type Op } from './planner.js';
@@ -51,6 +51,8 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
         await trash.purge();
       }
       await refreshRemote(api, store, state, o.log);
+      // Another folder's marker that a tool put on the server (rclone, a copy) is never synced here.
+      state.remote.delete(MARKER);
       if (!markerPresent) await writeMarker(root, state);
       const local = await scanLocal(root, state.base);
       const ops = plan({ local, base: state.base, remote: state.remote, noDeletes: state.reconcile === true || !synced, device: o.device, now: new Date() });
@@ -62,7 +64,7 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
         store.save(state);
         return { code: 0 };
       }
-      const failed = await act(ops, { root, api, store, state, trash }, o.log);
+      const failed = await act(ops, { root, api, store, state, trash }, o.log, describeOp);
       if (failed.length > 0) return fail(store, state, `${failed.length} step(s) failed, the others were done: ${failed.join('; ')}`);
     }
     return fail(store, state, `both sides kept changing for ${MAX_ROUNDS} rounds; run again`);
@@ -71,27 +73,6 @@ export async function syncOnce(o: SyncOptions): Promise<SyncResult> {
   } finally {
     store.close();
   }
-}
-
-/**
- * Carries out a plan. A step the server refuses for its own path (a name it does not accept, a file
- * where a folder is) does not stop the others; the run then ends with exit 1 naming it. A refusal
- * of the credential or a server without the sync fields stops at once.
- */
-async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: (line: string) => void): Promise<string[]> {
-  const failed: string[] = [];
-  for (const op of ops) {
-    let outcome;
-    try {
-      outcome = await execute(ctx, op);
-    } catch (e) {
-      if (!(e instanceof HttpError) || e.status === 401 || e.status === 403 || e.status >= 500) throw e;
-      failed.push(`${describeOp(op)}: ${e.message}`);
-      continue;
-    }
-    if (op.kind !== 'record' && op.kind !== 'forget') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
-  }
-  return failed;
 }
 
 export function describeOp(op: Op): string {
