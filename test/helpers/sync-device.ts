@@ -84,6 +84,9 @@ export class Device {
     try {
       await until(async () => out.stderr.includes(`stopped at ${step}`) || exited !== undefined, RUN_TIMEOUT_MS, `${step}: the run reaching it`);
       assert.equal(exited, undefined, `the run ended (exit ${exited}) without reaching ${step}\n${out.stdout}\n${out.stderr}`);
+      // The line comes just before the client stops itself: a SIGCONT sent in between would be
+      // lost and leave it stopped for good, so the caller acts only once it is stopped.
+      await until(async () => (await readFile(`/proc/${child.pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.startsWith('T') === true, RUN_TIMEOUT_MS, `${step}: the run stopped there`);
     } catch (e) {
       child.kill('SIGKILL');
       await closed;
