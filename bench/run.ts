@@ -4,7 +4,8 @@
  * WebDAV door beside its HTTP API, the change feed beside the same
  * operations without the journal (scenarios/changes.ts), its SFTP front end beside
  * rclone serve sftp and OpenSSH's sftp-server (scenarios/sftp.ts), File Cloud with
- * `--encryption-key-file` beside the same without it (scenarios/encryption.ts; and with
+ * `--encryption-key-file` beside the same without it (scenarios/encryption.ts), the sync client
+ * beside rclone copy and bisync (scenarios/sync.ts; and with
  * `--storage s3`, File Cloud on S3 side by side with the AWS SDK; with
  * `--nodes N`, N nodes on S3 + PostgreSQL + Redis behind nginx beside 1).
  *
@@ -56,6 +57,7 @@ import { s3SmallUploadsScenario } from './scenarios/s3-small-uploads.js';
 import { changesScenario } from './scenarios/changes.js';
 import { sftpScenario } from './scenarios/sftp.js';
 import { encryptionScenario } from './scenarios/encryption.js';
+import { syncScenario } from './scenarios/sync.js';
 
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
@@ -83,6 +85,7 @@ async function main(): Promise<number> {
   let changes: PairPart | undefined;
   let sftp: PairPart | undefined;
   let encryption: PairPart | undefined;
+  let sync: PairPart | undefined;
   try {
     const setup = spawnSync('bash', [SETUP, ...(o.quick ? ['--quick'] : []), dataset], { stdio: 'inherit', timeout: 600_000 });
     if (setup.status !== 0) throw new BenchError(`bench/setup failed (${setup.status ?? setup.signal})`);
@@ -144,6 +147,10 @@ async function main(): Promise<number> {
       const en = await encryptionScenario(o, tmp, data, log);
       encryption = { rows: en.rows, table: table(en.rows, 'plain', 'encrypted'), refKey: 'plain', subjectKey: 'encrypted', details: en.details };
     }
+    if (wants(o, 'sync')) {
+      const sy = await syncScenario(o, tmp, log);
+      sync = { rows: sy.rows, table: table(sy.rows, 'rclone', 'file-cloud-sync'), refKey: 'rclone', subjectKey: 'fileCloudSync', details: sy.details };
+    }
     if (o.storage === 's3') s3 = await s3Scenarios(o, tmp, data, log);
     if (wants(o, 'nodes')) {
       const n = await nodesScenario(o, tmp, data, log);
@@ -172,16 +179,17 @@ async function main(): Promise<number> {
   if (changes) console.log(`\nChange feed (issue 31; each beside the same operation without the journal):\n${changes.table}\n`);
   if (sftp) console.log(`\nSFTP beside rclone serve sftp (and OpenSSH's sftp-server where noted; one client, OpenSSH sftp -b; ratio = File Cloud ÷ reference):\n${sftp.table}\n`);
   if (encryption) console.log(`\nEncryption at rest (issue 51; File Cloud with --encryption-key-file beside the same without it, local disk; ratio = encrypted ÷ plain):\n${encryption.table}\n`);
+  if (sync) console.log(`\nThe sync client beside rclone (one File Cloud server on local disk; ratio = file-cloud-sync ÷ rclone):\n${sync.table}\n`);
   if (s3Text) console.log(`${rows.length > 0 || workers ? '' : '\n'}S3 (${s3?.store.endpoint}):\n${s3Text}\n`);
   if (nodes) console.log(`${rows.length > 0 || workers || s3Text ? '' : '\n'}Nodes (S3 + PostgreSQL + Redis, behind nginx):\n${nodes.table}\n`);
   // Every target of the run, checked against its reference measured in this same run.
   const targets: TargetResult[] = [
     ...targetResults('nginx', rows),
     ...(s3 ? targetResults('S3', s3.rows) : []),
-    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers N`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['small uploads', smallUploads, 'File Cloud'], ['small uploads on S3', s3SmallUploads, 'File Cloud'], ['changes', changes, 'with the journal'], ['SFTP', sftp, 'File Cloud'], ['encryption', encryption, 'encrypted'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
+    ...([['listing scaling', listScale, `${Number(listScale?.details.hugeCount).toLocaleString('en-US')} entries`], ['workers', workers, `--workers N`], ['WebDAV', dav, 'WebDAV'], ['tus', tus, 'tus'], ['share links', share, 'share link GET'], ['zip', zip, 'zip'], ['thumbnails', thumbs, 'File Cloud'], ['search', search, 'SQLite'], ['small uploads', smallUploads, 'File Cloud'], ['small uploads on S3', s3SmallUploads, 'File Cloud'], ['changes', changes, 'with the journal'], ['SFTP', sftp, 'File Cloud'], ['encryption', encryption, 'encrypted'], ['sync', sync, 'file-cloud-sync'], ['nodes', nodes, 'nodes']] as const).flatMap(([section, part, subject]) => (part ? targetResults(section, part.rows, subject) : [])),
   ];
   if (targets.length > 0) console.log(`${targetSummary(targets)}\n`);
-  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, smallUploads, s3SmallUploads, changes, sftp, encryption, nodes });
+  const { file, durationSeconds, m1 } = await writeResults({ o, started, m0, rows, text, fcPeak, targets, s3: s3 && { ...s3, table: s3Text as string }, listScale, workers, dav, tus, share, zip, thumbs, search, smallUploads, s3SmallUploads, changes, sftp, encryption, sync, nodes });
   console.log(`bench: ${durationSeconds} s; load ${m1.loadavg.join(' ')} at the end; results in ${file}${o.keep ? `; data kept in ${tmp}` : ''}`);
   if (o.profile) console.log(`bench: CPU profile in ${join(RESULTS, 'profiles')} (node dist/bench/profile-summary.js FILE)`);
   return 0;

@@ -46,11 +46,13 @@ export const CHANGE_METRICS = ['changes'] as const;
 export const SFTP_METRICS = ['sftp'] as const;
 /** Encryption at rest (issue 51): File Cloud with --encryption-key-file beside the same without it (part of every run; small with --quick). */
 export const ENCRYPTION_METRICS = ['encryption'] as const;
+/** The sync client (issue 55): a first sync beside rclone copy, a no-change run beside rclone bisync (part of every run; small with --quick). */
+export const SYNC_METRICS = ['sync'] as const;
 /** N nodes on S3 + PostgreSQL + Redis behind nginx vs 1 node (with --nodes N only). */
 export const NODE_METRICS = ['nodes'] as const;
-export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof SEARCH_METRICS)[number] | (typeof SMALL_UPLOAD_METRICS)[number] | (typeof CHANGE_METRICS)[number] | (typeof SFTP_METRICS)[number] | (typeof ENCRYPTION_METRICS)[number] | (typeof NODE_METRICS)[number];
+export type MetricGroup = (typeof METRICS)[number] | (typeof S3_METRICS)[number] | (typeof WORKER_METRICS)[number] | (typeof DAV_METRICS)[number] | (typeof TUS_METRICS)[number] | (typeof SHARE_METRICS)[number] | (typeof ZIP_METRICS)[number] | (typeof THUMB_METRICS)[number] | (typeof SEARCH_METRICS)[number] | (typeof SMALL_UPLOAD_METRICS)[number] | (typeof CHANGE_METRICS)[number] | (typeof SFTP_METRICS)[number] | (typeof ENCRYPTION_METRICS)[number] | (typeof SYNC_METRICS)[number] | (typeof NODE_METRICS)[number];
 
-const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS, ...ENCRYPTION_METRICS].join(',')}]
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--only ${[...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS, ...ENCRYPTION_METRICS, ...SYNC_METRICS].join(',')}]
                         [--profile] [--keep] [--dir DIR] [--fc-arg ARG ...] [--storage s3] [--nodes N]
   --quick     a few seconds per metric, 64 MiB / 16 MiB files (the CI smoke test)
   --reps N    repetitions of each metric (default 3; quick 1)
@@ -81,7 +83,10 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               encryption: File Cloud with --encryption-key-file beside the same without it, each on a data dir
               seeded through its API: the big file's GET and raw PUT with server CPU per GiB, 4 KiB GETs (wrk, 64
               connections), 2,000 × 4 KiB uploads (200; 8 connections), 4 KiB Range GETs at random offsets of the
-              big file (wrk, 64 connections); every answer's bytes checked first
+              big file (wrk, 64 connections); every answer's bytes checked first;
+              sync: file-cloud-sync's first sync of 10,000 × 4 KiB files (1,000) beside rclone copy to the WebDAV
+              door, and its run with nothing changed over 100,000 files (10,000) beside rclone bisync, with the
+              listing requests the server logged and the client's peak RSS
   --profile   run File Cloud with --cpu-prof; profiles go to bench/results/profiles/
   --keep      keep the temporary data dir and dataset
   --dir DIR   where to create the temporary dir (default: the OS temp dir)
@@ -135,7 +140,7 @@ export function parseOptions(argv: string[]): Options {
         for (const n of names) {
           if ((S3_METRICS as readonly string[]).includes(n)) onlyS3 = true;
           else if ((NODE_METRICS as readonly string[]).includes(n)) onlyNodes = true;
-          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS, ...ENCRYPTION_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
+          else if (![...METRICS, ...WORKER_METRICS, ...DAV_METRICS, ...TUS_METRICS, ...SHARE_METRICS, ...ZIP_METRICS, ...THUMB_METRICS, ...SEARCH_METRICS, ...SMALL_UPLOAD_METRICS, ...CHANGE_METRICS, ...SFTP_METRICS, ...ENCRYPTION_METRICS, ...SYNC_METRICS].includes(n as never)) usage(`unknown metric group ${n}`);
         }
         o.only = new Set(names);
         break;

@@ -22,7 +22,7 @@ function pairJson(p: PairPart) {
   };
 }
 
-export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: PeakMemory | undefined; targets: TargetResult[]; s3: S3Part | undefined; listScale?: PairPart; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; smallUploads?: PairPart; s3SmallUploads?: PairPart; changes?: PairPart; sftp?: PairPart; encryption?: PairPart; nodes?: PairPart }) {
+export async function writeResults(r: { o: Options; started: number; m0: Machine; rows: Row[]; text: string; fcPeak: PeakMemory | undefined; targets: TargetResult[]; s3: S3Part | undefined; listScale?: PairPart; workers?: PairPart; dav?: PairPart; tus?: PairPart; share?: PairPart; zip?: PairPart; thumbs?: PairPart; search?: PairPart; smallUploads?: PairPart; s3SmallUploads?: PairPart; changes?: PairPart; sftp?: PairPart; encryption?: PairPart; sync?: PairPart; nodes?: PairPart }) {
   const { o, started, m0 } = r;
   const m1 = machine();
   const result = {
@@ -52,6 +52,7 @@ export async function writeResults(r: { o: Options; started: number; m0: Machine
     ...(r.changes ? { changes: pairJson(r.changes) } : {}),
     ...(r.sftp ? { sftp: pairJson(r.sftp) } : {}),
     ...(r.encryption ? { encryption: pairJson(r.encryption) } : {}),
+    ...(r.sync ? { sync: pairJson(r.sync) } : {}),
     ...(r.nodes ? { nodes: pairJson(r.nodes) } : {}),
   };
   await mkdir(RESULTS, { recursive: true });

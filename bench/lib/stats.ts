@@ -1,6 +1,6 @@
 /** Rows of samples, their medians and ratios, and the Markdown table they print as. */
 
-export type Unit = 'MiB/s' | 'req/s' | 'files/s' | 'ms' | 'MiB' | 'µs' | 's';
+export type Unit = 'MiB/s' | 'req/s' | 'files/s' | 'ms' | 'MiB' | 'µs' | 's' | 'requests';
 /**
  * A row's target: the ratio of the medians (subject ÷ reference) at least or
  * at most a value, or the subject's median at most a value (latency, memory).

@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 
 /** What a change brings for the sync fields: the written file's hash, the copy it is, the writer's origin. */
 type Sync = { readonly sha256?: string | undefined; readonly copyOf?: CopyOf | undefined; readonly origin?: string | undefined };
-import type { IndexedEntry } from '../store/search.js';
+import type { IndexedEntry, RescanMark } from '../store/search.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import { storageCall } from './storage-errors.js';
 
@@ -109,7 +109,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    * sources' hashes). `rescan`: a rescan's walk, whose entries are marked walked (the journal's rule:
    * src/store/index-change.ts) and whose files get a hash where the index holds none for their bytes.
    */
-  const putTree = async (dir: StorageKey, sync: Sync & { rescan?: { onHidden(path: readonly string[]): void } } = {}): Promise<number> => {
+  const putTree = async (dir: StorageKey, sync: Sync & { rescan?: RescanMark & { onHidden(path: readonly string[]): void } } = {}): Promise<number> => {
     let batch: IndexedEntry[] = [];
     let count = 0;
     const prefix = pathOf(dir);
@@ -126,7 +126,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     };
     for await (const w of backend.walk(dir, { onHidden: sync.rescan?.onHidden })) {
       const rel = w.path.join('/');
-      batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime(), etag: w.entry.etag, walked: sync.rescan !== undefined });
+      batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime(), etag: w.entry.etag, walked: sync.rescan && { scan: sync.rescan.scan, since: sync.rescan.since } });
       if (batch.length >= BATCH) await flush();
     }
     await flush();
@@ -211,9 +211,11 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    */
   async function rescanUser(user: string): Promise<{ entries: number; removed: number; hidden: string[] }> {
     const scan = randomUUID();
+    // Taken before the mark: a delete or move journalled after it may be newer than the walk's sighting.
+    const since = await store.changes.latest();
     await store.search.markAll(user, scan);
     const hidden: string[] = [];
-    const entries = await putTree({ user, segments: [] }, { rescan: { onHidden: (path) => hidden.push(`/${user}/${path.join('/')}`) } });
+    const entries = await putTree({ user, segments: [] }, { rescan: { scan, since, onHidden: (path) => hidden.push(`/${user}/${path.join('/')}`) } });
     const removed = await store.search.sweepMarked(user, scan);
     changed();
     return { entries, removed, hidden };

@@ -193,6 +193,27 @@ export function runSearchConformance(name: string, open: OpenStore): void {
     assert.deepEqual(await find(store, 'bob', { user: 'bob' }), ['bob.txt']);
   });
 
+  withStore('a rescan sighting older than a write changes nothing: no deleted or moved path comes back, no newer row is overwritten', async (store) => {
+    const etag = (e: IndexedEntry, tag: string): IndexedEntry => ({ ...e, etag: tag });
+    await store.search.put([etag(file('deleted.txt'), '"a"'), folder('gone'), etag(file('gone/in.txt'), '"b"'), etag(file('moved.txt'), '"c"'), etag(file('rewritten.txt', 'alice', 1), '"d"'), etag(file('other.txt'), '"e"')]);
+    const since = await store.changes.latest();
+    await store.search.markAll('alice', 'scan-1');
+    const walked = { scan: 'scan-1', since };
+    // The walk saw all of these; then writers changed them before its batch was put.
+    const sightings = [etag(file('deleted.txt'), '"a"'), folder('gone'), etag(file('gone/in.txt'), '"b"'), etag(file('moved.txt'), '"c"'), etag(file('rewritten.txt', 'alice', 1), '"d"'), etag(file('other.txt'), '"e"'), etag(file('tool.txt'), '"f"')].map((e) => ({ ...e, walked }));
+    await store.search.deleteWithin('alice', 'deleted.txt', true);
+    await store.search.deleteWithin('alice', 'gone', false);
+    await store.search.moveWithin('alice', 'moved.txt', 'renamed.txt');
+    await store.search.put([etag(file('rewritten.txt', 'alice', 2), '"d2"')]);
+    const cursor = await store.changes.latest();
+    await store.search.put(sightings);
+    assert.equal(await store.search.sweepMarked('alice', 'scan-1'), 0);
+    assert.deepEqual(await find(store, '.txt'), ['other.txt', 'renamed.txt', 'rewritten.txt', 'tool.txt'], 'what another tool added is taken in; nothing a writer removed comes back');
+    assert.deepEqual([...(await store.search.kinds('alice', ['gone', 'moved.txt']))], []);
+    assert.deepEqual((await store.search.identities('alice', ['rewritten.txt'])).get('rewritten.txt')?.etag, '"d2"', 'the write made after the walk stands');
+    assert.deepEqual((await store.changes.changesSince(cursor, 100)).map((c) => `${c.type} ${c.path}`), ['created tool.txt']);
+  });
+
   withStore('many entries: batches of put are all searchable', async (store) => {
     const many = Array.from({ length: 1234 }, (_, i) => file(`dir${i % 7}/file-${String(i).padStart(4, '0')}.dat`));
     await store.search.put(many);

@@ -6,7 +6,7 @@ import { indexChange } from './index-change.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
 import { kyselyStepRunner, statement, type StepRunner, type Steps } from './steps.js';
-import type { EntryIdentity, IndexedEntry, SearchRepo } from './search.js';
+import type { EntryIdentity, IndexedEntry, RescanMark, SearchRepo } from './search.js';
 
 /** A new item's stable id (docs/api.md "Sync fields"): random, so it tells nothing of other items or users. */
 export const newEntryId = (): string => randomBytes(16).toString('hex');
@@ -73,7 +73,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   // The upload's transaction (writeEntries) as steps: on SQLite it runs without a pause under the lock.
   const runSteps = opts.steps ?? kyselyStepRunner(db);
   // An upload indexes one entry at a time: its statements are compiled once (prepared.ts).
-  const readBefore = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag', 'file_id', 'sha256']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  const readBefore = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag', 'file_id', 'sha256', 'scan']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   const upsert = preparedQuery((p, n) =>
     db
       .insertInto('search_entries')
@@ -93,11 +93,54 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
 
   /** One transaction of index puts: the rows, and the journal's entries for what they change. */
-  function* putSteps(batch: readonly IndexedEntry[]): Steps<void> {
+  /**
+   * The rescan sightings in `batch` that are older than a write: the row was written since the
+   * rescan marked it (the writer's figures stand), or the index holds nothing there because a writer
+   * deleted or moved the path (or a folder above it) away after the rescan began. Without this, a
+   * walk that saw a file just before its delete put it back: search found it, the feed said
+   * created, and on S3 a create with If-None-Match: * was refused until the next rescan, the name
+   * taken by nothing. With the journal off there is no record of the delete: such a sighting is
+   * put, and the next rescan removes it.
+   */
+  function* staleSightings(batch: readonly IndexedEntry[], before: ReadonlyMap<string, { scan: string | null }>): Steps<Set<IndexedEntry>> {
+    const stale = new Set<IndexedEntry>();
+    const absent: IndexedEntry[] = [];
+    for (const e of batch) {
+      if (!e.walked) continue;
+      const was = before.get(`${e.user}\0${e.path}`);
+      if (was === undefined) absent.push(e);
+      else if (was.scan !== e.walked.scan) stale.add(e);
+    }
+    if (!journal || absent.length === 0) return stale;
+    for (const user of new Set(absent.map((e) => e.user))) {
+      const mine = absent.filter((e) => e.user === user);
+      const since = Math.min(...mine.map((e) => (e.walked as RescanMark).since));
+      const places = [...new Set(mine.flatMap((e) => e.path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'))))];
+      const gone = new Set<string>();
+      for (let i = 0; i < places.length; i += BATCH) {
+        const some = places.slice(i, i + BATCH);
+        const { rows } = yield* statement(
+          db
+            .selectFrom('changes')
+            .select(['type', 'path', 'from_path'])
+            .where('owner', '=', user)
+            .where('cursor', '>', since)
+            .where((eb) => eb.or([eb.and([eb('type', '=', 'deleted'), eb('path', 'in', some)]), eb.and([eb('type', '=', 'moved'), eb('from_path', 'in', some)])]))
+            .compile(),
+        );
+        for (const r of rows) gone.add(r.type === 'moved' ? (r.from_path ?? '') : r.path);
+      }
+      for (const e of mine) if (e.path.split('/').some((_, i, parts) => gone.has(parts.slice(0, i + 1).join('/')))) stale.add(e);
+    }
+    return stale;
+  }
+
+  function* putSteps(given: readonly IndexedEntry[]): Steps<void> {
+    let batch = given;
     if (journal) yield* lockJournalStep(db);
     // What the index held before decides what the journal says: new → created, other figures → modified;
     // and what the row keeps: its id (an overwrite of the name is the same item), its hash while its bytes are.
-    const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null; id: string | null; sha256: string | null }>();
+    const before = new Map<string, { isFile: boolean; size: number; modified: number; etag: string | null; id: string | null; sha256: string | null; scan: string | null }>();
     // Not for a write storage reported as a creation: nothing was there, whatever the index says (a new item: a new id).
     const unknown = batch.filter((e) => !e.created);
     for (const user of new Set(unknown.map((e) => e.user))) {
@@ -105,10 +148,13 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       const { rows } = yield* statement(
         paths.length <= PREPARED_UP_TO
           ? readBefore.bind({ user, paths }, paths.length)
-          : db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag', 'file_id', 'sha256']).where('user_name', '=', user).where('path', 'in', paths).compile(),
+          : db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag', 'file_id', 'sha256', 'scan']).where('user_name', '=', user).where('path', 'in', paths).compile(),
       );
-      for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag, id: r.file_id, sha256: r.sha256 });
+      for (const r of rows) before.set(`${user}\0${r.path}`, { isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), etag: r.etag, id: r.file_id, sha256: r.sha256, scan: r.scan });
     }
+    const stale = yield* staleSightings(batch, before);
+    if (stale.size > 0) batch = batch.filter((e) => !stale.has(e));
+    if (batch.length === 0) return;
     const changes: NewChange[] = [];
     const values = batch.map((e) => {
       const name = nameOf(e.path);
@@ -122,7 +168,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
         const figures = e.isFile ? { size: e.size, modified: e.modified, etag: e.etag } : { modified: e.modified, etag: e.etag };
         // Other bytes under the same figures are a change too; a first hash of the same bytes is not.
         const rehashed = same && e.isFile && sha256 !== null && was.sha256 !== null && was.sha256 !== sha256;
-        const type = indexChange(was, e, e.walked === true) ?? (rehashed ? 'modified' : undefined);
+        const type = indexChange(was, e, e.walked !== undefined) ?? (rehashed ? 'modified' : undefined);
         if (type) changes.push({ owner: e.user, type, path: e.path, isFile: e.isFile, ...figures, ...sync });
       }
       return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null, file_id: id, sha256 };

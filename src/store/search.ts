@@ -18,8 +18,13 @@ export type IndexedEntry = {
    * without reading what the index held there (an entry of a file other tools removed, not swept yet).
    */
   readonly created?: boolean;
-  /** Found by a rescan's walk of storage, not reported by a write (the journal's rule: src/store/index-change.ts). */
-  readonly walked?: boolean;
+  /**
+   * Found by a rescan's walk of storage, not reported by a write (the journal's rule:
+   * src/store/index-change.ts). A sighting can be older than a write made after the walk passed the
+   * path: it does not overwrite a row written since the rescan's mark, nor bring back a path a
+   * writer deleted or moved away since the rescan began (the journal says so after `since`).
+   */
+  readonly walked?: RescanMark;
   /**
    * SHA-256 (hex) of the file's bytes when the writer knows it. Absent: the row keeps the hash it
    * has while its ETag is the same (the same bytes), else it has none (docs/sync.md).
@@ -28,6 +33,9 @@ export type IndexedEntry = {
   /** The File-Cloud-Origin of the request that made the change, for its journal entry. */
   readonly origin?: string | undefined;
 };
+
+/** A running rescan: its mark (markAll) and the journal's latest cursor just before it marked. */
+export type RescanMark = { readonly scan: string; readonly since: number };
 
 /** What the index knows of an entry for sync: its stable id, a file's SHA-256 (null until known), its ETag then. */
 export type EntryIdentity = { readonly id: string | null; readonly isFile: boolean; readonly size: number; readonly modified: number; readonly sha256: string | null; readonly etag: string | null };

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,9 @@ export class Device {
     try {
       await until(async () => out.stderr.includes(`stopped at ${step}`) || exited !== undefined, RUN_TIMEOUT_MS, `${step}: the run reaching it`);
       assert.equal(exited, undefined, `the run ended (exit ${exited}) without reaching ${step}\n${out.stdout}\n${out.stderr}`);
+      // The line comes just before the client stops itself: a SIGCONT sent in between would be
+      // lost and leave it stopped for good, so the caller acts only once it is stopped.
+      await until(async () => (await readFile(`/proc/${child.pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.startsWith('T') === true, RUN_TIMEOUT_MS, `${step}: the run stopped there`);
     } catch (e) {
       child.kill('SIGKILL');
       await closed;
@@ -193,4 +196,20 @@ export async function readTree(root: string, keep: (name: string) => boolean = (
     else out[p] = await readFile(join(root, p), 'utf8');
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * The new-epoch case: `a` syncs p.txt and q.txt, its state then names another server instance,
+ * p.txt is deleted on the server and q.txt here; resolves to the next --once run (which must list
+ * once, delete nothing and bring both back).
+ */
+export async function newEpochRun(s: SyncServer, a: Device): Promise<Run> {
+  await writeFile(a.file('p.txt'), 'p');
+  await writeFile(a.file('q.txt'), 'q');
+  await a.onceOk(s.url, s.key);
+  // The state says it synced with another server instance (a restored or replaced server).
+  await editState(a, (st) => ({ ...st, epoch: 'another-server' }));
+  assert.equal((await fetch(`${s.url}/storage/alice/Sync/p.txt`, { method: 'DELETE', headers: { authorization: `Bearer ${s.token}` } })).status, 204);
+  await unlink(a.file('q.txt'));
+  return a.once(s.url, s.key);
 }

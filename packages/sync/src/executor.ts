@@ -65,6 +65,11 @@ const baseOf = (v: FileVersion, local: { mtimeMs: number; ino: number; ctimeMs?:
   ctimeMs: local.ctimeMs,
 });
 
+/** Records and forgets (the base only): one journal write for all of them, as a first sync of a tree both sides hold has one per file. */
+export function recordAll(ctx: ExecContext, ops: readonly Extract<Op, { kind: 'record' | 'forget' }>[]): void {
+  ctx.store.setMany(ctx.state, { base: ops.map((op) => [op.path, op.kind === 'record' ? baseOf(op.remote, op.local) : null]) });
+}
+
 export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
   switch (op.kind) {
     case 'download':
@@ -235,8 +240,7 @@ async function download(ctx: ExecContext, rel: string, remote: FileVersion, repl
     await rename(tmp, file);
     reached('download:placed', rel);
     const st = await lstat(file);
-    if (got.etag && got.etag !== remote.etag) ctx.store.setRemote(ctx.state, rel, { ...remote, etag: got.etag });
-    ctx.store.setBase(ctx.state, rel, baseOf(remote, st));
+    ctx.store.setMany(ctx.state, { remote: got.etag && got.etag !== remote.etag ? [[rel, { ...remote, etag: got.etag }]] : [], base: [[rel, baseOf(remote, st)]] });
     return 'done';
   } finally {
     await unlink(tmp).catch(() => undefined);
@@ -286,7 +290,6 @@ async function* stopAfterFirstChunk(body: Readable, rel: string): AsyncGenerator
 async function adopt(ctx: ExecContext, rel: string, local: LocalFile): Promise<Outcome> {
   const v = await ctx.api.stat(rel);
   if (!v || v.sha256 !== local.sha256) return 'skipped';
-  ctx.store.setRemote(ctx.state, rel, v);
-  ctx.store.setBase(ctx.state, rel, baseOf(v, local));
+  ctx.store.setMany(ctx.state, { remote: [[rel, v]], base: [[rel, baseOf(v, local)]] });
   return 'done';
 }

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { execute } from './executor.js';
+import { act } from './act.js';
 import { guardReason } from './guards.js';
 import { MARKER, scanFolder } from './local-scan.js';
 import { caseView, isCaseInsensitive } from './names.js';
@@ -58,6 +58,8 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
         await trash.purge();
       }
       await refreshRemote(api, store, state, o.log);
+      // Another folder's marker that a tool put on the server (rclone, a copy) is never synced here.
+      state.remote.delete(MARKER);
       if (!markerPresent) await writeMarker(root, state);
       caseInsensitive ??= await isCaseInsensitive(root);
       const scanned = view ? await view.refresh(root, state.base) : await scanFolder(root, state.base);
@@ -97,7 +99,7 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
         store.save(state);
         return { code: 0 };
       }
-      const failed = await act(ops, { root, api, store, state, trash, names: local.names }, o.log);
+      const failed = await act(ops, { root, api, store, state, trash, names: local.names }, o.log, describeOp);
       view?.touched(ops);
       if (failed.length > 0) return fail(store, state, `${failed.length} step(s) failed, the others were done: ${failed.join('; ')}`);
     }
@@ -107,27 +109,6 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
   } finally {
     store.close();
   }
-}
-
-/**
- * Carries out a plan. A step the server refuses for its own path (a name it does not accept, a file
- * where a folder is) does not stop the others; the run then ends with exit 1 naming it. A refusal
- * of the credential or a server without the sync fields stops at once.
- */
-async function act(ops: readonly Op[], ctx: Parameters<typeof execute>[0], log: (line: string) => void): Promise<string[]> {
-  const failed: string[] = [];
-  for (const op of ops) {
-    let outcome;
-    try {
-      outcome = await execute(ctx, op);
-    } catch (e) {
-      if (!(e instanceof HttpError) || e.status === 401 || e.status === 403 || e.status >= 500) throw e;
-      failed.push(`${describeOp(op)}: ${e.message}`);
-      continue;
-    }
-    if (op.kind !== 'record' && op.kind !== 'forget' && op.kind !== 'record-folder' && op.kind !== 'forget-folder') log(`${outcome === 'done' ? '' : 'skipped (changed meanwhile): '}${describeOp(op)}`);
-  }
-  return failed;
 }
 
 export function describeOp(op: Op): string {

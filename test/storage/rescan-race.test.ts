@@ -1,0 +1,78 @@
+// A rescan whose walk saw a file just before a writer deleted or moved it must not put it back into
+// the index. On S3 the index decides whether a name is free: a file put back there made every later
+// create with If-None-Match: * a 412 although nothing was at the name (the sync client's "a new
+// server epoch" test on the cluster skipped its upload for 10 rounds). The walk is held right after
+// it yields the file, so the write lands there and nowhere else.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { newBucket, s3Service, skipReason } from '../helpers/services.js';
+import { createSearchService } from '../../src/services/search.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { StorageBackend, WalkEntry, WalkOptions } from '../../src/storage/backend.js';
+import type { StorageKey } from '../../src/domain/storage-path.js';
+import { bodyOf, keyOf } from '../../src/storage/conformance/index.test-suite.js';
+import { createS3Backend } from '../../src/storage/s3/s3-backend.js';
+
+const skip = skipReason('S3');
+/** Bounds the wait for the walk to reach the file (a few S3 listings). */
+const WALK_REACHES_MS = 30_000;
+
+for (const change of ['deleted', 'moved'] as const) {
+  test(`s3: a file ${change} while a rescan's walk had just seen it is not put back; a create with If-None-Match: * at its name succeeds`, { skip }, async () => {
+    const s = s3Service();
+    if (!s) throw new Error('unreachable: guarded by skip');
+    const dir = await mkdtemp(join(tmpdir(), 'fc-rescan-race-'));
+    const store = await openSqliteStore(join(dir, 'meta.db'));
+    const backend = createS3Backend(
+      { bucket: await newBucket('fc-rescan'), prefix: `${randomUUID()}/`, endpoint: s.endpoint, region: s.region, pathStyle: true },
+      { leases: store.leases, journal: store.journal },
+      store.search,
+      { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } },
+    );
+    let seen: () => void = () => undefined;
+    const reached = new Promise<void>((r) => (seen = r));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    // The real walk, held after it yields p.txt until the write below is done.
+    const held: StorageBackend = {
+      ...backend,
+      async *walk(d: StorageKey, opts?: WalkOptions): AsyncGenerator<WalkEntry> {
+        for await (const w of backend.walk(d, opts)) {
+          yield w;
+          if (w.path.join('/') === 'p.txt') {
+            seen();
+            await released;
+          }
+        }
+      },
+    };
+    const search = createSearchService({ store, backend: held });
+    try {
+      await backend.write(keyOf('p.txt'), bodyOf('p'), { ifExists: 'fail' });
+      await backend.write(keyOf('q.txt'), bodyOf('q'), { ifExists: 'fail' });
+      const rescan = search.rescanUser('alice');
+      try {
+        await Promise.race([reached, new Promise((_, fail) => setTimeout(() => fail(new Error(`the walk did not reach p.txt within ${WALK_REACHES_MS} ms`)), WALK_REACHES_MS).unref())]);
+        if (change === 'deleted') await backend.delete(keyOf('p.txt'), { recursive: false });
+        else await backend.move(keyOf('p.txt'), keyOf('moved/p.txt'), { overwrite: false });
+      } finally {
+        release();
+      }
+      await rescan;
+      const kinds = await store.search.kinds('alice', ['p.txt', 'q.txt', 'moved/p.txt']);
+      assert.deepEqual([...kinds.keys()].sort(), change === 'deleted' ? ['q.txt'] : ['moved/p.txt', 'q.txt']);
+      const created = await backend.write(keyOf('p.txt'), bodyOf('p again'), { ifExists: 'fail' });
+      assert.equal(created.size, 'p again'.length);
+    } finally {
+      release();
+      search.close();
+      await backend.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
