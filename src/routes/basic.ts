@@ -15,15 +15,16 @@ import { pageNumber } from '../basic/format.js';
 import { requestLocale } from '../http/language.js';
 import { errorSentence, uiFor } from '../lib/i18n/ui.js';
 import type { MessageKey } from '../lib/i18n/catalogs.js';
-import type { MessageValues, Translate } from '../lib/i18n/translate.js';
+import type { MessageValues } from '../lib/i18n/translate.js';
 import type { Html } from '../http/html.js';
 import { deletePage, errorPage, folderPage, loginPage, renamePage, type Site, type Viewer } from '../basic/pages.js';
 import {
   crossSiteProblem, type CrossSiteProblem, csrfToken, csrfValid, FLASH_COOKIE, SESSION_COOKIE, sessionCookieValue,
 } from '../basic/session.js';
+import { doneSentence, formFields } from '../basic/forms.js';
 import { BASIC_CSS } from '../basic/style.js';
 import { APP_ICON_SVG } from '../lib/app-icon.js';
-import { applyFolderAction, childKey, type FolderAction, type FolderActionDone } from '../services/folder-actions.js';
+import { applyFolderAction, childKey, type FolderAction } from '../services/folder-actions.js';
 import { pageCounting } from '../services/folder-pages.js';
 import { serveFile } from './serve-file.js';
 import { BASIC_SCHEMAS } from './basic-schemas.js';
@@ -285,27 +286,4 @@ export async function basicRoutes(
     flash(reply, request, doneSentence(siteFor(request).ui.t, done));
     return reply.redirect(here, 303);
   });
-}
-
-/** The fields of an urlencoded form; the first value of a repeated name wins. */
-export function formFields(body: string): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [k, v] of new URLSearchParams(body)) if (!(k in out)) out[k] = v;
-  return out;
-}
-
-/** The sentence a folder page shows after a change. */
-function doneSentence(t: Translate, d: FolderActionDone): string {
-  switch (d.done) {
-    case 'uploaded':
-      return t('basic.uploaded', { count: d.names.length, names: d.names.join(', ') });
-    case 'created':
-      return t('basic.created', { name: d.name });
-    case 'unchanged':
-      return t('basic.unchanged');
-    case 'renamed':
-      return t('basic.renamed', { from: d.from, to: d.to });
-    case 'deleted':
-      return t('basic.deleted', { name: d.name });
-  }
 }

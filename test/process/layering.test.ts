@@ -3,6 +3,7 @@
 // downward one passes, so the rule cannot quietly stop applying (a renamed folder, a changed glob).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { repoRoot } from '../helpers/services.js';
@@ -38,4 +39,17 @@ test('the lint refuses an import from a layer above and allows one from below', 
     const layered = (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports');
     assert.equal(layered.length === 0, c.allowed, `${c.file} importing ${c.imports}: ${layered.map((m) => m.message).join('; ') || 'no layering error'}`);
   }
+});
+
+// docs/architecture.md: "No route module passes 300 lines" — a route that grows moves its schemas or
+// its presentation out (routes/*-schemas.ts, src/basic/, src/share-pages/) instead of piling up.
+test('no route module passes 300 lines', async () => {
+  const dir = join(repoRoot, 'src', 'routes');
+  const long: string[] = [];
+  for (const name of await readdir(dir)) {
+    if (!name.endsWith('.ts') || name.endsWith('.test.ts') || name.endsWith('-schemas.ts')) continue;
+    const lines = (await readFile(join(dir, name), 'utf8')).split('\n').length - 1;
+    if (lines > 300) long.push(`${name}: ${lines} lines`);
+  }
+  assert.deepEqual(long, []);
 });
