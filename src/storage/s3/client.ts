@@ -62,8 +62,8 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
   // Each attempt has timeoutMs for its answer's head, connecting included: the two take about the deadline.
   const config = client.config as unknown as { requestHandler: SdkHandler };
   config.requestHandler = getTransport(config.requestHandler, { connectionTimeoutMs: connectionTimeout, answerTimeoutMs: timeoutMs });
-  // Transfers, with no deadline: one attempt, which against a paused radosgw failed after two such periods
-  // (measured), about 2 × timeoutMs. No retry: a conditional PutObject retried after its first attempt
+  // Transfers, with no deadline: one attempt, bounded by its connection and socket timeouts
+  // (docs/performance.md, "Figures behind the code"). No retry: a conditional PutObject retried after its first attempt
   // landed unseen would be refused as "already exists", and a retried part would double the wait.
   const transfers = new S3Client({ ...base, maxAttempts: 1, requestHandler: { connectionTimeout, socketTimeout: timeoutMs, ...agents } });
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;

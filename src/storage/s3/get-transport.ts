@@ -135,9 +135,9 @@ const READ_MAX = 1024 * 1024;
  * A socket to the store and where its bytes go now (the answer being read,
  * or nothing while it waits in the pool). Plain sockets read into buffers of
  * our own that grow while reads fill them: a large download moves 1 MiB a
- * read, which also makes the writes to the client fewer and larger (a
- * proxy of 1 GiB took 1.1 s of CPU with 1 MiB reads against 1.7–2.1 s with
- * Node's 64 KiB ones), and a small answer takes no more than Node's read.
+ * read, which also makes the writes to the client fewer and larger and costs
+ * less CPU than Node's 64 KiB reads (docs/performance.md, "Figures behind the
+ * code"), and a small answer takes no more than Node's read.
  */
 class Conn {
   sink: (chunk: Buffer) => void = () => this.socket.destroy();
