@@ -72,7 +72,7 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
     const name = command.constructor.name;
     if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return serviceCall(() => sendTransfer(command, options));
     // A GetObject is bounded by its transport (above), so it needs no deadline signal; sent without options, the
-    // SDK skips resolving its middleware again, about 5 % of a 4 KiB GET's CPU (docs/performance.md).
+    // SDK skips resolving its middleware again for every request (docs/performance.md, "Figures behind the code").
     if (name === 'GetObjectCommand' && !options) return serviceCall(() => send(command)).then(unboundBody);
     // A GetObject's deadline ends with its answer's head: the body that follows may rightly take long.
     const controller = new AbortController();

@@ -1,10 +1,9 @@
 /**
  * GetObject's bytes over a plain socket. Node's HTTP client copies every
- * body chunk once more and wakes JavaScript for it through the parser: on
- * this machine it spent 1.9 s of CPU per GiB received where the same socket
- * read without a parser took 0.5 s (curl: 0.3 s), and a download from S3
- * goes through File Cloud, which receives and sends every byte, so that
- * copy was what bounded a large S3 GET (docs/performance.md, "S3 GETs").
+ * body chunk once more and wakes JavaScript for it through the parser, and
+ * a download from S3 goes through File Cloud, which receives and sends every
+ * byte, so that copy was what bounded a large S3 GET (docs/performance.md,
+ * "Figures behind the code").
  *
  * This wraps the SDK's own request handler: the SDK still builds, signs,
  * retries and parses every request and answer; only a GetObject's exchange
