@@ -6,14 +6,13 @@
  * other), wins.
  *
  * - The young generation at Node 20's size. Node 22 doubled V8's largest
- *   semi-space (32 MiB instead of 16 on a 64-bit machine with 4 GiB of heap
- *   or more), and a busy server grows into it for no throughput we could
- *   measure (docs/performance.md "Node 24").
+ *   semi-space, and a busy server grows into it for no throughput we could
+ *   measure (docs/performance.md "Node 24", "Figures behind the code").
  * - A young collection once a few MiB of buffers are waiting for one. Every
  *   chunk of a request body is a buffer of its own; V8 frees dead buffers
  *   only at a collection, and by default starts one for them only when they
- *   pass twice its largest semi-space, so a 1 GiB upload held tens of MiB of
- *   dead chunks (docs/performance.md "Memory").
+ *   pass twice its largest semi-space, so a large upload held its dead
+ *   chunks long (docs/performance.md "Memory", "Figures behind the code").
  */
 export const SEMI_SPACE_MIB = 16;
 export const BUFFER_TRIGGER_MIB = 2;

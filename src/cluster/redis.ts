@@ -15,7 +15,8 @@ export function openRedis(url: string, opts: { timeoutMs?: number } = {}): Redis
   // Every command has an answer or an error within commandTimeout, whether Redis is gone (the command
   // waits in the offline queue) or hung (a paused server keeps the socket open and never answers).
   // A Redis command takes a millisecond, so its bound is short: the database fallback (below) starts soon.
-  // Loaded here, on first use: a deployment without --redis never holds the client's ~20 MiB.
+  // Loaded here, on first use: a deployment without --redis never holds the client's memory
+  // (docs/performance.md, "Figures behind the code").
   const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   return new Client(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: timeoutMs, commandTimeout: Math.min(timeoutMs, REDIS_COMMAND_MS) });
 }

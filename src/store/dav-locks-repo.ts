@@ -44,7 +44,7 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
 
   // Every WebDAV write asks it (checkLocks): compiled once per number of ancestors (prepared.ts).
   // Ordered here, not by SQL: SQLite's ORDER BY sets up a sorter on every run, even for the few (almost
-  // always no) locks it finds (docs/performance.md "Code comments' figures").
+  // always no) locks it finds (docs/performance.md "Figures behind the code").
   const covering = preparedQuery((p, n) => applying(p.value('user'), p.value('path'), p.value('now'), false, p.list('ancestors', n)));
 
   return {

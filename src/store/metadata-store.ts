@@ -30,7 +30,7 @@ export class StoreConflictError extends Error {}
  * The metadata seam: small repositories per aggregate, each declared beside its
  * repository (src/store/users.ts beside users-repo.ts …). Implementations share
  * one Kysely repository code base (src/store/*-repo.ts) over SQLite and
- * PostgreSQL; each must pass src/store/conformance.test-suite.ts.
+ * PostgreSQL; each must pass src/store/conformance/index.test-suite.ts.
  * Times are epoch milliseconds.
  */
 export interface MetadataStore {

@@ -535,8 +535,8 @@ const MIGRATIONS: Record<string, Migration> = {
       // SQLite: a counter that moves with every commit to what the cached credential and link
       // lookups read (sessions-repo, api-keys-repo, users-repo, shares-repo through sqliteAuthStamp).
       // Their cache was dropped by any commit at all, so under uploads (each one commits usage,
-      // index and journal) a token was looked up again on almost every request: 190 µs of SQLite
-      // for the join, docs/performance.md "Fifth change". Triggers count the changes in the same
+      // index and journal) a token's join ran again on almost every request (docs/performance.md,
+      // "Figures behind the code"). Triggers count the changes in the same
       // transaction as the change itself, whichever process or tool makes it (the CLI, sqlite3).
       // A users column that a cached lookup reads must be in USER_AUTH_COLUMNS (the table test in
       // sqlite.test.ts fails for a column that is in neither list). PostgreSQL caches nothing.

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newDatabase, skipReason } from '../../test/helpers/services.js';
-import { runStoreConformance } from './conformance.test-suite.js';
-import { runAccountsConformance } from './accounts-conformance.test-suite.js';
-import { runOidcConformance } from './oidc-conformance.test-suite.js';
+import { runStoreConformance, runAccountsConformance, runOidcConformance, runSearchConformance } from './conformance/index.test-suite.js';
 import { LastAdminError } from './users.js';
-import { runSearchConformance } from './search-conformance.test-suite.js';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openPostgresStore } from './postgres.js';
 import { StoreOpenError } from './sqlite.js';

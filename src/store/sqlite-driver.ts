@@ -31,8 +31,7 @@ type Patience = <T>(attempt: () => T) => Promise<T>;
  * Waits for SQLite's write lock on a timer instead of in SQLite's busy handler. That handler
  * sleeps the thread (1, 2, 5, 10 … ms), and better-sqlite3 is synchronous: with two workers on one
  * file, every collision stopped the whole event loop of the worker that lost — every request it
- * held — while its CPU sat idle (measured: half a sleep of 1.5–2 ms per small upload, and a p99 of
- * 227 ms for 4 KiB PUTs with the change journal against 30 ms without). On a timer the worker goes on
+ * held — while its CPU sat idle (docs/performance.md, "Figures behind the code"). On a timer the worker goes on
  * with its other requests meanwhile; Kysely's connection mutex holds this process's other queries.
  */
 function createPatience(sqlite: Database.Database): Patience {
@@ -72,16 +71,15 @@ function runStatement<R>(statement: CachedStatement, parameters: readonly unknow
  * Steps (steps.ts) as one synchronous run between BEGIN IMMEDIATE and COMMIT. better-sqlite3 is
  * synchronous anyway; what an awaited Kysely transaction adds is time under the write lock: a turn
  * through Kysely's async layers per statement, and whatever else of this process's work is ready at
- * each of those awaits (measured on the 4 KiB upload bench with two workers: a transaction held
- * the lock 200–270 µs at the median, its statements took about 100). Every other process waits that
- * long for the lock. Only the wait for the lock is asynchronous (on a timer, as every write here),
+ * each of those awaits (docs/performance.md, "Figures behind the code"). Every other process waits
+ * that long for the lock. Only the wait for the lock is asynchronous (on a timer, as every write here),
  * inside Kysely's connection mutex so no other query of this process runs in between.
  *
  * Riders (`ride`): single writes that need no answer but their commit, such as an upload's
  * `used_bytes + size`. Each goes into the next of these transactions, after its steps, or into
  * one of their own at the next turn of the event loop when none starts before: an upload's usage
  * and its index entries (both written when its storage event comes) share one commit instead of
- * two (an autocommit cost ~50 µs and a write-ahead-log page, docs/performance.md "Fifth change").
+ * two (an autocommit's time and write-ahead-log page, docs/performance.md, "Figures behind the code").
  * Riders are under a savepoint: one that fails is rolled back and rejected alone, the steps stay.
  */
 function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements: CachedStatements, patiently: Patience): { steps: StepRunner; ride: Ride } {

@@ -89,9 +89,9 @@ export function sqliteAuthStamp(db: Database.Database, own: { readonly writes: n
  * Opens and closes `file` as a reader. When no other connection is open,
  * SQLite's close folds the write-ahead log into the file and removes the
  * -wal and -shm. Connections that close at the same instant each see the
- * other's lock and both leave them (2 of 3 simultaneous closes of two
- * processes did, measured), so a cluster primary calls this once its
- * workers are gone. A connection still open elsewhere (the CLI) keeps them.
+ * other's lock and both leave them (docs/performance.md, "Figures behind the
+ * code"), so a cluster primary calls this once its workers are gone. A
+ * connection still open elsewhere (the CLI) keeps them.
  */
 export function foldWriteAheadLog(file: string): void {
   const db = new Database(file, { fileMustExist: true, timeout: 5000 });

@@ -4,7 +4,7 @@
  * process's included. Reading it must cost far less than the query a cache
  * saves (SQLite: `PRAGMA data_version` plus a count of this connection's own
  * writes, and only after a commit the trigger-kept counter of sqliteAuthStamp;
- * the figures: docs/performance.md "Code comments' figures").
+ * the figures: docs/performance.md "Figures behind the code").
  * PostgreSQL has no such cheap signal, so its store offers none and caches
  * nothing.
  */

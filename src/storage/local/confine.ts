@@ -124,7 +124,7 @@ export const userRootPath = (storageDir: string, user: string): string => join(s
  * configuration, which does not move while the server runs. A user root is
  * then `<real storageDir>/<user>` unless the root itself is a link, which one
  * lstat tells, where realpath of the whole path walked every component on
- * every request (docs/performance.md "Code comments' figures").
+ * every request (docs/performance.md "Figures behind the code").
  */
 const realStorageDirs = new Map<string, string>();
 

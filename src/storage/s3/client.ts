@@ -62,8 +62,8 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
   // Each attempt has timeoutMs for its answer's head, connecting included: the two take about the deadline.
   const config = client.config as unknown as { requestHandler: SdkHandler };
   config.requestHandler = getTransport(config.requestHandler, { connectionTimeoutMs: connectionTimeout, answerTimeoutMs: timeoutMs });
-  // Transfers, with no deadline: one attempt, which against a paused radosgw failed after two such periods
-  // (measured), about 2 × timeoutMs. No retry: a conditional PutObject retried after its first attempt
+  // Transfers, with no deadline: one attempt, bounded by its connection and socket timeouts
+  // (docs/performance.md, "Figures behind the code"). No retry: a conditional PutObject retried after its first attempt
   // landed unseen would be refused as "already exists", and a retried part would double the wait.
   const transfers = new S3Client({ ...base, maxAttempts: 1, requestHandler: { connectionTimeout, socketTimeout: timeoutMs, ...agents } });
   const send = client.send.bind(client) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
@@ -72,7 +72,7 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
     const name = command.constructor.name;
     if (TRANSFERS.has(name) && name !== 'GetObjectCommand') return serviceCall(() => sendTransfer(command, options));
     // A GetObject is bounded by its transport (above), so it needs no deadline signal; sent without options, the
-    // SDK skips resolving its middleware again, about 5 % of a 4 KiB GET's CPU (docs/performance.md).
+    // SDK skips resolving its middleware again for every request (docs/performance.md, "Figures behind the code").
     if (name === 'GetObjectCommand' && !options) return serviceCall(() => send(command)).then(unboundBody);
     // A GetObject's deadline ends with its answer's head: the body that follows may rightly take long.
     const controller = new AbortController();

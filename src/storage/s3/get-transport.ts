@@ -1,10 +1,9 @@
 /**
  * GetObject's bytes over a plain socket. Node's HTTP client copies every
- * body chunk once more and wakes JavaScript for it through the parser: on
- * this machine it spent 1.9 s of CPU per GiB received where the same socket
- * read without a parser took 0.5 s (curl: 0.3 s), and a download from S3
- * goes through File Cloud, which receives and sends every byte, so that
- * copy was what bounded a large S3 GET (docs/performance.md, "S3 GETs").
+ * body chunk once more and wakes JavaScript for it through the parser, and
+ * a download from S3 goes through File Cloud, which receives and sends every
+ * byte, so that copy was what bounded a large S3 GET (docs/performance.md,
+ * "Figures behind the code").
  *
  * This wraps the SDK's own request handler: the SDK still builds, signs,
  * retries and parses every request and answer; only a GetObject's exchange
@@ -135,9 +134,9 @@ const READ_MAX = 1024 * 1024;
  * A socket to the store and where its bytes go now (the answer being read,
  * or nothing while it waits in the pool). Plain sockets read into buffers of
  * our own that grow while reads fill them: a large download moves 1 MiB a
- * read, which also makes the writes to the client fewer and larger (a
- * proxy of 1 GiB took 1.1 s of CPU with 1 MiB reads against 1.7–2.1 s with
- * Node's 64 KiB ones), and a small answer takes no more than Node's read.
+ * read, which also makes the writes to the client fewer and larger and costs
+ * less CPU than Node's 64 KiB reads (docs/performance.md, "Figures behind the
+ * code"), and a small answer takes no more than Node's read.
  */
 class Conn {
   sink: (chunk: Buffer) => void = () => this.socket.destroy();

@@ -9,8 +9,8 @@ import { dependencyErrorIn } from '../../lib/dependency-error.js';
 
 const MiB = 1024 * 1024;
 /**
- * Smallest part we send (S3 takes ≥ 5 MiB). 8 MiB × 3 in flight uploads as fast as 16 MiB × 3 on radosgw
- * (bench s3put: 0.82 of the SDK's 16 MiB × 3) with half the memory.
+ * Smallest part we send (S3 takes ≥ 5 MiB). 8 MiB × 3 in flight keeps most of 16 MiB × 3's speed on
+ * radosgw with half the memory (docs/performance.md, "Figures behind the code").
  */
 export const MIN_PART = 8 * MiB;
 /** Parts uploading at once: memory per upload stays ≤ (PARALLEL + 1) × part size (32 MiB at 8 MiB parts). */

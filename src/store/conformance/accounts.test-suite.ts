@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
-import { LastAdminError } from './users.js';
-import type { MetadataStore } from './metadata-store.js';
+import { storeTest, type OpenStore } from './support.test-suite.js';
+import { LastAdminError } from '../users.js';
+import type { MetadataStore } from '../metadata-store.js';
 
 /**
  * Store conformance for the account features (migration 0009_accounts): session metadata,

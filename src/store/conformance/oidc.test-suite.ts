@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
-import { StoreConflictError, type MetadataStore } from './metadata-store.js';
+import { storeTest, type OpenStore } from './support.test-suite.js';
+import { StoreConflictError, type MetadataStore } from '../metadata-store.js';
 
 /**
  * Store conformance for single sign-on (migration 0014_oidc): links by issuer and sub, local

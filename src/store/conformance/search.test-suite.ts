@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
-import { matchRank, normalizeName } from '../domain/search-text.js';
-import type { IndexedEntry, SearchQuery } from './search.js';
-import type { MetadataStore } from './metadata-store.js';
+import { storeTest, type OpenStore } from './support.test-suite.js';
+import { matchRank, normalizeName } from '../../domain/search-text.js';
+import type { IndexedEntry, SearchQuery } from '../search.js';
+import type { MetadataStore } from '../metadata-store.js';
 
 /**
  * Conformance of the search index (SearchRepo): every MetadataStore

@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
-import { storeTest, type OpenStore } from './store-under-test.test-suite.js';
-import type { Share } from '../domain/share.js';
-import { StoreConflictError, type MetadataStore } from './metadata-store.js';
-import type { DavLock } from './dav-locks.js';
-import { MAX_DOWNLOAD_LIMIT, ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
+import { storeTest, type OpenStore } from './support.test-suite.js';
+import type { Share } from '../../domain/share.js';
+import { StoreConflictError, type MetadataStore } from '../metadata-store.js';
+import type { DavLock } from '../dav-locks.js';
+import { MAX_DOWNLOAD_LIMIT, ROUNDING_ALLOWANCE, UNITS_PER_DOWNLOAD } from '../../domain/download-units.js';
+
+export { runAccountsConformance } from './accounts.test-suite.js';
+export { runOidcConformance } from './oidc.test-suite.js';
+export { runSearchConformance } from './search.test-suite.js';
+export type { OpenStore } from './support.test-suite.js';
 
 /**
  * The metadata store conformance suite. Every MetadataStore implementation
- * (SQLite now, PostgreSQL later) runs exactly these tests.
+ * (SQLite, PostgreSQL) runs exactly these tests, and the groups beside them
+ * (accounts, oidc, search), which this entry exports too.
  */
 export function runStoreConformance(name: string, open: OpenStore): void {
   const withStore = storeTest(`${name}`, open);

@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import type { MetadataStore } from './metadata-store.js';
+import type { MetadataStore } from '../metadata-store.js';
 
 /** Opens a fresh, empty store of the implementation under test, and removes it afterwards. */
 export type OpenStore = () => Promise<{ store: MetadataStore; cleanup(): Promise<void> }>;
