@@ -21,6 +21,24 @@ const loadRules = (): Promise<Rules> => loadWebModule<Rules>('lib/account-rules.
 
 const G = 1024 ** 3;
 
+test('quota field in German: the catalog\'s words for none, and English ones too', async () => {
+  const { parseQuota } = await loadRules();
+  // The same module instance account-rules.ts imports (one data: URL per source); setLanguage writes a cookie.
+  const i18n = await loadWebModule<{ setLanguage(choice: string, cookiePath: string): void }>('lib/i18n.ts');
+  const g = globalThis as { document?: unknown };
+  const had = g.document;
+  g.document = { cookie: '', documentElement: { lang: 'en' } };
+  try {
+    i18n.setLanguage('de', '/');
+    for (const w of ['unbegrenzt', 'Keins', 'kein Kontingent', 'none', '']) assert.equal(parseQuota(w), null, w);
+    assert.equal(parseQuota('2,5 G'), 2.5 * G);
+  } finally {
+    i18n.setLanguage('auto', '/');
+    g.document = had;
+  }
+  assert.equal(parseQuota('unbegrenzt'), undefined, 'back in English');
+});
+
 test('quota field: sizes in powers of 1024, empty or "none" for no quota, anything else refused', async () => {
   const { parseQuota, quotaText } = await loadRules();
   const cases: [string, number | null | undefined][] = [
@@ -30,6 +48,7 @@ test('quota field: sizes in powers of 1024, empty or "none" for no quota, anythi
     ['10GiB', 10 * G],
     ['500M', 500 * 1024 ** 2],
     ['1.5T', 1.5 * 1024 ** 4],
+    ['1,5T', 1.5 * 1024 ** 4],
     ['64k', 65_536],
     ['1048576', 1_048_576],
     ['1048576 B', 1_048_576],
@@ -38,6 +57,8 @@ test('quota field: sizes in powers of 1024, empty or "none" for no quota, anythi
     ['none', null],
     ['None', null],
     ['unlimited', null],
+    ['unbegrenzt', undefined], // German words for none only in German (below)
+    ['1,5,0T', undefined],
     ['0', undefined],
     ['0G', undefined],
     ['-1G', undefined],

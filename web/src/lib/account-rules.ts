@@ -13,17 +13,20 @@ const UNIT_POWER: Record<string, number> = { '': 0, b: 0, k: 1, kb: 1, kib: 1, m
 /**
  * A quota as typed: "10G", "1.5 TB", "500m", "1048576" (bytes) → bytes, in
  * powers of 1024 like every size the UI shows (the CLI's `user quota` reads
- * SIZE the same way); "", "none", "unlimited" → null (no quota);
- * anything else → undefined (not a size).
+ * SIZE the same way), with a decimal point or comma ("1,5T" in German);
+ * "", or a word for none in English or the UI's language ("none",
+ * "unlimited", German "unbegrenzt") → null (no quota); anything else →
+ * undefined (not a size).
  */
 export function parseQuota(text: string): number | null | undefined {
-  const t = text.trim().toLowerCase();
-  if (t === '' || t === 'none' || t === 'unlimited' || t === 'no quota') return null;
-  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/.exec(t);
+  const typed = text.trim().toLowerCase();
+  const none = new Set(['none', 'unlimited', 'no quota', ...t('userDialog.noQuotaWords').split(',').map((w) => w.trim().toLowerCase())]);
+  if (typed === '' || none.has(typed)) return null;
+  const m = /^(\d+(?:[.,]\d+)?)\s*([a-z]*)$/.exec(typed);
   if (!m) return undefined;
   const power = UNIT_POWER[m[2] ?? ''];
   if (power === undefined) return undefined;
-  const bytes = Math.round(Number(m[1]) * 1024 ** power);
+  const bytes = Math.round(Number((m[1] ?? '').replace(',', '.')) * 1024 ** power);
   return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
 }
 
