@@ -112,6 +112,9 @@ export class StreamedWrite {
     start: (body: Readable) => Promise<void>,
   ) {
     this.body = new Readable({ highWaterMark: BODY_HWM, read: () => this.wake() });
+    // A refusal destroys the body with its error, possibly before the upload has begun reading it
+    // (and so listening): heard here, it never becomes an uncaught 'error' that ends the process.
+    this.body.on('error', () => undefined);
     this.upload = start(this.body).catch((e: unknown) => {
       this.failure = { error: e };
       this.wake();
@@ -184,6 +187,7 @@ export class StreamedWrite {
 
   /** The close: what is held goes out, the body ends, and the upload makes the file (its failure thrown here). */
   async finish(): Promise<void> {
+    this.check();
     await this.flush(true);
     await this.zeros(this.size);
     this.body.push(null);
