@@ -193,6 +193,7 @@ const SAMPLES: Record<string, Sample> = {
   ...Object.fromEntries(['GET', 'PUT', 'POST'].map((m) => [`${m} /tus/:id`, { kind: 'public', ok: 405, path: '/tus/00000000-0000-0000-0000-000000000000', headers: TUS } as Sample])),
   'GET /basic': { kind: 'public', ok: 308, path: '/basic' },
   'GET /basic/style.css': { kind: 'public', ok: 200, path: '/basic/style.css' },
+  'GET /basic/icon.svg': { kind: 'public', ok: 200, path: '/basic/icon.svg' },
   // The /basic/ pages know only their cookie session: every other credential is an anonymous visitor.
   'GET /basic/login': { kind: 'cookie', ok: 200, path: '/basic/login' },
   'POST /basic/login': { kind: 'public', ok: 401, path: '/basic/login', headers: form, body: 'username=alice&password=wrong-password' },
