@@ -216,7 +216,8 @@ for (const [storage, skip] of BACKENDS) {
             await check(`step ${i} ${JSON.stringify(batch)}`, batch.some((o) => 'abort' in o && o.abort));
           }
         }),
-        { numRuns: storage === 'file' ? 25 : 6, endOnFailure: true, includeErrorInReport: true },
+        // FC_QUOTA_SEED and FC_QUOTA_PATH replay a failure with the seed and path fast-check printed.
+        { numRuns: storage === 'file' ? 25 : 6, endOnFailure: true, includeErrorInReport: true, ...(process.env.FC_QUOTA_SEED ? { seed: Number(process.env.FC_QUOTA_SEED), path: process.env.FC_QUOTA_PATH } : {}) },
       );
       assert.ok(runs > 0);
     });
