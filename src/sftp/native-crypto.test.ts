@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
@@ -7,7 +6,7 @@ const require = createRequire(import.meta.url);
 const { bindingAvailable } = require('ssh2/lib/protocol/crypto.js') as { bindingAvailable: boolean };
 // npm's postinstall (scripts/build-native.mjs) builds ssh2's binding for the Node that `npm ci`
 // brings; another Node (the Node 22 smoke run) loads ssh2's JavaScript ciphers instead.
-const brought = (JSON.parse(readFileSync(require.resolve('node/package.json'), 'utf8')) as { version: string }).version;
+const brought = (require('node/package.json') as { version: string }).version;
 const skip = process.version.slice(1) === brought.replace(/^v/, '') ? false : `this is Node ${process.version}, not the Node ${brought} npm ci brings`;
 
 test("ssh2's native ciphers load in the Node npm ci brings (SFTP at a third of the speed without them)", { skip }, () => {
