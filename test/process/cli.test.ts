@@ -339,6 +339,16 @@ test('a reader of stdout that goes away (serve | head) ends the output, not the 
   }
 });
 
+/** Waits (up to 30 s) until an upload is staged in `tmpDir` with some bytes written. */
+async function untilStaging(tmpDir: string): Promise<void> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+    for (const name of await readdir(tmpDir).catch(() => [] as string[])) {
+      if (name.startsWith('upload-') && (await stat(join(tmpDir, name)).catch(() => undefined))?.size) return;
+    }
+  }
+  throw new Error(`no upload staged in ${tmpDir} within 30 s`);
+}
+
 test('SIGTERM lets an upload in flight finish before exiting 0', async () => {
   const server = await startServer();
   try {
@@ -351,6 +361,10 @@ test('SIGTERM lets an upload in flight finish before exiting 0', async () => {
         if (sent >= total) return c.close();
         if (sent >= total / 2 && !signalled) {
           signalled = true;
+          // Half the body can sit in the loopback socket's buffers before the server has read the
+          // request line; a request the server has not begun is refused with 503 while it closes
+          // (as it should be). The signal goes once the server is writing this upload.
+          await untilStaging(join(server.dataDir, 'tmp'));
           server.proc.kill('SIGTERM');
           await new Promise((r) => setTimeout(r, 200));
         }
