@@ -1,15 +1,15 @@
 // Times set by SFTP clients are kept (issue 52): `sftp put -p` and `scp -p` set the file's
 // modification time before the close, rsync through sshfs sets it on the closed file, and the
 // stored file has it from then on — in `ls -l`, the JSON listing, WebDAV's getlastmodified and a
-// download's Last-Modified. On backends that keep no client-set times (capabilities.keepsModified
-// false: S3 today, docs/storage.md) the suite says so.
+// download's Last-Modified — on local disk and on S3 (the object's `mtime` metadata, listings'
+// times from the index: docs/storage.md "Times set by clients").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BACKENDS, startApp, type TestApp, type TestStorage } from '../helpers/app.js';
+import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
 import { fuseSkip, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
 
@@ -31,11 +31,8 @@ async function withSftp<R>(port: number, auth: { username: string; password?: st
 /** SETSTAT of a path with its times, as `touch -d` through a mount sends it. */
 const setTimes = (s: ssh2.SFTPWrapper, path: string, when: Date) => new Promise<void>((resolve, reject) => s.utimes(path, when, when, (err) => (err ? reject(err) : resolve())));
 
-/** Local disk keeps a write's client-set time; the S3 backend does not yet. */
-const keptSkip = (storage: TestStorage) => (storage === 'file' ? undefined : 'the S3 backend keeps no client-set times (capabilities.keepsModified is false)');
-
 for (const [storage, skip] of BACKENDS) {
-  describe(`times set by SFTP clients on ${storage}`, { skip: skip ?? toolSkip('sftp') ?? keptSkip(storage) }, () => {
+  describe(`times set by SFTP clients on ${storage}`, { skip: skip ?? toolSkip('sftp') }, () => {
     let t: TestApp;
     let id: SshIdentity;
     let port: number;
