@@ -113,6 +113,50 @@ for (const [storage, skip] of BACKENDS) {
       mnt = undefined;
     });
 
+    test('rclone keeps the times it copies: the listing and the change feed show them, a second sync finds every file unchanged, a changed time is seen', { skip: toolSkip('rclone') }, async () => {
+      const up = join(local, 'rclone-up');
+      const times: Record<string, Date> = { 'one.txt': new Date('2003-01-02T03:04:05Z'), 'sub/two.bin': new Date('2004-02-03T04:05:06Z') };
+      await mkdir(join(up, 'sub'), { recursive: true });
+      await writeFile(join(up, 'one.txt'), 'one by rclone');
+      await writeFile(join(up, 'sub/two.bin'), Buffer.alloc(150 * 1024, 3));
+      for (const [p, when] of Object.entries(times)) await utimes(join(up, p), when, when);
+      const env: NodeJS.ProcessEnv = {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RCLONE_'))),
+        RCLONE_CONFIG: '/dev/null',
+        RCLONE_CONFIG_FC_TYPE: 'sftp',
+        RCLONE_CONFIG_FC_HOST: '127.0.0.1',
+        RCLONE_CONFIG_FC_PORT: String(port),
+        RCLONE_CONFIG_FC_USER: 'alice',
+        RCLONE_CONFIG_FC_KEY_FILE: id.key,
+        // No shell: rclone would otherwise try commands (md5sum, df) over exec, which is refused.
+        RCLONE_CONFIG_FC_SHELL_TYPE: 'none',
+      };
+      const start = ((await (await fetch(`${t.url}/api/changes?cursor=now`, { headers: bearer(token) })).json()) as { cursor: string }).cursor;
+      const copied = await run('rclone', ['copy', up, 'fc:/rc'], { env, timeoutMs: 120_000 });
+      assert.equal(copied.code, 0, copied.out);
+
+      const listing = (await (await fetch(`${t.url}/storage/alice/rc/sub/`, { headers: bearer(token) })).json()) as { entries: { name: string; modified: string }[] };
+      assert.equal(Date.parse(listing.entries.find((e) => e.name === 'two.bin')?.modified ?? ''), times['sub/two.bin']?.getTime());
+      const feed = (await (await fetch(`${t.url}/api/changes?cursor=${start}`, { headers: bearer(token) })).json()) as { changes: { path: string; modified: string }[] };
+      for (const [p, when] of Object.entries(times)) {
+        const last = feed.changes.filter((c) => c.path === `/alice/rc/${p}`).at(-1);
+        assert.equal(Date.parse(last?.modified ?? ''), when.getTime(), `the feed's last entry for ${p}`);
+      }
+
+      // Sizes and times equal (the SFTP backend has no hash here): nothing to send.
+      const again = await run('rclone', ['sync', '--dry-run', '-vv', up, 'fc:/rc'], { env, timeoutMs: 120_000 });
+      assert.equal(again.code, 0, again.out);
+      assert.equal(again.out.match(/Unchanged skipping/g)?.length, 2, again.out);
+      assert.doesNotMatch(again.out, /Skipped (copy|update modification time)/, again.out);
+      // The comparison is real: a new time on one local file makes that file differ.
+      const moved = new Date('2006-01-01T00:00:00Z');
+      await utimes(join(up, 'one.txt'), moved, moved);
+      const changed = await run('rclone', ['sync', '--dry-run', '-vv', up, 'fc:/rc'], { env, timeoutMs: 120_000 });
+      assert.equal(changed.code, 0, changed.out);
+      assert.match(changed.out, /one\.txt: Skipped (copy|update modification time)/, changed.out);
+      assert.equal(changed.out.match(/Unchanged skipping/g)?.length, 1, changed.out);
+    });
+
     test('a time set on a stored file is a write: a read-only app password and a WebDAV lock refuse it, and the file keeps its time', async () => {
       const when = new Date('2004-05-06T07:08:09Z');
       await t.fs.put('guarded.txt', 'guarded', 'alice');
