@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { fuseSkip, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
+import { fuseSkip, rcloneSftpEnv, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
 
 /** Runs `use` on an SFTP session of ssh2's client, signed in with `auth`; the connection ends after. */
 async function withSftp<R>(port: number, auth: { username: string; password?: string; privateKey?: string }, use: (s: ssh2.SFTPWrapper) => Promise<R>): Promise<R> {
@@ -120,17 +120,7 @@ for (const [storage, skip] of BACKENDS) {
       await writeFile(join(up, 'one.txt'), 'one by rclone');
       await writeFile(join(up, 'sub/two.bin'), Buffer.alloc(150 * 1024, 3));
       for (const [p, when] of Object.entries(times)) await utimes(join(up, p), when, when);
-      const env: NodeJS.ProcessEnv = {
-        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RCLONE_'))),
-        RCLONE_CONFIG: '/dev/null',
-        RCLONE_CONFIG_FC_TYPE: 'sftp',
-        RCLONE_CONFIG_FC_HOST: '127.0.0.1',
-        RCLONE_CONFIG_FC_PORT: String(port),
-        RCLONE_CONFIG_FC_USER: 'alice',
-        RCLONE_CONFIG_FC_KEY_FILE: id.key,
-        // No shell: rclone would otherwise try commands (md5sum, df) over exec, which is refused.
-        RCLONE_CONFIG_FC_SHELL_TYPE: 'none',
-      };
+      const env = rcloneSftpEnv(port, 'alice', { RCLONE_CONFIG_FC_KEY_FILE: id.key });
       const start = ((await (await fetch(`${t.url}/api/changes?cursor=now`, { headers: bearer(token) })).json()) as { cursor: string }).cursor;
       const copied = await run('rclone', ['copy', up, 'fc:/rc'], { env, timeoutMs: 120_000 });
       assert.equal(copied.code, 0, copied.out);
