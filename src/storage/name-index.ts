@@ -10,10 +10,19 @@
  */
 export type IndexedKind = 'file' | 'folder';
 
+/** A file's time in the index (epoch ms) and the ETag of the version it was written with. */
+export type IndexedTime = { readonly modified: number; readonly etag: string | null };
+
 export interface NameIndex {
   /**
    * What the index holds at each of `paths` in `user`'s tree (`'a/b.txt'`, no
    * leading slash; the root is never held). A path it does not hold is absent.
    */
   kinds(user: string, paths: readonly string[]): Promise<ReadonlyMap<string, IndexedKind>>;
+
+  /**
+   * The time and ETag the index holds for each of `paths` of `user` (those it has): a listing of an
+   * object store, which returns no object metadata, takes a client-set time from here.
+   */
+  times(user: string, paths: readonly string[]): Promise<ReadonlyMap<string, IndexedTime>>;
 }

@@ -260,6 +260,15 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       return new Map(rows.map((r) => [r.path, Number(r.is_file) === 1 ? 'file' : 'folder'] as const));
     },
 
+    async times(user, paths) {
+      const out = new Map<string, { modified: number; etag: string | null }>();
+      for (let i = 0; i < paths.length; i += BATCH) {
+        const rows = await db.selectFrom('search_entries').select(['path', 'modified', 'etag']).where('user_name', '=', user).where('is_file', '=', 1).where('path', 'in', paths.slice(i, i + BATCH)).execute();
+        for (const r of rows) out.set(r.path, { modified: Number(r.modified), etag: r.etag });
+      }
+      return out;
+    },
+
     async identities(user, paths) {
       const out = new Map<string, EntryIdentity>();
       for (let i = 0; i < paths.length; i += BATCH) {

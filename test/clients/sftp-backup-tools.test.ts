@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { run, sftpFlags, sftpPort, sshIdentity, toolSkip, type SshIdentity } from '../helpers/sftp.js';
+import { rcloneSftpEnv, run, sftpFlags, sftpPort, sshIdentity, toolSkip, type SshIdentity } from '../helpers/sftp.js';
 
 /** Every file below `dir` with the SHA-256 of its bytes, by relative path. */
 async function treeHashes(dir: string): Promise<Map<string, string>> {
@@ -44,17 +44,7 @@ for (const [storage, skip] of BACKENDS) {
       if (home) await rm(home, { recursive: true, force: true });
     });
 
-    const rcloneEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RCLONE_'))),
-      RCLONE_CONFIG: '/dev/null',
-      RCLONE_CONFIG_FC_TYPE: 'sftp',
-      RCLONE_CONFIG_FC_HOST: '127.0.0.1',
-      RCLONE_CONFIG_FC_PORT: String(port),
-      RCLONE_CONFIG_FC_USER: 'alice',
-      // No shell: rclone would otherwise try commands (md5sum, df) over exec, which is refused.
-      RCLONE_CONFIG_FC_SHELL_TYPE: 'none',
-      ...extra,
-    });
+    const rcloneEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => rcloneSftpEnv(port, 'alice', extra);
 
     test('rclone copies a tree up; check --download finds every byte the same', { skip: toolSkip('rclone') }, async () => {
       const up = join(home, 'rclone-up');

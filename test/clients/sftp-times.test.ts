@@ -1,17 +1,17 @@
 // Times set by SFTP clients are kept (issue 52): `sftp put -p` and `scp -p` set the file's
 // modification time before the close, rsync through sshfs sets it on the closed file, and the
 // stored file has it from then on — in `ls -l`, the JSON listing, WebDAV's getlastmodified and a
-// download's Last-Modified. On backends that keep no client-set times (capabilities.keepsModified
-// false: S3 today, docs/storage.md) the suite says so.
+// download's Last-Modified — on local disk and on S3 (the object's `mtime` metadata, listings'
+// times from the index: docs/storage.md "Times set by clients").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BACKENDS, startApp, type TestApp, type TestStorage } from '../helpers/app.js';
+import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { fuseSkip, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
+import { fuseSkip, rcloneSftpEnv, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
 
 /** Runs `use` on an SFTP session of ssh2's client, signed in with `auth`; the connection ends after. */
 async function withSftp<R>(port: number, auth: { username: string; password?: string; privateKey?: string }, use: (s: ssh2.SFTPWrapper) => Promise<R>): Promise<R> {
@@ -31,11 +31,8 @@ async function withSftp<R>(port: number, auth: { username: string; password?: st
 /** SETSTAT of a path with its times, as `touch -d` through a mount sends it. */
 const setTimes = (s: ssh2.SFTPWrapper, path: string, when: Date) => new Promise<void>((resolve, reject) => s.utimes(path, when, when, (err) => (err ? reject(err) : resolve())));
 
-/** Local disk keeps a write's client-set time; the S3 backend does not yet. */
-const keptSkip = (storage: TestStorage) => (storage === 'file' ? undefined : 'the S3 backend keeps no client-set times (capabilities.keepsModified is false)');
-
 for (const [storage, skip] of BACKENDS) {
-  describe(`times set by SFTP clients on ${storage}`, { skip: skip ?? toolSkip('sftp') ?? keptSkip(storage) }, () => {
+  describe(`times set by SFTP clients on ${storage}`, { skip: skip ?? toolSkip('sftp') }, () => {
     let t: TestApp;
     let id: SshIdentity;
     let port: number;
@@ -114,6 +111,40 @@ for (const [storage, skip] of BACKENDS) {
       const unmount = await run('fusermount3', ['-u', at]);
       assert.equal(unmount.code, 0, unmount.out);
       mnt = undefined;
+    });
+
+    test('rclone keeps the times it copies: the listing and the change feed show them, a second sync finds every file unchanged, a changed time is seen', { skip: toolSkip('rclone') }, async () => {
+      const up = join(local, 'rclone-up');
+      const times: Record<string, Date> = { 'one.txt': new Date('2003-01-02T03:04:05Z'), 'sub/two.bin': new Date('2004-02-03T04:05:06Z') };
+      await mkdir(join(up, 'sub'), { recursive: true });
+      await writeFile(join(up, 'one.txt'), 'one by rclone');
+      await writeFile(join(up, 'sub/two.bin'), Buffer.alloc(150 * 1024, 3));
+      for (const [p, when] of Object.entries(times)) await utimes(join(up, p), when, when);
+      const env = rcloneSftpEnv(port, 'alice', { RCLONE_CONFIG_FC_KEY_FILE: id.key });
+      const start = ((await (await fetch(`${t.url}/api/changes?cursor=now`, { headers: bearer(token) })).json()) as { cursor: string }).cursor;
+      const copied = await run('rclone', ['copy', up, 'fc:/rc'], { env, timeoutMs: 120_000 });
+      assert.equal(copied.code, 0, copied.out);
+
+      const listing = (await (await fetch(`${t.url}/storage/alice/rc/sub/`, { headers: bearer(token) })).json()) as { entries: { name: string; modified: string }[] };
+      assert.equal(Date.parse(listing.entries.find((e) => e.name === 'two.bin')?.modified ?? ''), times['sub/two.bin']?.getTime());
+      const feed = (await (await fetch(`${t.url}/api/changes?cursor=${start}`, { headers: bearer(token) })).json()) as { changes: { path: string; modified: string }[] };
+      for (const [p, when] of Object.entries(times)) {
+        const last = feed.changes.filter((c) => c.path === `/alice/rc/${p}`).at(-1);
+        assert.equal(Date.parse(last?.modified ?? ''), when.getTime(), `the feed's last entry for ${p}`);
+      }
+
+      // Sizes and times equal (the SFTP backend has no hash here): nothing to send.
+      const again = await run('rclone', ['sync', '--dry-run', '-vv', up, 'fc:/rc'], { env, timeoutMs: 120_000 });
+      assert.equal(again.code, 0, again.out);
+      assert.equal(again.out.match(/Unchanged skipping/g)?.length, 2, again.out);
+      assert.doesNotMatch(again.out, /Skipped (copy|update modification time)/, again.out);
+      // The comparison is real: a new time on one local file makes that file differ.
+      const moved = new Date('2006-01-01T00:00:00Z');
+      await utimes(join(up, 'one.txt'), moved, moved);
+      const changed = await run('rclone', ['sync', '--dry-run', '-vv', up, 'fc:/rc'], { env, timeoutMs: 120_000 });
+      assert.equal(changed.code, 0, changed.out);
+      assert.match(changed.out, /one\.txt: Skipped (copy|update modification time)/, changed.out);
+      assert.equal(changed.out.match(/Unchanged skipping/g)?.length, 1, changed.out);
     });
 
     test('a time set on a stored file is a write: a read-only app password and a WebDAV lock refuse it, and the file keeps its time', async () => {

@@ -95,3 +95,18 @@ export async function sftpWithPassword(port: number, user: string, password: str
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** The environment of an rclone run with the remote `fc:` on this SFTP port as `user`, no config file read; `extra` signs in (KEY_FILE or PASS). */
+export function rcloneSftpEnv(port: number, user: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RCLONE_'))),
+    RCLONE_CONFIG: '/dev/null',
+    RCLONE_CONFIG_FC_TYPE: 'sftp',
+    RCLONE_CONFIG_FC_HOST: '127.0.0.1',
+    RCLONE_CONFIG_FC_PORT: String(port),
+    RCLONE_CONFIG_FC_USER: user,
+    // No shell: rclone would otherwise try commands (md5sum, df) over exec, which is refused.
+    RCLONE_CONFIG_FC_SHELL_TYPE: 'none',
+    ...extra,
+  };
+}

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { newBucket, s3Client, s3Service, skipReason } from '../helpers/services.js';
 import { createSearchService, type SearchService } from '../../src/services/search.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -417,6 +417,7 @@ function raceAfterLookup(store: MetadataStore, path: string, between: () => Prom
       }
       return answer;
     },
+    times: (user, paths) => store.search.times(user, paths),
   };
 }
 
@@ -520,6 +521,57 @@ test('s3: the rescan takes in files another tool added, changed and removed; unt
     assert.deepEqual(keep.entries.map((e) => e.modified), [kept.modified.getTime()], 'the store\'s date, taken in quietly (same size and ETag)');
     const found = await f.store.search.search({ user: 'alice', text: 'change.txt', within: '', type: 'file', limit: 5 });
     assert.deepEqual(found.entries.map((e) => e.size), ['changed by a tool'.length], 'the index has the changed size');
+  } finally {
+    await f.backend.close();
+    await f.cleanup();
+  }
+});
+
+test('s3: a client\'s time is the object\'s mtime metadata (rclone\'s); stat, listings, walks and a rescan keep it, a move keeps it, bytes another tool writes date the file again', { skip }, async () => {
+  const f = await fresh();
+  const objKey = (p: string) => `${f.prefix}alice/${p}`;
+  const when = new Date('2001-02-03T04:05:06Z');
+  const later = new Date('2005-06-07T08:09:10Z');
+  try {
+    await f.backend.write(keyOf('d/written.txt'), bodyOf('written with a time'), { ifExists: 'fail', modified: when });
+    await f.backend.write(keyOf('d/dated.txt'), bodyOf('dated after'), { ifExists: 'fail' });
+    await f.backend.redate(keyOf('d/dated.txt'), later);
+    await f.backend.write(keyOf('d/plain.txt'), bodyOf('no time'), { ifExists: 'fail' });
+    // What rclone's S3 backend writes and reads: seconds since 1970 under `mtime`.
+    const head = await s3Client().send(new HeadObjectCommand({ Bucket: bucket, Key: objKey('d/dated.txt') }));
+    assert.equal(Number(head.Metadata?.mtime), later.getTime() / 1000);
+    const timesOf = async () => {
+      const listed = Object.fromEntries((await listAll(f.backend, keyOf('d'))).map((e) => [e.name, e.modified.getTime()]));
+      const walked: Record<string, number> = {};
+      for await (const w of f.backend.walk(keyOf('d'))) walked[w.path.join('/')] = w.entry.modified.getTime();
+      const stat = async (p: string) => (await f.backend.stat(keyOf(`d/${p}`)))?.modified.getTime();
+      return { listed, walked, stat: { 'written.txt': await stat('written.txt'), 'dated.txt': await stat('dated.txt') } };
+    };
+    const expect = (t: Awaited<ReturnType<typeof timesOf>>, why: string) => {
+      for (const seen of [t.listed, t.walked, t.stat]) assert.deepEqual([seen['written.txt'], seen['dated.txt']], [when.getTime(), later.getTime()], why);
+      assert.ok(Math.abs((t.listed['plain.txt'] ?? 0) - Date.now()) < 120_000, `${why}: a file without a time has the store's`);
+    };
+    expect(await timesOf(), 'after the writes');
+    // The rescan's walk reads the times from the index too, so it leaves them there (no change entry either).
+    const cursor = await f.store.changes.latest();
+    await f.search.rescanUser('alice');
+    expect(await timesOf(), 'after a rescan');
+    assert.deepEqual(await f.store.changes.changesSince(cursor, 100), [], 'a rescan journals nothing');
+    const opened = await f.backend.read(keyOf('d/dated.txt'));
+    await readAll(opened.stream);
+    assert.equal(opened.entry.modified.getTime(), later.getTime(), 'a download is dated by the client');
+
+    await f.backend.move(keyOf('d/written.txt'), keyOf('d/renamed.md'), { overwrite: false });
+    await f.backend.move(keyOf('d'), keyOf('e'), { overwrite: false });
+    const moved = Object.fromEntries((await listAll(f.backend, keyOf('e'))).map((e) => [e.name, e.modified.getTime()]));
+    assert.deepEqual([moved['renamed.md'], moved['dated.txt']], [when.getTime(), later.getTime()], 'a rename to another type and a folder move keep the times');
+    assert.equal((await f.backend.stat(keyOf('e/renamed.md')))?.modified.getTime(), when.getTime());
+
+    // Other bytes under the name (another tool's PutObject, no metadata): the index's time is no longer this file's.
+    await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: objKey('e/dated.txt'), Body: 'replaced by a tool' }));
+    const replaced = (await listAll(f.backend, keyOf('e'))).find((e) => e.name === 'dated.txt');
+    assert.ok(replaced && Math.abs(replaced.modified.getTime() - Date.now()) < 120_000, String(replaced?.modified));
+    assert.ok(Math.abs(((await f.backend.stat(keyOf('e/dated.txt')))?.modified.getTime() ?? 0) - Date.now()) < 120_000);
   } finally {
     await f.backend.close();
     await f.cleanup();

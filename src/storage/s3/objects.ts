@@ -6,6 +6,7 @@ import {
   type CompletedPart,
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type PutObjectCommandInput,
@@ -95,20 +96,41 @@ function radosgwIfMatch(request: unknown, ifMatch: string | undefined): void {
 const RADOSGW_IF_MATCH = { step: 'build', name: 'radosgwCopyIfMatch' } as const;
 
 /**
- * Server-side copy of one object; the copy's Content-Type follows its new
- * name. Objects over 5 GiB are copied in 512 MiB UploadPartCopy ranges.
+ * The user metadata that carries a file's modification time as its client set it (SFTP's setstat,
+ * `sftp -p`, `rsync -t` over sshfs): the key and format rclone's S3 backend uses (seconds since 1970,
+ * a decimal fraction allowed), so either tool reads the other's times.
  */
-export async function copyObject(s3: S3Client, bucket: string, from: string, to: string, size: number, ifMatch?: string): Promise<void> {
+export const MTIME = 'mtime';
+export const mtimeValue = (when: Date): string => String(when.getTime() / 1000);
+/** The time in an object's metadata; undefined when there is none or it is not a time. */
+export function mtimeOf(metadata: Record<string, string> | undefined): Date | undefined {
+  const raw = metadata?.[MTIME];
+  const seconds = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
+  return Number.isFinite(seconds) ? new Date(Math.round(seconds * 1000)) : undefined;
+}
+
+/**
+ * Server-side copy of one object. The copy's Content-Type follows its new
+ * name; its user metadata (the client's time, MTIME) goes along: `metadata`
+ * when given replaces it, else a copy under a name of the same type copies
+ * it whole, and one whose type changes gets none. Objects over 5 GiB are
+ * copied in 512 MiB UploadPartCopy ranges.
+ */
+export async function copyObject(s3: S3Client, bucket: string, from: string, to: string, size: number, ifMatch?: string, metadata?: Record<string, string>): Promise<void> {
   const ContentType = to.endsWith('/') ? 'application/x-directory' : contentTypeFor(to);
+  const sameType = ContentType === (from.endsWith('/') ? 'application/x-directory' : contentTypeFor(from));
   // With ifMatch the store refuses (412) to copy any version but the one measured, so the copy is never bigger than its size says.
   const CopySourceIfMatch = ifMatch;
   if (size <= COPY_LIMIT) {
-    const command = new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from), CopySourceIfMatch, MetadataDirective: 'REPLACE', ContentType });
+    const input = metadata === undefined && sameType && from !== to ? { MetadataDirective: 'COPY' as const } : { MetadataDirective: 'REPLACE' as const, ContentType, Metadata: metadata };
+    const command = new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from), CopySourceIfMatch, ...input });
     command.middlewareStack.add((next) => (args) => (radosgwIfMatch(args.request, ifMatch), next(args)), RADOSGW_IF_MATCH);
     await s3Call('Copying an object', () => s3.send(command));
     return;
   }
-  const created = await s3Call('Copying an object', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: to, ContentType })));
+  // A multipart copy starts with no metadata of its own: the source's is asked once (a copy this large is rare).
+  const Metadata = metadata ?? (sameType ? (await s3Call('Copying an object', () => s3.send(new HeadObjectCommand({ Bucket: bucket, Key: from })))).Metadata : undefined);
+  const created = await s3Call('Copying an object', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: to, ContentType, Metadata })));
   const parts: CompletedPart[] = [];
   try {
     await copyParts();

@@ -29,9 +29,9 @@ import { folderPrefix, objectKey, segmentsBelow, trashArea, validFoldersBelow, v
 import type { S3Location } from './location.js';
 import type { IndexedKind, NameIndex } from '../name-index.js';
 import { folderWins } from './folder-wins.js';
-import { bodyBytes, copyObject, deleteKeys, objectPages, putObject, type Stored } from './objects.js';
+import { bodyBytes, copyObject, deleteKeys, MTIME, mtimeOf, mtimeValue, objectPages, putObject, type Stored } from './objects.js';
 import { createS3Resumable, type Produce } from './resumable.js';
-import { receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
+import { clientTime, receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
 
 const MAX_COLLISIONS = 10_000;
 /** User metadata naming the write that created an object (takeBackLater). */
@@ -57,7 +57,16 @@ const pathOf = (key: StorageKey): string => key.segments.join('/');
 const ancestorsOf = (key: StorageKey): StorageKey[] => key.segments.slice(0, -1).map((_, i) => ({ user: key.user, segments: key.segments.slice(0, i + 1) }));
 const collisionKey = (key: StorageKey, n: number): StorageKey => ({ user: key.user, segments: [...key.segments.slice(0, -1), collisionName(keyName(key), n)] });
 
-type Head = { size: number; modified: Date; etag: string };
+/** `modified`: the client's time (MTIME) where the object has one, else the store's; `clientTime`: that metadata as stored. */
+type Head = { size: number; modified: Date; etag: string; clientTime?: string | undefined };
+/** The metadata a copy of `h` keeps its client-set time with (undefined: the copy's own rule, objects.ts copyObject). */
+const keptTime = (h: Head): Record<string, string> | undefined => (h.clientTime === undefined ? undefined : { [MTIME]: h.clientTime });
+/**
+ * How far apart the index's time of a file and the listing's may be and still be the store's own date:
+ * the index takes a PutObject answer's Date, which can be a second off the object's LastModified
+ * (docs/storage.md, "Dates of new files"). Further apart, with the same ETag, it is a client's time.
+ */
+const STORE_DATE_SLACK_MS = 1000;
 
 /**
  * The S3 StorageBackend: every file is the plain object `PREFIX<user>/<path>`
@@ -99,7 +108,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   async function head(objKey: string): Promise<Head | undefined> {
     try {
       const r = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: objKey }));
-      return { size: r.ContentLength ?? 0, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' };
+      return { size: r.ContentLength ?? 0, modified: mtimeOf(r.Metadata) ?? r.LastModified ?? EPOCH, etag: r.ETag ?? '""', clientTime: r.Metadata?.[MTIME] };
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -214,6 +223,23 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     });
   }
 
+  /**
+   * The client-set times of listed files (ListObjectsV2 returns no metadata, so not the MTIME the
+   * objects carry): the index's time of a file whose row has the listing's ETag and lies further
+   * from the store's date than a PutObject answer can (STORE_DATE_SLACK_MS), as a write with a time
+   * or a redate left it there. One question to the index per page.
+   */
+  async function clientTimes(user: string, files: readonly { path: string; entry: Entry }[]): Promise<Map<string, Date>> {
+    const out = new Map<string, Date>();
+    if (files.length === 0) return out;
+    const rows = await names.times(user, files.map((f) => f.path));
+    for (const { path, entry } of files) {
+      const row = rows.get(path);
+      if (row?.etag === entry.etag && Math.abs(row.modified - entry.modified.getTime()) > STORE_DATE_SLACK_MS) out.set(path, new Date(row.modified));
+    }
+    return out;
+  }
+
   const putMarker = (key: StorageKey) => putObject(s3, { Bucket: bucket, Key: folderPrefix(prefix, key), Body: '', ContentLength: 0, ContentType: FOLDER_TYPE }, 'Creating a folder');
   const keepParent = (key: StorageKey) => putMarker(keyParent(key));
 
@@ -245,7 +271,12 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
       }
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
       if (!token) page.push(...wins.end());
-      yield page;
+      const pathIn = (name: string) => [...dir.segments, name].join('/');
+      const times = await clientTimes(dir.user, page.filter((e) => e.isFile).map((entry) => ({ path: pathIn(entry.name), entry })));
+      yield times.size === 0 ? page : page.map((e) => {
+        const t = e.isFile ? times.get(pathIn(e.name)) : undefined;
+        return t ? { ...e, modified: t } : e;
+      });
     } while (token);
   }
 
@@ -254,30 +285,41 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const folders = new Set<string>();
     // A file and a folder of one name: the folder (folder-wins.ts); the file is named to onHidden.
     const wins = folderWins<WalkEntry>((w) => opts.onHidden?.(w.path));
+    /** A page's entries, files with their client-set times (clientTimes), so a rescan keeps those in the index. */
+    async function* dated(found: WalkEntry[]): AsyncGenerator<WalkEntry> {
+      const pathIn = (w: WalkEntry) => [...dir.segments, ...w.path].join('/');
+      const times = await clientTimes(dir.user, found.filter((w) => w.entry.isFile).map((w) => ({ path: pathIn(w), entry: w.entry })));
+      for (const w of found) {
+        const t = w.entry.isFile ? times.get(pathIn(w)) : undefined;
+        yield t ? { path: w.path, entry: { ...w.entry, modified: t } } : w;
+      }
+    }
     for await (const page of objectPages(s3, bucket, p)) {
+      const found: WalkEntry[] = [];
       for (const o of page) {
         const key = o.Key ?? '';
         const below = segmentsBelow(p, key) ?? { segments: validFoldersBelow(p, key), folder: true };
         const { segments } = below;
-        yield* wins.next(key, below.folder || segments.length === 0 ? undefined : { path: segments, entry: fileEntry(segments[segments.length - 1] as string, { size: o.Size ?? 0, modified: o.LastModified ?? EPOCH, etag: o.ETag ?? '""' }) });
+        found.push(...wins.next(key, below.folder || segments.length === 0 ? undefined : { path: segments, entry: fileEntry(segments[segments.length - 1] as string, { size: o.Size ?? 0, modified: o.LastModified ?? EPOCH, etag: o.ETag ?? '""' }) }));
         const upto = below.folder ? segments.length : segments.length - 1;
         for (let i = 1; i <= upto; i++) {
           const path = segments.slice(0, i);
           const id = path.join('/');
           if (folders.has(id)) continue;
           folders.add(id);
-          yield { path, entry: folderEntry(path[i - 1] as string, i === upto && below.folder ? (o.LastModified ?? EPOCH) : EPOCH) };
+          found.push({ path, entry: folderEntry(path[i - 1] as string, i === upto && below.folder ? (o.LastModified ?? EPOCH) : EPOCH) });
         }
       }
+      yield* dated(found);
     }
-    yield* wins.end();
+    yield* dated(wins.end());
   }
 
   /** A GetObject answer as an open file named `name`; a small one read whole, sent as one buffer as on local disk (WHOLE_READ_MAX). */
   async function openedAnswer(name: string, r: GetObjectCommandOutput): Promise<Opened> {
     // With a range, the whole size is in Content-Range ("bytes 0-9/1234").
     const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
-    const entry = fileEntry(name, { size: total, modified: r.LastModified ?? EPOCH, etag: r.ETag ?? '""' });
+    const entry = fileEntry(name, { size: total, modified: mtimeOf(r.Metadata) ?? r.LastModified ?? EPOCH, etag: r.ETag ?? '""' });
     if (r.ContentLength !== undefined && r.ContentLength <= WHOLE_READ_MAX) return openedBytes(entry, await bodyBytes(r.Body as Readable, r.ContentLength));
     return { stream: r.Body as Readable, entry };
   }
@@ -394,7 +436,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const putAtTarget = async (data: Buffer, onlyIfFree: boolean): Promise<Stored> => {
       const Key = objectKey(prefix, target);
       try {
-        return await putObject(s3, { Bucket: bucket, Key, Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined, Metadata: onlyIfFree ? { [WRITE_ID]: writeId } : undefined });
+        return await putObject(s3, { Bucket: bucket, Key, Body: data, ContentLength: data.length, ContentType: contentTypeFor(keyName(target)), IfNoneMatch: onlyIfFree ? '*' : undefined, Metadata: onlyIfFree ? { [WRITE_ID]: writeId, ...clientTime(opts) } : clientTime(opts) });
       } catch (e) {
         // No answer: the store may still take this create once it recovers, after the client was told it failed.
         if (onlyIfFree && e instanceof StorageError && (e.code === 'unavailable' || e.code === 'failed')) takeBackLater(Key, writeId);
@@ -423,6 +465,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
      * after it (docs/storage.md, "Dates of new files"). A store whose answers carry no Date is asked.
      */
     async function storedEntry(stored: Stored, size: number): Promise<Entry> {
+      if (opts.modified) return fileEntry(keyName(target), { size, modified: opts.modified, etag: stored.etag });
       if (stored.date) return fileEntry(keyName(target), { size, modified: stored.date, etag: stored.etag });
       const h = await headFile(target);
       return fileEntry(keyName(target), { size, modified: h?.etag === stored.etag ? h.modified : new Date(), etag: stored.etag });
@@ -645,7 +688,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         });
       } else {
         // File over a folder: the folder's keys go after the copy (the file wins meanwhile).
-        await copyObject(s3, bucket, objectKey(prefix, from), dst, source.size);
+        await copyObject(s3, bucket, objectKey(prefix, from), dst, source.size, undefined, keptTime(source));
         if (replaced !== undefined) for await (const page of objectPages(s3, bucket, `${dst}/`)) await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
         if (!isRoot(keyParent(from))) await keepParent(from);
         await deleteKeys(s3, bucket, [objectKey(prefix, from)]);
@@ -667,13 +710,47 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
       const shown = await shownOf(from, version.size);
       await beforeFile?.(copied + shown);
       try {
-        await copyObject(s3, bucket, from, to, version.size, version.etag);
+        await copyObject(s3, bucket, from, to, version.size, version.etag, keptTime(version));
         return shown;
       } catch (e) {
         if (statusOf(e) !== 412 && !isNotFound(e)) throw e;
       }
     }
     return 0;
+  }
+
+  /**
+   * A client's time on a stored file: the object copied onto itself with the time in its metadata
+   * (MTIME), conditional on the ETag looked at, under the name's leases like any replace, so the copy
+   * never undoes a write (another tool's, the only kind that can come in between, makes it look
+   * again). Reported as the file replaced by its own bytes, which puts the time into the index,
+   * where listings take it from (clientTimes).
+   */
+  async function redate(key: StorageKey, modified: Date): Promise<Entry> {
+    if (isRoot(key)) throw isDir();
+    const objKey = objectKey(prefix, key);
+    const lease = await holdForChange(key, [key]);
+    try {
+      for (let tries = 1; ; tries++) {
+        const h = await fileUnlessFolder(key);
+        if (!h) throw (await folderAt(key)) ? isDir() : new StorageError('not_found', 'No file exists at this path.');
+        try {
+          await copyObject(s3, bucket, objKey, objKey, h.size, h.etag, { [MTIME]: mtimeValue(modified) });
+        } catch (e) {
+          if ((statusOf(e) === 412 || isNotFound(e)) && tries < 3) continue;
+          throw e;
+        }
+        // A copy's ETag is the store's to choose (a multipart object's changes): asked, as after a multipart upload.
+        const after = await headFile(key);
+        if (!after) throw new StorageError('failed', 'The object store lost the file it just dated.');
+        const entry = fileEntry(keyName(key), after);
+        const shown = await shownEntry(key, entry);
+        await events.emit({ type: 'replaced', key, size: shown.size, previousSize: shown.size, entry: shown, copyOf: { from: key, to: key } });
+        return entry;
+      }
+    } finally {
+      await lease.release();
+    }
   }
 
   async function copy(from: StorageKey, to: StorageKey, opts: CopyOptions): Promise<void> {
@@ -868,7 +945,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   };
 
   return {
-    capabilities: { atomicReplace: true, emulatedDirs: true, serverSideMove: true, atomicFolderMove: false, keepsModified: false },
+    capabilities: { atomicReplace: true, emulatedDirs: true, serverSideMove: true, atomicFolderMove: false, keepsModified: true },
     events,
 
     async init() {
@@ -908,13 +985,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     stage,
     write: (key, body, opts) => stageAndCommit({ stage }, key, body, opts),
     resumable: createS3Resumable(s3, coordination, bucket, prefix, commitFrom),
-    // Listings come from the store's own list, which carries no object metadata: no time of a client's is kept.
-    redate: async (key) => {
-      const e = await stat(key);
-      if (!e) throw new StorageError('not_found', 'No file exists at this path.');
-      if (!e.isFile) throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
-      return e;
-    },
+    redate,
     mkdir,
     delete: remove,
     move,

@@ -5,6 +5,7 @@ import { isStorageError, StorageError, type WriteOptions } from '../backend.js';
 import type { Coordination } from '../coordination.js';
 import { isNotFound, s3Call, statusOf } from './client.js';
 import { copySource } from './keys.js';
+import { MTIME, mtimeValue } from './objects.js';
 import { dependencyErrorIn } from '../../lib/dependency-error.js';
 
 const MiB = 1024 * 1024;
@@ -31,6 +32,9 @@ export type Received =
   | { readonly kind: 'multipart'; readonly size: number; complete(): Promise<void>; abort(): Promise<void> };
 
 export const receivedSize = (r: Received): number => (r.kind === 'single' ? r.body.length : r.size);
+
+/** The object metadata that keeps a write's client-set time (objects.ts MTIME), or none. */
+export const clientTime = (opts: { readonly modified?: Date | undefined }): Record<string, string> | undefined => (opts.modified ? { [MTIME]: mtimeValue(opts.modified) } : undefined);
 
 /** Part size for a body: as small as allowed, as large as needed to fit the declared length in MAX_PARTS. */
 export function partSizeFor(sizeHint: number | undefined): number {
@@ -75,7 +79,7 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     const journalId = randomUUID();
     // The intent first: a crash between here and CreateMultipartUpload leaves a record the sweeper resolves.
     await c.journal.put({ id: journalId, kind: UPLOAD_JOURNAL, data: JSON.stringify({ bucket, key, uploadId: null } satisfies UploadRecord), now: now() });
-    const created = await s3Call('Starting the upload', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType })));
+    const created = await s3Call('Starting the upload', () => s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType, Metadata: clientTime(opts) })));
     const id = created.UploadId as string;
     try {
       await c.journal.update(journalId, JSON.stringify({ bucket, key, uploadId: id } satisfies UploadRecord), now());

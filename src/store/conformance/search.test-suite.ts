@@ -161,6 +161,14 @@ export function runSearchConformance(name: string, open: OpenStore): void {
     assert.deepEqual([...(await store.search.kinds('bob', ['a.txt']))], [], "another user's paths are not alice's");
   });
 
+  withStore('times: a file\'s time and ETag for each path held (files only, one user\'s), in batches past one statement\'s', async (store) => {
+    await store.search.put([{ user: 'alice', path: 'a.txt', isFile: true, size: 1, modified: T + 5, etag: '"e1"' }, { user: 'alice', path: 'n.txt', isFile: true, size: 1, modified: T }, folder('d')]);
+    const many = Array.from({ length: 1200 }, (_, i) => `p${i}`);
+    assert.deepEqual([...(await store.search.times('alice', [...many, 'a.txt', 'n.txt', 'd']))].sort(), [['a.txt', { modified: T + 5, etag: '"e1"' }], ['n.txt', { modified: T, etag: null }]]);
+    assert.deepEqual([...(await store.search.times('bob', ['a.txt']))], []);
+    assert.deepEqual([...(await store.search.times('alice', []))], []);
+  });
+
   withStore('moveWithin renames an entry and carries everything below it; names that merely share a prefix stay', async (store) => {
     await store.search.put([folder('old'), folder('old/sub'), file('old/sub/deep.txt'), file('old.txt'), file('old0'), file('older/x.txt'), folder('new'), file('new/stale.txt')]);
     assert.equal(await store.search.moveWithin('alice', 'old', 'new'), 3);
