@@ -248,7 +248,7 @@ export function createFilesService(deps: {
         const problem = nameProblem(part.filename);
         if (problem) {
           part.stream.resume();
-          throw new AppError('invalid_name', `The file name "${part.filename}" is not allowed: ${problem}.`);
+          throw new AppError('invalid_name', sentence('apiDetail.fileNameNotAllowed', { name: part.filename, problem }));
         }
         return part.filename;
       };

@@ -14,7 +14,7 @@ test('the web client knows every error code the server can send, and no other', 
 });
 
 /**
- * Where the server may still write a bad_request / invalid_path sentence of its own (English only):
+ * Where the server may still write a bad_request / invalid_path / invalid_name sentence of its own (English only):
  * protocols and fields the web app and the server's pages never get wrong, so no reader of another
  * language meets them. Everything else writes it from the catalog (`sentence('apiDetail.…')`), so the
  * web app and the server's pages can show it in the reader's language (src/lib/i18n/sentences.ts).
@@ -38,8 +38,8 @@ const ENGLISH_ONLY: Record<string, string> = {
   'src/routes/share-links.ts': 'the link API\'s JSON password body, which share.js always forms itself',
 };
 
-test('the server writes its bad_request and invalid_path sentences from the catalog, but for protocols no reader meets', async () => {
-  const literal = /AppError\('(bad_request|invalid_path)', ['"`]/;
+test('the server writes its bad_request, invalid_path and invalid_name sentences from the catalog, but for protocols no reader meets', async () => {
+  const literal = /AppError\('(bad_request|invalid_path|invalid_name)', ['"`]/;
   const offenders: string[] = [];
   for (const file of await sources(join(REPO_ROOT, 'src'))) {
     const name = relative(REPO_ROOT, file).split('\\').join('/');
