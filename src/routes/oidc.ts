@@ -78,7 +78,8 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
       else logFailure(request.log, e, err);
       const nonce = newNonce();
       const ui = uiFor(requestLocale(request.headers));
-      // The basic pages' style sheet, without their header: this page belongs to neither UI.
+      // The basic pages' style sheet and icon (so the browser asks for no /favicon.ico), without their
+      // header: this page belongs to neither UI.
       const body = page`<!doctype html>
 <html lang="${ui.locale}">
 <head>
@@ -86,6 +87,7 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${ui.t('ssoPage.title')} · File Cloud</title>
 <link rel="stylesheet" nonce="${NONCE_SLOT}" href="${basePath}/basic/style.css">
+<link rel="icon" href="${basePath}/basic/icon.svg" type="image/svg+xml">
 </head>
 <body>
 <main>
