@@ -1,3 +1,4 @@
+import { sentence } from '../lib/i18n/sentences.js';
 /**
  * Pure rules for names: usernames, file and folder names, and the
  * `name (1).ext` suffixes that keep a taken name from being overwritten.
@@ -19,13 +20,13 @@ export const MAX_NAME_BYTES = 255;
  * is refused too, because Windows clients treat it as a separator.
  */
 export function nameProblem(name: string): string | undefined {
-  if (name.length === 0) return 'a name cannot be empty';
-  if (name === '.' || name === '..') return `"${name}" is not a valid name`;
-  if (name.includes('/')) return 'a name cannot contain "/"';
-  if (name.includes('\\')) return 'a name cannot contain a backslash';
-  if (name.includes('\0')) return 'a name cannot contain a NUL character';
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) return `a name can be at most ${MAX_NAME_BYTES} bytes long`;
-  if (!isWellFormed(name)) return 'a name must be valid Unicode';
+  if (name.length === 0) return sentence('apiPart.nameEmpty');
+  if (name === '.' || name === '..') return sentence('apiPart.nameDots', { name });
+  if (name.includes('/')) return sentence('apiPart.nameSlash');
+  if (name.includes('\\')) return sentence('apiPart.nameBackslash');
+  if (name.includes('\0')) return sentence('apiPart.nameNul');
+  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) return sentence('apiPart.nameTooLong', { max: MAX_NAME_BYTES });
+  if (!isWellFormed(name)) return sentence('apiPart.nameUnicode');
   return undefined;
 }
 

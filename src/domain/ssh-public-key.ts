@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** A public key as `ssh-keygen` and `authorized_keys` write it, checked. */
 export type SshPublicKey = {
@@ -63,18 +64,18 @@ function blobProblem(type: string, f: Buffer[]): string | undefined {
  */
 export function parseSshPublicKey(line: string): SshPublicKey {
   const text = line.trim();
-  if (text === '') throw new Error('The key is empty: paste one line of a .pub file, such as ~/.ssh/id_ed25519.pub.');
-  if (text.length > MAX_SSH_KEY_LINE) throw new Error(`The key is longer than ${MAX_SSH_KEY_LINE} characters.`);
-  if (/[\r\n]/.test(text)) throw new Error('Send one key, on one line.');
-  if (text.startsWith('-----')) throw new Error('This is a key file in PEM form, or a private key: send the public key line (the .pub file).');
+  if (text === '') throw new Error(sentence('apiDetail.sshKeyEmpty'));
+  if (text.length > MAX_SSH_KEY_LINE) throw new Error(sentence('apiDetail.sshKeyTooLong', { max: MAX_SSH_KEY_LINE }));
+  if (/[\r\n]/.test(text)) throw new Error(sentence('apiDetail.sshKeyOneLine'));
+  if (text.startsWith('-----')) throw new Error(sentence('apiDetail.sshKeyPem'));
   const [type, data, ...rest] = text.split(/[ \t]+/);
-  if (!type || !data) throw new Error('Expected "<type> <base64 key> [comment]".');
-  if (!(SSH_KEY_TYPES as readonly string[]).includes(type)) throw new Error(`Keys of type "${type.slice(0, 40)}" are not accepted; use one of ${SSH_KEY_TYPES.join(', ')}.`);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(data) || data.length % 4 !== 0) throw new Error('The key data is not base64.');
+  if (!type || !data) throw new Error(sentence('apiDetail.sshKeyShape', { shape: '<type> <base64 key> [comment]' }));
+  if (!(SSH_KEY_TYPES as readonly string[]).includes(type)) throw new Error(sentence('apiDetail.sshKeyType', { type: type.slice(0, 40), types: SSH_KEY_TYPES.join(', ') }));
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(data) || data.length % 4 !== 0) throw new Error(sentence('apiDetail.sshKeyBase64'));
   const blob = Buffer.from(data, 'base64');
   const f = fields(blob);
   const problem = f ? blobProblem(type, f) : 'the key data is malformed';
-  if (problem) throw new Error(`The key is not valid: ${problem}.`);
+  if (problem) throw new Error(sentence('apiDetail.sshKeyInvalid', { problem }));
   return { algorithm: type, blob: blob.toString('base64'), fingerprint: sshFingerprint(blob), comment: rest.length > 0 ? rest.join(' ') : undefined };
 }
 

@@ -1,5 +1,6 @@
 import { AppError } from './errors.js';
 import { isValidUsername, nameProblem } from './names.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /**
  * A validated address of a file or folder in one user's storage. Only
@@ -42,7 +43,7 @@ export function parseStoragePath(rawBelowStorage: string): ParsedStoragePath {
   try {
     decoded = decodeURIComponent(rawBelowStorage);
   } catch {
-    throw new AppError('invalid_path', 'The path is not valid percent-encoded UTF-8.');
+    throw new AppError('invalid_path', sentence('apiDetail.pathNotUtf8'));
   }
   return parseDecodedStoragePath(decoded);
 }
@@ -60,18 +61,18 @@ export function parseDecodedStoragePath(decoded: string): ParsedStoragePath {
     throw new AppError('not_found', 'Nothing exists at this path; a storage root ends with "/".');
   }
   if (user === '' || user === '.' || user === '..' || user.includes('\0') || user.includes('\\')) {
-    throw new AppError('invalid_path', 'The path has an invalid user segment.');
+    throw new AppError('invalid_path', sentence('apiDetail.pathBadUser'));
   }
   let rest = parts.slice(1);
   const trailingSlash = rest[rest.length - 1] === '';
   if (trailingSlash) rest = rest.slice(0, -1);
   if (Buffer.byteLength(rest.join('/'), 'utf8') > MAX_PATH_BYTES) {
-    throw new AppError('invalid_path', `The path is longer than ${MAX_PATH_BYTES} bytes.`);
+    throw new AppError('invalid_path', sentence('apiDetail.pathTooLong', { max: MAX_PATH_BYTES }));
   }
   for (const segment of rest) {
-    if (segment === '') throw new AppError('invalid_path', 'The path has an empty segment ("//").');
+    if (segment === '') throw new AppError('invalid_path', sentence('apiDetail.pathEmptySegment'));
     const problem = nameProblem(segment);
-    if (problem) throw new AppError('invalid_path', `The path is invalid: ${problem}.`);
+    if (problem) throw new AppError('invalid_path', sentence('apiDetail.pathInvalid', { problem }));
   }
   return { key: { user, segments: rest }, trailingSlash };
 }
@@ -113,7 +114,7 @@ const withinOf = (key: StorageKey, next: StorageKey): StorageKey => (key.within 
 /** A child key; `name` must already be a valid name (checked here again). */
 export function keyChild(key: StorageKey, name: string): StorageKey {
   const problem = nameProblem(name);
-  if (problem) throw new AppError('invalid_name', `Invalid name: ${problem}.`);
+  if (problem) throw new AppError('invalid_name', sentence('apiDetail.nameInvalid', { problem }));
   return withinOf(key, { user: key.user, segments: [...key.segments, name] });
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, isServerFault, type ErrorCode } from '../domain/errors.js';
 import { dependencyErrorIn, RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /**
  * The one place where failures become HTTP answers. Status comes only from
@@ -21,12 +22,12 @@ export function toAppError(err: unknown): AppError {
       return new AppError('too_large', 'The request body is too large.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError('bad_request', 'The request body must be JSON (Content-Type: application/json).');
+      return new AppError('bad_request', sentence('apiDetail.bodyJson'));
     case 'FST_ERR_BAD_URL':
-      return new AppError('invalid_path', 'The URL is not valid.');
+      return new AppError('invalid_path', sentence('apiDetail.urlInvalid'));
     case 'FST_ERR_VALIDATION':
       // A route schema refused the input; Ajv's text names the field ("body/new_password must be string").
-      return new AppError('bad_request', `The request is not valid: ${fe.message ?? 'a field is missing or has the wrong type'}.`);
+      return new AppError('bad_request', sentence('apiDetail.requestInvalid', { detail: fe.message ?? sentence('apiPart.fieldProblem') }));
   }
   // Errors Node's parser or Fastify mark as client errors keep their class, never their raw message.
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;

@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** A small application/x-www-form-urlencoded body as an object (first value of each name). */
 export function readForm(stream: NodeJS.ReadableStream, limit: number): Promise<Record<string, string>> {
@@ -20,7 +21,7 @@ export function readForm(stream: NodeJS.ReadableStream, limit: number): Promise<
       for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) if (!(k in out)) out[k] = v;
       resolve(out);
     });
-    stream.on('error', () => reject(new AppError('bad_request', 'The request body could not be read.')));
+    stream.on('error', () => reject(new AppError('bad_request', sentence('apiDetail.bodyUnreadable'))));
   });
 }
 

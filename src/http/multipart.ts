@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import { AppError } from '../domain/errors.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** One file part of a multipart/form-data body. */
 export type FilePart = {
@@ -56,10 +57,10 @@ const STREAM_HWM = 64 * 1024;
 export function multipartFiles(body: Readable, headers: IncomingHttpHeaders, limits: MultipartLimits = {}): AsyncGenerator<FilePart, void, undefined> {
   const contentType = headers['content-type'];
   if (contentType === undefined || !isFormData(contentType)) {
-    throw new AppError('bad_request', 'The upload must be sent as multipart/form-data.');
+    throw new AppError('bad_request', sentence('apiDetail.multipartType'));
   }
   if (boundaryOf(contentType) === '') {
-    throw new AppError('bad_request', 'The multipart/form-data Content-Type has no boundary.');
+    throw new AppError('bad_request', sentence('apiDetail.multipartBoundary'));
   }
   return iterate(body, { ...headers, 'content-type': contentType }, limits);
 }
@@ -99,7 +100,7 @@ async function* iterate(body: Readable, headers: IncomingHttpHeaders & { 'conten
       },
     });
   } catch (e) {
-    throw bad('The multipart/form-data Content-Type is malformed.', e);
+    throw bad(sentence('apiDetail.multipartBadType'), e);
   }
 
   const queue: { part: FilePart; file: BusboyFileStream; out: PassThrough }[] = [];
@@ -132,7 +133,7 @@ async function* iterate(body: Readable, headers: IncomingHttpHeaders & { 'conten
       let size = 0;
       file.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxFieldBytes) fail(bad(`A form field is larger than ${maxFieldBytes} bytes.`));
+        if (size > maxFieldBytes) fail(bad(sentence('apiDetail.multipartField', { max: maxFieldBytes })));
       });
       return;
     }
@@ -145,8 +146,8 @@ async function* iterate(body: Readable, headers: IncomingHttpHeaders & { 'conten
     queue.push({ part: { fieldName: fieldName ?? '', filename, mimeType, stream }, file, out: stream });
     notify();
   });
-  parser.on('partsLimit', () => fail(bad(`The upload has more than ${limits.maxParts ?? DEFAULT_MAX_PARTS} parts.`)));
-  parser.on('error', (e: unknown) => fail(bad('The multipart body is malformed or ended before its closing boundary.', e)));
+  parser.on('partsLimit', () => fail(bad(sentence('apiDetail.multipartParts', { max: limits.maxParts ?? DEFAULT_MAX_PARTS }))));
+  parser.on('error', (e: unknown) => fail(bad(sentence('apiDetail.multipartMalformed'), e)));
   parser.on('finish', () => {
     finished = true;
     notify();
@@ -165,7 +166,7 @@ async function* iterate(body: Readable, headers: IncomingHttpHeaders & { 'conten
     });
   };
   const onEnd = () => parser.end();
-  const onError = (e: unknown) => fail(bad('The upload was interrupted before it was complete.', e));
+  const onError = (e: unknown) => fail(bad(sentence('apiDetail.uploadInterrupted'), e));
   const onClose = () => {
     if (!body.readableEnded) onError(new Error('request closed before its end'));
   };
@@ -176,7 +177,7 @@ async function* iterate(body: Readable, headers: IncomingHttpHeaders & { 'conten
   };
 
   // Nothing would ever arrive, and the loop below would wait forever.
-  if (body.readableEnded || body.destroyed) throw bad('The request body was already read or closed.');
+  if (body.readableEnded || body.destroyed) throw bad(sentence('apiDetail.bodyConsumed'));
   try {
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
     for (;;) {

@@ -1,11 +1,12 @@
 import { AppError } from '../domain/errors.js';
 import type { SearchInput } from '../services/search.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 const one = (query: Record<string, unknown>, name: string): string | undefined => {
   const v = query[name];
   if (v === undefined) return undefined;
   // ?q=a&q=b: which one was meant is anyone's guess, so neither.
-  if (typeof v !== 'string') throw new AppError('bad_request', `Give "${name}" once.`);
+  if (typeof v !== 'string') throw new AppError('bad_request', sentence('apiDetail.giveOnce', { name }));
   return v;
 };
 
@@ -17,10 +18,10 @@ const one = (query: Record<string, unknown>, name: string): string | undefined =
 export function parseSearchQuery(query: unknown): SearchInput {
   const q = (query ?? {}) as Record<string, unknown>;
   const text = one(q, 'q');
-  if (text === undefined) throw new AppError('bad_request', 'Give the text to search for as "q".');
+  if (text === undefined) throw new AppError('bad_request', sentence('apiDetail.searchText'));
   const type = one(q, 'type');
-  if (type !== undefined && type !== 'file' && type !== 'folder') throw new AppError('bad_request', '"type" must be "file" or "folder".');
+  if (type !== undefined && type !== 'file' && type !== 'folder') throw new AppError('bad_request', sentence('apiDetail.searchType'));
   const rawLimit = one(q, 'limit');
-  if (rawLimit !== undefined && !/^[0-9]{1,7}$/.test(rawLimit)) throw new AppError('bad_request', '"limit" must be a whole number.');
+  if (rawLimit !== undefined && !/^[0-9]{1,7}$/.test(rawLimit)) throw new AppError('bad_request', sentence('apiDetail.limitWhole'));
   return { q: text, path: one(q, 'path'), type, limit: rawLimit === undefined ? undefined : Number(rawLimit) };
 }

@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { STREAMS_PER_USER, type ChangeStreams } from '../services/change-streams.js';
 import { DEFAULT_CHANGES_LIMIT, DEFAULT_RECENT_LIMIT, MAX_CHANGES_LIMIT, MAX_RECENT_LIMIT, RECENT_LOOK_BACK, type ChangeService, type ChangesInput, type RecentInput } from '../services/changes.js';
 import { bytes, errors, header, json, type JsonSchema, type RouteSchema } from '../http/schemas.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 const Change: JsonSchema = {
   type: 'object',
@@ -26,13 +27,13 @@ const Change: JsonSchema = {
 const one = (query: Record<string, unknown>, name: string): string | undefined => {
   const v = query[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new AppError('bad_request', `Give "${name}" once.`);
+  if (typeof v !== 'string') throw new AppError('bad_request', sentence('apiDetail.giveOnce', { name }));
   return v;
 };
 
 const limitOf = (q: Record<string, unknown>): number | undefined => {
   const raw = one(q, 'limit');
-  if (raw !== undefined && !/^[0-9]{1,7}$/.test(raw)) throw new AppError('bad_request', '"limit" must be a whole number.');
+  if (raw !== undefined && !/^[0-9]{1,7}$/.test(raw)) throw new AppError('bad_request', sentence('apiDetail.limitWhole'));
   return raw === undefined ? undefined : Number(raw);
 };
 

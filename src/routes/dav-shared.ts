@@ -3,6 +3,7 @@ import type { Principal } from '../domain/principal.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { DAV_PREFIX, encodeSegment, hrefFor, rawDavPath } from '../dav/paths.js';
 import type { GrantService } from '../services/grants.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** Not a valid user name (it has spaces), so it cannot clash with a user's tree under /dav/. */
 export const SHARED_WITH_ME = 'Shared with me';
@@ -42,7 +43,7 @@ export function createSharedWithMe(deps: { grants: GrantService; basePath: strin
     try {
       entry = decodeURIComponent(next === -1 ? below : below.slice(0, next));
     } catch {
-      throw new AppError('invalid_path', 'The path is not valid percent-encoded UTF-8.');
+      throw new AppError('invalid_path', sentence('apiDetail.pathNotUtf8'));
     }
     return { entry, rest: next === -1 ? undefined : below.slice(next + 1) };
   }

@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { isPermission, type GrantService, type Permission } from '../services/grants.js';
 import { objectBody, requiredString } from './body.js';
 import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from '../http/schemas.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 const TAGS = ['Grants'];
 const permission: JsonSchema = { type: 'string', enum: ['read', 'write'], description: '`read`: every read; `write`: also upload, overwrite, create folders, rename, move and delete inside the item (never the item itself).' };
@@ -81,7 +82,7 @@ const SCHEMAS: Record<'create' | 'given' | 'received' | 'patch' | 'remove', Rout
 
 function permissionOf(body: Record<string, unknown>): Permission {
   const v = requiredString(body, 'permission');
-  if (!isPermission(v)) throw new AppError('bad_request', 'The field "permission" must be "read" or "write".');
+  if (!isPermission(v)) throw new AppError('bad_request', sentence('apiDetail.permission'));
   return v;
 }
 

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /**
  * Reads a small JSON body from a stream, refusing more than `limit` bytes
@@ -32,7 +33,7 @@ export function readJsonBody(stream: Readable, limit: number): Promise<unknown> 
     };
     const onError = () => {
       cleanup();
-      reject(new AppError('bad_request', 'The request body could not be read.'));
+      reject(new AppError('bad_request', sentence('apiDetail.bodyUnreadable')));
     };
     const cleanup = () => {
       stream.off('data', onData);

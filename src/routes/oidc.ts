@@ -11,6 +11,9 @@ import type { OidcService, SignInTarget } from '../services/oidc.js';
 import { basicCsp } from './basic.js';
 import { objectBody, requiredString } from './body.js';
 import { empty, ErrorBody, errors, header, json, jsonBody, type ResponseSpec } from '../http/schemas.js';
+import { sentence } from '../lib/i18n/sentences.js';
+import { requestLocale } from '../http/language.js';
+import { errorSentence, uiFor } from '../lib/i18n/ui.js';
 
 const TAG = ['Single sign-on'];
 const open: AccessRule = { who: 'public' };
@@ -58,7 +61,7 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
   const { basePath } = deps;
   // Registered with single sign-on off too (so the API document is one), answering 404 then.
   const service = (): OidcService => {
-    if (!deps.oidc) throw new AppError('not_found', 'Single sign-on is not configured on this server (--oidc-issuer).');
+    if (!deps.oidc) throw new AppError('not_found', sentence('apiDetail.ssoNotConfigured'));
     return deps.oidc;
   };
   const origin = (request: FastifyRequest) => deps.publicUrl ? deps.publicUrl.slice(0, deps.publicUrl.length - basePath.length) : `${request.protocol}://${request.host}`;
@@ -74,20 +77,23 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
       if (e.code === 'unavailable') request.log.info({ code: e.code }, e.message);
       else logFailure(request.log, e, err);
       const nonce = newNonce();
-      // The basic pages' style sheet, without their header: this page belongs to neither UI.
+      const ui = uiFor(requestLocale(request.headers));
+      // The basic pages' style sheet and icon (so the browser asks for no /favicon.ico), without their
+      // header: this page belongs to neither UI.
       const body = page`<!doctype html>
-<html lang="en">
+<html lang="${ui.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign-in failed · File Cloud</title>
+<title>${ui.t('ssoPage.title')} · File Cloud</title>
 <link rel="stylesheet" nonce="${NONCE_SLOT}" href="${basePath}/basic/style.css">
+<link rel="icon" href="${basePath}/basic/icon.svg" type="image/svg+xml">
 </head>
 <body>
 <main>
-<h1>Sign-in failed</h1>
-<p class="error" role="alert">${e.message}</p>
-<p><a href="${basePath}/login?sso_failed=1">Back to sign-in</a> · <a href="${basePath}/basic/login">Basic HTML version</a></p>
+<h1>${ui.t('ssoPage.title')}</h1>
+<p class="error" role="alert">${errorSentence(ui, e)}</p>
+<p><a href="${basePath}/login?sso_failed=1">${ui.t('ssoPage.back')}</a> · <a href="${basePath}/basic/login">${ui.t('login.basic')}</a></p>
 </main>
 </body>
 </html>

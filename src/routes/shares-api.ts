@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { ShareService } from '../services/shares.js';
 import { objectBody, optionalBoolean, requiredString } from './body.js';
 import { empty, errors, json, jsonBody, Share, type RouteSchema } from '../http/schemas.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 const createSchema: RouteSchema = {
   summary: 'Create a share link',
@@ -58,14 +59,14 @@ const revokeSchema: RouteSchema = {
 function nullableInteger(body: Record<string, unknown>, field: string): number | null | undefined {
   const v = body[field];
   if (v === undefined || v === null) return v;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new AppError('bad_request', `The field "${field}" must be a whole number or null.`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new AppError('bad_request', sentence('apiDetail.fieldWholeOrNull', { field }));
   return v;
 }
 
 function nullableString(body: Record<string, unknown>, field: string): string | null | undefined {
   const v = body[field];
   if (v === undefined || v === null) return v;
-  if (typeof v !== 'string') throw new AppError('bad_request', `The field "${field}" must be a string or null.`);
+  if (typeof v !== 'string') throw new AppError('bad_request', sentence('apiDetail.fieldStringOrNull', { field }));
   return v;
 }
 

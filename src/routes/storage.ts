@@ -19,6 +19,7 @@ import { deleteSchema, headSchema, postSchema, putSchema, readSchema } from './s
 import type { Operations } from '../services/operations.js';
 import { parseThumbnailSize } from '../thumbnails/sizes.js';
 import { sendThumbnail } from './thumbnail-reply.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 const JSON_LIMIT = 64 * 1024;
 
@@ -116,7 +117,7 @@ export async function storageRoutes(
       if (trailingSlash || isRoot(key)) {
         const existing = await as(request).stat(key).catch(() => undefined);
         if (existing && !existing.isFile) throw new AppError('is_a_directory', 'A folder is at this path; send multipart/form-data to upload into it.');
-        throw new AppError('invalid_path', 'A file path cannot end with "/".');
+        throw new AppError('invalid_path', sentence('apiDetail.fileEndsSlash'));
       }
       const declared = Number(request.headers['content-length']);
       if (files.maxUploadBytes !== undefined && declared > files.maxUploadBytes) {

@@ -8,6 +8,7 @@ import { contentRange, parseRange, unsatisfiedRange } from '../http/range.js';
 import type { ZipService } from '../services/zip.js';
 import { TreeChangedError } from '../zip/stream.js';
 import { metered, type Charge } from './metered.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 export type FolderZipOptions = {
   /** The folder zipped. */
@@ -88,6 +89,6 @@ async function* abortOnFailure(bytes: AsyncGenerator<Buffer>, request: FastifyRe
 export function zipNames(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
   const names = Array.isArray(value) ? value : [value];
-  if (!names.every((n): n is string => typeof n === 'string')) throw new AppError('invalid_name', 'Each name= must be a name.');
+  if (!names.every((n): n is string => typeof n === 'string')) throw new AppError('invalid_name', sentence('apiDetail.zipNameEach'));
   return names;
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import type { ApiKey } from '../store/api-keys.js';
 import type { MetadataStore } from '../store/metadata-store.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /**
  * App passwords / API keys: `fck_` + 256 random bits, so a key can never pass
@@ -46,11 +47,11 @@ export const keyView = (k: ApiKey): ApiKeyView => ({
 export function validateKeyInput(input: CreateKeyInput): { name: string; readOnly: boolean; expiresIn: number | undefined } {
   const { name, readOnly, expiresIn } = input;
   if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_KEY_NAME_LENGTH || /\p{Cc}/u.test(name)) {
-    throw new AppError('bad_request', `"name" must be a string of 1 to ${MAX_KEY_NAME_LENGTH} characters without control characters.`);
+    throw new AppError('bad_request', sentence('apiDetail.keyName', { max: MAX_KEY_NAME_LENGTH }));
   }
-  if (readOnly !== undefined && typeof readOnly !== 'boolean') throw new AppError('bad_request', '"read_only" must be true or false.');
+  if (readOnly !== undefined && typeof readOnly !== 'boolean') throw new AppError('bad_request', sentence('apiDetail.readOnly'));
   if (expiresIn !== undefined && expiresIn !== null && (typeof expiresIn !== 'number' || !Number.isSafeInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_KEY_EXPIRES_IN)) {
-    throw new AppError('bad_request', `"expires_in" must be a whole number of seconds from 1 to ${MAX_KEY_EXPIRES_IN}, or null for never.`);
+    throw new AppError('bad_request', sentence('apiDetail.expiresIn', { max: MAX_KEY_EXPIRES_IN }));
   }
   return { name: name.trim(), readOnly: readOnly ?? false, expiresIn: typeof expiresIn === 'number' ? expiresIn : undefined };
 }

@@ -9,6 +9,7 @@ import type { Grant } from '../store/grants.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { CursorCodec } from './change-cursor.js';
 import { bestGrant } from './grants.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** Entries per page of GET /api/changes when the client names no limit, and the most it may ask for. */
 export const DEFAULT_CHANGES_LIMIT = 1000;
@@ -85,7 +86,7 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
     if (position === 'foreign') throw expired('This cursor is not one this server gave you');
     // A client that kept a cursor of an earlier version walks once, as after a restore.
     if (position === 'malformed' && PLAIN_CURSOR.test(raw)) throw expired('This cursor is of an earlier version of the server');
-    if (position === 'malformed') throw new AppError('bad_request', '"cursor" must be a cursor this server gave, or "now".');
+    if (position === 'malformed') throw new AppError('bad_request', sentence('apiDetail.cursorUnknown'));
     return position;
   };
 
@@ -155,7 +156,7 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
     async list(principal: Principal, input: ChangesInput): Promise<ChangesPage> {
       const user = reader(principal);
       const limit = input.limit ?? DEFAULT_CHANGES_LIMIT;
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CHANGES_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_CHANGES_LIMIT}.`);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CHANGES_LIMIT) throw new AppError('bad_request', sentence('apiDetail.limitRange', { max: MAX_CHANGES_LIMIT }));
       const from = parseCursor(user, input.cursor);
       // Read first: every entry up to it is committed (cursors commit in order), so a page that ends
       // here can hand it out as the next cursor without skipping one that commits later.
@@ -191,9 +192,9 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
     async recent(principal: Principal, input: RecentInput): Promise<RecentChange[]> {
       const user = reader(principal);
       const limit = input.limit ?? DEFAULT_RECENT_LIMIT;
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RECENT_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_RECENT_LIMIT}.`);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RECENT_LIMIT) throw new AppError('bad_request', sentence('apiDetail.limitRange', { max: MAX_RECENT_LIMIT }));
       const under = input.path?.replace(/\/+$/, '');
-      if (under !== undefined && !/^\/[^/]/.test(under)) throw new AppError('bad_request', '"path" must be /<owner>/<path>.');
+      if (under !== undefined && !/^\/[^/]/.test(under)) throw new AppError('bad_request', sentence('apiDetail.changesPath', { shape: '/<owner>/<path>' }));
       const at = (p: string | undefined) => p !== undefined && under !== undefined && (p === under || p.startsWith(`${under}/`));
       const grants = await store.grants.listForRecipient(user.userId);
       const owners = [...new Set([user.username, ...grants.map((g) => g.owner)])];

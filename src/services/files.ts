@@ -10,6 +10,7 @@ import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 import type { EntryIdentity, SearchRepo } from '../store/search.js';
 import { preconditionsPass, type WritePreconditions } from '../lib/conditional.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** A raw upload's options: who writes, its preconditions (If-Match, If-None-Match), the SHA-256 the client sent. */
 export type WriteFileOptions = { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean; modified?: Date };
@@ -247,7 +248,7 @@ export function createFilesService(deps: {
         const problem = nameProblem(part.filename);
         if (problem) {
           part.stream.resume();
-          throw new AppError('invalid_name', `The file name "${part.filename}" is not allowed: ${problem}.`);
+          throw new AppError('invalid_name', sentence('apiDetail.fileNameNotAllowed', { name: part.filename, problem }));
         }
         return part.filename;
       };
@@ -328,7 +329,7 @@ export function createFilesService(deps: {
           await reservation.release();
         }
       }
-      if (written.length === 0) throw new AppError('bad_request', 'The upload contains no file part (a part with a filename).');
+      if (written.length === 0) throw new AppError('bad_request', sentence('apiDetail.noFilePart'));
       return written;
     },
 
@@ -338,7 +339,7 @@ export function createFilesService(deps: {
      * (services/trash.ts); without, it is gone for good (the interface document's rule).
      */
     async delete(key: StorageKey, pre: WritePreconditions = {}): Promise<void> {
-      if (isRoot(key)) throw new AppError('bad_request', 'The root of your storage cannot be deleted.');
+      if (isRoot(key)) throw new AppError('bad_request', sentence('apiDetail.rootDelete'));
       await checkPreconditions(key, pre);
       if (deps.trash?.enabled) return deps.trash.put(key);
       await storageCall(() => backend.delete(key, { recursive: true }));
@@ -360,8 +361,8 @@ export function createFilesService(deps: {
      */
     async move(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer, pre: WritePreconditions = {}): Promise<void> {
       if (from.user !== to.user) return moveAcross(from, to, overwrite, writer, pre);
-      if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
-      if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside your storage, not its root.');
+      if (isRoot(from)) throw new AppError('bad_request', sentence('apiDetail.rootMove'));
+      if (isRoot(to)) throw new AppError('bad_request', sentence('apiDetail.toOwnRoot'));
       if (isSameOrInside(to, from)) throw new AppError('into_itself', 'A folder cannot be moved into itself.');
       await checkPreconditions(from, pre);
       const move = () => storageCall(() => backend.move(from, to, { overwrite }), { already_exists: 'The destination already exists; send "overwrite": true to replace it.' });
@@ -381,8 +382,8 @@ export function createFilesService(deps: {
      * with --versions a file replaced by a file is kept as a version, as a Move's replace is.
      */
     async copy(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer): Promise<void> {
-      if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be copied.');
-      if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
+      if (isRoot(from)) throw new AppError('bad_request', sentence('apiDetail.rootCopy'));
+      if (isRoot(to)) throw new AppError('bad_request', sentence('apiDetail.toRoot'));
       if (isSameOrInside(to, from)) throw new AppError('into_itself', 'Nothing can be copied onto itself or into itself.');
       const source = await statOrThrow(from);
       const replacing = await storageCall(() => backend.stat(to));
@@ -405,8 +406,8 @@ export function createFilesService(deps: {
    * The caller has checked both keys (decide, with the grants).
    */
   async function moveAcross(from: StorageKey, to: StorageKey, overwrite: boolean, writer: Writer, pre: WritePreconditions = {}): Promise<void> {
-    if (isRoot(from)) throw new AppError('bad_request', 'The root of your storage cannot be moved.');
-    if (isRoot(to)) throw new AppError('bad_request', 'new_path must name a file or folder inside a storage, not its root.');
+    if (isRoot(from)) throw new AppError('bad_request', sentence('apiDetail.rootMove'));
+    if (isRoot(to)) throw new AppError('bad_request', sentence('apiDetail.toRoot'));
     await checkPreconditions(from, pre);
     const source = await statOrThrow(from);
     const replacing = await storageCall(() => backend.stat(to));

@@ -3,6 +3,7 @@ import { nameProblem } from '../domain/names.js';
 import { keyChild, type StorageKey } from '../domain/storage-path.js';
 import type { UploadPart } from './files.js';
 import type { PrincipalOperations } from './operations.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** A change a form asks for in a folder (the /basic/ pages): the fields as sent, checked here. */
 export type FolderAction =
@@ -13,9 +14,9 @@ export type FolderAction =
 
 /** A direct child of a folder, by a name from a form or query: a missing or invalid name is a clear 400. */
 export function childKey(dir: StorageKey, name: unknown): StorageKey {
-  if (typeof name !== 'string' || name === '') throw new AppError('invalid_name', 'A name is required.');
+  if (typeof name !== 'string' || name === '') throw new AppError('invalid_name', sentence('apiDetail.nameRequired'));
   const problem = nameProblem(name);
-  if (problem) throw new AppError('invalid_name', `The name is not allowed: ${problem}.`);
+  if (problem) throw new AppError('invalid_name', sentence('apiDetail.nameNotAllowed', { problem }));
   return keyChild(dir, name);
 }
 

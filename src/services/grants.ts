@@ -10,6 +10,7 @@ import type { RateLimiter } from '../store/rate-limiter.js';
 import type { Grant } from '../store/grants.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { FilesService } from './files.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 export type Permission = Grant['permission'];
 
@@ -38,7 +39,7 @@ const noGrant = () => new AppError('not_found', 'There is no such grant.');
  * One answer for every name a caller cannot share with (no such user or group, a disabled user,
  * oneself): telling them apart would let any account list the others by trying names.
  */
-const noRecipient = () => new AppError('bad_request', 'There is no user or group of this name that you can share with.');
+const noRecipient = () => new AppError('bad_request', sentence('apiDetail.noRecipient'));
 
 
 /** Of a recipient's grants, the one that gives the most at `key` (undefined: none reaches it). */
@@ -149,10 +150,10 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     // Only the owner shares an item: asked without the grants (a recipient uses an item, and does not share it on).
     const denial = decide({ who: 'user' }, principal, 'POST', { kind: 'storage', key, trailingSlash: false });
     if (denial) throw new AppError(denial.code, denial.message);
-    if (key.segments.length === 0) throw new AppError('bad_request', 'Your whole storage cannot be shared; share a file or folder in it.');
+    if (key.segments.length === 0) throw new AppError('bad_request', sentence('apiDetail.shareWholeStorage'));
     const entry = await deps.files.stat(key);
     const m = /^(user|group):(.+)$/.exec(input.to);
-    if (!m) throw new AppError('bad_request', 'Share with "user:<name>" or "group:<name>".');
+    if (!m) throw new AppError('bad_request', sentence('apiDetail.shareWithSyntax', { placeholder: '<name>' }));
     const [, kind, name] = m as unknown as [string, 'user' | 'group', string];
     const toId = await recipient(principal, kind, name);
     const grant = {

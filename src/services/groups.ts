@@ -5,9 +5,10 @@ import type { Clock } from '../lib/clock.js';
 import type { Group } from '../store/groups.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import { endLocksBeyondGrants } from './grants.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** Group names follow the username rule, so `group:<name>` and `user:<name>` read alike. */
-export const GROUP_NAME_RULE = '1 to 64 characters of letters A-Z a-z, digits, ".", "_" and "-", not starting with "."';
+export const GROUP_NAME_RULE = sentence('apiPart.accountNameRule');
 
 export type GroupView = { readonly name: string; readonly members: readonly string[]; readonly created_at: string };
 
@@ -25,7 +26,7 @@ export function createGroupService(deps: { store: MetadataStore; clock: Clock })
   const { store } = deps;
   const noGroup = (name: string) => new AppError('not_found', `There is no group "${name}".`);
   const checkName = (name: unknown): string => {
-    if (typeof name !== 'string' || !isValidUsername(name)) throw new AppError('bad_request', `Invalid group name: use ${GROUP_NAME_RULE}.`);
+    if (typeof name !== 'string' || !isValidUsername(name)) throw new AppError('bad_request', sentence('apiDetail.groupNameInvalid', { rule: GROUP_NAME_RULE }));
     return name;
   };
 
@@ -60,7 +61,7 @@ export function createGroupService(deps: { store: MetadataStore; clock: Clock })
     async changeMembers(name: string, add: readonly string[], remove: readonly string[]): Promise<GroupView> {
       const changed = await store.groups.changeMembers(name, add, remove);
       if (!changed) throw noGroup(name);
-      if (changed.unknown.length > 0) throw new AppError('bad_request', `No such user: ${changed.unknown.map((u) => `"${u}"`).join(', ')}; nothing was changed.`);
+      if (changed.unknown.length > 0) throw new AppError('bad_request', sentence('apiDetail.groupNoSuchUsers', { users: changed.unknown.map((u) => `"${u}"`).join(', ') }));
       await endLocksBeyondGrants(store, remove);
       return this.get(name);
     },

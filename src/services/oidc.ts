@@ -7,6 +7,7 @@ import type { MetadataStore } from '../store/metadata-store.js';
 import type { User } from '../store/users.js';
 import type { AuthService, ClientInfo, TokenSet } from './auth.js';
 import { USERNAME_RULE, type UserService } from './users.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** What --oidc-* configure (src/config/options.ts), with the client secret read from its file. */
 export type OidcSettings = {
@@ -73,7 +74,7 @@ export function createOidcService(deps: {
   const { settings, store, users, auth, clock } = deps;
   const issuerUrl = new URL(settings.issuer);
   let config: oidc.Configuration | undefined;
-  let problem: string | null = 'not contacted yet';
+  let problem: string | null = sentence('apiPart.ssoNotContacted');
   let discovering: Promise<void> | undefined;
   let retryMs = RETRY_MIN_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -111,7 +112,7 @@ export function createOidcService(deps: {
         retryMs = RETRY_MIN_MS;
         deps.log.info({ issuer: settings.issuer }, 'single sign-on: provider discovered');
       } catch (e) {
-        problem = `the provider at ${settings.issuer} cannot be used: ${describe(e)}`;
+        problem = sentence('apiPart.ssoCannotUse', { issuer: settings.issuer, why: describe(e) });
         deps.log.warn({ issuer: settings.issuer, problem }, `single sign-on unavailable; retrying in ${Math.round(retryMs / 1000)} s`);
         if (!closed) {
           clearTimeout(timer);
@@ -132,10 +133,10 @@ export function createOidcService(deps: {
     // A sign-in while the provider is away tries once more at once (it may be back before the next retry).
     await discover();
     if (config) return config;
-    throw new AppError('unavailable', `Single sign-on is unavailable: ${problem}. Sign in with a password, or try again later.`, { headers: { 'retry-after': String(Math.ceil(retryMs / 1000)) } });
+    throw new AppError('unavailable', sentence('apiDetail.ssoUnavailable', { problem: problem ?? '' }), { headers: { 'retry-after': String(Math.ceil(retryMs / 1000)) } });
   }
 
-  const signInFailed = (why: string) => new AppError('unauthorized', `The sign-in could not be completed: ${why}. Start again from the sign-in page.`);
+  const signInFailed = (why: string) => new AppError('unauthorized', sentence('apiDetail.ssoFailed', { why }));
 
   function groupsOf(claims: Record<string, unknown>): string[] {
     const v = claims[settings.groupsClaim];
@@ -153,17 +154,17 @@ export function createOidcService(deps: {
     const claim = claims[settings.usernameClaim];
     if (typeof claim !== 'string' || !isValidUsername(claim)) {
       const shown = typeof claim === 'string' ? `"${claim}"` : 'missing';
-      throw new AppError('bad_request', `The provider's ${settings.usernameClaim} claim (${shown}) is not a valid File Cloud username (${USERNAME_RULE}). Ask an administrator to change your username at the provider, or to set --oidc-username-claim.`);
+      throw new AppError('bad_request', sentence('apiDetail.ssoClaim', { claim: settings.usernameClaim, shown, rule: USERNAME_RULE }));
     }
     const existing = await store.users.getByName(claim);
     // An administrator opened this password account to single sign-on (`file-cloud user sso NAME on`): linked now, once.
     if (existing && (await store.oidc.linkPending({ userId: existing.id, issuer: settings.issuer, subject: sub, groups }, clock.now()))) return existing;
     if (existing) {
       const other = await store.oidc.linkOf(existing.id);
-      if (other) throw new AppError('forbidden', `The account "${claim}" belongs to another identity at the provider; a renamed or new identity cannot take it over. Ask an administrator.`);
-      throw new AppError('forbidden', `An account named "${claim}" exists already and signs in with a password; it is not joined to single sign-on by name. Ask an administrator to allow it (file-cloud user sso ${claim} on).`);
+      if (other) throw new AppError('forbidden', sentence('apiDetail.ssoOtherIdentity', { name: claim }));
+      throw new AppError('forbidden', sentence('apiDetail.ssoPasswordAccount', { name: claim }));
     }
-    if (!settings.createUsers) throw new AppError('forbidden', `There is no File Cloud account for you, and this server does not create accounts at sign-in. Ask an administrator.`);
+    if (!settings.createUsers) throw new AppError('forbidden', sentence('apiDetail.ssoNoAccount'));
     const isAdmin = settings.adminGroup !== '' && groups.includes(settings.adminGroup);
     let user: User;
     try {
@@ -245,12 +246,12 @@ export function createOidcService(deps: {
      */
     async finish(query: URLSearchParams): Promise<{ user: User; to: SignInTarget }> {
       const state = query.get('state');
-      if (!state) throw new AppError('bad_request', 'The sign-in answer has no state; start again from the sign-in page.');
+      if (!state) throw new AppError('bad_request', sentence('apiDetail.ssoNoState'));
       const raw = await store.oidc.takeRequest(sha256Hex(state), 'login', clock.now());
-      if (raw === undefined) throw signInFailed('this sign-in is unknown, was used already or took too long');
+      if (raw === undefined) throw signInFailed(sentence('apiPart.ssoUnknownState'));
       const request = JSON.parse(raw) as LoginRequest;
       const error = query.get('error');
-      if (error) throw new AppError('forbidden', `The provider did not sign you in: ${query.get('error_description') ?? error}.`);
+      if (error) throw new AppError('forbidden', sentence('apiDetail.ssoDenied', { why: query.get('error_description') ?? error }));
       const c = forOneSignIn(await ready());
       const currentUrl = new URL(request.redirectUri);
       currentUrl.search = query.toString();
@@ -266,14 +267,14 @@ export function createOidcService(deps: {
         }
       } catch (e) {
         deps.log.warn({ problem: describe(e) }, 'single sign-on: the provider\'s answer was refused');
-        if (unreachable(e)) throw new AppError('unavailable', `Single sign-on is unavailable: the provider cannot be reached (${describe(e)}).`);
-        throw signInFailed(`the provider's answer did not check out (${describe(e)})`);
+        if (unreachable(e)) throw new AppError('unavailable', sentence('apiDetail.ssoUnreachable', { why: describe(e) }));
+        throw signInFailed(sentence('apiPart.ssoAnswerRefused', { why: describe(e) }));
       }
       const sub = claims.sub;
-      if (typeof sub !== 'string' || sub === '') throw signInFailed('the ID token names no subject');
+      if (typeof sub !== 'string' || sub === '') throw signInFailed(sentence('apiPart.ssoNoSubject'));
       const groups = groupsOf(claims);
       let user = await accountFor(claims, sub, groups);
-      if (user.disabled) throw new AppError('forbidden', `The account "${user.username}" is disabled.`);
+      if (user.disabled) throw new AppError('forbidden', sentence('apiDetail.accountDisabled', { name: user.username }));
       user = await syncAdmin(user, groups);
       await syncGroups(user, groups);
       await store.oidc.recordLogin(user.id, groups, clock.now());
@@ -292,7 +293,7 @@ export function createOidcService(deps: {
       const raw = await store.oidc.takeRequest(sha256Hex(code), 'handoff', clock.now());
       const data = raw === undefined ? undefined : (JSON.parse(raw) as Handoff);
       const user = data && (await store.users.getByName(data.username));
-      if (!data || !user || user.id !== data.userId || user.disabled) throw new AppError('unauthorized', 'This sign-in code is unknown, used or expired; sign in again.');
+      if (!data || !user || user.id !== data.userId || user.disabled) throw new AppError('unauthorized', sentence('apiDetail.ssoCodeUnknown'));
       return { username: user.username, ...(await auth.loginVerified(user, from)) };
     },
 

@@ -13,6 +13,7 @@ type Sync = { readonly sha256?: string | undefined; readonly copyOf?: CopyOf | u
 import type { IndexedEntry, RescanMark } from '../store/search.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import { storageCall } from './storage-errors.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** Entries written per statement while a tree is walked into the index. */
 const BATCH = 500;
@@ -225,10 +226,10 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     async search(principal: Principal, input: SearchInput): Promise<{ results: SearchResult[]; truncated: boolean }> {
       if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
       const text = normalizeName(input.q);
-      if (input.q.length === 0 || [...input.q].length > MAX_QUERY_LENGTH) throw new AppError('bad_request', `"q" must be 1 to ${MAX_QUERY_LENGTH} characters long.`);
-      if (text === '') throw new AppError('bad_request', '"q" has no letter, digit or other character to search for.');
+      if (input.q.length === 0 || [...input.q].length > MAX_QUERY_LENGTH) throw new AppError('bad_request', sentence('apiDetail.searchLength', { max: MAX_QUERY_LENGTH }));
+      if (text === '') throw new AppError('bad_request', sentence('apiDetail.searchNothing'));
       const limit = input.limit ?? DEFAULT_LIMIT;
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new AppError('bad_request', `"limit" must be a whole number from 1 to ${MAX_LIMIT}.`);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new AppError('bad_request', sentence('apiDetail.limitRange', { max: MAX_LIMIT }));
       let within = '';
       let owner = principal.username;
       if (input.path !== undefined) {

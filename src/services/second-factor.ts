@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { User } from '../store/users.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** 160-bit secrets, as RFC 4226 §4 recommends (the HMAC-SHA-1 key length). */
 const SECRET_BYTES = 20;
@@ -57,13 +58,13 @@ export function createSecondFactor(deps: { store: MetadataStore; clock: Clock; l
       await limit(userId);
       const state = await store.totp.get(userId);
       if (state?.secret) throw new AppError('already_exists', 'Two-factor sign-in is already on.');
-      if (!state?.pending) throw new AppError('bad_request', 'There is no authenticator setup to confirm; start one with POST /api/me/totp.');
+      if (!state?.pending) throw new AppError('bad_request', sentence('apiDetail.totpNoSetup'));
       const step = matchTotp(base32Decode(state.pending) as Buffer, code.trim(), clock.now());
       if (step === undefined) throw wrongCode();
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => formatRecoveryCode(randomBytes(10)));
       const hashes = codes.map((c) => sha256Hex(normalizeRecoveryCode(c) as string));
       // The confirming code's step counts as used: it cannot sign in afterwards.
-      if (!(await store.totp.enable(userId, state.pending, step, hashes))) throw new AppError('bad_request', 'The authenticator setup changed meanwhile; start again.');
+      if (!(await store.totp.enable(userId, state.pending, step, hashes))) throw new AppError('bad_request', sentence('apiDetail.totpChanged'));
       return codes;
     },
 
@@ -77,7 +78,7 @@ export function createSecondFactor(deps: { store: MetadataStore; clock: Clock; l
     async disable(userId: string, code: string): Promise<void> {
       await limit(userId);
       const state = await store.totp.get(userId);
-      if (!state?.secret) throw new AppError('bad_request', 'Two-factor sign-in is not on.');
+      if (!state?.secret) throw new AppError('bad_request', sentence('apiDetail.totpOff'));
       if (!(await accept(userId, code))) throw wrongCode();
       await store.totp.disable(userId);
     },

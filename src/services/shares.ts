@@ -14,6 +14,7 @@ import type { FilesService, UploadPart } from './files.js';
 import type { Operations } from './operations.js';
 import type { PasswordHasher } from './passwords.js';
 import { fromStorageError, storageCall } from './storage-errors.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** Default lifetime of a share link: 7 days (CONTRACT "Share links"). */
 export const DEFAULT_EXPIRES_IN = 604_800;
@@ -83,17 +84,17 @@ const keyBelow = (root: StorageKey, segments: readonly string[]): StorageKey =>
 export function validateShareOptions(input: Omit<CreateShareInput, 'path'>, isFile: boolean): void {
   const { expiresIn, password, maxDownloads, uploadOnly } = input;
   if (expiresIn !== undefined && expiresIn !== null && (!Number.isSafeInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN)) {
-    throw new AppError('bad_request', `"expires_in" must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}, or null for never.`);
+    throw new AppError('bad_request', sentence('apiDetail.expiresIn', { max: MAX_EXPIRES_IN }));
   }
   if (maxDownloads !== undefined && maxDownloads !== null && (!Number.isSafeInteger(maxDownloads) || maxDownloads < 1 || maxDownloads > MAX_DOWNLOAD_LIMIT)) {
-    throw new AppError('bad_request', `"max_downloads" must be a whole number from 1 to ${MAX_DOWNLOAD_LIMIT}, or null for no limit.`);
+    throw new AppError('bad_request', sentence('apiDetail.maxDownloads', { max: MAX_DOWNLOAD_LIMIT }));
   }
   if (password !== undefined && password !== null && (password.length === 0 || password.length > MAX_SHARE_PASSWORD_LENGTH)) {
-    throw new AppError('bad_request', `"password" must be 1 to ${MAX_SHARE_PASSWORD_LENGTH} characters long.`);
+    throw new AppError('bad_request', sentence('apiDetail.sharePassword', { max: MAX_SHARE_PASSWORD_LENGTH }));
   }
-  if (uploadOnly && isFile) throw new AppError('bad_request', '"upload_only" is for folders; this path is a file.');
+  if (uploadOnly && isFile) throw new AppError('bad_request', sentence('apiDetail.uploadOnlyFile'));
   if (uploadOnly && maxDownloads !== undefined && maxDownloads !== null) {
-    throw new AppError('bad_request', 'An upload-only link serves no downloads, so "max_downloads" does not apply.');
+    throw new AppError('bad_request', sentence('apiDetail.uploadOnlyLimit'));
   }
 }
 
@@ -107,9 +108,9 @@ export function subPathSegments(decoded: string): string[] {
   const parts = decoded.split('/');
   if (parts[parts.length - 1] === '') parts.pop();
   for (const s of parts) {
-    if (s === '') throw new AppError('invalid_path', 'The path has an empty segment ("//").');
+    if (s === '') throw new AppError('invalid_path', sentence('apiDetail.pathEmptySegment'));
     const problem = nameProblem(s);
-    if (problem) throw new AppError('invalid_path', `The path is invalid: ${problem}.`);
+    if (problem) throw new AppError('invalid_path', sentence('apiDetail.pathInvalid', { problem }));
   }
   return parts;
 }
@@ -124,7 +125,7 @@ export function decodeSharePath(rest: string | undefined): { segments: string[];
   try {
     decoded = decodeURIComponent(rest);
   } catch {
-    throw new AppError('invalid_path', 'The path is not valid percent-encoded UTF-8.');
+    throw new AppError('invalid_path', sentence('apiDetail.pathNotUtf8'));
   }
   return { segments: subPathSegments(decoded), trailingSlash: decoded.endsWith('/') };
 }

@@ -7,6 +7,7 @@ import type { MetadataStore } from '../store/metadata-store.js';
 import type { SshKey } from '../store/ssh-keys.js';
 import { isUniqueViolation } from '../store/sql-errors.js';
 import { MAX_KEY_NAME_LENGTH, LAST_USED_RESOLUTION_MS } from './api-keys.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 /** Keys one account may hold: enough for every machine a person has, few enough that a sign-in's lookup stays one row. */
 export const MAX_SSH_KEYS = 100;
@@ -38,9 +39,9 @@ export function createSshKeyService(deps: { store: MetadataStore; clock: Clock; 
     async add(principal: UserPrincipal, input: { name: unknown; key: unknown }): Promise<SshKeyView> {
       const { name, key } = input;
       if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_KEY_NAME_LENGTH || /\p{Cc}/u.test(name)) {
-        throw new AppError('bad_request', `"name" must be a string of 1 to ${MAX_KEY_NAME_LENGTH} characters without control characters.`);
+        throw new AppError('bad_request', sentence('apiDetail.keyName', { max: MAX_KEY_NAME_LENGTH }));
       }
-      if (typeof key !== 'string') throw new AppError('bad_request', '"key" must be a public key line, such as the contents of ~/.ssh/id_ed25519.pub.');
+      if (typeof key !== 'string') throw new AppError('bad_request', sentence('apiDetail.sshKeyLine'));
       let parsed;
       try {
         parsed = parseSshPublicKey(key);
@@ -49,7 +50,7 @@ export function createSshKeyService(deps: { store: MetadataStore; clock: Clock; 
       }
       const existing = await store.sshKeys.listByUser(principal.userId);
       if (existing.some((k) => k.fingerprint === parsed.fingerprint)) throw new AppError('already_exists', `This key (${parsed.fingerprint}) is added already.`);
-      if (existing.length >= MAX_SSH_KEYS) throw new AppError('bad_request', `An account may hold ${MAX_SSH_KEYS} keys; remove one first.`);
+      if (existing.length >= MAX_SSH_KEYS) throw new AppError('bad_request', sentence('apiDetail.sshKeyMax', { max: MAX_SSH_KEYS }));
       const row: SshKey = { id: randomUUID(), userId: principal.userId, name: name.trim(), algorithm: parsed.algorithm, publicKey: parsed.blob, fingerprint: parsed.fingerprint, createdAt: clock.now(), lastUsedAt: undefined };
       try {
         await store.sshKeys.create(row);

@@ -1,6 +1,7 @@
 import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
 import { isStorageError, type StorageErrorCode } from '../storage/backend.js';
 import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
   not_found: ['not_found', 'No file or folder exists at this path.'],
@@ -10,8 +11,8 @@ const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
   into_itself: ['into_itself', 'A folder cannot be moved into itself.'],
   too_large: ['too_large', 'The upload is larger than this server accepts.'],
   no_space: ['disk_full', 'The server has no space left for this upload.'],
-  invalid_path: ['invalid_path', 'This path leads outside your storage.'],
-  aborted: ['bad_request', 'The upload was interrupted before it was complete.'],
+  invalid_path: ['invalid_path', sentence('apiDetail.pathOutside')],
+  aborted: ['bad_request', sentence('apiDetail.uploadInterrupted')],
   unavailable: ['storage_unavailable', 'The storage service cannot be reached; try again shortly.'],
   failed: ['storage_failed', 'The storage service failed to carry out the request; try again shortly.'],
 };

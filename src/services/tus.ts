@@ -12,6 +12,7 @@ import type { TusUpload } from '../store/tus-uploads.js';
 import type { Operations } from './operations.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 export type TusService = ReturnType<typeof createTusService>;
 
@@ -139,7 +140,7 @@ export function createTusService(deps: {
       const filename = req.metadata.get('filename');
       if (filename === undefined) throw new AppError('bad_request', 'Upload-Metadata must name the file: filename <base64 name>.');
       const problem = nameProblem(filename);
-      if (problem) throw new AppError('invalid_name', `The file name "${filename.slice(0, 100)}" is not allowed: ${problem}.`);
+      if (problem) throw new AppError('invalid_name', sentence('apiDetail.fileNameNotAllowed', { name: filename.slice(0, 100), problem }));
       const folder = await folderOf(principal, req.metadata.get('folder'));
       // Fail now rather than after the last byte when a file blocks the folder.
       const there = await storageCall(() => backend.stat(folder));

@@ -7,6 +7,7 @@ import { usageDeltas } from '../storage/usage-deltas.js';
 import type { StorageBackend } from '../storage/backend.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { User } from '../store/users.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 export type UsageService = ReturnType<typeof createUsageService>;
 
@@ -221,7 +222,7 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
 
     /** Sets (bytes) or removes (null) a user's quota: the one method the CLI and the admin API call. */
     async setQuota(user: string, quota: number | null): Promise<void> {
-      if (quota !== null && (!Number.isSafeInteger(quota) || quota < 0)) throw new AppError('bad_request', 'A quota is a whole number of bytes, 0 or more, or null for none.');
+      if (quota !== null && (!Number.isSafeInteger(quota) || quota < 0)) throw new AppError('bad_request', sentence('apiDetail.quota'));
       if (!(await store.usage.setQuota(user, quota))) throw new AppError('not_found', `No user "${user}" exists.`);
     },
 

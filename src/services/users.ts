@@ -7,19 +7,20 @@ import { LastAdminError, type User } from '../store/users.js';
 import { StoreConflictError, type MetadataStore } from '../store/metadata-store.js';
 import type { PasswordHasher } from './passwords.js';
 import { endLocksBeyondGrants } from './grants.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
 
-export const USERNAME_RULE = '1 to 64 characters of letters A-Z a-z, digits, ".", "_" and "-", not starting with "."';
+export const USERNAME_RULE = sentence('apiPart.accountNameRule');
 
 export function checkUsername(name: string): void {
-  if (!isValidUsername(name)) throw new AppError('bad_request', `Invalid username "${name}": use ${USERNAME_RULE}.`);
+  if (!isValidUsername(name)) throw new AppError('bad_request', sentence('apiDetail.usernameInvalid', { name, rule: USERNAME_RULE }));
 }
 
 export function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError('bad_request', `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`);
-  if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('bad_request', `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError('bad_request', sentence('apiDetail.passwordShort', { min: MIN_PASSWORD_LENGTH }));
+  if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('bad_request', sentence('apiDetail.passwordLong', { max: MAX_PASSWORD_LENGTH }));
 }
 
 /** The password hash of an account without a password: not a hash format, so no password verifies against it. */

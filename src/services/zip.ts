@@ -9,6 +9,7 @@ import type { ZipCrcRepo } from '../store/zip-crcs.js';
 import { layoutZip, zipEtag, type ZipEntry, type ZipSourceEntry } from '../zip/layout.js';
 import { TreeChangedError, zipBytes, type ZipIO } from '../zip/stream.js';
 import { storageCall } from './storage-errors.js';
+import { sentence } from '../lib/i18n/sentences.js';
 
 export type ZipService = ReturnType<typeof createZipService>;
 
@@ -82,7 +83,7 @@ async function walkTree(backend: StorageBackend, folder: StorageKey, names: read
   }
   for (const name of new Set(names)) {
     const problem = nameProblem(name);
-    if (problem) throw new AppError('invalid_name', `The name "${name}" is invalid: ${problem}.`);
+    if (problem) throw new AppError('invalid_name', sentence('apiDetail.zipNameInvalid', { name, problem }));
   }
   for (const name of [...new Set(names)]) {
     const entry = await storageCall(() => backend.stat({ ...folder, segments: [...folder.segments, name] }));

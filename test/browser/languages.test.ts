@@ -6,8 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, missingBrowser, newPage, row, seed, startServer, waitForFolder, type ServerProcess } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
-import { IntlMessageFormat } from 'intl-messageformat';
-import { CATALOGS } from '../../src/lib/i18n/catalogs.js';
+import { englishOn, noEnglish } from './english-on.js';
 import { bearer, login, postJson } from '../helpers/client.js';
 
 const skip = missingBrowser();
@@ -17,52 +16,6 @@ const skip = missingBrowser();
  * and Accept-Language de-DE) gets the file browser, the upload panel, plurals, dates and sizes in German,
  * the Settings switch changes the page at once, and /basic/ and share pages follow.
  */
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const asWord = (s: string) => new RegExp(`(^|[^\\p{L}])${escape(s)}($|[^\\p{L}])`, 'u');
-const GERMAN = Object.values(CATALOGS.de);
-
-/**
- * The English catalog's texts that German says otherwise: none of them may be seen on a German page.
- * A text German uses itself ("Upload", "Download" in "Download-Link") is no sign of English.
- */
-const ENGLISH_ONLY = Object.entries(CATALOGS.en)
-  .filter(([key, en]) => !en.includes('{') && CATALOGS.de[key as keyof typeof CATALOGS.de] !== en && !key.startsWith('share.js.'))
-  .map(([, en]) => en)
-  .filter((en) => !GERMAN.some((de) => asWord(en).test(de)));
-
-type Node = { type: number; value?: unknown; options?: Record<string, { value: Node[] }>; children?: Node[] };
-/** A message's literal text, also inside plural and select branches. */
-const literals = (nodes: readonly Node[]): string[] =>
-  nodes.flatMap((n) => [...(n.type === 0 && typeof n.value === 'string' ? [n.value] : []), ...Object.values(n.options ?? {}).flatMap((o) => literals(o.value)), ...literals(n.children ?? [])]);
-const GERMAN_TEXT = Object.values(CATALOGS.de).flatMap((m) => literals(new IntlMessageFormat(m, 'de').getAst() as Node[]));
-
-/**
- * Of the English messages with arguments ("Delete {name} forever?", "{count, plural, …}"), the pieces
- * of at least two words that German does not use itself ("deleted for good").
- */
-const ENGLISH_PIECES = Object.entries(CATALOGS.en)
-  .filter(([key, en]) => en.includes('{') && !key.startsWith('share.js.'))
-  .flatMap(([, en]) => literals(new IntlMessageFormat(en, 'en').getAst() as Node[]))
-  .map((piece) => piece.trim().replace(/^[^\p{L}]+|[^\p{L}]+$/gu, ''))
-  .filter((piece) => /\p{L}+ \p{L}+/u.test(piece) && !GERMAN_TEXT.some((de) => de.includes(piece)));
-
-/**
- * The English catalog values among the page's visible text and its labels (aria-label, title, placeholder).
- * What the page marks translate="no" (the audit log's event names and details: data, not words) is not read.
- */
-async function englishOn(page: Page): Promise<string[]> {
-  const text = (await page.evaluate(`(() => {
-    const skip = (e) => !e || e.closest('[translate="no"]') !== null || !e.checkVisibility();
-    const out = [];
-    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) if (!skip(n.parentElement)) out.push(n.textContent);
-    for (const e of document.querySelectorAll('[aria-label],[title],[placeholder]')) if (!e.closest('[translate="no"]')) out.push(e.getAttribute('aria-label'), e.getAttribute('title'), e.getAttribute('placeholder'));
-    return out.filter(Boolean).join('\\n');
-  })()`)) as string;
-  const lines = text.split('\n').map((l) => l.trim());
-  return [...ENGLISH_ONLY, ...ENGLISH_PIECES].filter((en) => lines.some((l) => asWord(en).test(l)));
-}
 
 async function signInGerman(page: Page, server: ServerProcess): Promise<void> {
   await page.goto(`${server.url}/`);
@@ -221,7 +174,7 @@ describe('languages: every page and dialog in German', { skip }, () => {
 
   test('no English on any page or in any dialog; console clean', async () => {
     const { context, page, errors, consoleErrors } = await newPage(browser, { locale: 'de-DE' });
-    const none = async (where: string) => assert.deepEqual(await englishOn(page), [], `English on ${where}`);
+    const none = async (where: string) => noEnglish(page, where);
     const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
     const close = async (name: string | RegExp) => {
       await page.keyboard.press('Escape');
@@ -333,6 +286,34 @@ describe('languages: every page and dialog in German', { skip }, () => {
 
       assert.deepEqual(errors, []);
       assert.deepEqual(consoleErrors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a refusal from the server (bad_request, invalid_path) shows its precise sentence worded in German, not the general one', async () => {
+    const { context, page, errors, consoleErrors } = await newPage(browser, { locale: 'de-DE' });
+    try {
+      await signInGerman(page, server);
+      // A typed or bookmarked address whose folder name the server refuses (invalid_path).
+      await page.goto(`${server.url}/browse/a%5Cb/`);
+      await page.getByText('Der Pfad ist ungültig: ein Name darf keinen umgekehrten Schrägstrich („\\“) enthalten.').waitFor();
+      await noEnglish(page, 'a refused folder address');
+
+      // A key the server refuses (bad_request), with the types it takes named.
+      await page.goto(`${server.url}/settings`);
+      await page.getByRole('button', { name: 'SSH-Schlüssel hinzufügen' }).first().click();
+      const dialog = page.getByRole('dialog', { name: 'SSH-Schlüssel hinzufügen' });
+      await dialog.getByLabel('Name').fill('laptop');
+      await dialog.getByLabel('Öffentlicher Schlüssel').fill('ssh-dss AAAAB3NzaC1kc3MAAACBAP not a key');
+      await dialog.getByRole('button', { name: 'SSH-Schlüssel hinzufügen' }).click();
+      await dialog.getByText(/^Schlüssel vom Typ „ssh-dss“ werden nicht angenommen; nimm einen dieser Typen: ssh-ed25519, /).waitFor();
+      await noEnglish(page, 'a refused key');
+
+      assert.deepEqual(errors, []);
+      // The two refusals themselves are the only failed requests.
+      assert.equal(consoleErrors.length, 2, consoleErrors.join('\n'));
+      assert.ok(consoleErrors.every((e) => e.includes('400')), consoleErrors.join('\n'));
     } finally {
       await context.close();
     }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startIdp, type TestIdp } from '../helpers/oidc-idp.js';
 import { launchBrowser, missingBrowser, newPage, screenshot, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { noEnglish } from './english-on.js';
 
 const skip = missingBrowser();
 
@@ -100,5 +101,104 @@ describe('web UI: single sign-on with a real provider', { skip }, () => {
     await second.page.getByLabel('Username').waitFor();
     assert.ok(second.page.url().startsWith(only.url));
     await second.context.close();
+  });
+});
+
+/**
+ * The single sign-on pages walked in a German browser (docs/web-ui.md "Languages"), as languages.test.ts
+ * walks the rest: the sign-in page with the provider's button, the way back signed in and out, the page
+ * of a failed sign-in (with the server's precise sentence in German) and its way back, /basic/'s link,
+ * and a provider that is down. None shows English of ours; the provider's own pages are not ours.
+ */
+describe('web UI: single sign-on in German', { skip }, () => {
+  let idp: TestIdp;
+  let downIdp: TestIdp;
+  let server: ServerProcess;
+  let down: ServerProcess;
+  let browser: Browser;
+
+  before(async () => {
+    [idp, downIdp] = await Promise.all([startIdp(), startIdp({ down: true })]);
+    idp.accounts.set('sam', { login: 'sam', sub: 'sub-sam', password: 'sam-secret', claims: { preferred_username: 'sam' } });
+    // Someone at the provider whose username is a local password account's: the server refuses to join them.
+    idp.accounts.set('imposter', { login: 'imposter', sub: 'sub-imposter', password: 'imposter-secret', claims: { preferred_username: 'admin' } });
+    const oidc = (p: TestIdp) => ['--oidc-issuer', p.issuer, '--oidc-client-id', p.clientId, '--oidc-button-label', 'Test IdP'];
+    [server, down, browser] = await Promise.all([
+      startServer({ args: ['--dev', ...oidc(idp)], env: { FILE_CLOUD_OIDC_CLIENT_SECRET: idp.clientSecret } }),
+      startServer({ args: ['--dev', ...oidc(downIdp)], env: { FILE_CLOUD_OIDC_CLIENT_SECRET: downIdp.clientSecret } }),
+      launchBrowser(),
+    ]);
+  });
+  after(async () => {
+    await browser?.close();
+    await Promise.all([server?.dispose(), down?.dispose()]);
+    await Promise.all([idp?.stop(), downIdp?.stop()]);
+  });
+
+  test('sign in and out through the provider, a refused sign-in and its way back, /basic/\'s link: all German', async () => {
+    const { context, page, errors, consoleErrors } = await newPage(browser, { locale: 'de-DE' });
+    try {
+      await page.goto(`${server.url}/`);
+      await page.waitForURL(/\/login/);
+      await page.getByRole('button', { name: 'Mit Test IdP anmelden' }).waitFor();
+      assert.equal(await page.evaluate('document.documentElement.lang'), 'de');
+      await noEnglish(page, 'the sign-in page');
+      await page.getByRole('button', { name: 'Mit Test IdP anmelden' }).click();
+      await atProvider(page, idp, 'sam');
+      await page.waitForURL(/\/browse\/$/);
+      await page.getByRole('heading', { name: 'Dieser Ordner ist leer' }).waitFor();
+      await noEnglish(page, 'the file list after single sign-on');
+      await page.getByRole('button', { name: 'Abmelden' }).click();
+      await page.waitForURL((u) => u.href.startsWith(idp.issuer));
+      await page.getByRole('button', { name: /Yes, sign me out/ }).click();
+      await page.getByRole('button', { name: 'Mit Test IdP anmelden' }).waitFor();
+      await noEnglish(page, 'the sign-in page after signing out');
+
+      await page.getByRole('button', { name: 'Mit Test IdP anmelden' }).click();
+      await atProvider(page, idp, 'imposter');
+      await page.getByRole('heading', { name: 'Anmeldung fehlgeschlagen', level: 1 }).waitFor();
+      assert.equal(await page.evaluate('document.documentElement.lang'), 'de');
+      assert.equal(
+        await page.getByRole('alert').innerText(),
+        'Ein Konto namens „admin“ gibt es schon, und es meldet sich mit einem Passwort an; es wird nicht über den Namen mit Single Sign-on verbunden. Bitte die Administration, es zu erlauben (file-cloud user sso admin on).',
+      );
+      await noEnglish(page, 'the page of a refused sign-in');
+      await screenshot(page, 'sso-failed-de');
+      await page.getByRole('link', { name: 'Zurück zur Anmeldung' }).click();
+      await page.waitForURL((u) => u.pathname.endsWith('/login') && u.searchParams.has('sso_failed'));
+      await page.getByLabel('Benutzername').waitFor();
+      await noEnglish(page, 'the sign-in page after a refused sign-in');
+
+      await page.goto(`${server.url}/basic/login`);
+      await page.getByRole('link', { name: 'Mit Test IdP anmelden' }).waitFor();
+      await noEnglish(page, '/basic/login');
+
+      assert.deepEqual(errors, []);
+      // Of our server's answers, the refused sign-in's page is the one that failed (403): no icon request
+      // of that page's fails. The provider's own pages (their icon, their web font) are not ours.
+      const ours = consoleErrors.filter((e) => e.includes(server.url));
+      assert.equal(ours.length, 1, ours.join('\n'));
+      assert.match(ours[0] ?? '', /status of 403 .*\/auth\/oidc\/callback/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a provider that is down: why, on the sign-in page and on the page of a sign-in tried anyway, in German', async () => {
+    const { context, page, errors } = await newPage(browser, { locale: 'de-DE' });
+    try {
+      await page.goto(`${down.url}/login`);
+      const hint = page.getByText(/^Single Sign-on ist gerade nicht verfügbar: /);
+      await hint.waitFor();
+      assert.match(await hint.innerText(), new RegExp(`^Single Sign-on ist gerade nicht verfügbar: (noch nicht erreicht|der Anbieter unter ${downIdp.issuer.replace(/[.]/g, '\\.')} kann nicht genutzt werden: .+)$`));
+      await noEnglish(page, 'the sign-in page with the provider down');
+      await page.goto(`${down.url}/auth/oidc/login`);
+      await page.getByRole('heading', { name: 'Anmeldung fehlgeschlagen', level: 1 }).waitFor();
+      assert.match(await page.getByRole('alert').innerText(), /^Single Sign-on ist nicht verfügbar: .+\. Melde dich mit einem Passwort an oder versuch es später noch einmal\.$/);
+      await noEnglish(page, 'the page of a sign-in while the provider is down');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
   });
 });

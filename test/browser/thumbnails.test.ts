@@ -30,7 +30,18 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
       'Photos/b-rotated.jpg': await jpegOrientation6(),
       'Photos/c-tall.jpg': await jpeg(300, 600, BLUE),
       'Photos/notes.txt': 'not a picture',
-      ...(noMediaTools ? {} : { 'Media/report.pdf': pdf(200, 100), 'Media/clip.mp4': await video(320, 240), 'Media/broken.pdf': garbage(4000) }),
+      ...(noMediaTools
+        ? {}
+        : {
+            'Media/report.pdf': pdf(200, 100),
+            'Media/clip.mp4': await video(320, 240),
+            'Media/broken.pdf': garbage(4000),
+            'Gallery/broken.pdf': garbage(4000),
+            'Gallery/clip.mp4': await video(320, 240),
+            'Gallery/notes.txt': 'not a picture',
+            'Gallery/photo.jpg': await jpeg(400, 300, RED),
+            'Gallery/report.pdf': pdf(200, 100),
+          }),
     });
     ({ context, page, errors } = await newPage(browser));
     await signIn(page, server, '/browse/Photos/');
@@ -113,6 +124,47 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
     await page.getByRole('button', { name: 'Grid view' }).click();
     await page.locator('.file-grid').waitFor();
     assert.equal(await row(page, 'broken.pdf').locator('.thumb img').count(), 0);
+    assert.deepEqual(errors, []);
+  });
+
+  test('the gallery takes videos and PDFs too: a video shows its frame until played, a PDF its first page with the whole PDF a click away, a PDF the server cannot draw the viewer', { skip: noMediaTools }, async () => {
+    await openFolder(page, `${server.url}/browse/Gallery/`);
+    await row(page, 'clip.mp4').click();
+    await page.keyboard.press('Enter');
+    const dialog = (name: string) => page.getByRole('dialog', { name: new RegExp(name.replace('.', '\\.')) });
+    const note = () => page.locator('.preview-gallery .preview-note').innerText();
+    await dialog('clip.mp4').waitFor();
+    const poster = await page.locator('.preview-gallery video').getAttribute('poster');
+    assert.match(poster ?? '', /[?&]thumbnail=1024$/);
+    const frame = await fetch(new URL(poster ?? '', server.url));
+    assert.equal(frame.status, 200, 'the poster is the frame the server draws');
+    assert.match(frame.headers.get('content-type') ?? '', /^image\//);
+    assert.match(await note(), /^2 \/ 4/);
+
+    await page.keyboard.press('ArrowRight');
+    await dialog('photo.jpg').waitFor();
+    assert.match(await note(), /^3 \/ 4/, 'the text file between them is not in the gallery');
+    await page.keyboard.press('ArrowRight');
+    await dialog('report.pdf').waitFor();
+    await page.waitForFunction(() => {
+      const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document.querySelector('.preview-gallery img.preview-page');
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
+    assert.match(await note(), /^4 \/ 4/);
+    const whole = page.locator('.preview-gallery').getByRole('link', { name: 'Open the whole PDF' });
+    assert.doesNotMatch((await whole.getAttribute('href')) ?? '', /thumbnail/);
+    assert.equal(await page.locator('.preview-pdf iframe').count(), 0, 'no viewer to take the arrow keys');
+    await screenshot(page, 'gallery-pdf');
+
+    for (const name of ['photo.jpg', 'clip.mp4', 'broken.pdf']) {
+      await page.keyboard.press('ArrowLeft');
+      await dialog(name).waitFor();
+    }
+    await page.locator('.preview-pdf iframe').waitFor();
+    await page.keyboard.press('ArrowRight');
+    await dialog('clip.mp4').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
     assert.deepEqual(errors, []);
   });
 

@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { CATALOGS } from '../../src/lib/i18n/catalogs.js';
 import { REPO_ROOT } from '../helpers/server.js';
+import { sources } from '../helpers/source-files.js';
 
 /**
  * The web UI's words live in the catalogs (src/lib/i18n/*.json), not in the code: a sentence typed into
  * a component would stay English on a German page. These checks read the sources as text (web/ is built
  * by Vite, not by this tsconfig); the German browser walk (languages.test.ts) checks what is drawn.
  */
-
-async function sources(dir: string, out: string[] = []): Promise<string[]> {
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await sources(p, out);
-    else if (/\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Names and notations that read the same in every language. */
 const SAME_IN_EVERY_LANGUAGE = new Set(['File Cloud', 'SSO', '2FA', 'WebDAV', 'Authorization: Bearer …', '/api/', '/storage/', 'bea, carl', '…', '—']);

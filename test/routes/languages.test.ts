@@ -88,6 +88,8 @@ for (const [storage, skip] of BACKENDS) {
         [{ csrf, action: 'explode' }, 400, 'Unbekannte Aktion: Das Formular stammt vielleicht von einer älteren Version'],
         [{ csrf, action: 'delete', name: 'gibt-es-nicht' }, 404, 'Das gibt es nicht mehr. Es wurde vielleicht verschoben oder gelöscht.'],
         [{ csrf, action: 'mkdir', name: 'Berichte' }, 409, 'Hier gibt es bereits etwas mit diesem Namen.'],
+        // The server's precise sentence for bad input, worded in German (src/lib/i18n/sentences.ts).
+        [{ csrf, action: 'mkdir', name: 'a\\b' }, 400, 'ein Name darf keinen umgekehrten Schrägstrich („\\“) enthalten.'],
       ];
       for (const [fields, status, german] of refusals) {
         const res = await alice.post('/basic/', fields);
@@ -100,6 +102,9 @@ for (const [storage, skip] of BACKENDS) {
       const english = await alice.post('/basic/', { csrf, action: 'delete', name: 'gibt-es-nicht' });
       assert.equal(english.status, 404);
       assert.doesNotMatch(await english.text(), /Das gibt es nicht mehr/);
+      const refusedInEnglish = await alice.post('/basic/', { csrf, action: 'mkdir', name: 'a\\b' });
+      assert.equal(refusedInEnglish.status, 400);
+      assert.match(await refusedInEnglish.text(), /a name cannot contain a backslash\./);
     });
 
     test('share pages in German for a German visitor: a folder, an upload-only link and a dead link', async () => {

@@ -1,5 +1,6 @@
 import { CATALOGS } from '../../../src/lib/i18n/catalogs';
 import { locale, t, type MessageKey } from '../lib/i18n';
+import { localizeSentence } from '../../../src/lib/i18n/sentences';
 /**
  * The error codes the server sends as `{"error": code, "message": sentence}`
  * (CONTRACT "Errors", src/domain/errors.ts): each has its sentence in the catalogs as
@@ -79,9 +80,10 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterHe
   const retryAfter = parseRetryAfter(retryAfterHeader);
   const byStatus = BY_STATUS[status];
   let message: string = known.has(code) ? sentenceOf(code) : serverMessage || (byStatus ? sentenceOf(byStatus) : t('apiFallback.status', { status: String(status) }));
-  // The server's sentence is more precise for bad input (it names the field or the rule), but it
-  // is English: another language keeps the catalog's sentence.
-  if ((code === 'bad_request' || code === 'invalid_path') && serverMessage && locale() === 'en') message = serverMessage;
+  // The server's sentence is more precise for bad input (it names the field or the rule). It is
+  // English: another language gets it worded in that language when it is a catalog sentence, else
+  // keeps the catalog's sentence for the code.
+  if ((code === 'bad_request' || code === 'invalid_path') && serverMessage) message = locale() === 'en' ? serverMessage : (localizeSentence(serverMessage, t) ?? message);
   if (status === 429 && retryAfter !== undefined) message = t('apiFallback.retryIn', { wait: formatWait(retryAfter) });
   return new ApiError(status, code || `http_${status}`, message, retryAfter);
 }

@@ -7,6 +7,7 @@ import { useTitle } from '../lib/router';
 import { Icon, Logo } from './icons';
 import { Banner, useBanner } from './Banner';
 import { t } from '../lib/i18n';
+import { localizePart } from '../../../src/lib/i18n/sentences';
 
 /**
  * Sign in. Wrong password, throttling (with a live countdown) and an
@@ -192,7 +193,7 @@ export function LoginPage({ client, notice, onSignedIn }: { client: ApiClient; n
             <button type="button" className="button primary block" disabled={sso.finishing} onClick={() => location.assign(withBase('/auth/oidc/login'))}>
               {sso.finishing ? t('login.signingIn') : t('login.signInWith', { provider: sso.status.label ?? t('login.sso') })}
             </button>
-            {sso.status.available === false ? <p className="muted login-hint">{t('login.ssoUnavailable', { problem: sso.status.problem ?? '' })}</p> : null}
+            {sso.status.available === false ? <p className="muted login-hint">{t('login.ssoUnavailable', { problem: localizePart(sso.status.problem ?? '', t) })}</p> : null}
             {sso.status.only && !showLocal ? (
               <>
                 {alert}

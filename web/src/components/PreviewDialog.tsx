@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { ApiError, messageOf } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
@@ -38,17 +38,25 @@ type Props = {
   onClose: () => void;
 };
 
-/** The files previous / next step through: from an image, the folder's images only (a gallery); else every file. */
+/** What the gallery shows as a picture: images, and a video's frame and a PDF's first page (drawn by the server). */
+const inGallery = (name: string): boolean => {
+  const kind = kindOf(name, true);
+  return kind === 'image' || kind === 'video' || kind === 'pdf';
+};
+
+/** The files previous / next step through: from a picture, the folder's pictures only (a gallery); else every file. */
 export function galleryOf(siblings: readonly Entry[], open: Entry): readonly Entry[] {
-  if (kindOf(open.name, true) !== 'image') return siblings;
-  return siblings.filter((e) => kindOf(e.name, true) === 'image');
+  if (!inGallery(open.name)) return siblings;
+  return siblings.filter((e) => inGallery(e.name));
 }
 
 /**
  * Previews images, video, audio, PDF (through path-token URLs, so the browser
  * loads them itself) and text, Markdown and code (size-capped); anything else
- * offers a download. Images form a gallery: arrow keys, swipe, Escape; they
- * show as 1024 px thumbnails (quick, EXIF-rotated), with the original a click away.
+ * offers a download. Images, videos and PDFs form a gallery: arrow keys, swipe,
+ * Escape. Images show as 1024 px thumbnails (quick, EXIF-rotated), with the original a
+ * click away; a video shows its frame until played; a PDF its first page, with the
+ * whole PDF a click away (a viewer in the gallery would take the arrow keys).
  */
 export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNavigate, onDownload, onShare, onEdit, onClose }: Props) {
   const kind = kindOf(entry.name, true);
@@ -56,6 +64,8 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
   const [text, setText] = useState<{ text: string; truncated: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [original, setOriginal] = useState(false);
+  // A PDF whose first page the server cannot draw (broken, or no poppler) is shown in the browser's viewer.
+  const [viewer, setViewer] = useState(false);
   const siblings = galleryOf(allFiles, entry);
   const index = siblings.findIndex((s) => s.name === entry.name);
   const prev = index > 0 ? siblings[index - 1] : undefined;
@@ -71,6 +81,7 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
     setText(null);
     setError(null);
     setOriginal(false);
+    setViewer(false);
     const fail = (e: unknown) => !ctrl.signal.aborted && setError(messageOf(e));
     if (kind === 'text') {
       previewToken(storage, path)
@@ -115,44 +126,66 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
     </div>
   );
 
+  const position = siblings.length > 1 && inGallery(entry.name) ? `${t('preview.position', { at: index + 1, of: siblings.length })} · ` : '';
+  /**
+   * A picture of the gallery, with its place and a way to the whole file; swiped left and right on a
+   * touch screen, but for a video, whose time line a finger drags sideways.
+   */
+  const galleryItem = (media: ReactNode, note: ReactNode, swipe = true) => (
+    <div
+      className="preview-gallery"
+      data-index={index}
+      onTouchStart={(e) => (touchX.current = swipe ? (e.touches[0]?.clientX ?? null) : null)}
+      onTouchEnd={(e) => {
+        const x0 = touchX.current;
+        touchX.current = null;
+        const x1 = e.changedTouches[0]?.clientX;
+        if (x0 === null || x1 === undefined || Math.abs(x1 - x0) < 40) return;
+        const to = x1 < x0 ? next : prev;
+        if (to) onNavigate(to);
+      }}
+    >
+      {media}
+      <p className="muted small preview-note">
+        {position}
+        {note}
+      </p>
+    </div>
+  );
+
   let body;
   if (error) body = <PreviewMessage entry={entry} text={error} onDownload={onDownload} error />;
-  else if (kind === 'image')
-    body = src ? (
-      <div
-        className="preview-gallery"
-        data-index={index}
-        onTouchStart={(e) => (touchX.current = e.touches[0]?.clientX ?? null)}
-        onTouchEnd={(e) => {
-          const x0 = touchX.current;
-          touchX.current = null;
-          const x1 = e.changedTouches[0]?.clientX;
-          if (x0 === null || x1 === undefined || Math.abs(x1 - x0) < 40) return;
-          const to = x1 < x0 ? next : prev;
-          if (to) onNavigate(to);
-        }}
-      >
-        <img
-          className="preview-media"
-          src={viaThumbnail ? `${src}&thumbnail=1024` : src}
-          alt={entry.name}
-          // No thumbnail (a corrupt or huge image): the browser may still show the original.
-          onError={() => viaThumbnail && setOriginal(true)}
-        />
-        <p className="muted small preview-note">
-          {siblings.length > 1 ? `${t('preview.position', { at: index + 1, of: siblings.length })} · ` : ''}
-          <a href={src} target="_blank" rel="noopener noreferrer">
-            {t('preview.original')}
-          </a>
-        </p>
-      </div>
-    ) : (
-      <Loading />
+  else if (!src && (kind === 'image' || kind === 'video' || kind === 'audio' || kind === 'pdf')) body = <Loading />;
+  else if (src && kind === 'image')
+    body = galleryItem(
+      <img
+        className="preview-media"
+        src={viaThumbnail ? `${src}&thumbnail=1024` : src}
+        alt={entry.name}
+        // No thumbnail (a corrupt or huge image): the browser may still show the original.
+        onError={() => viaThumbnail && setOriginal(true)}
+      />,
+      <a href={src} target="_blank" rel="noopener noreferrer">
+        {t('preview.original')}
+      </a>,
     );
-  else if (kind === 'video') body = src ? <video className="preview-media" src={src} controls autoPlay={false} preload="metadata" /> : <Loading />;
-  else if (kind === 'audio') body = src ? <audio className="preview-audio" src={src} controls preload="metadata" /> : <Loading />;
-  else if (kind === 'pdf')
-    body = src ? (
+  else if (src && kind === 'video')
+    body = galleryItem(
+      <video className="preview-media" src={src} poster={hasThumbnail(entry.name) ? `${src}&thumbnail=1024` : undefined} controls autoPlay={false} preload="metadata" />,
+      null,
+      false,
+    );
+  else if (src && kind === 'pdf' && !viewer && hasThumbnail(entry.name))
+    body = galleryItem(
+      // A first page the server cannot draw (a broken PDF, no poppler) opens the viewer instead.
+      <img className="preview-media preview-page" src={`${src}&thumbnail=1024`} alt={entry.name} onError={() => setViewer(true)} />,
+      <a href={src} target="_blank" rel="noopener noreferrer">
+        {t('preview.openPdf')}
+      </a>,
+    );
+  else if (src && kind === 'audio') body = <audio className="preview-audio" src={src} controls preload="metadata" />;
+  else if (src && kind === 'pdf')
+    body = (
       <div className="preview-pdf">
         <iframe title={entry.name} src={src} />
         <p className="muted small">
@@ -163,8 +196,6 @@ export function PreviewDialog({ storage, folder, entry, siblings: allFiles, onNa
           {t('share.js.pdfHintAfter')}
         </p>
       </div>
-    ) : (
-      <Loading />
     );
   else if (kind === 'text')
     body = text ? (
