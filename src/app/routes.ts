@@ -90,7 +90,7 @@ export async function registerFrontEnds(
       await base.register(async (scope) => adminAuditRoutes(scope, { audit }));
       await base.register(async (scope) => adminWebhookRoutes(scope, { webhooks }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
-      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, operations, basePath }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, operations, basePath }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await base.register(async (scope) => trashRoutes(scope, { trash }));
       await base.register(async (scope) => changeRoutes(scope, { changes, streams: changeStreams }));
