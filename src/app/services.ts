@@ -11,6 +11,7 @@ import { storeRateLimiter, type RateLimiter } from '../store/rate-limiter.js';
 import { createAccountService } from '../services/account.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuditService } from '../services/audit.js';
+import { auditView } from '../routes/views.js';
 import { createAuthService } from '../services/auth.js';
 import { createCursorCodec, createTreeTags } from '../services/change-cursor.js';
 import { createChangeSignal } from '../services/change-signal.js';
@@ -175,6 +176,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
       clock,
       retentionDays: config.auditRetention,
       exportTo: opts.command ? undefined : config.auditLog,
+      exportLine: (row) => JSON.stringify(auditView(row)),
       onAppend: () => auditAppended(),
       onError: (err) => log.error({ err }, 'recording an audit event failed'),
     }),

@@ -1,0 +1,83 @@
+// The JSON wire shapes of the API (docs/api.md): the services return domain records (camelCase, epoch
+// milliseconds), and the front end spells them as the contract does (snake_case, ISO 8601 times). One
+// function per record, so a route that sends one never builds it by hand, and a service never learns
+// the wire's spelling (test/process/layering.test.ts holds services to that).
+import type { AuditRow } from '../store/audit.js';
+import type { Grant } from '../store/grants.js';
+import type { Group } from '../store/groups.js';
+import type { Session } from '../store/sessions.js';
+import type { Change, RecentChange } from '../services/changes.js';
+import type { ReceivedGrant } from '../services/grants.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : iso(ms));
+
+/** A group with its members (/api/admin/groups). */
+export const groupView = (g: Group) => ({ name: g.name, members: g.members, created_at: iso(g.createdAt) });
+
+/** A grant as its owner sees it (POST/GET/PATCH /api/grants). */
+export const grantView = (g: Grant) => ({
+  id: g.id,
+  path: `/${g.owner}/${g.path}`,
+  to: `${g.toKind}:${g.toName}`,
+  permission: g.permission,
+  created_at: iso(g.createdAt),
+});
+
+/** An item shared with the caller (GET /api/grants/received). */
+export const receivedView = (r: ReceivedGrant) => ({
+  id: r.grant.id,
+  path: `/${r.grant.owner}/${r.grant.path}`,
+  owner: r.grant.owner,
+  permission: r.grant.permission,
+  is_file: r.grant.isFile,
+  groups: r.groups,
+  direct: r.direct,
+});
+
+/** One of the caller's sessions (GET /api/sessions); `current` marks the one that asks. */
+export const sessionView = (s: Session, currentId: string | undefined) => ({
+  id: s.id,
+  created_at: iso(s.createdAt),
+  last_used_at: iso(s.lastUsedAt),
+  client: s.client,
+  address: s.address,
+  current: s.id === currentId,
+});
+
+/** An audit entry (GET /api/admin/audit, and each line of the --audit-log export). */
+export const auditView = (r: AuditRow) => ({
+  id: r.seq,
+  time: iso(r.at),
+  type: r.type,
+  actor: r.actor,
+  address: r.address,
+  user_agent: r.userAgent,
+  target: r.target,
+  outcome: r.outcome,
+  detail: r.detail === null ? null : (JSON.parse(r.detail) as Record<string, unknown>),
+  prev_hash: r.prevHash,
+  hash: r.hash,
+});
+
+/** A change of the feed without its cursor, in the order its fields always had (the stream sends it as is). */
+const changeFields = (c: Omit<Change, 'cursor'>) => ({
+  type: c.type,
+  path: c.path,
+  is_file: c.isFile,
+  ...(c.from === undefined ? {} : { from: c.from }),
+  ...(c.size === undefined ? {} : { size: c.size }),
+  ...(c.modified === undefined ? {} : { modified: iso(c.modified) }),
+  ...(c.etag === undefined ? {} : { etag: c.etag }),
+  ...(c.sha256 === undefined ? {} : { sha256: c.sha256 }),
+  ...(c.id === undefined ? {} : { id: c.id }),
+  ...(c.origin === undefined ? {} : { origin: c.origin }),
+});
+
+/** An entry of GET /api/changes and of its event stream. */
+export const changeView = (c: Change) => ({ cursor: c.cursor, ...changeFields(c) });
+
+/** An entry of GET /api/changes/recent: no cursor, and when it was recorded. */
+export const recentView = (c: RecentChange) => ({ ...changeFields(c), at: iso(c.at) });
+
+export { iso, isoOrNull };
