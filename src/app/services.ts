@@ -147,7 +147,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   const tus = once(() => createTusService({ store, backend: storage(), clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage(), operations: operations(), versions: versions() }));
   const usage = once(() => accountUsage(storageUsage()));
   const account = once(() => createAccountService({ store, auth: auth(), users: users(), secondFactor: secondFactor(), usage: usage(), clock }));
-  const shares: () => ShareService = tracked(built, 'shares', () => createShareService({ store, backend: storage(), files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), basePath: config.basePath, onError: warn('ending the shares of a deleted or moved path failed') }));
+  const shares: () => ShareService = tracked(built, 'shares', () => createShareService({ store, backend: storage(), files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), onError: warn('ending the shares of a deleted or moved path failed') }));
   const thumbnails = once(() =>
     createThumbnailService({
       backend: storage(),

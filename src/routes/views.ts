@@ -3,11 +3,16 @@
 // function per record, so a route that sends one never builds it by hand, and a service never learns
 // the wire's spelling (test/process/layering.test.ts holds services to that).
 import type { AuditRow } from '../store/audit.js';
+import { downloadsOf } from '../domain/download-units.js';
+import type { Share } from '../domain/share.js';
 import type { Grant } from '../store/grants.js';
 import type { Group } from '../store/groups.js';
 import type { Session } from '../store/sessions.js';
+import type { ApiKey } from '../store/api-keys.js';
+import type { SshKey } from '../store/ssh-keys.js';
 import type { Change, RecentChange } from '../services/changes.js';
 import type { ReceivedGrant } from '../services/grants.js';
+import type { TrashEntry } from '../services/trash.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : iso(ms));
@@ -79,5 +84,52 @@ export const changeView = (c: Change) => ({ cursor: c.cursor, ...changeFields(c)
 
 /** An entry of GET /api/changes/recent: no cursor, and when it was recorded. */
 export const recentView = (c: RecentChange) => ({ ...changeFields(c), at: iso(c.at) });
+
+/** An app password (/api/keys); `key`, the secret, only in the answer that creates it. */
+export const apiKeyView = (k: ApiKey, secret?: string) => ({
+  id: k.id,
+  name: k.name,
+  ...(secret === undefined ? {} : { key: secret }),
+  read_only: k.readOnly,
+  created: iso(k.createdAt),
+  expires: isoOrNull(k.expiresAt),
+  last_used: isoOrNull(k.lastUsedAt),
+});
+
+/** An SSH key of the caller (/api/me/ssh-keys): never the key itself, only its fingerprint. */
+export const sshKeyView = (k: SshKey) => ({
+  id: k.id,
+  name: k.name,
+  algorithm: k.algorithm,
+  fingerprint: k.fingerprint,
+  created: iso(k.createdAt),
+  last_used: isoOrNull(k.lastUsedAt),
+});
+
+/** An item in the caller's trash (GET /api/trash). */
+export const trashView = (t: TrashEntry) => ({
+  id: t.id,
+  path: `/${t.owner}/${t.path}`,
+  name: t.name,
+  is_file: t.isFile,
+  size: t.size,
+  deleted_at: iso(t.deletedAt),
+  expires_at: iso(t.expiresAt),
+});
+
+/** A share link as its owner sees it (POST/GET /api/shares); `url` under the server's base path. */
+export const shareView = (s: Share, basePath: string) => ({
+  id: s.id,
+  url: `${basePath}/s/${s.id}`,
+  // The whole tree is `/<owner>/`; anything in it `/<owner>/<path>`, a folder without its slash.
+  path: `/${s.owner}/${s.path}`,
+  is_file: s.isFile,
+  expires_at: isoOrNull(s.expiresAt),
+  has_password: s.passwordHash !== undefined,
+  max_downloads: s.maxDownloads ?? null,
+  downloads: downloadsOf(s.downloadUnits),
+  upload_only: s.uploadOnly,
+  created_at: iso(s.createdAt),
+});
 
 export { iso, isoOrNull };
