@@ -10,9 +10,12 @@ import type { Group } from '../store/groups.js';
 import type { Session } from '../store/sessions.js';
 import type { ApiKey } from '../store/api-keys.js';
 import type { SshKey } from '../store/ssh-keys.js';
+import type { DeliveryRow, WebhookRow } from '../store/webhooks.js';
 import type { Change, RecentChange } from '../services/changes.js';
 import type { ReceivedGrant } from '../services/grants.js';
+import type { SearchResult } from '../services/search.js';
 import type { TrashEntry } from '../services/trash.js';
+import type { WebhookInput } from '../services/webhooks.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : iso(ms));
@@ -130,6 +133,47 @@ export const shareView = (s: Share, basePath: string) => ({
   downloads: downloadsOf(s.downloadUnits),
   upload_only: s.uploadOnly,
   created_at: iso(s.createdAt),
+});
+
+/** A match of GET /api/search. */
+export const searchResultView = (r: SearchResult) => ({ path: r.path, name: r.name, is_file: r.isFile, size: r.size, modified: iso(r.modified) });
+
+// A webhook's times are 0 or null when they are not set.
+const isoIfSet = (ms: number | null): string | null => (ms === null || ms === 0 ? null : iso(ms));
+
+/** A webhook (/api/admin/webhooks); its secret only in the answer that makes it. */
+export const webhookView = (h: WebhookRow) => ({
+  id: h.id,
+  url: h.url,
+  events: [...h.events],
+  path_prefix: h.pathPrefix,
+  enabled: h.enabled,
+  disabled_reason: h.disabledReason,
+  failing_since: isoIfSet(h.failingSince),
+  next_attempt_at: isoIfSet(h.attempts > 0 ? h.nextAttemptAt : null),
+  created_at: iso(h.createdAt),
+});
+
+/** One delivery attempt of a webhook (…/deliveries, …/test). */
+export const deliveryView = (d: DeliveryRow) => ({
+  id: d.id,
+  event_id: d.eventId,
+  event_type: d.eventType,
+  attempt: d.attempt,
+  at: iso(d.at),
+  status: d.status,
+  duration_ms: d.durationMs,
+  error: d.error,
+  next_retry_at: isoIfSet(d.nextRetryAt),
+});
+
+/** A webhook's body as sent (POST, PATCH), in the service's names; each field checked there. */
+export const webhookInput = (body: Record<string, unknown>): WebhookInput => ({
+  url: body.url,
+  events: body.events,
+  pathPrefix: body.path_prefix,
+  secret: body.secret,
+  enabled: body.enabled,
 });
 
 export { iso, isoOrNull };
