@@ -11,6 +11,7 @@ import type { Session } from '../store/sessions.js';
 import type { ApiKey } from '../store/api-keys.js';
 import type { SshKey } from '../store/ssh-keys.js';
 import type { DeliveryRow, WebhookRow } from '../store/webhooks.js';
+import type { TokenSet } from '../services/auth.js';
 import type { Change, RecentChange } from '../services/changes.js';
 import type { ReceivedGrant } from '../services/grants.js';
 import type { SearchResult } from '../services/search.js';
@@ -19,6 +20,9 @@ import type { WebhookInput } from '../services/webhooks.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : iso(ms));
+
+/** The token set of /auth/login, /auth/refresh and a single sign-on's redeemed code. */
+export const tokenSetView = (t: TokenSet) => ({ access_token: t.accessToken, refresh_token: t.refreshToken, valid_for_seconds: t.validForSeconds });
 
 /** A group with its members (/api/admin/groups). */
 export const groupView = (g: Group) => ({ name: g.name, members: g.members, created_at: iso(g.createdAt) });

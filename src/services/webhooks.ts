@@ -57,6 +57,8 @@ export function auditEventSource(repo: AuditRepo): EventSource {
           id: `audit_${r.seq}`,
           type: wanted ? r.type : '',
           time: r.at,
+          // The payload is the wire this service itself sends to receivers (docs/api.md "Webhooks").
+          // eslint-disable-next-line no-restricted-syntax -- see above
           data: { audit_id: r.seq, actor: r.actor, target: r.target, address: r.address, ...detail },
           ...(isPath ? { path: r.target as string } : {}),
           cursor: String(r.seq),
@@ -85,6 +87,7 @@ export function changeJournalSource(journal: Pick<ChangeRepo, 'latest' | 'change
           data: {
             path,
             ...(c.from !== undefined ? { from: `/${c.owner}/${c.from}` } : {}),
+            // eslint-disable-next-line no-restricted-syntax -- the payload this service sends to receivers
             is_file: c.isFile,
             ...(c.size !== undefined ? { size: c.size } : {}),
             ...(c.modified !== undefined ? { modified: new Date(c.modified).toISOString() } : {}),
@@ -294,6 +297,7 @@ export function createWebhookService(deps: {
     /** Sends a `webhook.test` event now, outside the hook's order and backoff, and records it. */
     async test(id: string): Promise<DeliveryRow> {
       const h = await must(id);
+      // eslint-disable-next-line no-restricted-syntax -- the payload this service sends to the receiver
       const d = await attempt(h, { id: `test_${randomUUID()}`, type: 'webhook.test', time: clock.now(), data: { webhook_id: h.id } }, 1);
       await repo.addDelivery(d);
       return d;

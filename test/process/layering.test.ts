@@ -41,6 +41,30 @@ test('the lint refuses an import from a layer above and allows one from below', 
   }
 });
 
+// A service returns domain records; the API's snake_case spelling is the front end's (src/routes/views.ts).
+// Each sample is linted as if it sat at `file`: `wire` says whether the lint must call it a service spelling the wire.
+const WIRE_CASES: { file: string; source: string; wire: boolean }[] = [
+  { file: 'src/services/x.ts', source: 'export const v = (ms: number) => ({ created_at: new Date(ms).toISOString() });', wire: true },
+  { file: 'src/services/x.ts', source: "export const v = { 'is_file': true };", wire: true },
+  { file: 'src/services/x.ts', source: 'export type V = { readonly last_used_at: string };', wire: true },
+  { file: 'src/services/x.ts', source: 'export interface V { is_file: boolean }', wire: true },
+  { file: 'src/services/deep/x.ts', source: 'export const v = { upload_only: false };', wire: true },
+  { file: 'src/services/x.ts', source: 'export const v = (ms: number) => ({ createdAt: ms, isFile: true });', wire: false },
+  // The storage error codes a storageCall maps to messages are the seam's codes, not the wire.
+  { file: 'src/services/x.ts', source: "declare const storageCall: (f: () => void, m: object) => void;\nstorageCall(() => {}, { already_exists: 'taken' });", wire: false },
+  { file: 'src/services/x.test.ts', source: 'export const v = { created_at: 1 };', wire: false },
+  { file: 'src/routes/x.ts', source: 'export const v = (ms: number) => ({ created_at: new Date(ms).toISOString() });', wire: false },
+];
+
+test('the lint refuses a snake_case wire key built in a service, and allows it in a front end', async () => {
+  const eslint = new ESLint({ cwd: repoRoot });
+  for (const c of WIRE_CASES) {
+    const [result] = await eslint.lintText(`${c.source}\n`, { filePath: join(repoRoot, c.file) });
+    const wire = (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax');
+    assert.equal(wire.length > 0, c.wire, `${c.file}: ${c.source}: ${wire.map((m) => m.message).join('; ') || 'no wire-key error'}`);
+  }
+});
+
 // docs/architecture.md: "No route module passes 300 lines" — a route that grows moves its schemas or
 // its presentation out (routes/*-schemas.ts, src/basic/, src/share-pages/) instead of piling up.
 test('no route module passes 300 lines', async () => {
