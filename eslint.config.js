@@ -36,6 +36,30 @@ function layerRule(index) {
   };
 }
 
+/**
+ * The API's wire spelling (snake_case: `created_at`, `is_file`) belongs to the front ends: a service
+ * returns domain records (camelCase, epoch milliseconds) and the route builds the view
+ * (src/routes/views.ts). A snake_case property a service writes, in an object or a type, fails the
+ * lint. Not a wire name: the storage error codes a `storageCall` maps to messages.
+ */
+const SNAKE = '/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/';
+const WIRE_MESSAGE = 'A service does not spell the wire: return the domain record (camelCase, epoch ms) and let the front end build the snake_case view (src/routes/views.ts; docs/architecture.md "Layers").';
+const wireKeys = {
+  files: ['src/services/**/*.ts'],
+  ignores: ['src/services/**/*.test.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      ...[
+        `Property:not(CallExpression[callee.name="storageCall"] > ObjectExpression > Property)[key.name=${SNAKE}]`,
+        `Property[key.value=${SNAKE}]`,
+        `TSPropertySignature[key.name=${SNAKE}]`,
+        `TSPropertySignature[key.value=${SNAKE}]`,
+      ].map((selector) => ({ selector, message: WIRE_MESSAGE })),
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'data/**', 'test-output/**', 'packages/*/dist/**'] },
   js.configs.recommended,
@@ -48,6 +72,7 @@ export default tseslint.config(
     },
   },
   ...LAYERS.slice(0, -1).map((_, i) => layerRule(i)),
+  wireKeys,
   {
     // The sync client is a client: the server's HTTP API is all it may know (docs/sync.md), so it
     // installs on a laptop without the server's dependencies.

@@ -83,14 +83,14 @@ export async function registerFrontEnds(
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
       await base.register(async (scope) => basicRoutes(scope, { auth, files, operations, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: deps.oidcSettings?.buttonLabel }));
-      await base.register(async (scope) => shareApiRoutes(scope, { shares }));
+      await base.register(async (scope) => shareApiRoutes(scope, { shares, basePath }));
       await base.register(async (scope) => accountRoutes(scope, { account, features: { trashDays: config.trashDays, versions: config.versions } }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await store.oidc.linkOf(id)) !== undefined, local: await store.oidc.isLocal(id) }) }));
       await base.register(async (scope) => adminGroupRoutes(scope, { groups }));
       await base.register(async (scope) => adminAuditRoutes(scope, { audit }));
       await base.register(async (scope) => adminWebhookRoutes(scope, { webhooks }));
       await base.register(async (scope) => grantRoutes(scope, { grants }));
-      await base.register(async (scope) => shareLinkRoutes(scope, { shares, files, operations, basePath }));
+      await base.register(async (scope) => shareLinkRoutes(scope, { shares, operations, basePath }));
       await base.register(async (scope) => searchRoutes(scope, { search }));
       await base.register(async (scope) => trashRoutes(scope, { trash }));
       await base.register(async (scope) => changeRoutes(scope, { changes, streams: changeStreams }));

@@ -11,6 +11,7 @@ import { storeRateLimiter, type RateLimiter } from '../store/rate-limiter.js';
 import { createAccountService } from '../services/account.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuditService } from '../services/audit.js';
+import { auditView } from '../routes/views.js';
 import { createAuthService } from '../services/auth.js';
 import { createCursorCodec, createTreeTags } from '../services/change-cursor.js';
 import { createChangeSignal } from '../services/change-signal.js';
@@ -146,7 +147,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   const tus = once(() => createTusService({ store, backend: storage(), clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage(), operations: operations(), versions: versions() }));
   const usage = once(() => accountUsage(storageUsage()));
   const account = once(() => createAccountService({ store, auth: auth(), users: users(), secondFactor: secondFactor(), usage: usage(), clock }));
-  const shares: () => ShareService = tracked(built, 'shares', () => createShareService({ store, backend: storage(), files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), basePath: config.basePath, onError: warn('ending the shares of a deleted or moved path failed') }));
+  const shares: () => ShareService = tracked(built, 'shares', () => createShareService({ store, backend: storage(), files: files(), operations: operations(), hasher: hasher(), clock, secret: secret(), onError: warn('ending the shares of a deleted or moved path failed') }));
   const thumbnails = once(() =>
     createThumbnailService({
       backend: storage(),
@@ -175,6 +176,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
       clock,
       retentionDays: config.auditRetention,
       exportTo: opts.command ? undefined : config.auditLog,
+      exportLine: (row) => JSON.stringify(auditView(row)),
       onAppend: () => auditAppended(),
       onError: (err) => log.error({ err }, 'recording an audit event failed'),
     }),

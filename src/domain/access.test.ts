@@ -80,6 +80,12 @@ const CASES: [string, AccessRule, Principal | undefined, string, Resource, strin
   ['upload link read', SHARE, uploadLink, 'GET', none, 'not_found'],
   ['upload link upload', SHARE, uploadLink, 'PUT', none, undefined],
   ['locked link', SHARE, lockedLink, 'GET', none, 'password_required'],
+  // The password before the kind, as on the pages: a locked link does not tell what it is.
+  ['locked read link upload', SHARE, lockedLink, 'PUT', none, 'password_required'],
+  ['locked upload-only link read', SHARE, lockedDrop, 'GET', none, 'password_required'],
+  ['locked upload-only link upload', SHARE, lockedDrop, 'PUT', none, 'password_required'],
+  ['unlocked upload-only link read', SHARE, unlockedDrop, 'GET', none, 'not_found'],
+  ['unlocked upload-only link upload', SHARE, unlockedDrop, 'PUT', none, undefined],
   // The page asks the password first: a locked link's page is its password form, whatever its kind.
   ['locked link page', PAGE, lockedLink, 'GET', none, 'password_required'],
   ['locked upload-only link page', PAGE, lockedDrop, 'GET', none, 'password_required'],

@@ -36,9 +36,10 @@ export type AccessRule = {
    */
   readonly readingAction?: boolean;
   /**
-   * Share routes: `api` (default) enforces the link's kind (upload-only links only take uploads and read
-   * nothing; others take no uploads) and its password; `page` asks the password first (a locked link's
-   * page is its password form and tells nothing else), then refuses an upload to a link that takes none.
+   * Share routes: both ask a locked link's password first, whatever the method, so a locked link tells
+   * nothing else. Then `api` (default) enforces the link's kind (upload-only links only take uploads and
+   * read nothing; others take no uploads); `page` (a locked link's page is its password form) refuses only
+   * an upload to a link that takes none.
    * What an unlocked page shows (the drop zone or what is shared) the operation layer asks under `api`.
    */
   readonly share?: 'api' | 'page';
@@ -138,10 +139,11 @@ export function decide(rule: AccessRule, principal: Principal | undefined, metho
       if (write && !principal.share.uploadOnly) return denied('forbidden', 'This link does not accept uploads.');
       return undefined;
     }
+    // The password first, as on the pages: a locked link tells its kind to no one without it.
+    if (!principal.unlocked) return denied('password_required', 'This link needs a password: POST {"password"} to <link>/auth first.');
     // An upload-only link reads nothing, not even that it exists.
     if (!write && principal.share.uploadOnly) return denied('not_found', 'This link does not exist or is no longer available.');
     if (write && !principal.share.uploadOnly) return denied('forbidden', 'This link does not accept uploads.');
-    if (!principal.unlocked) return denied('password_required', 'This link needs a password: POST {"password"} to <link>/auth first.');
     return undefined;
   }
   if (principal.kind === 'share') return denied('unauthorized', 'A valid access token is required.');

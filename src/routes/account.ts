@@ -5,6 +5,7 @@ import type { AccessRule } from '../domain/access.js';
 import type { AccountCaller, AccountService } from '../services/account.js';
 import { error, noContent, signedIn, throttled } from './route-schemas.js';
 import { json } from '../http/schemas.js';
+import { sessionView } from './views.js';
 
 /** The caller of a signed-in route, in the fields the principal keeps (username, userId, sessionId). */
 export function callerOf(request: FastifyRequest): AccountCaller {
@@ -95,7 +96,10 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
       tags: ['Account'],
       response: { 200: json('Your sessions, the current one marked.', { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } }), ...signedIn },
     },
-  }, async (request) => ({ sessions: await account.sessions(callerOf(request)) }));
+  }, async (request) => {
+    const caller = callerOf(request);
+    return { sessions: (await account.sessions(caller)).map((s) => sessionView(s, caller.sessionId)) };
+  });
 
   scope.delete('/api/sessions/:id', {
     config: session,
@@ -127,7 +131,10 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
         409: error('TOTP is already on (`already_exists`).'),
       },
     },
-  }, async (request) => account.beginTotp(callerOf(request)));
+  }, async (request) => {
+    const { secret, otpauthUrl } = await account.beginTotp(callerOf(request));
+    return { secret, otpauth_url: otpauthUrl };
+  });
 
   scope.post('/api/me/totp/confirm', {
     config: checked,
@@ -144,7 +151,7 @@ export function accountRoutes(scope: FastifyInstance, deps: { account: AccountSe
         ...throttled,
       },
     },
-  }, async (request) => account.confirmTotp(callerOf(request), (request.body as { code: string }).code));
+  }, async (request) => ({ recovery_codes: await account.confirmTotp(callerOf(request), (request.body as { code: string }).code) }));
 
   scope.delete('/api/me/totp', {
     config: checked,

@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import type { AuditService } from '../services/audit.js';
 import { adminOnly, error } from './route-schemas.js';
 import { json } from '../http/schemas.js';
+import { auditView } from './views.js';
 
 const MAX_LIMIT = 1000;
 const DEFAULT_LIMIT = 100;
@@ -66,6 +67,7 @@ export function adminAuditRoutes(scope: FastifyInstance, deps: { audit: AuditSer
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new AppError('bad_request', `limit must be 1 to ${MAX_LIMIT}.`);
     const cursor = q.cursor === undefined ? undefined : Number(q.cursor);
     if (cursor !== undefined && (!Number.isInteger(cursor) || cursor < 1)) throw new AppError('bad_request', 'cursor must be one an earlier answer gave.');
-    return deps.audit.list({ since: time(q.since, 'since'), until: time(q.until, 'until'), user: q.user as string | undefined, type: q.type as string | undefined, limit, cursor });
+    const { events, cursor: next } = await deps.audit.list({ since: time(q.since, 'since'), until: time(q.until, 'until'), user: q.user as string | undefined, type: q.type as string | undefined, limit, cursor });
+    return { events: events.map(auditView), cursor: next };
   });
 }

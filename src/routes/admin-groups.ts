@@ -3,6 +3,7 @@ import type { AccessRule } from '../domain/access.js';
 import { strictBodyValidator } from '../http/strict-validator.js';
 import type { GroupService } from '../services/groups.js';
 import { adminOnly, error, noContent } from './route-schemas.js';
+import { groupView } from './views.js';
 import { json } from '../http/schemas.js';
 
 const groupSchema = {
@@ -33,7 +34,7 @@ export function adminGroupRoutes(scope: FastifyInstance, deps: { groups: GroupSe
       tags: TAGS,
       response: { 200: json('Every group with its members.', { type: 'object', required: ['groups'], properties: { groups: { type: 'array', items: groupSchema } } }), ...adminOnly },
     },
-  }, async () => ({ groups: await groups.list() }));
+  }, async () => ({ groups: (await groups.list()).map(groupView) }));
 
   scope.post('/api/admin/groups', {
     config,
@@ -53,14 +54,14 @@ export function adminGroupRoutes(scope: FastifyInstance, deps: { groups: GroupSe
     await groups.add(body.name);
     if (body.members && body.members.length > 0) {
       try {
-        return reply.code(201).send(await groups.changeMembers(body.name, body.members, []));
+        return reply.code(201).send(groupView(await groups.changeMembers(body.name, body.members, [])));
       } catch (e) {
         // All or nothing: a group made with a member list that was refused does not stay behind.
         await groups.remove(body.name);
         throw e;
       }
     }
-    return reply.code(201).send(await groups.get(body.name));
+    return reply.code(201).send(groupView(await groups.get(body.name)));
   });
 
   scope.patch('/api/admin/groups/:name', {
@@ -75,7 +76,7 @@ export function adminGroupRoutes(scope: FastifyInstance, deps: { groups: GroupSe
     },
   }, async (request) => {
     const body = request.body as { add?: string[]; remove?: string[] };
-    return groups.changeMembers((request.params as { name: string }).name, body.add ?? [], body.remove ?? []);
+    return groupView(await groups.changeMembers((request.params as { name: string }).name, body.add ?? [], body.remove ?? []));
   });
 
   scope.delete('/api/admin/groups/:name', {

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import { objectBody } from './body.js';
-import { WEBHOOK_EVENTS, type WebhookInput, type WebhookService } from '../services/webhooks.js';
+import { deliveryView, webhookInput, webhookView } from './views.js';
+import { WEBHOOK_EVENTS, type WebhookService } from '../services/webhooks.js';
 import { adminOnly, error, noContent } from './route-schemas.js';
 import { json } from '../http/schemas.js';
 
@@ -62,17 +63,20 @@ export function adminWebhookRoutes(scope: FastifyInstance, deps: { webhooks: Web
       body: { type: 'object', required: ['url', 'events'], properties: { ...inputProps, secret: { type: 'string', description: 'Your own `whsec_<base64>` secret (24 to 64 bytes); one is made when omitted.' } } },
       response: { 201: json('Created, with its secret.', hookSchema), 400: error('A bad or refused URL, an unknown event type (`bad_request`).'), ...adminOnly },
     },
-  }, async (request, reply) => reply.code(201).send(await webhooks.create(objectBody(request.body) as WebhookInput)));
+  }, async (request, reply) => {
+    const hook = await webhooks.create(webhookInput(objectBody(request.body)));
+    return reply.code(201).send({ ...webhookView(hook), secret: hook.secret });
+  });
 
   scope.get('/api/admin/webhooks', {
     config,
     schema: { summary: 'All webhooks', tags: TAGS, response: { 200: json('Every webhook (without secrets).', { type: 'object', required: ['webhooks'], properties: { webhooks: { type: 'array', items: hookSchema } } }), ...adminOnly } },
-  }, async () => ({ webhooks: await webhooks.list() }));
+  }, async () => ({ webhooks: (await webhooks.list()).map(webhookView) }));
 
   scope.get('/api/admin/webhooks/:id', {
     config,
     schema: { summary: 'One webhook', tags: TAGS, params: idParams, response: { 200: json('The webhook.', hookSchema), ...adminOnly, 404: error('No such webhook (`not_found`).') } },
-  }, async (request) => webhooks.get(id(request)));
+  }, async (request) => webhookView(await webhooks.get(id(request))));
 
   scope.patch('/api/admin/webhooks/:id', {
     config,
@@ -84,7 +88,7 @@ export function adminWebhookRoutes(scope: FastifyInstance, deps: { webhooks: Web
       body: { type: 'object', properties: { ...inputProps, enabled: { type: 'boolean' } } },
       response: { 200: json('The webhook as it is now.', hookSchema), 400: error('A bad value (`bad_request`).'), ...adminOnly, 404: error('No such webhook (`not_found`).') },
     },
-  }, async (request) => webhooks.update(id(request), objectBody(request.body) as WebhookInput));
+  }, async (request) => webhookView(await webhooks.update(id(request), webhookInput(objectBody(request.body)))));
 
   scope.delete('/api/admin/webhooks/:id', {
     config,
@@ -103,7 +107,7 @@ export function adminWebhookRoutes(scope: FastifyInstance, deps: { webhooks: Web
       params: idParams,
       response: { 200: json('Attempts.', { type: 'object', required: ['deliveries'], properties: { deliveries: { type: 'array', items: deliverySchema } } }), ...adminOnly, 404: error('No such webhook (`not_found`).') },
     },
-  }, async (request) => ({ deliveries: await webhooks.deliveries(id(request)) }));
+  }, async (request) => ({ deliveries: (await webhooks.deliveries(id(request))).map(deliveryView) }));
 
   scope.post('/api/admin/webhooks/:id/test', {
     config,
@@ -114,5 +118,5 @@ export function adminWebhookRoutes(scope: FastifyInstance, deps: { webhooks: Web
       params: idParams,
       response: { 200: json('The attempt.', deliverySchema), ...adminOnly, 404: error('No such webhook (`not_found`).') },
     },
-  }, async (request) => webhooks.test(id(request)));
+  }, async (request) => deliveryView(await webhooks.test(id(request))));
 }

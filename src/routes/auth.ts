@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import type { AuthService } from '../services/auth.js';
 import { objectBody, optionalString, requiredString } from './body.js';
+import { tokenSetView } from './views.js';
 import { empty, errors, json, jsonBody, TokenSet, type RouteSchema } from '../http/schemas.js';
 
 const credentials = (second: string, what: string) => jsonBody({
@@ -73,14 +74,14 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService }): v
     const password = requiredString(body, 'password');
     const totp = optionalString(body, 'totp');
     reply.header('cache-control', 'no-store');
-    return deps.auth.login(username, password, totp, { client: request.headers['user-agent'], address: request.ip });
+    return tokenSetView(await deps.auth.login(username, password, totp, { client: request.headers['user-agent'], address: request.ip }));
   });
 
   app.post('/auth/refresh', { bodyLimit, config: { access: open }, schema: refreshSchema }, async (request, reply) => {
     const body = objectBody(request.body);
     const tokens = await deps.auth.refresh(requiredString(body, 'username'), requiredString(body, 'refresh_token'), { address: request.ip });
     reply.header('cache-control', 'no-store');
-    return tokens;
+    return tokenSetView(tokens);
   });
 
   app.post('/auth/logout', { bodyLimit, config: { access: open }, schema: logoutSchema }, async (request, reply) => {

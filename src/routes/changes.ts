@@ -5,6 +5,7 @@ import { STREAMS_PER_USER, type ChangeStreams } from '../services/change-streams
 import { DEFAULT_CHANGES_LIMIT, DEFAULT_RECENT_LIMIT, MAX_CHANGES_LIMIT, MAX_RECENT_LIMIT, RECENT_LOOK_BACK, type ChangeService, type ChangesInput, type RecentInput } from '../services/changes.js';
 import { bytes, errors, header, json, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 import { sentence } from '../lib/i18n/sentences.js';
+import { changeView, recentView } from './views.js';
 
 const Change: JsonSchema = {
   type: 'object',
@@ -144,13 +145,14 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
   scope.get('/api/changes', { config: { access: rule }, schema: CHANGES_SCHEMA }, async (request, reply) => {
     const input = parseChangesQuery(request.query);
     reply.header('cache-control', 'no-store');
-    return deps.changes.list(request.principal!, input);
+    const page = await deps.changes.list(request.principal!, input);
+    return { ...page, changes: page.changes.map(changeView) };
   });
 
   scope.get('/api/changes/recent', { config: { access: rule }, schema: RECENT_SCHEMA }, async (request, reply) => {
     const input = parseRecentQuery(request.query);
     reply.header('cache-control', 'no-store');
-    return { changes: await deps.changes.recent(request.principal!, input) };
+    return { changes: (await deps.changes.recent(request.principal!, input)).map(recentView) };
   });
 
   scope.get('/api/changes/stream', { config: { access: rule }, schema: CHANGES_STREAM_SCHEMA, exposeHeadRoute: false }, async (request, reply) => {
@@ -180,7 +182,7 @@ export function changeRoutes(scope: FastifyInstance, deps: { changes: ChangeServ
     stream.start({
       // retry: how soon EventSource reconnects after the stream ends (a restart, its lifetime, a credential gone).
       open: (id) => send(`: connected\nretry: 1000\nid: ${id}\n\n`),
-      change: (c) => send(`id: ${c.cursor}\ndata: ${JSON.stringify(c)}\n\n`),
+      change: (c) => send(`id: ${c.cursor}\ndata: ${JSON.stringify(changeView(c))}\n\n`),
       // An event with an id and no data moves the client's Last-Event-ID without dispatching anything (HTML's event-stream rules).
       heartbeat: (id) => send(`: heartbeat\nid: ${id}\n\n`),
       end: () => {

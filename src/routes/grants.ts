@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { isPermission, type GrantService, type Permission } from '../services/grants.js';
 import { objectBody, requiredString } from './body.js';
+import { grantView, receivedView } from './views.js';
 import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 import { sentence } from '../lib/i18n/sentences.js';
 
@@ -95,12 +96,12 @@ export function grantRoutes(scope: FastifyInstance, deps: { grants: GrantService
   scope.post('/api/grants', { ...user, bodyLimit: 64 * 1024, schema: SCHEMAS.create }, async (request, reply) => {
     const body = objectBody(request.body);
     const made = await grants.create(request.principal!, { path: requiredString(body, 'path'), to: requiredString(body, 'to'), permission: permissionOf(body) });
-    return reply.code(201).send(made);
+    return reply.code(201).send(grantView(made));
   });
-  scope.get('/api/grants', { ...user, schema: SCHEMAS.given }, async (request) => ({ grants: await grants.listGiven(request.principal!) }));
-  scope.get('/api/grants/received', { ...user, schema: SCHEMAS.received }, async (request) => ({ grants: await grants.listReceived(request.principal!) }));
+  scope.get('/api/grants', { ...user, schema: SCHEMAS.given }, async (request) => ({ grants: (await grants.listGiven(request.principal!)).map(grantView) }));
+  scope.get('/api/grants/received', { ...user, schema: SCHEMAS.received }, async (request) => ({ grants: (await grants.listReceived(request.principal!)).map(receivedView) }));
   scope.patch('/api/grants/:id', { ...user, bodyLimit: 64 * 1024, schema: SCHEMAS.patch }, async (request) =>
-    grants.setPermission(request.principal!, (request.params as { id: string }).id, permissionOf(objectBody(request.body))),
+    grantView(await grants.setPermission(request.principal!, (request.params as { id: string }).id, permissionOf(objectBody(request.body)))),
   );
   scope.delete('/api/grants/:id', { ...user, schema: SCHEMAS.remove }, async (request, reply) => {
     await grants.remove(request.principal!, (request.params as { id: string }).id);

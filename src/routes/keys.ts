@@ -3,6 +3,7 @@ import type { AccessRule } from '../domain/access.js';
 import type { UserPrincipal } from '../domain/principal.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import { objectBody } from './body.js';
+import { apiKeyView } from './views.js';
 import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
 const TAG = ['App passwords'];
@@ -60,13 +61,13 @@ export function keyRoutes(app: FastifyInstance, deps: { keys: ApiKeyService }): 
 
   app.post('/api/keys', { bodyLimit: 64 * 1024, config, schema: SCHEMAS.create }, async (request, reply) => {
     const body = objectBody(request.body);
-    const created = await keys.create(caller(request), { name: body.name, readOnly: body.read_only, expiresIn: body.expires_in });
-    return reply.code(201).header('cache-control', 'no-store').send(created);
+    const { key, secret } = await keys.create(caller(request), { name: body.name, readOnly: body.read_only, expiresIn: body.expires_in });
+    return reply.code(201).header('cache-control', 'no-store').send(apiKeyView(key, secret));
   });
 
   app.get('/api/keys', { config, schema: SCHEMAS.list }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return { keys: await keys.list(caller(request)) };
+    return { keys: (await keys.list(caller(request))).map((k) => apiKeyView(k)) };
   });
 
   app.delete('/api/keys/:id', { config, schema: SCHEMAS.revoke }, async (request, reply) => {

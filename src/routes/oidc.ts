@@ -10,6 +10,7 @@ import type { AuthService } from '../services/auth.js';
 import type { OidcService, SignInTarget } from '../services/oidc.js';
 import { basicCsp } from './basic.js';
 import { objectBody, requiredString } from './body.js';
+import { tokenSetView } from './views.js';
 import { empty, ErrorBody, errors, header, json, jsonBody, type ResponseSpec } from '../http/schemas.js';
 import { sentence } from '../lib/i18n/sentences.js';
 import { requestLocale } from '../http/language.js';
@@ -180,6 +181,7 @@ export async function oidcRoutes(app: FastifyInstance, deps: { oidc: OidcService
   }, async (request, reply: FastifyReply) => {
     const code = requiredString(objectBody(request.body), 'code');
     reply.header('cache-control', 'no-store');
-    return service().redeem(code, { client: request.headers['user-agent'], address: request.ip });
+    const { username, ...tokens } = await service().redeem(code, { client: request.headers['user-agent'], address: request.ip });
+    return { username, ...tokenSetView(tokens) };
   });
 }

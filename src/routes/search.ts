@@ -4,6 +4,7 @@ import type { SearchService } from '../services/search.js';
 import type { AccessRule } from '../domain/access.js';
 import { parseSearchQuery } from '../http/search-query.js';
 import { errors, json, type RouteSchema } from '../http/schemas.js';
+import { searchResultView } from './views.js';
 
 /** GET /api/search (CONTRACT "Search, thumbnails, usage"), documented in docs/api.md. */
 export const SEARCH_SCHEMA: RouteSchema = {
@@ -57,6 +58,7 @@ export function searchRoutes(scope: FastifyInstance, deps: { search: SearchServi
   scope.get('/api/search', { config: { access: { who: 'user' } as AccessRule }, schema: SEARCH_SCHEMA }, async (request, reply) => {
     const query = parseSearchQuery(request.query);
     reply.header('cache-control', 'no-store');
-    return deps.search.search(request.principal!, query);
+    const { results, truncated } = await deps.search.search(request.principal!, query);
+    return { results: results.map(searchResultView), truncated };
   });
 }

@@ -8,7 +8,6 @@ import { newNonce, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, withNonce } from '..
 import type { Principal } from '../domain/principal.js';
 import { setCookie, SHARE_COOKIE } from '../http/cookies.js';
 import { uploadParts } from './upload-parts.js';
-import type { FilesService } from '../services/files.js';
 import { deadLink, decodeSharePath, type LiveShare, type ShareService } from '../services/shares.js';
 import type { UploadPart } from '../services/files.js';
 import { SHARE_ASSETS } from '../share-pages/assets.js';
@@ -54,7 +53,6 @@ export function sharePageCsp(nonce: string): string {
 
 export type ShareLinkDeps = {
   shares: ShareService;
-  files: FilesService;
   /** The one door: a visitor reads and uploads as the link's principal; `decide` answers what the link allows (`ruleFor`, `visit`). */
   operations: Pick<Operations, 'as'>;
   basePath: string;
@@ -77,7 +75,7 @@ const wantsFlag = (v: unknown) => v === '1' || v === 'true';
  * like storage paths and appended below the share's own key.
  */
 export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDeps): Promise<void> {
-  const { shares, files, basePath } = deps;
+  const { shares, basePath } = deps;
   // Every visitor request counts towards the per-address limit; password attempts also towards the
   // login throttle's shared counter (src/app/auth-plugin.ts applies both before anything else).
   const publicRule: AccessRule = { who: 'public', throttle: ['visitor'] };
@@ -113,8 +111,9 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       throw new AppError('unsupported_media_type', 'Send the files as multipart/form-data.');
     }
     const sent: string[] = [];
-    const parts: AsyncIterable<UploadPart> = uploadParts(request, files.maxUploadBytes, sent);
-    await deps.operations.as(visitor(request)).uploadToLink(segments, parts);
+    const ops = deps.operations.as(visitor(request));
+    const parts: AsyncIterable<UploadPart> = uploadParts(request, ops.maxUploadBytes, sent);
+    await ops.uploadToLink(segments, parts);
     return sent;
   }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { ShareService } from '../services/shares.js';
 import { objectBody, optionalBoolean, requiredString } from './body.js';
+import { shareView } from './views.js';
 import { empty, errors, json, jsonBody, Share, type RouteSchema } from '../http/schemas.js';
 import { sentence } from '../lib/i18n/sentences.js';
 
@@ -71,7 +72,7 @@ function nullableString(body: Record<string, unknown>, field: string): string | 
 }
 
 /** The owner's side of share links: CONTRACT "Share links" (create, list, revoke). */
-export function shareApiRoutes(scope: FastifyInstance, deps: { shares: ShareService }): void {
+export function shareApiRoutes(scope: FastifyInstance, deps: { shares: ShareService; basePath: string }): void {
   const { shares } = deps;
   const user = { config: { access: { who: 'user' } as const } };
 
@@ -84,12 +85,12 @@ export function shareApiRoutes(scope: FastifyInstance, deps: { shares: ShareServ
       maxDownloads: nullableInteger(body, 'max_downloads'),
       uploadOnly: optionalBoolean(body, 'upload_only'),
     });
-    return reply.code(201).header('cache-control', 'no-store').send(created);
+    return reply.code(201).header('cache-control', 'no-store').send(shareView(created, deps.basePath));
   });
 
   scope.get('/api/shares', { ...user, schema: listSchema }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return { shares: await shares.list(request.principal!) };
+    return { shares: (await shares.list(request.principal!)).map((s) => shareView(s, deps.basePath)) };
   });
 
   scope.delete('/api/shares/:id', { ...user, schema: revokeSchema }, async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessRule } from '../domain/access.js';
 import type { UserPrincipal } from '../domain/principal.js';
 import type { SshKeyService } from '../services/ssh-keys.js';
+import { sshKeyView } from './views.js';
 import { objectBody } from './body.js';
 import { empty, errors, json, jsonBody, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
@@ -58,12 +59,12 @@ export function sshKeyRoutes(app: FastifyInstance, deps: { sshKeys: SshKeyServic
 
   app.post('/api/me/ssh-keys', { bodyLimit: 64 * 1024, config, schema: SCHEMAS.add }, async (request, reply) => {
     const body = objectBody(request.body);
-    return reply.code(201).send(await sshKeys.add(caller(request), { name: body.name, key: body.key }));
+    return reply.code(201).send(sshKeyView(await sshKeys.add(caller(request), { name: body.name, key: body.key })));
   });
 
   app.get('/api/me/ssh-keys', { config, schema: SCHEMAS.list }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return { keys: await sshKeys.list(caller(request)) };
+    return { keys: (await sshKeys.list(caller(request))).map(sshKeyView) };
   });
 
   app.delete('/api/me/ssh-keys/:id', { config, schema: SCHEMAS.remove }, async (request, reply) => {

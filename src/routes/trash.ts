@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UserPrincipal } from '../domain/principal.js';
 import type { TrashService } from '../services/trash.js';
+import { trashView } from './views.js';
 import { empty, errors, json, type JsonSchema, type RouteSchema } from '../http/schemas.js';
 
 const TAGS = ['Trash'];
@@ -60,7 +61,7 @@ export function trashRoutes(scope: FastifyInstance, deps: { trash: TrashService 
   const id = (request: FastifyRequest) => (request.params as { id: string }).id;
   scope.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
 
-  scope.get('/api/trash', { ...user, schema: SCHEMAS.list }, async (request) => ({ items: await trash.list(caller(request)) }));
+  scope.get('/api/trash', { ...user, schema: SCHEMAS.list }, async (request) => ({ items: (await trash.list(caller(request))).map(trashView) }));
   scope.post('/api/trash/:id/restore', { ...user, schema: SCHEMAS.restore }, async (request) => ({ path: await trash.restore(caller(request), id(request)) }));
   scope.delete('/api/trash/:id', { ...user, schema: SCHEMAS.remove }, async (request, reply) => {
     await trash.remove(caller(request), id(request));

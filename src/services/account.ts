@@ -11,15 +11,6 @@ import { checkPassword, type UserService } from './users.js';
 /** The signed-in user as the account endpoints know them (a session, an app password …). */
 export type AccountCaller = { readonly userId: string; readonly username: string; readonly sessionId?: string | undefined };
 
-export type SessionView = {
-  id: string;
-  created_at: string;
-  last_used_at: string;
-  client: string | null;
-  address: string | null;
-  current: boolean;
-};
-
 export type AccountService = ReturnType<typeof createAccountService>;
 
 /** Self-service for a signed-in user: CONTRACT "Accounts and API" (/api/me, own password, own sessions, TOTP). */
@@ -32,15 +23,6 @@ export function createAccountService(deps: { store: MetadataStore; auth: AuthSer
     if (!user || user.id !== caller.userId) throw new AppError('unauthorized', 'A valid access token is required.');
     return user;
   }
-
-  const view = (s: Session, caller: AccountCaller): SessionView => ({
-    id: s.id,
-    created_at: new Date(s.createdAt).toISOString(),
-    last_used_at: new Date(s.lastUsedAt).toISOString(),
-    client: s.client,
-    address: s.address,
-    current: s.id === caller.sessionId,
-  });
 
   return {
     async me(caller: AccountCaller) {
@@ -60,8 +42,9 @@ export function createAccountService(deps: { store: MetadataStore; auth: AuthSer
       await deps.users.setPassword(user.username, newPassword, caller.sessionId || undefined);
     },
 
-    async sessions(caller: AccountCaller): Promise<SessionView[]> {
-      return (await store.sessions.listByUser(caller.userId, deps.clock.now())).map((s) => view(s, caller));
+    /** The caller's live sessions; the one that asks is `caller.sessionId`. */
+    async sessions(caller: AccountCaller): Promise<Session[]> {
+      return store.sessions.listByUser(caller.userId, deps.clock.now());
     },
 
     /** Ends one of the caller's sessions (their current one too: that is a logout). Another user's → 404. */
@@ -73,8 +56,9 @@ export function createAccountService(deps: { store: MetadataStore; auth: AuthSer
       return deps.secondFactor.begin(await self(caller));
     },
 
-    async confirmTotp(caller: AccountCaller, code: string): Promise<{ recovery_codes: string[] }> {
-      return { recovery_codes: await deps.secondFactor.confirm((await self(caller)).id, code) };
+    /** Turns TOTP on; the recovery codes, shown once. */
+    async confirmTotp(caller: AccountCaller, code: string): Promise<string[]> {
+      return deps.secondFactor.confirm((await self(caller)).id, code);
     },
 
     async disableTotp(caller: AccountCaller, code: string): Promise<void> {

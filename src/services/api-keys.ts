@@ -19,29 +19,7 @@ export const MAX_KEY_EXPIRES_IN = 100 * 365 * 86_400;
 /** The last-used time is written at most once per this interval per key: a key used by a sync client must not cost a write per request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** The key object of the API (CONTRACT "Accounts and API"); `key` only in the answer that creates it. */
-export type ApiKeyView = {
-  id: string;
-  name: string;
-  key?: string;
-  read_only: boolean;
-  created: string;
-  expires: string | null;
-  last_used: string | null;
-};
-
 export type CreateKeyInput = { name: unknown; readOnly: unknown; expiresIn: unknown };
-
-const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-
-export const keyView = (k: ApiKey): ApiKeyView => ({
-  id: k.id,
-  name: k.name,
-  read_only: k.readOnly,
-  created: new Date(k.createdAt).toISOString(),
-  expires: iso(k.expiresAt),
-  last_used: iso(k.lastUsedAt),
-});
 
 /** Checks a new key's fields; pure, table-tested in api-keys.test.ts. */
 export function validateKeyInput(input: CreateKeyInput): { name: string; readOnly: boolean; expiresIn: number | undefined } {
@@ -64,19 +42,18 @@ export function createApiKeyService(deps: { store: MetadataStore; clock: Clock; 
   const notFound = () => new AppError('not_found', 'You have no app password with this id.');
 
   return {
-    /** A new key for the caller; the key itself is in this answer only. */
-    async create(principal: UserPrincipal, input: CreateKeyInput): Promise<ApiKeyView> {
+    /** A new key for the caller; the key itself (`secret`) is in this answer only. */
+    async create(principal: UserPrincipal, input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
       const { name, readOnly, expiresIn } = validateKeyInput(input);
       const now = clock.now();
       const key = randomToken(KEY_PREFIX, 32);
       const row: ApiKey = { id: randomUUID(), userId: principal.userId, name, readOnly, createdAt: now, expiresAt: expiresIn === undefined ? undefined : now + expiresIn * 1000, lastUsedAt: undefined };
       await store.apiKeys.create({ ...row, keyHash: sha256Hex(key) });
-      const view = keyView(row);
-      return { id: view.id, name: view.name, key, read_only: view.read_only, created: view.created, expires: view.expires, last_used: view.last_used };
+      return { key: row, secret: key };
     },
 
-    async list(principal: UserPrincipal): Promise<ApiKeyView[]> {
-      return (await store.apiKeys.listByUser(principal.userId)).map(keyView);
+    async list(principal: UserPrincipal): Promise<ApiKey[]> {
+      return store.apiKeys.listByUser(principal.userId);
     },
 
     /** Deletes one of the caller's keys; another user's id is as unknown as a made-up one (404). */

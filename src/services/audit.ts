@@ -18,21 +18,6 @@ export type AuditEvent = {
   readonly detail?: Readonly<Record<string, unknown>>;
 };
 
-/** An entry as the API, the JSON-lines export and webhooks show it. */
-export type AuditView = {
-  id: number;
-  time: string;
-  type: string;
-  actor: string | null;
-  address: string | null;
-  user_agent: string | null;
-  target: string | null;
-  outcome: string;
-  detail: Record<string, unknown> | null;
-  prev_hash: string;
-  hash: string;
-};
-
 export type VerifyResult =
   | { readonly ok: true; readonly checked: number; readonly head: number }
   | { readonly ok: false; readonly checked: number; readonly seq: number; readonly problem: 'altered' | 'missing'; readonly message: string };
@@ -40,7 +25,7 @@ export type VerifyResult =
 export type AuditService = {
   /** Appends the event to the chain (and the --audit-log export). Never throws: a failure is reported to onError. */
   record(event: AuditEvent): Promise<void>;
-  list(filter: { since?: number; until?: number; user?: string; type?: string; limit: number; cursor?: number }): Promise<{ events: AuditView[]; cursor: string | null }>;
+  list(filter: { since?: number; until?: number; user?: string; type?: string; limit: number; cursor?: number }): Promise<{ events: AuditRow[]; cursor: string | null }>;
   verify(): Promise<VerifyResult>;
   /** Drops entries older than the retention, keeping the chain verifiable from its anchor. */
   purge(): Promise<number>;
@@ -57,22 +42,6 @@ export function auditHash(e: Omit<AuditRow, 'hash'>): string {
   return sha256Hex(JSON.stringify([e.seq, e.at, e.type, e.actor, e.address, e.userAgent, e.target, e.outcome, e.detail, e.prevHash]));
 }
 
-export function auditView(r: AuditRow): AuditView {
-  return {
-    id: r.seq,
-    time: new Date(r.at).toISOString(),
-    type: r.type,
-    actor: r.actor,
-    address: r.address,
-    user_agent: r.userAgent,
-    target: r.target,
-    outcome: r.outcome,
-    detail: r.detail === null ? null : (JSON.parse(r.detail) as Record<string, unknown>),
-    prev_hash: r.prevHash,
-    hash: r.hash,
-  };
-}
-
 /**
  * The audit log (docs/operations.md "Audit log"): security events in one hash chain in the
  * metadata store, shared by every node, optionally also written as JSON lines to a file or stdout.
@@ -84,12 +53,18 @@ export function createAuditService(deps: {
   retentionDays: number;
   /** --audit-log: a file path, '-' for stdout, '' for none. */
   exportTo?: string;
+  /**
+   * One line of that export for an entry (docs/operations.md "Audit log": the API's view of it, as
+   * JSON). Given by the composition root, so this service never spells the wire's names.
+   */
+  exportLine?: (row: AuditRow) => string;
   /** Told of every entry appended (webhook delivery wakes up). */
   onAppend?: (row: AuditRow) => void;
   onError: (err: unknown) => void;
 }): AuditService {
   const { repo, clock } = deps;
   let sink: WriteStream | NodeJS.WriteStream | undefined;
+  if (deps.exportTo && !deps.exportLine) throw new Error('An audit export needs its line format (exportLine).');
   if (deps.exportTo === '-') sink = process.stdout;
   else if (deps.exportTo) {
     // O_APPEND: the workers of a node share the file, and each line lands whole.
@@ -112,7 +87,7 @@ export function createAuditService(deps: {
           },
           auditHash,
         );
-        sink?.write(`${JSON.stringify(auditView(row))}\n`);
+        if (sink) sink.write(`${deps.exportLine!(row)}\n`);
         deps.onAppend?.(row);
       } catch (err) {
         deps.onError(err);
@@ -123,7 +98,7 @@ export function createAuditService(deps: {
       const rows = await repo.list({ since: f.since, until: f.until, actor: f.user, type: f.type, beforeSeq: f.cursor, limit: f.limit + 1 });
       const more = rows.length > f.limit;
       const page = rows.slice(0, f.limit);
-      return { events: page.map(auditView), cursor: more ? String(page[page.length - 1]!.seq) : null };
+      return { events: page, cursor: more ? String(page[page.length - 1]!.seq) : null };
     },
 
     async verify() {

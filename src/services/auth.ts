@@ -15,7 +15,8 @@ export type ClientInfo = { readonly client?: string | undefined; readonly addres
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** The token set of seed §2.1. */
-export type TokenSet = { access_token: string; refresh_token: string; valid_for_seconds: number };
+/** A session's tokens; `validForSeconds` is the access token's expected lifetime. */
+export type TokenSet = { accessToken: string; refreshToken: string; validForSeconds: number };
 
 /**
  * Tokens are opaque random strings with distinct prefixes, stored only as
@@ -105,14 +106,14 @@ export function createAuthService(deps: {
 
     async login(username: string, password: string, totp?: string, from: ClientInfo = {}): Promise<TokenSet> {
       const { session, refreshToken, now } = await openSession(username, password, totp, from);
-      return { access_token: await issueAccessToken(session.id, now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
+      return { accessToken: await issueAccessToken(session.id, now), refreshToken, validForSeconds: deps.accessTokenTtl };
     },
 
     async refresh(username: string, refreshToken: string, from: ClientInfo = {}): Promise<TokenSet> {
       const found = await findSession(username, refreshToken);
       if (!found) throw invalidRefresh();
       await store.sessions.touch(found.session.id, found.now, found.now + refreshMs, from.address);
-      return { access_token: await issueAccessToken(found.session.id, found.now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
+      return { accessToken: await issueAccessToken(found.session.id, found.now), refreshToken, validForSeconds: deps.accessTokenTtl };
     },
 
     async logout(username: string, refreshToken: string): Promise<void> {
@@ -146,7 +147,7 @@ export function createAuthService(deps: {
     /** A token set for a user the OpenID provider signed in (src/services/oidc.ts): the same session as a password login. */
     async loginVerified(user: User, from: ClientInfo = {}): Promise<TokenSet> {
       const { session, refreshToken, now } = await openSessionOf(user, from);
-      return { access_token: await issueAccessToken(session.id, now), refresh_token: refreshToken, valid_for_seconds: deps.accessTokenTtl };
+      return { accessToken: await issueAccessToken(session.id, now), refreshToken, validForSeconds: deps.accessTokenTtl };
     },
 
     /** A /basic/ cookie session for a user the OpenID provider signed in. */

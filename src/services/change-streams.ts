@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import type { ChangeService, ChangesPage, ChangeView } from './changes.js';
+import type { ChangeService, ChangesPage, Change } from './changes.js';
 import type { ChangeWaker } from './change-waker.js';
 import type { StreamSlots } from './stream-slots.js';
 
@@ -22,7 +22,7 @@ const STREAM_PAGE = 500;
 export type StreamSink = {
   /** The stream starts; `id` is where it starts. */
   open(id: string): void;
-  change(c: ChangeView): void;
+  change(c: Change): void;
   /** `id`: where a reconnect resumes now (freshly sealed each time, so it says nothing of what passed). */
   heartbeat(id: string): void;
   end(): void;

@@ -15,15 +15,17 @@ import { sentence } from '../lib/i18n/sentences.js';
 export const DEFAULT_CHANGES_LIMIT = 1000;
 export const MAX_CHANGES_LIMIT = 10000;
 
-/** One entry as GET /api/changes and the stream give it (docs/api.md "Changes"). */
-export type ChangeView = {
+/** One entry of the feed as its reader sees it (GET /api/changes, the stream, WebDAV sync; docs/api.md "Changes"). */
+export type Change = {
   cursor: string;
   type: ChangeRecord['type'];
+  /** `/<owner>/<path>`, as the caller names it. */
   path: string;
   from?: string;
-  is_file: boolean;
+  isFile: boolean;
   size?: number;
-  modified?: string;
+  /** Epoch milliseconds. */
+  modified?: number;
   etag?: string;
   /** The item's stable id (kept by moves and overwrites); absent for entries journaled before ids. */
   id?: string;
@@ -34,13 +36,13 @@ export type ChangeView = {
 };
 
 /** `epoch`: this installation's id (a new server, a new one: docs/sync.md). */
-export type ChangesPage = { changes: ChangeView[]; cursor: string; more: boolean; epoch: string };
+export type ChangesPage = { changes: Change[]; cursor: string; more: boolean; epoch: string };
 
 export type ChangeService = ReturnType<typeof createChangeService>;
 
 
-/** One entry of GET /api/changes/recent: as the feed gives it, without a cursor, with when it was recorded. */
-export type RecentChange = Entry & { at: string };
+/** One entry of GET /api/changes/recent: as the feed gives it, without a cursor, with when it was recorded (epoch milliseconds). */
+export type RecentChange = Entry & { at: number };
 
 /** Entries of GET /api/changes/recent when the client names no limit, and the most it may ask for. */
 export const DEFAULT_RECENT_LIMIT = 100;
@@ -60,7 +62,7 @@ const keyOf = (owner: string, path: string): StorageKey => ({ user: owner, segme
 
 
 /** An entry as the caller sees it, before its position is sealed into its cursor. */
-type Entry = Omit<ChangeView, 'cursor'>;
+type Entry = Omit<Change, 'cursor'>;
 type Seen = { position: number; view: Entry };
 
 /** The cursors of earlier versions: plain journal positions. */
@@ -91,11 +93,11 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
   };
 
   const view = (r: ChangeRecord, type: ChangeRecord['type'], withFrom: boolean): Entry => {
-    const v: Entry = { type, path: `/${r.owner}/${r.path}`, is_file: r.isFile };
+    const v: Entry = { type, path: `/${r.owner}/${r.path}`, isFile: r.isFile };
     if (withFrom && r.from !== undefined) v.from = `/${r.owner}/${r.from}`;
     if (type !== 'deleted') {
       if (r.isFile && r.size !== undefined) v.size = r.size;
-      if (r.modified !== undefined) v.modified = new Date(r.modified).toISOString();
+      if (r.modified !== undefined) v.modified = r.modified;
       if (r.etag !== undefined) v.etag = r.etag;
       if (r.isFile && r.sha256 !== undefined) v.sha256 = r.sha256;
     }
@@ -116,7 +118,7 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
     const was = r.from !== undefined && reads(r.from);
     if (at && was) return view(r, 'moved', true);
     if (at) return view(r, 'created', false);
-    if (was) return { type: 'deleted', path: `/${r.owner}/${r.from as string}`, is_file: r.isFile, ...(r.id === undefined ? {} : { id: r.id }), ...(r.origin === undefined ? {} : { origin: r.origin }) };
+    if (was) return { type: 'deleted', path: `/${r.owner}/${r.from as string}`, isFile: r.isFile, ...(r.id === undefined ? {} : { id: r.id }), ...(r.origin === undefined ? {} : { origin: r.origin }) };
     return undefined;
   };
 
@@ -206,7 +208,7 @@ export function createChangeService(deps: { store: MetadataStore; clock: Clock; 
           before = r.cursor;
           const v = visible(user, grants, r);
           if (!v || (under !== undefined && !at(v.path) && !at(v.from))) continue;
-          out.push({ ...v, at: new Date(r.at).toISOString() });
+          out.push({ ...v, at: r.at });
           if (out.length === limit) return out;
         }
         if (rows.length < SCAN) break;

@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { StorageKey } from '../domain/storage-path.js';
 import type { Entry, StorageBackend } from '../storage/backend.js';
-import type { ChangeService, ChangeView } from './changes.js';
+import type { ChangeService, Change } from './changes.js';
 import type { FilesService } from './files.js';
 import type { FolderEtags } from './folder-etags.js';
 import { storageCall } from './storage-errors.js';
@@ -63,7 +63,7 @@ export function createDavSync(deps: { files: FilesService; backend: StorageBacke
   }
 
   /** The members a run of journal entries touched below the collection: as they are now, or gone. */
-  async function members(key: StorageKey, level: SyncLevel, entries: readonly ChangeView[]): Promise<Omit<SyncResult, 'token' | 'truncated'>> {
+  async function members(key: StorageKey, level: SyncLevel, entries: readonly Change[]): Promise<Omit<SyncResult, 'token' | 'truncated'>> {
     // Paths relative to the collection, member by member; the last word about each path wins.
     const base = `/${key.user}/${key.segments.map((s) => `${s}/`).join('')}`;
     const inside = (p: string | undefined): string[] | undefined => {
@@ -80,17 +80,17 @@ export function createDavSync(deps: { files: FilesService; backend: StorageBacke
       if (from) {
         const rel = from.join('/');
         forget(rel);
-        state.set(rel, { gone: true, isFile: c.is_file });
+        state.set(rel, { gone: true, isFile: c.isFile });
       }
       const at = inside(c.path);
       if (!at) continue;
       const rel = at.join('/');
       if (c.type === 'deleted') {
         forget(rel);
-        state.set(rel, { gone: true, isFile: c.is_file });
+        state.set(rel, { gone: true, isFile: c.isFile });
       } else {
         // A folder moved in brings its contents: at infinite depth they are members too.
-        state.set(rel, { gone: false, isFile: c.is_file, walk: c.type === 'moved' && !c.is_file && level === 'infinite' });
+        state.set(rel, { gone: false, isFile: c.isFile, walk: c.type === 'moved' && !c.isFile && level === 'infinite' });
       }
     }
     const changed: { key: StorageKey; entry: Entry }[] = [];
@@ -133,7 +133,7 @@ export function createDavSync(deps: { files: FilesService; backend: StorageBacke
       }
       if (!opts.token.startsWith(TOKEN_PREFIX)) throw invalidToken();
       let cursor = opts.token.slice(TOKEN_PREFIX.length);
-      const entries: ChangeView[] = [];
+      const entries: Change[] = [];
       let readAll = false;
       try {
         while (entries.length < SYNC_MAX_ENTRIES) {
@@ -166,7 +166,7 @@ export function createDavSync(deps: { files: FilesService; backend: StorageBacke
         } else hi = mid - 1;
       }
       if (fits === 0) throw overLimit(opts.limit, false);
-      return { ...fitting, token: syncToken((entries[fits - 1] as ChangeView).cursor), truncated: true };
+      return { ...fitting, token: syncToken((entries[fits - 1] as Change).cursor), truncated: true };
     },
   };
 }

@@ -14,15 +14,9 @@ import { sentence } from '../lib/i18n/sentences.js';
 
 export type Permission = Grant['permission'];
 
-/** A grant as its owner sees it (POST/GET /api/grants). */
-export type GrantView = { readonly id: string; readonly path: string; readonly to: string; readonly permission: Permission; readonly created_at: string };
-/** A grant as a recipient sees it (GET /api/grants/received). */
-export type ReceivedView = {
-  readonly id: string;
-  readonly path: string;
-  readonly owner: string;
-  readonly permission: Permission;
-  readonly is_file: boolean;
+/** An item shared with a recipient (GET /api/grants/received): the grant that allows the most, and how it reaches them. */
+export type ReceivedGrant = {
+  readonly grant: Grant;
   /** The recipient's groups the item is shared with, by name. */
   readonly groups: string[];
   /** Shared with the recipient by name too. */
@@ -94,20 +88,9 @@ export function isPermission(v: unknown): v is Permission {
 export function createGrantService(deps: { store: MetadataStore; backend: StorageBackend; files: FilesService; clock: Clock; limiter?: RateLimiter | undefined; onError?: (e: unknown) => void }) {
   const { store } = deps;
 
-  const view = (g: Grant): GrantView => ({
-    id: g.id,
-    path: `/${g.owner}/${g.path}`,
-    to: `${g.toKind}:${g.toName}`,
-    permission: g.permission,
-    created_at: new Date(g.createdAt).toISOString(),
-  });
   /** One item as its recipient sees it: the grant that allows the most, and every grant of it that reaches them. */
-  const received = (g: Grant, all: readonly Grant[]): ReceivedView => ({
-    id: g.id,
-    path: `/${g.owner}/${g.path}`,
-    owner: g.owner,
-    permission: g.permission,
-    is_file: g.isFile,
+  const received = (g: Grant, all: readonly Grant[]): ReceivedGrant => ({
+    grant: g,
     groups: [...new Set(all.filter((a) => a.toKind === 'group').map((a) => a.toName))].sort(),
     direct: all.some((a) => a.toKind === 'user'),
   });
@@ -144,7 +127,7 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     return user.id;
   }
 
-  async function create(principal: UserPrincipal, input: { path: string; to: string; permission: Permission }): Promise<GrantView> {
+  async function create(principal: UserPrincipal, input: { path: string; to: string; permission: Permission }): Promise<Grant> {
     const raw = input.path.replace(/^\//, '');
     const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
     // Only the owner shares an item: asked without the grants (a recipient uses an item, and does not share it on).
@@ -161,7 +144,7 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
       toKind: kind, toId, permission: input.permission, createdAt: deps.clock.now(),
     } as const;
     if (!(await store.grants.create(grant))) throw new AppError('already_exists', `This item is shared with ${input.to} already; change its permission instead.`);
-    return view({ ...grant, toName: name });
+    return { ...grant, toName: name };
   }
 
   return {
@@ -172,7 +155,7 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
      * the caller is over it every creation is refused, a good name too (else 201 against 429 would
      * still tell names apart).
      */
-    async create(principal: Principal, input: { path: string; to: string; permission: Permission }): Promise<GrantView> {
+    async create(principal: Principal, input: { path: string; to: string; permission: Permission }): Promise<Grant> {
       if (principal.kind !== 'user') throw notYours();
       const bucket = `grant:${principal.userId}`;
       const at = deps.clock.now();
@@ -184,12 +167,12 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
       return made;
     },
 
-    async listGiven(principal: Principal): Promise<GrantView[]> {
+    async listGiven(principal: Principal): Promise<Grant[]> {
       if (principal.kind !== 'user') throw notYours();
-      return (await store.grants.listByOwner(principal.userId)).map(view);
+      return store.grants.listByOwner(principal.userId);
     },
 
-    async listReceived(principal: Principal): Promise<ReceivedView[]> {
+    async listReceived(principal: Principal): Promise<ReceivedGrant[]> {
       if (principal.kind !== 'user') throw notYours();
       // One entry per item: a user grant and a group grant of the same item show once, with the most it allows.
       const best = new Map<string, Grant>();
@@ -203,12 +186,12 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
       return [...best.entries()].map(([id, g]) => received(g, every.get(id) ?? [g]));
     },
 
-    async setPermission(principal: Principal, id: string, permission: Permission): Promise<GrantView> {
+    async setPermission(principal: Principal, id: string, permission: Permission): Promise<Grant> {
       const g = await owned(principal, id);
       await store.grants.setPermission(id, permission);
       // Read-only, the grant no longer keeps its recipients' locks in the owner's tree.
       if (permission === 'read') await endLocksBeyondGrants(store, await recipientsOf(g), g.owner);
-      return view((await store.grants.get(id)) as Grant);
+      return (await store.grants.get(id)) as Grant;
     },
 
     /** The owner revokes; a recipient removes a grant made to them by name (a group's grant is the owner's to end). */
@@ -232,9 +215,9 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
      * item is reachable and its name does not depend on which grants came first.
      */
     async sharedItems(principal: Principal): Promise<{ name: string; root: StorageKey; isFile: boolean }[]> {
-      const items = (await this.listReceived(principal)).map((r) => {
-        const root = parseDecodedStoragePath(r.path.slice(1)).key;
-        return { root, isFile: r.is_file, short: `${root.segments.at(-1) ?? ''} (${r.owner})` };
+      const items = (await this.listReceived(principal)).map(({ grant }) => {
+        const root = keyOf(grant);
+        return { root, isFile: grant.isFile, short: `${root.segments.at(-1) ?? ''} (${grant.owner})` };
       });
       const count = new Map<string, number>();
       for (const i of items) count.set(i.short, (count.get(i.short) ?? 0) + 1);

@@ -10,11 +10,7 @@ import { sentence } from '../lib/i18n/sentences.js';
 /** Group names follow the username rule, so `group:<name>` and `user:<name>` read alike. */
 export const GROUP_NAME_RULE = sentence('apiPart.accountNameRule');
 
-export type GroupView = { readonly name: string; readonly members: readonly string[]; readonly created_at: string };
-
 export type GroupService = ReturnType<typeof createGroupService>;
-
-const view = (g: Group): GroupView => ({ name: g.name, members: g.members, created_at: new Date(g.createdAt).toISOString() });
 
 /**
  * Groups of accounts, managed by admins: the one set of rules for the CLI
@@ -31,10 +27,10 @@ export function createGroupService(deps: { store: MetadataStore; clock: Clock })
   };
 
   return {
-    async add(name: string): Promise<GroupView> {
+    async add(name: string): Promise<Group> {
       checkName(name);
       if (!(await store.groups.create(randomUUID(), name, deps.clock.now()))) throw new AppError('already_exists', `A group "${name}" exists already.`);
-      return view((await store.groups.get(name)) as Group);
+      return (await store.groups.get(name)) as Group;
     },
 
     /** Removes the group and its grants, with the locks its members held through them. */
@@ -44,21 +40,21 @@ export function createGroupService(deps: { store: MetadataStore; clock: Clock })
       await endLocksBeyondGrants(store, members);
     },
 
-    async list(): Promise<GroupView[]> {
-      return (await store.groups.list()).map(view);
+    async list(): Promise<Group[]> {
+      return store.groups.list();
     },
 
-    async get(name: string): Promise<GroupView> {
+    async get(name: string): Promise<Group> {
       const g = await store.groups.get(name);
       if (!g) throw noGroup(name);
-      return view(g);
+      return g;
     },
 
     /**
      * Adds and removes members (usernames); all or nothing: an unknown user changes nothing (400).
      * A member who leaves loses the group's grants, and the locks held through them.
      */
-    async changeMembers(name: string, add: readonly string[], remove: readonly string[]): Promise<GroupView> {
+    async changeMembers(name: string, add: readonly string[], remove: readonly string[]): Promise<Group> {
       const changed = await store.groups.changeMembers(name, add, remove);
       if (!changed) throw noGroup(name);
       if (changed.unknown.length > 0) throw new AppError('bad_request', sentence('apiDetail.groupNoSuchUsers', { users: changed.unknown.map((u) => `"${u}"`).join(', ') }));

@@ -229,6 +229,8 @@ export function createOidcService(deps: {
       const verifier = oidc.randomPKCECodeVerifier();
       const request: LoginRequest = { verifier, nonce, redirectUri, to };
       await store.oidc.putRequest(sha256Hex(state), 'login', JSON.stringify(request), clock.now() + LOGIN_TTL_MS);
+      // OpenID Connect's own parameter names, sent to the provider (not this API's wire).
+      /* eslint-disable no-restricted-syntax */
       const url = oidc.buildAuthorizationUrl(c, {
         redirect_uri: redirectUri,
         scope: settings.scopes,
@@ -237,6 +239,7 @@ export function createOidcService(deps: {
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
       });
+      /* eslint-enable no-restricted-syntax */
       return url.href;
     },
 
@@ -257,6 +260,7 @@ export function createOidcService(deps: {
       currentUrl.search = query.toString();
       let claims: Record<string, unknown>;
       try {
+        // eslint-disable-next-line no-restricted-syntax -- OpenID Connect's parameter, sent to the provider.
         const tokens = await oidc.authorizationCodeGrant(c, currentUrl, { pkceCodeVerifier: request.verifier, expectedState: state, expectedNonce: request.nonce, idTokenExpected: true }, { redirect_uri: request.redirectUri });
         claims = (tokens.claims() ?? {}) as Record<string, unknown>;
         // Providers that put profile claims only in the UserInfo answer (Authelia's default, oidc-provider's):
@@ -300,6 +304,7 @@ export function createOidcService(deps: {
     /** RP-initiated logout: the provider's end-session URL, or undefined when it offers none (or is away). */
     endSessionUrl(postLogoutRedirectUri: string): string | undefined {
       if (!config?.serverMetadata().end_session_endpoint) return undefined;
+      // eslint-disable-next-line no-restricted-syntax -- OpenID Connect's parameters, sent to the provider.
       return oidc.buildEndSessionUrl(config, { client_id: settings.clientId, post_logout_redirect_uri: postLogoutRedirectUri }).href;
     },
 

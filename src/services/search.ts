@@ -19,7 +19,8 @@ import { sentence } from '../lib/i18n/sentences.js';
 const BATCH = 500;
 
 /** One result of GET /api/search (CONTRACT "Search, thumbnails, usage"). */
-export type SearchResult = { path: string; name: string; is_file: boolean; size: number; modified: string };
+/** A match: `/<owner>/<path>`, its name, and `modified` in epoch milliseconds. */
+export type SearchResult = { path: string; name: string; isFile: boolean; size: number; modified: number };
 
 export type SearchInput = { q: string; path?: string | undefined; type?: 'file' | 'folder' | undefined; limit?: number | undefined };
 
@@ -267,9 +268,9 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
         results: found.entries.map((e) => ({
           path: `/${e.user}/${e.path}`,
           name: e.path.slice(e.path.lastIndexOf('/') + 1),
-          is_file: e.isFile,
+          isFile: e.isFile,
           size: e.size,
-          modified: new Date(e.modified).toISOString(),
+          modified: e.modified,
         })),
         truncated: found.truncated,
       };

@@ -47,10 +47,10 @@ export function createSecondFactor(deps: { store: MetadataStore; clock: Clock; l
 
   return {
     /** Starts setup: a new pending secret (replacing an unconfirmed one). 409 when TOTP is already on. */
-    async begin(user: Pick<User, 'id' | 'username'>): Promise<{ secret: string; otpauth_url: string }> {
+    async begin(user: Pick<User, 'id' | 'username'>): Promise<{ secret: string; otpauthUrl: string }> {
       const secret = base32Encode(randomBytes(SECRET_BYTES));
       if (!(await store.totp.setPending(user.id, secret))) throw new AppError('already_exists', 'Two-factor sign-in is already on; turn it off first to set up a new authenticator.');
-      return { secret, otpauth_url: otpauthUrl({ issuer: TOTP_ISSUER, account: user.username, secret }) };
+      return { secret, otpauthUrl: otpauthUrl({ issuer: TOTP_ISSUER, account: user.username, secret }) };
     },
 
     /** Turns TOTP on when `code` matches the pending secret; returns the recovery codes, shown this once. */

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { downloadsOf, isUsedUp, MAX_DOWNLOAD_LIMIT, unitsFor, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
+import { isUsedUp, MAX_DOWNLOAD_LIMIT, unitsFor, UNITS_PER_DOWNLOAD } from '../domain/download-units.js';
 import { AppError } from '../domain/errors.js';
 import { collisionName, nameProblem } from '../domain/names.js';
 import type { Principal } from '../domain/principal.js';
-import { keyId, keyName, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
+import { keyName, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, safeEqual } from '../lib/crypto.js';
 import { isStorageError, type Entry, type StorageBackend } from '../storage/backend.js';
@@ -42,20 +42,6 @@ export type LiveShare = { readonly share: Share; readonly key: StorageKey; reado
 
 /** Where a visitor's path below a live share leads: the share, the key, and the entry there (undefined when nothing is). */
 export type SharePlace = { readonly live: LiveShare; readonly key: StorageKey; readonly entry: Entry | undefined };
-
-/** The share object of the API (CONTRACT "Share links"). */
-export type ShareView = {
-  id: string;
-  url: string;
-  path: string;
-  is_file: boolean;
-  expires_at: string | null;
-  has_password: boolean;
-  max_downloads: number | null;
-  downloads: number;
-  upload_only: boolean;
-  created_at: string;
-};
 
 export type CreateShareInput = {
   path: string;
@@ -149,24 +135,10 @@ export function createShareService(deps: {
   hasher: PasswordHasher;
   clock: Clock;
   secret: Buffer;
-  basePath: string;
   onError?: (e: unknown) => void;
 }) {
   const { store, clock } = deps;
   const onError = deps.onError ?? (() => undefined);
-
-  const view = (s: Share): ShareView => ({
-    id: s.id,
-    url: `${deps.basePath}/s/${s.id}`,
-    path: `/${keyId(keyOf(s))}${s.path === '' ? '/' : ''}`,
-    is_file: s.isFile,
-    expires_at: s.expiresAt === undefined ? null : new Date(s.expiresAt).toISOString(),
-    has_password: s.passwordHash !== undefined,
-    max_downloads: s.maxDownloads ?? null,
-    downloads: downloadsOf(s.downloadUnits),
-    upload_only: s.uploadOnly,
-    created_at: new Date(s.createdAt).toISOString(),
-  });
 
   const isAlive = (s: Share, now: number) => (s.expiresAt === undefined || s.expiresAt > now) && !isUsedUp(s.downloadUnits, s.maxDownloads);
 
@@ -192,9 +164,7 @@ export function createShareService(deps: {
     createHmac('sha256', deps.secret).update(`share-auth\0${share.id}\0${exp}\0${share.passwordHash ?? ''}`).digest('base64url');
 
   return {
-    view,
-
-    async create(principal: Principal, input: CreateShareInput): Promise<ShareView> {
+    async create(principal: Principal, input: CreateShareInput): Promise<Share> {
       if (principal.kind !== 'user') throw new AppError('unauthorized', 'A valid access token is required.');
       const raw = input.path.replace(/^\//, '');
       const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
@@ -217,13 +187,13 @@ export function createShareService(deps: {
         createdAt: now,
       };
       await store.shares.create(share);
-      return view(share);
+      return share;
     },
 
-    async list(principal: Principal): Promise<ShareView[]> {
+    async list(principal: Principal): Promise<Share[]> {
       if (principal.kind !== 'user') return [];
       if (pending.size > 0) await flush();
-      return (await store.shares.listByOwner(principal.userId)).map(view);
+      return store.shares.listByOwner(principal.userId);
     },
 
     /** Another user's id or an unknown one → the same 404. */

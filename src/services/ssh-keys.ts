@@ -12,18 +12,6 @@ import { sentence } from '../lib/i18n/sentences.js';
 /** Keys one account may hold: enough for every machine a person has, few enough that a sign-in's lookup stays one row. */
 export const MAX_SSH_KEYS = 100;
 
-/** The key object of `GET /api/me/ssh-keys` (CONTRACT "SFTP (opt-in)"). */
-export type SshKeyView = { id: string; name: string; algorithm: string; fingerprint: string; created: string; last_used: string | null };
-
-const view = (k: SshKey): SshKeyView => ({
-  id: k.id,
-  name: k.name,
-  algorithm: k.algorithm,
-  fingerprint: k.fingerprint,
-  created: new Date(k.createdAt).toISOString(),
-  last_used: k.lastUsedAt === undefined ? null : new Date(k.lastUsedAt).toISOString(),
-});
-
 export type SshKeyService = ReturnType<typeof createSshKeyService>;
 
 /**
@@ -36,7 +24,7 @@ export function createSshKeyService(deps: { store: MetadataStore; clock: Clock; 
   const onError = deps.onError ?? (() => undefined);
 
   return {
-    async add(principal: UserPrincipal, input: { name: unknown; key: unknown }): Promise<SshKeyView> {
+    async add(principal: UserPrincipal, input: { name: unknown; key: unknown }): Promise<SshKey> {
       const { name, key } = input;
       if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_KEY_NAME_LENGTH || /\p{Cc}/u.test(name)) {
         throw new AppError('bad_request', sentence('apiDetail.keyName', { max: MAX_KEY_NAME_LENGTH }));
@@ -59,11 +47,11 @@ export function createSshKeyService(deps: { store: MetadataStore; clock: Clock; 
         if (isUniqueViolation(e)) throw new AppError('already_exists', `This key (${parsed.fingerprint}) is added already.`);
         throw e;
       }
-      return view(row);
+      return row;
     },
 
-    async list(principal: UserPrincipal): Promise<SshKeyView[]> {
-      return (await store.sshKeys.listByUser(principal.userId)).map(view);
+    async list(principal: UserPrincipal): Promise<SshKey[]> {
+      return store.sshKeys.listByUser(principal.userId);
     },
 
     /** Another user's id is as unknown as a made-up one (404). */

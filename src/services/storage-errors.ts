@@ -3,6 +3,7 @@ import { isStorageError, type StorageErrorCode } from '../storage/backend.js';
 import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 import { sentence } from '../lib/i18n/sentences.js';
 
+/* eslint-disable no-restricted-syntax -- not the wire: the keys are the storage seam's error codes. */
 const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
   not_found: ['not_found', 'No file or folder exists at this path.'],
   already_exists: ['already_exists', 'Something already exists at this path.'],
@@ -16,6 +17,7 @@ const MAP: Record<StorageErrorCode, [ErrorCode, string]> = {
   unavailable: ['storage_unavailable', 'The storage service cannot be reached; try again shortly.'],
   failed: ['storage_failed', 'The storage service failed to carry out the request; try again shortly.'],
 };
+/* eslint-enable no-restricted-syntax */
 
 /** Storage errors become the contract's errors in this one table; anything else passes through (→ 500). */
 export function fromStorageError(e: unknown, messages: Partial<Record<StorageErrorCode, string>> = {}): unknown {

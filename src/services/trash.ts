@@ -18,16 +18,8 @@ const BATCH = 100;
 /** `name (n).ext` tried on restore before giving up; far beyond any real folder. */
 const MAX_COLLISIONS = 10_000;
 
-/** The item as the API shows it (docs/api.md "Trash"). */
-export type TrashView = {
-  readonly id: string;
-  readonly path: string;
-  readonly name: string;
-  readonly is_file: boolean;
-  readonly size: number;
-  readonly deleted_at: string;
-  readonly expires_at: string;
-};
+/** A trashed item and when the purge takes it (epoch milliseconds; docs/api.md "Trash"). */
+export type TrashEntry = TrashItem & { readonly expiresAt: number };
 
 /**
  * The owners' trash (--trash-days N > 0; CONTRACT "Trash and versions"). The
@@ -51,16 +43,6 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
   const off = () => new AppError('not_found', 'The trash is off on this server (--trash-days 0): deletions are permanent.');
   const missing = () => new AppError('not_found', 'No item with this id is in your trash.');
   const leaseOf = (id: string) => `trash:${id}`;
-
-  const view = (t: TrashItem): TrashView => ({
-    id: t.id,
-    path: `/${t.owner}/${t.path}`,
-    name: t.name,
-    is_file: t.isFile,
-    size: t.size,
-    deleted_at: new Date(t.deletedAt).toISOString(),
-    expires_at: new Date(t.deletedAt + keepMs).toISOString(),
-  });
 
   /** The caller's trashed item, or not_found (someone else's id answers the same: ids reveal nothing). */
   async function own(principal: UserPrincipal, id: string): Promise<TrashItem> {
@@ -101,9 +83,9 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
       }
     },
 
-    async list(principal: UserPrincipal): Promise<TrashView[]> {
+    async list(principal: UserPrincipal): Promise<TrashEntry[]> {
       if (!enabled) throw off();
-      return (await store.trash.list(principal.username)).map(view);
+      return (await store.trash.list(principal.username)).map((t) => ({ ...t, expiresAt: t.deletedAt + keepMs }));
     },
 
     /**

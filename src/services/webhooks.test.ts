@@ -44,7 +44,7 @@ test('file.* events from the journal source reach a hook in order, filtered by p
     const make = () => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit), changeJournalSource(journal)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
     let hooks = make();
     change('created', '/alice/before-the-hook.txt');
-    const h = await hooks.create({ url: r.url, events: ['file.created', 'file.moved', 'file.deleted', 'share.created'], path_prefix: '/alice/photos' });
+    const h = await hooks.create({ url: r.url, events: ['file.created', 'file.moved', 'file.deleted', 'share.created'], pathPrefix: '/alice/photos' });
     r.setSecret(h.secret!);
     change('created', '/alice/photos/a.jpg');
     change('created', '/alice/notes/b.txt');

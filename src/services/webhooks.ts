@@ -57,6 +57,8 @@ export function auditEventSource(repo: AuditRepo): EventSource {
           id: `audit_${r.seq}`,
           type: wanted ? r.type : '',
           time: r.at,
+          // The payload is the wire this service itself sends to receivers (docs/api.md "Webhooks").
+          // eslint-disable-next-line no-restricted-syntax -- see above
           data: { audit_id: r.seq, actor: r.actor, target: r.target, address: r.address, ...detail },
           ...(isPath ? { path: r.target as string } : {}),
           cursor: String(r.seq),
@@ -85,6 +87,7 @@ export function changeJournalSource(journal: Pick<ChangeRepo, 'latest' | 'change
           data: {
             path,
             ...(c.from !== undefined ? { from: `/${c.owner}/${c.from}` } : {}),
+            // eslint-disable-next-line no-restricted-syntax -- the payload this service sends to receivers
             is_file: c.isFile,
             ...(c.size !== undefined ? { size: c.size } : {}),
             ...(c.modified !== undefined ? { modified: new Date(c.modified).toISOString() } : {}),
@@ -96,34 +99,6 @@ export function changeJournalSource(journal: Pick<ChangeRepo, 'latest' | 'change
     },
   };
 }
-
-export type WebhookView = {
-  id: string;
-  url: string;
-  events: string[];
-  path_prefix: string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  failing_since: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-  secret?: string;
-};
-export type DeliveryView = { id: string; event_id: string; event_type: string; attempt: number; at: string; status: number | null; duration_ms: number; error: string | null; next_retry_at: string | null };
-
-const iso = (ms: number | null) => (ms === null || ms === 0 ? null : new Date(ms).toISOString());
-const view = (h: WebhookRow): WebhookView => ({
-  id: h.id,
-  url: h.url,
-  events: [...h.events],
-  path_prefix: h.pathPrefix,
-  enabled: h.enabled,
-  disabled_reason: h.disabledReason,
-  failing_since: iso(h.failingSince),
-  next_attempt_at: iso(h.attempts > 0 ? h.nextAttemptAt : null),
-  created_at: new Date(h.createdAt).toISOString(),
-});
-const deliveryView = (d: DeliveryRow): DeliveryView => ({ id: d.id, event_id: d.eventId, event_type: d.eventType, attempt: d.attempt, at: new Date(d.at).toISOString(), status: d.status, duration_ms: d.durationMs, error: d.error, next_retry_at: iso(d.nextRetryAt) });
 
 /** The Standard Webhooks signature header value of one attempt. */
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
@@ -138,7 +113,8 @@ const BATCH = 200;
 const BATCHES_PER_ROUND = 10;
 const MAX_PARALLEL_HOOKS = 8;
 
-export type WebhookInput = { url?: unknown; events?: unknown; path_prefix?: unknown; secret?: unknown; enabled?: unknown };
+/** What an administrator sends to make or change a hook, unchecked (the service checks each field). */
+export type WebhookInput = { url?: unknown; events?: unknown; pathPrefix?: unknown; secret?: unknown; enabled?: unknown };
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
 
@@ -272,14 +248,15 @@ export function createWebhookService(deps: {
   }
 
   return {
-    async create(input: WebhookInput): Promise<WebhookView> {
+    /** A new hook; its secret is told in this answer only (the row holds it). */
+    async create(input: WebhookInput): Promise<WebhookRow> {
       if (typeof input.url !== 'string') throw new AppError('bad_request', 'url is required.');
       const url = checkWebhookUrl(input.url, deps.allowPrivate).href;
       const hook: WebhookRow = {
         id: randomUUID(),
         url,
         events: parseEvents(input.events),
-        pathPrefix: parsePrefix(input.path_prefix),
+        pathPrefix: parsePrefix(input.pathPrefix),
         secret: parseSecret(input.secret),
         enabled: true,
         disabledReason: null,
@@ -291,38 +268,39 @@ export function createWebhookService(deps: {
       const cursors: Record<string, string> = {};
       for (const s of deps.sources) cursors[s.name] = await s.latest();
       await repo.create(hook, cursors);
-      return { ...view(hook), secret: hook.secret };
+      return hook;
     },
-    list: async () => (await repo.list()).map(view),
-    get: async (id: string) => view(await must(id)),
-    async update(id: string, input: WebhookInput): Promise<WebhookView> {
+    list: (): Promise<WebhookRow[]> => repo.list(),
+    get: (id: string): Promise<WebhookRow> => must(id),
+    async update(id: string, input: WebhookInput): Promise<WebhookRow> {
       await must(id);
       if (input.secret !== undefined) throw new AppError('bad_request', 'The secret cannot be changed; make a new webhook.');
       if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw new AppError('bad_request', 'enabled must be true or false.');
       const change = {
         ...(input.url !== undefined ? { url: checkWebhookUrl(typeof input.url === 'string' ? input.url : '', deps.allowPrivate).href } : {}),
         ...(input.events !== undefined ? { events: parseEvents(input.events) } : {}),
-        ...(input.path_prefix !== undefined ? { pathPrefix: parsePrefix(input.path_prefix) } : {}),
+        ...(input.pathPrefix !== undefined ? { pathPrefix: parsePrefix(input.pathPrefix) } : {}),
         // Turned on again: a fresh start, retried at once, from where it stopped.
         ...(input.enabled === true ? { enabled: true, disabledReason: null, failingSince: null, attempts: 0, nextAttemptAt: 0 } : {}),
         ...(input.enabled === false ? { enabled: false, disabledReason: 'Disabled by an administrator.' } : {}),
       };
       await repo.update(id, change);
-      return view(await must(id));
+      return must(id);
     },
     async remove(id: string): Promise<void> {
       if (!(await repo.delete(id))) throw new AppError('not_found', 'No such webhook.');
     },
-    async deliveries(id: string, limit = 100): Promise<DeliveryView[]> {
+    async deliveries(id: string, limit = 100): Promise<DeliveryRow[]> {
       await must(id);
-      return (await repo.deliveries(id, limit)).map(deliveryView);
+      return repo.deliveries(id, limit);
     },
     /** Sends a `webhook.test` event now, outside the hook's order and backoff, and records it. */
-    async test(id: string): Promise<DeliveryView> {
+    async test(id: string): Promise<DeliveryRow> {
       const h = await must(id);
+      // eslint-disable-next-line no-restricted-syntax -- the payload this service sends to the receiver
       const d = await attempt(h, { id: `test_${randomUUID()}`, type: 'webhook.test', time: clock.now(), data: { webhook_id: h.id } }, 1);
       await repo.addDelivery(d);
-      return deliveryView(d);
+      return d;
     },
     /** One round: every enabled hook that is due and not already being delivered starts a run. */
     async tick(): Promise<void> {

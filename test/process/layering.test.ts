@@ -8,6 +8,13 @@ import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { repoRoot } from '../helpers/services.js';
 
+const eslint = new ESLint({ cwd: repoRoot });
+/** What `rule` says of `source` linted as if it sat at `file` (relative to the repository). */
+async function complaints(source: string, file: string, rule: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${source}\n`, { filePath: join(repoRoot, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === rule).map((m) => m.message);
+}
+
 const CASES: { file: string; imports: string; allowed: boolean }[] = [
   { file: 'src/domain/x.ts', imports: '../store/metadata-store.js', allowed: false },
   { file: 'src/domain/x.ts', imports: '../lib/clock.js', allowed: true },
@@ -33,11 +40,31 @@ const CASES: { file: string; imports: string; allowed: boolean }[] = [
 ];
 
 test('the lint refuses an import from a layer above and allows one from below', async () => {
-  const eslint = new ESLint({ cwd: repoRoot });
   for (const c of CASES) {
-    const [result] = await eslint.lintText(`import type { X } from '${c.imports}';\nexport type Y = X;\n`, { filePath: join(repoRoot, c.file) });
-    const layered = (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports');
-    assert.equal(layered.length === 0, c.allowed, `${c.file} importing ${c.imports}: ${layered.map((m) => m.message).join('; ') || 'no layering error'}`);
+    const layered = await complaints(`import type { X } from '${c.imports}';\nexport type Y = X;`, c.file, 'no-restricted-imports');
+    assert.equal(layered.length === 0, c.allowed, `${c.file} importing ${c.imports}: ${layered.join('; ') || 'no layering error'}`);
+  }
+});
+
+// A service returns domain records; the API's snake_case spelling is the front end's (src/routes/views.ts).
+// Each sample is linted as if it sat at `file`: `wire` says whether the lint must call it a service spelling the wire.
+const WIRE_CASES: { file: string; source: string; wire: boolean }[] = [
+  { file: 'src/services/x.ts', source: 'export const v = (ms: number) => ({ created_at: new Date(ms).toISOString() });', wire: true },
+  { file: 'src/services/x.ts', source: "export const v = { 'is_file': true };", wire: true },
+  { file: 'src/services/x.ts', source: 'export type V = { readonly last_used_at: string };', wire: true },
+  { file: 'src/services/x.ts', source: 'export interface V { is_file: boolean }', wire: true },
+  { file: 'src/services/deep/x.ts', source: 'export const v = { upload_only: false };', wire: true },
+  { file: 'src/services/x.ts', source: 'export const v = (ms: number) => ({ createdAt: ms, isFile: true });', wire: false },
+  // The storage error codes a storageCall maps to messages are the seam's codes, not the wire.
+  { file: 'src/services/x.ts', source: "declare const storageCall: (f: () => void, m: object) => void;\nstorageCall(() => {}, { already_exists: 'taken' });", wire: false },
+  { file: 'src/services/x.test.ts', source: 'export const v = { created_at: 1 };', wire: false },
+  { file: 'src/routes/x.ts', source: 'export const v = (ms: number) => ({ created_at: new Date(ms).toISOString() });', wire: false },
+];
+
+test('the lint refuses a snake_case wire key built in a service, and allows it in a front end', async () => {
+  for (const c of WIRE_CASES) {
+    const wire = await complaints(c.source, c.file, 'no-restricted-syntax');
+    assert.equal(wire.length > 0, c.wire, `${c.file}: ${c.source}: ${wire.join('; ') || 'no wire-key error'}`);
   }
 });
 

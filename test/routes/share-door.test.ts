@@ -26,14 +26,17 @@ const RULES: [Link, boolean, 'visit' | 'openLink' | 'uploadToLink', Outcome][] =
   ['drop', false, 'visit', 'upload'],
   ['locked drop', false, 'visit', 'password_required'],
   ['locked drop', true, 'visit', 'upload'],
-  // The link's API and the fast read path: an upload-only link reads nothing, not even that it exists.
+  // The link's API and the fast read path: the password first, as on a page (a locked link tells not what
+  // it is); then an upload-only link reads nothing, not even that it exists.
   ['read', false, 'openLink', 'read'],
   ['locked', false, 'openLink', 'password_required'],
   ['locked', true, 'openLink', 'read'],
   ['drop', false, 'openLink', 'not_found'],
+  ['locked drop', false, 'openLink', 'password_required'],
   ['locked drop', true, 'openLink', 'not_found'],
   // An upload: only into an upload-only link, once its password is given.
   ['read', false, 'uploadToLink', 'forbidden'],
+  ['locked', false, 'uploadToLink', 'password_required'],
   ['locked', true, 'uploadToLink', 'forbidden'],
   ['drop', false, 'uploadToLink', 'done'],
   ['locked drop', false, 'uploadToLink', 'password_required'],
@@ -95,6 +98,30 @@ for (const [storage, skip] of BACKENDS) {
       const ops = t.app.operations.layer.as({ kind: 'user', via: 'session', sessionId: 's', userId: user!.id, username: 'alice', isAdmin: false, readOnly: false });
       await assert.rejects(ops.visit([]), (e: unknown) => e instanceof AppError && e.code === 'not_found');
       await assert.rejects(ops.openLink([]), (e: unknown) => e instanceof AppError && e.code === 'not_found');
+    });
+
+    // The machine API maps the layer's answer too: a locked link's first answer is its password, whatever the method.
+    test('the link API asks a locked link for its password before telling its kind, and writes nothing', async () => {
+      const before = await t.fs.names('shared', 'alice');
+      const form = multipartBody([{ name: 'file', filename: 'x.txt', content: 'x' }]);
+      const asks: [Link, string, RequestInit][] = [
+        ['locked drop', 'a.txt', {}],
+        ['locked drop', '', { method: 'HEAD' }],
+        ['locked drop', '?zip=1', {}],
+        ['locked', '', { method: 'PUT', headers: { 'content-type': form.contentType }, body: form.body }],
+        ['locked drop', '', { method: 'PUT', headers: { 'content-type': form.contentType }, body: form.body }],
+      ];
+      for (const [link, path, init] of asks) {
+        const res = await fetch(`${t.url}/share/${ids[link]}/${path}`, init);
+        const text = await res.text();
+        assert.equal(res.status, 401, `${init.method ?? 'GET'} ${link} ${path}: ${text}`);
+        if (init.method !== 'HEAD') assert.equal((JSON.parse(text) as { error: string }).error, 'password_required');
+      }
+      assert.deepEqual(await t.fs.names('shared', 'alice'), before);
+      // Unlocked links still tell their kind: an upload-only link reads nothing, a read link takes nothing.
+      assert.equal((await fetch(`${t.url}/share/${ids.drop}/a.txt`)).status, 404);
+      const put = await fetch(`${t.url}/share/${ids.read}/`, { method: 'PUT', headers: { 'content-type': form.contentType }, body: form.body });
+      assert.equal(put.status, 403, await put.text());
     });
 
     // The pages map the layer's answer and nothing more.

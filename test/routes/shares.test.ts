@@ -264,6 +264,22 @@ for (const [storage, skip] of BACKENDS) {
       }
     });
 
+    test('a locked link asks for its password before telling its kind: a GET of a locked upload-only link and a PUT to a locked read link are 401 password_required, nothing written', async () => {
+      const drop = await share({ path: '/alice/drop', upload_only: true, password: 'pw' });
+      const docs = await share({ path: '/alice/docs', password: 'pw' });
+      const before = { drop: await t.fs.names('drop'), docs: await t.fs.names('docs') };
+      const read = await get(`/share/${drop.id}/existing.txt`);
+      assert.equal(read.status, 401);
+      assert.equal(((await read.json()) as { error: string }).error, 'password_required');
+      for (const id of [docs.id, drop.id]) {
+        const { body, contentType } = multipartBody([{ filename: 'x.txt', content: 'x' }]);
+        const put = await fetch(`${t.url}/share/${id}/`, { method: 'PUT', headers: { 'content-type': contentType }, body });
+        assert.equal(put.status, 401);
+        assert.equal(((await put.json()) as { error: string }).error, 'password_required');
+      }
+      assert.deepEqual({ drop: await t.fs.names('drop'), docs: await t.fs.names('docs') }, before);
+    });
+
     test('a password link: 401 password_required, wrong password 401, right one → 204 with a scoped HttpOnly cookie', async () => {
       const s = await share({ path: '/alice/docs', password: 'open sesame' });
       const other = await share({ path: '/alice/docs', password: 'open sesame' });

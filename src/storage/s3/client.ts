@@ -39,7 +39,7 @@ const TRANSFERS = new Set(['GetObjectCommand', 'UploadPartCommand', 'UploadPartC
 export function createS3Client(loc: S3Location, credentials?: S3Credentials, opts: { timeoutMs?: number } = {}): S3Client {
   const timeoutMs = Math.round(opts.timeoutMs ?? 4000);
   // A request that is not a transfer has this long in all, its one retry included: each attempt about timeoutMs.
-  // (A busy store takes seconds for a HEAD: CI's 50 concurrent uploads on a loaded machine took over 4.)
+  // A busy store takes seconds for a HEAD (docs/performance.md, "Figures behind the code").
   const deadlineMs = 2 * timeoutMs;
   const agentOptions = { keepAlive: true, maxSockets: 256 };
   const agents = { httpAgent: new Agent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) };
@@ -47,8 +47,9 @@ export function createS3Client(loc: S3Location, credentials?: S3Credentials, opt
     region: loc.region,
     ...radosgwCompatible(loc.pathStyle),
     maxAttempts: 2,
-    // No `Expect: 100-continue`: a store that hangs would hold every upload part ~6 s for a "continue"
-    // before its socket timeout even starts; a part (8 MiB) refused after being sent costs little.
+    // No `Expect: 100-continue`: a store that hangs would hold every upload part for the SDK's wait for a
+    // "continue" before its socket timeout even starts, while a part refused after being sent costs little
+    // (docs/performance.md, "Figures behind the code").
     expectContinueHeader: false,
   };
   if (loc.endpoint) base.endpoint = loc.endpoint;
