@@ -19,7 +19,7 @@ import { randomInt } from 'node:crypto';
 import { BACKENDS } from '../helpers/app.js';
 import { RUN_TIMEOUT_MS, syncServer, twoDevices, until, type Device, type SyncServer } from '../helpers/sync-device.js';
 import { apiSide, deviceSide, foldersOf, seeded, serverFiles, serverTrashHashes, serverVersionContents, sha256Hex, tempFiles, type Side } from '../helpers/sync-model.js';
-import { MUTANTS, type Mutant } from '../helpers/sync-mutants.js';
+import type { Mutant } from '../helpers/sync-mutants.js';
 import { STEPS } from '../../packages/sync/src/step-hook.js';
 
 const SEED = process.env.FILE_CLOUD_SYNC_MODEL_SEED ? Number(process.env.FILE_CLOUD_SYNC_MODEL_SEED) : randomInt(2 ** 31);
@@ -170,16 +170,21 @@ for (const [storage, skip] of BACKENDS) {
   });
 }
 
-/** Seeds whose runs (without kills) reach the broken rule within MUTANT_ROUNDS: found by running them. */
-const MUTANT_SEEDS: Record<Mutant, number> = { 'delete-without-base': 1, 'conflict-overwrites': 3, 'edit-loses-to-delete': 1 };
+/**
+ * Seeds whose runs (without kills) reach the broken rule within MUTANT_ROUNDS, found by running them
+ * (conflict-overwrites: seed 2 passed, 3 is caught in round 2). edit-loses-to-delete needs a local
+ * edit and a server delete of one file between two runs of a device: seeds 1–7 did not make one in
+ * four rounds, so only the planner model (test/sync/planner-model.test.ts) shows it caught.
+ */
+const MUTANT_SEEDS: Partial<Record<Mutant, number>> = { 'delete-without-base': 1, 'conflict-overwrites': 3 };
 const MUTANT_ROUNDS = 4;
 
 // The planner is the client's: the server's backend does not matter here, local disk is enough.
 describe('sync model run against deliberately broken clients: it fails (file)', () => {
   const srv = syncServer('file', { flags: { versions: true, trashDays: '30' } });
-  for (const mutant of Object.keys(MUTANTS) as Mutant[]) {
+  for (const [mutant, known] of Object.entries(MUTANT_SEEDS) as [Mutant, number][]) {
     test(`mutant ${mutant}: a quiet point's invariant fails`, async (t) => {
-      const seed = process.env.FILE_CLOUD_SYNC_MUTANT_SEED ? Number(process.env.FILE_CLOUD_SYNC_MUTANT_SEED) : MUTANT_SEEDS[mutant];
+      const seed = process.env.FILE_CLOUD_SYNC_MUTANT_SEED ? Number(process.env.FILE_CLOUD_SYNC_MUTANT_SEED) : known;
       const caught = await modelRun(srv, t, { seed, rounds: MUTANT_ROUNDS, storage: 'file', kills: false, mutant }).then(
         () => undefined,
         (e: unknown) => e,
