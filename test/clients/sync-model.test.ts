@@ -171,13 +171,14 @@ for (const [storage, skip] of BACKENDS) {
 }
 
 /**
- * Seeds whose runs (without kills) reach the broken rule within MUTANT_ROUNDS, found by running them
- * (conflict-overwrites: seed 2 passed, 3 is caught in round 2). edit-loses-to-delete needs a local
- * edit and a server delete of one file between two runs of a device: seeds 1–7 did not make one in
- * four rounds, so only the planner model (test/sync/planner-model.test.ts) shows it caught.
+ * Seeds whose runs (without kills) reach the broken rule within MUTANT_ROUNDS, found by running them:
+ * delete-without-base is caught in round 1 by any seed; conflict-overwrites passed seed 2 and is
+ * caught by seed 3 in round 2; edit-loses-to-delete (a local edit and a server delete of one file
+ * between two runs of a device) passed seeds 1–7 in four rounds and 20 in six, and is caught by seed
+ * 21 in round 4.
  */
-const MUTANT_SEEDS: Partial<Record<Mutant, number>> = { 'delete-without-base': 1, 'conflict-overwrites': 3 };
-const MUTANT_ROUNDS = 4;
+const MUTANT_SEEDS: Record<Mutant, number> = { 'delete-without-base': 1, 'conflict-overwrites': 3, 'edit-loses-to-delete': 21 };
+const MUTANT_ROUNDS = 6;
 
 // The planner is the client's: the server's backend does not matter here, local disk is enough.
 describe('sync model run against deliberately broken clients: it fails (file)', () => {
