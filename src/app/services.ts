@@ -125,7 +125,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
     return settings && (await import('../services/oidc.js')).createOidcService({ settings, store, users: users(), auth: auth(), clock, log });
   });
   const groups = once(() => createGroupService({ store, clock }));
-  const trash = once(() => createTrashService({ store, backend: storage(), clock, days: config.trashDays }));
+  const trash = once(() => createTrashService({ store, backend: storage(), clock, days: config.trashDays, index: store.search }));
   const versions = tracked(built, 'versions', () => createVersionService({ store, backend: storage(), clock, enabled: config.versions, maxDays: config.versionsMaxDays, onError: warn('thinning file versions failed') }));
   const storageUsage = tracked(built, 'storageUsage', () => {
     const usage = createUsageService({ store, backend: storage(), onError: (err) => log.error({ err }, 'updating storage usage failed') });

@@ -7,13 +7,14 @@ import { empty, errors, json, type JsonSchema, type RouteSchema } from '../http/
 const TAGS = ['Trash'];
 const Item: JsonSchema = {
   type: 'object',
-  required: ['id', 'path', 'name', 'is_file', 'size', 'deleted_at', 'expires_at'],
+  required: ['id', 'path', 'name', 'is_file', 'size', 'sha256', 'deleted_at', 'expires_at'],
   properties: {
     id: { type: 'string' },
     path: { type: 'string', description: '`/<owner>/<path>`: where the item was; a restore puts it back there.' },
     name: { type: 'string' },
     is_file: { type: 'boolean' },
     size: { type: 'integer', description: 'Bytes of its files (counted against your quota while it is in the trash).' },
+    sha256: { type: ['string', 'null'], description: 'A file\'s SHA-256 (lower-case hex) when the server knew it for exactly the bytes trashed; `null` for a folder or when unknown (a sync client need not keep a copy of bytes the trash holds).' },
     deleted_at: { type: 'string', format: 'date-time' },
     expires_at: { type: 'string', format: 'date-time', description: 'When the server purges it (--trash-days after the delete).' },
   },

@@ -120,6 +120,8 @@ export const trashView = (t: TrashEntry) => ({
   name: t.name,
   is_file: t.isFile,
   size: t.size,
+  /** A file's SHA-256 when the server knew it for exactly the bytes trashed; null otherwise (folders too). */
+  sha256: t.isFile ? (t.sha256 ?? null) : null,
   deleted_at: iso(t.deletedAt),
   expires_at: iso(t.expiresAt),
 });

@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { hold, tryHold, type Leasing } from '../storage/coordination.js';
 import type { MetadataStore } from '../store/metadata-store.js';
+import type { SearchRepo } from '../store/search.js';
 import type { TrashItem } from '../store/trash.js';
 import { storageCall } from './storage-errors.js';
 
@@ -34,8 +35,11 @@ export type TrashEntry = TrashItem & { readonly expiresAt: number };
  * process is settled by `settle` (run by the leader) once its lease is free,
  * from where the storage says the item is. The backend's move itself leaves
  * the item whole on one side (TrashArea).
+ *
+ * A trashed file keeps its SHA-256 (the sync client's "the server holds these bytes": docs/sync.md)
+ * when the index held one for the ETag the file had as it moved; never hashed by reading it again.
  */
-export function createTrashService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; days: number; leasing?: Leasing }) {
+export function createTrashService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; days: number; leasing?: Leasing; index?: Pick<SearchRepo, 'identities'> }) {
   const { store, backend, clock } = deps;
   const leasing: Leasing = deps.leasing ?? { leases: store.leases, now: () => clock.now() };
   const enabled = deps.days > 0;
@@ -68,7 +72,10 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
       const id = randomBytes(16).toString('base64url');
       const lease = await tryHold(leasing, leaseOf(id));
       try {
-        await store.trash.add({ id, owner: key.user, path: key.segments.join('/'), name: keyName(key), isFile: false, size: 0, deletedAt: clock.now(), state: 'moving' });
+        const path = key.segments.join('/');
+        await store.trash.add({ id, owner: key.user, path, name: keyName(key), isFile: false, size: 0, deletedAt: clock.now(), state: 'moving' });
+        // Asked before the move, whose event takes the row out of the index; kept only if its ETag is the moved file's.
+        const known = (await deps.index?.identities(key.user, [path]).catch(() => undefined))?.get(path);
         let found;
         try {
           found = await storageCall(() => backend.trash.put(key, id));
@@ -77,7 +84,8 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
           await store.trash.delete(id).catch(() => undefined);
           throw e;
         }
-        await store.trash.settle(id, found);
+        const sha256 = found.isFile && found.etag !== undefined && known?.sha256 && known.etag === found.etag ? known.sha256 : undefined;
+        await store.trash.settle(id, { isFile: found.isFile, size: found.size, sha256 });
       } finally {
         await lease?.release();
       }

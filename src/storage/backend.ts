@@ -261,8 +261,11 @@ export interface StorageBackend {
   close(): Promise<void>;
 }
 
-/** What a move into the trash took away from the owner's tree. */
-export type Trashed = { readonly isFile: boolean; readonly size: number };
+/**
+ * What a move into the trash took away from the owner's tree. `etag`: a file's ETag as it moved (taken
+ * under the name's lock), so the caller can tell whether a hash it holds is of exactly these bytes.
+ */
+export type Trashed = { readonly isFile: boolean; readonly size: number; readonly etag?: string | undefined };
 
 /**
  * The trash area of a backend. An item is addressed by its owner and an id

@@ -14,6 +14,13 @@ export const USER_AUTH_COLUMNS = ['id', 'username', 'password_hash', 'is_admin',
 /** The users columns that do not move it. */
 export const USER_USAGE_COLUMNS = ['quota', 'used_bytes', 'reserved_bytes', 'staged_bytes'] as const;
 
+/** Adds a nullable text column unless the table has it (a migration that runs again changes nothing). */
+async function addTextColumn(db: Kysely<unknown>, table: string, column: string): Promise<void> {
+  if (isPostgres(db)) return void (await sql.raw(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} text`).execute(db));
+  const columns = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`.execute(db);
+  if (!columns.rows.some((c) => c.name === column)) await sql.raw(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`).execute(db);
+}
+
 /**
  * Forward-only migrations, applied at startup in name order. Never edit a
  * released migration: add the next one. Only Kysely's schema builder, so the
@@ -602,11 +609,7 @@ const MIGRATIONS: Record<string, Migration> = {
       // rescan). Journal entries carry both, and the `origin` the writer named (File-Cloud-Origin).
       // Rows indexed before this get their ids now; their hashes come with the next rescan.
       // Idempotent (a column only where missing, ids only where none): SQLite's migrations run without a transaction.
-      const add = async (table: string, column: string) => {
-        if (isPostgres(db)) return void (await sql.raw(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} text`).execute(db));
-        const columns = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`.execute(db);
-        if (!columns.rows.some((c) => c.name === column)) await sql.raw(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`).execute(db);
-      };
+      const add = (table: string, column: string) => addTextColumn(db, table, column);
       await add('search_entries', 'file_id');
       await add('search_entries', 'sha256');
       if (isPostgres(db)) await sql`UPDATE search_entries SET file_id = md5(random()::text || clock_timestamp()::text || id::text) WHERE file_id IS NULL`.execute(db);
@@ -686,6 +689,14 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('last_used_at', 'bigint')
         .execute();
       await db.schema.createIndex('ssh_keys_user_fingerprint').ifNotExists().on('ssh_keys').columns(['user_id', 'fingerprint']).unique().execute();
+    },
+  },
+  '0028_trash_sha256': {
+    async up(db: Kysely<unknown>) {
+      // A trashed file's SHA-256, from the index when it held the hash of exactly the bytes that moved
+      // (src/services/trash.ts): a sync client then knows the server keeps a local file's bytes without
+      // reading the item. NULL for folders, and for items trashed before this or whose hash was unknown.
+      await addTextColumn(db, 'trash_items', 'sha256');
     },
   },
 };

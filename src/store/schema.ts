@@ -230,6 +230,8 @@ export interface Database {
     size: number | string | bigint;
     deleted_at: number | string | bigint;
     state: string;
+    /** 0028_trash_sha256: a file's SHA-256 when it was known for exactly the bytes trashed. */
+    sha256: string | null;
   };
   /** 0019_trash (src/store/versions-repo.ts). */
   file_versions: {

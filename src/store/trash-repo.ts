@@ -12,6 +12,7 @@ const item = (r: Row): TrashItem => ({
   isFile: Number(r.is_file) === 1,
   size: Number(r.size),
   deletedAt: Number(r.deleted_at),
+  sha256: r.sha256 ?? undefined,
   state: r.state === 'moving' ? 'moving' : 'trashed',
 });
 
@@ -25,7 +26,7 @@ export function createTrashRepo(db: Kysely<Database>): TrashRepo {
     },
 
     async settle(id, found) {
-      await db.updateTable('trash_items').set({ state: 'trashed', is_file: found.isFile ? 1 : 0, size: found.size }).where('id', '=', id).execute();
+      await db.updateTable('trash_items').set({ state: 'trashed', is_file: found.isFile ? 1 : 0, size: found.size, sha256: found.sha256 ?? null }).where('id', '=', id).execute();
     },
 
     async get(id) {

@@ -7,14 +7,16 @@ export type TrashItem = {
   readonly isFile: boolean;
   readonly size: number;
   readonly deletedAt: number;
+  /** A file's SHA-256 (hex) when the index held it for exactly the bytes that moved in; else undefined. */
+  readonly sha256?: string | undefined;
   /** `moving`: written before the move into the trash, until it is known to be done. */
   readonly state: 'moving' | 'trashed';
 };
 
 export interface TrashRepo {
   add(item: TrashItem): Promise<void>;
-  /** Marks a `moving` row trashed with the size and kind the move found. */
-  settle(id: string, found: { isFile: boolean; size: number }): Promise<void>;
+  /** Marks a `moving` row trashed with the size and kind the move found (and the file's hash, when known). */
+  settle(id: string, found: { isFile: boolean; size: number; sha256?: string | undefined }): Promise<void>;
   get(id: string): Promise<TrashItem | undefined>;
   /** The owner's trashed items, newest first. */
   list(owner: string): Promise<TrashItem[]>;

@@ -50,6 +50,10 @@ for (const [storage, skip] of BACKENDS) {
 
       await rename(b.file('empty'), b.file('renamed'));
       await rmdir(b.file('deep/er'));
+      // status counts the folder steps a run would take: remove empty/ and deep/er/, make renamed/.
+      const status = await b.run(['status', b.dir], s.key);
+      assert.equal(status.code, 0, status.stderr);
+      assert.match(status.stdout, /^pending: {3}3 /m);
       await b.onceOk(s.url, s.key);
       assert.deepEqual(await serverDirs(), ['deep', 'renamed']);
       await a.onceOk(s.url, s.key);

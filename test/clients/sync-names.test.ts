@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BACKENDS } from '../helpers/app.js';
 import { bearer, encodePath } from '../helpers/client.js';
@@ -67,7 +67,7 @@ for (const [storage, skip] of BACKENDS) {
 
     describe('on a case-insensitive disk', { skip: rcloneSkip }, () => {
       /** A case-insensitive mount of a fresh folder, for the test's duration. */
-      async function caseInsensitiveDevice(name: string): Promise<{ d: Device; close: () => Promise<void> }> {
+      async function caseInsensitiveDevice(name: string): Promise<{ d: Device; src: string; close: () => Promise<void> }> {
         const src = join(s.work, `${name}-src`);
         const mnt = join(s.work, name);
         await mkdir(src, { recursive: true });
@@ -85,7 +85,7 @@ for (const [storage, skip] of BACKENDS) {
           await close();
           throw e;
         }
-        return { d: new Device(name, mnt, join(s.work, `${name}-state`), false), close };
+        return { d: new Device(name, mnt, join(s.work, `${name}-state`), false), src, close };
       }
 
       test('server names differing only in case: one is synced, the other stays on the server untouched, the run names it', async () => {
@@ -110,6 +110,43 @@ for (const [storage, skip] of BACKENDS) {
           assert.equal(await readFile(d.file('notes.txt'), 'utf8'), 'mine', 'the local file is not overwritten');
           for (const [rel, want] of [['Report.txt', 'upper'], ['report.txt', 'lower'], ['NOTES.txt', 'theirs'], ['notes.txt', 'mine'], ['docs/b.txt', 'b']]) assert.equal(await serverText(rel!), want, rel);
           assert.equal(await serverText('DOCS/b.txt'), undefined, 'the file went into the server\'s own spelling of the folder');
+          assert.deepEqual(await d.trashed(), []);
+        } finally {
+          await close();
+        }
+      });
+
+      test('a case-only rename here (a.txt → A.txt, docs/ → Docs/) is a move on the server: the same ids, no upload, nothing left to do', async () => {
+        await twoDevices(s);
+        await put('a.txt', 'aa');
+        await put('docs/x.txt', 'xx');
+        const ids = async (rel: string): Promise<Record<string, string>> => {
+          const res = await fetch(`${s.url}/storage/alice/Sync/${rel}`, { headers: bearer(s.token) });
+          return Object.fromEntries(((await res.json()) as { entries: { name: string; id: string }[] }).entries.map((e) => [e.name, e.id]));
+        };
+        const before = { ...(await ids('')), ...(await ids('docs/')) };
+        const { d, src, close } = await caseInsensitiveDevice(`ci${++s.devices}`);
+        try {
+          await d.onceOk(s.url, s.key);
+          assert.deepEqual(await d.tree(), { 'a.txt': 'aa', 'docs/x.txt': 'xx' });
+          // rclone's case-insensitive mount takes a rename to another case of the same name as a rename
+          // onto itself: the disk below is renamed, as macOS and Windows rename in place (the mount
+          // then shows new inodes, so the client tells the rename by the name and the bytes).
+          // The mount writes back to the disk below a few seconds after a file is closed.
+          await until(async () => (await readdir(src).catch(() => [] as string[])).includes('a.txt') && (await readdir(join(src, 'docs')).catch(() => [] as string[])).includes('x.txt'), RUN_TIMEOUT_MS, 'the mount\'s write-back');
+          await rename(join(src, 'a.txt'), join(src, 'A.txt'));
+          await rename(join(src, 'docs'), join(src, 'Docs'));
+          assert.deepEqual((await readdir(d.dir)).filter((n) => n !== '.file-cloud-sync').sort(), ['A.txt', 'Docs']);
+          const r = await d.onceOk(s.url, s.key);
+          assert.doesNotMatch(r.stdout + r.stderr, /upload|download|delete/, 'a move, not a copy and a delete');
+          const after = await ids('');
+          assert.deepEqual(Object.keys(after).sort(), ['A.txt', 'Docs']);
+          assert.equal(after['A.txt'], before['a.txt'], 'the same file, moved');
+          assert.equal(after['Docs'], before['docs'], 'the same folder, moved');
+          assert.equal((await ids('Docs/'))['x.txt'], before['x.txt']);
+          const again = await d.onceOk(s.url, s.key);
+          assert.equal(again.stdout.trim(), '', `nothing left to do\n${again.stdout}`);
+          assert.deepEqual(await d.tree(), { 'A.txt': 'aa', 'Docs/x.txt': 'xx' });
           assert.deepEqual(await d.trashed(), []);
         } finally {
           await close();

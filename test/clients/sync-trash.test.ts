@@ -1,9 +1,10 @@
 // The sync trash keeps a local file that sync replaces or removes unless the server holds its
-// exact bytes: as a current file, or — on a server with --versions — as a kept version, checked
-// by hashing the version (same size only). Run through the real command against a real server.
+// exact bytes: as a current file, as a file in the server's trash (--trash-days: the item's sha256),
+// or — on a server with --versions — as a kept version, checked by hashing the version (same size
+// only). Run through the real command against a real server.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { BACKENDS } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
 import { syncServer, twoDevices } from '../helpers/sync-device.js';
@@ -30,6 +31,28 @@ for (const [storage, skip] of BACKENDS) {
       await a.onceOk(s.url, s.key);
       assert.deepEqual(await a.tree(), { 'v.txt': 'two' });
       assert.deepEqual(await a.trashed(), ['gone soon']);
+    });
+  });
+
+  describe(`sync trash beside the server's trash (${storage})`, { skip }, () => {
+    const s = syncServer(storage, { flags: { trashDays: '30' } });
+    const call = (rel: string, init: RequestInit) => fetch(`${s.url}/storage/alice/Sync/${rel}`, { ...init, headers: bearer(s.token) });
+
+    test('a file deleted on the server into its trash is removed here without a copy: the trash item\'s sha256 is its bytes; other removals still keep one', async () => {
+      const [a] = await twoDevices(s);
+      await writeFile(a.file('gone.txt'), 'in the server trash');
+      await writeFile(a.file('kept.txt'), 'replaced there');
+      await mkdir(a.file('dir'));
+      await writeFile(a.file('dir/f.txt'), 'in a trashed folder');
+      await a.onceOk(s.url, s.key);
+      assert.equal((await call('gone.txt', { method: 'DELETE' })).status, 204);
+      // Without --versions a replace is final: the old bytes are nowhere on the server.
+      assert.equal((await call('kept.txt', { method: 'PUT', body: 'new there' })).status, 201);
+      // A folder's trash item has no hash (its files' bytes are not listed): its files are kept here.
+      assert.equal((await call('dir/', { method: 'DELETE' })).status, 204);
+      await a.onceOk(s.url, s.key);
+      assert.deepEqual(await a.tree(), { 'kept.txt': 'new there' });
+      assert.deepEqual((await a.trashed()).sort(), ['in a trashed folder', 'replaced there']);
     });
   });
 }

@@ -1,6 +1,7 @@
 // The sides of the seeded model run (test/clients/sync-model.test.ts): two device folders and the
 // server folder seen through the API, each with the same few operations, and the seeded random
 // source that picks them.
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import assert from 'node:assert/strict';
@@ -96,6 +97,16 @@ export async function serverVersionContents(url: string, token: string, paths: I
     for (const v of ((await res.json()) as { versions: { id: string }[] }).versions) out.push(await (await fetch(`${file}?version=${v.id}`, { headers: bearer(token) })).text());
   }
   return out;
+}
+
+export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** The SHA-256 of each file in alice's server trash (--trash-days) whose hash the server knows. */
+export async function serverTrashHashes(url: string, token: string): Promise<Set<string>> {
+  const res = await fetch(`${url}/api/trash`, { headers: bearer(token) });
+  if (res.status === 404) return new Set();
+  assert.equal(res.status, 200, 'the trash listing');
+  return new Set(((await res.json()) as { items: { sha256: string | null }[] }).items.flatMap((i) => (i.sha256 === null ? [] : [i.sha256])));
 }
 
 /** Download temp files (`.fcsync-….tmp`) left anywhere under `dir`. */

@@ -5,12 +5,15 @@
 // flag off (the default) a delete is permanent and the trash routes answer 404, as the interface document says.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { behindTheBack } from '../helpers/behind-the-back.js';
 import { bearer, usersApi } from '../helpers/client.js';
 
-type Item = { id: string; path: string; name: string; is_file: boolean; size: number; deleted_at: string; expires_at: string };
+type Item = { id: string; path: string; name: string; is_file: boolean; size: number; sha256: string | null; deleted_at: string; expires_at: string };
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function client(t: () => TestApp, tokens: Record<string, string>) {
   const { req, json } = usersApi(() => t().url, tokens);
@@ -49,7 +52,7 @@ for (const [storage, skip] of BACKENDS) {
       const items = await trash('alice');
       assert.equal(items.length, 1);
       const [item] = items as [Item];
-      assert.deepEqual([item.path, item.name, item.is_file, item.size], ['/alice/docs/report.txt', 'report.txt', true, 9]);
+      assert.deepEqual([item.path, item.name, item.is_file, item.size, item.sha256], ['/alice/docs/report.txt', 'report.txt', true, 9, sha('quarterly')]);
       assert.equal(Date.parse(item.expires_at) - Date.parse(item.deleted_at), 7 * 86_400_000);
       assert.deepEqual(await t.backend.trash.find('alice', item.id), { isFile: true, size: 9 });
       if (storage === 'file') {
@@ -60,6 +63,23 @@ for (const [storage, skip] of BACKENDS) {
       // The trash counts against the owner: deleting freed nothing yet.
       assert.equal(await used('alice'), before);
       assert.deepEqual(await trash('bob'), []);
+    });
+
+    test('a trashed file carries the sha256 of exactly the bytes it holds; a folder, or a file the index had no hash of for those bytes, has null', async () => {
+      await put('alice', 'alice/sums/known.txt', 'known bytes');
+      await put('alice', 'alice/sums/stale.txt', 'as uploaded');
+      await put('alice', 'alice/sums/dir/in.txt', 'inside');
+      // Rewritten by another tool: the index's hash is of the upload's bytes, no longer the file's. The
+      // same size, so the owner's usage (counted from the upload) stays exact for the tests after this.
+      await behindTheBack(t, 'sums/stale.txt', 'AS UPLOADED');
+      for (const p of ['known.txt', 'stale.txt', 'dir']) assert.equal((await req('alice', 'DELETE', `/storage/alice/sums/${p}`)).status, 204);
+      const items = new Map((await trash('alice')).filter((i) => i.path.startsWith('/alice/sums/')).map((i) => [i.name, i]));
+      assert.equal(items.get('known.txt')?.sha256, sha('known bytes'));
+      const stale = items.get('stale.txt')?.sha256;
+      assert.notEqual(stale, sha('as uploaded'), 'never the hash of bytes the item does not hold');
+      // null, unless a rescan hashed the new bytes before the delete.
+      assert.ok(stale === null || stale === sha('AS UPLOADED'), String(stale));
+      assert.equal(items.get('dir')?.sha256, null);
     });
 
     test('restore puts a file back at its path, or as "name (1).ext" when the name is taken now', async () => {

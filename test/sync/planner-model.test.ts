@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { syncToRest, type World } from './planner-model.js';
+import { MUTANTS, mutated, type Mutant } from '../helpers/sync-mutants.js';
+import { plan, type Op, type PlanInput } from '../../packages/sync/src/planner.js';
 import type { BaseRecord, FileVersion, LocalFile } from '../../packages/sync/src/tree.js';
 
 // d/… and e/… share tails, so renames between them are folder renames too.
@@ -85,21 +87,30 @@ function mutateRemote(w: World, mu: Mutation): void {
 const shas = (...trees: ReadonlyMap<string, { sha256: string }>[]): Set<string> => new Set(trees.flatMap((t) => [...t.values()].map((x) => x.sha256)));
 const contents = (t: ReadonlyMap<string, { sha256: string }>): Record<string, string> => Object.fromEntries([...t].map(([p, x]) => [p, x.sha256]).sort());
 
+/** The model's property: after sync, the sides match, no version is lost and every edit is live. */
+const property = (planner?: (input: PlanInput) => Op[]) =>
+  fc.property(scenario, fc.boolean(), (s, noDeletes) => {
+    const w = build(s);
+    const before = shas(w.local, w.remote);
+    const baseShas = shas(w.base);
+    const ops = syncToRest(w, { noDeletes, ...(planner ? { planner } : {}) });
+    assert.deepEqual(contents(w.local), contents(w.remote), 'the sides match');
+    const live = shas(w.local, w.remote);
+    for (const x of before) assert.ok(live.has(x) || w.syncTrash.includes(x) || w.serverKept.includes(x), `version ${x} was lost`);
+    // Bytes that were at no path of the last synced state are edits: an edit is never only in a trash.
+    for (const x of before) if (!baseShas.has(x)) assert.ok(live.has(x), `the edit ${x} is not live`);
+    if (noDeletes) assert.deepEqual(ops.filter((o) => o.kind === 'delete-local' || o.kind === 'delete-remote'), [], 'no deletes');
+  });
+
 test('planner model: after any edits on both sides, no version is lost, every new version is live, and the sides match', () => {
   const seed = process.env.FC_SYNC_SEED === undefined ? Date.now() ^ (Math.random() * 0x7fffffff) : Number(process.env.FC_SYNC_SEED);
-  fc.assert(
-    fc.property(scenario, fc.boolean(), (s, noDeletes) => {
-      const w = build(s);
-      const before = shas(w.local, w.remote);
-      const baseShas = shas(w.base);
-      const ops = syncToRest(w, { noDeletes });
-      assert.deepEqual(contents(w.local), contents(w.remote), 'the sides match');
-      const live = shas(w.local, w.remote);
-      for (const x of before) assert.ok(live.has(x) || w.syncTrash.includes(x) || w.serverKept.includes(x), `version ${x} was lost`);
-      // Bytes that were at no path of the last synced state are edits: an edit is never only in a trash.
-      for (const x of before) if (!baseShas.has(x)) assert.ok(live.has(x), `the edit ${x} is not live`);
-      if (noDeletes) assert.deepEqual(ops.filter((o) => o.kind === 'delete-local' || o.kind === 'delete-remote'), [], 'no deletes');
-    }),
-    { seed, numRuns: 2000 },
-  );
+  fc.assert(property(), { seed, numRuns: 2000 });
+});
+
+test('planner model: a planner that breaks one rule fails the same property', (t) => {
+  for (const name of Object.keys(MUTANTS) as Mutant[]) {
+    const r = fc.check(property(mutated(plan, name)), { seed: 55, numRuns: 2000 });
+    assert.ok(r.failed, `${name}: the model did not catch it in 2000 runs`);
+    t.diagnostic(`${name}: caught after ${r.numRuns} runs: ${String((r.errorInstance as Error | undefined)?.message).split('\n')[0]}`);
+  }
 });

@@ -1,6 +1,6 @@
 // A pure model of the two sides for the planner's tests: it applies a plan the way the executor
 // does (same rules for the base, the sync trash and what the server keeps), without I/O.
-import { plan, type Op } from '../../packages/sync/src/planner.js';
+import { plan, type Op, type PlanInput } from '../../packages/sync/src/planner.js';
 import type { BaseRecord, FileVersion, LocalFile } from '../../packages/sync/src/tree.js';
 
 export interface World {
@@ -80,11 +80,14 @@ function move<T>(m: Map<string, T>, from: string, to: string): void {
   m.set(to, x);
 }
 
-/** Plans and applies until the plan is empty; returns every op in order, or throws if it never settles. */
-export function syncToRest(w: World, opts: { noDeletes?: boolean; device?: string } = {}, rounds = 10): Op[] {
+/**
+ * Plans and applies until the plan is empty; returns every op in order, or throws if it never settles.
+ * `planner`: another plan function (a deliberately broken one: test/helpers/sync-mutants.ts).
+ */
+export function syncToRest(w: World, opts: { noDeletes?: boolean; device?: string; planner?: (input: PlanInput) => Op[] } = {}, rounds = 10): Op[] {
   const all: Op[] = [];
   for (let i = 0; i < rounds; i++) {
-    const ops = plan({ local: w.local, base: w.base, remote: w.remote, noDeletes: opts.noDeletes ?? false, device: opts.device ?? 'laptop', now: new Date(Date.UTC(2026, 11, 2, 4, 5, 6)) });
+    const ops = (opts.planner ?? plan)({ local: w.local, base: w.base, remote: w.remote, noDeletes: opts.noDeletes ?? false, device: opts.device ?? 'laptop', now: new Date(Date.UTC(2026, 11, 2, 4, 5, 6)) });
     if (ops.length === 0) return all;
     for (const op of ops) applyOp(w, op);
     all.push(...ops);

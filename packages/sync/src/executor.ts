@@ -36,13 +36,12 @@ async function stillIs(path: string, expected: LocalFile | undefined): Promise<b
 }
 
 /**
- * The server holds these bytes — as a current file, or as a kept version of the file at `rel` — so
- * a local copy of them is no loss. Its trash is not asked: its listing gives no hash and no read of
- * the bytes, so what sync removes after a delete on the server stays in the sync trash.
+ * The server holds these bytes — as a current file, a file in the caller's server trash (by the
+ * hash its listing gives), or a kept version of the file at `rel` — so a local copy of them is no loss.
  */
 async function serverHolds(ctx: ExecContext, file: LocalFile, rel: string): Promise<boolean> {
   for (const v of ctx.state.remote.values()) if (v.sha256 === file.sha256) return true;
-  return ctx.api.versionHolds(rel, file.sha256, file.size);
+  return (await ctx.api.trashHolds(file.sha256, file.size)) || ctx.api.versionHolds(rel, file.sha256, file.size);
 }
 
 /** The server's folders that hold a file it now has at `rel`. */

@@ -33,7 +33,8 @@ export interface CaseView {
  * one this disk already holds (or the base knows, or else the first in code-point order) is synced,
  * the others are left alone on the server — never downloaded over the kept one, never deleted —
  * and named in `skipped`. A local name spelled otherwise than the server's same name is taken as
- * that name (a case-only rename here is not sent up). Pure: nothing is read or written.
+ * that name, unless the base synced it under the server's spelling: then it was renamed here (a
+ * case-only rename), and stays as it is so the plan moves it on the server. Pure: nothing is read or written.
  */
 export function caseView(local: LocalScan, remote: ReadonlyMap<string, FileVersion>, remoteDirs: ReadonlySet<string>, base: ReadonlyMap<string, unknown>, baseDirs: ReadonlySet<string>): CaseView {
   const spellings = new Map<string, string[]>();
@@ -60,7 +61,15 @@ export function caseView(local: LocalScan, remote: ReadonlyMap<string, FileVersi
 
   const serverSpelling = new Map<string, string>();
   for (const p of [...view.remote.keys(), ...view.remoteDirs, ...base.keys(), ...baseDirs]) if (!serverSpelling.has(foldCase(p))) serverSpelling.set(foldCase(p), p);
-  const spelled = (p: string): string => (view.remote.has(p) || view.remoteDirs.has(p) || known(p) ? p : (serverSpelling.get(foldCase(p)) ?? p));
+  const onServer = (p: string): boolean => view.remote.has(p) || view.remoteDirs.has(p);
+  const spelled = (p: string): string => {
+    if (onServer(p) || known(p)) return p;
+    const theirs = serverSpelling.get(foldCase(p));
+    // Synced under `theirs`, still so on the server, spelled `p` here now: renamed here, case only.
+    // It keeps this spelling, and the plan sends the rename up (the server tells the names apart).
+    if (theirs !== undefined && known(theirs) && onServer(theirs) && !here(theirs)) return p;
+    return theirs ?? p;
+  };
   const aligned: LocalScan = { files: new Map(), dirs: new Set(), names: new Map(local.names), skipped: local.skipped };
   for (const [p, f] of local.files) aligned.files.set(rename(p), f);
   for (const p of local.dirs) aligned.dirs.add(rename(p));

@@ -1,4 +1,5 @@
 import { conflictName } from './conflict-name.js';
+import { foldCase } from './names.js';
 import { ancestorsOf, renameDirs, sameContent, sameStat, type BaseRecord, type FileVersion, type LocalFile, type Tree } from './tree.js';
 
 /** One step of a plan. Each names what it expects to find, and the executor re-checks it before acting. */
@@ -94,19 +95,28 @@ export function plan(input: PlanInput): Op[] {
     baseById.set(r.id, to);
   }
 
-  // Local renames: a new local path holds the inode of a base path that is gone locally.
+  // Local renames: a new local path holds the inode of a base path that is gone locally, or its
+  // bytes under the same name in another case (a case-only rename, which a case-insensitive disk
+  // may do as a new file).
   const remoteMoves: MoveRemote[] = [];
   const goneByIno = new Map<number, string>();
-  for (const [p, b] of base) if (!local.has(p) && b.ino !== undefined) goneByIno.set(b.ino, p);
+  const goneByFold = new Map<string, string>();
+  for (const [p, b] of base) {
+    if (local.has(p)) continue;
+    if (b.ino !== undefined) goneByIno.set(b.ino, p);
+    goneByFold.set(foldCase(p), p);
+  }
   for (const [to, l] of input.local) {
     if (base.has(to) || !local.has(to)) continue;
-    const from = goneByIno.get(l.ino);
+    const sameName = goneByFold.get(foldCase(to));
+    const from = goneByIno.get(l.ino) ?? (sameName !== undefined && sameContent(base.get(sameName), l) ? sameName : undefined);
     if (from === undefined) continue;
     const b = base.get(from);
     const r = remote.get(from);
     if (b === undefined || !sameContent(r, b) || remote.has(to) || r === undefined) continue;
     remoteMoves.push({ kind: 'move-remote', from, to, expect: r });
-    goneByIno.delete(l.ino);
+    if (b.ino !== undefined) goneByIno.delete(b.ino);
+    goneByFold.delete(foldCase(from));
     renameIn(remote, from, to);
     renameIn(base, from, to);
   }

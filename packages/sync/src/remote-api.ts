@@ -31,6 +31,8 @@ export const reprDigest = (hex: string): string => `sha-256=:${Buffer.from(hex, 
  */
 export class RemoteApi {
   private readonly rootUrl: string;
+  /** The trash's files (`sha256:size`) as last listed; cleared by each feed page (trashHolds). */
+  private trashed: Promise<Set<string>> | undefined;
   constructor(
     readonly server: string,
     private readonly key: string,
@@ -176,8 +178,30 @@ export class RemoteApi {
     return false;
   }
 
+  /**
+   * Whether the caller's server trash (`--trash-days`) holds a file with exactly these bytes, by the
+   * SHA-256 its listing gives a trashed file (an item whose hash the server did not know counts as
+   * not holding them). One listing until the next feed page: a delete arrives through the feed before
+   * the plan that removes the local file, so the listing taken after it holds the item. false when
+   * the trash is off.
+   */
+  async trashHolds(sha256: string, size: number): Promise<boolean> {
+    this.trashed ??= this.call(`${this.server.replace(/\/+$/, '')}/api/trash`, {}, [404]).then(async (res) => {
+      if (!res.ok) return new Set<string>();
+      const { items } = (await res.json()) as { items: { is_file: boolean; size: number; sha256?: string | null }[] };
+      return new Set(items.filter((i) => i.is_file && typeof i.sha256 === 'string').map((i) => `${i.sha256}:${i.size}`));
+    });
+    try {
+      return (await this.trashed).has(`${sha256}:${size}`);
+    } catch (e) {
+      this.trashed = undefined; // the next step asks again
+      throw e;
+    }
+  }
+
   /** One page of the change feed; `cursor` undefined asks for "now". 410 → HttpError cursor_expired. */
   async changes(cursor: string | undefined, signal?: AbortSignal): Promise<ChangesPage> {
+    this.trashed = undefined;
     const q = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}&limit=1000`;
     const res = await this.call(`${this.server.replace(/\/+$/, '')}/api/changes${q}`, signal ? { signal } : {});
     const body = (await res.json()) as { changes: ChangeEntry[]; cursor: string; more: boolean; epoch?: string };

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
-import { scanLocal } from './local-scan.js';
+import { scanFolder } from './local-scan.js';
 import { plan } from './planner.js';
 import { RemoteApi } from './remote-api.js';
 import { StateStore, stateFolder } from './state-store.js';
+import type { LocalFile } from './tree.js';
 
 const CONFLICT = / \(conflict [^)]* \d{4}-\d{2}-\d{2} \d{6}(?: \d+)?\)(?:\.[^./]*)?$/;
 
@@ -10,8 +11,21 @@ const CONFLICT = / \(conflict [^)]* \d{4}-\d{2}-\d{2} \d{6}(?: \d+)?\)(?:\.[^./]
 export async function syncStatus(localDir: string, stateRoot: string): Promise<{ code: number; text: string }> {
   const state = new StateStore(stateFolder(stateRoot, localDir)).load();
   if (!state) return { code: 1, text: `${resolve(localDir)} has not been synced (no state in ${stateRoot})` };
-  const local = await scanLocal(state.localDir, state.base).catch(() => new Map());
-  const pending = plan({ local, base: state.base, remote: state.remote, noDeletes: state.reconcile === true, device: 'status', now: new Date() }).filter((op) => op.kind !== 'record' && op.kind !== 'forget');
+  const scan = await scanFolder(state.localDir, state.base).catch(() => ({ files: new Map<string, LocalFile>(), dirs: new Set<string>() }));
+  const local = scan.files;
+  // Folder steps count too (an empty folder to make or remove); the base's own bookkeeping does not.
+  const bookkeeping = new Set(['record', 'forget', 'record-folder', 'forget-folder']);
+  const pending = plan({
+    local,
+    base: state.base,
+    remote: state.remote,
+    localDirs: scan.dirs,
+    baseDirs: state.baseDirs,
+    remoteDirs: state.remoteDirs,
+    noDeletes: state.reconcile === true,
+    device: 'status',
+    now: new Date(),
+  }).filter((op) => !bookkeeping.has(op.kind));
   const conflicts = [...local.keys()].filter((p) => CONFLICT.test(p));
   const lines = [
     `folder:    ${state.localDir}`,

@@ -7,6 +7,7 @@ import { errnoOf, fromErrno, fsCall } from './errno.js';
 import { bytesBelow, discard, shownSize, stagingPath } from './staging.js';
 import { storedSizes } from '../size-view.js';
 import type { Dirs } from './write.js';
+import { entryFromStats } from './entry.js';
 
 const notFound = () => new StorageError('not_found', 'No file or folder exists at this path.');
 const taken = (why = 'Something already exists at this path.') => new StorageError('already_exists', why);
@@ -106,7 +107,7 @@ export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive
  * other, never both. Its bytes are counted first (the caller holds the name's
  * edit lock, so what is counted is what moves).
  */
-export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promise<{ isFile: boolean; bytes: number }> {
+export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promise<{ isFile: boolean; bytes: number; etag?: string }> {
   if (isRoot(key)) throw notFound();
   const root = await realRoot(dirs.storageDir, key.user);
   if (root === undefined) throw notFound();
@@ -114,7 +115,10 @@ export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promis
   const bytes = isRealDir(node) ? await bytesBelow(node.path, dirs.sizes) : fileBytes(dirs, node);
   await fsCall('Moving to the trash failed', () => mkdir(dirname(dest), { recursive: true }));
   await fsCall('Moving to the trash failed', () => rename(node.path, dest));
-  return { isFile: node.kind === 'file', bytes };
+  if (node.kind !== 'file') return { isFile: false, bytes };
+  // A rename keeps the inode, size and mtime the ETag is made of: the moved file's own ETag.
+  const moved = await lstat(dest, { bigint: true }).catch(() => undefined);
+  return { isFile: true, bytes, ...(moved?.isFile() ? { etag: entryFromStats(keyName(key), moved).etag } : {}) };
 }
 
 /** Moves `src` (outside the user's tree, same file system) to the free name `to`; `already_exists` when it is taken. */

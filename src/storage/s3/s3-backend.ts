@@ -843,7 +843,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         if (file) {
           const size = await shownOf(objectKey(prefix, key), file.size);
           await startFileMove(s3, coordination, { bucket, from: objectKey(prefix, key), to: `${area}${keyName(key)}`, size: file.size, etag: file.etag, parentMarker });
-          gone = { isFile: true, size };
+          gone = { isFile: true, size, etag: file.etag };
         } else {
           const size = await sizeAt(key);
           if (size === undefined) throw notFound();

@@ -11,6 +11,8 @@ export type TrashItem = {
   readonly name: string;
   readonly is_file: boolean;
   readonly size: number;
+  /** A file's SHA-256 when the server knew it for exactly the bytes trashed; null for folders and unknown ones. */
+  readonly sha256: string | null;
   readonly deleted_at: string;
   readonly expires_at: string;
 };
