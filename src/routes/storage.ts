@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { isRoot, keyChild, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { Entry } from '../storage/backend.js';
 import { sentDigest, writePreconditions, writtenFiles } from './sync-fields.js';
+import { collectingWritten } from '../lib/written-identities.js';
 import { rawStoragePath } from '../http/url.js';
 import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
 import { fileMayAnswer, firstStep, type ReadAddress } from '../domain/read-address.js';
@@ -104,7 +105,8 @@ export async function storageRoutes(
     return serveFile(request, reply, ops, key, entry, { download, withBody });
   }
 
-  scope.put('/storage/*', { ...write, schema: putSchema }, async (request, reply) => {
+  // The index's identities of what the PUT writes are noted as they are written (sync-fields.ts).
+  scope.put('/storage/*', { ...write, schema: putSchema }, (request, reply) => collectingWritten(async () => {
     const { key, trailingSlash } = target(request);
     const query = request.query as Record<string, unknown>;
     const overwrite = query.overwrite === 'true' || query.overwrite === '1';
@@ -134,7 +136,7 @@ export async function storageRoutes(
       written = [{ key, entry }];
     }
     return reply.code(201).send({ files_written: written.map((w) => w.entry.name), files: await writtenFiles(as(request), key, written) });
-  });
+  }));
 
   scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {
     await as(request).delete(target(request).key, writePreconditions(request));

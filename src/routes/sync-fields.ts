@@ -5,6 +5,7 @@ import { parseSha256Digest } from '../http/digest.js';
 import type { WritePreconditions } from '../lib/conditional.js';
 import type { PrincipalOperations } from '../services/operations.js';
 import type { Entry } from '../storage/backend.js';
+import { writtenIdentity } from '../lib/written-identities.js';
 
 /** One written file in a PUT answer (docs/api.md "Sync fields"). */
 export type WrittenFile = { name: string; path: string; size: number; etag: string; id: string | null; sha256: string | null };
@@ -29,12 +30,18 @@ export function sentDigest(headers: FastifyRequest['headers']): string | undefin
   return repr ?? content;
 }
 
-/** The PUT answer's `files`: each written file with its ETag, stable id and SHA-256 (null when unknown), read through the layer as `at`, the key the request named. */
+/**
+ * The PUT answer's `files`: each written file with its ETag, stable id and SHA-256 (null when
+ * unknown). What the index wrote for it while the request was served (collectingWritten, around
+ * the write) answers; what was not noted is read through the layer as `at`, the key the request named.
+ */
 export async function writtenFiles(ops: Pick<PrincipalOperations, 'identities'>, at: StorageKey, written: readonly { key: StorageKey; entry: Entry }[]): Promise<WrittenFile[]> {
-  const known = written.length === 0 ? new Map() : await ops.identities(at, written.map((w) => w.key.segments.join('/')));
+  const noted = new Map(written.map(({ key }) => [key.segments.join('/'), writtenIdentity(key.user, key.segments.join('/'))] as const));
+  const unnoted = [...noted].filter(([, identity]) => identity === undefined).map(([path]) => path);
+  const known: ReadonlyMap<string, { id: string | null; sha256: string | null; etag: string | null }> = unnoted.length === 0 ? new Map() : await ops.identities(at, unnoted);
   return written.map(({ key, entry }) => {
     const path = key.segments.join('/');
-    const row = known.get(path);
+    const row = noted.get(path) ?? known.get(path);
     // The index's hash only for these very bytes (another write may have come since).
     const sha256 = entry.sha256 ?? (row?.etag === entry.etag ? row?.sha256 : null) ?? null;
     return { name: entry.name, path: `/${key.user}/${path}`, size: entry.size, etag: entry.etag, id: row?.id ?? null, sha256 };

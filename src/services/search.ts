@@ -6,6 +6,7 @@ import type { Operations } from './operations.js';
 import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { CopyOf, StorageEvent } from '../storage/events.js';
 import { currentOrigin } from '../lib/write-origin.js';
+import { noteWritten } from '../lib/written-identities.js';
 import { createHash, randomUUID } from 'node:crypto';
 
 /** What a change brings for the sync fields: the written file's hash, the copy it is, the writer's origin. */
@@ -59,10 +60,14 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    */
   const putCurrent = async (key: StorageKey, written?: Entry, created?: boolean, sync: Sync = {}, folders: readonly IndexedEntry[] = []): Promise<void> => {
     const e = written ? { user: key.user, path: pathOf(key), isFile: written.isFile, size: written.size, modified: written.modified.getTime(), etag: written.etag, created } : await indexed(key);
-    if (!e) return store.search.put(folders);
+    if (!e) {
+      await store.search.put(folders);
+      return;
+    }
     const sha256 = sync.sha256 ?? (sync.copyOf && e.isFile ? (await copiedHashes(sync.copyOf, [e]))[0] : undefined);
     // The entry first, then the folders made on its way, top-down: the order the journal records without `parentsLooked` too.
-    await store.search.put([{ ...e, sha256, origin: sync.origin }, ...folders]);
+    const identity = (await store.search.put([{ ...e, sha256, origin: sync.origin }, ...folders])).get(`${e.user}\0${e.path}`);
+    if (identity) noteWritten(e.user, e.path, identity);
   };
 
   /** The folders a writer made on its way to key (StorageEvent's madeFolders) as entries. */

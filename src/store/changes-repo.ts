@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely, type Selectable, type SqlBool, type Tr
 import { isPostgres } from './dialect.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
-import { awaitSteps, statement, type Steps } from './steps.js';
+import { awaitSteps, blind, statement, type Steps } from './steps.js';
 import type { ChangeRecord, ChangeRepo } from './changes.js';
 
 /** An entry to append: what ChangeRecord holds but the cursor and time, which the journal gives. */
@@ -109,7 +109,7 @@ export function createJournalWriter(db: Kysely<Database>) {
     for (const g of byCursor.values()) {
       for (let i = 0; i < g.paths.length; i += STAMP_AT_ONCE) {
         const paths = g.paths.slice(i, i + STAMP_AT_ONCE);
-        yield* statement(stamp.bind({ cursor: g.cursor, owner: g.owner, paths }, paths.length));
+        yield* blind(stamp.bind({ cursor: g.cursor, owner: g.owner, paths }, paths.length));
       }
     }
   }

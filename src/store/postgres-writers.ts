@@ -1,13 +1,20 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, type PostgresPool, type PostgresQueryResult, type QueryResult } from 'kysely';
 import { lockQuery } from './changes-repo.js';
 import type { Database } from './schema.js';
-import type { Ride, StepRunner, Steps } from './steps.js';
+import { isBlind, type Ride, type StepRunner, type Steps } from './steps.js';
+
+/** What a blind step (steps.ts) is given back: its answer is not waited for. */
+const UNREAD: QueryResult<unknown> = { rows: [] };
 
 type Rider = { readonly query: CompiledQuery; readonly resolve: () => void; readonly reject: (e: unknown) => void };
 
 /**
  * The upload's index transaction on PostgreSQL (steps.ts), with fewer round trips and commits:
  * - BEGIN goes in one simple query with the journal's lock, whose answer no step reads;
+ * - statements whose answer no step reads (steps.ts `blind`), the riders and COMMIT are sent without
+ *   waiting, so the driver's pipeline carries them in one flight with the next statement that is
+ *   waited for: an upload's transaction waits twice (its journal entry's cursor, the COMMIT), not
+ *   once per statement;
  * - riders (`ride`: single writes that need no answer but their commit, such as an upload's
  *   `used_bytes + size`) go into the next of these transactions, after its steps, or alone at the
  *   next turn of the event loop when none starts before: an upload's usage and its index entries
@@ -15,29 +22,58 @@ type Rider = { readonly query: CompiledQuery; readonly resolve: () => void; read
  * PostgreSQL aborts a whole transaction at a failed statement: a transaction whose riders failed
  * is written again without them, and each rider then runs alone, so one rider's failure is its own.
  */
-export function postgresWriters(db: Kysely<Database>): { steps: StepRunner; ride: Ride } {
+export function postgresWriters(db: Kysely<Database>, pool: PostgresPool): { steps: StepRunner; ride: Ride } {
   let riders: Rider[] = [];
   let alone: NodeJS.Immediate | undefined;
 
   async function transact<T>(steps: () => Steps<T>, aboard: readonly Rider[]): Promise<T> {
-    return db.connection().execute(async (conn) => {
+    // The pool's own client, not Kysely's connection: Kysely runs one query at a time on a connection.
+    const client = await pool.connect();
+    // Sent and not yet waited for, in the order sent: the driver pipelines them (postgres.ts).
+    const inFlight: Promise<PostgresQueryResult<unknown>>[] = [];
+    const send = (query: CompiledQuery): Promise<PostgresQueryResult<unknown>> => {
+      const answer = client.query<unknown>(query.sql, [...query.parameters]);
+      // Read at the next wait (landed), in order: the first failure is the one thrown.
+      answer.catch(() => undefined);
+      inFlight.push(answer);
+      return answer;
+    };
+    const landed = async (): Promise<void> => {
+      for (const answer of inFlight.splice(0)) await answer;
+    };
+    try {
       const run = steps();
       let next = run.next();
       if (!next.done && next.value === lockQuery) {
-        next = run.next(await conn.executeQuery(CompiledQuery.raw(`BEGIN; ${lockQuery.sql}`)));
+        send(CompiledQuery.raw(`BEGIN; ${lockQuery.sql}`));
+        next = run.next(UNREAD);
       } else {
-        await conn.executeQuery(CompiledQuery.raw('BEGIN'));
+        send(CompiledQuery.raw('BEGIN'));
       }
       try {
-        while (!next.done) next = run.next(await conn.executeQuery(next.value));
-        for (const r of aboard) await conn.executeQuery(r.query);
-        await conn.executeQuery(CompiledQuery.raw('COMMIT'));
+        while (!next.done) {
+          const answer = send(next.value);
+          if (isBlind(next.value)) {
+            next = run.next(UNREAD);
+          } else {
+            await landed();
+            next = run.next({ rows: (await answer).rows ?? [] });
+          }
+        }
+        for (const r of aboard) send(r.query);
+        const commit = send(CompiledQuery.raw('COMMIT'));
+        await landed();
+        // PostgreSQL ends a transaction that a failed statement aborted with ROLLBACK, not COMMIT.
+        if ((await commit).command === 'ROLLBACK') throw new Error('The index transaction was rolled back.');
       } catch (e) {
-        await conn.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
+        await Promise.allSettled(inFlight.splice(0));
+        await client.query('ROLLBACK', []).catch(() => undefined);
         throw e;
       }
       return next.value;
-    });
+    } finally {
+      client.release();
+    }
   }
 
   const runAlone = (r: Rider) => db.executeQuery(r.query).then(() => r.resolve(), r.reject);

@@ -25,10 +25,13 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
   // from the pool or a new one (connectionTimeoutMillis), a statement on the server (statement_timeout:
   // a slow query or a lock wait), and the answer on our side (query_timeout: a paused or unreachable
   // server never sends one, so only the client can give up).
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, connectionTimeoutMillis: timeoutMs, idleTimeoutMillis: 30_000, statement_timeout: timeoutMs, query_timeout: timeoutMs + 500 });
+  // pipeline: a statement is sent without waiting for the answers before it; only the index
+  // transaction sends several at once (postgres-writers.ts), every other query waits as before.
+  const pool = new pg.Pool({ connectionString: url, pipeline: true, max: opts.poolSize ?? 10, connectionTimeoutMillis: timeoutMs, idleTimeoutMillis: 30_000, statement_timeout: timeoutMs, query_timeout: timeoutMs + 500 });
   // An idle connection the server closed must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: reportingUnavailable(pool) }) });
+  const served = reportingUnavailable(pool);
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: served }) });
   // Migrations wait for another node's under an advisory lock, and one may rightly run longer than a
   // request's statement: their own short-lived connection, without the timeouts.
   const migrationPool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: Math.max(timeoutMs, 5000) });
@@ -53,7 +56,7 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
   return {
     kind: 'postgres',
     db,
-    ...createRepositories(db, postgresWriters(db), opts),
+    ...createRepositories(db, postgresWriters(db, served), opts),
     close: () => db.destroy(),
   };
 }

@@ -5,7 +5,7 @@ import { createJournalWriter, lockJournal, lockJournalStep, type NewChange } fro
 import { indexChange } from './index-change.js';
 import { preparedQuery } from './prepared.js';
 import type { Database } from './schema.js';
-import { kyselyStepRunner, statement, type StepRunner, type Steps } from './steps.js';
+import { blind, kyselyStepRunner, statement, type StepRunner, type Steps } from './steps.js';
 import type { EntryIdentity, IndexedEntry, RescanMark, SearchRepo } from './search.js';
 
 /** A new item's stable id (docs/api.md "Sync fields"): random, so it tells nothing of other items or users. */
@@ -135,7 +135,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
     return stale;
   }
 
-  function* putSteps(given: readonly IndexedEntry[]): Steps<void> {
+  function* putSteps(given: readonly IndexedEntry[]): Steps<Map<string, EntryIdentity>> {
     let batch = given;
     if (journal) yield* lockJournalStep(db);
     // What the index held before decides what the journal says: new → created, other figures → modified;
@@ -154,7 +154,8 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
     }
     const stale = yield* staleSightings(batch, before);
     if (stale.size > 0) batch = batch.filter((e) => !stale.has(e));
-    if (batch.length === 0) return;
+    const written = new Map<string, EntryIdentity>();
+    if (batch.length === 0) return written;
     const changes: NewChange[] = [];
     const values = batch.map((e) => {
       const name = nameOf(e.path);
@@ -171,25 +172,29 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
         const type = indexChange(was, e, e.walked !== undefined) ?? (rehashed ? 'modified' : undefined);
         if (type) changes.push({ owner: e.user, type, path: e.path, isFile: e.isFile, ...figures, ...sync });
       }
+      written.set(`${e.user}\0${e.path}`, { id, isFile: e.isFile, size: e.size, modified: e.modified, sha256, etag: e.etag ?? null });
       return { user_name: e.user, path: e.path, name, norm: normalizeName(name), depth: depthOf(e.path), is_file: e.isFile ? 1 : 0, size: e.size, modified: e.modified, scan: null, etag: e.etag ?? null, file_id: id, sha256 };
     });
     if (values.length <= PREPARED_UP_TO) {
       const named: Record<string, unknown> = {};
       values.forEach((v, i) => Object.assign(named, { [`user${i}`]: v.user_name, [`path${i}`]: v.path, [`name${i}`]: v.name, [`norm${i}`]: v.norm, [`depth${i}`]: v.depth, [`isFile${i}`]: v.is_file, [`size${i}`]: v.size, [`modified${i}`]: v.modified, [`etag${i}`]: v.etag, [`fileId${i}`]: v.file_id, [`sha256${i}`]: v.sha256 }));
-      yield* statement(upsert.bind(named, values.length));
+      yield* blind(upsert.bind(named, values.length));
     } else {
-      yield* statement(db.insertInto('search_entries').values(values).onConflict(updateFigures).compile());
+      yield* blind(db.insertInto('search_entries').values(values).onConflict(updateFigures).compile());
     }
     if (journal) yield* writer.appendSteps(changes);
+    return written;
   }
 
-  async function writeEntries(given: readonly IndexedEntry[]): Promise<void> {
+  async function writeEntries(given: readonly IndexedEntry[]): Promise<Map<string, EntryIdentity>> {
     // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
     const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
+    const written = new Map<string, EntryIdentity>();
     for (let i = 0; i < entries.length; i += BATCH) {
       const batch = entries.slice(i, i + BATCH);
-      await runSteps(() => putSteps(batch));
+      for (const [k, v] of await runSteps(() => putSteps(batch))) written.set(k, v);
     }
+    return written;
   }
 
   /**
@@ -217,12 +222,12 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
         while (n < waiting.length && waiting[n]?.entries) n++;
         const group = waiting.splice(0, n);
         try {
-          await writeEntries(group.flatMap((g) => g.entries ?? []));
-          for (const g of group) g.done(undefined);
+          const written = await writeEntries(group.flatMap((g) => g.entries ?? []));
+          for (const g of group) g.done(undefined, written);
         } catch (e) {
           if (group.length === 1) (group[0] as Step).done(e);
           // One caller's entries may be what failed: each alone, so the others' still land.
-          else for (const g of group) await writeEntries(g.entries ?? []).then(() => g.done(undefined), (err: unknown) => g.done(err));
+          else for (const g of group) await writeEntries(g.entries ?? []).then((written) => g.done(undefined, written), (err: unknown) => g.done(err));
         }
       }
     } finally {
@@ -251,7 +256,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
 
   return {
     async put(given) {
-      if (given.length > 0) await enqueue<void>({ entries: given });
+      return given.length > 0 ? enqueue<Map<string, EntryIdentity>>({ entries: given }) : new Map();
     },
 
     async kinds(user, paths) {

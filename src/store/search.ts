@@ -57,8 +57,12 @@ export type SearchQuery = {
  * Prefix conditions are path ranges, never LIKE (a name may hold % or _).
  */
 export interface SearchRepo extends NameIndex {
-  /** Inserts or updates entries by (user, path); each one written counts as seen by a running rescan. */
-  put(entries: readonly IndexedEntry[]): Promise<void>;
+  /**
+   * Inserts or updates entries by (user, path); each one written counts as seen by a running rescan.
+   * Resolves to the identities written, by `${user}\0${path}` (an entry a rescan's stale sighting
+   * skipped is not among them).
+   */
+  put(entries: readonly IndexedEntry[]): Promise<ReadonlyMap<string, EntryIdentity>>;
   /**
    * Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went.
    * `isFile`: storage deleted it (an event), so the journal says so even if the index never had it.

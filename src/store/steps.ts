@@ -23,6 +23,23 @@ export function* statement<O>(query: CompiledQuery<O>): Generator<CompiledQuery,
   return (yield query) as QueryResult<O>;
 }
 
+const unread = new WeakSet<object>();
+
+/**
+ * A statement whose answer no step reads (`yield* blind(q)`): a runner over the network sends it
+ * without waiting (postgres-writers.ts), in one flight with the statements after it up to the next
+ * one whose answer is read. Its failure still fails the transaction. Its result is an empty one.
+ */
+export function* blind(query: CompiledQuery): Steps<void> {
+  // A copy marks this use only: a compiled query is shared by every run of its statement (prepared.ts).
+  const marked = { ...query };
+  unread.add(marked);
+  yield marked;
+}
+
+/** Was this step yielded by `blind`? */
+export const isBlind = (query: CompiledQuery): boolean => unread.has(query);
+
 /** Runs steps on a transaction already open (or any executor), each statement awaited. */
 export async function awaitSteps<T>(on: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> }, run: Steps<T>): Promise<T> {
   let next = run.next();
