@@ -6,7 +6,7 @@ import { encrypt } from '../../lib/encryption/stream.js';
 import type { Entry, ListedEntry, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
 import { encryptedResumable } from './resumable.js';
 import { mapLimit } from '../../lib/map-limit.js';
-import { bytesOf, knownEncrypted, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
+import { bytesOf, knownKey, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
   /** The key every new file's data key is wrapped with. */
@@ -89,7 +89,8 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     async stat(key) {
       const e = await inner.stat(key);
       // A version read here before is known to be encrypted: no header read (a Range request's stat).
-      if (e?.isFile && knownEncrypted(d, keyId(key), e.etag)) return { ...e, size: plainSize(e.size) ?? e.size };
+      const known = e?.isFile ? knownKey(d, keyId(key), e.etag) : undefined;
+      if (e && known) return { ...e, size: plainSize(e.size, known.version) ?? e.size };
       return e && plainEntry(e, () => header(key));
     },
     parents: (key) => inner.parents(key),
@@ -121,7 +122,8 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     resumable: encryptedResumable(inner.resumable, keys),
     mkdir: (dir, opts) => inner.mkdir(dir, opts),
     delete: (key, opts) => inner.delete(key, opts),
-    redate: async (key, modified) => written(await inner.redate(key, modified)),
+    // The file may be one written before this version of the format (or before the key): its header says.
+    redate: async (key, modified) => plainEntry(await inner.redate(key, modified), () => header(key)),
     move: (from, to, opts) => inner.move(from, to, opts),
     copy: (from, to, opts) => inner.copy(from, to, opts),
     trash: inner.trash,

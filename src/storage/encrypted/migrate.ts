@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { StorageKey } from '../../domain/storage-path.js';
-import { HEADER_SIZE, hasMagic, plainSize } from '../../lib/encryption/format.js';
+import { HEADER_SIZE, hasMagic, couldBeEncrypted } from '../../lib/encryption/format.js';
 import { isStorageError, type StorageBackend } from '../backend.js';
 import { peek } from '../body.js';
 import { bytesOf } from './open.js';
@@ -10,7 +10,7 @@ import { eachFile, replaceIfUnchanged } from './replace-if-unchanged.js';
 export type MigrateCount = { encrypted: number; already: number; changed: number };
 
 async function isEncrypted(plain: StorageBackend, key: StorageKey, size: number): Promise<boolean> {
-  if (plainSize(size) === undefined) return false;
+  if (!couldBeEncrypted(size)) return false;
   return hasMagic(await bytesOf(await plain.read(key, { start: 0, end: HEADER_SIZE - 1 })));
 }
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { StorageKey } from '../../domain/storage-path.js';
-import { HEADER_SIZE, hasMagic, headerFor, headerKeyId, openHeader, plainSize, type MasterKey } from '../../lib/encryption/format.js';
+import { HEADER_SIZE, hasMagic, headerFor, headerKeyId, openHeader, couldBeEncrypted, type MasterKey } from '../../lib/encryption/format.js';
 import type { StorageBackend } from '../backend.js';
 import { skipBytes } from './open.js';
 import { peek } from '../body.js';
@@ -30,7 +30,7 @@ export type RotateCount = { rewrapped: number; already: number; plain: number; c
 export async function rewrapTree(stored: StorageBackend, root: StorageKey, from: readonly MasterKey[], to: MasterKey, onFile?: (key: StorageKey) => void): Promise<RotateCount> {
   const count: RotateCount = { rewrapped: 0, already: 0, plain: 0, changed: 0 };
   count.changed = await eachFile(stored, root, async (key, entry) => {
-    if (plainSize(entry.size) === undefined) {
+    if (!couldBeEncrypted(entry.size)) {
       count.plain++;
       return;
     }
