@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { newBucket, s3Client, s3Service, skipReason } from '../../../test/helpers/services.js';
-import { CHUNK_SIZE, HEADER_SIZE, STORED_CHUNK, newMasterKeyText, parseMasterKey, storedSize, type MasterKey } from '../../lib/encryption/format.js';
+import { CHUNK_SIZE, HEADER_SIZE, STORED_CHUNK, headerVersion, newMasterKeyText, parseMasterKey, storedSize, type MasterKey } from '../../lib/encryption/format.js';
+import { encrypt } from '../../lib/encryption/stream.js';
+import { Readable } from 'node:stream';
 import { openSqliteStore } from '../../store/sqlite.js';
 import { listAll, type StorageBackend } from '../backend.js';
 import { bodyOf, keyOf, leasingIn, readAll, rejectsCode } from '../conformance/index.test-suite.js';
@@ -199,6 +201,31 @@ it('plain files written before the key stay readable, at their own size', async 
   assert.deepEqual((await read(backend, 'tiny')).bytes, Buffer.from('hi'));
   const listed = new Map((await listAll(backend, keyOf(''))).map((e) => [e.name, e.size]));
   assert.deepEqual([listed.get('old'), listed.get('tiny')], [data.length, 2]);
+});
+
+it('files of format version 1 (written before version 2) stay readable: whole, ranges before and after the key is known, stat, listing, redate', async ({ backend, inner, get }) => {
+  const data = marked(3 * CHUNK_SIZE + 100);
+  await inner.write(keyOf('old1'), Readable.from(encrypt(master, Readable.from([data]), 1)), { ifExists: 'fail' });
+  const stored = await get('alice/old1');
+  assert.equal(headerVersion(stored), 1);
+  assert.equal(stored.length, storedSize(data.length, 1));
+  assert.equal((await backend.stat(keyOf('old1')))?.size, data.length);
+  const n = data.length;
+  // The first range reads the header; the same ones again go by the key kept for the file.
+  for (let round = 0; round < 2; round++)
+    for (const [start, end] of [
+      [CHUNK_SIZE - 5, CHUNK_SIZE + 5],
+      [2 * CHUNK_SIZE + 1, n - 1],
+      [0, 0],
+    ] as const)
+      assert.deepEqual((await read(backend, 'old1', { start, end })).bytes, data.subarray(start, end + 1), `round ${round}: ${start}-${end}`);
+  assert.equal((await backend.stat(keyOf('old1')))?.size, n, 'the stat of a file whose key is kept');
+  assert.deepEqual((await read(backend, 'old1')).bytes, data);
+  assert.equal(new Map((await listAll(backend, keyOf(''))).map((e) => [e.name, e.size])).get('old1'), n);
+  assert.equal((await backend.redate(keyOf('old1'), new Date('2020-01-02T03:04:05Z'))).size, n);
+  // New files are version 2.
+  await backend.write(keyOf('new2'), bodyOf(data), { ifExists: 'fail' });
+  assert.equal(headerVersion(await get('alice/new2')), 2);
 });
 
 it('an altered stored file is never served: the read fails and names the file', async ({ backend, get, put, bad }) => {
