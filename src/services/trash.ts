@@ -10,6 +10,9 @@ import type { MetadataStore } from '../store/metadata-store.js';
 import type { TrashItem } from '../store/trash.js';
 import { storageCall } from './storage-errors.js';
 
+
+/** The lease a trash item's moves hold (restore, purge), and `file-cloud encryption` while it rewrites the item's files. */
+export const trashItemLease = (id: string): string => `trash:${id}`;
 export type TrashService = ReturnType<typeof createTrashService>;
 
 const DAY_MS = 86_400_000;
@@ -50,7 +53,6 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
   const keepMs = deps.days * DAY_MS;
   const off = () => new AppError('not_found', 'The trash is off on this server (--trash-days 0): deletions are permanent.');
   const missing = () => new AppError('not_found', 'No item with this id is in your trash.');
-  const leaseOf = (id: string) => `trash:${id}`;
 
   const view = (t: TrashItem): TrashView => ({
     id: t.id,
@@ -84,7 +86,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
     /** Moves the item at key into its owner's trash (FilesService.delete with the trash on). */
     async put(key: StorageKey): Promise<void> {
       const id = randomBytes(16).toString('base64url');
-      const lease = await tryHold(leasing, leaseOf(id));
+      const lease = await tryHold(leasing, trashItemLease(id));
       try {
         await store.trash.add({ id, owner: key.user, path: key.segments.join('/'), name: keyName(key), isFile: false, size: 0, deletedAt: clock.now(), state: 'moving' });
         let found;
@@ -113,7 +115,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
      */
     async restore(principal: UserPrincipal, id: string): Promise<string> {
       const item = await own(principal, id);
-      const lease = await hold(leasing, leaseOf(id));
+      const lease = await hold(leasing, trashItemLease(id));
       try {
         if ((await store.trash.get(id))?.state !== 'trashed') throw missing();
         const segments = item.path.split('/');
@@ -143,7 +145,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
     /** Deletes one item of the caller's trash for good. */
     async remove(principal: UserPrincipal, id: string): Promise<void> {
       const item = await own(principal, id);
-      const lease = await hold(leasing, leaseOf(id));
+      const lease = await hold(leasing, trashItemLease(id));
       try {
         if ((await store.trash.get(id))?.state !== 'trashed') throw missing();
         await destroy(item);
@@ -156,7 +158,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
     async empty(principal: UserPrincipal): Promise<void> {
       if (!enabled) throw off();
       for (const item of await store.trash.list(principal.username)) {
-        const lease = await tryHold(leasing, leaseOf(item.id));
+        const lease = await tryHold(leasing, trashItemLease(item.id));
         // Held: someone restores or deletes it right now; it leaves the trash either way.
         if (!lease) continue;
         try {
@@ -177,7 +179,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
      * freed, 0 when someone restores or deletes it right now or it is gone already.
      */
     async purge(item: TrashItem): Promise<number> {
-      const lease = await tryHold(leasing, leaseOf(item.id));
+      const lease = await tryHold(leasing, trashItemLease(item.id));
       if (!lease) return 0;
       try {
         if ((await store.trash.get(item.id))?.state !== 'trashed') return 0;
@@ -199,7 +201,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
         const stale = await store.trash.movingBefore(Number.MAX_SAFE_INTEGER, BATCH);
         let settled = 0;
         for (const item of stale) {
-          const lease = await tryHold(leasing, leaseOf(item.id));
+          const lease = await tryHold(leasing, trashItemLease(item.id));
           if (!lease) continue;
           try {
             if ((await store.trash.get(item.id))?.state !== 'moving') continue;
@@ -222,7 +224,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
         const expired = await store.trash.trashedBefore(clock.now() - keepMs, BATCH);
         let purged = 0;
         for (const item of expired) {
-          const lease = await tryHold(leasing, leaseOf(item.id));
+          const lease = await tryHold(leasing, trashItemLease(item.id));
           if (!lease) continue;
           try {
             if ((await store.trash.get(item.id))?.state !== 'trashed') continue;

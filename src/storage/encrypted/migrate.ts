@@ -77,9 +77,27 @@ export async function eachStored<R>(refs: AsyncIterable<R> | Iterable<R>, open: 
 export const openVersion = (stored: StorageBackend) => (v: VersionRef) => stored.versions.read(v.owner, v.id, v.id);
 export const openTrashFile = (stored: StorageBackend) => (t: TrashFileRef) => stored.trash.readFile(t.owner, t.id, t.path);
 
-/** Every file of the trash items `items` (ids of one owner's items, as the metadata store lists them). */
-export async function* trashFiles(stored: StorageBackend, items: readonly VersionRef[]): AsyncGenerator<TrashFileRef> {
-  for (const { owner, id } of items) for await (const path of stored.trash.files(owner, id)) yield { owner, id, path };
+/** Holds a trash item against a restore or purge while its files are rewritten (the trash service's lease). */
+export type HoldItem = (id: string) => Promise<{ release(): Promise<void> }>;
+
+/**
+ * Runs `pass` over the files of each trash item `items` (one owner's, as the
+ * metadata store lists them) with the item held, and adds up the counts.
+ */
+export async function eachTrashItem<C extends Record<string, number>>(stored: StorageBackend, items: readonly VersionRef[], holdItem: HoldItem, pass: (files: AsyncIterable<TrashFileRef>) => Promise<C>): Promise<C | undefined> {
+  let sum: C | undefined;
+  for (const { owner, id } of items) {
+    const held = await holdItem(id);
+    try {
+      const c = await pass((async function* () {
+        for await (const path of stored.trash.files(owner, id)) yield { owner, id, path };
+      })());
+      sum = sum ? (Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, v + c[k]!])) as C) : c;
+    } finally {
+      await held.release();
+    }
+  }
+  return sum;
 }
 
 /** Encrypts what was kept before the key: read as stored, written back through the encryption layer by `rewrite`. */
@@ -97,6 +115,6 @@ async function migrateStored<R>(refs: AsyncIterable<R> | Iterable<R>, open: (ref
 export const migrateVersions = (stored: StorageBackend, encrypted: StorageBackend, versions: readonly VersionRef[], onVersion?: (v: VersionRef) => void): Promise<MigrateCount> =>
   migrateStored(versions, openVersion(stored), (v, body) => encrypted.versions.rewrite(v.owner, v.id, body), onVersion);
 
-/** Encrypts every file of the trash items kept before the key. */
-export const migrateTrash = (stored: StorageBackend, encrypted: StorageBackend, items: readonly VersionRef[], onFile?: (t: TrashFileRef) => void): Promise<MigrateCount> =>
-  migrateStored(trashFiles(stored, items), openTrashFile(stored), (t, body) => encrypted.trash.rewriteFile(t.owner, t.id, t.path, body), onFile);
+/** Encrypts every file of the trash items kept before the key, each item held while its files are. */
+export const migrateTrash = async (stored: StorageBackend, encrypted: StorageBackend, items: readonly VersionRef[], holdItem: HoldItem, onFile?: (t: TrashFileRef) => void): Promise<MigrateCount> =>
+  (await eachTrashItem(stored, items, holdItem, (files) => migrateStored(files, openTrashFile(stored), (t, body) => encrypted.trash.rewriteFile(t.owner, t.id, t.path, body), onFile))) ?? { encrypted: 0, already: 0, changed: 0 };

@@ -5,7 +5,7 @@ import type { Opened, StorageBackend } from '../backend.js';
 import { skipBytes } from './open.js';
 import { peek } from '../body.js';
 import { eachFile, replaceIfUnchanged } from './replace-if-unchanged.js';
-import { eachStored, openTrashFile, openVersion, trashFiles, type TrashFileRef, type VersionRef } from './migrate.js';
+import { eachStored, eachTrashItem, openTrashFile, openVersion, type HoldItem, type TrashFileRef, type VersionRef } from './migrate.js';
 
 /** The stored bytes `all` (header first) with the header's data key wrapped under `to` instead. */
 function rewrapped(header: Buffer, all: AsyncIterable<Buffer>, from: readonly MasterKey[], to: MasterKey): Readable {
@@ -73,6 +73,6 @@ async function rewrapStored<R>(refs: AsyncIterable<R> | Iterable<R>, open: (ref:
 export const rewrapVersions = (stored: StorageBackend, versions: readonly VersionRef[], from: readonly MasterKey[], to: MasterKey, onVersion?: (v: VersionRef) => void): Promise<RotateCount> =>
   rewrapStored(versions, openVersion(stored), (v, body) => stored.versions.rewrite(v.owner, v.id, body), from, to, onVersion);
 
-/** Re-wraps the data key of every encrypted file of the trash items `items`, the same way. */
-export const rewrapTrash = (stored: StorageBackend, items: readonly VersionRef[], from: readonly MasterKey[], to: MasterKey, onFile?: (t: TrashFileRef) => void): Promise<RotateCount> =>
-  rewrapStored(trashFiles(stored, items), openTrashFile(stored), (t, body) => stored.trash.rewriteFile(t.owner, t.id, t.path, body), from, to, onFile);
+/** Re-wraps the data key of every encrypted file of the trash items `items` the same way, each item held while its files are. */
+export const rewrapTrash = async (stored: StorageBackend, items: readonly VersionRef[], holdItem: HoldItem, from: readonly MasterKey[], to: MasterKey, onFile?: (t: TrashFileRef) => void): Promise<RotateCount> =>
+  (await eachTrashItem(stored, items, holdItem, (files) => rewrapStored(files, openTrashFile(stored), (t, body) => stored.trash.rewriteFile(t.owner, t.id, t.path, body), from, to, onFile))) ?? { rewrapped: 0, already: 0, plain: 0, changed: 0 };
