@@ -40,14 +40,20 @@ async function everythingStored(dataDir: string, s3?: { bucket: string; prefix: 
 
 const plaintextIn = async (dataDir: string, s3?: { bucket: string; prefix: string }) => [...(await everythingStored(dataDir, s3))].filter(([, b]) => b.includes(MARK)).map(([k]) => k);
 
+/** A fresh data dir (and, on S3, prefix) with a new key, and how to start File Cloud on it. */
+async function encryptedDataDir(storage: 'file' | 's3', name: string) {
+  const dir = await mkdtemp(join(tmpdir(), name));
+  const dataDir = join(dir, 'data');
+  const s3 = storage === 's3' ? await s3ServerOptions() : undefined;
+  const keyFile = join(dir, 'key');
+  assert.equal((await runCli(['encryption', 'keygen', keyFile])).code, 0);
+  const start = () => startServer({ dataDir, args: [...(s3?.args ?? []), '--encryption-key-file', keyFile], env: s3?.env ?? {} });
+  return { dir, dataDir, s3, start };
+}
+
 for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
   test(`an encrypted tus upload on ${storage}: PATCHes ending mid-chunk leave no plaintext in staging, a SIGKILL and restart resume exactly, the file reads back byte for byte`, { skip }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'fc-enc-tus-'));
-    const dataDir = join(dir, 'data');
-    const s3 = storage === 's3' ? await s3ServerOptions() : undefined;
-    const keyFile = join(dir, 'key');
-    assert.equal((await runCli(['encryption', 'keygen', keyFile])).code, 0);
-    const start = () => startServer({ dataDir, args: [...(s3?.args ?? []), '--encryption-key-file', keyFile], env: s3?.env ?? {} });
+    const { dir, dataDir, s3, start } = await encryptedDataDir(storage, 'fc-enc-tus-');
     let server: ServerProcess | undefined;
     try {
       server = await start();
@@ -189,12 +195,7 @@ const samePrefix = (a: Buffer, b: Buffer) => a.subarray(0, Math.min(a.length, b.
 
 for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
   test(`an encrypted tus upload on ${storage} killed mid-PATCH and resumed with other bytes past the recorded offset: no nonce seals two plaintexts, the file reads back exactly, Range across the resume point`, { skip }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'fc-enc-tus-crash-'));
-    const dataDir = join(dir, 'data');
-    const s3 = storage === 's3' ? await s3ServerOptions() : undefined;
-    const keyFile = join(dir, 'key');
-    assert.equal((await runCli(['encryption', 'keygen', keyFile])).code, 0);
-    const start = () => startServer({ dataDir, args: [...(s3?.args ?? []), '--encryption-key-file', keyFile], env: s3?.env ?? {} });
+    const { dir, dataDir, s3, start } = await encryptedDataDir(storage, 'fc-enc-tus-crash-');
     let server: ServerProcess | undefined;
     let hang: ReadableStreamDefaultController<Uint8Array> | undefined;
     try {
