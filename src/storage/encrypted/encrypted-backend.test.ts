@@ -15,6 +15,7 @@ import { bodyOf, keyOf, leasingIn, readAll, rejectsCode } from '../conformance/i
 import { createLocalBackend } from '../local/local-backend.js';
 import { createS3Backend } from '../s3/s3-backend.js';
 import { encryptedBackend } from './encrypted-backend.js';
+import { migrateTrash } from './migrate.js';
 
 /** What each storage under test gives: the backend below, and raw access to what it stores. */
 type Raw = { readonly inner: StorageBackend; get(path: string): Promise<Buffer>; put(path: string, bytes: Buffer): Promise<void>; all(): Promise<Buffer[]>; cleanup(): Promise<void> };
@@ -270,6 +271,31 @@ it('a file under another key is refused; a key ring with the old key reads it', 
   assert.deepEqual(bad, ['alice/k']);
   const ring = encryptedBackend(inner, { current: fresh, all: [fresh, master], onBadFile: (l) => bad.push(l) });
   assert.deepEqual((await ring.read(keyOf('k'))).bytes, data);
+});
+
+it('a trash item’s files are listed, read and rewritten in place: migrate encrypts a trashed folder, which restores whole; a path out of the item is refused', async ({ backend, inner }) => {
+  const files: Record<string, Buffer> = { 'd/a.txt': marked(1000), 'd/sub/b.txt': marked(CHUNK_SIZE + 3) };
+  await inner.mkdir(keyOf('d/sub'), { parents: true, existOk: false });
+  for (const [path, data] of Object.entries(files)) await inner.write(keyOf(path), bodyOf(data), { ifExists: 'fail' });
+  await inner.trash.put(keyOf('d'), 't1');
+  const listed: string[] = [];
+  for await (const p of inner.trash.files('alice', 't1')) listed.push(p);
+  assert.deepEqual(listed.sort(), ['d/a.txt', 'd/sub/b.txt']);
+  const held: string[] = [];
+  const c = await migrateTrash(inner, backend, [{ owner: 'alice', id: 't1' }], async (id) => (held.push(id), { release: async () => undefined }));
+  assert.deepEqual(c, { encrypted: 2, already: 0, changed: 0 });
+  assert.deepEqual(held, ['t1'], 'the item is held while its files are rewritten');
+  for (const [path, data] of Object.entries(files)) {
+    const raw = await readAll((await inner.trash.readFile('alice', 't1', path)).stream);
+    assert.equal(headerVersion(raw), 2, `${path} is stored encrypted in the trash`);
+    const plain = await backend.trash.readFile('alice', 't1', path);
+    assert.deepEqual(plain.bytes ?? (await readAll(plain.stream)), data, `${path} reads back through the layer`);
+  }
+  assert.deepEqual(await migrateTrash(inner, backend, [{ owner: 'alice', id: 't1' }], async () => ({ release: async () => undefined })), { encrypted: 0, already: 2, changed: 0 });
+  for (const bad of ['../x', 'd/../../x', '', 'd//a.txt']) await rejectsCode(inner.trash.rewriteFile('alice', 't1', bad, bodyOf('x')), 'invalid_path');
+  await rejectsCode(inner.trash.rewriteFile('alice', 't1', 'd/none.txt', bodyOf('x')), 'not_found');
+  await backend.trash.restore('alice', 't1', keyOf('back'));
+  for (const [path, data] of Object.entries(files)) assert.deepEqual((await read(backend, path.replace(/^d/, 'back'))).bytes, data, `${path} restored`);
 });
 
 it('versions kept of an encrypted file read back as plaintext, whole and in ranges', async ({ backend }) => {

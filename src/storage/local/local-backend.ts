@@ -270,8 +270,8 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         if (e.isFile()) yield relative(area, join(e.parentPath, e.name)).split(sep).join('/');
       }
     },
-    readFile: (owner, id, path) => openWhole(trashFilePath(owner, id, path), 'No such item in the trash.'),
-    rewriteFile: (owner, id, path, body) => replaceWhole(trashFilePath(owner, id, path), body, 'No such item in the trash.'),
+    readFile: async (owner, id, path) => openWhole(trashFilePath(owner, id, path), 'No such item in the trash.'),
+    rewriteFile: async (owner, id, path, body) => replaceWhole(trashFilePath(owner, id, path), body, 'No such item in the trash.'),
   };
 
   const versionsDir = dirs.versionsDir ?? join(dirname(dirs.storageDir), 'versions');

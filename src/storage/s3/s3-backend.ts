@@ -862,8 +862,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
       // Folder markers end in a slash and hold no bytes.
       for await (const page of objectPages(s3, bucket, area)) for (const o of page) if (!(o.Key as string).endsWith('/')) yield (o.Key as string).slice(area.length);
     },
-    readFile: (owner, id, path) => getWhole(trashFileKey(owner, id, path), path.slice(path.lastIndexOf('/') + 1), 'No such item in the trash.'),
-    rewriteFile: (owner, id, path, body) => replaceObject(trashFileKey(owner, id, path), body, 'No such item in the trash.'),
+    readFile: async (owner, id, path) => getWhole(trashFileKey(owner, id, path), path.slice(path.lastIndexOf('/') + 1), 'No such item in the trash.'),
+    rewriteFile: async (owner, id, path, body) => replaceObject(trashFileKey(owner, id, path), body, 'No such item in the trash.'),
   };
 
   /** Versions (VersionArea): a server-side copy of the replaced object at its ETag, under `PREFIX.file-cloud/versions/`. */
