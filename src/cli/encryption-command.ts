@@ -4,9 +4,11 @@ import type { MetadataStore } from '../store/metadata-store.js';
 import { UsageError } from '../config/load.js';
 import { openDataDir } from '../main.js';
 import { KEYRING_SETTING, KEY_ID_SETTING, openKeyring, readKeyFile, sealKeyring, writeNewKeyFile } from '../storage/encrypted/key-file.js';
-import { rewrapTree, rewrapVersions } from '../storage/encrypted/rotate.js';
+import { rewrapTrash, rewrapTree, rewrapVersions } from '../storage/encrypted/rotate.js';
 import type { ExtraOption } from './args.js';
-import { migrateTree, migrateVersions } from '../storage/encrypted/migrate.js';
+import { migrateTrash, migrateTree, migrateVersions } from '../storage/encrypted/migrate.js';
+import { hold } from '../storage/coordination.js';
+import { trashItemLease } from '../services/trash.js';
 
 export const ENCRYPTION_COMMANDS = {
   keygen: { usage: 'encryption keygen PATH', summary: 'Write a new encryption key (32 random bytes, base64) to PATH, readable by its owner alone; an existing file is never overwritten.', arity: 1 },
@@ -52,6 +54,9 @@ export async function runEncryptionCommand(sub: keyof typeof ENCRYPTION_COMMANDS
       const v = await migrateVersions(stored, backend, await allVersions(store, username), (ref) => say(`encrypted version ${ref.owner}/${ref.id}`));
       total += v.encrypted;
       if (v.encrypted + v.already + v.changed > 0) say(`${username}: ${v.encrypted} versions encrypted, ${v.already} already encrypted${v.changed ? `, ${v.changed} gone meanwhile` : ''}`);
+      const t = await migrateTrash(stored, backend, await store.trash.list(username), holdTrashItem(store), (f) => say(`encrypted trash ${f.owner}/${f.id}/${f.path}`));
+      total += t.encrypted;
+      if (t.encrypted + t.already + t.changed > 0) say(`${username}: ${t.encrypted} trash files encrypted, ${t.already} already encrypted${t.changed ? `, ${t.changed} gone meanwhile` : ''}`);
     }
     say(`Encrypted ${total} file${total === 1 ? '' : 's'}.`);
   } finally {
@@ -62,13 +67,16 @@ export async function runEncryptionCommand(sub: keyof typeof ENCRYPTION_COMMANDS
 }
 
 
+/** A trash item held as a restore or purge holds it, so neither runs while its files are rewritten. */
+const holdTrashItem = (store: MetadataStore) => (id: string) => hold({ leases: store.leases }, trashItemLease(id));
+
 /** Every version the store records of the user's files (ids only: small beside the bytes). */
 const allVersions = (store: MetadataStore, owner: string) => store.versions.oldest(owner, Number.MAX_SAFE_INTEGER);
 
 /**
  * Every file's data key re-wrapped under the new key, then the key record
- * moved to it: the ring (earlier keys sealed by the new one, for versions
- * and trash items, which keep their wrap) first, the key id last. Killed
+ * moved to it: the ring (earlier keys sealed by the new one, for tus
+ * stagings open across it, which keep their wrap) first, the key id last. Killed
  * before the end, the record still names the old key; running it again
  * finishes.
  */
@@ -87,10 +95,12 @@ async function rotate(cfg: Config, newKeyFile: string): Promise<number> {
       }
       const v = await rewrapVersions(stored, await allVersions(store, username), from, next, (ref) => say(`re-wrapped version ${ref.owner}/${ref.id}`));
       if (v.rewrapped + v.already + v.plain > 0) say(`${username}: ${v.rewrapped} versions re-wrapped, ${v.already} already under the new key${v.plain ? `, ${v.plain} plain` : ''}`);
+      const t = await rewrapTrash(stored, await store.trash.list(username), holdTrashItem(store), from, next, (f) => say(`re-wrapped trash ${f.owner}/${f.id}/${f.path}`));
+      if (t.rewrapped + t.already + t.plain > 0) say(`${username}: ${t.rewrapped} trash files re-wrapped, ${t.already} already under the new key${t.plain ? `, ${t.plain} plain` : ''}`);
     }
     await store.settings.put(KEYRING_SETTING, sealKeyring(next, from));
     await store.settings.put(KEY_ID_SETTING, next.id.toString('hex'));
-    say(`The data directory's key is now ${newKeyFile} (id ${next.id.toString('hex')}); start the server with it. Keep the old key until the versions and trash items from before have gone, or simply keep it safe.`);
+    say(`The data directory's key is now ${newKeyFile} (id ${next.id.toString('hex')}); start the server with it. Keep the old key until uploads open across the rotate have finished, or simply keep it safe.`);
   } finally {
     await backend.close();
     await store.close();

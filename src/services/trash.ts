@@ -11,6 +11,9 @@ import type { SearchRepo } from '../store/search.js';
 import type { TrashItem } from '../store/trash.js';
 import { storageCall } from './storage-errors.js';
 
+
+/** The lease a trash item's moves hold (restore, purge), and `file-cloud encryption` while it rewrites the item's files. */
+export const trashItemLease = (id: string): string => `trash:${id}`;
 export type TrashService = ReturnType<typeof createTrashService>;
 
 const DAY_MS = 86_400_000;
@@ -46,7 +49,6 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
   const keepMs = deps.days * DAY_MS;
   const off = () => new AppError('not_found', 'The trash is off on this server (--trash-days 0): deletions are permanent.');
   const missing = () => new AppError('not_found', 'No item with this id is in your trash.');
-  const leaseOf = (id: string) => `trash:${id}`;
 
   /** The caller's trashed item, or not_found (someone else's id answers the same: ids reveal nothing). */
   async function own(principal: UserPrincipal, id: string): Promise<TrashItem> {
@@ -70,7 +72,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
     /** Moves the item at key into its owner's trash (FilesService.delete with the trash on). */
     async put(key: StorageKey): Promise<void> {
       const id = randomBytes(16).toString('base64url');
-      const lease = await tryHold(leasing, leaseOf(id));
+      const lease = await tryHold(leasing, trashItemLease(id));
       try {
         const path = key.segments.join('/');
         await store.trash.add({ id, owner: key.user, path, name: keyName(key), isFile: false, size: 0, deletedAt: clock.now(), state: 'moving' });
@@ -103,7 +105,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
      */
     async restore(principal: UserPrincipal, id: string): Promise<string> {
       const item = await own(principal, id);
-      const lease = await hold(leasing, leaseOf(id));
+      const lease = await hold(leasing, trashItemLease(id));
       try {
         if ((await store.trash.get(id))?.state !== 'trashed') throw missing();
         const segments = item.path.split('/');
@@ -133,7 +135,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
     /** Deletes one item of the caller's trash for good. */
     async remove(principal: UserPrincipal, id: string): Promise<void> {
       const item = await own(principal, id);
-      const lease = await hold(leasing, leaseOf(id));
+      const lease = await hold(leasing, trashItemLease(id));
       try {
         if ((await store.trash.get(id))?.state !== 'trashed') throw missing();
         await destroy(item);
@@ -146,7 +148,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
     async empty(principal: UserPrincipal): Promise<void> {
       if (!enabled) throw off();
       for (const item of await store.trash.list(principal.username)) {
-        const lease = await tryHold(leasing, leaseOf(item.id));
+        const lease = await tryHold(leasing, trashItemLease(item.id));
         // Held: someone restores or deletes it right now; it leaves the trash either way.
         if (!lease) continue;
         try {
@@ -167,7 +169,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
      * freed, 0 when someone restores or deletes it right now or it is gone already.
      */
     async purge(item: TrashItem): Promise<number> {
-      const lease = await tryHold(leasing, leaseOf(item.id));
+      const lease = await tryHold(leasing, trashItemLease(item.id));
       if (!lease) return 0;
       try {
         if ((await store.trash.get(item.id))?.state !== 'trashed') return 0;
@@ -189,7 +191,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
         const stale = await store.trash.movingBefore(Number.MAX_SAFE_INTEGER, BATCH);
         let settled = 0;
         for (const item of stale) {
-          const lease = await tryHold(leasing, leaseOf(item.id));
+          const lease = await tryHold(leasing, trashItemLease(item.id));
           if (!lease) continue;
           try {
             if ((await store.trash.get(item.id))?.state !== 'moving') continue;
@@ -212,7 +214,7 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
         const expired = await store.trash.trashedBefore(clock.now() - keepMs, BATCH);
         let purged = 0;
         for (const item of expired) {
-          const lease = await tryHold(leasing, leaseOf(item.id));
+          const lease = await tryHold(leasing, trashItemLease(item.id));
           if (!lease) continue;
           try {
             if ((await store.trash.get(item.id))?.state !== 'trashed') continue;

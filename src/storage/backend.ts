@@ -296,6 +296,20 @@ export interface TrashArea {
   remove(owner: string, id: string): Promise<number>;
   /** Deletes every item of the owner (the account was removed). */
   removeOwner(owner: string): Promise<void>;
+  /**
+   * The stored files of item `<owner>/<id>`, each by its path in the item
+   * (its name first: `report.pdf`, `photos/2024/a.jpg`); none when it is gone.
+   * For `file-cloud encryption migrate` and `rotate`, which rewrite them.
+   */
+  files(owner: string, id: string): AsyncIterable<string>;
+  /** Opens one of an item's files (a path `files` gave), whole; `not_found` when it is gone. */
+  readFile(owner: string, id: string, path: string): Promise<Opened>;
+  /**
+   * Replaces one of an item's files with body's bytes in one atomic step, as
+   * VersionArea.rewrite does (only for bytes that read back as the same
+   * contents); `not_found` when it is gone.
+   */
+  rewriteFile(owner: string, id: string, path: string, body: Readable): Promise<void>;
 }
 
 /** The version store of a backend: a file's earlier bytes, by owner and an id the caller chose. */

@@ -1,7 +1,7 @@
 // Encryption at rest from the command line (CONTRACT "Encryption at rest"), against the real
 // binary on local disk and on S3: keygen, a start refused with one line for a wrong, missing or
 // unreadable key and for encrypted files without a key; uploads stored without a byte of
-// plaintext; migrate killed midway and run again.
+// plaintext; migrate killed midway and run again; versions and trash items migrated and rotated too.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -29,11 +29,11 @@ async function storedVersion(dataDir: string, owner: string, id: string, s3?: { 
   return storedFile(dataDir, `.file-cloud/versions/${owner}/${id}`, s3);
 }
 
-/** Every stored object or file of a data dir's storage and versions (local: data/storage and data/versions; S3: the prefix). */
+/** Every stored object or file of a data dir's storage, versions and trash (local: data/storage, data/versions, data/trash; S3: the prefix). */
 async function storedBytes(dataDir: string, s3?: { bucket: string; prefix: string }): Promise<Buffer[]> {
   if (!s3) {
     const out: Buffer[] = [];
-    for (const root of [join(dataDir, 'storage'), join(dataDir, 'versions')]) {
+    for (const root of [join(dataDir, 'storage'), join(dataDir, 'versions'), join(dataDir, 'trash')]) {
       const all = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
       out.push(...(await Promise.all(all.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name))))));
     }
@@ -41,6 +41,25 @@ async function storedBytes(dataDir: string, s3?: { bucket: string; prefix: strin
   }
   const listed = await s3Client().send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: s3.prefix }));
   return Promise.all((listed.Contents ?? []).map(async (o) => Buffer.from(await (await s3Client().send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key }))).Body!.transformToByteArray())));
+}
+
+/** A trash item's stored file (local: data/trash/<owner>/<id>/<path>; S3: below the prefix's .file-cloud/trash/). */
+async function storedTrash(dataDir: string, owner: string, id: string, path: string, s3?: { bucket: string; prefix: string }): Promise<Buffer> {
+  if (!s3) return readFile(join(dataDir, 'trash', owner, id, path));
+  return storedFile(dataDir, `.file-cloud/trash/${owner}/${id}/${path}`, s3);
+}
+
+type TrashListing = { items: { id: string; path: string }[] };
+
+/** Restores every trash item of the signed-in user and checks each file's bytes where it came back. */
+async function restoreAll(url: string, auth: Record<string, string>, want: Record<string, Buffer>): Promise<void> {
+  const { items } = (await (await fetch(`${url}/api/trash`, { headers: auth })).json()) as TrashListing;
+  for (const item of items) assert.equal((await fetch(`${url}/api/trash/${item.id}/restore`, { method: 'POST', headers: auth })).status, 200, item.path);
+  for (const [path, data] of Object.entries(want)) {
+    const r = await fetch(`${url}/storage/admin/${path}`, { headers: auth });
+    assert.equal(r.status, 200, path);
+    assert.deepEqual(Buffer.from(await r.arrayBuffer()), data, `${path}: restored from the trash, exact bytes`);
+  }
 }
 
 /** Runs fn on a fresh directory (the data dir inside it) and, on S3, a fresh prefix; removes the directory after. */
@@ -102,22 +121,27 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
         }
       }));
 
-    test('migrate encrypts files and versions written before the key; killed midway and run again, every file and version is whole', () =>
+    test('migrate encrypts files, versions and trash items written before the key; killed midway and run again, every one is whole', () =>
       inDataDir(storage, async ({ dir, dataDir, s3 }) => {
       const keyFile = join(dir, 'key');
       const files = Array.from({ length: 40 }, (_, i) => ({ path: `docs/f${i}.txt`, data: contents(i) }));
         assert.equal((await runCli(['encryption', 'keygen', keyFile])).code, 0);
-        const before = await startServer({ dataDir, args: [...(s3?.args ?? []), '--versions'], env: s3?.env ?? {} });
+        const serveArgs = [...(s3?.args ?? []), '--versions', '--trash-days', '7'];
+        const before = await startServer({ dataDir, args: serveArgs, env: s3?.env ?? {} });
         // f0 replaced once: its first contents are a version, kept plain like the files.
         const replaced = contents(100);
+        // A folder of two files and a lone file deleted into the trash: three plain trash files.
+        const trashed: Record<string, Buffer> = { 'old/x.txt': contents(200), 'old/sub/y.txt': contents(201), 'lone.txt': contents(202) };
         try {
           const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
           for (const f of files) assert.equal((await fetch(`${before.url}/storage/admin/${f.path}`, { method: 'PUT', headers: auth, body: f.data })).status, 201);
           assert.ok((await fetch(`${before.url}/storage/admin/docs/f0.txt`, { method: 'PUT', headers: auth, body: replaced })).ok);
+          for (const [path, data] of Object.entries(trashed)) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body: data })).status, 201, path);
+          for (const path of ['old/', 'lone.txt']) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'DELETE', headers: auth })).status, 204, path);
         } finally {
           await before.stop();
         }
-        assert.equal(await plaintextIn(dataDir, s3), files.length + 1);
+        assert.equal(await plaintextIn(dataDir, s3), files.length + 1 + 3);
         const args = ['encryption', 'migrate', '--data-dir', dataDir, '--encryption-key-file', keyFile, ...(s3?.args ?? [])];
         // Killed as soon as it reports its first file: the rest is left to the second run.
         const killed = await new Promise<string>((res) => {
@@ -130,17 +154,19 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
           proc.once('exit', () => res(err));
         });
         assert.match(killed, /encrypted admin\//);
-        // The version is visited after the files: killed among the files, it is still plain.
-        const left = (await plaintextIn(dataDir, s3)) - 1;
+        // The version and the trash are visited after the files: killed among the files, they are still plain.
+        const left = (await plaintextIn(dataDir, s3)) - 1 - 3;
         assert.ok(left < files.length, `the first run encrypted some: ${left} of ${files.length} still plain`);
         const rerun = await runCli(args, { env: s3?.env });
         assert.equal(rerun.code, 0, rerun.stderr);
         assert.match(rerun.stderr, new RegExp(`admin: ${left} encrypted, ${files.length - left} already encrypted`));
         assert.match(rerun.stderr, /admin: 1 versions encrypted, 0 already encrypted/);
+        assert.match(rerun.stderr, /admin: 3 trash files encrypted, 0 already encrypted/);
         assert.equal(await plaintextIn(dataDir, s3), 0);
         const again = await runCli(args, { env: s3?.env });
         assert.match(again.stderr, /admin: 0 versions encrypted, 1 already encrypted/);
-        const after = await startServer({ dataDir, args: [...(s3?.args ?? []), '--versions', '--encryption-key-file', keyFile], env: s3?.env ?? {} });
+        assert.match(again.stderr, /admin: 0 trash files encrypted, 3 already encrypted/);
+        const after = await startServer({ dataDir, args: [...serveArgs, '--encryption-key-file', keyFile], env: s3?.env ?? {} });
         try {
           const auth = bearer((await login(after.url, 'admin', ADMIN_PASSWORD)).access_token);
           for (const f of [...files.slice(1), { path: 'docs/f0.txt', data: replaced }]) {
@@ -152,6 +178,7 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
           assert.deepEqual(versions.map((v) => v.size), [files[0]!.data.length]);
           const kept = await fetch(`${after.url}/storage/admin/docs/f0.txt?version=${versions[0]!.id}`, { headers: auth });
           assert.deepEqual(Buffer.from(await kept.arrayBuffer()), files[0]!.data, 'the version reads back whole, now encrypted');
+          await restoreAll(after.url, auth, trashed);
         } finally {
           await after.stop();
         }
@@ -165,29 +192,37 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
 const rotates = (storage: 'file' | 's3' | 'cluster') =>
   inDataDir(storage, async ({ dir, dataDir, s3 }) => {
     const [k1, k2] = [join(dir, 'k1'), join(dir, 'k2')];
-    const serveArgs = (key: string) => [...(s3?.args ?? []), ...(storage === 'cluster' ? ['--workers', '2', '--redis', redisService()!] : []), '--versions', '--encryption-key-file', key];
+    const serveArgs = (key: string) => [...(s3?.args ?? []), ...(storage === 'cluster' ? ['--workers', '2', '--redis', redisService()!] : []), '--versions', '--trash-days', '7', '--encryption-key-file', key];
+    const gone = contents(3);
     const first = contents(1);
     const second = contents(2);
     const big = contents(30);
     for (const k of [k1, k2]) assert.equal((await runCli(['encryption', 'keygen', k])).code, 0);
     const before = await startServer({ dataDir, args: serveArgs(k1), env: s3?.env ?? {} });
     let versionId: string;
+    let trashId: string;
     try {
       const auth = bearer((await login(before.url, 'admin', ADMIN_PASSWORD)).access_token);
       for (const [path, body] of [['a.txt', first], ['a.txt', second], ['b.bin', big]] as const) assert.equal((await fetch(`${before.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body })).status, 201);
       versionId = ((await (await fetch(`${before.url}/storage/admin/a.txt?versions`, { headers: auth })).json()) as { versions: { id: string }[] }).versions[0]!.id;
+      assert.equal((await fetch(`${before.url}/storage/admin/gone.txt`, { method: 'PUT', headers: auth, body: gone })).status, 201);
+      assert.equal((await fetch(`${before.url}/storage/admin/gone.txt`, { method: 'DELETE', headers: auth })).status, 204);
+      trashId = ((await (await fetch(`${before.url}/api/trash`, { headers: auth })).json()) as TrashListing).items[0]!.id;
     } finally {
       await before.stop();
     }
     const was = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
     const versionWas = await storedVersion(dataDir, 'admin', versionId, s3);
+    const trashWas = await storedTrash(dataDir, 'admin', trashId, 'gone.txt', s3);
     const r = await runCli(['encryption', 'rotate', '--data-dir', dataDir, '--encryption-key-file', k1, '--new-key-file', k2, ...(s3?.args ?? [])], { env: s3?.env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /admin: 2 re-wrapped/);
     assert.match(r.stderr, /admin: 1 versions re-wrapped/);
+    assert.match(r.stderr, /admin: 1 trash files re-wrapped/);
     const now = await Promise.all(['admin/a.txt', 'admin/b.bin'].map((p) => storedFile(dataDir, p, s3)));
-    for (const [i, b] of [...now, await storedVersion(dataDir, 'admin', versionId, s3)].entries()) {
-      const then = was[i] ?? versionWas;
+    const thenAll = [...was, versionWas, trashWas];
+    for (const [i, b] of [...now, await storedVersion(dataDir, 'admin', versionId, s3), await storedTrash(dataDir, 'admin', trashId, 'gone.txt', s3)].entries()) {
+      const then = thenAll[i]!;
       assert.deepEqual(b.subarray(HEADER_SIZE), then.subarray(HEADER_SIZE), 'the contents’ ciphertext is unchanged');
       assert.notDeepEqual(b.subarray(0, HEADER_SIZE), then.subarray(0, HEADER_SIZE), 'the header is new');
     }
@@ -204,6 +239,7 @@ const rotates = (storage: 'file' | 's3' | 'cluster') =>
       const kept = await fetch(`${after.url}/storage/admin/a.txt?version=${versions[0]!.id}`, { headers: auth });
       assert.equal(kept.status, 200);
       assert.deepEqual(Buffer.from(await kept.arrayBuffer()), first, 'a version from before the rotate reads with the new key');
+      await restoreAll(after.url, auth, { 'gone.txt': gone });
     } finally {
       await after.stop();
     }

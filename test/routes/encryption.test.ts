@@ -157,6 +157,43 @@ for (const [storage, skip] of BACKENDS) {
       }
     });
 
+    test('tus uploads of deferred length whose length ends inside a chunk and past an S3 staging segment (8 MiB): committed, the exact bytes back', async () => {
+      const TUS = { 'tus-resumable': '1.0.0' };
+      const big = 8 * 1024 * 1024 + 100_000;
+      // [name, data, PATCHes as [from, to, declare the length with it]]: the length comes with the last
+      // bytes, or alone in an empty PATCH after them; either way it ends inside a chunk (and on S3 inside
+      // the staging's second segment, or its only one).
+      const cases: [string, Buffer, [number, number, boolean][]][] = [
+        ['deferred-big.bin', contents('deferred-big', big + 50_001), [[0, big, false], [big, big + 50_001, true]]],
+        ['deferred-late.bin', contents('deferred-late', 3 * CHUNK_SIZE + 4321), [[0, 70_000, false], [70_000, 3 * CHUNK_SIZE + 4321, false], [3 * CHUNK_SIZE + 4321, 3 * CHUNK_SIZE + 4321, true]]],
+      ];
+      for (const [name, data, patches] of cases) {
+        const created = await fetch(`${t.url}/tus/`, {
+          method: 'POST',
+          headers: { ...auth, ...TUS, 'upload-defer-length': '1', 'upload-metadata': `filename ${Buffer.from(name).toString('base64')},folder ${Buffer.from('/alice/tus').toString('base64')}` },
+        });
+        assert.equal(created.status, 201, await created.text());
+        const path = created.headers.get('location')!;
+        for (const [from, to, declare] of patches) {
+          const r = await fetch(`${t.origin}${path}`, {
+            method: 'PATCH',
+            headers: { ...auth, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(from), ...(declare ? { 'upload-length': String(data.length) } : {}) },
+            body: data.subarray(from, to),
+          });
+          assert.equal(r.status, 204, `${name} ${from}-${to}: ${await r.text()}`);
+          assert.equal(r.headers.get('upload-offset'), String(to), name);
+        }
+        const got = await fetch(`${t.url}/storage/alice/tus/${name}`, { headers: auth });
+        assert.equal(got.status, 200, name);
+        assert.equal(got.headers.get('content-length'), String(data.length), name);
+        assert.ok(Buffer.from(await got.arrayBuffer()).equals(data), `${name}: exact bytes back`);
+        const tail = await fetch(`${t.url}/storage/alice/tus/${name}`, { headers: { ...auth, range: `bytes=${data.length - CHUNK_SIZE - 10}-` } });
+        assert.equal(tail.status, 206, name);
+        assert.ok(Buffer.from(await tail.arrayBuffer()).equals(data.subarray(data.length - CHUNK_SIZE - 10)), `${name}: the last chunk and the one before`);
+      }
+      for (const [path, bytes] of await stored(t)) assert.ok(!bytes.includes(MARK), `${path} holds no plaintext`);
+    });
+
     test('a thumbnail is drawn from the decrypted image', async () => {
       const png = await img.pngWithAlpha();
       assert.equal((await fetch(`${t.url}/storage/alice/pics/a.png`, { method: 'PUT', headers: auth, body: png })).status, 201);

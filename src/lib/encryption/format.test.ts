@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, TAG_SIZE, chunkSpan, hasMagic, headerFor, newFileKey, newMasterKeyText, openHeader, openTail, parseMasterKey, plainSize, sealTail, storedSize } from './format.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, NONCE_SIZE, TAG_SIZE, VERSION, chunkOverhead, chunkSpan, couldBeEncrypted, hasMagic, headerFor, headerVersion, newFileKey, newMasterKeyText, openChunk, openHeader, openTail, parseMasterKey, plainSize, plainSizeOf, sealChunk, sealTail, storedChunk, storedSize } from './format.js';
 import { decryptChunks, encrypt } from './stream.js';
 
 const C = CHUNK_SIZE;
+/** Every version is still read; the tests that hold for both run for both. */
+const VERSIONS = [1, 2] as const;
 const master = parseMasterKey(newMasterKeyText());
 const otherMaster = parseMasterKey(newMasterKeyText());
 
@@ -19,19 +21,19 @@ async function* inPieces(bytes: Buffer, step: number): AsyncGenerator<Buffer> {
   for (let i = 0; i < bytes.length; i += step) yield bytes.subarray(i, i + step);
 }
 
-const sealed = (plain: Buffer, step = 4096, key = master) => collect(encrypt(key, inPieces(plain, step)));
+const sealed = (plain: Buffer, step = 4096, key = master, version = VERSION) => collect(encrypt(key, inPieces(plain, step), version));
 
 /** The plaintext start..end of a stored file, as a ranged read does it (header, then only the chunks touched). */
 async function readRange(stored: Buffer, start: number, end: number, keys = [master]): Promise<Buffer> {
-  const size = plainSize(stored.length);
+  const size = plainSizeOf(stored.length, stored);
   if (size === undefined) throw new DecryptError('bad_size', 'not a stored size');
   const key = openHeader(stored.subarray(0, HEADER_SIZE), keys);
-  const span = chunkSpan(size, start, end);
+  const span = chunkSpan(size, start, end, key.version);
   return collect(decryptChunks(key, size, span.first, inPieces(stored.subarray(span.stored.start, span.stored.end + 1), 5000), span.skip, span.length));
 }
 /** The whole plaintext of a stored file, as a full read does it (every chunk, even an empty file's one). */
 async function readAll(stored: Buffer, keys = [master]): Promise<Buffer> {
-  const size = plainSize(stored.length);
+  const size = plainSizeOf(stored.length, stored);
   if (size === undefined) throw new DecryptError('bad_size', 'not a stored size');
   return collect(decryptChunks(openHeader(stored.subarray(0, HEADER_SIZE), keys), size, 0, inPieces(stored.subarray(HEADER_SIZE), 3000), 0, size));
 }
@@ -52,27 +54,35 @@ test('parseMasterKey takes 32 bytes of base64 and nothing else', () => {
   assert.notDeepEqual(master.id, otherMaster.id);
 });
 
-test('storedSize and plainSize are inverse, and plainSize rejects sizes no stored file has', () => {
+for (const v of VERSIONS) {
+test(`version ${v}: storedSize and plainSize are inverse, and plainSize rejects sizes no stored file has`, () => {
+  const X = chunkOverhead(v);
+  const S = storedChunk(v);
   const plainCases = [0, 1, 15, 16, 17, C - 1, C, C + 1, 2 * C - 1, 2 * C, 2 * C + 1, 10 * C + 12345, 2 ** 40 + 3];
-  for (const n of plainCases) assert.equal(plainSize(storedSize(n)), n, `plain ${n}`);
+  for (const n of plainCases) assert.equal(plainSize(storedSize(n, v), v), n, `plain ${n}`);
   const storedCases: [number, number | undefined][] = [
     [0, undefined],
     [HEADER_SIZE, undefined],
-    [HEADER_SIZE + TAG_SIZE - 1, undefined],
-    [HEADER_SIZE + TAG_SIZE, 0],
-    [HEADER_SIZE + TAG_SIZE + 1, 1],
-    [HEADER_SIZE + STORED_CHUNK, C],
-    [HEADER_SIZE + STORED_CHUNK + 1, undefined],
-    [HEADER_SIZE + STORED_CHUNK + TAG_SIZE, undefined],
-    [HEADER_SIZE + STORED_CHUNK + TAG_SIZE + 1, C + 1],
-    [HEADER_SIZE + 3 * STORED_CHUNK, 3 * C],
+    [HEADER_SIZE + X - 1, undefined],
+    [HEADER_SIZE + X, 0],
+    [HEADER_SIZE + X + 1, 1],
+    [HEADER_SIZE + S, C],
+    [HEADER_SIZE + S + 1, undefined],
+    [HEADER_SIZE + S + X, undefined],
+    [HEADER_SIZE + S + X + 1, C + 1],
+    [HEADER_SIZE + 3 * S, 3 * C],
   ];
-  for (const [stored, want] of storedCases) assert.equal(plainSize(stored), want, `stored ${stored}`);
-  assert.equal(storedSize(0), HEADER_SIZE + TAG_SIZE, 'an empty file is its header and one empty chunk');
-  assert.equal(storedSize(C), HEADER_SIZE + C + TAG_SIZE, 'a file of one full chunk has no empty chunk after it');
+  for (const [stored, want] of storedCases) {
+    assert.equal(plainSize(stored, v), want, `stored ${stored}`);
+    if (want !== undefined) assert.ok(couldBeEncrypted(stored), `stored ${stored} could be encrypted`);
+  }
+  assert.equal(storedSize(0, v), HEADER_SIZE + X, 'an empty file is its header and one empty chunk');
+  assert.equal(storedSize(C, v), HEADER_SIZE + C + X, 'a file of one full chunk has no empty chunk after it');
 });
+}
 
-test('chunkSpan maps a plaintext range onto the chunks that hold it', () => {
+for (const v of VERSIONS) {
+test(`version ${v}: chunkSpan maps a plaintext range onto the chunks that hold it`, () => {
   const size = 3 * C + 100;
   const cases: [number, number, { first: number; last: number; skip: number }][] = [
     [0, 0, { first: 0, last: 0, skip: 0 }],
@@ -84,30 +94,33 @@ test('chunkSpan maps a plaintext range onto the chunks that hold it', () => {
     [0, size - 1, { first: 0, last: 3, skip: 0 }],
   ];
   for (const [start, end, want] of cases) {
-    const span = chunkSpan(size, start, end);
+    const span = chunkSpan(size, start, end, v);
     assert.deepEqual({ first: span.first, last: span.last, skip: span.skip }, want, `${start}-${end}`);
-    assert.equal(span.stored.start, HEADER_SIZE + want.first * STORED_CHUNK);
-    assert.equal(span.stored.end, Math.min(HEADER_SIZE + (want.last + 1) * STORED_CHUNK, storedSize(size)) - 1);
+    assert.equal(span.stored.start, HEADER_SIZE + want.first * storedChunk(v));
+    assert.equal(span.stored.end, Math.min(HEADER_SIZE + (want.last + 1) * storedChunk(v), storedSize(size, v)) - 1);
     assert.equal(span.length, end - start + 1);
   }
 });
+}
 
-test('a file round-trips at every size around the chunk edges, fed in any pieces', async () => {
+for (const v of VERSIONS) {
+test(`version ${v}: a file round-trips at every size around the chunk edges, fed in any pieces`, async () => {
   const sizes = [0, 1, C - 1, C, C + 1, 2 * C, 3 * C + 7];
   for (const n of sizes)
     for (const step of [1000, C, C + 3, 7 * C]) {
       const plain = randomBytes(n);
-      const stored = await sealed(plain, step);
-      assert.equal(stored.length, storedSize(n), `size ${n} step ${step}`);
+      const stored = await sealed(plain, step, master, v);
+      assert.equal(stored.length, storedSize(n, v), `size ${n} step ${step}`);
       assert.ok(hasMagic(stored));
+      assert.equal(headerVersion(stored), v);
       if (n >= 32) assert.ok(!stored.includes(plain.subarray(0, 32)), 'no plaintext in the stored bytes');
       assert.deepEqual(await readAll(stored), plain, `size ${n} step ${step}`);
     }
 });
 
-test('ranges: first, middle, suffix and across a chunk edge give exactly those bytes', async () => {
+test(`version ${v}: ranges: first, middle, suffix and across a chunk edge give exactly those bytes`, async () => {
   const plain = randomBytes(3 * C + 100);
-  const stored = await sealed(plain);
+  const stored = await sealed(plain, 4096, master, v);
   const n = plain.length;
   const cases: [number, number][] = [
     [0, 0],
@@ -122,10 +135,11 @@ test('ranges: first, middle, suffix and across a chunk edge give exactly those b
   for (const [start, end] of cases) assert.deepEqual(await readRange(stored, start, end), plain.subarray(start, end + 1), `${start}-${end}`);
 });
 
-test('tampered files never decrypt: flipped bytes, cuts, swapped, appended or foreign chunks, another key', async () => {
+test(`version ${v}: tampered files never decrypt: flipped bytes, cuts, swapped, appended or foreign chunks, another key`, async () => {
+  const STORED_CHUNK = storedChunk(v);
   const plain = randomBytes(3 * C + 100);
-  const stored = await sealed(plain);
-  const other = await sealed(randomBytes(3 * C + 100));
+  const stored = await sealed(plain, 4096, master, v);
+  const other = await sealed(randomBytes(3 * C + 100), 4096, master, v);
   const chunk = (s: Buffer, i: number) => s.subarray(HEADER_SIZE + i * STORED_CHUNK, HEADER_SIZE + (i + 1) * STORED_CHUNK);
   const flip = (at: number) => {
     const b = Buffer.from(stored);
@@ -135,6 +149,8 @@ test('tampered files never decrypt: flipped bytes, cuts, swapped, appended or fo
   const header = stored.subarray(0, HEADER_SIZE);
   const cases: [string, Buffer, DecryptError['reason']][] = [
     ['a flipped byte in the first chunk', flip(HEADER_SIZE + 10), 'bad_chunk'],
+    ['a flipped byte in the first chunk’s first bytes (version 2: its nonce)', flip(HEADER_SIZE + 1), 'bad_chunk'],
+    ['the header’s version byte changed', Buffer.concat([Buffer.from(stored.subarray(0, 4)), Buffer.of(3 - v), stored.subarray(5)]), 'bad_header'],
     ['a flipped byte in a tag', flip(HEADER_SIZE + STORED_CHUNK - 1), 'bad_chunk'],
     ['a flipped byte in the last chunk', flip(stored.length - 50), 'bad_chunk'],
     ['a flipped byte in the wrapped key', flip(HEADER_SIZE - 20), 'bad_header'],
@@ -155,9 +171,10 @@ test('tampered files never decrypt: flipped bytes, cuts, swapped, appended or fo
   assert.deepEqual(await readRange(flip(stored.length - 50), 0, 99), plain.subarray(0, 100));
 });
 
-test('stored chunks fed in pieces that cut a tag anywhere decrypt, and a flipped tag byte still fails', async () => {
+test(`version ${v}: stored chunks fed in pieces that cut a nonce or tag anywhere decrypt, and a flipped tag byte still fails`, async () => {
+  const STORED_CHUNK = storedChunk(v);
   const plain = randomBytes(2 * C + 50);
-  const stored = await sealed(plain, C);
+  const stored = await sealed(plain, C, master, v);
   const size = plain.length;
   const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
   const body = stored.subarray(HEADER_SIZE);
@@ -166,6 +183,8 @@ test('stored chunks fed in pieces that cut a tag anywhere decrypt, and a flipped
     const at = STORED_CHUNK - TAG_SIZE + cut;
     assert.deepEqual(await collect(decryptChunks(key, size, 0, [body.subarray(0, at), body.subarray(at)], 0, size)), plain, `cut ${cut} bytes into the tag`);
   }
+  const nonceCut = [body.subarray(0, 1), body.subarray(1, 7), body.subarray(7, 13), body.subarray(13, STORED_CHUNK + 5), body.subarray(STORED_CHUNK + 5)];
+  assert.deepEqual(await collect(decryptChunks(key, size, 0, nonceCut, 0, size)), plain, 'cut inside the first bytes of two chunks');
   const bytewise = [body.subarray(0, STORED_CHUNK - 20), ...Array.from({ length: 40 }, (_, i) => body.subarray(STORED_CHUNK - 20 + i, STORED_CHUNK - 19 + i)), body.subarray(STORED_CHUNK + 20)];
   assert.deepEqual(await collect(decryptChunks(key, size, 0, bytewise, 0, size)), plain, 'one byte at a time across a tag');
   const flipped = Buffer.from(body);
@@ -174,15 +193,45 @@ test('stored chunks fed in pieces that cut a tag anywhere decrypt, and a flipped
   await assert.rejects(collect(decryptChunks(key, size, 0, [flipped.subarray(0, at), flipped.subarray(at)], 0, size)), (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk');
 });
 
-test('a header re-wrapped under a new master key opens the same chunks', async () => {
+test(`version ${v}: a header re-wrapped under a new master key opens the same chunks`, async () => {
   const plain = randomBytes(C + 5);
-  const stored = await sealed(plain);
+  const stored = await sealed(plain, 4096, master, v);
   const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
   const rewrapped = Buffer.concat([headerFor(otherMaster, key), stored.subarray(HEADER_SIZE)]);
   assert.deepEqual(await readAll(rewrapped, [otherMaster]), plain);
   assert.deepEqual(rewrapped.subarray(HEADER_SIZE), stored.subarray(HEADER_SIZE), 'the chunks are unchanged');
+  assert.equal(headerVersion(rewrapped), v, 'the version stays the chunks’');
   await assert.rejects(readAll(rewrapped, [master]), (e: unknown) => e instanceof DecryptError && e.reason === 'other_key');
 });
+}
+
+test('version 2: sealing a chunk index again, as a resume after a crash does, never reuses a nonce; the stored nonce is what opens it', () => {
+  const { key } = newFileKey(master);
+  assert.equal(key.version, 2);
+  const a = Buffer.alloc(C, 'a');
+  const b = Buffer.alloc(C, 'b');
+  const seen = new Set<string>();
+  for (const plain of [a, b, a, b]) {
+    const chunk = sealChunk(key, 3, false, plain);
+    assert.equal(chunk.length, storedChunk(2));
+    const nonce = chunk.subarray(0, NONCE_SIZE).toString('hex');
+    assert.ok(!seen.has(nonce), 'a fresh nonce for every sealing of the index');
+    seen.add(nonce);
+    assert.deepEqual(openChunk(key, 3, false, chunk), plain);
+    assert.throws(() => openChunk(key, 4, false, chunk), (e: unknown) => e instanceof DecryptError, 'the index is authenticated');
+    assert.throws(() => openChunk(key, 3, true, chunk), (e: unknown) => e instanceof DecryptError, 'the last flag is authenticated');
+  }
+  // Version 1 (kept only to read old files) makes the same nonce each time: why version 2 exists.
+  const { key: old } = newFileKey(master, 1);
+  const x = sealChunk(old, 3, false, a);
+  const y = sealChunk(old, 3, false, b);
+  const xor = Buffer.alloc(64);
+  for (let i = 0; i < 64; i++) xor[i] = x[i]! ^ y[i]!;
+  assert.ok(xor.equals(Buffer.alloc(64, 'a'.charCodeAt(0) ^ 'b'.charCodeAt(0))), 'version 1: the XOR of two sealings is the XOR of the plaintexts');
+  assert.equal(TAG_SIZE + NONCE_SIZE, chunkOverhead(2));
+});
+
+
 
 test('a staged partial chunk opens only with its file key and at its offset, and sealing it again never repeats the ciphertext', () => {
   const { key } = newFileKey(master);

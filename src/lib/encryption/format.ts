@@ -6,27 +6,49 @@ import { createCipheriv, createDecipheriv, createSecretKey, hash, randomBytes, t
  *   header ‖ chunk 0 ‖ chunk 1 ‖ … ‖ chunk n-1
  *
  * header (HEADER_SIZE bytes, fixed so sizes are pure arithmetic):
- *   magic "FCEN" ‖ version 1 ‖ key id (8) ‖ file id (16) ‖ nonce prefix (7)
+ *   magic "FCEN" ‖ version ‖ key id (8) ‖ file id (16) ‖ nonce prefix (7)
  *   ‖ wrap iv (12) ‖ wrapped data key (32) ‖ wrap tag (16)
  *
- * chunk i: AES-256-GCM under the file's data key of CHUNK_SIZE plaintext
- * bytes (the last one shorter, empty only for an empty file), ciphertext ‖
- * tag, nonce = prefix ‖ i (32-bit big-endian) ‖ last (1 byte: 1 on the last
- * chunk). A chunk moved to another index, another file or to the end fails
- * its tag: the index and the last flag are in the nonce, and every file has
- * a data key of its own. The data key is wrapped by the master key with the
- * header's version, key id and file id as associated data, so a header is
- * bound to its file id and rotation rewrites the header alone.
+ * Every chunk is AES-256-GCM under the file's data key of CHUNK_SIZE
+ * plaintext bytes (the last one shorter, empty only for an empty file).
+ *
+ * Version 2 (written now): chunk i = nonce (12, random, drawn afresh each
+ * time a chunk is sealed) ‖ ciphertext ‖ tag, with file id ‖ i (32-bit
+ * big-endian) ‖ last (1 byte: 1 on the last chunk) as associated data. A
+ * resumed upload seals a chunk again when a crash lost the record of it, and
+ * a client may send other bytes there: a nonce of its own per sealing means
+ * one (key, nonce) pair never seals two plaintexts. The header's nonce prefix
+ * is unused.
+ *
+ * Version 1 (still read, and written only into tus stagings begun under it):
+ * chunk i = ciphertext ‖ tag, nonce = prefix ‖ i (32-bit big-endian) ‖ last,
+ * the file id as associated data.
+ *
+ * Either way a chunk moved to another index, another file or to the end
+ * fails its tag (index and last flag are authenticated, and every file has a
+ * data key of its own), and chunks have a fixed stored size, so a range is
+ * one read. The data key is wrapped by the master key with the header's
+ * version, key id and file id as associated data, so a header is bound to its
+ * file id and rotation rewrites the header alone.
  */
 export const MAGIC = Buffer.from('FCEN', 'latin1');
-export const VERSION = 1;
+/** The version new files are written in. */
+export const VERSION = 2;
+/** Every version this code reads. */
+const VERSIONS: readonly number[] = [1, 2];
 export const CHUNK_SIZE = 64 * 1024;
 export const TAG_SIZE = 16;
-export const STORED_CHUNK = CHUNK_SIZE + TAG_SIZE;
+export const NONCE_SIZE = 12;
 const KEY_ID = 8;
 const FILE_ID = 16;
 const PREFIX = 7;
-const IV = 12;
+const IV = NONCE_SIZE;
+/** What a stored chunk adds to its plaintext in a version: the tag, and from version 2 its nonce. */
+export const chunkOverhead = (version: number): number => (version === 1 ? TAG_SIZE : NONCE_SIZE + TAG_SIZE);
+/** A full chunk's stored size in a version. */
+export const storedChunk = (version: number): number => CHUNK_SIZE + chunkOverhead(version);
+/** A full chunk's stored size in the version written now. */
+export const STORED_CHUNK = storedChunk(VERSION);
 const KEY = 32;
 const AT_KEY_ID = MAGIC.length + 1;
 const AT_FILE_ID = AT_KEY_ID + KEY_ID;
@@ -56,7 +78,7 @@ const cipherKey = (key: FileKey): KeyObject => secretOf(key, key.dataKey);
 export type MasterKey = { readonly id: Buffer; readonly key: Buffer };
 
 /** What a header holds once its data key is unwrapped. */
-export type FileKey = { readonly fileId: Buffer; readonly prefix: Buffer; readonly dataKey: Buffer };
+export type FileKey = { readonly version: number; readonly fileId: Buffer; readonly prefix: Buffer; readonly dataKey: Buffer };
 
 /** Why a stored file cannot be decrypted: the read fails with it and the log says which. */
 export class DecryptError extends Error {
@@ -82,9 +104,16 @@ export function newMasterKeyText(): string {
   return `${randomBytes(KEY).toString('base64')}\n`;
 }
 
+/** The format version of a file whose first bytes these are; undefined when they do not start like an encrypted file. */
+export function headerVersion(bytes: Buffer): number | undefined {
+  if (bytes.length < MAGIC.length + 1 || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const version = bytes[MAGIC.length]!;
+  return VERSIONS.includes(version) ? version : undefined;
+}
+
 /** True when bytes (a file's first bytes) start like an encrypted file of this format. */
 export function hasMagic(bytes: Buffer): boolean {
-  return bytes.length >= MAGIC.length + 1 && bytes.subarray(0, MAGIC.length).equals(MAGIC) && bytes[MAGIC.length] === VERSION;
+  return headerVersion(bytes) !== undefined;
 }
 
 function wrapAad(version: number, keyId: Buffer, fileId: Buffer): Buffer {
@@ -92,8 +121,8 @@ function wrapAad(version: number, keyId: Buffer, fileId: Buffer): Buffer {
 }
 
 /** A fresh file key and the header that carries it wrapped by master. */
-export function newFileKey(master: MasterKey): { header: Buffer; key: FileKey } {
-  const key: FileKey = { fileId: randomBytes(FILE_ID), prefix: randomBytes(PREFIX), dataKey: randomBytes(KEY) };
+export function newFileKey(master: MasterKey, version = VERSION): { header: Buffer; key: FileKey } {
+  const key: FileKey = { version, fileId: randomBytes(FILE_ID), prefix: randomBytes(PREFIX), dataKey: randomBytes(KEY) };
   return { header: headerFor(master, key), key };
 }
 
@@ -101,9 +130,9 @@ export function newFileKey(master: MasterKey): { header: Buffer; key: FileKey } 
 export function headerFor(master: MasterKey, key: FileKey): Buffer {
   const iv = randomBytes(IV);
   const c = createCipheriv('aes-256-gcm', secretOf(master, master.key), iv);
-  c.setAAD(wrapAad(VERSION, master.id, key.fileId));
+  c.setAAD(wrapAad(key.version, master.id, key.fileId));
   const wrapped = Buffer.concat([c.update(key.dataKey), c.final()]);
-  return Buffer.concat([MAGIC, Buffer.of(VERSION), master.id, key.fileId, key.prefix, iv, wrapped, c.getAuthTag()]);
+  return Buffer.concat([MAGIC, Buffer.of(key.version), master.id, key.fileId, key.prefix, iv, wrapped, c.getAuthTag()]);
 }
 
 /** The key id a header names (undefined when bytes are no header). */
@@ -118,19 +147,20 @@ export function openHeader(header: Buffer, masters: readonly MasterKey[]): FileK
   if (keyId === undefined) throw new DecryptError('bad_header', 'the file has no valid encryption header');
   const master = masters.find((m) => m.id.equals(keyId));
   if (master === undefined) throw new DecryptError('other_key', `the file is encrypted with another key (id ${keyId.toString('hex')})`);
+  const version = headerVersion(header)!;
   const fileId = Buffer.from(header.subarray(AT_FILE_ID, AT_FILE_ID + FILE_ID));
   const d = createDecipheriv('aes-256-gcm', secretOf(master, master.key), header.subarray(AT_IV, AT_IV + IV));
-  d.setAAD(wrapAad(VERSION, keyId, fileId));
+  d.setAAD(wrapAad(version, keyId, fileId));
   d.setAuthTag(header.subarray(AT_TAG, AT_TAG + TAG_SIZE));
   try {
     const dataKey = Buffer.concat([d.update(header.subarray(AT_WRAPPED, AT_WRAPPED + KEY)), d.final()]);
-    return { fileId, prefix: Buffer.from(header.subarray(AT_PREFIX, AT_PREFIX + PREFIX)), dataKey };
+    return { version, fileId, prefix: Buffer.from(header.subarray(AT_PREFIX, AT_PREFIX + PREFIX)), dataKey };
   } catch {
     throw new DecryptError('bad_header', 'the file’s encryption header fails authentication');
   }
 }
 
-function nonce(key: FileKey, index: number, last: boolean): Buffer {
+function v1Nonce(key: FileKey, index: number, last: boolean): Buffer {
   const n = Buffer.alloc(IV);
   key.prefix.copy(n, 0);
   n.writeUInt32BE(index, PREFIX);
@@ -138,45 +168,94 @@ function nonce(key: FileKey, index: number, last: boolean): Buffer {
   return n;
 }
 
+/** Version 2's associated data of chunk `index`: the file, the index and the last flag. */
+function chunkAad(key: FileKey, index: number, last: boolean): Buffer {
+  const aad = Buffer.alloc(FILE_ID + 5);
+  key.fileId.copy(aad, 0);
+  aad.writeUInt32BE(index, FILE_ID);
+  aad[FILE_ID + 4] = last ? 1 : 0;
+  return aad;
+}
+
+/**
+ * Fresh random nonces, cut from a block drawn at once (one draw per chunk
+ * costs a system call each). A block is never refilled: nonces handed out
+ * may still be waiting to be written.
+ */
+const NONCE_BLOCK = 512;
+let nonceBlock = Buffer.alloc(0);
+let nonceAt = 0;
+function freshNonce(): Buffer {
+  if (nonceAt + IV > nonceBlock.length) {
+    nonceBlock = randomBytes(IV * NONCE_BLOCK);
+    nonceAt = 0;
+  }
+  nonceAt += IV;
+  return nonceBlock.subarray(nonceAt - IV, nonceAt);
+}
+
 /**
  * Chunk `index` of a file, encrypted from its plaintext in parts (as they
- * arrived, never joined): the ciphertext of each part, then the tag. Joining
- * them would copy every byte once more into fresh memory, which costs about
- * as much as the encryption itself.
+ * arrived, never joined): (version 2: the nonce, then) the ciphertext of each
+ * part, then the tag. Joining them would copy every byte once more into
+ * fresh memory, which costs about as much as the encryption itself.
  */
 export function sealParts(key: FileKey, index: number, last: boolean, plain: readonly Buffer[]): Buffer[] {
-  const c = createCipheriv('aes-256-gcm', cipherKey(key), nonce(key, index, last));
-  c.setAAD(key.fileId);
-  const out = plain.map((p) => c.update(p));
+  const v1 = key.version === 1;
+  const n = v1 ? v1Nonce(key, index, last) : freshNonce();
+  const c = createCipheriv('aes-256-gcm', cipherKey(key), n);
+  c.setAAD(v1 ? key.fileId : chunkAad(key, index, last));
+  const out = v1 ? [] : [n];
+  for (const p of plain) out.push(c.update(p));
   c.final();
   out.push(c.getAuthTag());
   return out;
 }
 
-/** Chunk `index` of a file, encrypted: ciphertext ‖ tag. */
+/** Chunk `index` of a file, encrypted: its stored bytes. */
 export function sealChunk(key: FileKey, index: number, last: boolean, plain: Buffer): Buffer {
   return Buffer.concat(sealParts(key, index, last, [plain]));
 }
 
+/** The first n bytes of parts, and the parts after them (neither copied unless n spans parts). */
+function splitFront(parts: readonly Buffer[], n: number): [Buffer, Buffer[]] {
+  const front: Buffer[] = [];
+  let left = n;
+  let i = 0;
+  for (; i < parts.length && left > 0; i++) {
+    const p = parts[i]!;
+    if (p.length > left) return [joined([...front, p.subarray(0, left)]), [p.subarray(left), ...parts.slice(i + 1)]];
+    front.push(p);
+    left -= p.length;
+  }
+  return [joined(front), parts.slice(i)];
+}
+const joined = (parts: readonly Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+
 /**
- * The plaintext of stored chunk `index` given in parts (ciphertext ‖ tag cut
+ * The plaintext of stored chunk `index` given in parts (its stored bytes cut
  * anywhere), in as many parts; DecryptError when it is not exactly what was
  * sealed there. Nothing is returned before the whole chunk is authenticated.
  */
 export function openParts(key: FileKey, index: number, last: boolean, stored: readonly Buffer[]): Buffer[] {
-  let left = stored.reduce((n, p) => n + p.length, 0) - TAG_SIZE;
+  const v1 = key.version === 1;
+  let left = stored.reduce((n, p) => n + p.length, 0) - chunkOverhead(key.version);
   if (left < 0) throw new DecryptError('bad_chunk', `chunk ${index} is cut short`);
-  const d = createDecipheriv('aes-256-gcm', cipherKey(key), nonce(key, index, last));
-  d.setAAD(key.fileId);
+  let body = stored;
+  let n: Buffer;
+  if (v1) n = v1Nonce(key, index, last);
+  else [n, body] = splitFront(stored, IV);
+  const d = createDecipheriv('aes-256-gcm', cipherKey(key), n);
+  d.setAAD(v1 ? key.fileId : chunkAad(key, index, last));
   const plain: Buffer[] = [];
   const tag: Buffer[] = [];
-  for (const p of stored) {
-    const body = left >= p.length ? p : p.subarray(0, left);
-    if (body.length > 0) plain.push(d.update(body));
-    if (body.length < p.length) tag.push(p.subarray(body.length));
-    left -= body.length;
+  for (const p of body) {
+    const text = left >= p.length ? p : p.subarray(0, left);
+    if (text.length > 0) plain.push(d.update(text));
+    if (text.length < p.length) tag.push(p.subarray(text.length));
+    left -= text.length;
   }
-  d.setAuthTag(tag.length === 1 ? tag[0]! : Buffer.concat(tag));
+  d.setAuthTag(joined(tag));
   try {
     d.final();
   } catch {
@@ -232,24 +311,35 @@ export function chunkCount(plainSize: number): number {
   return Math.max(1, Math.ceil(plainSize / CHUNK_SIZE));
 }
 
-/** The stored size of a file of `plainSize` bytes. */
-export function storedSize(plainSize: number): number {
-  return HEADER_SIZE + plainSize + chunkCount(plainSize) * TAG_SIZE;
+/** The stored size of a file of `plainSize` bytes in a format version. */
+export function storedSize(plainSize: number, version = VERSION): number {
+  return HEADER_SIZE + plainSize + chunkCount(plainSize) * chunkOverhead(version);
 }
 
 /**
- * The plaintext size of a stored file of `stored` bytes, or undefined when
- * no file of this format has that size (it cannot be one: plain, or cut).
+ * The plaintext size of a stored file of `stored` bytes in a format version,
+ * or undefined when no file of that version has that size (it cannot be one:
+ * plain, or cut).
  */
-export function plainSize(stored: number): number | undefined {
+export function plainSize(stored: number, version = VERSION): number | undefined {
+  const extra = chunkOverhead(version);
   const body = stored - HEADER_SIZE;
-  if (!Number.isSafeInteger(body) || body < TAG_SIZE) return undefined;
-  const full = Math.floor(body / STORED_CHUNK);
-  const rest = body % STORED_CHUNK;
+  if (!Number.isSafeInteger(body) || body < extra) return undefined;
+  const full = Math.floor(body / (CHUNK_SIZE + extra));
+  const rest = body % (CHUNK_SIZE + extra);
   if (rest === 0) return full * CHUNK_SIZE;
   // Only an empty file ends in an empty chunk; a partial tag is no chunk.
-  if (rest < TAG_SIZE || (rest === TAG_SIZE && full > 0)) return undefined;
-  return full * CHUNK_SIZE + rest - TAG_SIZE;
+  if (rest < extra || (rest === extra && full > 0)) return undefined;
+  return full * CHUNK_SIZE + rest - extra;
+}
+
+/** True when some version's file has this stored size: only then can its header make it encrypted. */
+export const couldBeEncrypted = (stored: number): boolean => VERSIONS.some((v) => plainSize(stored, v) !== undefined);
+
+/** The plaintext size of a stored file whose first bytes are head; undefined when it is no encrypted file. */
+export function plainSizeOf(stored: number, head: Buffer): number | undefined {
+  const version = headerVersion(head);
+  return version === undefined ? undefined : plainSize(stored, version);
 }
 
 /**
@@ -259,13 +349,14 @@ export function plainSize(stored: number): number | undefined {
  */
 export type ChunkSpan = { readonly first: number; readonly last: number; readonly stored: { readonly start: number; readonly end: number }; readonly skip: number; readonly length: number };
 
-export function chunkSpan(size: number, start: number, end: number): ChunkSpan {
+export function chunkSpan(size: number, start: number, end: number, version = VERSION): ChunkSpan {
   const first = Math.floor(start / CHUNK_SIZE);
   const last = Math.min(Math.floor(end / CHUNK_SIZE), chunkCount(size) - 1);
+  const chunk = storedChunk(version);
   return {
     first,
     last,
-    stored: { start: HEADER_SIZE + first * STORED_CHUNK, end: Math.min(HEADER_SIZE + (last + 1) * STORED_CHUNK, storedSize(size)) - 1 },
+    stored: { start: HEADER_SIZE + first * chunk, end: Math.min(HEADER_SIZE + (last + 1) * chunk, storedSize(size, version)) - 1 },
     skip: start - first * CHUNK_SIZE,
     length: end - start + 1,
   };

@@ -1,4 +1,4 @@
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, chunkCount, newFileKey, openParts, sealParts, type FileKey, type MasterKey } from './format.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, VERSION, chunkCount, newFileKey, openParts, sealParts, storedChunk, type FileKey, type MasterKey } from './format.js';
 
 /**
  * Cuts a byte stream into pieces of exactly `size` bytes, each given as the
@@ -38,8 +38,8 @@ export async function* pieces(source: AsyncIterable<Buffer | string> | Iterable<
  * then each chunk as soon as a byte after it has arrived or the stream has
  * ended (the last flag needs to know), so memory stays at about one chunk.
  */
-export async function* encrypt(master: MasterKey, plain: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
-  const { header, key } = newFileKey(master);
+export async function* encrypt(master: MasterKey, plain: AsyncIterable<Buffer | string>, version = VERSION): AsyncGenerator<Buffer> {
+  const { header, key } = newFileKey(master, version);
   yield header;
   let index = 0;
   for await (const { parts, last } of pieceParts(plain, CHUNK_SIZE)) yield* sealParts(key, index++, last, parts);
@@ -57,7 +57,7 @@ export async function* decryptChunks(key: FileKey, size: number, first: number, 
   let index = first;
   let toSkip = skip;
   let left = length;
-  for await (const { parts } of pieceParts(stored, STORED_CHUNK)) {
+  for await (const { parts } of pieceParts(stored, storedChunk(key.version))) {
     if (parts.length === 0) break;
     if (index >= total) throw new DecryptError('bad_size', 'the stored file runs past its last chunk');
     const plain = openParts(key, index, index === total - 1, parts);
@@ -72,5 +72,5 @@ export async function* decryptChunks(key: FileKey, size: number, first: number, 
   if (left > 0) throw new DecryptError('bad_size', 'the stored file ends before its last chunk');
 }
 
-/** Where chunk `index`'s stored bytes begin. */
-export const chunkOffset = (index: number): number => HEADER_SIZE + index * STORED_CHUNK;
+/** Where chunk `index`'s stored bytes begin in a format version. */
+export const chunkOffset = (index: number, version = VERSION): number => HEADER_SIZE + index * storedChunk(version);

@@ -6,13 +6,16 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { newBucket, s3Client, s3Service, skipReason } from '../../../test/helpers/services.js';
-import { CHUNK_SIZE, HEADER_SIZE, STORED_CHUNK, newMasterKeyText, parseMasterKey, storedSize, type MasterKey } from '../../lib/encryption/format.js';
+import { CHUNK_SIZE, HEADER_SIZE, STORED_CHUNK, headerVersion, newMasterKeyText, parseMasterKey, storedSize, type MasterKey } from '../../lib/encryption/format.js';
+import { encrypt } from '../../lib/encryption/stream.js';
+import { Readable } from 'node:stream';
 import { openSqliteStore } from '../../store/sqlite.js';
 import { listAll, type StorageBackend } from '../backend.js';
 import { bodyOf, keyOf, leasingIn, readAll, rejectsCode } from '../conformance/index.test-suite.js';
 import { createLocalBackend } from '../local/local-backend.js';
 import { createS3Backend } from '../s3/s3-backend.js';
 import { encryptedBackend } from './encrypted-backend.js';
+import { migrateTrash } from './migrate.js';
 
 /** What each storage under test gives: the backend below, and raw access to what it stores. */
 type Raw = { readonly inner: StorageBackend; get(path: string): Promise<Buffer>; put(path: string, bytes: Buffer): Promise<void>; all(): Promise<Buffer[]>; cleanup(): Promise<void> };
@@ -201,6 +204,31 @@ it('plain files written before the key stay readable, at their own size', async 
   assert.deepEqual([listed.get('old'), listed.get('tiny')], [data.length, 2]);
 });
 
+it('files of format version 1 (written before version 2) stay readable: whole, ranges before and after the key is known, stat, listing, redate', async ({ backend, inner, get }) => {
+  const data = marked(3 * CHUNK_SIZE + 100);
+  await inner.write(keyOf('old1'), Readable.from(encrypt(master, Readable.from([data]), 1)), { ifExists: 'fail' });
+  const stored = await get('alice/old1');
+  assert.equal(headerVersion(stored), 1);
+  assert.equal(stored.length, storedSize(data.length, 1));
+  assert.equal((await backend.stat(keyOf('old1')))?.size, data.length);
+  const n = data.length;
+  // The first range reads the header; the same ones again go by the key kept for the file.
+  for (let round = 0; round < 2; round++)
+    for (const [start, end] of [
+      [CHUNK_SIZE - 5, CHUNK_SIZE + 5],
+      [2 * CHUNK_SIZE + 1, n - 1],
+      [0, 0],
+    ] as const)
+      assert.deepEqual((await read(backend, 'old1', { start, end })).bytes, data.subarray(start, end + 1), `round ${round}: ${start}-${end}`);
+  assert.equal((await backend.stat(keyOf('old1')))?.size, n, 'the stat of a file whose key is kept');
+  assert.deepEqual((await read(backend, 'old1')).bytes, data);
+  assert.equal(new Map((await listAll(backend, keyOf(''))).map((e) => [e.name, e.size])).get('old1'), n);
+  assert.equal((await backend.redate(keyOf('old1'), new Date('2020-01-02T03:04:05Z'))).size, n);
+  // New files are version 2.
+  await backend.write(keyOf('new2'), bodyOf(data), { ifExists: 'fail' });
+  assert.equal(headerVersion(await get('alice/new2')), 2);
+});
+
 it('an altered stored file is never served: the read fails and names the file', async ({ backend, get, put, bad }) => {
   const data = marked(3 * CHUNK_SIZE + 100);
   const other = marked(3 * CHUNK_SIZE + 100);
@@ -243,6 +271,31 @@ it('a file under another key is refused; a key ring with the old key reads it', 
   assert.deepEqual(bad, ['alice/k']);
   const ring = encryptedBackend(inner, { current: fresh, all: [fresh, master], onBadFile: (l) => bad.push(l) });
   assert.deepEqual((await ring.read(keyOf('k'))).bytes, data);
+});
+
+it('a trash item’s files are listed, read and rewritten in place: migrate encrypts a trashed folder, which restores whole; a path out of the item is refused', async ({ backend, inner }) => {
+  const files: Record<string, Buffer> = { 'd/a.txt': marked(1000), 'd/sub/b.txt': marked(CHUNK_SIZE + 3) };
+  await inner.mkdir(keyOf('d/sub'), { parents: true, existOk: false });
+  for (const [path, data] of Object.entries(files)) await inner.write(keyOf(path), bodyOf(data), { ifExists: 'fail' });
+  await inner.trash.put(keyOf('d'), 't1');
+  const listed: string[] = [];
+  for await (const p of inner.trash.files('alice', 't1')) listed.push(p);
+  assert.deepEqual(listed.sort(), ['d/a.txt', 'd/sub/b.txt']);
+  const held: string[] = [];
+  const c = await migrateTrash(inner, backend, [{ owner: 'alice', id: 't1' }], async (id) => (held.push(id), { release: async () => undefined }));
+  assert.deepEqual(c, { encrypted: 2, already: 0, changed: 0 });
+  assert.deepEqual(held, ['t1'], 'the item is held while its files are rewritten');
+  for (const [path, data] of Object.entries(files)) {
+    const raw = await readAll((await inner.trash.readFile('alice', 't1', path)).stream);
+    assert.equal(headerVersion(raw), 2, `${path} is stored encrypted in the trash`);
+    const plain = await backend.trash.readFile('alice', 't1', path);
+    assert.deepEqual(plain.bytes ?? (await readAll(plain.stream)), data, `${path} reads back through the layer`);
+  }
+  assert.deepEqual(await migrateTrash(inner, backend, [{ owner: 'alice', id: 't1' }], async () => ({ release: async () => undefined })), { encrypted: 0, already: 2, changed: 0 });
+  for (const bad of ['../x', 'd/../../x', '', 'd//a.txt']) await rejectsCode(inner.trash.rewriteFile('alice', 't1', bad, bodyOf('x')), 'invalid_path');
+  await rejectsCode(inner.trash.rewriteFile('alice', 't1', 'd/none.txt', bodyOf('x')), 'not_found');
+  await backend.trash.restore('alice', 't1', keyOf('back'));
+  for (const [path, data] of Object.entries(files)) assert.deepEqual((await read(backend, path.replace(/^d/, 'back'))).bytes, data, `${path} restored`);
 });
 
 it('versions kept of an encrypted file read back as plaintext, whole and in ranges', async ({ backend }) => {

@@ -3,10 +3,10 @@ import { keyChild, keyId } from '../../domain/storage-path.js';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, plainSize, storedSize, type MasterKey } from '../../lib/encryption/format.js';
 import { encrypt } from '../../lib/encryption/stream.js';
-import type { Entry, ListedEntry, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
+import type { Entry, ListedEntry, Opened, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
 import { encryptedResumable } from './resumable.js';
 import { mapLimit } from '../../lib/map-limit.js';
-import { bytesOf, knownEncrypted, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
+import { bytesOf, knownKey, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
   /** The key every new file's data key is wrapped with. */
@@ -29,6 +29,12 @@ function storedOptions(opts: WriteOptions): WriteOptions {
     ...(opts.maxBytes === undefined ? {} : { maxBytes: storedSize(opts.maxBytes) }),
     ...(opts.sizeHint === undefined ? {} : { sizeHint: storedSize(opts.sizeHint) }),
   };
+}
+
+/** The entry of an opened file whose bytes are not wanted. */
+function drained(opened: Opened): Entry {
+  if (!opened.bytes) opened.stream.destroy();
+  return opened.entry;
 }
 
 /** An entry this layer wrote: the size is the plaintext's. */
@@ -89,7 +95,8 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     async stat(key) {
       const e = await inner.stat(key);
       // A version read here before is known to be encrypted: no header read (a Range request's stat).
-      if (e?.isFile && knownEncrypted(d, keyId(key), e.etag)) return { ...e, size: plainSize(e.size) ?? e.size };
+      const known = e?.isFile ? knownKey(d, keyId(key), e.etag) : undefined;
+      if (e && known) return { ...e, size: plainSize(e.size, known.version) ?? e.size };
       return e && plainEntry(e, () => header(key));
     },
     parents: (key) => inner.parents(key),
@@ -121,10 +128,18 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
     resumable: encryptedResumable(inner.resumable, keys),
     mkdir: (dir, opts) => inner.mkdir(dir, opts),
     delete: (key, opts) => inner.delete(key, opts),
-    redate: async (key, modified) => written(await inner.redate(key, modified)),
+    // The file may be one written before this version of the format (or before the key): its header says.
+    redate: async (key, modified) => plainEntry(await inner.redate(key, modified), () => header(key)),
     move: (from, to, opts) => inner.move(from, to, opts),
     copy: (from, to, opts) => inner.copy(from, to, opts),
-    trash: inner.trash,
+    trash: {
+      ...inner.trash,
+      readFile(owner, id, path) {
+        const open = () => inner.trash.readFile(owner, id, path);
+        return openDecrypted(d, { label: `trash/${owner}/${id}/${path}`, open, stat: async () => drained(await open()) }, undefined);
+      },
+      rewriteFile: (owner, id, path, body) => inner.trash.rewriteFile(owner, id, path, seal(body)),
+    },
     versions: {
       keep: (key, id) => inner.versions.keep(key, id),
       read(owner, id, name, range) {
@@ -136,12 +151,7 @@ export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): S
             entry = opened.entry;
             return opened;
           },
-          stat: async () => {
-            if (entry) return entry;
-            const opened = await inner.versions.read(owner, id, name, { start: 0, end: 0 });
-            if (!opened.bytes) opened.stream.destroy();
-            return opened.entry;
-          },
+          stat: async () => entry ?? drained(await inner.versions.read(owner, id, name, { start: 0, end: 0 })),
         };
         return openDecrypted(d, file, range);
       },

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, chunkSpan, hasMagic, openHeader, plainSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
 import { chunkOffset, decryptChunks } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
@@ -51,8 +51,11 @@ function fileKey(d: Decryption, file: StoredFile, etag: string, header: Buffer):
   return key;
 }
 
-/** True when this version of the file (label, ETag) was read here and is encrypted. */
-export const knownEncrypted = (d: Decryption, label: string, etag: string): boolean => d.cache.get(label)?.etag === etag;
+/** The data key of this version of the file (label, ETag) when it was read here and is encrypted. */
+export const knownKey = (d: Decryption, label: string, etag: string): FileKey | undefined => {
+  const known = d.cache.get(label);
+  return known?.etag === etag ? known.key : undefined;
+};
 
 function refusal(d: Decryption, file: StoredFile, e: DecryptError): StorageError {
   d.onBadFile(file.label, e);
@@ -101,15 +104,16 @@ export async function* skipBytes(source: AsyncIterable<Buffer>, n: number): Asyn
 /** A whole file: its header is read from the same stream as its chunks, one storage read. */
 async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
   const opened = await file.open();
-  const size = plainSize(opened.entry.size);
-  if (size === undefined) return opened;
+  if (!couldBeEncrypted(opened.entry.size)) return opened;
   if (opened.bytes) {
-    if (!hasMagic(opened.bytes)) return opened;
+    const size = plainSizeOf(opened.entry.size, opened.bytes);
+    if (size === undefined) return opened;
     const key = fileKey(d, file, opened.entry.etag, opened.bytes.subarray(0, HEADER_SIZE));
     return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, [opened.bytes.subarray(HEADER_SIZE)], 0, size), size);
   }
   const { head, all } = await peek(opened.stream, HEADER_SIZE);
-  if (!hasMagic(head)) return { entry: opened.entry, stream: streamFrom(all, opened.stream) };
+  const size = plainSizeOf(opened.entry.size, head);
+  if (size === undefined) return { entry: opened.entry, stream: streamFrom(all, opened.stream) };
   const key = fileKey(d, file, opened.entry.etag, head.subarray(0, HEADER_SIZE));
   return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
 }
@@ -128,17 +132,17 @@ export async function openDecrypted(d: Decryption, file: StoredFile, range?: Byt
   for (let attempt = 1; ; attempt++) {
     const entry = await file.stat();
     // Not there or a folder: the storage's own read says so.
-    if (entry === undefined || !entry.isFile || plainSize(entry.size) === undefined) {
+    if (entry === undefined || !entry.isFile || !couldBeEncrypted(entry.size)) {
       const opened = await file.open(range);
-      if (plainSize(opened.entry.size) === undefined || attempt === ATTEMPTS) return opened;
+      if (!couldBeEncrypted(opened.entry.size) || attempt === ATTEMPTS) return opened;
       drop(opened);
       continue;
     }
     const headOpened = await file.open({ start: 0, end: HEADER_SIZE - 1 });
     const head = await bytesOf(headOpened);
     const etag = headOpened.entry.etag;
-    const size = plainSize(headOpened.entry.size);
-    if (!hasMagic(head) || size === undefined) {
+    const size = plainSizeOf(headOpened.entry.size, head);
+    if (size === undefined) {
       const opened = await file.open(range);
       if (opened.entry.etag === etag || attempt === ATTEMPTS) return opened;
       drop(opened);
@@ -147,7 +151,7 @@ export async function openDecrypted(d: Decryption, file: StoredFile, range?: Byt
     const key = fileKey(d, file, etag, head);
     const end = Math.min(range.end, size - 1);
     if (range.start > end) return openedBytes({ ...headOpened.entry, size }, Buffer.alloc(0));
-    const span = chunkSpan(size, range.start, end);
+    const span = chunkSpan(size, range.start, end, key.version);
     const body = await file.open(span.stored);
     if (body.entry.etag !== etag) {
       drop(body);
@@ -169,27 +173,27 @@ async function openKnown(d: Decryption, file: StoredFile, known: { readonly etag
   let body: Opened;
   try {
     // Up to the end of the chunk the range ends in; the storage stops at the file's end.
-    body = await file.open({ start: chunkOffset(Math.floor(range.start / CHUNK_SIZE)), end: chunkOffset(Math.floor(range.end / CHUNK_SIZE) + 1) - 1 });
+    const v = known.key.version;
+    body = await file.open({ start: chunkOffset(Math.floor(range.start / CHUNK_SIZE), v), end: chunkOffset(Math.floor(range.end / CHUNK_SIZE) + 1, v) - 1 });
   } catch {
     return undefined;
   }
-  const size = plainSize(body.entry.size);
+  const size = plainSize(body.entry.size, known.key.version);
   if (body.entry.etag !== known.etag || size === undefined || range.start >= size) {
     drop(body);
     return undefined;
   }
-  const span = chunkSpan(size, range.start, Math.min(range.end, size - 1));
+  const span = chunkSpan(size, range.start, Math.min(range.end, size - 1), known.key.version);
   const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
   return plainOpened(d, file, { ...body.entry, size }, decryptChunks(known.key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
 }
 
 /** An entry with a file's plaintext size: the header tells whether the file is encrypted at all. */
 export async function plainEntry<E extends { readonly isFile: boolean; readonly size: number }>(e: E, header: () => Promise<Buffer | undefined>): Promise<E> {
-  if (!e.isFile) return e;
-  const size = plainSize(e.size);
-  if (size === undefined) return e;
+  if (!e.isFile || !couldBeEncrypted(e.size)) return e;
   const head = await header();
-  return head !== undefined && hasMagic(head) ? { ...e, size } : e;
+  const size = head && plainSizeOf(e.size, head);
+  return size === undefined ? e : { ...e, size };
 }
 
 export { DecryptError };

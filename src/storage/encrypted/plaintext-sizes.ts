@@ -1,4 +1,4 @@
-import { HEADER_SIZE, hasMagic, plainSize } from '../../lib/encryption/format.js';
+import { HEADER_SIZE, couldBeEncrypted, plainSizeOf } from '../../lib/encryption/format.js';
 import type { SizeView } from '../size-view.js';
 
 /**
@@ -9,9 +9,6 @@ import type { SizeView } from '../size-view.js';
  */
 export const plaintextSizes: SizeView = {
   headBytes: HEADER_SIZE,
-  needsHead: (stored) => plainSize(stored) !== undefined,
-  shown(stored, head) {
-    const plain = plainSize(stored);
-    return plain !== undefined && head !== undefined && hasMagic(head) ? plain : stored;
-  },
+  needsHead: couldBeEncrypted,
+  shown: (stored, head) => (head === undefined ? undefined : plainSizeOf(stored, head)) ?? stored,
 };

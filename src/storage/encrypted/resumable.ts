@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, STORED_CHUNK, chunkCount, newFileKey, openChunk, openHeader, openTail, sealChunk, sealTail, storedSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, chunkCount, storedChunk, newFileKey, openChunk, openHeader, openTail, sealChunk, sealTail, storedSize, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
 import { chunkOffset, pieces } from '../../lib/encryption/stream.js';
 import { StorageError } from '../errors.js';
 import { chunkBytes, type AppendResult, type ChunkReading, type ResumableStaging } from '../resumable.js';
@@ -23,6 +23,12 @@ const CACHE_MAX = 1024;
  * there, and the record of any offset but the recorded one is dropped.
  * Offsets reported while a long PATCH streams are whole-chunk boundaries,
  * which need no record.
+ *
+ * A crash after a whole chunk reached the staging but before the offset
+ * past it was recorded makes the resume seal that index again, maybe from
+ * other bytes: each sealing draws a nonce of its own (format version 2), so
+ * no nonce seals two plaintexts. A staging begun under version 1 (before an
+ * upgrade) goes on in version 1, as its header says.
  *
  * The commit seals the last chunk as last (from the record, or from the
  * staged whole chunk when a streaming PATCH's boundary became the length) and
@@ -122,15 +128,15 @@ export function encryptedResumable(inner: ResumableStaging, keys: { readonly cur
       }
       let reported = offset;
       const onDurable = async (stored: number) => {
-        const boundary = Math.floor((stored - HEADER_SIZE) / STORED_CHUNK) * CHUNK_SIZE;
+        const boundary = Math.floor((stored - HEADER_SIZE) / storedChunk(key.version)) * CHUNK_SIZE;
         if (boundary <= reported) return;
         reported = boundary;
         await opts.onDurable?.(boundary);
       };
-      const start = chunkOffset(first);
+      const start = chunkOffset(first, key.version);
       const result = await inner.append(id, start, Readable.from(sealed()), { maxBytes: Number.MAX_SAFE_INTEGER, ...(hash ? {} : { onDurable }) });
       if (failure !== undefined) throw failure;
-      if (result.offset !== start + sent * STORED_CHUNK) throw new StorageError('failed', `The upload staging kept ${result.offset - start} of ${sent * STORED_CHUNK} bytes.`);
+      if (result.offset !== start + sent * storedChunk(key.version)) throw new StorageError('failed', `The upload staging kept ${result.offset - start} of ${sent * storedChunk(key.version)} bytes.`);
       if (hash && (reading.cut || !hash.digest().equals(opts.sha1 as Buffer))) return { offset, outcome: reading.cut ? 'cut' : 'checksum_mismatch' };
       const end = (first + sent) * CHUNK_SIZE + held.length;
       if (held.length > 0 && end !== offset) await inner.putTail(id, end, sealTail(key, end, held));
@@ -139,11 +145,12 @@ export function encryptedResumable(inner: ResumableStaging, keys: { readonly cur
     },
 
     async commit(id, size, target, opts) {
-      const stored = storedSize(size);
       const key = await fileKey(id);
+      // Without a header the staging is gone (an earlier commit made the file); an upload begun now is of this version.
+      const stored = storedSize(size, key?.version);
       if (key !== undefined) {
         const last = chunkCount(size) - 1;
-        const at = chunkOffset(last);
+        const at = chunkOffset(last, key.version);
         const staged = await inner.read(id, { start: at, end: stored - 1 });
         // Sealed as last already: an earlier commit got this far and died (on local disk its file may share these bytes).
         if (!(staged.length === stored - at && opensAs(key, last, true, staged))) {

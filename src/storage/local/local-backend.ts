@@ -1,11 +1,11 @@
 import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readSync } from 'node:fs';
 import { access, link, lstat, mkdir, open, readdir, rename, rm, rmdir, utimes } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
+import { isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type Opened, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
@@ -173,11 +173,55 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   };
   const stage = checked((key: StorageKey, body: Readable, opts: Parameters<StorageBackend['stage']>[2]) => holdingBodyErrors(body, () => stageFile(dirs, key, body, opts, hooks)));
 
+  /** A file outside the tree (a version, a trash item's file) opened for reading, named `name` in its entry. */
+  function openWhole(path: string, missing: string, name = basename(path), range?: ByteRange): Promise<Opened> {
+    let fd: number;
+    try {
+      fd = openSync(path, READ_FLAGS);
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') return Promise.reject(new StorageError('not_found', missing, { cause: e }));
+      return Promise.reject(fromErrno(e, 'Opening the file failed'));
+    }
+    const entry = entryFromStats(name, fstatSync(fd, { bigint: true }));
+    const start = range?.start ?? 0;
+    const end = Math.min(range?.end ?? entry.size - 1, entry.size - 1);
+    if (end < start) {
+      closeSync(fd);
+      return Promise.resolve({ stream: Readable.from([]), entry });
+    }
+    return Promise.resolve({ stream: createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK }), entry });
+  }
+
+  /** Replaces a file outside the tree whole: staged, synced, then renamed over it (`not_found` when it is gone). */
+  async function replaceWhole(dest: string, body: Readable, missing: string): Promise<void> {
+    const staging = stagingPath(dirs.tmpDir, 'upload');
+    try {
+      await pipeline(body, createWriteStream(staging, { flags: 'wx' }));
+      // Durable before it takes the name: a crash leaves the old bytes or the new, never a cut file.
+      const handle = await open(staging, 'r');
+      await handle.sync().finally(() => handle.close());
+      await lstat(dest).catch((e: unknown) => {
+        throw errnoOf(e) === 'ENOENT' ? new StorageError('not_found', missing, { cause: e }) : fromErrno(e, 'Rewriting a file failed');
+      });
+      await rename(staging, dest);
+    } catch (e) {
+      await rm(staging, { force: true });
+      throw fromErrno(e, 'Rewriting a file failed');
+    }
+  }
+
   const trashDir = dirs.trashDir ?? join(dirname(dirs.storageDir), 'trash');
   /** `<trashDir>/<owner>/<id>/`: the owner and id are checked, so the area never leaves trashDir. */
   const trashAreaOf = (owner: string, id: string): string => {
     if (!isValidUsername(owner) || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new StorageError('invalid_path', 'Not a valid trash item.');
     return join(trashDir, owner, id);
+  };
+  /** A file inside a trash item: a path `files` gave, which never leaves the item's area. */
+  const trashFilePath = (owner: string, id: string, path: string): string => {
+    const area = trashAreaOf(owner, id);
+    const at = join(area, ...path.split('/'));
+    if (path.split('/').some((p) => p === '' || p === '.' || p === '..') || !at.startsWith(area + sep)) throw new StorageError('invalid_path', 'Not a file of a trash item.');
+    return at;
   };
   const trashedName = async (area: string): Promise<string | undefined> => (await readdir(area).catch(() => [] as string[]))[0];
   /** The trash (TrashArea) on disk: one rename in, one rename out (mutate.ts moveOut / moveIn). */
@@ -220,6 +264,14 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
         throw fromErrno(e, 'Deleting the trash failed');
       });
     },
+    async *files(owner, id) {
+      const area = trashAreaOf(owner, id);
+      for (const e of await readdir(area, { recursive: true, withFileTypes: true }).catch(() => [])) {
+        if (e.isFile()) yield relative(area, join(e.parentPath, e.name)).split(sep).join('/');
+      }
+    },
+    readFile: async (owner, id, path) => openWhole(trashFilePath(owner, id, path), 'No such item in the trash.'),
+    rewriteFile: async (owner, id, path, body) => replaceWhole(trashFilePath(owner, id, path), body, 'No such item in the trash.'),
   };
 
   const versionsDir = dirs.versionsDir ?? join(dirname(dirs.storageDir), 'versions');
@@ -247,40 +299,8 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       // The link holds exactly the bytes kept, whatever replaces the name next.
       return shownSize(sizes, dest, Number(node.stats.size));
     },
-    async read(owner, id, name, range) {
-      let fd: number;
-      try {
-        fd = openSync(versionPath(owner, id), READ_FLAGS);
-      } catch (e) {
-        if (errnoOf(e) === 'ENOENT') throw new StorageError('not_found', 'No such version.', { cause: e });
-        throw fromErrno(e, 'Opening the version failed');
-      }
-      const entry = entryFromStats(name, fstatSync(fd, { bigint: true }));
-      const start = range?.start ?? 0;
-      const end = Math.min(range?.end ?? entry.size - 1, entry.size - 1);
-      if (end < start) {
-        closeSync(fd);
-        return { stream: Readable.from([]), entry };
-      }
-      return { stream: createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK }), entry };
-    },
-    async rewrite(owner, id, body) {
-      const dest = versionPath(owner, id);
-      const staging = stagingPath(dirs.tmpDir, 'upload');
-      try {
-        await pipeline(body, createWriteStream(staging, { flags: 'wx' }));
-        // Durable before it takes the version's name: a crash leaves the old bytes or the new, never a cut file.
-        const handle = await open(staging, 'r');
-        await handle.sync().finally(() => handle.close());
-        await lstat(dest).catch((e: unknown) => {
-          throw errnoOf(e) === 'ENOENT' ? new StorageError('not_found', 'No such version.', { cause: e }) : fromErrno(e, 'Rewriting a version failed');
-        });
-        await rename(staging, dest);
-      } catch (e) {
-        await rm(staging, { force: true });
-        throw fromErrno(e, 'Rewriting a version failed');
-      }
-    },
+    read: (owner, id, name, range) => openWhole(versionPath(owner, id), 'No such version.', name, range),
+    rewrite: (owner, id, body) => replaceWhole(versionPath(owner, id), body, 'No such version.'),
     async remove(owner, id) {
       await rm(versionPath(owner, id), { force: true }).catch((e: unknown) => {
         throw fromErrno(e, 'Deleting a version failed');

@@ -811,6 +811,32 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     }
   }
 
+  /** An object outside the tree (a version, a trash item's file) opened for reading, named `name` in its entry. */
+  async function getWhole(Key: string, name: string, missing: string, range?: ByteRange): Promise<Opened> {
+    try {
+      const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      return await openedAnswer(name, r);
+    } catch (e) {
+      if (isNotFound(e)) throw new StorageError('not_found', missing);
+      throw fromS3Error(e, 'Reading a file');
+    }
+  }
+
+  /** Replaces an object outside the tree whole (`not_found` when it is gone). */
+  async function replaceObject(Key: string, body: Readable, missing: string): Promise<void> {
+    if (!(await s3Call('Reading file information', () => head(Key)))) throw new StorageError('not_found', missing);
+    // A PutObject, or a multipart upload completed at once: either replaces the object whole.
+    const received = await receive(s3, coordination, bucket, async () => Key, 'application/octet-stream', body, { ifExists: 'replace' });
+    if (received.kind === 'single') await putObject(s3, { Bucket: bucket, Key, Body: received.body, ContentLength: received.body.length }, 'Rewriting a file');
+    else await received.complete();
+  }
+
+  /** A file inside a trash item: a path `files` gave, which never leaves the item's area. */
+  const trashFileKey = (owner: string, id: string, path: string): string => {
+    if (path.split('/').some((p) => p === '' || p === '.' || p === '..')) throw new StorageError('invalid_path', 'Not a file of a trash item.');
+    return `${trashArea(prefix, owner, id)}${path}`;
+  };
+
   /** The item in a trash area: its name and whether it is a file; undefined when the area is empty. */
   async function trashedItem(area: string): Promise<{ name: string; isFile: boolean; size: number } | undefined> {
     let item: { name: string; isFile: boolean; size: number } | undefined;
@@ -908,6 +934,13 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     async removeOwner(owner) {
       for await (const page of objectPages(s3, bucket, trashArea(prefix, owner, '').slice(0, -1))) await deleteKeys(s3, bucket, page.map((o) => o.Key as string));
     },
+    async *files(owner, id) {
+      const area = trashArea(prefix, owner, id);
+      // Folder markers end in a slash and hold no bytes.
+      for await (const page of objectPages(s3, bucket, area)) for (const o of page) if (!(o.Key as string).endsWith('/')) yield (o.Key as string).slice(area.length);
+    },
+    readFile: async (owner, id, path) => getWhole(trashFileKey(owner, id, path), path.slice(path.lastIndexOf('/') + 1), 'No such item in the trash.'),
+    rewriteFile: async (owner, id, path, body) => replaceObject(trashFileKey(owner, id, path), body, 'No such item in the trash.'),
   };
 
   /** Versions (VersionArea): a server-side copy of the replaced object at its ETag, under `PREFIX.file-cloud/versions/`. */
@@ -919,23 +952,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
       await copyObject(s3, bucket, objectKey(prefix, key), versionKey(prefix, key.user, id), h.size, h.etag);
       return size;
     },
-    async read(owner, id, name, range) {
-      try {
-        const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: versionKey(prefix, owner, id), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
-        return await openedAnswer(name, r);
-      } catch (e) {
-        if (isNotFound(e)) throw new StorageError('not_found', 'No such version.');
-        throw fromS3Error(e, 'Reading a version');
-      }
-    },
-    async rewrite(owner, id, body) {
-      const Key = versionKey(prefix, owner, id);
-      if (!(await s3Call('Reading a version', () => head(Key)))) throw new StorageError('not_found', 'No such version.');
-      // A PutObject, or a multipart upload completed at once: either replaces the object whole.
-      const received = await receive(s3, coordination, bucket, async () => Key, 'application/octet-stream', body, { ifExists: 'replace' });
-      if (received.kind === 'single') await putObject(s3, { Bucket: bucket, Key, Body: received.body, ContentLength: received.body.length }, 'Rewriting a version');
-      else await received.complete();
-    },
+    read: (owner, id, name, range) => getWhole(versionKey(prefix, owner, id), name, 'No such version.', range),
+    rewrite: (owner, id, body) => replaceObject(versionKey(prefix, owner, id), body, 'No such version.'),
     async remove(owner, id) {
       await deleteKeys(s3, bucket, [versionKey(prefix, owner, id)]);
     },
