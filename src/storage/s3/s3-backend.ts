@@ -486,9 +486,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         }
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
         // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
-        // With the folders around the name (as a move): a delete of one lists and counts this file, and between our
-        // look and our act it would take away the very bytes this replace counts as replaced.
-        const held = claimed ? undefined : await holdForChange(target, [target, ...keyFolders(target)], opts.signal);
+        const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
           const previousSize = before && (await shownOf(objectKey(prefix, target), before.size));
@@ -557,8 +555,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
-    // The folders around it too: a delete of one of them would list and count the same bytes (see stageFrom's commit).
-    await whileHeld(holdAll(coordination, editLeases(key, ...keyFolders(key))), () => removeHeld(key, opts));
+    await whileHeld(holdAll(coordination, editLeases(key)), () => removeHeld(key, opts));
   }
 
   /** The file at key, unless a folder is there too (it wins: folder-wins.ts); both asked at once. */
@@ -682,8 +679,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   }
 
   async function copy(from: StorageKey, to: StorageKey, opts: CopyOptions): Promise<void> {
-    // The folders around the destination too, whose replaced bytes a delete of one of them would also count.
-    const lease = await holdForChange(to, [from, to, ...keyFolders(to)]);
+    const lease = await holdForChange(to, [from, to]);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
