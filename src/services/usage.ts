@@ -227,16 +227,28 @@ export function createUsageService(deps: { store: MetadataStore; backend: Storag
     },
 
     /**
-     * Counts the user's bytes by walking their storage and sets usage to
-     * that (files put there by other tools, or a count that went wrong).
-     * Also clears reservations, so it belongs to a quiet moment: an upload
-     * under way meanwhile is counted when it commits but no longer reserved.
+     * Counts the user's bytes by walking their storage, adds what their
+     * versions and trash hold, and sets usage to that (files put there by
+     * other tools, or a count that went wrong). Versions and trash count
+     * against the quota and leave usage only when purged (services/trash.ts,
+     * services/versions.ts), so a recount of the tree alone would let them
+     * fill the disk past the quota. Also clears reservations, so it belongs
+     * to a quiet moment: an upload under way meanwhile is counted when it
+     * commits but no longer reserved.
      */
     async recount(user: string): Promise<number> {
       await flush();
       const root: StorageKey = { user, segments: [] };
       let used = 0;
       for await (const w of backend.walk(root)) if (w.entry.isFile) used += w.entry.size;
+      used += (await store.versions.bytesOf(user)) + (await store.trash.bytesOf(user));
+      // A trash row still `moving` (its process died mid-move; the leader settles it) has no size yet:
+      // what already reached the trash is measured there, the rest is still in the tree the walk counted.
+      for (const item of await store.trash.movingBefore(Number.MAX_SAFE_INTEGER, 1000)) {
+        if (item.owner !== user) continue;
+        const found = await backend.trash.find(user, item.id);
+        if (found && found !== 'busy') used += found.size;
+      }
       await store.usage.setUsed(user, used);
       return used;
     },

@@ -15,7 +15,7 @@ import type { IndexedKind } from './name-index.js';
  * Failures a caller can act on are StorageErrors (src/storage/errors.ts);
  * anything else is an internal error.
  */
-export { isStorageError, StorageError, type StorageErrorCode } from './errors.js';
+export { holdsSource, isStorageError, StorageError, type StorageErrorCode } from './errors.js';
 export type { Entry, ListedEntry, WalkEntry } from './entry.js';
 
 /** Inclusive byte range, already validated against the file's size. */

@@ -30,3 +30,6 @@ export class StorageError extends Error {
 
 export const isStorageError = (e: unknown, code?: StorageErrorCode): e is StorageError =>
   e instanceof StorageError && (code === undefined || e.code === code);
+
+/** A move or copy with overwrite onto a folder that holds its source: removing the destination would take the source along. */
+export const holdsSource = (): StorageError => new StorageError('already_exists', 'The destination holds the source and cannot be replaced by it.');

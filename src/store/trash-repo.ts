@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { TrashItem, TrashRepo } from './trash.js';
 
@@ -57,6 +57,11 @@ export function createTrashRepo(db: Kysely<Database>): TrashRepo {
     async delete(id) {
       const r = await db.deleteFrom('trash_items').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
+    },
+
+    async bytesOf(owner) {
+      const r = await db.selectFrom('trash_items').select(sql<number | string>`coalesce(sum(size), 0)`.as('bytes')).where('owner_name', '=', owner).where('state', '=', 'trashed').executeTakeFirst();
+      return Number(r?.bytes ?? 0);
     },
 
     async deleteOwner(owner) {

@@ -28,6 +28,8 @@ export interface TrashRepo {
   oldest(owner: string, limit: number): Promise<TrashItem[]>;
   /** Deletes the row; false when it was gone already (someone else took it). */
   delete(id: string): Promise<boolean>;
+  /** Bytes of the owner's trashed items (not `moving` ones, whose size is not known yet): what they add to usage (a recount). */
+  bytesOf(owner: string): Promise<number>;
   /** Deletes every row of the owner (the account was removed). */
   deleteOwner(owner: string): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from './schema.js';
 import type { FileVersion, VersionRepo } from './versions.js';
 import { atOrBelow, rebased } from './tree-sql.js';
@@ -25,6 +25,10 @@ export function createVersionRepo(db: Kysely<Database>): VersionRepo {
     async delete(id) {
       const r = await db.deleteFrom('file_versions').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
+    },
+    async bytesOf(owner) {
+      const r = await db.selectFrom('file_versions').select(sql<number | string>`coalesce(sum(size), 0)`.as('bytes')).where('owner_name', '=', owner).executeTakeFirst();
+      return Number(r?.bytes ?? 0);
     },
     async deleteOwner(owner) {
       await db.deleteFrom('file_versions').where('owner_name', '=', owner).execute();

@@ -10,6 +10,8 @@ export interface VersionRepo {
   oldest(owner: string, limit: number): Promise<FileVersion[]>;
   /** Deletes the row; false when it was gone already. */
   delete(id: string): Promise<boolean>;
+  /** Bytes of all the owner's versions: what they add to the owner's usage (a recount). */
+  bytesOf(owner: string): Promise<number>;
   /** Deletes every row of the owner (the account was removed). */
   deleteOwner(owner: string): Promise<void>;
   /** The owner's versions of files at or below `path` (a deleted file or folder). */

@@ -52,12 +52,18 @@ test('user quota: sizes with units or none, applied at once by a running server;
 
 for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as const) {
   describe(`index on ${storage}`, { skip }, () => {
-    test('recounts usage from what storage holds, including files put there behind the server\'s back', async () => {
+    test('recounts usage from what storage holds, including files put there behind the server\'s back, versions and trash', async () => {
       const s3 = storage === 's3' ? await s3ServerOptions() : undefined;
-      const server = await startServer({ args: s3?.args ?? [], env: s3?.env ?? {} });
+      // Versions and trash on: their bytes count against the quota, so the recount keeps them in usage.
+      const server = await startServer({ args: [...(s3?.args ?? []), '--versions', '--trash-days', '7'], env: s3?.env ?? {} });
       try {
         const auth = bearer((await login(server.url, 'admin', server.adminPassword)).access_token);
-        assert.equal((await fetch(`${server.url}/storage/admin/docs/via-api.bin`, { method: 'PUT', headers: auth, body: Buffer.alloc(3000, 1) })).status, 201);
+        const put = async (path: string, body: Buffer) => (await fetch(`${server.url}/storage/admin/${path}`, { method: 'PUT', headers: auth, body })).status;
+        assert.equal(await put('docs/via-api.bin', Buffer.alloc(3000, 1)), 201);
+        // Replaced (the first content, 3000 bytes, kept as a version), and a file deleted into the trash (1000).
+        assert.equal(await put('docs/via-api.bin', Buffer.alloc(3000, 3)), 201);
+        assert.equal(await put('docs/gone.bin', Buffer.alloc(1000, 4)), 201);
+        assert.equal((await fetch(`${server.url}/storage/admin/docs/gone.bin`, { method: 'DELETE', headers: auth })).status, 204);
         // Another tool writes into the user's storage: the server's figures cannot know.
         if (s3) {
           const client = s3Client();
@@ -72,13 +78,13 @@ for (const [storage, skip] of [['file', undefined], ['s3', skipReason('S3')]] as
           await mkdir(join(server.dataDir, 'storage', 'admin', 'deep', 'er'), { recursive: true });
           await writeFile(join(server.dataDir, 'storage', 'admin', 'deep', 'er', 'behind.txt'), 'x'.repeat(700));
         }
-        assert.equal((await usageOf(server.url, auth)).used, 3000);
+        assert.equal((await usageOf(server.url, auth)).used, 7000, 'the file, its version and the trashed file');
         const r = await runCli(['index', '--data-dir', server.dataDir, ...(s3?.args ?? [])], { env: s3?.env });
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stderr, /usage: admin uses/);
-        assert.equal((await usageOf(server.url, auth)).used, 8700, 'the running server sees the recount at once');
-        assert.equal((await fetch(`${server.url}/storage/admin/docs/behind.bin`, { method: 'DELETE', headers: auth })).status, 204);
-        assert.equal((await usageOf(server.url, auth)).used, 3700, 'and keeps counting from there');
+        assert.equal((await usageOf(server.url, auth)).used, 12700, 'the running server sees the recount at once: the tree, the version and the trash');
+        assert.equal(await put('docs/more.bin', Buffer.alloc(500, 5)), 201);
+        assert.equal((await usageOf(server.url, auth)).used, 13200, 'and keeps counting from there');
       } finally {
         await server.dispose();
       }

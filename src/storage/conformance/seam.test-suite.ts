@@ -239,6 +239,22 @@ export function seamTests(it: It): void {
     });
   });
 
+  it('a file moved or copied with overwrite onto a folder that holds it is refused, and nothing changes', async ({ b }) => {
+    // WebDAV deletes an overwritten destination before it moves, so a backend sees this only when an upload
+    // made the source again in between; S3 then replaced the folder (the source with it) by the file, and
+    // reported the source among the bytes it took away.
+    await put(b, 'box/c.bin', Buffer.alloc(2624));
+    await put(b, 'box/sub/d.bin', Buffer.alloc(100));
+    const events: StorageEvent[] = [];
+    b.events.subscribe((e) => events.push(e));
+    await rejectsCode(b.move(keyOf('box/c.bin'), keyOf('box'), { overwrite: true }), 'already_exists');
+    await rejectsCode(b.move(keyOf('box/sub/d.bin'), keyOf('box'), { overwrite: true }), 'already_exists');
+    await rejectsCode(b.copy(keyOf('box/c.bin'), keyOf('box'), { overwrite: true }), 'already_exists');
+    assert.deepEqual(events, []);
+    assert.equal((await b.stat(keyOf('box/c.bin')))?.size, 2624);
+    assert.equal((await b.stat(keyOf('box/sub/d.bin')))?.size, 100);
+  });
+
   it('a failed write reports no event and a read after it sees the old contents', async ({ b }) => {
     await put(b, 'keep.txt', 'old');
     const events: StorageEvent[] = [];

@@ -4,8 +4,8 @@ import { pipeline } from 'node:stream/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
-import { isRoot, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type Opened, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
+import { isRoot, isSameOrInside, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
+import { holdsSource, isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type Opened, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
 import { holdAll, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
@@ -512,6 +512,8 @@ export async function copyTree(
   const target = await backend.stat(to);
   if (target) {
     if (!opts.overwrite) throw new StorageError('already_exists', 'Something already exists at this path.');
+    // Removing the destination would take the source with it (as a move refuses, mutate.ts).
+    if (isSameOrInside(from, to)) throw holdsSource();
     if (!(source.isFile && target.isFile)) await backend.delete(to, { recursive: true });
   }
   if (source.isFile) {

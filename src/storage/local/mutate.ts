@@ -1,7 +1,7 @@
 import { link, lstat, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isRoot, isSameOrInside, keyName, type StorageKey } from '../../domain/storage-path.js';
-import { isStorageError, StorageError } from '../backend.js';
+import { holdsSource, isStorageError, StorageError } from '../backend.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
 import { errnoOf, fromErrno, fsCall } from './errno.js';
 import { bytesBelow, discard, shownSize, stagingPath } from './staging.js';
@@ -157,7 +157,7 @@ export async function moveEntry(dirs: Dirs, from: StorageKey, to: StorageKey, op
   if (dst.kind === 'missing' && (await claimFree(src, dst.path))) return { isFile, replaced: 0 };
   if (!opts.overwrite) throw taken();
   const current = await inspect(root, dir, keyName(to));
-  if (isWithin(current.path, src.path)) throw taken('The destination holds the source and cannot be replaced by it.');
+  if (isWithin(current.path, src.path)) throw holdsSource();
   return { isFile, replaced: await replace(dirs, src, current) };
 }
 

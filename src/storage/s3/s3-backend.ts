@@ -13,7 +13,7 @@ import {
 import { collisionName, compareCodePoints } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { contentTypeFor } from '../../lib/mime.js';
-import { collectAndSort, openedBytes, stageAndCommit, StorageError, WHOLE_READ_MAX, type Opened, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WalkOptions, type WriteOptions } from '../backend.js';
+import { collectAndSort, holdsSource, openedBytes, stageAndCommit, StorageError, WHOLE_READ_MAX, type Opened, type ByteRange, type CommitOptions, type CopyOptions, type Entry, type StagedFile, type StorageBackend, type TrashArea, type Trashed, type VersionArea, type WalkEntry, type WalkOptions, type WriteOptions } from '../backend.js';
 import { holdingBodyErrors } from '../body.js';
 import { mapLimit } from '../../lib/map-limit.js';
 import { storedSizes, type SizeView } from '../size-view.js';
@@ -668,6 +668,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     await look(to);
     const replaced = await sizeAt(to);
     if (replaced !== undefined && !overwrite) throw taken();
+    // Replacing the destination would take the source with it, and count it among the bytes replaced (as on local disk).
+    if (replaced !== undefined && isSameOrInside(from, to)) throw holdsSource();
     return { source: folder ? 'folder' : (file as Head), replaced };
   }
 

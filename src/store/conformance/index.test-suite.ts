@@ -663,6 +663,27 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.equal(await store.usage.setUsed('nobody', 1), false);
   });
 
+  withStore('usage: the bytes of an owner\'s versions and trashed items, as a recount adds them (beyond 32 bits; moving items not yet)', async (store) => {
+    await newUser(store, 'alice');
+    await newUser(store, 'bob');
+    assert.equal(await store.versions.bytesOf('alice'), 0);
+    assert.equal(await store.trash.bytesOf('alice'), 0);
+    const big = 5 * 1024 ** 3;
+    await store.versions.add({ id: 'v1', owner: 'alice', path: 'a.txt', size: big, createdAt: NOW });
+    await store.versions.add({ id: 'v2', owner: 'alice', path: 'b/c.txt', size: 7, createdAt: NOW });
+    await store.versions.add({ id: 'v3', owner: 'bob', path: 'a.txt', size: 100, createdAt: NOW });
+    const item = { owner: 'alice', path: 'x', name: 'x', isFile: true, deletedAt: NOW } as const;
+    await store.trash.add({ ...item, id: 't1', size: big, state: 'trashed' });
+    await store.trash.add({ ...item, id: 't2', size: 0, state: 'moving' });
+    await store.trash.add({ ...item, id: 't3', owner: 'bob', size: 9, state: 'trashed' });
+    assert.equal(await store.versions.bytesOf('alice'), big + 7);
+    assert.equal(await store.trash.bytesOf('alice'), big);
+    await store.trash.settle('t2', { isFile: false, size: 30 });
+    assert.equal(await store.trash.bytesOf('alice'), big + 30);
+    assert.equal(await store.versions.bytesOf('bob'), 100);
+    assert.equal(await store.trash.bytesOf('bob'), 9);
+  });
+
   withStore('usage: reserve fits or is refused against used + reserved; unlimited without a quota; release never goes below zero', async (store) => {
     await newUser(store, 'alice');
     assert.equal(await store.usage.reserve('alice', 100), 'unlimited');
