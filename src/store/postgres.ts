@@ -104,6 +104,11 @@ function reportingUnavailable(pool: pg.Pool): PostgresPool {
         throw wrap(e);
       }
       let broken = false;
+      // The pool listens for errors only on idle connections: a server that dies while this one is
+      // checked out (between a transaction's statements, or with nothing in flight) would emit an
+      // 'error' nobody hears, which ends the process. Heard here, the connection is dropped on release.
+      const onError = () => (broken = true);
+      client.on('error', onError);
       return {
         processID: (client as unknown as { processID?: number }).processID,
         query: ((text: unknown, params?: unknown) => {
@@ -115,7 +120,11 @@ function reportingUnavailable(pool: pg.Pool): PostgresPool {
             throw w;
           });
         }) as PostgresPoolClient['query'],
-        release: () => client.release(broken ? true : undefined),
+        release: () => {
+          // A broken connection keeps the listener while the pool ends it: its socket may still report.
+          if (!broken) client.removeListener('error', onError);
+          client.release(broken ? true : undefined);
+        },
       };
     },
     end: () => pool.end(),
