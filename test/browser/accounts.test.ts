@@ -193,6 +193,9 @@ describe('web UI: Settings (password, app passwords, two-step verification)', { 
     await form.getByLabel('Current password', { exact: true }).fill('alice-old-password');
     await form.getByRole('button', { name: 'Change password' }).click();
     await form.getByText('Password changed.').waitFor();
+    // Said once: beside the button, not again in a toast (both were set in the same update, so a second would show now).
+    assert.equal(await page.getByText('Password changed.').count(), 1, 'one "Password changed" on the page');
+    assert.equal(await page.locator('.toast').count(), 0, 'no toast repeats it');
     assert.equal(await form.getByLabel('New password', { exact: true }).inputValue(), '', 'the fields are cleared');
     await screenshotAll(page, 'settings');
 

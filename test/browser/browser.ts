@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { REPO_ROOT, startServer, type ServerProcess } from '../helpers/server.js';
+import { REPO_ROOT, runCli, startServer, type ServerProcess } from '../helpers/server.js';
 
 export { startServer, type ServerProcess };
 
@@ -95,6 +95,17 @@ export async function seed(server: ServerProcess, files: Record<string, string |
       await writeFile(full, content);
     }
   }
+}
+
+/**
+ * Seeds files on disk as `seed` does, then takes them in the way an operator does after copying
+ * files in (`file-cloud index`, docs/operations.md): searchable, and counted in the storage figure
+ * the header shows (files put there behind the server's back count only after that).
+ */
+export async function seedIndexed(server: ServerProcess, files: Record<string, string | Buffer>, user = 'admin'): Promise<void> {
+  await seed(server, files, user);
+  const indexed = await runCli(['index', '--data-dir', server.dataDir]);
+  if (indexed.code !== 0) throw new Error(`file-cloud index failed: ${indexed.stderr}`);
 }
 
 /** Saves a screenshot under test-output/screenshots/. */

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, seed, shownNames, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess } from './browser.js';
+import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, shownNames, signIn, startServer, waitForFolder, type PageGlobal, type ServerProcess, seedIndexed } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -19,7 +19,7 @@ describe('web UI: browsing and changing files', { skip }, () => {
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
-    await seed(server, {
+    await seedIndexed(server, {
       'Projects/Website/index.html': '<h1>hi</h1>',
       'Projects/Website/style.css': 'body{}',
       'Projects/Odd #1 ?%/inner.txt': 'inside',

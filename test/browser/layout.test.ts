@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { runCli } from '../helpers/server.js';
-import { DESKTOP, PHONE, launchBrowser, makePng, missingBrowser, newPage, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { DESKTOP, PHONE, launchBrowser, makePng, missingBrowser, newPage, signIn, startServer, type ServerProcess, seedIndexed } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -64,9 +63,7 @@ describe('web UI: layout in both themes, desktop and phone', { skip }, () => {
     [server, browser] = await startAll(startServer({ args: ['--dev', '--trash-days', '30'] }), launchBrowser());
     const files: Record<string, string | Buffer> = { 'Documents/': '', 'Music/': '', 'notes.txt': 'n', 'readme.md': '# Hi\n' };
     for (let i = 0; i < 8; i++) files[`photo-${i}.png`] = makePng(120 + i * 20, 90, [30 * i, 120, 200 - 20 * i]);
-    await seed(server, files);
-    const indexed = await runCli(['index', '--data-dir', server.dataDir]);
-    assert.equal(indexed.code, 0, indexed.stderr);
+    await seedIndexed(server, files);
   });
   after(async () => {
     await browser?.close();

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { runCli } from '../helpers/server.js';
-import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, waitForFolder, type ServerProcess } from './browser.js';
+import { launchBrowser, makePng, missingBrowser, newPage, row, screenshotAll, signIn, startServer, waitForFolder, type ServerProcess, seedIndexed } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -24,9 +23,7 @@ describe('web UI: search', { skip }, () => {
     for (let i = 0; i < 400; i++) files[`Animals/animal-${String(i).padStart(3, '0')}.txt`] = 'a';
     files['Animals/zz Zebra Stripes.md'] = 'stripes';
     // Put on disk behind the server's back, then indexed the way an operator would.
-    await seed(server, files);
-    const indexed = await runCli(['index', '--data-dir', server.dataDir]);
-    assert.equal(indexed.code, 0, indexed.stderr);
+    await seedIndexed(server, files);
     ({ context, page, errors, consoleErrors } = await newPage(browser));
     await signIn(page, server);
   });

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, openFolder, row, screenshot, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, openFolder, row, screenshot, signIn, startServer, type PageGlobal, type ServerProcess, seedIndexed } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -23,7 +23,7 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
-    await seed(server, {
+    await seedIndexed(server, {
       'Inbox/a.txt': 'a',
       'Inbox/b.txt': 'b',
       'Inbox/c.txt': 'c from Inbox',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, seed, signIn, startServer, type PageGlobal, type ServerProcess } from './browser.js';
+import { launchBrowser, makePng, missingBrowser, newPage, row, screenshot, screenshotAll, signIn, startServer, type PageGlobal, type ServerProcess, seedIndexed } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -15,7 +15,7 @@ describe('web UI: previews and downloads', { skip }, () => {
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
-    await seed(server, {
+    await seedIndexed(server, {
       'Shared/report #1.txt': 'quarterly numbers',
       'Shared/sunset.png': makePng(480, 300, [230, 120, 50]),
       'Shared/README.md': '# Read me\n\nSome **bold** text and `code`.\n\n- one\n- two\n',

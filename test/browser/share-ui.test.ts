@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, missingBrowser, newPage, row, screenshotAll, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, row, screenshotAll, signIn, startServer, type ServerProcess, seedIndexed } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -34,7 +34,7 @@ describe('web UI: share links, Shared by me', { skip }, () => {
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
-    await seed(server, {
+    await seedIndexed(server, {
       'Shared/report.txt': 'quarterly numbers\n',
       'Shared/Drop box/': '',
       'Shared/Holiday/beach.txt': 'sand',

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { jpeg, jpegOrientation6, BLUE, RED } from '../helpers/images.js';
 import { garbage, missingMediaTools, pdf, video } from '../helpers/media.js';
-import { launchBrowser, missingBrowser, newPage, openFolder, row, screenshot, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { launchBrowser, missingBrowser, newPage, openFolder, row, screenshot, signIn, startServer, type ServerProcess, seedIndexed } from './browser.js';
 import { startAll } from '../helpers/start-all.js';
 
 const skip = missingBrowser();
@@ -25,7 +25,7 @@ describe('web UI: thumbnails, grid view and gallery', { skip }, () => {
 
   before(async () => {
     [server, browser] = await startAll(startServer({ args: ['--dev'] }), launchBrowser());
-    await seed(server, {
+    await seedIndexed(server, {
       'Photos/a-wide.jpg': await jpeg(600, 300, RED),
       'Photos/b-rotated.jpg': await jpegOrientation6(),
       'Photos/c-tall.jpg': await jpeg(300, 600, BLUE),

@@ -70,6 +70,19 @@ describe('web UI: trash and versions', { skip }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Empty trash' }).click();
     await page.getByText('The trash is empty').waitFor();
     assert.deepEqual(((await (await fetch(`${server.url}/api/trash`, { headers: auth })).json()) as { items: unknown[] }).items, []);
+
+    // The trash counts against the storage figure, and emptying it lowers the header's figure at once.
+    assert.equal((await fetch(`${server.url}/storage/admin/bulky.bin`, { method: 'PUT', headers: auth, body: Buffer.alloc(3 * 1024 * 1024, 1) })).status, 201);
+    assert.equal((await fetch(`${server.url}/storage/admin/bulky.bin`, { method: 'DELETE', headers: auth })).status, 204);
+    await page.reload();
+    await list.locator('[data-name="bulky.bin"]').waitFor();
+    const usage = page.getByTestId('usage').locator('.usage-label');
+    const says = async (text: RegExp) => usage.filter({ hasText: text }).waitFor().catch(async (e: unknown) => assert.fail(`the storage figure says "${await usage.innerText()}", not ${text}: ${String(e)}`));
+    await says(/^3 MB used$/);
+    await page.getByRole('button', { name: 'Empty trash' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Empty trash' }).click();
+    await page.getByText('The trash is empty').waitFor();
+    await says(/^\d+ B used$/);
     assert.deepEqual(errors, []);
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PHONE, launchBrowser, missingBrowser, newPage, openFolder, pickFiles, row, screenshot, seed, signIn, startServer, type ServerProcess } from './browser.js';
+import { PHONE, launchBrowser, missingBrowser, newPage, openFolder, pickFiles, row, screenshot, signIn, startServer, type ServerProcess, seedIndexed } from './browser.js';
 import { bearer, login } from '../helpers/client.js';
 import { startAll } from '../helpers/start-all.js';
 
@@ -44,7 +44,7 @@ describe('web UI: upload into a taken name', { skip }, () => {
     await mkdir(join(local, 'Trip'));
     await writeFile(join(local, 'Trip', 'day.txt'), 'new day\n');
     await writeFile(join(local, 'big.bin'), Buffer.alloc(9 * MB, 2));
-    await seed(server, {
+    await seedIndexed(server, {
       'All/a.txt': 'old a\n',
       'All/b.txt': 'old b\n',
       'Both/a.txt': 'old a\n',

@@ -50,8 +50,8 @@ describe('web UI: uploads', { skip }, () => {
     if (local) await rm(local, { recursive: true, force: true });
   });
 
-  test('three files upload with per-file and total progress and speed', async () => {
-    const unthrottle = await throttleUploads(page, 2 * MB);
+  test('three files upload with per-file and total progress and speed; the finished ones are listed and counted meanwhile', async () => {
+    const unthrottle = await throttleUploads(page, 768 * 1024);
     await pick(page, 'Upload files', [join(local, 'one.txt'), join(local, 'two.bin'), join(local, 'three.png')]);
     await panel().waitFor();
     // While the 3 MB file is on its way: a bar part-way, and a speed.
@@ -65,6 +65,11 @@ describe('web UI: uploads', { skip }, () => {
       { polling: 50, timeout: 10_000 },
     );
     await panel().locator('.upload-stats').filter({ hasText: /\d+% · .* of .* · .*\/s/ }).waitFor();
+    // What a user sees meanwhile: the two small files in the list, and in the storage figure.
+    await row(page, 'one.txt').waitFor();
+    await row(page, 'three.png').waitFor();
+    await page.getByTestId('usage').filter({ hasText: '345 B used' }).waitFor();
+    assert.notEqual(await partial.getAttribute('aria-valuenow'), '100', 'two.bin is still on its way (the throttle is slow enough for this test)');
     await screenshotAll(page, 'upload-progress');
     await unthrottle();
     await panel().getByText('3 uploads complete').waitFor({ timeout: 20_000 });

@@ -55,3 +55,26 @@ test('plurals follow each language\'s rules', () => {
   ];
   for (const [locale, count, want] of cases) assert.equal(translator(locale)('basic.entryCount', { count }), want, `${locale} ${count}`);
 });
+
+test('the documented way to add a language (docs/web-ui.md) names the files and the places that hold the languages, and they are all there is', async () => {
+  const { readFile, access } = await import('node:fs/promises');
+  const root = new URL('../../../../', import.meta.url);
+  const doc = await readFile(new URL('docs/web-ui.md', root), 'utf8');
+  const start = doc.indexOf('**Adding a language**');
+  assert.ok(start >= 0, 'docs/web-ui.md has the section');
+  const section = doc.slice(start, doc.indexOf('\n**', start + 1));
+  // Every file it names exists (a rename would leave the recipe pointing nowhere).
+  const paths = [...section.matchAll(/`((?:src|test|web|scripts)\/[\w./-]+)`/g)].map((m) => m[1] as string);
+  assert.ok(paths.length >= 4, `paths named: ${paths.join(', ')}`);
+  for (const p of paths) await access(new URL(p, root));
+  // The places it says to add the language to are the ones the code reads the languages from.
+  assert.match(section, /`LOCALES` in `src\/lib\/i18n\/negotiate\.ts`/);
+  assert.match(section, /`src\/lib\/i18n\/catalogs\.ts`/);
+  assert.deepEqual(Object.keys(CATALOGS).sort(), [...LOCALES].sort(), 'one catalog per language of LOCALES');
+  assert.deepEqual(Object.keys(LANGUAGE_NAMES).sort(), [...LOCALES].sort(), 'one name per language of LOCALES');
+  // The step that checks a new catalog runs this very file.
+  assert.match(section, /node scripts\/run-tests\.mjs src\/lib\/i18n/);
+  // The language setting lists the languages from there, not a list of its own.
+  const setting = await readFile(new URL('web/src/lib/i18n.ts', root), 'utf8');
+  assert.match(setting, /LANGUAGE_NAMES/);
+});

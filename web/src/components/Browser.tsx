@@ -36,6 +36,8 @@ import { Icon } from './icons';
 import { useLiveFolder } from './useLiveFolder';
 import { t } from '../lib/i18n';
 
+const NOTHING = () => undefined;
+
 /**
  * The file manager: one folder of the signed-in user, with everything that can
  * be done to it. This component wires the pieces together; each concern lives
@@ -50,7 +52,9 @@ export function Browser({ storage, segments, place: given, account }: { storage:
   const banner = useBanner('page', storage.client, segments.join('/'));
   const { state, sorted, sort, toggleSort, setSortTo, reload } = useListing(storage, segments);
   // Changes made elsewhere (another tab, WebDAV, a grant's other member) show up here by themselves.
-  const reachable = useLiveFolder(storage, segments, reload);
+  // An address the server refused as no valid path (400) stays refused: nothing to read again there.
+  const refused = state.status === 'error' && state.error.status === 400;
+  const reachable = useLiveFolder(storage, segments, refused ? NOTHING : reload);
   const key = segments.join('\0');
   const selection = useSelection(key, state, sorted);
   const nav = useFolderNavigation(segments, state, place);

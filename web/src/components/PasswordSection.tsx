@@ -4,7 +4,6 @@ import { ApiError, messageOf } from '../api/errors';
 import { newPasswordProblem } from '../lib/account-rules';
 import { Icon } from './icons';
 import { PasswordField } from './PasswordField';
-import { useNotify } from './Toasts';
 import { t } from '../lib/i18n';
 import { SectionHead } from './SectionHead';
 
@@ -22,7 +21,6 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
   const [busy, setBusy] = useState(false);
   const currentRef = useRef<HTMLInputElement>(null);
   const nextRef = useRef<HTMLInputElement>(null);
-  const notify = useNotify();
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -44,8 +42,8 @@ export function PasswordSection({ api, user, onChanged }: { api: AccountApi; use
       setCurrent('');
       setNext('');
       setConfirm('');
+      // Said once, beside the button (a toast as well said it twice, and twice to a screen reader).
       setDone(true);
-      notify(t('password.changed'));
       onChanged();
     } catch (err) {
       if (err instanceof ApiError && (err.code === 'invalid_credentials' || err.status === 403)) {

@@ -14,6 +14,7 @@ import { useNotify } from './Toasts';
 import { useRemoteList } from './useRemoteList';
 import { useAccount } from './useAccount';
 import { t } from '../lib/i18n';
+import { announceStorageChange } from '../lib/usage-events';
 
 /** The trash (--trash-days): deleted items of the signed-in user, to restore or delete for good. */
 export function TrashPage({ storage }: { storage: StorageApi }) {
@@ -95,6 +96,8 @@ export function TrashPage({ storage }: { storage: StorageApi }) {
             setConfirm(null);
             reload();
             reloadMe();
+            // What the trash held counted against the quota: the header's figure drops.
+            announceStorageChange();
           }}
           onClose={() => setConfirm(null)}
         />

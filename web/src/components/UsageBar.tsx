@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
 import type { ApiClient } from '../api/client';
 import { fetchUsage, type Usage } from '../api/usage';
+import { coalesce } from '../lib/coalesce';
 import { onStorageChange } from '../lib/usage-events';
 import { usageView } from '../lib/usage-bar';
 import { t } from '../lib/i18n';
 
-/** How long after a burst of changes the figures are fetched again (one request per burst). */
+/** How long after a change the figures are fetched again (one request for the changes meanwhile). */
 const REFRESH_DELAY_MS = 300;
 
 /** Storage used (of the quota, as a bar, when there is one), refreshed after every change to storage. */
@@ -13,7 +14,6 @@ export function UsageBar({ client }: { client: ApiClient }) {
   const [usage, setUsage] = useState<Usage | null>(null);
   useEffect(() => {
     let ctrl = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const load = () => {
       ctrl.abort();
       ctrl = new AbortController();
@@ -24,13 +24,11 @@ export function UsageBar({ client }: { client: ApiClient }) {
       );
     };
     load();
-    const stop = onStorageChange(() => {
-      clearTimeout(timer);
-      timer = setTimeout(load, REFRESH_DELAY_MS);
-    });
+    const refresh = coalesce(load, REFRESH_DELAY_MS);
+    const stop = onStorageChange(() => refresh.request());
     return () => {
       stop();
-      clearTimeout(timer);
+      refresh.cancel();
       ctrl.abort();
     };
   }, [client]);

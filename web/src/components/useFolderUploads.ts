@@ -1,7 +1,8 @@
-import { useCallback, useRef } from 'react';
+import { useCallback, useEffect, useMemo } from 'react';
 import { messageOf } from '../api/errors';
 import { isInside, type Segments } from '../api/paths';
 import type { StorageApi } from '../api/storage';
+import { coalesce } from '../lib/coalesce';
 import { fromDrop, fromInput, type Picked } from '../lib/drop';
 import { useNotify } from './Toasts';
 import { useUploadConflicts } from './useUploadConflicts';
@@ -15,15 +16,15 @@ import { t } from '../lib/i18n';
  */
 export function useFolderUploads(storage: StorageApi, segments: Segments, reload: () => void) {
   const notify = useNotify();
-  const reloadTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // A batch landing file after file refreshes the listing every 150 ms, not only once the last one is in.
+  const refresh = useMemo(() => coalesce(reload, 150), [reload]);
+  useEffect(() => () => refresh.cancel(), [refresh]);
   const onFolderChanged = useCallback(
     (folder: Segments) => {
-      // An upload landed here or in a sub-folder (which may be new): refresh, at most every 150 ms.
-      if (!isInside(folder, segments)) return;
-      clearTimeout(reloadTimer.current);
-      reloadTimer.current = setTimeout(reload, 150);
+      // An upload landed here or in a sub-folder (which may be new).
+      if (isInside(folder, segments)) refresh.request();
     },
-    [segments, reload],
+    [segments, refresh],
   );
   const uploads = useUploads(storage, onFolderChanged);
   const conflicts = useUploadConflicts(storage);

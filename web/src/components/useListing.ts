@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/errors';
 import type { Segments } from '../api/paths';
 import type { Entry, StorageApi } from '../api/storage';
@@ -42,29 +42,55 @@ const LOADING: ListingState = { status: 'loading' };
  * answer arrives, a new folder is loading, so no row of the folder left
  * behind is ever drawn (or asks for a thumbnail, or opens a menu) under the
  * new folder's path. A reload of the same folder keeps its rows meanwhile.
+ * Reloads never cancel the read on its way: one asked for meanwhile is made
+ * when it is in, so files landing one after another each show, even when a
+ * listing takes longer than the time between them.
  */
 export function useListing(storage: StorageApi, segments: Segments) {
   const [loaded, setLoaded] = useState<{ folder: string; state: ListingState } | null>(null);
   const [sort, setSort] = useState<Sort>(loadSort);
-  const [version, setVersion] = useState(0);
+  const read = useRef<() => void>(() => undefined);
   const key = `${storage.user}/${segments.join('\0')}`;
   const state = loaded?.folder === key ? loaded.state : LOADING;
 
   useEffect(() => {
     const ctrl = new AbortController();
-    const started = performance.now();
-    storage.list(segments, ctrl.signal).then(
-      (entries) => {
-        if (!ctrl.signal.aborted) setLoaded({ folder: key, state: { status: 'ready', entries, loadedIn: performance.now() - started } });
-      },
-      (e: unknown) => {
-        if (ctrl.signal.aborted) return;
-        setLoaded({ folder: key, state: { status: 'error', error: e instanceof ApiError ? e : new ApiError(0, 'unknown', t('states.failed')) } });
-      },
-    );
-    return () => ctrl.abort();
+    let reading = false;
+    let again = false;
+    const start = () => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      const started = performance.now();
+      storage
+        .list(segments, ctrl.signal)
+        .then(
+          (entries) => {
+            if (!ctrl.signal.aborted) setLoaded({ folder: key, state: { status: 'ready', entries, loadedIn: performance.now() - started } });
+          },
+          (e: unknown) => {
+            if (ctrl.signal.aborted) return;
+            setLoaded({ folder: key, state: { status: 'error', error: e instanceof ApiError ? e : new ApiError(0, 'unknown', t('states.failed')) } });
+          },
+        )
+        .finally(() => {
+          reading = false;
+          if (again && !ctrl.signal.aborted) {
+            again = false;
+            start();
+          }
+        });
+    };
+    read.current = start;
+    start();
+    return () => {
+      ctrl.abort();
+      read.current = () => undefined;
+    };
     // segments is keyed by its content (key), not by identity.
-  }, [storage, key, version]);
+  }, [storage, key]);
 
   const sorted = useMemo(() => (state.status === 'ready' ? sortEntries(state.entries, sort) : []), [state, sort]);
 
@@ -81,6 +107,6 @@ export function useListing(storage: StorageApi, segments: Segments) {
     setSort(next);
   }, []);
 
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  const reload = useCallback(() => read.current(), []);
   return { state, sorted, sort, toggleSort, setSortTo, reload };
 }

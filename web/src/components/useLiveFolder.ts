@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { watchChanges, type Change } from '../api/changes';
 import type { StorageApi } from '../api/storage';
+import { coalesce } from '../lib/coalesce';
 
-/** Changes arriving together (an upload of many files) make one reload. */
+/** Changes arriving together (an upload of many files) make one reload, and a steady stream one every this often. */
 const SETTLE_MS = 150;
 
 const parentOf = (path: string): string => path.slice(0, path.lastIndexOf('/'));
@@ -21,18 +22,15 @@ export function useLiveFolder(storage: StorageApi, segments: readonly string[], 
   const current = useRef({ folder, reload });
   current.current = { folder, reload };
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const soon = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => current.current.reload(), SETTLE_MS);
-    };
+    const refresh = coalesce(() => current.current.reload(), SETTLE_MS);
+    const soon = () => refresh.request();
     const touches = (c: Change) => {
       const here = current.current.folder;
       return parentOf(c.path) === here || (c.from !== undefined && parentOf(c.from) === here) || c.path === here;
     };
     const stop = watchChanges(storage.client, (c) => touches(c) && soon(), soon, setReachable);
     return () => {
-      clearTimeout(timer);
+      refresh.cancel();
       stop();
       setReachable(true);
     };

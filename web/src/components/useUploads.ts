@@ -5,6 +5,7 @@ import type { StorageApi } from '../api/storage';
 import { RESUMABLE_FROM_BYTES, startResumable, type ResumableUpload } from '../api/tus-upload';
 import { uploadFile } from '../api/upload';
 import type { Picked } from '../lib/drop';
+import { announceStorageChange } from '../lib/usage-events';
 
 export type UploadStatus = 'queued' | 'uploading' | 'paused' | 'done' | 'error' | 'cancelled';
 
@@ -90,6 +91,8 @@ export function useUploads(storage: StorageApi, onFolderChanged: (folder: Segmen
           item.loaded = item.file.size;
           item.finalName = names[0];
           changed.current(item.folder);
+          // Into whatever folder: the storage figure counts it (the folder on screen may be another).
+          announceStorageChange();
         },
         (e: unknown) => {
           if (controller.signal.aborted) item.status = 'cancelled';
