@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import ssh2, { type Connection, type Session, type SFTPWrapper } from 'ssh2';
 import type { Principal } from '../domain/principal.js';
 import { announceExtensions } from './extensions.js';
@@ -38,6 +38,25 @@ function endSubsystem(sftp: SFTPWrapper): void {
   sftp.end();
 }
 
+/**
+ * The answers to what one read of the socket brought (a client keeps up to 64 WRITEs in flight)
+ * leave in one socket write: held from the read until the loop's check phase, after every
+ * request of that read has been handled. Nagle stays off, so an answer to a lone request (a
+ * small file's OPEN, CLOSE) still leaves in the same turn of the loop.
+ */
+function answerTogether(sock: Socket): void {
+  let held = false;
+  sock.prependListener('data', () => {
+    if (held) return;
+    held = true;
+    sock.cork();
+    setImmediate(() => {
+      held = false;
+      sock.uncork();
+    });
+  });
+}
+
 export type SftpServer = {
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting and ends every connection (their unfinished writes leave nothing). */
@@ -61,6 +80,7 @@ export function createSftpServer(deps: {
     // Clients wait for each answer before the next request of a small file; Nagle's algorithm would
     // hold an answer back until the client's delayed ACK. OpenSSH's sshd turns it off the same way.
     (client as Connection & { setNoDelay(on: boolean): unknown }).setNoDelay(true);
+    answerTogether((client as Connection & { _sock: Socket })._sock);
     let principal: Principal | undefined;
     const sessions: { close(): Promise<void> }[] = [];
     const authenticate = deps.signIn(info.ip, () => client.end());
