@@ -118,7 +118,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     const key = await itemKey(raw);
     if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
     const { existing, parentIsFolder } = await ops.lookBeforeWrite(key);
-    if (existing && !existing.isFile) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
+    if (existing === 'folder') throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
     if (existing && flags & EXCL) throw new AppError('already_exists', 'A file exists at this path.');
     if (!existing && !(flags & CREAT)) throw new AppError('not_found', 'Nothing exists at this path.');
     if (!existing && !parentIsFolder) throw new AppError('not_found', 'The parent folder does not exist; create it first (mkdir).');
@@ -300,7 +300,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
         const own = writing.get(keyId(t.key));
         if (!existing && !own) throw new AppError('not_found', 'Nothing exists at this path.');
         if (own) keepTime(own, a);
-        else if (a.mtime !== undefined && existing?.isFile) await ops.withLocks.redate(t.key, new Date(a.mtime * 1000));
+        else if (a.mtime !== undefined && existing === 'file') await ops.withLocks.redate(t.key, new Date(a.mtime * 1000));
       }
       ok(reqId);
     }),
