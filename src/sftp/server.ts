@@ -39,14 +39,13 @@ function endSubsystem(sftp: SFTPWrapper): void {
 }
 
 /**
- * The answers to what one read of the socket brought (a client keeps up to 64 WRITEs in flight)
- * leave in one socket write: held from the read until the loop's check phase, after every
- * request of that read has been handled. Nagle stays off, so an answer to a lone request (a
- * small file's OPEN, CLOSE) still leaves in the same turn of the loop.
+ * Holds the socket's writes until the loop's check phase: the answers to the WRITEs one read of
+ * the socket brought (a client keeps up to 64 in flight) then leave in one socket write. Only
+ * WRITEs ask for it: a READ's answer waits for storage and goes out on its own, as soon as it can.
  */
-function answerTogether(sock: Socket): void {
+function answersTogether(sock: Socket): () => void {
   let held = false;
-  sock.prependListener('data', () => {
+  return () => {
     if (held) return;
     held = true;
     sock.cork();
@@ -54,7 +53,7 @@ function answerTogether(sock: Socket): void {
       held = false;
       sock.uncork();
     });
-  });
+  };
 }
 
 export type SftpServer = {
@@ -80,7 +79,7 @@ export function createSftpServer(deps: {
     // Clients wait for each answer before the next request of a small file; Nagle's algorithm would
     // hold an answer back until the client's delayed ACK. OpenSSH's sshd turns it off the same way.
     (client as Connection & { setNoDelay(on: boolean): unknown }).setNoDelay(true);
-    answerTogether((client as Connection & { _sock: Socket })._sock);
+    const holdAnswers = answersTogether((client as Connection & { _sock: Socket })._sock);
     let principal: Principal | undefined;
     const sessions: { close(): Promise<void> }[] = [];
     const authenticate = deps.signIn(info.ip, () => client.end());
@@ -102,7 +101,7 @@ export function createSftpServer(deps: {
           if (!principal) return;
           const sftp = acceptSftp();
           announceExtensions(sftp, EXTENSIONS);
-          const served = serveSftp(sftp, principal, deps.services);
+          const served = serveSftp(sftp, principal, { ...deps.services, holdAnswers });
           sessions.push(served);
           sftp.on('end', () => endSubsystem(sftp));
           sftp.on('close', () => void served.close().catch(deps.onError));
