@@ -5,7 +5,7 @@ import { nameProblem } from '../domain/names.js';
 import type { Writer } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../lib/conditional.js';
-import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteOptions } from '../storage/backend.js';
+import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteLook, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 import type { EntryIdentity, SearchRepo } from '../store/search.js';
@@ -397,6 +397,9 @@ export function createFilesService(deps: {
     removeReplaced,
 
     statOrThrow,
+
+    /** What is at a name and at its parent, as a write finds them: one look of the backend (on S3 its index), where two stats cost a HEAD and a listing each. */
+    lookBeforeWrite: (key: StorageKey): Promise<WriteLook> => storageCall(() => backend.lookBeforeWrite(key)),
   };
 
   /**

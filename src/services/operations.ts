@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import { decide as decideAccess, SHARE_LINK, SHARE_PAGE, STORAGE_READ, type AccessRule, type GrantAccess, type Resource } from '../domain/access.js';
 import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal } from '../domain/principal.js';
-import { keyId, keyParent, type StorageKey } from '../domain/storage-path.js';
-import type { ByteRange, Entry } from '../storage/backend.js';
+import { isRoot, keyId, keyParent, type StorageKey } from '../domain/storage-path.js';
+import type { ByteRange, Entry, IndexedKind } from '../storage/backend.js';
 import type { WritePreconditions } from '../lib/conditional.js';
 import type { ThumbnailSize } from '../thumbnails/sizes.js';
 import type { FilesService, UploadPart, WriteFileOptions } from './files.js';
@@ -75,12 +75,6 @@ export function createOperations(deps: {
     if (!shares) throw new Error('The operation layer was built without the share service a link\'s visitor needs.');
     return shares;
   };
-  const entryOrUndefined = (key: StorageKey): Promise<Entry | undefined> =>
-    files.stat(key).catch((e: unknown) => {
-      if (e instanceof AppError && e.code === 'not_found') return undefined;
-      throw e;
-    });
-
   /** May `principal` do `method` on `key`? The grant it goes through, if any; else the refusal, thrown. */
   async function may(principal: Principal, key: StorageKey, method: string, opts: MayOptions = {}, grantOf = deps.grants.access): Promise<GrantAccess | undefined> {
     const grant = opts.throughGrants === false ? undefined : await grantOf(principal, key);
@@ -167,14 +161,16 @@ export function createOperations(deps: {
 
         /**
          * Before a client starts a write it sends in parts (an SFTP handle): `decide` is asked for
-         * the write now, not at its end; what is at the key, and whether its parent is a folder.
+         * the write now, not at its end; what is at the key (a file, a folder or nothing), and
+         * whether its parent is a folder, looked at where the write itself looks.
          */
-        async lookBeforeWrite(key: StorageKey): Promise<{ existing: Entry | undefined; parentIsFolder: boolean }> {
+        async lookBeforeWrite(key: StorageKey): Promise<{ existing: IndexedKind | undefined; parentIsFolder: boolean }> {
           await ask(key, 'PUT');
-          const existing = await entryOrUndefined(key);
-          if (existing) return { existing, parentIsFolder: true };
-          const parent = await entryOrUndefined(keyParent(key));
-          return { existing, parentIsFolder: parent !== undefined && !parent.isFile };
+          const { at, parent } = await files.lookBeforeWrite(key);
+          if (at !== undefined || parent === 'folder') return { existing: at, parentIsFolder: true };
+          // A user's root exists from their first request on: files.stat makes it (a first upload into it).
+          const root = isRoot(keyParent(key)) && parent === undefined && !(await files.stat(keyParent(key))).isFile;
+          return { existing: at, parentIsFolder: root };
         },
 
         /**

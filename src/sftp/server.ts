@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import ssh2, { type Connection, type Session, type SFTPWrapper } from 'ssh2';
 import type { Principal } from '../domain/principal.js';
 import { announceExtensions } from './extensions.js';
@@ -38,6 +38,24 @@ function endSubsystem(sftp: SFTPWrapper): void {
   sftp.end();
 }
 
+/**
+ * Holds the socket's writes until the loop's check phase: the answers to the WRITEs one read of
+ * the socket brought (a client keeps up to 64 in flight) then leave in one socket write. Only
+ * WRITEs ask for it: a READ's answer waits for storage and goes out on its own, as soon as it can.
+ */
+function answersTogether(sock: Socket): () => void {
+  let held = false;
+  return () => {
+    if (held) return;
+    held = true;
+    sock.cork();
+    setImmediate(() => {
+      held = false;
+      sock.uncork();
+    });
+  };
+}
+
 export type SftpServer = {
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting and ends every connection (their unfinished writes leave nothing). */
@@ -61,6 +79,7 @@ export function createSftpServer(deps: {
     // Clients wait for each answer before the next request of a small file; Nagle's algorithm would
     // hold an answer back until the client's delayed ACK. OpenSSH's sshd turns it off the same way.
     (client as Connection & { setNoDelay(on: boolean): unknown }).setNoDelay(true);
+    const holdAnswers = answersTogether((client as Connection & { _sock: Socket })._sock);
     let principal: Principal | undefined;
     const sessions: { close(): Promise<void> }[] = [];
     const authenticate = deps.signIn(info.ip, () => client.end());
@@ -82,7 +101,7 @@ export function createSftpServer(deps: {
           if (!principal) return;
           const sftp = acceptSftp();
           announceExtensions(sftp, EXTENSIONS);
-          const served = serveSftp(sftp, principal, deps.services);
+          const served = serveSftp(sftp, principal, { ...deps.services, holdAnswers });
           sessions.push(served);
           sftp.on('end', () => endSubsystem(sftp));
           sftp.on('close', () => void served.close().catch(deps.onError));

@@ -27,6 +27,8 @@ export type SftpServices = {
   /** Where writes are staged until their handle closes (data/tmp). */
   readonly stagingDir: string;
   readonly onFault: (err: unknown) => void;
+  /** Called for each WRITE: its answer may wait for the others that arrived with it, to leave in one socket write. */
+  readonly holdAnswers?: () => void;
 };
 
 type Dir = { readonly kind: 'dir'; readonly pages: AsyncIterator<{ name: string; entry: { isFile: boolean; size: number; modified: Date } }[]> };
@@ -118,7 +120,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     const key = await itemKey(raw);
     if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
     const { existing, parentIsFolder } = await ops.lookBeforeWrite(key);
-    if (existing && !existing.isFile) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
+    if (existing === 'folder') throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
     if (existing && flags & EXCL) throw new AppError('already_exists', 'A file exists at this path.');
     if (!existing && !(flags & CREAT)) throw new AppError('not_found', 'Nothing exists at this path.');
     if (!existing && !parentIsFolder) throw new AppError('not_found', 'The parent folder does not exist; create it first (mkdir).');
@@ -257,15 +259,16 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
       throw new AppError('is_a_directory', 'This handle is a folder.');
     }),
   );
-  sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) =>
+  sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) => {
+    deps.holdAnswers?.();
     onHandle(reqId, id, async (h) => {
       if (!isWriter(h)) throw new AppError('forbidden', 'This handle was not opened for writing.');
       const max = ops.maxUploadBytes;
       if (max !== undefined && Number.isFinite(max) && offset + data.length > max) throw new AppError('too_large', `The file would be larger than this server accepts (${max} bytes).`);
       await h.write(offset, data);
       ok(reqId);
-    }),
-  );
+    });
+  });
   sftp.on('FSTAT', (reqId: number, id: Buffer) =>
     onHandle(reqId, id, async (h) => {
       if (isWriter(h)) return sftp.attrs(reqId, attrs({ isFile: true, size: h.size, modified: h.modified ?? new Date() }));
@@ -300,7 +303,7 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
         const own = writing.get(keyId(t.key));
         if (!existing && !own) throw new AppError('not_found', 'Nothing exists at this path.');
         if (own) keepTime(own, a);
-        else if (a.mtime !== undefined && existing?.isFile) await ops.withLocks.redate(t.key, new Date(a.mtime * 1000));
+        else if (a.mtime !== undefined && existing === 'file') await ops.withLocks.redate(t.key, new Date(a.mtime * 1000));
       }
       ok(reqId);
     }),
