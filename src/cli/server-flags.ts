@@ -13,13 +13,21 @@
  *   only at a collection, and by default starts one for them only when they
  *   pass twice its largest semi-space, so a large upload held its dead
  *   chunks long (docs/performance.md "Memory", "Figures behind the code").
+ * - The old generation collected once it has grown by half over what the
+ *   last full collection left alive. V8 otherwise lets it grow by up to four
+ *   times when garbage is promoted fast, and a rescan of a large tree
+ *   promotes its per-batch garbage steadily: the heap's high-water mark, not
+ *   its live data, set the process's peak (docs/performance.md "Memory with
+ *   the default settings").
  */
 export const SEMI_SPACE_MIB = 16;
 export const BUFFER_TRIGGER_MIB = 2;
+export const OLD_GROWTH_PERCENT = 50;
 
 const BOUNDS: readonly { readonly flag: RegExp; readonly value: string }[] = [
   { flag: /^--max[-_]semi[-_]space[-_]size\b/, value: `--max-semi-space-size=${SEMI_SPACE_MIB}` },
   { flag: /^--scavenger[-_]max[-_]new[-_]space[-_]capacity[-_]mb\b/, value: `--scavenger-max-new-space-capacity-mb=${BUFFER_TRIGGER_MIB}` },
+  { flag: /^--heap[-_]growing[-_]percent\b/, value: `--heap-growing-percent=${OLD_GROWTH_PERCENT}` },
 ];
 
 export function serverExecArgv(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
