@@ -192,6 +192,31 @@ it('a file read before: a range is one storage read of its chunks and a stat rea
   assert.deepEqual((await read(backend, 'c', { start: 100, end: 200 })).bytes, plain.subarray(100, 201));
 });
 
+it('a small range inside a chunk is read whole from storage, as a plain file’s is: its stored chunk as bytes, no stream', async ({ inner }) => {
+  const answers: string[] = [];
+  const counted: StorageBackend = {
+    ...inner,
+    read: async (key, range) => {
+      const opened = await inner.read(key, range);
+      answers.push(`${range ? `${range.start}-${range.end}` : 'whole'} ${opened.bytes ? 'bytes' : 'stream'}`);
+      return opened;
+    },
+  };
+  const backend = encryptedBackend(counted, { current: master, all: [master], onBadFile: () => undefined });
+  const data = marked(3 * CHUNK_SIZE + 100);
+  await backend.write(keyOf('s'), bodyOf(data), { ifExists: 'fail' });
+  const at = (i: number) => HEADER_SIZE + i * STORED_CHUNK;
+  // First read: stat, header, then the chunk; then the key is known and a range is its chunk alone.
+  for (const [start, end] of [[10, 4105], [CHUNK_SIZE + 7, CHUNK_SIZE + 4102], [2 * CHUNK_SIZE, 3 * CHUNK_SIZE - 1]] as const) {
+    answers.length = 0;
+    const got = await backend.read(keyOf('s'), { start, end });
+    assert.ok(got.bytes, `${start}-${end}: answered as bytes`);
+    assert.deepEqual(got.bytes, data.subarray(start, end + 1));
+    const chunk = Math.floor(start / CHUNK_SIZE);
+    assert.equal(answers.at(-1), `${at(chunk)}-${at(chunk + 1) - 1} bytes`, `${start}-${end}: its stored chunk read whole`);
+  }
+});
+
 it('plain files written before the key stay readable, at their own size', async ({ backend, inner }) => {
   const data = marked(2 * CHUNK_SIZE + 500);
   await inner.write(keyOf('old'), bodyOf(data), { ifExists: 'fail' });

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { CHUNK_SIZE, DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
-import { chunkOffset, decryptChunks } from '../../lib/encryption/stream.js';
+import { chunkOffset, decryptBytes, decryptChunks } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
 import { StorageError } from '../errors.js';
@@ -78,8 +78,18 @@ async function* guarded(d: Decryption, file: StoredFile, source: AsyncIterable<B
   }
 }
 
-/** The plaintext bytes of an opened file, gathered when small: a failed chunk is then an error before any byte is sent. */
-async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number, source?: Readable): Promise<Opened> {
+/**
+ * The plaintext bytes skip..skip+length-1 from the start of chunk `first`
+ * of an opened file (`body`, its stored bytes from that chunk on), gathered
+ * when small: a failed chunk is then an error before any byte is sent.
+ */
+function plainOpened(d: Decryption, file: StoredFile, entry: Entry, key: FileKey, body: Opened, first: number, skip: number, length: number): Promise<Opened> | Opened {
+  // Read whole by the storage (a small file or range): decrypted at once.
+  if (body.bytes) return openedBytes(entry, guard(d, file, () => decryptBytes(key, entry.size, first, body.bytes!, skip, length)));
+  return streamedPlain(d, file, entry, decryptChunks(key, entry.size, first, body.stream as AsyncIterable<Buffer>, skip, length), length, body.stream);
+}
+
+async function streamedPlain(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number, source?: Readable): Promise<Opened> {
   const out = guarded(d, file, bytes);
   if (length <= WHOLE_READ_MAX) {
     const parts: Buffer[] = [];
@@ -109,13 +119,13 @@ async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
     const size = plainSizeOf(opened.entry.size, opened.bytes);
     if (size === undefined) return opened;
     const key = fileKey(d, file, opened.entry.etag, opened.bytes.subarray(0, HEADER_SIZE));
-    return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, [opened.bytes.subarray(HEADER_SIZE)], 0, size), size);
+    return plainOpened(d, file, { ...opened.entry, size }, key, openedBytes(opened.entry, opened.bytes.subarray(HEADER_SIZE)), 0, 0, size);
   }
   const { head, all } = await peek(opened.stream, HEADER_SIZE);
   const size = plainSizeOf(opened.entry.size, head);
   if (size === undefined) return { entry: opened.entry, stream: streamFrom(all, opened.stream) };
   const key = fileKey(d, file, opened.entry.etag, head.subarray(0, HEADER_SIZE));
-  return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
+  return streamedPlain(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
 }
 
 /**
@@ -158,8 +168,7 @@ export async function openDecrypted(d: Decryption, file: StoredFile, range?: Byt
       if (attempt === ATTEMPTS) throw new StorageError('failed', 'The file kept changing while it was read.');
       continue;
     }
-    const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
-    return plainOpened(d, file, { ...body.entry, size }, decryptChunks(key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
+    return plainOpened(d, file, { ...body.entry, size }, key, body, span.first, span.skip, span.length);
   }
 }
 
@@ -184,8 +193,7 @@ async function openKnown(d: Decryption, file: StoredFile, known: { readonly etag
     return undefined;
   }
   const span = chunkSpan(size, range.start, Math.min(range.end, size - 1), known.key.version);
-  const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
-  return plainOpened(d, file, { ...body.entry, size }, decryptChunks(known.key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
+  return plainOpened(d, file, { ...body.entry, size }, known.key, body, span.first, span.skip, span.length);
 }
 
 /** An entry with a file's plaintext size: the header tells whether the file is encrypted at all. */
