@@ -34,17 +34,19 @@ const reasonOf = (o: Outcome) => ('error' in o && o.error instanceof DecryptErro
  */
 async function bothWays(key: FileKey, size: number, first: number, stored: Buffer, skip: number, length: number, step: number): Promise<Buffer> {
   const streamed: Outcome = await collect(decryptChunks(key, size, first, inPieces(stored, step), skip, length)).then((bytes) => ({ bytes }), (error: unknown) => ({ error }));
-  let whole: Outcome;
-  try {
-    whole = { bytes: decryptBytes(key, size, first, stored, skip, length) };
-  } catch (error) {
-    whole = { error };
+  // In one buffer (one read), and in one buffer per stored chunk (a read of each).
+  const perChunk = Array.from({ length: Math.ceil(stored.length / storedChunk(key.version)) }, (_, i) => stored.subarray(i * storedChunk(key.version), (i + 1) * storedChunk(key.version)));
+  for (const buffers of [[stored], perChunk]) {
+    let whole: Outcome;
+    try {
+      whole = { bytes: decryptBytes(key, size, first, buffers, skip, length) };
+    } catch (error) {
+      whole = { error };
+    }
+    if ('error' in streamed) assert.ok('error' in whole && reasonOf(whole) === reasonOf(streamed), `decryptBytes fails as decryptChunks does (${String(reasonOf(streamed))})`);
+    else assert.ok('bytes' in whole && whole.bytes.equals(streamed.bytes), `decryptBytes of ${buffers.length} buffers gives what decryptChunks gives`);
   }
-  if ('error' in streamed) {
-    assert.ok('error' in whole && reasonOf(whole) === reasonOf(streamed), `decryptBytes fails as decryptChunks does (${String(reasonOf(streamed))})`);
-    throw streamed.error;
-  }
-  assert.ok('bytes' in whole && whole.bytes.equals(streamed.bytes), 'decryptBytes gives what decryptChunks gives');
+  if ('error' in streamed) throw streamed.error;
   return streamed.bytes;
 }
 

@@ -97,13 +97,14 @@ export async function* decryptChunks(key: FileKey, size: number, first: number, 
 /**
  * decryptChunks of stored bytes already in memory (a small file or range),
  * at once: the same checks without the generators' promise per piece, which
- * cost more than opening a small chunk.
+ * cost more than opening a small chunk. `stored` may come in several
+ * buffers (separate reads), each holding whole stored chunks.
  */
-export function decryptBytes(key: FileKey, size: number, first: number, stored: Buffer, skip: number, length: number): Buffer {
+export function decryptBytes(key: FileKey, size: number, first: number, stored: readonly Buffer[], skip: number, length: number): Buffer {
   const reader = chunkReader(key, size, first, skip, length);
   const chunk = storedChunk(key.version);
   const out: Buffer[] = [];
-  for (let at = 0; at < stored.length; at += chunk) out.push(...reader.open([stored.subarray(at, at + chunk)]));
+  for (const bytes of stored) for (let at = 0; at < bytes.length; at += chunk) out.push(...reader.open([bytes.subarray(at, at + chunk)]));
   reader.end();
   return out.length === 1 ? out[0]! : Buffer.concat(out);
 }
