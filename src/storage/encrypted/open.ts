@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
 import { chunkOffset, decryptBytes, decryptChunks } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
