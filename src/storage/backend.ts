@@ -5,6 +5,7 @@ import type { StorageEvents } from './events.js';
 import type { Entry, ListedEntry, WalkEntry } from './entry.js';
 import type { ResumableStaging } from './resumable.js';
 import type { IndexedKind } from './name-index.js';
+import { STORED_CHUNK } from '../lib/encryption/format.js';
 
 /**
  * The storage seam, second edition: bytes and folders of every user,
@@ -347,8 +348,11 @@ export type Opened = { readonly stream: Readable; readonly entry: Entry; readonl
  * Ranges up to this size are read whole by the backends (Opened.bytes) and
  * sent as one buffer: piping a stream was the largest cost of a 4 KiB GET
  * after the token check, on local disk and on S3 (docs/performance.md).
+ * 64 KiB, or a little more: one stored chunk of an encrypted file (64 KiB of
+ * plaintext and its nonce and tag), so a small range of one is read whole
+ * too, where a stream costs many times the chunk's decryption.
  */
-export const WHOLE_READ_MAX = 64 * 1024;
+export const WHOLE_READ_MAX = Math.max(64 * 1024, STORED_CHUNK);
 
 /** An Opened for bytes already in memory. */
 export function openedBytes(entry: Entry, bytes: Buffer): Opened {

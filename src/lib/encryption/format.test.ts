@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { CHUNK_SIZE, DecryptError, HEADER_SIZE, NONCE_SIZE, TAG_SIZE, VERSION, chunkOverhead, chunkSpan, couldBeEncrypted, hasMagic, headerFor, headerVersion, newFileKey, newMasterKeyText, openChunk, openHeader, openTail, parseMasterKey, plainSize, plainSizeOf, sealChunk, sealTail, storedChunk, storedSize } from './format.js';
-import { decryptChunks, encrypt } from './stream.js';
+import { decryptBytes, decryptChunks, encrypt } from './stream.js';
+import type { FileKey } from './format.js';
 
 const C = CHUNK_SIZE;
 /** Every version is still read; the tests that hold for both run for both. */
@@ -23,19 +24,45 @@ async function* inPieces(bytes: Buffer, step: number): AsyncGenerator<Buffer> {
 
 const sealed = (plain: Buffer, step = 4096, key = master, version = VERSION) => collect(encrypt(key, inPieces(plain, step), version));
 
+type Outcome = { bytes: Buffer } | { error: unknown };
+const reasonOf = (o: Outcome) => ('error' in o && o.error instanceof DecryptError ? o.error.reason : undefined);
+
+/**
+ * Stored chunks decrypted both ways, streamed in pieces of `step` bytes
+ * (decryptChunks) and at once from bytes in hand (decryptBytes): they must
+ * give the same bytes, or fail for the same reason.
+ */
+async function bothWays(key: FileKey, size: number, first: number, stored: Buffer, skip: number, length: number, step: number): Promise<Buffer> {
+  const streamed: Outcome = await collect(decryptChunks(key, size, first, inPieces(stored, step), skip, length)).then((bytes) => ({ bytes }), (error: unknown) => ({ error }));
+  // In one buffer (one read), and in one buffer per stored chunk (a read of each).
+  const perChunk = Array.from({ length: Math.ceil(stored.length / storedChunk(key.version)) }, (_, i) => stored.subarray(i * storedChunk(key.version), (i + 1) * storedChunk(key.version)));
+  for (const buffers of [[stored], perChunk]) {
+    let whole: Outcome;
+    try {
+      whole = { bytes: decryptBytes(key, size, first, buffers, skip, length) };
+    } catch (error) {
+      whole = { error };
+    }
+    if ('error' in streamed) assert.ok('error' in whole && reasonOf(whole) === reasonOf(streamed), `decryptBytes fails as decryptChunks does (${String(reasonOf(streamed))})`);
+    else assert.ok('bytes' in whole && whole.bytes.equals(streamed.bytes), `decryptBytes of ${buffers.length} buffers gives what decryptChunks gives`);
+  }
+  if ('error' in streamed) throw streamed.error;
+  return streamed.bytes;
+}
+
 /** The plaintext start..end of a stored file, as a ranged read does it (header, then only the chunks touched). */
 async function readRange(stored: Buffer, start: number, end: number, keys = [master]): Promise<Buffer> {
   const size = plainSizeOf(stored.length, stored);
   if (size === undefined) throw new DecryptError('bad_size', 'not a stored size');
   const key = openHeader(stored.subarray(0, HEADER_SIZE), keys);
   const span = chunkSpan(size, start, end, key.version);
-  return collect(decryptChunks(key, size, span.first, inPieces(stored.subarray(span.stored.start, span.stored.end + 1), 5000), span.skip, span.length));
+  return bothWays(key, size, span.first, stored.subarray(span.stored.start, span.stored.end + 1), span.skip, span.length, 5000);
 }
 /** The whole plaintext of a stored file, as a full read does it (every chunk, even an empty file's one). */
 async function readAll(stored: Buffer, keys = [master]): Promise<Buffer> {
   const size = plainSizeOf(stored.length, stored);
   if (size === undefined) throw new DecryptError('bad_size', 'not a stored size');
-  return collect(decryptChunks(openHeader(stored.subarray(0, HEADER_SIZE), keys), size, 0, inPieces(stored.subarray(HEADER_SIZE), 3000), 0, size));
+  return bothWays(openHeader(stored.subarray(0, HEADER_SIZE), keys), size, 0, stored.subarray(HEADER_SIZE), 0, size, 3000);
 }
 
 test('parseMasterKey takes 32 bytes of base64 and nothing else', () => {

@@ -47,29 +47,66 @@ export async function* encrypt(master: MasterKey, plain: AsyncIterable<Buffer | 
 
 /**
  * The plaintext bytes skip..skip+length-1 counted from the start of chunk
+ * `first`, for a file of `size` plaintext bytes, out of its stored chunks
+ * from `first` on, given one chunk at a time: what decryptChunks and
+ * decryptBytes share. Every chunk is authenticated before any of its bytes
+ * are given out; `end` fails when the chunks given ended early.
+ */
+function chunkReader(key: FileKey, size: number, first: number, skip: number, length: number) {
+  const total = chunkCount(size);
+  let index = first;
+  let toSkip = skip;
+  let left = length;
+  return {
+    /** The wanted plaintext of the next stored chunk (given in parts, cut anywhere). */
+    open(parts: readonly Buffer[]): Buffer[] {
+      if (index >= total) throw new DecryptError('bad_size', 'the stored file runs past its last chunk');
+      const plain = openParts(key, index, index === total - 1, parts);
+      index++;
+      const out: Buffer[] = [];
+      for (const p of plain) {
+        const piece = p.subarray(Math.min(toSkip, p.length), Math.min(p.length, toSkip + left));
+        toSkip = Math.max(0, toSkip - p.length);
+        left -= piece.length;
+        if (piece.length > 0) out.push(piece);
+      }
+      return out;
+    },
+    end(): void {
+      if (left > 0) throw new DecryptError('bad_size', 'the stored file ends before its last chunk');
+    },
+  };
+}
+
+/**
+ * The plaintext bytes skip..skip+length-1 counted from the start of chunk
  * `first`, out of stored chunks first.. read from `stored` (which starts at
  * chunk `first`'s first byte), for a file of `size` plaintext bytes. Every
  * chunk is authenticated before any of its bytes are given out; a stored
  * stream that ends early or runs long fails too.
  */
 export async function* decryptChunks(key: FileKey, size: number, first: number, stored: AsyncIterable<Buffer | string> | Iterable<Buffer>, skip: number, length: number): AsyncGenerator<Buffer> {
-  const total = chunkCount(size);
-  let index = first;
-  let toSkip = skip;
-  let left = length;
+  const reader = chunkReader(key, size, first, skip, length);
   for await (const { parts } of pieceParts(stored, storedChunk(key.version))) {
     if (parts.length === 0) break;
-    if (index >= total) throw new DecryptError('bad_size', 'the stored file runs past its last chunk');
-    const plain = openParts(key, index, index === total - 1, parts);
-    index++;
-    for (const p of plain) {
-      const out = p.subarray(Math.min(toSkip, p.length), Math.min(p.length, toSkip + left));
-      toSkip = Math.max(0, toSkip - p.length);
-      left -= out.length;
-      if (out.length > 0) yield out;
-    }
+    yield* reader.open(parts);
   }
-  if (left > 0) throw new DecryptError('bad_size', 'the stored file ends before its last chunk');
+  reader.end();
+}
+
+/**
+ * decryptChunks of stored bytes already in memory (a small file or range),
+ * at once: the same checks without the generators' promise per piece, which
+ * cost more than opening a small chunk. `stored` may come in several
+ * buffers (separate reads), each holding whole stored chunks.
+ */
+export function decryptBytes(key: FileKey, size: number, first: number, stored: readonly Buffer[], skip: number, length: number): Buffer {
+  const reader = chunkReader(key, size, first, skip, length);
+  const chunk = storedChunk(key.version);
+  const out: Buffer[] = [];
+  for (const bytes of stored) for (let at = 0; at < bytes.length; at += chunk) out.push(...reader.open([bytes.subarray(at, at + chunk)]));
+  reader.end();
+  return out.length === 1 ? out[0]! : Buffer.concat(out);
 }
 
 /** Where chunk `index`'s stored bytes begin in a format version. */

@@ -151,7 +151,7 @@ it('ranges (first, middle, suffix, across a chunk edge) give exactly those bytes
   }
 });
 
-it('a file read before: a range is one storage read of its chunks and a stat reads no header; once replaced, its new bytes', async ({ inner }) => {
+it('a file read before: a range is one storage read of its chunks (a small one across a chunk edge: one of each, both whole) and a stat reads no header; once replaced, its new bytes', async ({ inner }) => {
   const calls: string[] = [];
   const counted: StorageBackend = {
     ...inner,
@@ -164,17 +164,19 @@ it('a file read before: a range is one storage read of its chunks and a stat rea
   await backend.write(keyOf('c'), bodyOf(data), { ifExists: 'fail' });
   assert.deepEqual((await read(backend, 'c', { start: 10, end: 20 })).bytes, data.subarray(10, 21));
   const at = (i: number) => HEADER_SIZE + i * STORED_CHUNK;
-  const cases: [number, number, string][] = [
-    [CHUNK_SIZE - 5, CHUNK_SIZE + 5, `read ${at(0)}-${at(2) - 1}`],
-    [2 * CHUNK_SIZE + 1, 5 * CHUNK_SIZE, `read ${at(2)}-${at(6) - 1}`],
-    [n - 1, n - 1, `read ${at(3)}-${at(4) - 1}`],
+  const last = storedSize(n) - 1;
+  const cases: [number, number, string[]][] = [
+    [CHUNK_SIZE - 5, CHUNK_SIZE + 5, [`read ${at(0)}-${at(1) - 1}`, `read ${at(1)}-${at(2) - 1}`]],
+    [2 * CHUNK_SIZE + 1, 5 * CHUNK_SIZE, [`read ${at(2)}-${last}`]],
+    [2 * CHUNK_SIZE + 1, 3 * CHUNK_SIZE + 9, [`read ${at(2)}-${at(3) - 1}`, `read ${at(3)}-${last}`]],
+    [n - 1, n - 1, [`read ${at(3)}-${last}`]],
   ];
-  for (const [start, end, call] of cases) {
+  for (const [start, end, want] of cases) {
     calls.length = 0;
     const got = await read(backend, 'c', { start, end });
     assert.equal(got.entry.size, n);
     assert.deepEqual(got.bytes, data.subarray(start, end + 1), `${start}-${end}`);
-    assert.deepEqual(calls, [call], `${start}-${end}: one storage read`);
+    assert.deepEqual(calls, want, `${start}-${end}: the chunks' storage reads alone`);
   }
   calls.length = 0;
   assert.equal((await backend.stat(keyOf('c')))?.size, n);
@@ -190,6 +192,31 @@ it('a file read before: a range is one storage read of its chunks and a stat rea
   await inner.write(keyOf('c'), bodyOf(plain), { ifExists: 'replace' });
   assert.equal((await backend.stat(keyOf('c')))?.size, plain.length, 'a plain file at an encrypted size is told apart by its header');
   assert.deepEqual((await read(backend, 'c', { start: 100, end: 200 })).bytes, plain.subarray(100, 201));
+});
+
+it('a small range inside a chunk is read whole from storage, as a plain file’s is: its stored chunk as bytes, no stream', async ({ inner }) => {
+  const answers: string[] = [];
+  const counted: StorageBackend = {
+    ...inner,
+    read: async (key, range) => {
+      const opened = await inner.read(key, range);
+      answers.push(`${range ? `${range.start}-${range.end}` : 'whole'} ${opened.bytes ? 'bytes' : 'stream'}`);
+      return opened;
+    },
+  };
+  const backend = encryptedBackend(counted, { current: master, all: [master], onBadFile: () => undefined });
+  const data = marked(3 * CHUNK_SIZE + 100);
+  await backend.write(keyOf('s'), bodyOf(data), { ifExists: 'fail' });
+  const at = (i: number) => HEADER_SIZE + i * STORED_CHUNK;
+  // First read: stat, header, then the chunk; then the key is known and a range is its chunk alone.
+  for (const [start, end] of [[10, 4105], [CHUNK_SIZE + 7, CHUNK_SIZE + 4102], [2 * CHUNK_SIZE, 3 * CHUNK_SIZE - 1]] as const) {
+    answers.length = 0;
+    const got = await backend.read(keyOf('s'), { start, end });
+    assert.ok(got.bytes, `${start}-${end}: answered as bytes`);
+    assert.deepEqual(got.bytes, data.subarray(start, end + 1));
+    const chunk = Math.floor(start / CHUNK_SIZE);
+    assert.equal(answers.at(-1), `${at(chunk)}-${at(chunk + 1) - 1} bytes`, `${start}-${end}: its stored chunk read whole`);
+  }
 });
 
 it('plain files written before the key stay readable, at their own size', async ({ backend, inner }) => {

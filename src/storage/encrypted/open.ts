@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
-import { chunkOffset, decryptChunks } from '../../lib/encryption/stream.js';
+import { DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { chunkOffset, decryptBytes, decryptChunks } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
 import { StorageError } from '../errors.js';
@@ -20,11 +20,13 @@ export type Decryption = {
   readonly onBadFile: (label: string, e: DecryptError) => void;
   /**
    * The unwrapped data key of the last version of each file read, by its
-   * label, with that version's ETag: a ranged read of it then costs one
-   * storage read, and its stat no header read.
+   * label, with that version's ETag and stored size: a ranged read of it
+   * then asks for its chunks at once, and its stat reads no header.
    */
-  readonly cache: Map<string, { readonly etag: string; readonly key: FileKey }>;
+  readonly cache: Map<string, Known>;
 };
+
+type Known = { readonly etag: string; readonly size: number; readonly key: FileKey };
 
 const CACHE_MAX = 4096;
 /** A file replaced between the reads of its header and its chunks is read again, a few times at most. */
@@ -41,13 +43,15 @@ const drop = (opened: Opened): void => {
   if (!opened.bytes) opened.stream.destroy();
 };
 
-function fileKey(d: Decryption, file: StoredFile, etag: string, header: Buffer): FileKey {
+/** The data key of the stored file version `stored` (its entry) whose header this is. */
+function fileKey(d: Decryption, file: StoredFile, stored: Entry, header: Buffer): FileKey {
+  const { etag, size } = stored;
   const cached = d.cache.get(file.label);
   if (cached?.etag === etag) return cached.key;
   const key = guard(d, file, () => openHeader(header, d.keys));
   d.cache.delete(file.label);
   if (d.cache.size >= CACHE_MAX) d.cache.delete(d.cache.keys().next().value!);
-  d.cache.set(file.label, { etag, key });
+  d.cache.set(file.label, { etag, size, key });
   return key;
 }
 
@@ -78,8 +82,18 @@ async function* guarded(d: Decryption, file: StoredFile, source: AsyncIterable<B
   }
 }
 
-/** The plaintext bytes of an opened file, gathered when small: a failed chunk is then an error before any byte is sent. */
-async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number, source?: Readable): Promise<Opened> {
+/**
+ * The plaintext bytes skip..skip+length-1 from the start of chunk `first`
+ * of an opened file (`body`, its stored bytes from that chunk on), gathered
+ * when small: a failed chunk is then an error before any byte is sent.
+ */
+function plainOpened(d: Decryption, file: StoredFile, entry: Entry, key: FileKey, body: Opened, first: number, skip: number, length: number): Promise<Opened> | Opened {
+  // Read whole by the storage (a small file or range): decrypted at once.
+  if (body.bytes) return openedBytes(entry, guard(d, file, () => decryptBytes(key, entry.size, first, [body.bytes!], skip, length)));
+  return streamedPlain(d, file, entry, decryptChunks(key, entry.size, first, body.stream as AsyncIterable<Buffer>, skip, length), length, body.stream);
+}
+
+async function streamedPlain(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number, source?: Readable): Promise<Opened> {
   const out = guarded(d, file, bytes);
   if (length <= WHOLE_READ_MAX) {
     const parts: Buffer[] = [];
@@ -108,14 +122,14 @@ async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
   if (opened.bytes) {
     const size = plainSizeOf(opened.entry.size, opened.bytes);
     if (size === undefined) return opened;
-    const key = fileKey(d, file, opened.entry.etag, opened.bytes.subarray(0, HEADER_SIZE));
-    return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, [opened.bytes.subarray(HEADER_SIZE)], 0, size), size);
+    const key = fileKey(d, file, opened.entry, opened.bytes.subarray(0, HEADER_SIZE));
+    return plainOpened(d, file, { ...opened.entry, size }, key, openedBytes(opened.entry, opened.bytes.subarray(HEADER_SIZE)), 0, 0, size);
   }
   const { head, all } = await peek(opened.stream, HEADER_SIZE);
   const size = plainSizeOf(opened.entry.size, head);
   if (size === undefined) return { entry: opened.entry, stream: streamFrom(all, opened.stream) };
-  const key = fileKey(d, file, opened.entry.etag, head.subarray(0, HEADER_SIZE));
-  return plainOpened(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
+  const key = fileKey(d, file, opened.entry, head.subarray(0, HEADER_SIZE));
+  return streamedPlain(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
 }
 
 /**
@@ -148,7 +162,7 @@ export async function openDecrypted(d: Decryption, file: StoredFile, range?: Byt
       drop(opened);
       continue;
     }
-    const key = fileKey(d, file, etag, head);
+    const key = fileKey(d, file, headOpened.entry, head);
     const end = Math.min(range.end, size - 1);
     if (range.start > end) return openedBytes({ ...headOpened.entry, size }, Buffer.alloc(0));
     const span = chunkSpan(size, range.start, end, key.version);
@@ -158,34 +172,37 @@ export async function openDecrypted(d: Decryption, file: StoredFile, range?: Byt
       if (attempt === ATTEMPTS) throw new StorageError('failed', 'The file kept changing while it was read.');
       continue;
     }
-    const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
-    return plainOpened(d, file, { ...body.entry, size }, decryptChunks(key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
+    return plainOpened(d, file, { ...body.entry, size }, key, body, span.first, span.skip, span.length);
   }
 }
 
 /**
  * A range of a file whose key was read before: the chunks it touches are
- * read at once, without a stat or a header read first. Undefined when the
- * stored file is no longer that version or the range starts past its end
- * (openDecrypted's full path then decides).
+ * read at once, without a stat or a header read first. A small range across
+ * a chunk edge reads each of its chunks whole (together), as a range inside
+ * one chunk does, where one read of both would be a stream. Undefined when
+ * the stored file is no longer that version, the range starts past its end
+ * or the storage gave a chunk as a stream (openDecrypted's full path then
+ * decides).
  */
-async function openKnown(d: Decryption, file: StoredFile, known: { readonly etag: string; readonly key: FileKey }, range: ByteRange): Promise<Opened | undefined> {
-  let body: Opened;
-  try {
-    // Up to the end of the chunk the range ends in; the storage stops at the file's end.
-    const v = known.key.version;
-    body = await file.open({ start: chunkOffset(Math.floor(range.start / CHUNK_SIZE), v), end: chunkOffset(Math.floor(range.end / CHUNK_SIZE) + 1, v) - 1 });
-  } catch {
+async function openKnown(d: Decryption, file: StoredFile, known: Known, range: ByteRange): Promise<Opened | undefined> {
+  const v = known.key.version;
+  const size = plainSize(known.size, v);
+  if (size === undefined || range.start >= size) return undefined;
+  const span = chunkSpan(size, range.start, Math.min(range.end, size - 1), v);
+  const eachChunk = span.last > span.first && span.length <= WHOLE_READ_MAX;
+  const reads = eachChunk
+    ? Array.from({ length: span.last - span.first + 1 }, (_, i) => ({ start: chunkOffset(span.first + i, v), end: Math.min(chunkOffset(span.first + i + 1, v), known.size) - 1 }))
+    : [span.stored];
+  const settled = await Promise.allSettled(reads.map((r) => file.open(r)));
+  const bodies = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  if (bodies.length < reads.length || bodies.some((b) => b.entry.etag !== known.etag) || (eachChunk && bodies.some((b) => !b.bytes))) {
+    bodies.forEach(drop);
     return undefined;
   }
-  const size = plainSize(body.entry.size, known.key.version);
-  if (body.entry.etag !== known.etag || size === undefined || range.start >= size) {
-    drop(body);
-    return undefined;
-  }
-  const span = chunkSpan(size, range.start, Math.min(range.end, size - 1), known.key.version);
-  const stored = body.bytes ? [body.bytes] : (body.stream as AsyncIterable<Buffer>);
-  return plainOpened(d, file, { ...body.entry, size }, decryptChunks(known.key, size, span.first, stored, span.skip, span.length), span.length, body.bytes ? undefined : body.stream);
+  const entry = { ...bodies[0]!.entry, size };
+  if (eachChunk) return openedBytes(entry, guard(d, file, () => decryptBytes(known.key, size, span.first, bodies.map((b) => b.bytes!), span.skip, span.length)));
+  return plainOpened(d, file, entry, known.key, bodies[0]!, span.first, span.skip, span.length);
 }
 
 /** An entry with a file's plaintext size: the header tells whether the file is encrypted at all. */
