@@ -9,7 +9,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import { tryHold, type Coordination } from '../storage/coordination.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { TusUpload } from '../store/tus-uploads.js';
-import type { Operations } from './operations.js';
+import type { Door } from './door.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 import { sentence } from '../lib/i18n/sentences.js';
@@ -60,7 +60,7 @@ export function createTusService(deps: {
   maxOpenUploads: number;
   usage: UsageService;
   /** The operation layer's check: an upload's folder (its own tree, or another's through a writable grant) is asked of `decide`. */
-  operations: Pick<Operations, 'may'>;
+  operations: Pick<Door, 'may'>;
   /** --versions: a file an upload with overwrite replaces is kept as a version (services/versions.ts). */
   versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
 }) {
