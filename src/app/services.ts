@@ -144,7 +144,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   // The WebDAV and share services ask this layer's `may` themselves, so the layer reaches them through getters.
   const operationDeps = once(() => ({ files: files(), grants: grants(), versions: versions(), thumbnails: thumbnails(), zips: zips(), dav: (): DavService => dav(), shares: (): ShareService => shares() }));
   const operations: () => Operations = once(() => createOperations({ ...operationDeps(), decide: opts.decide }));
-  const pathTokens = once(() => createPathTokenService({ secret: secret(), store, clock, maxTtl: config.pathTokenTtl, grants: grants() }));
+  const pathTokens = once(() => createPathTokenService({ secret: secret(), store, clock, maxTtl: config.pathTokenTtl, operations: { may: (...args) => operations().may(...args) } }));
   const tus = once(() => createTusService({ store, backend: storage(), clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage(), operations: operations(), versions: versions() }));
   const usage = once(() => accountUsage(storageUsage()));
   const account = once(() => createAccountService({ store, auth: auth(), users: users(), secondFactor: secondFactor(), usage: usage(), clock }));

@@ -425,7 +425,7 @@ export function createDavService(deps: DavServiceDeps) {
     /** The top of /dav/: the caller's own root. */
     async ownRoot(principal: Principal): Promise<{ key: StorageKey; entry: Entry; now: number }> {
       const key = { user: principal.username, segments: [] };
-      return { key, entry: await files.stat(key), now: clock.now() };
+      return { key, entry: await deps.operations.as(principal).stat(key), now: clock.now() };
     },
   };
 }

@@ -145,6 +145,8 @@ export function createOperations(deps: {
         async uploadToLink(segments: readonly string[], parts: AsyncIterable<UploadPart>): Promise<void> {
           const shares = sharesOf();
           const { live } = await shares.open(link(SHARE_LINK, 'PUT'), []);
+          // The link's own folder, which takes the upload's folder, is asked as any key written is.
+          await ask(live.key, 'PUT');
           await shares.upload(live, segments, parts);
         },
         /** The first bytes of a file as text, for a share page's preview. */

@@ -92,9 +92,10 @@ export function createTusService(deps: {
   async function owned(principal: Principal | null, id: string): Promise<TusUpload> {
     const u = await store.tusUploads.get(id);
     if (!u || !principal || principal.kind !== 'user' || (u.uploader ?? u.user) !== principal.username || u.expiresAt <= clock.now()) throw notFound();
-    // Sent through a grant: it must still allow the upload (a revocation or leaving the group ends it at once,
-    // and the upload's URL then answers as any other that is not the caller's).
-    if (u.uploader !== undefined) await deps.operations.may(principal, folderKey(u), 'PUT').catch(() => Promise.reject(notFound()));
+    // Every request on an upload is asked of the layer as the write to its folder it is: one sent
+    // through a grant must still be allowed (a revocation or leaving the group ends it at once), and
+    // a refusal answers as an upload that is not the caller's.
+    await deps.operations.may(principal, folderKey(u), 'PUT').catch(() => Promise.reject(notFound()));
     return u;
   }
 
