@@ -11,7 +11,7 @@ import { storeRateLimiter, type RateLimiter } from '../store/rate-limiter.js';
 import { createAccountService } from '../services/account.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuditService } from '../services/audit.js';
-import { auditView } from '../routes/views.js';
+import { auditView, webhookBody } from '../routes/views.js';
 import { createAuthService } from '../services/auth.js';
 import { createCursorCodec, createTreeTags } from '../services/change-cursor.js';
 import { createChangeSignal } from '../services/change-signal.js';
@@ -190,6 +190,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
       allowPrivate: config.webhooksAllowPrivate,
       leading,
       onDisabled: (hook, reason) => void audit().record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
+      body: webhookBody,
       onError: warn('webhook delivery failed'),
     }),
   );
