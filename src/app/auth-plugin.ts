@@ -22,8 +22,6 @@ declare module 'fastify' {
     principal: Principal | null;
     /** What the URL names, from the route's `config.resource`; `{kind: 'none'}` when it declares none. */
     resource: Resource;
-    /** The grant through which the principal reaches another user's `resource` (src/services/grants.ts), if one does. */
-    grant: GrantAccess | null;
     /** The account the credential named, even when the route then refused it (403): the audit log's actor. */
     actor: string | null;
     /**
@@ -86,7 +84,6 @@ function ruleOf(config: { access?: AccessRule; auth?: readonly string[]; hideOnA
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('resource', null as never);
-  app.decorateRequest('grant', null);
   app.decorateRequest('actor', null);
   app.decorateRequest('stillAuthorized', async function stillAuthorized(this: FastifyRequest): Promise<boolean> {
     const rule = ruleOf(this.routeOptions.config);
@@ -125,7 +122,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     } catch (e) {
       resourceError = e;
     }
-    const { principal, grant, denial } = await authorize(credentialsOf(request), rule, resource, deps);
+    const { principal, denial } = await authorize(credentialsOf(request), rule, resource, deps);
     if (principal?.kind === 'user') request.actor = principal.username;
     if (principal && resourceError !== undefined) throw resourceError;
     if (denial) {
@@ -134,7 +131,6 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
     request.principal = principal ?? null;
     request.resource = resource;
-    request.grant = grant ?? null;
   });
 }
 

@@ -57,7 +57,7 @@ export async function registerFrontEnds(
   },
 ): Promise<void> {
   const { services, oidc, store, backend } = deps;
-  const { auth, users, groups, storageUsage, trash, files, grants, operations, pathTokens, tus, usage, account, shares, changes, changeStreams, search, audit, webhooks, keys, sshKeys, dav, throttle, clock } = services;
+  const { auth, users, groups, storageUsage, trash, grants, operations, pathTokens, tus, usage, account, shares, changes, changeStreams, search, audit, webhooks, keys, sshKeys, dav, throttle, clock } = services;
   await installSftp(app, config, { store, operations, basic: deps.passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
 
   const basePath = config.basePath;
@@ -77,12 +77,12 @@ export async function registerFrontEnds(
       bannerRoutes(base, { dir: join(resolve(config.dataDir), 'banner') });
       openApiRoutes(base, { routes: deps.schemaTable, basePath });
       deps.metrics?.route(base);
-      await base.register(async (scope) => storageRoutes(scope, { files, pathTokens, basePath, operations }));
-      await base.register(async (scope) => davRoutes(scope, { dav, basePath, operations, sync: services.davSync, shared: createSharedWithMe({ grants, basePath }) }));
+      await base.register(async (scope) => storageRoutes(scope, { pathTokens, basePath, operations }));
+      await base.register(async (scope) => davRoutes(scope, { dav, basePath, operations, sync: services.davSync, shared: createSharedWithMe({ operations, basePath }) }));
       await base.register(async (scope) => usageRoutes(scope, { usage: storageUsage }));
       await base.register(async (scope) => tusRoutes(scope, { tus, basePath }));
       // The no-JavaScript file manager (/basic/): cookie session + CSRF, its own content-type parsers and error pages.
-      await base.register(async (scope) => basicRoutes(scope, { auth, files, operations, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: deps.oidcSettings?.buttonLabel }));
+      await base.register(async (scope) => basicRoutes(scope, { auth, operations, secret: deps.secret, basePath, publicUrl: config.publicUrl, ssoLabel: deps.oidcSettings?.buttonLabel }));
       await base.register(async (scope) => shareApiRoutes(scope, { shares, basePath }));
       await base.register(async (scope) => accountRoutes(scope, { account, features: { trashDays: config.trashDays, versions: config.versions } }));
       await base.register(async (scope) => adminUserRoutes(scope, { users, usage, signIn: async (id) => ({ sso: (await store.oidc.linkOf(id)) !== undefined, local: await store.oidc.isLocal(id) }) }));

@@ -11,7 +11,7 @@ import { storeRateLimiter, type RateLimiter } from '../store/rate-limiter.js';
 import { createAccountService } from '../services/account.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuditService } from '../services/audit.js';
-import { auditView } from '../routes/views.js';
+import { auditView, webhookBody } from '../routes/views.js';
 import { createAuthService } from '../services/auth.js';
 import { createCursorCodec, createTreeTags } from '../services/change-cursor.js';
 import { createChangeSignal } from '../services/change-signal.js';
@@ -22,10 +22,10 @@ import { createDavSync } from '../services/dav-sync.js';
 import { createDavService, type DavService } from '../services/dav.js';
 import { createFilesService } from '../services/files.js';
 import { backendFolderEtags, createFolderEtags } from '../services/folder-etags.js';
-import { createGrantService } from '../services/grants.js';
+import { createGrantService, type GrantService } from '../services/grants.js';
 import { createGroupService } from '../services/groups.js';
 import type { decide } from '../domain/access.js';
-import { createOperations } from '../services/operations.js';
+import { createOperations, type Operations } from '../services/operations.js';
 import { createPasswordHasher, type PasswordHasher } from '../services/passwords.js';
 import { createPathTokenService } from '../services/path-token-service.js';
 import { createSafetyNet } from '../services/safety-net.js';
@@ -138,12 +138,13 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   const files = once(() => createFilesService({ backend: storage(), maxUploadBytes: config.maxUploadSize, usage: storageUsage(), trash: trash(), versions: versions(), folderEtags: folderEtags(), index: store.search }));
   const zips = once(() => createZipService({ backend: storage(), crcs: store.zipCrcs, clock }));
   // Failed grant creations count in the login throttle, per caller.
-  const grants = tracked(built, 'grants', () => createGrantService({ store, backend: storage(), files: files(), clock, limiter: throttle(), onError: warn('giving back a grant creation\'s place in the throttle failed') }));
+  // The layer asks grants which one reaches a key, and grant creation asks the layer: it is reached through a getter.
+  const grants: () => GrantService = tracked(built, 'grants', () => createGrantService({ store, backend: storage(), files: files(), operations: { may: (...args) => operations().may(...args) }, clock, limiter: throttle(), onError: warn('giving back a grant creation\'s place in the throttle failed') }));
   // The one door: every front end's file operations, with `decide` asked for every key they take.
   // The WebDAV and share services ask this layer's `may` themselves, so the layer reaches them through getters.
   const operationDeps = once(() => ({ files: files(), grants: grants(), versions: versions(), thumbnails: thumbnails(), zips: zips(), dav: (): DavService => dav(), shares: (): ShareService => shares() }));
-  const operations = once(() => createOperations({ ...operationDeps(), decide: opts.decide }));
-  const pathTokens = once(() => createPathTokenService({ secret: secret(), store, clock, maxTtl: config.pathTokenTtl, grants: grants() }));
+  const operations: () => Operations = once(() => createOperations({ ...operationDeps(), decide: opts.decide }));
+  const pathTokens = once(() => createPathTokenService({ secret: secret(), store, clock, maxTtl: config.pathTokenTtl, operations: { may: (...args) => operations().may(...args) } }));
   const tus = once(() => createTusService({ store, backend: storage(), clock, maxUploadBytes: config.maxUploadSize, expirySeconds: config.uploadExpiry, maxOpenUploads: config.maxOpenUploads, usage: storageUsage(), operations: operations(), versions: versions() }));
   const usage = once(() => accountUsage(storageUsage()));
   const account = once(() => createAccountService({ store, auth: auth(), users: users(), secondFactor: secondFactor(), usage: usage(), clock }));
@@ -167,7 +168,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   const changeWaker = once(() => createChangeWaker({ signal: changeSignal(), changes: store.changes, grants: store.grants, onError: warn('change stream wake-up failed') }));
   const changeStreams = once(() => createChangeStreams({ changes: changes(), waker: changeWaker(), slots: createStreamSlots({ leases: store.leases, clock, perUser: STREAMS_PER_USER, holdMs: STREAM_SLOT_MS }), onError: warn('change stream ended') }));
   // The layer is asked only when a search is answered: a rescan (`file-cloud index`) builds no file service.
-  const search = tracked(built, 'search', () => createSearchService({ store, backend: storage(), operations: { may: (...args) => operations().may(...args) }, onError: warn('updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal().notify() } : {}) }));
+  const search = tracked(built, 'search', () => createSearchService({ store, backend: storage(), operations: { as: (principal) => operations().as(principal) }, onError: warn('updating the search index failed'), ...(config.changes ? { onChange: () => changeSignal().notify() } : {}) }));
   // An entry appended on the leader wakes webhook delivery at once (onAuditAppend); elsewhere the leader's next round finds it.
   let auditAppended = () => {};
   const audit = tracked(built, 'audit', () =>
@@ -189,6 +190,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
       allowPrivate: config.webhooksAllowPrivate,
       leading,
       onDisabled: (hook, reason) => void audit().record({ type: 'webhook.disabled', target: hook.id, outcome: 'failure', detail: { url: hook.url, reason } }),
+      body: webhookBody,
       onError: warn('webhook delivery failed'),
     }),
   );

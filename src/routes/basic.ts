@@ -9,7 +9,6 @@ import { newNonce, withNonce } from '../http/security-headers.js';
 import { bodyLeftUnread, logFailure, toAppError } from '../http/error-handler.js';
 import { uploadParts } from './upload-parts.js';
 import type { AuthService } from '../services/auth.js';
-import type { FilesService } from '../services/files.js';
 import type { Operations } from '../services/operations.js';
 import { pageNumber } from '../basic/format.js';
 import { requestLocale } from '../http/language.js';
@@ -46,7 +45,7 @@ const sessionOf = (p: Principal | null): SessionPrincipal | undefined => (p?.kin
 
 /**
  * The no-JavaScript file manager at `<base>/basic/` (docs/web-ui.md):
- * server-rendered pages over the same files service as /storage/, with a
+ * server-rendered pages over the same operation layer as /storage/, with a
  * cookie session (an ordinary session row; the cookie holds its refresh
  * token) and a CSRF token on every form.
  *
@@ -58,9 +57,9 @@ const sessionOf = (p: Principal | null): SessionPrincipal | undefined => (p?.kin
  */
 export async function basicRoutes(
   scope: FastifyInstance,
-  deps: { auth: AuthService; files: FilesService; operations: Operations; secret: Buffer; basePath: string; publicUrl: string; ssoLabel?: string | undefined },
+  deps: { auth: AuthService; operations: Operations; secret: Buffer; basePath: string; publicUrl: string; ssoLabel?: string | undefined },
 ): Promise<void> {
-  const { auth, files } = deps;
+  const { auth } = deps;
   const root = `${deps.basePath}/basic/`;
   const siteFor = (request: FastifyRequest): Site => ({ root, ui: uiFor(requestLocale(request.headers)) });
   const sso = deps.ssoLabel === undefined ? undefined : { href: `${deps.basePath}/auth/oidc/login?to=basic`, label: deps.ssoLabel };
@@ -266,11 +265,12 @@ export async function basicRoutes(
     const here = `${root}${t.rest}`;
     const body = (request.body ?? {}) as Record<string, string>;
     const action = (request.query as Record<string, unknown>).action === 'upload' ? 'upload' : body.action;
+    const ops = deps.operations.as(user);
     let change: FolderAction;
     switch (action) {
       case 'upload':
         if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw refusal(request, 'bad_request', 'basic.uploadType');
-        change = { action, parts: uploadParts(request, files.maxUploadBytes) };
+        change = { action, parts: uploadParts(request, ops.maxUploadBytes) };
         break;
       case 'mkdir':
       case 'delete':
@@ -282,7 +282,7 @@ export async function basicRoutes(
       default:
         throw refusal(request, 'bad_request', 'basic.unknownAction');
     }
-    const done = await applyFolderAction(deps.operations.as(user), t.key, change);
+    const done = await applyFolderAction(ops, t.key, change);
     flash(reply, request, doneSentence(siteFor(request).ui.t, done));
     return reply.redirect(here, 303);
   });

@@ -45,7 +45,7 @@ const DAV_METHODS: Record<string, Omit<RouteSchema, 'tags' | 'params' | 'securit
     response: {
       201: empty('Created.'),
       204: empty('Replaced.'),
-      ...errors({ ...common, ...lockErrors, 405: 'A collection is at this path (`method_not_allowed`).', 409: 'The parent collection does not exist (`not_a_directory`).', 413: 'Over --max-upload-size (`too_large`).', 507: 'No space left, or over the quota.' }),
+      ...errors({ ...common, ...lockErrors, 404: 'In `Shared with me/`: nothing of that name is shared with you (`not_found`).', 405: 'A collection is at this path (`method_not_allowed`).', 409: 'The parent collection does not exist (`not_a_directory`).', 413: 'Over --max-upload-size (`too_large`).', 507: 'No space left, or over the quota.' }),
     },
   },
   DELETE: {

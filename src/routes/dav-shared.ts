@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { parseStoragePath, type StorageKey } from '../domain/storage-path.js';
 import { DAV_PREFIX, encodeSegment, hrefFor, rawDavPath } from '../dav/paths.js';
-import type { GrantService } from '../services/grants.js';
+import type { Operations } from '../services/operations.js';
 import { sentence } from '../lib/i18n/sentences.js';
 
 /** Not a valid user name (it has spaces), so it cannot clash with a user's tree under /dav/. */
@@ -20,9 +20,11 @@ export type SharedPath = { readonly entry: string | undefined; readonly rest: st
  * translates URLs: a place here is the owner's key, and every request on it
  * is answered by the same handlers under the same `decide` (with the grant)
  * as at `/dav/<owner>/<path>`; hrefs in answers stay in this collection.
+ * What is shared with the caller is the operation layer's answer (`sharedWithMe`).
  */
-export function createSharedWithMe(deps: { grants: GrantService; basePath: string }) {
-  const { grants, basePath } = deps;
+export function createSharedWithMe(deps: { operations: Pick<Operations, 'as'>; basePath: string }) {
+  const { basePath } = deps;
+  const itemsOf = (principal: Principal) => deps.operations.as(principal).sharedWithMe();
   const prefix = `${basePath}${DAV_PREFIX}${encodeSegment(SHARED_WITH_ME)}/`;
 
   /** The place of a raw path below /dav/ in `Shared with me`, or undefined when it lies elsewhere. */
@@ -50,7 +52,7 @@ export function createSharedWithMe(deps: { grants: GrantService; basePath: strin
 
   /** The owner's key a received item's URL names, and the hrefs that keep answers in this collection; 404 for no such item. */
   async function resolve(principal: Principal, at: SharedPath & { entry: string }): Promise<{ key: StorageKey; trailingSlash: boolean; hrefs: Hrefs }> {
-    const item = (await grants.sharedItems(principal)).find((i) => i.name === at.entry);
+    const item = (await itemsOf(principal)).find((i) => i.name === at.entry);
     if (!item) throw new AppError('not_found', `Nothing named "${at.entry}" is shared with you.`);
     // The rest is checked as any storage path is (no `..`, no empty segment), below the item's own key.
     const raw = [item.root.user, ...item.root.segments].map(encodeSegment).join('/') + (at.rest === undefined ? '' : `/${at.rest}`);
@@ -72,7 +74,7 @@ export function createSharedWithMe(deps: { grants: GrantService; basePath: strin
 
     /** The members of `Shared with me`: each received item at its href, with its owner's key. */
     async members(principal: Principal): Promise<{ href: string; name: string; key: StorageKey; isFile: boolean }[]> {
-      return (await grants.sharedItems(principal)).map((i) => ({ href: `${prefix}${encodeSegment(i.name)}${i.isFile ? '' : '/'}`, name: i.name, key: i.root, isFile: i.isFile }));
+      return (await itemsOf(principal)).map((i) => ({ href: `${prefix}${encodeSegment(i.name)}${i.isFile ? '' : '/'}`, name: i.name, key: i.root, isFile: i.isFile }));
     },
 
     /** A Destination header in `Shared with me` as the owner's `/dav/<owner>/…` URL (others unchanged), for the WebDAV service. */

@@ -9,7 +9,6 @@ import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.j
 import { fileMayAnswer, firstStep, type ReadAddress } from '../domain/read-address.js';
 import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { uploadParts } from './upload-parts.js';
-import type { FilesService } from '../services/files.js';
 import type { PathTokenService } from '../services/path-token-service.js';
 import { objectBody, optionalBoolean, optionalInteger, requiredString } from './body.js';
 import { readJsonBody } from './json-body.js';
@@ -31,9 +30,8 @@ const JSON_LIMIT = 64 * 1024;
  */
 export async function storageRoutes(
   scope: FastifyInstance,
-  deps: { files: FilesService; pathTokens: PathTokenService; basePath?: string; operations: Operations },
+  deps: { pathTokens: PathTokenService; basePath?: string; operations: Operations },
 ): Promise<void> {
-  const { files } = deps;
   const as = (request: FastifyRequest) => deps.operations.as(request.principal!);
 
   // PUT bodies are users' bytes and must stream untouched whatever their type
@@ -113,7 +111,8 @@ export async function storageRoutes(
     const contentType = request.headers['content-type'] ?? '';
     let written: { key: StorageKey; entry: Entry }[];
     if (/^multipart\/form-data\b/i.test(contentType)) {
-      const entries = await as(request).writeParts(key, uploadParts(request, files.maxUploadBytes), { overwrite });
+      const ops = as(request);
+      const entries = await ops.writeParts(key, uploadParts(request, ops.maxUploadBytes), { overwrite });
       written = entries.map((entry) => ({ key: keyChild(key, entry.name), entry }));
     } else {
       if (trailingSlash || isRoot(key)) {
@@ -122,9 +121,8 @@ export async function storageRoutes(
         throw new AppError('invalid_path', sentence('apiDetail.fileEndsSlash'));
       }
       const declared = Number(request.headers['content-length']);
-      if (files.maxUploadBytes !== undefined && declared > files.maxUploadBytes) {
-        throw new AppError('too_large', `The upload is larger than this server accepts (${files.maxUploadBytes} bytes).`);
-      }
+      const max = as(request).maxUploadBytes;
+      if (max !== undefined && declared > max) throw new AppError('too_large', `The upload is larger than this server accepts (${max} bytes).`);
       // The declared length lets an object store size its upload parts for the file.
       const entry = await as(request).writeFile(key, request.raw, {
         sizeHint: Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined,
@@ -149,9 +147,11 @@ export async function storageRoutes(
     if (action === undefined) throw new AppError('unknown_action', 'The field "action" is required: MakePathToken, CreateFolder, Move or Copy.');
     switch (action) {
       case 'MakePathToken': {
-        await as(request).stat(key);
+        const ops = as(request);
         // Through a grant, the token names its maker: it works only while the grant still reaches the path.
-        const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'), request.grant ? request.principal!.username : undefined);
+        const grant = await ops.may(key, 'GET');
+        await ops.stat(key);
+        const { token, expiresAt } = await deps.pathTokens.make(key, optionalInteger(body, 'valid_for_seconds'), grant ? ops.principal.username : undefined);
         reply.header('x-expires-at', new Date(expiresAt * 1000).toISOString()).header('cache-control', 'no-store');
         return { token };
       }

@@ -16,7 +16,7 @@ import type { Change, RecentChange } from '../services/changes.js';
 import type { ReceivedGrant } from '../services/grants.js';
 import type { SearchResult } from '../services/search.js';
 import type { TrashEntry } from '../services/trash.js';
-import type { WebhookInput } from '../services/webhooks.js';
+import type { HookData, HookEvent, WebhookInput } from '../services/webhooks.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : iso(ms));
@@ -172,6 +172,27 @@ export const deliveryView = (d: DeliveryRow) => ({
   error: d.error,
   next_retry_at: isoIfSet(d.nextRetryAt),
 });
+
+/** What an event tells a receiver (docs/api.md "Webhooks"): the audit entry with its detail, the change, the test's hook. */
+const webhookData = (d: HookData): Record<string, unknown> => {
+  switch (d.source) {
+    case 'audit':
+      return { audit_id: d.seq, actor: d.actor, target: d.target, address: d.address, ...d.detail };
+    case 'changes':
+      return {
+        path: d.path,
+        ...(d.from !== undefined ? { from: d.from } : {}),
+        is_file: d.isFile,
+        ...(d.size !== undefined ? { size: d.size } : {}),
+        ...(d.modified !== undefined ? { modified: iso(d.modified) } : {}),
+      };
+    case 'test':
+      return { webhook_id: d.webhookId };
+  }
+};
+
+/** The body a webhook receiver gets for an event (the webhook service signs and sends it). */
+export const webhookBody = (e: Pick<HookEvent, 'type' | 'time' | 'data'>): string => JSON.stringify({ type: e.type, timestamp: iso(e.time), data: webhookData(e.data) });
 
 /** A webhook's body as sent (POST, PATCH), in the service's names; each field checked there. */
 export const webhookInput = (body: Record<string, unknown>): WebhookInput => ({

@@ -12,7 +12,7 @@ import { evaluateIf, type IfHeader } from '../domain/dav-if-header.js';
 import { assertTokensHeld, locksOver, parentPath, resourcePath, type WriteScope } from './dav-locks.js';
 import type { FilesService } from './files.js';
 import type { FolderEtags } from './folder-etags.js';
-import type { Operations } from './operations.js';
+import type { Door } from './door.js';
 import type { UsageService } from './usage.js';
 import { storageCall } from './storage-errors.js';
 
@@ -45,7 +45,7 @@ export type DavServiceDeps = {
    * whatever front end calls it (WebDAV, SFTP), and for every other key a request names (a Destination,
    * a lock taken through a grant).
    */
-  readonly operations: Pick<Operations, 'may' | 'as'>;
+  readonly operations: Door;
   /** Folder ETags (the change journal's tree ETags; --changes off: the backend's own). */
   readonly folderEtags: FolderEtags;
 };
@@ -425,7 +425,7 @@ export function createDavService(deps: DavServiceDeps) {
     /** The top of /dav/: the caller's own root. */
     async ownRoot(principal: Principal): Promise<{ key: StorageKey; entry: Entry; now: number }> {
       const key = { user: principal.username, segments: [] };
-      return { key, entry: await files.stat(key), now: clock.now() };
+      return { key, entry: await deps.operations.as(principal).stat(key), now: clock.now() };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { decide, grantRefusal, type GrantAccess } from '../domain/access.js';
+import { grantRefusal, type GrantAccess } from '../domain/access.js';
+import type { Door, SharedItem } from './door.js';
 import { AppError } from '../domain/errors.js';
 import type { Principal, UserPrincipal } from '../domain/principal.js';
 import { isSameOrInside, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
@@ -85,7 +86,16 @@ export function isPermission(v: unknown): v is Permission {
  * A grant follows its item when the owner renames or moves it and ends when
  * the item is deleted (storage events, awaited before the change is answered).
  */
-export function createGrantService(deps: { store: MetadataStore; backend: StorageBackend; files: FilesService; clock: Clock; limiter?: RateLimiter | undefined; onError?: (e: unknown) => void }) {
+export function createGrantService(deps: {
+  store: MetadataStore;
+  backend: StorageBackend;
+  files: FilesService;
+  /** The operation layer's check: the item a grant is made of is asked of `decide` (only its owner shares it). */
+  operations: Pick<Door, 'may'>;
+  clock: Clock;
+  limiter?: RateLimiter | undefined;
+  onError?: (e: unknown) => void;
+}) {
   const { store } = deps;
 
   /** One item as its recipient sees it: the grant that allows the most, and every grant of it that reaches them. */
@@ -131,8 +141,7 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
     const raw = input.path.replace(/^\//, '');
     const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
     // Only the owner shares an item: asked without the grants (a recipient uses an item, and does not share it on).
-    const denial = decide({ who: 'user' }, principal, 'POST', { kind: 'storage', key, trailingSlash: false });
-    if (denial) throw new AppError(denial.code, denial.message);
+    await deps.operations.may(principal, key, 'POST', { throughGrants: false });
     if (key.segments.length === 0) throw new AppError('bad_request', sentence('apiDetail.shareWholeStorage'));
     const entry = await deps.files.stat(key);
     const m = /^(user|group):(.+)$/.exec(input.to);
@@ -214,17 +223,17 @@ export function createGrantService(deps: { store: MetadataStore; backend: Storag
      * or, when two items of one owner share a name, `<name> (<owner>, <folder › path>)` for each of them, so every
      * item is reachable and its name does not depend on which grants came first.
      */
-    async sharedItems(principal: Principal): Promise<{ name: string; root: StorageKey; isFile: boolean }[]> {
+    async sharedItems(principal: Principal): Promise<SharedItem[]> {
       const items = (await this.listReceived(principal)).map(({ grant }) => {
         const root = keyOf(grant);
-        return { root, isFile: grant.isFile, short: `${root.segments.at(-1) ?? ''} (${grant.owner})` };
+        return { root, isFile: grant.isFile, access: { root, isFile: grant.isFile, permission: grant.permission }, short: `${root.segments.at(-1) ?? ''} (${grant.owner})` };
       });
       const count = new Map<string, number>();
       for (const i of items) count.set(i.short, (count.get(i.short) ?? 0) + 1);
-      return items.map(({ root, isFile, short }) => {
-        if (count.get(short) === 1) return { name: short, root, isFile };
+      return items.map(({ root, isFile, access, short }) => {
+        if (count.get(short) === 1) return { name: short, root, isFile, access };
         const folder = root.segments.slice(0, -1).join(' › ') || '/';
-        return { name: `${root.segments.at(-1) ?? ''} (${root.user}, ${folder})`, root, isFile };
+        return { name: `${root.segments.at(-1) ?? ''} (${root.user}, ${folder})`, root, isFile, access };
       });
     },
 

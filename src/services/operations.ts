@@ -13,8 +13,11 @@ import { deadLink, type LiveShare, type ShareService, type SharePlace } from './
 import type { ThumbnailService } from './thumbnails.js';
 import type { VersionService } from './versions.js';
 import type { ZipService } from './zip.js';
+import type { Door, MayOptions, SharedItem } from './door.js';
 
-export type Operations = ReturnType<typeof createOperations>;
+/** The services above name the layer by what they use of it (door.ts): it must go on offering that. */
+type Implements<T extends Door> = T;
+export type Operations = Implements<ReturnType<typeof createOperations>>;
 /** The file operations of one principal: what every front end calls (see `createOperations`). */
 export type PrincipalOperations = ReturnType<Operations['as']>;
 
@@ -31,12 +34,6 @@ const ACCOUNT: AccessRule = { who: 'user' };
  */
 export const ruleFor = (principal: Principal): AccessRule => (principal.kind === 'share' ? SHARE_LINK : principal.kind === 'pathToken' ? STORAGE_READ : ACCOUNT);
 
-export type MayOptions = {
-  /** The rule the front end declared for the route (default: the principal's own, `ruleFor`). */
-  readonly rule?: AccessRule;
-  /** False: only the principal's own tree (a grant lets its recipient use an item, not share it on). */
-  readonly throughGrants?: boolean;
-};
 
 /**
  * The one door (docs/architecture.md): every front end — the storage API, WebDAV, tus, search,
@@ -142,6 +139,8 @@ export function createOperations(deps: {
         async uploadToLink(segments: readonly string[], parts: AsyncIterable<UploadPart>): Promise<void> {
           const shares = sharesOf();
           const { live } = await shares.open(link(SHARE_LINK, 'PUT'), []);
+          // The link's own folder, which takes the upload's folder, is asked as any key written is.
+          await ask(live.key, 'PUT');
           await shares.upload(live, segments, parts);
         },
         /** The first bytes of a file as text, for a share page's preview. */
@@ -156,8 +155,14 @@ export function createOperations(deps: {
         listSorted: on('GET', (key) => files.listSorted(key)),
         /** As `listSorted`, every member with its ETag (a WebDAV PROPFIND's listing). */
         listWithEtags: on('GET', (key) => files.listSorted(key, { etags: true })),
-        /** The items others share with the principal (what `Shared with me` lists), each with its root key. */
-        sharedWithMe: () => deps.grants.sharedItems(principal),
+        /**
+         * The items others share with the principal (what `Shared with me` lists, on WebDAV and SFTP, and
+         * what a search without a folder looks in), each with its root key: those `decide` lets them read.
+         */
+        async sharedWithMe(): Promise<SharedItem[]> {
+          const items = await deps.grants.sharedItems(principal);
+          return items.filter((i) => decide(ruleFor(principal), principal, 'GET', { kind: 'storage', key: i.root, trailingSlash: false }, i.access) === undefined);
+        },
 
         /**
          * Before a client starts a write it sends in parts (an SFTP handle): `decide` is asked for

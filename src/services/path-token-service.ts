@@ -4,15 +4,14 @@ import { keyId, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import { makePathToken, pathTokenRecipient, verifyPathToken } from './path-tokens.js';
-import type { GrantService } from './grants.js';
+import type { Door } from './door.js';
 
 export type PathTokenService = ReturnType<typeof createPathTokenService>;
 
 /** Issues and checks path tokens against the owner's current auth epoch (seed §2.3, CONTRACT "Path tokens"). */
-export function createPathTokenService(deps: { secret: Buffer; store: MetadataStore; clock: Clock; maxTtl: number; grants?: Pick<GrantService, 'access'> }) {
+export function createPathTokenService(deps: { secret: Buffer; store: MetadataStore; clock: Clock; maxTtl: number; operations?: Pick<Door, 'may'> }) {
   const nowSeconds = () => Math.floor(deps.clock.now() / 1000);
   return {
-    /** A token for exactly `key`, valid `validForSeconds` (default and maximum: the configured TTL). */
     /**
      * A token for exactly `key`, valid `validForSeconds` (default and maximum: the configured TTL). `recipient`:
      * made by someone `key` is shared with, not its owner (the route has checked the grant).
@@ -44,10 +43,12 @@ export function createPathTokenService(deps: { secret: Buffer; store: MetadataSt
       let recipient: { name: string; authEpoch: string } | undefined;
       if (name !== undefined) {
         const by = await deps.store.users.getByName(name);
-        if (!by || by.disabled || !deps.grants) return undefined;
+        // A recipient's token names another user's key: the owner's own tokens name no recipient.
+        if (!by || by.disabled || !deps.operations || by.username === key.user) return undefined;
         recipient = { name: by.username, authEpoch: by.authEpoch };
         const asRecipient = { kind: 'user', userId: by.id, username: by.username, isAdmin: false, via: 'session', sessionId: '', readOnly: false } as const;
-        if (!(await deps.grants.access(asRecipient, key))) return undefined;
+        // The recipient may still read `key`: the operation layer's answer (a grant that still reaches it).
+        if (!(await deps.operations.may(asRecipient, key, 'GET').then(() => true, (e: unknown) => (e instanceof AppError ? false : Promise.reject(e))))) return undefined;
       }
       const check = verifyPathToken(deps.secret, token, { owner: owner.username, keyId: id, authEpoch: owner.authEpoch, recipient }, nowSeconds());
       return check === 'ok' ? { kind: 'pathToken', username: owner.username, path: id, readOnly: true } : undefined;

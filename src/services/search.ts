@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { DEFAULT_LIMIT, matchRank, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
 import { isRoot, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
-import type { Operations } from './operations.js';
+import type { Door } from './door.js';
 import type { Entry, StorageBackend } from '../storage/backend.js';
 import type { CopyOf, StorageEvent } from '../storage/events.js';
 import { currentOrigin } from '../lib/write-origin.js';
@@ -44,7 +44,7 @@ const pathOf = (key: StorageKey): string => key.segments.join('/');
  * tools put into storage are found by a rescan (`file-cloud index`, and the
  * leader's periodic one).
  */
-export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void; operations?: Pick<Operations, 'may'>; onChange?: () => void }) {
+export function createSearchService(deps: { store: MetadataStore; backend: StorageBackend; onError?: (e: unknown) => void; operations?: Pick<Door, 'as'>; onChange?: () => void }) {
   const { store, backend } = deps;
   const onError = deps.onError ?? (() => undefined);
 
@@ -236,34 +236,32 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
       if (text === '') throw new AppError('bad_request', sentence('apiDetail.searchNothing'));
       const limit = input.limit ?? DEFAULT_LIMIT;
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new AppError('bad_request', sentence('apiDetail.limitRange', { max: MAX_LIMIT }));
-      let within = '';
-      let owner = principal.username;
-      if (input.path !== undefined) {
-        const raw = input.path.replace(/^\//, '');
-        const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
-        // Another user's folder only inside a grant to the caller: the same decide as for the URL of a read.
-        if (!deps.operations) throw new AppError('unauthorized', 'You are not allowed to access this path.');
-        await deps.operations.may(principal, key, 'GET');
-        owner = key.user;
-        if (!isRoot(key)) {
-          const entry = await storageCall(() => backend.stat(key));
-          if (!entry) throw new AppError('not_found', 'No folder exists at this path.');
-          if (entry.isFile) throw new AppError('not_a_directory', '"path" names a file; search within a folder.');
-        }
-        within = pathOf(key);
+      // The scope is asked of the operation layer: a folder named by `path` (another user's only inside a
+      // grant to the caller, the same decide as for the URL of a read), else the caller's own tree and
+      // then what is shared with them, as far as `decide` lets them read each.
+      if (!deps.operations) throw new AppError('unauthorized', 'You are not allowed to access this path.');
+      const ops = deps.operations.as(principal);
+      const raw = (input.path ?? `/${principal.username}/`).replace(/^\//, '');
+      const key = parseDecodedStoragePath(raw.includes('/') ? raw : `${raw}/`).key;
+      await ops.may(key, 'GET');
+      if (input.path !== undefined && !isRoot(key)) {
+        const entry = await storageCall(() => backend.stat(key));
+        if (!entry) throw new AppError('not_found', 'No folder exists at this path.');
+        if (entry.isFile) throw new AppError('not_a_directory', '"path" names a file; search within a folder.');
       }
-      const found = await store.search.search({ user: owner, text, within, type: input.type, limit });
+      const found = await store.search.search({ user: key.user, text, within: pathOf(key), type: input.type, limit });
       // Without a path: also what is shared with the caller, after their own (each granted tree is its owner's index, narrowed).
       if (input.path === undefined && found.entries.length < limit) {
-        for (const g of await store.grants.listForRecipient(principal.userId)) {
+        for (const item of await ops.sharedWithMe()) {
           if (found.entries.length >= limit) {
             found.truncated = true;
             break;
           }
           const left = limit - found.entries.length;
-          const root = await indexed({ user: g.owner, segments: g.path.split('/') });
-          const itself = root && (input.type === undefined || (input.type === 'file') === root.isFile) && matchRank(normalizeName(g.path.slice(g.path.lastIndexOf('/') + 1)), text) !== undefined ? [root] : [];
-          const below = g.isFile ? { entries: [], truncated: false } : await store.search.search({ user: g.owner, text, within: g.path, type: input.type, limit: left });
+          const within = pathOf(item.root);
+          const root = await indexed(item.root);
+          const itself = root && (input.type === undefined || (input.type === 'file') === root.isFile) && matchRank(normalizeName(item.root.segments.at(-1) ?? ''), text) !== undefined ? [root] : [];
+          const below = item.isFile ? { entries: [], truncated: false } : await store.search.search({ user: item.root.user, text, within, type: input.type, limit: left });
           const seen = new Set(found.entries.map((e) => `${e.user}/${e.path}`));
           for (const e of [...itself, ...below.entries]) if (!seen.has(`${e.user}/${e.path}`) && found.entries.length < limit) found.entries.push(e);
           if (below.truncated) found.truncated = true;

@@ -11,7 +11,7 @@ import type { StorageEvent } from '../storage/events.js';
 import type { Share } from '../domain/share.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { FilesService, UploadPart } from './files.js';
-import type { Operations } from './operations.js';
+import type { Door } from './door.js';
 import type { PasswordHasher } from './passwords.js';
 import { fromStorageError, storageCall } from './storage-errors.js';
 import { sentence } from '../lib/i18n/sentences.js';
@@ -131,7 +131,7 @@ export function createShareService(deps: {
   backend: StorageBackend;
   files: FilesService;
   /** The operation layer's check: a link is made of a key in the maker's own tree (a grant lets its recipient use an item, not share it on). */
-  operations: Pick<Operations, 'may'>;
+  operations: Pick<Door, 'may'>;
   hasher: PasswordHasher;
   clock: Clock;
   secret: Buffer;

@@ -9,7 +9,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import { tryHold, type Coordination } from '../storage/coordination.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { TusUpload } from '../store/tus-uploads.js';
-import type { Operations } from './operations.js';
+import type { Door } from './door.js';
 import { storageCall } from './storage-errors.js';
 import type { UsageService } from './usage.js';
 import { sentence } from '../lib/i18n/sentences.js';
@@ -60,7 +60,7 @@ export function createTusService(deps: {
   maxOpenUploads: number;
   usage: UsageService;
   /** The operation layer's check: an upload's folder (its own tree, or another's through a writable grant) is asked of `decide`. */
-  operations: Pick<Operations, 'may'>;
+  operations: Pick<Door, 'may'>;
   /** --versions: a file an upload with overwrite replaces is kept as a version (services/versions.ts). */
   versions?: { readonly enabled: boolean; keep(key: StorageKey): Promise<void> };
 }) {
@@ -88,13 +88,14 @@ export function createTusService(deps: {
   const folderKey = (u: TusUpload): StorageKey => ({ user: u.user, segments: u.folder === '' ? [] : u.folder.split('/') });
   const finalPathOf = (key: StorageKey) => `/${key.user}/${key.segments.join('/')}`;
 
-  /** The caller's own live upload, or 404. */
-  async function owned(principal: Principal | null, id: string): Promise<TusUpload> {
+  /** The caller's own live upload, or 404; `method`: what the request does with it (HEAD reads, PATCH and DELETE write). */
+  async function owned(principal: Principal | null, id: string, method: 'GET' | 'PUT'): Promise<TusUpload> {
     const u = await store.tusUploads.get(id);
     if (!u || !principal || principal.kind !== 'user' || (u.uploader ?? u.user) !== principal.username || u.expiresAt <= clock.now()) throw notFound();
-    // Sent through a grant: it must still allow the upload (a revocation or leaving the group ends it at once,
-    // and the upload's URL then answers as any other that is not the caller's).
-    if (u.uploader !== undefined) await deps.operations.may(principal, folderKey(u), 'PUT').catch(() => Promise.reject(notFound()));
+    // Every request on an upload is asked of the layer for its folder: the owner's as what it does, one
+    // sent through a grant as the write it is whatever the request (a revocation, a narrowing to read or
+    // leaving the group ends it at once). A refusal answers as an upload that is not the caller's.
+    await deps.operations.may(principal, folderKey(u), u.uploader === undefined ? method : 'PUT').catch(() => Promise.reject(notFound()));
     return u;
   }
 
@@ -184,12 +185,12 @@ export function createTusService(deps: {
 
     /** HEAD: the upload's state; one whose last byte is in but whose file was not yet committed (a crash) is committed now. */
     async get(principal: Principal | null, id: string): Promise<TusUpload> {
-      const u = await owned(principal, id);
+      const u = await owned(principal, id, 'GET');
       if (u.finalPath === undefined && u.length !== undefined && u.offset === u.length) {
         // A writer holding the upload is committing it right now (a large file on S3 takes a while):
         // tell the state as it is rather than 409, the client learns the path from that writer or a later HEAD.
         const r = await ifFree(id, async () => {
-          const fresh = await owned(principal, id);
+          const fresh = await owned(principal, id, 'GET');
           return fresh.finalPath === undefined ? finish(fresh) : fresh;
         });
         return r === BUSY ? u : r;
@@ -203,10 +204,10 @@ export function createTusService(deps: {
      * is kept (without a checksum) and recorded.
      */
     async append(principal: Principal | null, id: string, body: Readable, req: ChunkRequest): Promise<TusUpload> {
-      await owned(principal, id);
+      await owned(principal, id, 'PUT');
       return exclusively(id, async () => {
         // Read again under the lease: another writer may have moved it on meanwhile.
-        let u = await owned(principal, id);
+        let u = await owned(principal, id, 'PUT');
         if (req.offset !== u.offset) throw new AppError('offset_mismatch', `Upload-Offset is ${req.offset}, but the upload is at ${u.offset}; ask with HEAD and resume from there.`);
         if (req.length !== undefined) {
           if (u.length === undefined) {
@@ -263,7 +264,7 @@ export function createTusService(deps: {
 
     /** DELETE (termination): the upload and its staged bytes are gone; 409 while a PATCH is writing it. */
     async terminate(principal: Principal | null, id: string): Promise<void> {
-      await owned(principal, id);
+      await owned(principal, id, 'PUT');
       await exclusively(id, async () => {
         await storageCall(() => staging.remove(id));
         await store.tusUploads.delete(id);

@@ -10,9 +10,12 @@ import { join } from 'node:path';
 import { openSqliteStore } from '../store/sqlite.js';
 import { systemClock } from '../lib/clock.js';
 import { createAuditService } from './audit.js';
-import { auditEventSource, changeJournalSource, createWebhookService, signWebhook } from './webhooks.js';
+import { auditEventSource, changeJournalSource, createWebhookService, signWebhook, type HookEvent } from './webhooks.js';
 import type { ChangeRecord } from '../store/changes.js';
 import { startReceiver, type Receiver } from '../../test/helpers/webhook-receiver.js';
+
+/** The body sent for an event: its own record, in the service's names (the receivers' spelling is src/routes/views.ts's, tested through the API). */
+const body = (e: Pick<HookEvent, 'type' | 'time' | 'data'>) => JSON.stringify({ type: e.type, timestamp: new Date(e.time).toISOString(), data: e.data });
 
 type Bench = { store: Awaited<ReturnType<typeof openSqliteStore>>; r: Receiver; audit: ReturnType<typeof createAuditService> };
 
@@ -41,7 +44,7 @@ test('file.* events from the journal source reach a hook in order, filtered by p
       const [owner, ...rest] = path.slice(1).split('/');
       changes.push({ cursor: changes.length + 1, owner: owner!, type, path: rest.join('/'), isFile: true, size: 1, at: Date.now() });
     };
-    const make = () => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit), changeJournalSource(journal)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
+    const make = () => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit), changeJournalSource(journal)], clock: systemClock, allowPrivate: true, body, onError: (e) => assert.fail(String(e)) });
     let hooks = make();
     change('created', '/alice/before-the-hook.txt');
     const h = await hooks.create({ url: r.url, events: ['file.created', 'file.moved', 'file.deleted', 'share.created'], pathPrefix: '/alice/photos' });
@@ -81,7 +84,7 @@ test('the signature is the Standard Webhooks one (the spec\'s example)', () => {
 
 test('a busy audit log (hundreds of entries no hook asked for) does not hold a hook back: one round reaches the event', () =>
   withHookBench(async ({ store, r, audit }) => {
-    const hooks = createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, onError: (e) => assert.fail(String(e)) });
+    const hooks = createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, body, onError: (e) => assert.fail(String(e)) });
     const h = await hooks.create({ url: r.url, events: ['user.created'] });
     r.setSecret(h.secret!);
     for (let i = 0; i < 700; i++) await audit.record({ type: 'login.succeeded', actor: `u${i}`, outcome: 'success' });
@@ -95,7 +98,7 @@ test('a busy audit log (hundreds of entries no hook asked for) does not hold a h
 test('a dispatcher that stops leading mid-run sends nothing more; its successor goes on from the saved cursor, each event once', () =>
   withHookBench(async ({ store, r, audit }) => {
     // The first dispatcher loses its lease once the receiver has answered two events.
-    const make = (leading: () => boolean) => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, leading, onError: (e) => assert.fail(String(e)) });
+    const make = (leading: () => boolean) => createWebhookService({ repo: store.webhooks, sources: [auditEventSource(store.audit)], clock: systemClock, allowPrivate: true, body, leading, onError: (e) => assert.fail(String(e)) });
     const old = make(() => r.received.length < 2);
     const h = await old.create({ url: r.url, events: ['user.created'] });
     r.setSecret(h.secret!);

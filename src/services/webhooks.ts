@@ -15,13 +15,23 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 const KNOWN = new Set<string>(WEBHOOK_EVENTS);
 
+/**
+ * What an event tells, as this service knows it (camelCase, times in epoch ms). The body a receiver
+ * gets spells it as docs/api.md "Webhooks" does: that view is the front end's (`webhookBody` in
+ * src/routes/views.ts), handed to the service by the composition root.
+ */
+export type HookData =
+  | { readonly source: 'audit'; readonly seq: number; readonly actor: string | null; readonly target: string | null; readonly address: string | null; readonly detail: Readonly<Record<string, unknown>> }
+  | { readonly source: 'changes'; readonly path: string; readonly from?: string; readonly isFile: boolean; readonly size?: number; readonly modified?: number }
+  | { readonly source: 'test'; readonly webhookId: string };
+
 /** One event as a source hands it over; `cursor` is where a hook stands once it is delivered. */
 export type HookEvent = {
   readonly id: string;
   /** A WEBHOOK_EVENTS type, or '' for an entry of the source that no hook is told of. */
   readonly type: string;
   readonly time: number;
-  readonly data: Readonly<Record<string, unknown>>;
+  readonly data: HookData;
   /** The `/<user>/<path>` the event is about, when it is about one (path_prefix filters on it). */
   readonly path?: string;
   readonly cursor: string;
@@ -57,9 +67,7 @@ export function auditEventSource(repo: AuditRepo): EventSource {
           id: `audit_${r.seq}`,
           type: wanted ? r.type : '',
           time: r.at,
-          // The payload is the wire this service itself sends to receivers (docs/api.md "Webhooks").
-          // eslint-disable-next-line no-restricted-syntax -- see above
-          data: { audit_id: r.seq, actor: r.actor, target: r.target, address: r.address, ...detail },
+          data: { source: 'audit', seq: r.seq, actor: r.actor, target: r.target, address: r.address, detail },
           ...(isPath ? { path: r.target as string } : {}),
           cursor: String(r.seq),
         };
@@ -85,12 +93,12 @@ export function changeJournalSource(journal: Pick<ChangeRepo, 'latest' | 'change
           type: `file.${c.type}`,
           time: c.at,
           data: {
+            source: 'changes',
             path,
             ...(c.from !== undefined ? { from: `/${c.owner}/${c.from}` } : {}),
-            // eslint-disable-next-line no-restricted-syntax -- the payload this service sends to receivers
-            is_file: c.isFile,
+            isFile: c.isFile,
             ...(c.size !== undefined ? { size: c.size } : {}),
-            ...(c.modified !== undefined ? { modified: new Date(c.modified).toISOString() } : {}),
+            ...(c.modified !== undefined ? { modified: c.modified } : {}),
           },
           path,
           cursor: String(c.cursor),
@@ -138,6 +146,8 @@ export function createWebhookService(deps: {
   /** Whether this process still leads: a leader that lost its lease mid-run stops before its next send. */
   leading?: () => boolean;
   onDisabled?: (hook: WebhookRow, reason: string) => void;
+  /** The body a receiver gets for an event, as docs/api.md "Webhooks" spells it (`webhookBody`, src/routes/views.ts). */
+  body: (event: Pick<HookEvent, 'type' | 'time' | 'data'>) => string;
   onError: (err: unknown) => void;
 }) {
   const { repo, clock } = deps;
@@ -175,7 +185,7 @@ export function createWebhookService(deps: {
   async function attempt(h: WebhookRow, e: Pick<HookEvent, 'id' | 'type' | 'time' | 'data'>, attemptNo: number): Promise<DeliveryRow & { ok: boolean }> {
     const started = clock.now();
     const t0 = performance.now();
-    const body = JSON.stringify({ type: e.type, timestamp: new Date(e.time).toISOString(), data: e.data });
+    const body = deps.body(e);
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -297,8 +307,7 @@ export function createWebhookService(deps: {
     /** Sends a `webhook.test` event now, outside the hook's order and backoff, and records it. */
     async test(id: string): Promise<DeliveryRow> {
       const h = await must(id);
-      // eslint-disable-next-line no-restricted-syntax -- the payload this service sends to the receiver
-      const d = await attempt(h, { id: `test_${randomUUID()}`, type: 'webhook.test', time: clock.now(), data: { webhook_id: h.id } }, 1);
+      const d = await attempt(h, { id: `test_${randomUUID()}`, type: 'webhook.test', time: clock.now(), data: { source: 'test', webhookId: h.id } }, 1);
       await repo.addDelivery(d);
       return d;
     },

@@ -46,7 +46,10 @@ type Target = { readonly kind: 'key'; readonly key: StorageKey } | { readonly ki
  * rule: what it keeps is SFTP's own (handles, staged writes, listing pages, the order of requests).
  */
 export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpServices): { close(): Promise<void> } {
-  const ops = deps.operations.as(principal);
+  // The principal's operations for one SFTP request at a time (requests run in turn, see `run`): the
+  // layer keeps each key's grant for as long as its object lives, so a session that kept one object
+  // would go on using a grant revoked or narrowed since. Each request starts with a fresh one.
+  let ops = deps.operations.as(principal);
   const handles = new Map<string, Handle>();
   /**
    * Files this session has open for writing, by key: to their writer they exist from the open on
@@ -83,13 +86,14 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
    */
   let queue: Promise<void> = Promise.resolve();
   function run(reqId: number, op: () => Promise<void>): void {
-    queue = queue.then(() =>
-      op().catch((e: unknown) => {
+    queue = queue.then(() => {
+      ops = deps.operations.as(principal);
+      return op().catch((e: unknown) => {
         const s = statusOf(e);
         if (s.fault) deps.onFault(e);
         if (!closed) sftp.status(reqId, s.code, s.message);
-      }),
-    );
+      });
+    });
   }
   const ok = (reqId: number) => sftp.status(reqId, STATUS.OK);
 

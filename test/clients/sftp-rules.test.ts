@@ -13,7 +13,7 @@ import ssh2 from 'ssh2';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
 import { startServer } from '../helpers/server.js';
-import { freePort, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, toolSkip, type SshIdentity } from '../helpers/sftp.js';
+import { freePort, run, sftpBatch, sftpFlags, sftpPort, sftpRequests, sshIdentity, toolSkip, withSftp, type SshIdentity } from '../helpers/sftp.js';
 
 /** The SHA256 fingerprint of the Ed25519 host key a server at `port` shows, read with ssh-keyscan. */
 async function hostFingerprint(port: number): Promise<string> {
@@ -132,6 +132,25 @@ for (const [storage, skip] of BACKENDS) {
       // Without a grant nothing of alice's is reachable by any name.
       const none = await sftpBatch(bob, port, 'bob', 'get "/Shared with me/secret (alice)/x" x', local);
       assert.notEqual(none.code, 0);
+    });
+
+    test('a grant narrowed while a session is open holds from that session\'s next request: the same file\'s replace is refused at once', async () => {
+      const token = (await t.login('alice')).access_token;
+      await t.fs.put('desk/note.txt', 'note', 'alice');
+      const made = await postJson(`${t.url}/api/grants`, { path: '/alice/desk', to: 'user:bob', permission: 'write' }, bearer(token));
+      assert.equal(made.status, 201);
+      const grant = ((await made.json()) as { id: string }).id;
+      const at = '/Shared with me/desk (alice)/note.txt';
+      await withSftp(port, { username: 'bob', privateKey: await readFile(bob.key, 'utf8') }, async (s) => {
+        const sftp = sftpRequests(s);
+        await sftp.writeFile(at, 'written by bob');
+        const narrowed = await fetch(`${t.url}/api/grants/${grant}`, { method: 'PATCH', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify({ permission: 'read' }) });
+        assert.equal(narrowed.status, 200, await narrowed.text());
+        // The session asked for this key's grant before: the narrowing holds all the same.
+        await assert.rejects(sftp.writeFile(at, 'written after'), /forbidden/);
+        assert.equal((await sftp.readFile(at)).toString(), 'written by bob');
+      });
+      assert.equal(await t.fs.text('desk/note.txt', 'alice'), 'written by bob');
     });
 
     test('a new file written out of order arrives whole; a write behind what was sent is refused and stores nothing', async () => {

@@ -11,25 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bearer, postJson } from '../helpers/client.js';
-import { fuseSkip, rcloneSftpEnv, run, sftpBatch, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
-
-/** Runs `use` on an SFTP session of ssh2's client, signed in with `auth`; the connection ends after. */
-async function withSftp<R>(port: number, auth: { username: string; password?: string; privateKey?: string }, use: (s: ssh2.SFTPWrapper) => Promise<R>): Promise<R> {
-  const client = new ssh2.Client();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve()).once('error', reject);
-      client.connect({ host: '127.0.0.1', port, ...auth });
-    });
-    const sftp = await new Promise<ssh2.SFTPWrapper>((resolve, reject) => client.sftp((err, s) => (err ? reject(err) : resolve(s))));
-    return await use(sftp);
-  } finally {
-    client.end();
-  }
-}
+import { fuseSkip, rcloneSftpEnv, run, sftpBatch, sftpRequests, withSftp, sftpFlags, sftpPort, sshIdentity, sshOptions, toolSkip, type SshIdentity } from '../helpers/sftp.js';
 
 /** SETSTAT of a path with its times, as `touch -d` through a mount sends it. */
-const setTimes = (s: ssh2.SFTPWrapper, path: string, when: Date) => new Promise<void>((resolve, reject) => s.utimes(path, when, when, (err) => (err ? reject(err) : resolve())));
+const setTimes = (s: ssh2.SFTPWrapper, path: string, when: Date) => sftpRequests(s).utimes(path, when);
 
 for (const [storage, skip] of BACKENDS) {
   describe(`times set by SFTP clients on ${storage}`, { skip: skip ?? toolSkip('sftp') }, () => {

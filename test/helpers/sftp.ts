@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ssh2 from 'ssh2';
 import type { TestApp } from './app.js';
 import { bearer, postJson } from './client.js';
 import { run, type Exec } from './tool.js';
@@ -108,5 +109,43 @@ export function rcloneSftpEnv(port: number, user: string, extra: Record<string, 
     // No shell: rclone would otherwise try commands (md5sum, df) over exec, which is refused.
     RCLONE_CONFIG_FC_SHELL_TYPE: 'none',
     ...extra,
+  };
+}
+
+/** Runs `use` on an SFTP session of ssh2's client, signed in with `auth`; the connection ends after. */
+export async function withSftp<R>(port: number, auth: { username: string; password?: string; privateKey?: string }, use: (s: ssh2.SFTPWrapper) => Promise<R>): Promise<R> {
+  const client = new ssh2.Client();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve()).once('error', reject);
+      client.connect({ host: '127.0.0.1', port, ...auth });
+    });
+    const sftp = await new Promise<ssh2.SFTPWrapper>((resolve, reject) => client.sftp((err, s) => (err ? reject(err) : resolve(s))));
+    return await use(sftp);
+  } finally {
+    client.end();
+  }
+}
+
+const done =
+  <T = void>(resolve: (v: T) => void, reject: (e: Error) => void) =>
+  (err: Error | null | undefined, v?: T) =>
+    err ? reject(err) : resolve(v as T);
+
+/** ssh2's SFTP requests as promises: each is one request, refused with the server's status text (`forbidden: …`). */
+export function sftpRequests(s: ssh2.SFTPWrapper) {
+  return {
+    stat: (path: string) => new Promise<ssh2.Stats>((resolve, reject) => s.stat(path, done(resolve, reject))),
+    readdir: (path: string) => new Promise<ssh2.FileEntryWithStats[]>((resolve, reject) => s.readdir(path, done(resolve, reject))),
+    /** The whole file, read through a handle (OPEN, READs, CLOSE). */
+    readFile: (path: string) => new Promise<Buffer>((resolve, reject) => s.readFile(path, done(resolve, reject))),
+    /** A new or replaced file written through a handle (OPEN, WRITEs, CLOSE). */
+    writeFile: (path: string, data: string | Buffer) => new Promise<void>((resolve, reject) => s.writeFile(path, data, done(resolve, reject))),
+    mkdir: (path: string) => new Promise<void>((resolve, reject) => s.mkdir(path, done(resolve, reject))),
+    rmdir: (path: string) => new Promise<void>((resolve, reject) => s.rmdir(path, done(resolve, reject))),
+    unlink: (path: string) => new Promise<void>((resolve, reject) => s.unlink(path, done(resolve, reject))),
+    rename: (from: string, to: string) => new Promise<void>((resolve, reject) => s.rename(from, to, done(resolve, reject))),
+    /** SETSTAT of a path with its times, as `touch -d` through a mount sends it. */
+    utimes: (path: string, when: Date) => new Promise<void>((resolve, reject) => s.utimes(path, when, when, done(resolve, reject))),
   };
 }

@@ -1,11 +1,14 @@
 // The layers of src/ are enforced by the lint (eslint.config.js, docs/architecture.md "Layers"): this
 // lints one line of source as if it sat in each layer and checks that an upward import fails and a
 // downward one passes, so the rule cannot quietly stop applying (a renamed folder, a changed glob).
+// Within a layer the lint allows any import, so the import graph's circles are found here, with the
+// TypeScript compiler's parser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
+import ts from 'typescript';
 import { repoRoot } from '../helpers/services.js';
 
 const eslint = new ESLint({ cwd: repoRoot });
@@ -79,4 +82,67 @@ test('no route module passes 300 lines', async () => {
     if (lines > 300) long.push(`${name}: ${lines} lines`);
   }
   assert.deepEqual(long, []);
+});
+
+/** Every module of src/ (tests aside) and the modules it imports, type-only imports and re-exports included, as repository paths. */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const files: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') && !/\.test(-suite)?\.ts$/.test(e.name)) files.push(p);
+    }
+  };
+  await walk(join(repoRoot, 'src'));
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const source = ts.createSourceFile(file, await readFile(file, 'utf8'), ts.ScriptTarget.Latest);
+    const imported: string[] = [];
+    for (const s of source.statements) {
+      const from = (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier && ts.isStringLiteral(s.moduleSpecifier) ? s.moduleSpecifier.text : undefined;
+      if (from === undefined || !from.startsWith('.')) continue;
+      const target = resolve(dirname(file), from.replace(/\.js$/, '.ts'));
+      if (known.has(target)) imported.push(relative(repoRoot, target));
+    }
+    graph.set(relative(repoRoot, file), imported);
+  }
+  return graph;
+}
+
+/** The circles of an import graph: each group of modules that reach one another (Tarjan's strongly connected components), and a module that imports itself. */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group = stack.splice(stack.indexOf(v));
+    if (group.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(group.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+test('the circle check finds a circle of three, one of a module importing itself, and none in a tree', () => {
+  const planted = new Map([['a', ['b']], ['b', ['c']], ['c', ['a', 'd']], ['d', []], ['e', ['e', 'a']]]);
+  assert.deepEqual(circles(planted), [['a', 'b', 'c'], ['e']]);
+  assert.deepEqual(circles(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]])), []);
+});
+
+test('the import graph of src/ has no circle, type-only imports included', async () => {
+  const graph = await importGraph();
+  assert.ok(graph.size > 200 && [...graph.values()].some((to) => to.includes('src/services/operations.ts')), 'the graph reads the imports');
+  assert.deepEqual(circles(graph), [], 'each circle: move the name the modules share down to where both can see it (as src/services/door.ts does for the operation layer)');
 });
