@@ -153,6 +153,22 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(await t.fs.text('desk/note.txt', 'alice'), 'written by bob');
     });
 
+    test('a grant revoked while a session is open stops working in that session at once, reads included', async () => {
+      const token = (await t.login('alice')).access_token;
+      await t.fs.put('revoked/note.txt', 'for a while', 'alice');
+      const made = await postJson(`${t.url}/api/grants`, { path: '/alice/revoked', to: 'user:bob', permission: 'read' }, bearer(token));
+      assert.equal(made.status, 201);
+      const { id } = (await made.json()) as { id: string };
+      const at = '/Shared with me/revoked (alice)/note.txt';
+      await withSftp(port, { username: 'bob', privateKey: await readFile(bob.key, 'utf8') }, async (s) => {
+        const sftp = sftpRequests(s);
+        assert.equal((await sftp.stat(at)).size, 'for a while'.length);
+        assert.equal((await fetch(`${t.url}/api/grants/${id}`, { method: 'DELETE', headers: bearer(token) })).status, 204);
+        // The same session, the same name: the grant it was reached through is gone.
+        await assert.rejects(sftp.stat(at), /not_found|No such file/);
+      });
+    });
+
     test('a new file written out of order arrives whole; a write behind what was sent is refused and stores nothing', async () => {
       const client = new ssh2.Client();
       try {
