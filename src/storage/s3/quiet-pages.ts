@@ -21,7 +21,7 @@ const alike = (a: readonly _Object[], b: readonly _Object[]): boolean => a.lengt
 /**
  * The objects below a folder whose edit lease the caller holds, in pages of up to 1,000 (byte
  * order), each page as it is once no change of a name in it is under way (docs/storage.md,
- * "Concurrency"). A change that starts now steps back for the caller's lease (holdInside); one that
+ * "Concurrency below a folder"). A change that starts now steps back for the caller's lease (holdInside); one that
  * began before may still act on a name listed here, and counting that name's bytes as listed would
  * count them twice. So a page is listed, the leases of its names are waited for, and it is listed
  * again, until two listings alike have no lease of theirs held between them: a change acting between

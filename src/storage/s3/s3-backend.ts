@@ -110,7 +110,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
    * change waits for the changes below that began before it (quietPages).
    * Changes side by side in one folder hold no lease of it and run together;
    * a folder copy holds only its destination's, so what it copies stays
-   * writable (docs/storage.md, "Concurrency").
+   * writable (docs/storage.md, "Concurrency below a folder").
    */
   const nameLease = (objKey: string) => `s3-name:${bucket}/${objKey}`;
   const editLease = (objKey: string) => `s3-edit:${bucket}/${objKey}`;
