@@ -690,10 +690,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const [file, folder] = await Promise.all([isRoot(from) ? undefined : headFile(from), folderAt(from)]);
     if (!file && !folder) throw notFound();
     await look(to);
+    // Replacing the destination would take the source with it, and count it among the bytes replaced (as on local disk).
+    // Asked before the destination is measured: that waits for the leases below it (settledPages), the source's among them.
+    if (isSameOrInside(from, to)) throw overwrite ? holdsSource() : taken();
     const replaced = await sizeAt(to);
     if (replaced !== undefined && !overwrite) throw taken();
-    // Replacing the destination would take the source with it, and count it among the bytes replaced (as on local disk).
-    if (replaced !== undefined && isSameOrInside(from, to)) throw holdsSource();
     return { source: folder ? 'folder' : (file as Head), replaced };
   }
 
