@@ -88,6 +88,12 @@ export function redisLeaseRepo(redis: Redis, now: () => number = Date.now): Leas
     acquire: async (name, owner, at, expiresAt) => Number(await redisCall(() => redis.eval(ACQUIRE, 1, `fc:lease:${name}`, owner, ttl(expiresAt, at)))) === 1,
     renew: async (name, owner, expiresAt) => Number(await redisCall(() => redis.eval(RENEW, 1, `fc:lease:${name}`, owner, ttl(expiresAt)))) === 1,
     release: async (name, owner) => void (await redisCall(() => redis.eval(RELEASE, 1, `fc:lease:${name}`, owner))),
+    // A lease's key lives exactly as long as the lease (PX): present is held.
+    async heldOf(names) {
+      if (names.length === 0) return [];
+      const values = await redisCall(() => redis.mget(names.map((n) => `fc:lease:${n}`)));
+      return names.filter((_, i) => values[i] !== null);
+    },
   };
 }
 
@@ -189,6 +195,19 @@ export function fallbackLeaseRepo(primary: LeaseRepo, fallback: LeaseRepo, break
       });
       if (at === 'both') return (await fallback.renew(name, owner, expiresAt)) && held;
       return held;
+    },
+    async heldOf(names, now) {
+      // Where acquire looks: Redis, and the database while Redis is down or lately was (leases taken there meanwhile).
+      let held: string[] | undefined;
+      if (!breaker.isOpen()) {
+        try {
+          held = await primary.heldOf(names, now);
+        } catch (e) {
+          breaker.trip(e);
+        }
+      }
+      if (held !== undefined && !breaker.recentlyDown()) return held;
+      return [...new Set([...(held ?? []), ...(await fallback.heldOf(names, now))])];
     },
     async release(name, owner) {
       const key = id(name, owner);

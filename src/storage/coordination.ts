@@ -74,6 +74,40 @@ export async function holdAll(c: Leasing, names: readonly string[], signal?: Abo
   return { release };
 }
 
+/** Waits (polling with backoff) until none of `names` is held any more. */
+export async function waitFree(c: Leasing, names: readonly string[], signal?: AbortSignal): Promise<void> {
+  const now = c.now ?? Date.now;
+  for (let wait = 20; (await c.leases.heldOf(names, now())).length > 0; wait = Math.min(wait * 2, 200)) {
+    signal?.throwIfAborted();
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+/**
+ * A change inside folders: holds `own` (holdAll) once none of `around` — the leases of the folders
+ * around its names, which a change of a whole folder holds — is held. It takes its own leases
+ * first and only then looks at the folders', and a folder's change takes its lease first and only
+ * then looks at the leases below it (waitFree), so of two that start together one always sees the
+ * other: this one steps back (lets its leases go and waits) until the folder's change is done, or
+ * that one waits for this one. Stepping back, never waiting while it holds, is what keeps a folder's
+ * change that waits for the changes below it from ever waiting on itself, and lets changes
+ * side by side in one folder run together (they hold no lease of the folder).
+ */
+export async function holdInside(c: Leasing, own: readonly string[], around: readonly string[], signal?: AbortSignal): Promise<HeldLease> {
+  const now = c.now ?? Date.now;
+  const others = around.filter((n) => !own.includes(n));
+  for (;;) {
+    const held = await holdAll(c, own, signal);
+    const busy = others.length === 0 ? [] : await c.leases.heldOf(others, now()).catch(async (e: unknown) => {
+      await held.release();
+      throw e;
+    });
+    if (busy.length === 0) return held;
+    await held.release();
+    await waitFree(c, busy, signal);
+  }
+}
+
 /** Runs fn while the lease is held, releasing it however fn ends. */
 export async function whileHeld<T>(lease: Promise<HeldLease>, fn: () => Promise<T>): Promise<T> {
   const held = await lease;

@@ -31,6 +31,16 @@ export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
       await db.deleteFrom('leases').where('name', '=', name).where('owner', '=', owner).execute();
     },
 
+    async heldOf(names, now) {
+      const held: string[] = [];
+      // In slices: a statement's parameters are bounded (SQLite's limit, PostgreSQL's message size).
+      for (let i = 0; i < names.length; i += HELD_OF_SLICE) {
+        const rows = await db.selectFrom('leases').select('name').where('name', 'in', names.slice(i, i + HELD_OF_SLICE)).where('expires_at', '>', now).execute();
+        held.push(...rows.map((r) => r.name));
+      }
+      return held;
+    },
+
     async takeExpired(prefix, now) {
       // One DELETE … RETURNING: a row goes to whichever statement deletes it, never to two.
       const rows = await db.deleteFrom('leases').where('name', 'like', likePrefix('takeExpired', prefix)).where('expires_at', '<=', now).returning(['name', 'owner', 'expires_at']).execute();
@@ -43,6 +53,9 @@ export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
     },
   };
 }
+
+/** Names one heldOf statement asks about. */
+const HELD_OF_SLICE = 500;
 
 /** `prefix%` for LIKE; a prefix that holds a wildcard itself is a bug of the caller. */
 function likePrefix(what: string, prefix: string): string {

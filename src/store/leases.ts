@@ -9,6 +9,8 @@ export interface LeaseRepo {
   renew(name: string, owner: string, expiresAt: number): Promise<boolean>;
   /** Frees the lease if `owner` holds it. */
   release(name: string, owner: string): Promise<void>;
+  /** Which of `names` are held at `now` (by anyone, not expired); one question however many names. */
+  heldOf(names: readonly string[], now: number): Promise<string[]>;
 }
 
 /** Leases in the metadata store, where a lease that ran out stays visible until somebody takes it (Redis forgets it). */

@@ -161,6 +161,26 @@ test('Redis: deployments sharing one Redis count sign-ins apart; the nodes of on
   }
 });
 
+test('Redis: heldOf names the held leases among those asked about, not the released or unknown ones', { skip: skipReason('Redis') }, async () => {
+  const { redisLeaseRepo } = await import('../../src/cluster/redis.js');
+  const redis = openRedis(redisService() as string);
+  try {
+    const leases = redisLeaseRepo(redis);
+    const [a, b, gone] = [randomUUID(), randomUUID(), randomUUID()];
+    const T = Date.now();
+    assert.equal(await leases.acquire(a, 'x', T, T + 30_000), true);
+    assert.equal(await leases.acquire(b, 'y', T, T + 30_000), true);
+    assert.equal(await leases.acquire(gone, 'z', T, T + 30_000), true);
+    await leases.release(gone, 'z');
+    assert.deepEqual(await leases.heldOf([a, gone, randomUUID(), b], T), [a, b]);
+    assert.deepEqual(await leases.heldOf([], T), []);
+    await leases.release(a, 'x');
+    await leases.release(b, 'y');
+  } finally {
+    redis.disconnect();
+  }
+});
+
 test('Redis unreachable: the throttle and leases fall back to the database, never open, and answer within the Redis bound', async () => {
   const { fallbackLeaseRepo, fallbackRateLimiter, redisBreaker, redisLeaseRepo, REDIS_COMMAND_MS } = await import('../../src/cluster/redis.js');
   const { freePort } = await import('../helpers/private-services.js');
@@ -188,6 +208,7 @@ test('Redis unreachable: the throttle and leases fall back to the database, neve
     assert.equal(await store.leases.acquire('name', 'c', T, T + 30_000), false, 'it lives in the database');
     await leases.release('name', 'a');
     assert.equal(await leases.acquire('name', 'b', T, T + 30_000), true);
+    assert.deepEqual(await leases.heldOf(['name', 'other'], T), ['name'], 'asked which are held, the database answers');
   } finally {
     redis.disconnect();
     await store.close();

@@ -112,9 +112,13 @@ export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promis
   const root = await realRoot(dirs.storageDir, key.user);
   if (root === undefined) throw notFound();
   const node = await locateExisting(root, key);
-  const bytes = isRealDir(node) ? await bytesBelow(node.path, dirs.sizes) : fileBytes(dirs, node);
+  // A file is measured under its lock; a folder once it is in the trash, where no writer reaches it any
+  // more: measured before, a file replaced below it in between (under that file's lock alone) went into
+  // the trash at a size the trash did not count.
+  const fileSize = isRealDir(node) ? undefined : fileBytes(dirs, node);
   await fsCall('Moving to the trash failed', () => mkdir(dirname(dest), { recursive: true }));
   await fsCall('Moving to the trash failed', () => rename(node.path, dest));
+  const bytes = fileSize ?? (await bytesBelow(dest, dirs.sizes));
   if (node.kind !== 'file') return { isFile: false, bytes };
   // A rename keeps the inode, size and mtime the ETag is made of: the moved file's own ETag.
   const moved = await lstat(dest, { bigint: true }).catch(() => undefined);

@@ -114,23 +114,40 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   // Through a share link (key.within), links below the shared folder stay inside it.
   const { root, segments } = await confinedRoot(await ensureRoot(dirs.storageDir, key.user), key);
   if (segments.length === 0) throw new StorageError('is_a_directory', 'A folder is at this path.');
-  const dir = await walkDirs(root, segments.slice(0, -1), { missing: 'create', escape: 'invalid_path' });
+  /**
+   * Runs fn in the file's folder, made with its parents. A delete or a move (to the trash too) of that
+   * folder between its making and the file's naming takes the path away (ENOENT): made again, as a
+   * write makes its parents, so the write lands instead of answering 404 for a folder it was to make.
+   */
+  const inFolder = async <T>(fn: (dir: string) => Promise<T>): Promise<T> => {
+    for (let tries = 1; ; tries++) {
+      const dir = await walkDirs(root, segments.slice(0, -1), { missing: 'create', escape: 'invalid_path' });
+      try {
+        return await fn(dir);
+      } catch (e) {
+        if (tries >= FOLDER_TRIES || !isStorageError(e, 'not_found')) throw e;
+      }
+    }
+  };
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
   const sizes = dirs.sizes ?? storedSizes;
   // Read from the staging name now: a rename takes it away.
   const shown = shownSize(sizes, staging, Number(stats.size));
-  const place = () => commit(root, staging, dir, keyName(key), mode, sizes, beforeReplace);
+  const place = () => inFolder((dir) => commit(root, staging, dir, keyName(key), mode, sizes, beforeReplace));
   // A replace onto a free name takes nothing away: link(2) claims the name only while nothing is
   // there, as a create does, so the lease (two metadata writes, and with several workers their
   // contention for the database) is left for when something is there (EEXIST). With a beforeReplace
   // (quota, versions) the locked path runs as before: it must see what is there under the lock.
-  const free = mode === 'replace' && beforeReplace === undefined ? await claimIfFree(staging, dir, keyName(key)) : undefined;
+  const free = mode === 'replace' && beforeReplace === undefined ? await inFolder((dir) => claimIfFree(staging, dir, keyName(key))) : undefined;
   const committed = free ?? (mode === 'replace' ? await whileHeld(hooks.lock(key), place) : await place());
   // The staging file's stats describe the committed inode: rename and link keep it.
   const entry = entryFromStats(committed.name, stats);
   await hooks.committed({ key: { user: key.user, segments: [...parents, committed.name] }, size: shown, previousSize: committed.previousSize, entry: { ...entry, size: shown } });
   return entry;
 }
+
+/** How often a commit makes its folder again when it went meanwhile (commitStaged). */
+const FOLDER_TRIES = 3;
 
 /** What a commit changed, for the storage events: sizes and entry as the backend's SizeView shows them. */
 export type Committed = { readonly key: StorageKey; readonly size: number; readonly previousSize: number | undefined; readonly entry: Entry };

@@ -20,7 +20,7 @@ import { storedSizes, type SizeView } from '../size-view.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { outsideRequest, requestSignal } from '../../lib/progress.js';
-import { hold, holdAll, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
+import { hold, holdInside, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub, type StorageEvent } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
 import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove } from './folder-move.js';
@@ -30,6 +30,7 @@ import type { S3Location } from './location.js';
 import type { IndexedKind, NameIndex } from '../name-index.js';
 import { folderWins } from './folder-wins.js';
 import { bodyBytes, copyObject, deleteKeys, MTIME, mtimeOf, mtimeValue, objectPages, putObject, type Stored } from './objects.js';
+import { quietPages } from './quiet-pages.js';
 import { createS3Resumable, type Produce } from './resumable.js';
 import { clientTime, receive, receivedSize, UPLOAD_JOURNAL, type Received, type UploadRecord } from './upload.js';
 
@@ -101,9 +102,24 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
    * size an event reports is the size of what the change really removed,
    * and usage stays exact. Name leases are always taken before edit leases,
    * and edit leases in sorted order (holdAll), so waiters never form a circle.
+   *
+   * A folder's edit lease also keeps changes out of everything below it, for
+   * a change of the whole folder (a delete, a move, a copy over it, into the
+   * trash), which counts the files below it by listing them: a change below
+   * steps back while the folder's lease is held (holdEdits), and the folder's
+   * change waits for the changes below that began before it (quietPages).
+   * Changes side by side in one folder hold no lease of it and run together;
+   * a folder copy holds only its destination's, so what it copies stays
+   * writable (docs/storage.md, "Concurrency below a folder").
    */
   const nameLease = (objKey: string) => `s3-name:${bucket}/${objKey}`;
-  const editLeases = (...keys: StorageKey[]) => keys.map((k) => `s3-edit:${bucket}/${objectKey(prefix, k)}`);
+  const editLease = (objKey: string) => `s3-edit:${bucket}/${objKey}`;
+  const editLeases = (...keys: StorageKey[]) => keys.map((k) => editLease(objectKey(prefix, k)));
+  /** The edit leases of keys, once no change of a folder around them (or of the user's root) is under way. */
+  const holdEdits = (keys: StorageKey[], signal?: AbortSignal) =>
+    holdInside(coordination, editLeases(...keys), editLeases(...keys.flatMap((k) => [{ user: k.user, segments: [] }, ...keyFolders(k)])), signal);
+  /** The objects below a folder whose edit lease this change holds, page by page as they are once the changes below are done. */
+  const settledPages = (key: StorageKey) => quietPages(s3, bucket, coordination, folderPrefix(prefix, key), editLease);
 
   async function head(objKey: string): Promise<Head | undefined> {
     try {
@@ -528,8 +544,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
           if (created) return created;
         }
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
-        // A claimed name had nothing there and only this writer may create it: a delete racing the commit finds nothing or the new file, both counted right.
-        const held = claimed ? undefined : await holdForChange(target, [target], opts.signal);
+        // A claimed name had nothing there and only this writer may create it: a delete racing a PutObject finds nothing or the new file, both counted right.
+        // A multipart upload's file appears at its completion and is asked for its ETag after: a delete (of it or of its folder)
+        // between the two would take away, and count, a file whose creation this write could then not report, so it holds the edit lease.
+        const held = claimed ? (received.kind === 'multipart' ? await holdEdits([target], opts.signal) : undefined) : await holdForChange(target, [target], opts.signal);
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
           const previousSize = before && (await shownOf(objectKey(prefix, target), before.size));
@@ -598,7 +616,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
-    await whileHeld(holdAll(coordination, editLeases(key)), () => removeHeld(key, opts));
+    await whileHeld(holdEdits([key]), () => removeHeld(key, opts));
   }
 
   /** The file at key, unless a folder is there too (it wins: folder-wins.ts); both asked at once. */
@@ -621,7 +639,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const p = folderPrefix(prefix, key);
     let found = false;
     let size = 0;
-    for await (const page of objectPages(s3, bucket, p)) {
+    for await (const page of settledPages(key)) {
       if (page.length === 0) continue;
       if (!found) {
         found = true;
@@ -635,19 +653,25 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     await events.emit({ type: 'deleted', key, isFile: false, size });
   }
 
-  /** The bytes at key (every object below a folder, which wins, or a file), for events; undefined when nothing is there. */
+  /** The bytes at key (every object below a folder, which wins, or a file), for events; undefined when nothing is there. Under key's edit lease. */
   async function sizeAt(key: StorageKey): Promise<number | undefined> {
     let size: number | undefined;
-    for await (const page of objectPages(s3, bucket, folderPrefix(prefix, key))) if (page.length > 0) size = (size ?? 0) + (await shownSum(page));
+    for await (const page of settledPages(key)) if (page.length > 0) size = (size ?? 0) + (await shownSum(page));
     if (size !== undefined) return size;
     const h = await headFile(key);
     return h && shownOf(objectKey(prefix, key), h.size);
   }
 
+  /** Waits for the changes below a folder whose lease this change holds (settledPages), listing it to its end. */
+  async function settle(key: StorageKey): Promise<void> {
+    const pages = settledPages(key);
+    for (let r = await pages.next(); r.done !== true; r = await pages.next()) continue;
+  }
+
   /** The leases of a change onto `dest`: its name lease (waits for a writer that claimed it), then the edit leases of `edited`. */
   async function holdForChange(dest: StorageKey, edited: StorageKey[], signal?: AbortSignal): Promise<HeldLease> {
     const name = await hold(coordination, nameLease(objectKey(prefix, dest)), signal);
-    const edits = await holdAll(coordination, editLeases(...edited), signal).catch(async (e: unknown) => {
+    const edits = await holdEdits(edited, signal).catch(async (e: unknown) => {
       await name.release();
       throw e;
     });
@@ -666,21 +690,24 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const [file, folder] = await Promise.all([isRoot(from) ? undefined : headFile(from), folderAt(from)]);
     if (!file && !folder) throw notFound();
     await look(to);
+    // Replacing the destination would take the source with it, and count it among the bytes replaced (as on local disk).
+    // Asked before the destination is measured: that waits for the leases below it (settledPages), the source's among them.
+    if (isSameOrInside(from, to)) throw overwrite ? holdsSource() : taken();
     const replaced = await sizeAt(to);
     if (replaced !== undefined && !overwrite) throw taken();
-    // Replacing the destination would take the source with it, and count it among the bytes replaced (as on local disk).
-    if (replaced !== undefined && isSameOrInside(from, to)) throw holdsSource();
     return { source: folder ? 'folder' : (file as Head), replaced };
   }
 
   async function move(from: StorageKey, to: StorageKey, opts: { overwrite: boolean }): Promise<void> {
-    // The folders around both names too: a move copies, then deletes the source, and a delete of such a folder
-    // listing in between counted the file under both names (a folder move copied both, or the source was gone).
-    const lease = await holdForChange(to, [from, to, ...keyFolders(from), ...keyFolders(to)]);
+    // Never beside a change of a folder around either name (holdEdits): a move copies, then deletes the source, and a
+    // delete of such a folder listing in between counted the file under both names (a folder move copied both, or the source was gone).
+    const lease = await holdForChange(to, [from, to]);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
       if (source === 'folder') {
+        // The changes below the source that began before this move are done before it copies a key.
+        await settle(from);
         await startFolderMove(s3, coordination, {
           bucket,
           from: folderPrefix(prefix, from),
@@ -705,9 +732,9 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
    * Copies one object at the version seen (its size and ETag): the copy is
    * conditional on that ETag, and an object written meanwhile (412) is
    * measured again and metered again before it is copied, so what is metered
-   * is what is copied. Returns the bytes copied: 0 for an object gone meanwhile.
+   * is what is copied. Returns the bytes copied, undefined for an object gone meanwhile.
    */
-  async function copySeen(from: string, to: string, seen: Head | undefined, copied: number, beforeFile: CopyOptions['beforeFile']): Promise<number> {
+  async function copySeen(from: string, to: string, seen: Head | undefined, copied: number, beforeFile: CopyOptions['beforeFile']): Promise<number | undefined> {
     for (let version = seen; version; version = await s3Call('Reading file information', () => head(from))) {
       const shown = await shownOf(from, version.size);
       await beforeFile?.(copied + shown);
@@ -718,7 +745,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         if (statusOf(e) !== 412 && !isNotFound(e)) throw e;
       }
     }
-    return 0;
+    return undefined;
   }
 
   /**
@@ -756,14 +783,21 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   }
 
   async function copy(from: StorageKey, to: StorageKey, opts: CopyOptions): Promise<void> {
-    const lease = await holdForChange(to, [from, to]);
+    // The destination's leases only: a copy takes nothing away from its source, and holding a source folder's lease would
+    // keep every write below it waiting for the whole copy (and one made from the copy's own beforeFile, forever).
+    // What it copies is what it metered (copySeen), whatever is written to the source meanwhile.
+    const lease = await holdForChange(to, [to]);
     try {
       const { source, replaced } = await prepareTransfer(from, to, opts.overwrite);
       const dst = objectKey(prefix, to);
-      if (replaced !== undefined && !(source !== 'folder' && (await fileUnlessFolder(to)))) await removeHeld(to, { recursive: true });
+      // A folder there (or any copy of a folder) clears the destination first; its delete reports what it took away.
+      const cleared = replaced !== undefined && !(source !== 'folder' && (await fileUnlessFolder(to)));
+      if (cleared) await removeHeld(to, { recursive: true });
       if (source !== 'folder') {
         const size = await copySeen(objectKey(prefix, from), dst, source, 0, opts.beforeFile);
-        await events.emit(replaced !== undefined ? { type: 'replaced', key: to, size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size });
+        // The source went meanwhile: nothing was copied, and the destination is as it was (or cleared, and reported so).
+        if (size === undefined) throw notFound();
+        await events.emit(replaced !== undefined && !cleared ? { type: 'replaced', key: to, size, previousSize: replaced } : { type: 'created', key: to, isFile: true, size });
         return;
       }
       const src = folderPrefix(prefix, from);
@@ -775,7 +809,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
           for (const o of page) {
             const rest = (o.Key as string).slice(src.length);
             if (rest === '') continue;
-            size += await copySeen(o.Key as string, `${dst}/${rest}`, { size: o.Size ?? 0, modified: EPOCH, etag: o.ETag ?? '""' }, size, opts.beforeFile);
+            size += (await copySeen(o.Key as string, `${dst}/${rest}`, { size: o.Size ?? 0, modified: EPOCH, etag: o.ETag ?? '""' }, size, opts.beforeFile)) ?? 0;
           }
         }
       } finally {
@@ -863,7 +897,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     async put(key, id): Promise<Trashed> {
       if (isRoot(key)) throw notFound();
       const area = trashArea(prefix, key.user, id);
-      const lease = await holdAll(coordination, editLeases(key, ...keyFolders(key)));
+      const lease = await holdEdits([key]);
       try {
         const file = await fileUnlessFolder(key);
         const parentMarker = isRoot(keyParent(key)) ? null : folderPrefix(prefix, keyParent(key));
@@ -903,7 +937,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
 
     async restore(owner, id, to): Promise<Trashed> {
       const area = trashArea(prefix, owner, id);
-      const lease = await holdForChange(to, [to, ...keyFolders(to)]);
+      const lease = await holdForChange(to, [to]);
       try {
         const item = await trashedItem(area);
         if (!item) throw notFound();

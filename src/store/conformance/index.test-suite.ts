@@ -186,6 +186,20 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     await assert.rejects(store.leases.takeExpired('alive_', NOW), /LIKE wildcard/);
   });
 
+  withStore('heldOf names the leases among those asked about that are held: not the expired, released or unknown ones', async (store) => {
+    await store.leases.acquire('edit:a', 'x', NOW, NOW + 100);
+    await store.leases.acquire('edit:b', 'y', NOW, NOW + 300);
+    await store.leases.acquire('edit:c', 'z', NOW, NOW + 300);
+    await store.leases.release('edit:c', 'z');
+    assert.deepEqual((await store.leases.heldOf(['edit:a', 'edit:b', 'edit:c', 'edit:none'], NOW + 50)).sort(), ['edit:a', 'edit:b']);
+    assert.deepEqual(await store.leases.heldOf(['edit:a', 'edit:b'], NOW + 100), ['edit:b'], 'run out at its expiry');
+    assert.deepEqual(await store.leases.heldOf([], NOW), []);
+    // More names than one statement asks about (a page of a thousand objects and their folders).
+    const many = Array.from({ length: 1200 }, (_, i) => `edit:many/${i}`);
+    await store.leases.acquire('edit:many/1111', 'w', NOW, NOW + 300);
+    assert.deepEqual(await store.leases.heldOf(many, NOW), ['edit:many/1111']);
+  });
+
   withStore('the held leases of a prefix: not the expired ones, not another prefix\'s', async (store) => {
     await store.leases.acquire('slot:u1:0', 'a', NOW, NOW + 100);
     await store.leases.acquire('slot:u1:1', 'b', NOW, NOW + 300);
