@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { StateStore, type SyncState } from '../../packages/sync/src/state-store.js';
 import { startApp, type TestApp, type TestStorage } from './app.js';
 import { bearer, postJson } from './client.js';
 
@@ -25,16 +26,20 @@ export async function until(check: () => Promise<boolean>, ms: number, what: str
   }
 }
 
-/** Changes the device's stored state as a crash, a restore or a server change would leave it. */
+/** Changes the device's stored state as a crash, a restore or a server change would leave it (through the client's own store). */
 export async function editState(d: Device, edit: (s: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
-  const file = join(d.stateDir, (await readdir(d.stateDir))[0]!, 'state.json');
-  await writeFile(file, JSON.stringify(edit(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)));
+  const store = new StateStore(join(d.stateDir, (await readdir(d.stateDir))[0]!));
+  const state = store.load();
+  assert.ok(state, 'a state to edit');
+  store.save(edit(state as unknown as Record<string, unknown>) as unknown as SyncState);
+  store.close();
 }
 
 export async function readState(stateDir: string): Promise<{ lastSync?: string } | undefined> {
   const sub = (await readdir(stateDir).catch(() => []))[0];
   if (sub === undefined) return undefined;
-  return JSON.parse(await readFile(join(stateDir, sub, 'state.json'), 'utf8').catch(() => '{}')) as { lastSync?: string };
+  // The state as the client reads it: its snapshot and the journal since.
+  return new StateStore(join(stateDir, sub)).load() ?? {};
 }
 
 export type Run = { code: number | null; stdout: string; stderr: string };

@@ -186,6 +186,17 @@ function planFolders(input: PlanInput, local: Tree<LocalFile>, remote: Tree<File
 }
 
 /**
+ * The local tree is the base itself: the same paths, each file the base's own record (a scan keeps it
+ * for a file whose stat did not change), the same folders.
+ */
+export function sameAsBase(local: Tree<LocalFile>, localDirs: ReadonlySet<string>, base: Tree<BaseRecord>, baseDirs: ReadonlySet<string>): boolean {
+  if (local.size !== base.size || localDirs.size !== baseDirs.size) return false;
+  for (const [p, f] of local) if (base.get(p) !== f) return false;
+  for (const d of localDirs) if (!baseDirs.has(d)) return false;
+  return true;
+}
+
+/**
  * A folder removed on the server takes the folders below it, all of which the plan removes too (it
  * removes one only when nothing stays in it): one step for the topmost, whose tree ETag covers the
  * rest, instead of a listing and a delete per level.
