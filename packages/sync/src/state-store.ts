@@ -24,6 +24,8 @@ export interface SyncState {
   lastSync?: string | undefined;
   /** A listing replaced the feed: nothing is deleted until both sides match again. */
   reconcile?: boolean | undefined;
+  /** The last run ended with nothing to do, and no tree has changed since (the next may skip the planner). */
+  quiet?: boolean | undefined;
 }
 
 /** The snapshot's header says so: a header line, then a line per path (before it: one JSON object). */
@@ -68,7 +70,7 @@ function linesOf(path: string): Iterable<string> {
 /** A journal longer than this is folded into the snapshot at the end of a run. */
 const JOURNAL_LINES_MAX = 1000;
 
-type JournalLine = { b: [string, BaseRecord | null] } | { r: [string, FileVersion | null] } | { bd: [string, boolean] } | { rd: [string, boolean] } | { c: string; e?: string | undefined } | { err: string | null; at?: string };
+type JournalLine = { b: [string, BaseRecord | null] } | { r: [string, FileVersion | null] } | { bd: [string, boolean] } | { rd: [string, boolean] } | { c: string; e?: string | undefined } | { err: string | null; at?: string; q?: boolean };
 
 /** `--state-dir`, else $XDG_STATE_HOME/file-cloud, else ~/.local/state/file-cloud. */
 export function stateRoot(flag: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -116,12 +118,15 @@ export class StateStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
+    let quiet: boolean | undefined;
     for (const line of lines) {
       if (!line) continue;
       if (state) apply(state, JSON.parse(line) as JournalLine);
-      else state = fromHeader(JSON.parse(line) as Header);
+      else quiet = (state = fromHeader(JSON.parse(line) as Header)).quiet;
     }
     if (!state) return undefined;
+    // The snapshot's own lines are its trees, not changes since: its header says whether it was quiet.
+    state.quiet = quiet;
     shareStrings(state);
     let journal: Iterable<string> = [];
     try {
@@ -188,8 +193,9 @@ export class StateStore {
   setCursor(state: SyncState, cursor: string, epoch: string | undefined): void {
     this.record(state, { c: cursor, e: epoch });
   }
-  setError(state: SyncState, err: string | null): void {
-    this.record(state, { err, at: new Date().toISOString() });
+  /** `quiet`: the run ended with an empty plan (err null). */
+  setError(state: SyncState, err: string | null, quiet = false): void {
+    this.record(state, { err, at: new Date().toISOString(), ...(quiet ? { q: true } : {}) });
   }
 
   /** Several base and remote changes as one confirmed step (one fsync). */
@@ -249,6 +255,7 @@ function shareStrings(state: SyncState): void {
 }
 
 function apply(state: SyncState, line: JournalLine): void {
+  if ('b' in line || 'r' in line || 'bd' in line || 'rd' in line) state.quiet = undefined;
   if ('b' in line) {
     const [p, rec] = line.b;
     if (rec) state.base.set(p, rec);
@@ -267,6 +274,7 @@ function apply(state: SyncState, line: JournalLine): void {
     state.epoch = line.e;
   } else {
     state.lastError = line.err ?? undefined;
+    state.quiet = line.q === true || undefined;
     if (line.err === null) state.lastSync = line.at;
   }
 }

@@ -47,7 +47,7 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
   const trash = new SyncTrash(join(store.dir, 'trash'));
   let caseInsensitive: boolean | undefined;
   // The last run ended with nothing to do and nothing was recorded since: the trees are what that plan saw.
-  const quietBefore = synced && !store.stale && state.lastError === undefined && state.lastSync !== undefined && state.reconcile !== true;
+  const quietBefore = synced && state.quiet === true && state.reconcile !== true;
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const rootExists = (await stat(root).catch(() => undefined))?.isDirectory() === true;
@@ -101,7 +101,7 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
         state.reconcile = undefined;
         // Both sides match but for names this disk cannot hold: the run says which, and fails.
         if (skipped.length > 0) return fail(store, state, skipped.join('; '));
-        store.setError(state, null);
+        store.setError(state, null, true);
         if (store.stale || reconciled) store.save(state);
         return { code: 0 };
       }
@@ -139,6 +139,7 @@ async function refreshRemote(api: RemoteApi, store: StateStore, state: SyncState
   state.cursor = now.cursor;
   state.epoch = now.epoch;
   state.reconcile = true;
+  state.quiet = undefined;
   store.save(state);
   return true;
 }
@@ -179,6 +180,7 @@ async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, l
     }
     if (page.changes.length > 0) {
       changed = true;
+      state.quiet = undefined;
       state.cursor = page.cursor;
       state.epoch = page.epoch;
       store.save(state);
