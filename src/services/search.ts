@@ -71,9 +71,9 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
   };
 
   /** The folders a writer made on its way to key (StorageEvent's madeFolders) as entries. */
-  const madeEntries = (key: StorageKey, made: readonly Entry[]): IndexedEntry[] => {
+  const madeEntries = (key: StorageKey, made: readonly Entry[], origin: string | undefined): IndexedEntry[] => {
     const above = key.segments.length - 1 - made.length;
-    return made.map((f, i) => ({ user: key.user, path: key.segments.slice(0, above + i + 1).join('/'), isFile: false, size: f.size, modified: f.modified.getTime(), etag: f.etag }));
+    return made.map((f, i) => ({ user: key.user, path: key.segments.slice(0, above + i + 1).join('/'), isFile: false, size: f.size, modified: f.modified.getTime(), etag: f.etag, origin }));
   };
 
   /**
@@ -95,7 +95,8 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    * Folders a write created on its way (parents made by an upload or a move) are entries too. `made`:
    * the innermost ones as the writer knows them (StorageEvent's madeFolders), so storage is not asked.
    */
-  const putAncestors = async (key: StorageKey, made: readonly Entry[] = []): Promise<void> => {
+  /** `origin`: the writer's, for the folders it made (`made`); not for others found missing from the index. */
+  const putAncestors = async (key: StorageKey, made: readonly Entry[] = [], origin?: string): Promise<void> => {
     const paths = key.segments.slice(0, -1).map((_, i) => key.segments.slice(0, i + 1).join('/'));
     if (paths.length === 0) return;
     const have = await store.search.kinds(key.user, paths);
@@ -106,7 +107,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     const missing: IndexedEntry[] = [];
     found.forEach((e, i) => {
       const path = paths[i] as string;
-      if (e && !have.has(path)) missing.push({ user: key.user, path, isFile: false, size: e.size, modified: e.modified.getTime(), etag: e.etag });
+      if (e && !have.has(path)) missing.push({ user: key.user, path, isFile: false, size: e.size, modified: e.modified.getTime(), etag: e.etag, ...(i >= known ? { origin } : {}) });
     });
     await store.search.put(missing);
   };
@@ -180,10 +181,10 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
         // A writer that asked the index about every folder above the key says which it made: they go into the
         // entry's own transaction, with no look of ours (one PostgreSQL round trip and one transaction less an upload).
         if (e.parentsLooked === true) {
-          await putCurrent(e.key, e.entry, true, { sha256: e.sha256, copyOf: e.copyOf, origin }, madeEntries(e.key, e.madeFolders ?? []));
+          await putCurrent(e.key, e.entry, true, { sha256: e.sha256, copyOf: e.copyOf, origin }, madeEntries(e.key, e.madeFolders ?? [], origin));
         } else {
           await putCurrent(e.key, e.entry, true, { sha256: e.sha256, copyOf: e.copyOf, origin });
-          await putAncestors(e.key, e.madeFolders);
+          await putAncestors(e.key, e.madeFolders, origin);
         }
         // A folder that arrives with contents (an object store's folder copy) brings its entries.
         if (!e.isFile) await putTree(e.key, { copyOf: e.copyOf, origin });

@@ -6,7 +6,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { StateStore, type SyncState } from '../../packages/sync/src/state-store.js';
 import { startApp, type TestApp, type TestStorage } from './app.js';
 import { bearer, postJson } from './client.js';
 
@@ -24,16 +26,20 @@ export async function until(check: () => Promise<boolean>, ms: number, what: str
   }
 }
 
-/** Changes the device's stored state as a crash, a restore or a server change would leave it. */
+/** Changes the device's stored state as a crash, a restore or a server change would leave it (through the client's own store). */
 export async function editState(d: Device, edit: (s: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
-  const file = join(d.stateDir, (await readdir(d.stateDir))[0]!, 'state.json');
-  await writeFile(file, JSON.stringify(edit(JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)));
+  const store = new StateStore(join(d.stateDir, (await readdir(d.stateDir))[0]!));
+  const state = store.load();
+  assert.ok(state, 'a state to edit');
+  store.save(edit(state as unknown as Record<string, unknown>) as unknown as SyncState);
+  store.close();
 }
 
 export async function readState(stateDir: string): Promise<{ lastSync?: string } | undefined> {
   const sub = (await readdir(stateDir).catch(() => []))[0];
   if (sub === undefined) return undefined;
-  return JSON.parse(await readFile(join(stateDir, sub, 'state.json'), 'utf8').catch(() => '{}')) as { lastSync?: string };
+  // The state as the client reads it: its snapshot and the journal since.
+  return new StateStore(join(stateDir, sub)).load() ?? {};
 }
 
 export type Run = { code: number | null; stdout: string; stderr: string };
@@ -134,13 +140,16 @@ export interface SyncServer {
   key: string;
   work: string;
   devices: number;
+  /** The server's JSON log lines (`accessLog`: its access lines at info), as written so far. */
+  log: string;
 }
 
 /** Inside a describe: starts the server before its tests and closes it (and the work folder) after. */
-export function syncServer(storage: TestStorage, opts: { users?: string[]; flags?: Record<string, string | boolean> } = {}): SyncServer {
-  const s = { devices: 0 } as SyncServer;
+export function syncServer(storage: TestStorage, opts: { users?: string[]; flags?: Record<string, string | boolean>; accessLog?: boolean } = {}): SyncServer {
+  const s = { devices: 0, log: '' } as SyncServer;
   before(async () => {
-    s.t = await startApp({ storage, users: opts.users ?? ['alice'], ...(opts.flags ? { flags: opts.flags } : {}) });
+    const logTo = opts.accessLog ? new Writable({ write: (chunk: Buffer, _enc, cb) => ((s.log += chunk.toString()), cb()) }) : undefined;
+    s.t = await startApp({ storage, users: opts.users ?? ['alice'], ...(opts.flags ? { flags: opts.flags } : {}), ...(logTo ? { logTo } : {}) });
     s.url = s.t.url;
     s.token = (await s.t.login('alice')).access_token;
     const res = await postJson(`${s.url}/api/keys`, { name: 'sync' }, bearer(s.token));
@@ -183,6 +192,17 @@ export async function serverVersions(url: string, token: string, paths: readonly
     const res = await fetch(`${file}?versions`, { headers: auth });
     assert.equal(res.status, 200, `${p}?versions`);
     for (const v of ((await res.json()) as { versions: { id: string }[] }).versions) out.push(await (await fetch(`${file}?version=${v.id}`, { headers: auth })).text());
+  }
+  return out;
+}
+
+/** The requests (method and path) the server logged in `log`'s complete lines. */
+export function requestsIn(log: string): { method: string; path: string }[] {
+  const out: { method: string; path: string }[] = [];
+  for (const line of log.split('\n').slice(0, -1)) {
+    if (!line.includes('request completed')) continue;
+    const req = (JSON.parse(line) as { req?: { method?: string; url?: string } }).req;
+    if (req?.method && req.url) out.push({ method: req.method, path: decodeURIComponent(req.url.split('?')[0] ?? '') });
   }
   return out;
 }

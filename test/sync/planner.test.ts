@@ -142,7 +142,7 @@ test('planner: empty folders are made, removed and renamed both ways; a folder w
     ['on both sides, new: the base takes it', { local: ['e'], remote: ['e'] }, ['record-folder e']],
     ['on both sides, known: nothing', { local: ['e'], base: ['e'], remote: ['e'] }, []],
     ['gone on both sides: the base forgets it', { base: ['e'] }, ['forget-folder e']],
-    ['removed here: removed on the server, deepest first', { base: ['e', 'e/f'], remote: ['e', 'e/f'] }, ['rmdir-remote e/f', 'rmdir-remote e']],
+    ['removed here: removed on the server, the chain as one step of its topmost folder', { base: ['e', 'e/f'], remote: ['e', 'e/f'] }, ['rmdir-remote e']],
     ['removed on the server: removed here', { local: ['e'], base: ['e'] }, ['rmdir-local e']],
     ['renamed here (an empty one): removed and made', { local: ['new'], base: ['old'], remote: ['old'] }, ['mkdir-remote new', 'rmdir-remote old']],
     ['renamed on the server: removed and made here', { local: ['old'], base: ['old'], remote: ['new'] }, ['mkdir-local new', 'rmdir-local old']],
@@ -164,4 +164,15 @@ test('guards: removing more than 50 folders and 30 % of one side\'s folders paus
   assert.match(guard({ ops: rmdirs(51), remoteDirs: 100 }) ?? '', /removes 51 of 100 folders on the server/);
   assert.equal(guard({ ops: rmdirs(51), remoteDirs: 200 }), undefined);
   assert.match(guard({ localFiles: 0, baseFiles: 0, localDirs: 0, baseDirs: 3 }) ?? '', /empty/);
+});
+
+test('planner: a chain removed here is one removal on the server, naming the folders it takes along; a folder with something kept below is not part of it', () => {
+  const removals = (remote: string[], files: Partial<Pick<World, 'local' | 'base' | 'remote'>> = {}) =>
+    plan({ local: files.local ?? m(), base: files.base ?? m(), remote: files.remote ?? m(), localDirs: new Set(), baseDirs: new Set(remote), remoteDirs: new Set(remote), noDeletes: false, device: 'laptop', now: AT })
+      .flatMap((o) => (o.kind === 'rmdir-remote' ? [[o.path, ...[...(o.below ?? [])].sort()].join(' ')] : []))
+      .sort();
+  assert.deepEqual(removals(['a', 'a/b', 'a/b/c', 'a/b/c/d', 'x']), ['a a/b a/b/c a/b/c/d', 'x']);
+  // A file new on the server in a/b keeps a and a/b there: only a/b/c (with d) goes.
+  const v = { sha256: 's', size: 1, id: 'i' };
+  assert.deepEqual(removals(['a', 'a/b', 'a/b/c', 'a/b/c/d'], { remote: m([['a/b/new.txt', v]]) }), ['a/b/c a/b/c/d']);
 });

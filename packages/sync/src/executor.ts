@@ -190,10 +190,13 @@ export async function execute(ctx: ExecContext, op: Op): Promise<Outcome> {
       }
       ctx.store.setMany(ctx.state, { baseDirs: [[op.path, false]] });
       return 'done';
-    case 'rmdir-remote':
-      if (!(await ctx.api.rmdirIfEmpty(op.path))) return 'skipped';
-      ctx.store.setMany(ctx.state, { remoteDirs: [[op.path, false]], baseDirs: [[op.path, false]] });
+    case 'rmdir-remote': {
+      const below = op.below ?? [];
+      if (!(await ctx.api.rmdirIfEmpty(op.path, below, ctx.state.cursor))) return 'skipped';
+      const gone = [op.path, ...below].map((d): [string, boolean] => [d, false]);
+      ctx.store.setMany(ctx.state, { remoteDirs: gone, baseDirs: gone });
       return 'done';
+    }
     case 'record-folder':
       ctx.store.setMany(ctx.state, { baseDirs: [[op.path, true]] });
       return 'done';

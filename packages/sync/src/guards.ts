@@ -32,7 +32,8 @@ export function guardReason(g: GuardInput): string | undefined {
   if (g.synced && !g.rootExists) return 'the local folder is missing (unmounted disk?)';
   if (g.synced && !g.markerPresent) return 'the marker file .file-cloud-sync is missing from the local folder (another disk mounted there?)';
   if (g.synced && g.baseFiles + (g.baseDirs ?? 0) > 0 && g.localFiles + (g.localDirs ?? 0) === 0) return 'the local folder is empty but was not at the last sync';
-  const count = (kind: Op['kind']): number => g.ops.filter((o) => o.kind === kind).length;
+  // A folder's removal on the server may take the folders below it along (one step for a chain).
+  const count = (kind: Op['kind']): number => g.ops.reduce((n, o) => n + (o.kind !== kind ? 0 : 1 + (o.kind === 'rmdir-remote' ? (o.below?.length ?? 0) : 0)), 0);
   const [local, remote, localDirs, remoteDirs] = [count('delete-local'), count('delete-remote'), count('rmdir-local'), count('rmdir-remote')];
   if (massive(local, g.localFiles)) return `the plan deletes ${local} of ${g.localFiles} local files`;
   if (massive(remote, g.remoteFiles)) return `the plan deletes ${remote} of ${g.remoteFiles} files on the server`;

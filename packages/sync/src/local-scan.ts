@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { isUnder, sameStat, type BaseRecord, type LocalFile } from './tree.js';
@@ -47,20 +48,31 @@ export async function scanFolder(root: string, base: ReadonlyMap<string, BaseRec
 async function walkInto(scan: LocalScan, root: string, rel: string, diskRel: string, base: ReadonlyMap<string, BaseRecord>): Promise<void> {
   const dir = join(root, ...diskRel.split('/'));
   const entries = (await readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const kept = [];
   for (const d of entries) {
     if (rel === '' && d.name === MARKER) continue;
     if (isTempName(d.name)) {
       await rm(join(dir, d.name), { force: true });
       continue;
     }
-    if (d.isDirectory() || d.isFile()) await addEntry(scan, root, join(dir, d.name), rel, diskRel, d.name, base);
+    if (d.isDirectory() || d.isFile()) kept.push(d.name);
+  }
+  // The stats of a folder's entries are asked several at once (a stat waits on the disk, not the
+  // CPU); the entries are then taken in name order, which decides between two names that are one.
+  for (let i = 0; i < kept.length; i += STATS_AT_ONCE) {
+    const names = kept.slice(i, i + STATS_AT_ONCE);
+    const stats = await Promise.all(names.map((name) => lstat(join(dir, name)).catch(() => undefined)));
+    for (const [k, name] of names.entries()) await addEntry(scan, root, join(dir, name), rel, diskRel, name, base, stats[k]);
   }
 }
 
-async function addEntry(scan: LocalScan, root: string, abs: string, rel: string, diskRel: string, name: string, base: ReadonlyMap<string, BaseRecord>): Promise<void> {
+/** Stats in flight at once while a folder is scanned. */
+const STATS_AT_ONCE = 32;
+
+async function addEntry(scan: LocalScan, root: string, abs: string, rel: string, diskRel: string, name: string, base: ReadonlyMap<string, BaseRecord>, taken?: Stats): Promise<void> {
   const key = `${rel === '' ? '' : `${rel}/`}${name.normalize('NFC')}`;
   const onDisk = `${diskRel === '' ? '' : `${diskRel}/`}${name}`;
-  const st = await lstat(abs).catch(() => undefined);
+  const st = taken ?? (await lstat(abs).catch(() => undefined));
   if (!st || (!st.isDirectory() && !st.isFile())) return;
   if ((scan.files.has(key) || scan.dirs.has(key)) && (scan.names.get(key) ?? key) !== onDisk) {
     scan.skipped.push(`${onDisk}: not synced, ${scan.names.get(key) ?? key} has the same name once both are written as Unicode NFC; rename one`);
@@ -74,8 +86,9 @@ async function addEntry(scan: LocalScan, root: string, abs: string, rel: string,
   }
   const b = base.get(key);
   const stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
-  const sha256 = b && sameStat(b, stamp) ? b.sha256 : await sha256OfFile(abs);
-  scan.files.set(key, { sha256, ...stamp, id: b?.id });
+  // Unchanged since the base: the base's record is the file (no second object per file of a big folder).
+  if (b && sameStat(b, stamp)) scan.files.set(key, b as LocalFile);
+  else scan.files.set(key, { sha256: await sha256OfFile(abs), ...stamp, id: b?.id });
 }
 
 /**

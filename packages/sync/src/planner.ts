@@ -22,7 +22,9 @@ export type Op =
   /** A folder to make on one side (with its parents); it exists on the other. */
   | { readonly kind: 'mkdir-local' | 'mkdir-remote'; readonly path: string }
   /** A folder the other side removed, left empty here by the plan: removed only if still empty. */
-  | { readonly kind: 'rmdir-local' | 'rmdir-remote'; readonly path: string }
+  | { readonly kind: 'rmdir-local'; readonly path: string }
+  /** The same on the server, with the folders below it that go too (`below`: one removal for a whole chain). */
+  | { readonly kind: 'rmdir-remote'; readonly path: string; readonly below?: readonly string[] }
   /** A folder on both sides (the base takes it), or on neither (the base forgets it). */
   | { readonly kind: 'record-folder' | 'forget-folder'; readonly path: string };
 
@@ -180,7 +182,38 @@ function planFolders(input: PlanInput, local: Tree<LocalFile>, remote: Tree<File
     const [kind, path] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
     for (const d of ancestorsOf(path)) covered.add(`${kind}:${d}`);
   }
-  return ops.filter((o) => !covered.has(`${o.kind}:${opPath(o)}`));
+  return chainRemovals(ops.filter((o) => !covered.has(`${o.kind}:${opPath(o)}`)));
+}
+
+/**
+ * The local tree is the base itself: the same paths, each file the base's own record (a scan keeps it
+ * for a file whose stat did not change), the same folders.
+ */
+export function sameAsBase(local: Tree<LocalFile>, localDirs: ReadonlySet<string>, base: Tree<BaseRecord>, baseDirs: ReadonlySet<string>): boolean {
+  if (local.size !== base.size || localDirs.size !== baseDirs.size) return false;
+  for (const [p, f] of local) if (base.get(p) !== f) return false;
+  for (const d of localDirs) if (!baseDirs.has(d)) return false;
+  return true;
+}
+
+/**
+ * A folder removed on the server takes the folders below it, all of which the plan removes too (it
+ * removes one only when nothing stays in it): one step for the topmost, whose tree ETag covers the
+ * rest, instead of a listing and a delete per level.
+ */
+function chainRemovals(ops: Op[]): Op[] {
+  const removed = new Set(ops.filter((o) => o.kind === 'rmdir-remote').map(opPath));
+  const below = new Map<string, string[]>();
+  for (const d of removed) {
+    const top = ancestorsOf(d).find((a) => removed.has(a));
+    if (top !== undefined) below.set(top, [...(below.get(top) ?? []), d]);
+  }
+  return ops.flatMap((o): Op[] => {
+    if (o.kind !== 'rmdir-remote') return [o];
+    if (ancestorsOf(o.path).some((a) => removed.has(a))) return [];
+    const under = below.get(o.path);
+    return [under ? { ...o, below: under } : o];
+  });
 }
 
 /** The folders a move renames: `A/x/y` → `B/x/y` is folder `A` → `B` (the shared tail dropped). */

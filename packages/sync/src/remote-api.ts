@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MissingServerFields, type ChangeEntry } from './remote-feed.js';
-import type { FileVersion } from './tree.js';
+import { isUnder, parentOf, type FileVersion } from './tree.js';
 
 export class HttpError extends Error {
   constructor(
@@ -119,17 +119,31 @@ export class RemoteApi {
   }
 
   /**
-   * Removes a folder only while it is empty: its listing's ETag (the tree ETag, which anything
-   * written beneath changes) is the DELETE's If-Match. false: something is in it now.
+   * Removes a folder only while it holds nothing but the empty folders `below` (none: only while it
+   * is empty): its listing's ETag (the tree ETag, which anything written beneath changes) is the
+   * DELETE's If-Match, the listing must show no file and no other folder, and — as it does not show
+   * what is deeper — the feed since `cursor` must name nothing at or below it that another client
+   * wrote (what was written before the listing is in that feed, after it changes the ETag). A chain
+   * goes with one listing, one feed page and one delete. false: something is in it now, or may be.
    */
-  async rmdirIfEmpty(rel: string): Promise<boolean> {
+  async rmdirIfEmpty(rel: string, below: readonly string[] = [], cursor?: string): Promise<boolean> {
     const res = await this.call(`${this.fileUrl(rel)}/`, {}, [404]);
     if (res.status === 404) return true;
-    const { entries } = (await res.json()) as { entries: unknown[] };
+    const { entries } = (await res.json()) as { entries: { name: string; is_file: boolean }[] };
     const etag = res.headers.get('etag');
-    if (entries.length > 0 || etag === null) return false;
+    const children = new Set(below.filter((d) => parentOf(d) === rel));
+    if (etag === null || entries.some((e) => e.is_file || !children.has(`${rel}/${e.name.normalize('NFC')}`))) return false;
+    if (below.length > 0 && (cursor === undefined || !(await this.quietUnder(rel, cursor)))) return false;
     const del = await this.call(`${this.fileUrl(rel)}/`, { method: 'DELETE', headers: { 'if-match': etag } }, [404, 412]);
     return del.status !== 412;
+  }
+
+  /** Nobody else wrote at or below `rel` since `cursor`, as one page of the feed tells (a longer feed: not known). */
+  private async quietUnder(rel: string, cursor: string): Promise<boolean> {
+    const page = await this.changesPage(cursor);
+    const folder = `${this.root}/${rel}`;
+    const touches = (c: ChangeEntry): boolean => [c.path, c.from].some((p) => p !== undefined && isUnder(p.normalize('NFC'), folder));
+    return !page.more && !page.changes.some((c) => c.origin !== this.origin && touches(c));
   }
 
   /** What the server holds at one path now (from its folder's listing), or undefined. */
@@ -202,6 +216,11 @@ export class RemoteApi {
   /** One page of the change feed; `cursor` undefined asks for "now". 410 → HttpError cursor_expired. */
   async changes(cursor: string | undefined, signal?: AbortSignal): Promise<ChangesPage> {
     this.trashed = undefined;
+    return this.changesPage(cursor, signal);
+  }
+
+  /** A page read without taking it in (the trash listing stays as it was). */
+  private async changesPage(cursor: string | undefined, signal?: AbortSignal): Promise<ChangesPage> {
     const q = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}&limit=1000`;
     const res = await this.call(`${this.server.replace(/\/+$/, '')}/api/changes${q}`, signal ? { signal } : {});
     const body = (await res.json()) as { changes: ChangeEntry[]; cursor: string; more: boolean; epoch?: string };

@@ -5,7 +5,7 @@ import { guardReason } from './guards.js';
 import { MARKER, scanFolder } from './local-scan.js';
 import { caseView, isCaseInsensitive } from './names.js';
 import type { LocalView } from './local-view.js';
-import { plan, type Op } from './planner.js';
+import { plan, sameAsBase, type Op } from './planner.js';
 import { applyChanges, MissingServerFields, type UnhashedFile } from './remote-feed.js';
 import { HttpError, RemoteApi } from './remote-api.js';
 import { StateStore, stateFolder, type SyncState } from './state-store.js';
@@ -46,6 +46,8 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
   const api = new RemoteApi(o.server, o.key, remoteRoot, state.origin);
   const trash = new SyncTrash(join(store.dir, 'trash'));
   let caseInsensitive: boolean | undefined;
+  // The last run ended with nothing to do and nothing was recorded since: the trees are what that plan saw.
+  const quietBefore = synced && state.quiet === true && state.reconcile !== true;
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const rootExists = (await stat(root).catch(() => undefined))?.isDirectory() === true;
@@ -57,7 +59,7 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
         await api.ensureRoot();
         await trash.purge();
       }
-      await refreshRemote(api, store, state, o.log);
+      const remoteChanged = await refreshRemote(api, store, state, o.log);
       // Another folder's marker that a tool put on the server (rclone, a copy) is never synced here.
       state.remote.delete(MARKER);
       if (!markerPresent) await writeMarker(root, state);
@@ -66,7 +68,10 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
       const seen = caseInsensitive ? caseView(scanned, state.remote, state.remoteDirs, state.base, state.baseDirs) : { local: scanned, remote: state.remote, remoteDirs: state.remoteDirs, skipped: [] };
       const local = seen.local;
       const skipped = [...local.skipped, ...seen.skipped];
-      const ops = plan({
+      // Nothing changed on either side since a run whose plan was empty: the same plan, without making it
+      // (on a big folder, the most of a run with nothing to do).
+      const still = round === 0 && quietBefore && !remoteChanged && !caseInsensitive && skipped.length === 0 && sameAsBase(local.files, local.dirs, state.base, state.baseDirs);
+      const ops = still ? [] : plan({
         local: local.files,
         base: state.base,
         remote: seen.remote,
@@ -92,11 +97,12 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
       });
       if (reason) return paused(store, state, reason);
       if (ops.length === 0) {
+        const reconciled = state.reconcile === true;
         state.reconcile = undefined;
         // Both sides match but for names this disk cannot hold: the run says which, and fails.
         if (skipped.length > 0) return fail(store, state, skipped.join('; '));
-        store.setError(state, null);
-        store.save(state);
+        store.setError(state, null, true);
+        if (store.stale || reconciled) store.save(state);
         return { code: 0 };
       }
       const failed = await act(ops, { root, api, store, state, trash, names: local.names }, o.log, describeOp);
@@ -121,8 +127,9 @@ export function describeOp(op: Op): string {
  * (410) or a new server epoch — from one listing, after which the plan deletes nothing until both
  * sides match again (a disappearance the base cannot explain is no delete).
  */
-async function refreshRemote(api: RemoteApi, store: StateStore, state: SyncState, log: (line: string) => void): Promise<void> {
-  if (state.cursor !== undefined && (await followFeed(api, store, state, log))) return;
+async function refreshRemote(api: RemoteApi, store: StateStore, state: SyncState, log: (line: string) => void): Promise<boolean> {
+  const followed = state.cursor === undefined ? undefined : await followFeed(api, store, state, log);
+  if (followed !== undefined) return followed;
   // The cursor is taken before the listing: what changes during it is in the feed after it.
   const now = await api.changes(undefined);
   if (now.epoch === undefined) throw new MissingServerFields('the server\'s /api/changes carries no epoch (it is older than this client)');
@@ -132,11 +139,17 @@ async function refreshRemote(api: RemoteApi, store: StateStore, state: SyncState
   state.cursor = now.cursor;
   state.epoch = now.epoch;
   state.reconcile = true;
+  state.quiet = undefined;
   store.save(state);
+  return true;
 }
 
-/** Applies the feed since the cursor; false when it cannot be trusted (410, a new epoch) and the tree must be listed. */
-async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, log: (line: string) => void): Promise<boolean> {
+/**
+ * Applies the feed since the cursor: whether it brought any change; undefined when it cannot be
+ * trusted (410, a new epoch) and the tree must be listed.
+ */
+async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, log: (line: string) => void): Promise<boolean | undefined> {
+  let changed = false;
   for (;;) {
     let page;
     try {
@@ -144,14 +157,14 @@ async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, l
     } catch (e) {
       if (e instanceof HttpError && e.status === 410) {
         log('the change cursor expired: listing the server folder once, deleting nothing');
-        return false;
+        return undefined;
       }
       throw e;
     }
     if (page.epoch === undefined) throw new MissingServerFields("the server's /api/changes carries no epoch (it is older than this client)");
     if (state.epoch !== undefined && page.epoch !== state.epoch) {
       log('the server is a new instance (its epoch changed): listing it once, deleting nothing');
-      return false;
+      return undefined;
     }
     const unhashed: UnhashedFile[] = [];
     const arrived = new Set(applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed, state.remoteDirs));
@@ -165,10 +178,17 @@ async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, l
       const v = await api.versionOf(f.path, f.id);
       if (v) state.remote.set(f.path, v);
     }
-    state.cursor = page.cursor;
-    state.epoch = page.epoch;
-    if (page.changes.length > 0) store.save(state);
-    if (!page.more) return true;
+    if (page.changes.length > 0) {
+      changed = true;
+      state.quiet = undefined;
+      state.cursor = page.cursor;
+      state.epoch = page.epoch;
+      store.save(state);
+    } else if (page.cursor !== state.cursor) {
+      // Kept, so that a folder with nothing new for weeks does not let its cursor expire.
+      store.setCursor(state, page.cursor, page.epoch);
+    }
+    if (!page.more) return changed;
   }
 }
 

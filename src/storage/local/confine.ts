@@ -162,6 +162,8 @@ export type WalkOptions = {
   readonly missing: 'fail' | 'create';
   /** The code for a folder on the way that is a link leading outside. */
   readonly escape: 'not_found' | 'invalid_path';
+  /** Takes the folders this walk made itself (not one a concurrent request made first): segment index and path. */
+  readonly made?: { index: number; path: string }[];
 };
 
 /**
@@ -192,11 +194,12 @@ export async function confinedRoot(root: string, key: StorageKey): Promise<{ roo
  */
 export async function walkDirs(root: string, segments: readonly string[], opts: WalkOptions): Promise<string> {
   let dir = root;
-  for (const name of segments) {
+  for (const [index, name] of segments.entries()) {
     let node = await inspect(root, dir, name);
     if (node.kind === 'missing' && opts.missing === 'create') {
       try {
         await mkdir(node.path);
+        opts.made?.push({ index, path: node.path });
       } catch (e) {
         // EEXIST: a concurrent request made it (or something else) first; look again.
         if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Creating a folder failed');

@@ -423,8 +423,10 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
 
     mkdir: checked(async (key, opts) => {
       const existed = opts.existOk && (await backend.stat(key).catch(() => undefined)) !== undefined;
-      await makeDir(dirs, key, opts);
-      if (!existed && !isRoot(key)) await events.emit({ type: 'created', key, isFile: false, size: 0 });
+      const made = await makeDir(dirs, key, opts);
+      // The folders made on the way are this writer's too (their journal entries carry its origin).
+      const madeFolders = await Promise.all(made.map(async (p) => entryFromStats(basename(p), await lstat(p, { bigint: true }))));
+      if (!existed && !isRoot(key)) await events.emit({ type: 'created', key, isFile: false, size: 0, ...(madeFolders.length > 0 ? { madeFolders } : {}) });
     }),
 
     delete: checked(async (key, opts) => {

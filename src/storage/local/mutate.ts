@@ -33,17 +33,22 @@ async function locateExisting(root: string, key: StorageKey): Promise<Node> {
   return node;
 }
 
-export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: boolean; existOk: boolean }): Promise<void> {
+/**
+ * Makes the folder at key (with `parents`, the missing ones above it). Returns the folders above key
+ * that it made itself, outermost first, when they are the innermost ones above key (as a storage
+ * event's madeFolders are); else none.
+ */
+export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: boolean; existOk: boolean }): Promise<string[]> {
   if (isRoot(key)) {
     if (opts.parents) await fsCall('Creating the storage folder failed', () => mkdir(dirs.storageDir, { recursive: true }));
     try {
       await mkdir(userRootPath(dirs.storageDir, key.user));
-      return;
+      return [];
     } catch (e) {
       if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Creating the user root failed');
     }
     const root = await realRoot(dirs.storageDir, key.user);
-    if (opts.existOk && root !== undefined && (await inspectRoot(root)).kind === 'dir') return;
+    if (opts.existOk && root !== undefined && (await inspectRoot(root)).kind === 'dir') return [];
     throw taken();
   }
   const owner = opts.parents ? await ensureRoot(dirs.storageDir, key.user) : await realRoot(dirs.storageDir, key.user);
@@ -52,18 +57,21 @@ export async function makeDir(dirs: Dirs, key: StorageKey, opts: { parents: bool
   const { root, segments } = await confinedRoot(owner, key);
   // The shared folder itself: it exists (confinedRoot found it).
   if (segments.length === 0) {
-    if (opts.existOk) return;
+    if (opts.existOk) return [];
     throw taken();
   }
-  const dir = await walkDirs(root, segments.slice(0, -1), { missing: opts.parents ? 'create' : 'fail', escape: 'invalid_path' });
+  const made: { index: number; path: string }[] = [];
+  const above = segments.length - 1;
+  const dir = await walkDirs(root, segments.slice(0, -1), { missing: opts.parents ? 'create' : 'fail', escape: 'invalid_path', made });
+  const innermost = made.every((m, i) => m.index === above - made.length + i);
   try {
     await mkdir(join(dir, keyName(key)));
-    return;
+    return innermost ? made.map((m) => m.path) : [];
   } catch (e) {
     if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Creating the folder failed');
   }
   const node = await inspect(root, dir, keyName(key));
-  if (opts.existOk && node.kind === 'dir') return;
+  if (opts.existOk && node.kind === 'dir') return [];
   // existOk means "use it as the folder": a leaving link cannot be that.
   if (opts.existOk && node.kind === 'escaping') throw new StorageError('invalid_path', 'A link that leads outside the user root is at this path.');
   throw taken();
