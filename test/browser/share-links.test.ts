@@ -117,7 +117,8 @@ describe('public share pages in a browser', { skip }, () => {
           await screenshot(page, 'share-link-folder-phone-nojs');
           // Without JavaScript an image link opens its page with the image inline.
           await page.getByRole('link', { name: 'a-red.png', exact: true }).click();
-          await page.waitForFunction(widthIs, ['figure.preview img', 300] as [string, number]);
+          // Polled on a timer, not on animation frames: a page without JavaScript need not draw any.
+          await page.waitForFunction(widthIs, ['figure.preview img', 300] as [string, number], { polling: 100 });
         }
         const [download] = await Promise.all([page.waitForEvent('download'), page.goto(server.url + s.url).then(() => page.getByRole('link', { name: 'Download notes.txt', exact: true }).click())]);
         assert.equal(await readFile((await download.path()) as string, 'utf8'), 'not an image');

@@ -16,12 +16,15 @@ export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** A --once run reconciles and exits; this bounds a run of a few files on a slow shared machine. */
 export const RUN_TIMEOUT_MS = 60_000;
 
-/** Polls `check` until it holds; fails once `ms` (a bound the product promises) has passed. */
+/**
+ * Polls `check` until it holds; fails once `ms` (a bound the product promises) has passed. Timed on
+ * the monotonic clock: this machine's wall clock has jumped by seconds, which failed a 20 s wait after 17.
+ */
 export async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = performance.now() + ms;
   for (;;) {
     if (await check()) return;
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
+    if (performance.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
