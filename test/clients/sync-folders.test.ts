@@ -3,22 +3,11 @@
 // new is in it; removing many at once is a mass delete like files.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { BACKENDS } from '../helpers/app.js';
 import { bearer, encodePath, postJson } from '../helpers/client.js';
-import { syncServer, twoDevices, type Device } from '../helpers/sync-device.js';
+import { localDirs, syncServer, twoDevices } from '../helpers/sync-device.js';
 
-/** Every folder under a device's folder, sorted. */
-async function localDirs(d: Device, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(d.dir, rel), { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
-    const p = rel === '' ? e.name : `${rel}/${e.name}`;
-    out.push(p, ...(await localDirs(d, p)));
-  }
-  return out.sort();
-}
 
 for (const [storage, skip] of BACKENDS) {
   describe(`sync: empty folders (${storage})`, { skip }, () => {

@@ -29,6 +29,17 @@ export async function until(check: () => Promise<boolean>, ms: number, what: str
   }
 }
 
+/** Every folder under a device's folder, sorted. */
+export async function localDirs(d: Device, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(join(d.dir, rel), { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const p = rel === '' ? e.name : `${rel}/${e.name}`;
+    out.push(p, ...(await localDirs(d, p)));
+  }
+  return out.sort();
+}
+
 /** Changes the device's stored state as a crash, a restore or a server change would leave it (through the client's own store). */
 export async function editState(d: Device, edit: (s: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
   const store = new StateStore(join(d.stateDir, (await readdir(d.stateDir))[0]!));

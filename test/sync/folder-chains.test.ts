@@ -3,23 +3,13 @@
 // Counted in the server's own access log, run through the real command against a real server.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { BACKENDS } from '../helpers/app.js';
 import { bearer } from '../helpers/client.js';
-import { requestsIn, syncServer, twoDevices, until, type Device, type Run } from '../helpers/sync-device.js';
+import { localDirs, requestsIn, type Run, syncServer, twoDevices, until } from '../helpers/sync-device.js';
 
 const CHAIN = ['a', 'a/b', 'a/b/c', 'a/b/c/d'];
 
-async function localDirs(d: Device, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(d.dir, rel), { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
-    const p = rel === '' ? e.name : `${rel}/${e.name}`;
-    out.push(p, ...(await localDirs(d, p)));
-  }
-  return out.sort();
-}
 
 /** The steps a run printed (one line each). */
 const steps = (r: Run): string[] => r.stdout.split('\n').filter(Boolean);
