@@ -18,7 +18,7 @@ export const RUN_TIMEOUT_MS = 60_000;
 
 /**
  * Polls `check` until it holds; fails once `ms` (a bound the product promises) has passed. Timed on
- * the monotonic clock: this machine's wall clock has jumped by seconds, which failed a 20 s wait after 17.
+ * the monotonic clock: a wall clock set forward meanwhile would end the wait early.
  */
 export async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
   const deadline = performance.now() + ms;
