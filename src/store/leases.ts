@@ -9,7 +9,7 @@ export interface LeaseRepo {
   renew(name: string, owner: string, expiresAt: number): Promise<boolean>;
   /** Frees the lease if `owner` holds it. */
   release(name: string, owner: string): Promise<void>;
-  /** Which of `names` are held at `now` (by anyone, not expired); one question however many names. */
+  /** Which of `names` are held at `now` (by anyone, not expired): one question for them all (a few hundred names a statement in the database). */
   heldOf(names: readonly string[], now: number): Promise<string[]>;
 }
 
