@@ -7,11 +7,11 @@ import { rm } from 'node:fs/promises';
  * longer than `timeoutMs`.
  */
 export async function waitUntilServing(proc: ChildProcess, probeUrl: string, name: string, errors: () => Promise<string>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${name} exited: ${await errors()}`);
     if (await fetch(probeUrl).then(() => true, () => false)) return;
-    if (Date.now() > deadline) throw new Error(`${name} did not start: ${await errors()}`);
+    if (performance.now() > deadline) throw new Error(`${name} did not start: ${await errors()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

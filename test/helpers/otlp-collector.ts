@@ -45,9 +45,9 @@ export async function startCollector(): Promise<{ url: string; spans: CollectedS
     spans,
     contentTypes,
     async waitFor(pred, ms = 15_000) {
-      const end = Date.now() + ms;
+      const end = performance.now() + ms;
       while (!pred(spans)) {
-        if (Date.now() > end) throw new Error(`collector: condition not met; spans: ${JSON.stringify(spans.map((s) => s.name))}`);
+        if (performance.now() > end) throw new Error(`collector: condition not met; spans: ${JSON.stringify(spans.map((s) => s.name))}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -51,8 +51,8 @@ function alive(pid: number): boolean {
 }
 
 async function waitGone(pids: number[], ms = 10_000): Promise<void> {
-  const t = Date.now();
-  while (pids.some(alive) && Date.now() - t < ms) await sleep(25);
+  const t = performance.now();
+  while (pids.some(alive) && performance.now() - t < ms) await sleep(25);
 }
 
 /** pid and its descendants (PostgreSQL's backends are children of the postmaster). */
@@ -78,9 +78,9 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
 }
 
 async function waitFor(what: string, ms: number, probe: () => Promise<boolean>, log?: string): Promise<void> {
-  const t = Date.now();
+  const t = performance.now();
   while (!(await probe().catch(() => false))) {
-    if (Date.now() - t > ms) throw new Error(`${what} did not come up within ${ms} ms${log ? `: ${(await readFile(log, 'utf8').catch(() => '')).slice(-2000)}` : ''}`);
+    if (performance.now() - t > ms) throw new Error(`${what} did not come up within ${ms} ms${log ? `: ${(await readFile(log, 'utf8').catch(() => '')).slice(-2000)}` : ''}`);
     await sleep(50);
   }
 }

@@ -45,9 +45,9 @@ export async function mountSlowDisk(opts: { closeDelayMs: number; slowPrefix: st
     await rm(base, { recursive: true, force: true });
   };
   // Mounted once /proc/mounts lists it (the script stays in the foreground).
-  const deadline = Date.now() + 10_000;
+  const deadline = performance.now() + 10_000;
   while (!(await readFile('/proc/mounts', 'utf8')).split('\n').some((l) => l.split(' ')[1] === dir)) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
+    if (proc.exitCode !== null || performance.now() > deadline) {
       await unmount();
       throw new Error(`the slow disk did not mount: ${stderr.trim() || 'no error output'}`);
     }

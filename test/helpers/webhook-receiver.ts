@@ -76,8 +76,8 @@ export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 /** Polls `check` until it holds or `ms` pass (the bound the feature promises), then asserts once more. */
 export async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -75,12 +75,12 @@ ${o.http}
     await exited;
     clearTimeout(timer);
   };
-  const deadline = Date.now() + 15_000;
+  const deadline = performance.now() + 15_000;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`nginx exited: ${await errors()}`);
     const status = await fetch(o.probe).then((r) => r.status, () => undefined);
     if (status !== undefined && (o.probeStatus === undefined || status === o.probeStatus)) break;
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       await stop('SIGKILL');
       throw new Error(`nginx did not answer ${o.probe}${status === undefined ? '' : ` (last status ${status})`}: ${await errors()}`);
     }
