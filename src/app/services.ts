@@ -20,6 +20,7 @@ import { createChangeWaker } from '../services/change-waker.js';
 import { createChangeService } from '../services/changes.js';
 import { createDavSync } from '../services/dav-sync.js';
 import { createDavService, type DavService } from '../services/dav.js';
+import { followStorageForDav } from '../services/dav-records.js';
 import { createFilesService } from '../services/files.js';
 import { backendFolderEtags, createFolderEtags } from '../services/folder-etags.js';
 import { createGrantService, type GrantService } from '../services/grants.js';
@@ -135,7 +136,9 @@ export function createServices(config: Config, store: MetadataStore, backend: St
   });
   // --changes off: nothing stamps folders, so their ETags are the backend's own (docs/sync.md "Without the feed").
   const folderEtags = once(() => (config.changes ? createFolderEtags(store.changes, createTreeTags(secret())) : backendFolderEtags(storage())));
-  const files = once(() => createFilesService({ backend: storage(), maxUploadBytes: config.maxUploadSize, usage: storageUsage(), trash: trash(), versions: versions(), folderEtags: folderEtags(), index: store.search }));
+  // WebDAV's locks and dead properties follow every move and delete, whichever front end made it; built with the files service, through which they all pass.
+  const davRecords = tracked(built, 'davRecords', () => followStorageForDav(store, storage()));
+  const files = once(() => (davRecords(), createFilesService({ backend: storage(), maxUploadBytes: config.maxUploadSize, usage: storageUsage(), trash: trash(), versions: versions(), folderEtags: folderEtags(), index: store.search })));
   const zips = once(() => createZipService({ backend: storage(), crcs: store.zipCrcs, clock }));
   // Failed grant creations count in the login throttle, per caller.
   // The layer asks grants which one reaches a key, and grant creation asks the layer: it is reached through a getter.
@@ -262,6 +265,7 @@ export function createServices(config: Config, store: MetadataStore, backend: St
         await ifBuilt('shares', shares)?.close();
         ifBuilt('grants', grants)?.close();
         ifBuilt('versions', versions)?.close();
+        ifBuilt('davRecords', davRecords)?.();
         await ifBuilt('storageUsage', storageUsage)?.close();
         (await ifBuilt('oidc', oidc))?.close();
         await ifBuilt('webhooks', webhooks)?.settle();

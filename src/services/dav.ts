@@ -136,10 +136,7 @@ export function createDavService(deps: DavServiceDeps) {
     } else {
       await files.copyReplacing(from, to, { source: o.source, replacing: o.existing, writer: o.writer, removed: () => forget(to.user, resourcePath(to)) });
     }
-    if (o.move) {
-      await storageCall(() => backend.delete(from, { recursive: true }));
-      await forget(from.user, resourcePath(from));
-    }
+    if (o.move) await storageCall(() => backend.delete(from, { recursive: true })); // its locks and properties end with it (dav-records.ts)
     return { created: !o.existing };
   }
 
@@ -230,8 +227,7 @@ export function createDavService(deps: DavServiceDeps) {
       const path = resourcePath(key);
       await checkLocks(key.user, [{ path, tree: true, member: true }], cond, principal);
       await checkIf(cond, key);
-      await files.delete(key);
-      await forget(key.user, path);
+      await files.delete(key); // its locks and dead properties end with it (dav-records.ts)
     },
 
     /** MKCOL: one new collection whose parent exists. */
@@ -304,9 +300,8 @@ export function createDavService(deps: DavServiceDeps) {
           await forget(to.user, resourcePath(to));
         }
         if (move) {
+          // Its dead properties go along and its locks end (dav-records.ts, as for a move by any front end).
           await storageCall(() => backend.move(from, to, { overwrite: true }));
-          await store.davLocks.deleteWithin(from.user, resourcePath(from));
-          await store.davProperties.moveTree(from.user, resourcePath(from), resourcePath(to));
         } else {
           await storageCall(() => backend.mkdir(to, { parents: false, existOk: true }));
           if (ownProps.length > 0) await store.davProperties.patch(to.user, resourcePath(to), ownProps.map((prop) => ({ op: 'set', prop })));
