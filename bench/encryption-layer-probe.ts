@@ -7,11 +7,12 @@
  * carry the whole request around this; on a busy machine these are the
  * steadier ones for a change to the layer (docs/performance.md "Encryption at rest").
  *
- *   --only get|range|put|bigget   one metric (default all four):
+ *   --only get|range|put|bigget|smallput   one metric (default all five):
  *        get    whole reads of 200 files of 4 KiB, µs per read
  *        range  4 KiB ranges at random offsets of a 64 MiB file, µs per read
  *        put    writes of the 64 MiB file fed in 64 KiB pieces, CPU s per GiB
  *        bigget a whole read of the 64 MiB file, streamed, CPU s per GiB
+ *        smallput  writes of new 4 KiB files (one piece each), µs per write
  *   --reps N          repetitions, the best one counts (default 3)
  *   --side plain|encrypted   one side only (e.g. under --cpu-prof)
  *   --before DIR      also another build's dist/src (before a change): its rows are printed after this build's
@@ -31,7 +32,8 @@ const SMALL = 4096;
 const SMALL_FILES = 200;
 const GET_READS = 10_000;
 const RANGE_READS = 3_000;
-const METRICS = ['get', 'range', 'put', 'bigget'] as const;
+const SMALL_WRITES = 1_000;
+const METRICS = ['get', 'range', 'put', 'bigget', 'smallput'] as const;
 type Metric = (typeof METRICS)[number];
 
 function options(argv: string[]): { only: Metric[]; reps: number; sides: ('plain' | 'encrypted')[]; builds: string[] } {
@@ -130,6 +132,13 @@ async function measure(src: string, encrypt: boolean, only: Metric[], reps: numb
     if (only.includes('put')) {
       let r = 0;
       got.putSecondsPerGiB = (await best(reps, async () => void (await b.write(keyOf(`put/${r++}.bin`), inPieces(big, 64 * 1024), { ifExists: 'replace' })), BIG / (1024 * MiB))).toFixed(2);
+    }
+    if (only.includes('smallput')) {
+      const body = randomBytes(SMALL);
+      let r = 0;
+      got.smallPutMicros = (1e6 * await best(reps, async () => {
+        for (let i = 0; i < SMALL_WRITES; i++) await b.write(keyOf(`smallput/${r++}`), inPieces(body, SMALL), { ifExists: 'fail' });
+      }, SMALL_WRITES)).toFixed(1);
     }
     if (only.includes('bigget')) got.getSecondsPerGiB = (await best(reps, async () => check(await length(await b.read(bigKey)), BIG), BIG / (1024 * MiB))).toFixed(2);
   } finally {

@@ -19,6 +19,10 @@ const MiB = 1024 * 1024;
 const SIZE = 128 * MiB;
 /** One process, so the kill hits the process doing the work (with workers it reaches only the primary). */
 const ONE_PROCESS = ['--workers', '1'];
+/** How long a start may take (on a busy machine it takes many seconds). */
+const START_MS = 60_000;
+/** The client retries for a restart and then the dead process's lease on the upload (10 s), every 500 ms. */
+const RETRY_DELAYS = Array.from({ length: (START_MS + 10_000) / 500 }, () => 500);
 
 async function randomFile(dir: string, size: number): Promise<{ path: string; sha256: string }> {
   const path = join(dir, 'upload.bin');
@@ -43,14 +47,14 @@ for (const [storage, skip, encrypted] of [['file', undefined, false], ['s3', ski
     const s3 = storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
     const keyFile = join(dataDir, 'encryption.key');
     if (encrypted) await writeNewKeyFile(keyFile);
-    const start = () => startServer({ dataDir, args: [...ONE_PROCESS, ...s3.args, ...(encrypted ? ['--encryption-key-file', keyFile] : [])], env: s3.env });
+    const start = () => startServer({ dataDir, args: [...ONE_PROCESS, ...s3.args, ...(encrypted ? ['--encryption-key-file', keyFile] : [])], env: s3.env, startTimeoutMs: START_MS });
     let server: ServerProcess = await start();
     const proxy = await startCuttingProxy(server.url, []);
+    let restarting: Promise<void> | undefined;
     try {
       const { access_token } = await login(server.url, 'admin', server.adminPassword);
       const file = await randomFile(dataDir, SIZE);
       let killedAt: number | undefined;
-      let restarting: Promise<void> | undefined;
       const resumedFrom: number[] = [];
       await new Promise<void>((resolve, reject) => {
         const upload = new tus.Upload(createReadStream(file.path), {
@@ -58,8 +62,8 @@ for (const [storage, skip, encrypted] of [['file', undefined, false], ['s3', ski
           uploadSize: SIZE,
           headers: { authorization: `Bearer ${access_token}` },
           metadata: { filename: 'killed.bin' },
-          // Long enough for a restart, and for the dead process's lease on the upload to expire (10 s).
-          retryDelays: Array.from({ length: 40 }, () => 500),
+          // Long enough for a restart, and for the dead process's lease on the upload to expire.
+          retryDelays: RETRY_DELAYS,
           onProgress: (sent) => {
             if (killedAt !== undefined || sent < SIZE * 0.4) return;
             killedAt = sent;
@@ -89,6 +93,8 @@ for (const [storage, skip, encrypted] of [['file', undefined, false], ['s3', ski
       assert.equal(hash.digest('hex'), file.sha256, 'the file is whole');
       if (storage === 'file') assert.deepEqual(await readdir(join(dataDir, 'tmp', 'tus')), [], 'the finished upload left no staging');
     } finally {
+      // A resume that failed can leave the restart under way: the server it starts is the one to stop.
+      await restarting?.catch(() => undefined);
       await proxy.close();
       await server.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -286,7 +286,7 @@ const TAIL_LABEL = Buffer.from('FCEN partial chunk\0', 'latin1');
  */
 export function sealTail(key: FileKey, offset: number, plain: Buffer): Buffer {
   const iv = randomBytes(IV);
-  const c = createCipheriv('aes-256-gcm', key.dataKey, iv);
+  const c = createCipheriv('aes-256-gcm', cipherKey(key), iv);
   c.setAAD(tailAad(key, offset));
   return Buffer.concat([iv, c.update(plain), c.final(), c.getAuthTag()]);
 }
@@ -294,7 +294,7 @@ export function sealTail(key: FileKey, offset: number, plain: Buffer): Buffer {
 /** The plaintext of a record sealTail made for `offset`; DecryptError otherwise. */
 export function openTail(key: FileKey, offset: number, record: Buffer): Buffer {
   if (record.length < IV + TAG_SIZE) throw new DecryptError('bad_chunk', 'the staged partial chunk is cut short');
-  const d = createDecipheriv('aes-256-gcm', key.dataKey, record.subarray(0, IV));
+  const d = createDecipheriv('aes-256-gcm', cipherKey(key), record.subarray(0, IV));
   d.setAAD(tailAad(key, offset));
   d.setAuthTag(record.subarray(record.length - TAG_SIZE));
   const plain = d.update(record.subarray(IV, record.length - TAG_SIZE));
