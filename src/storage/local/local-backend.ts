@@ -293,9 +293,14 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       await mkdir(dirname(dest), { recursive: true }).catch((e: unknown) => {
         throw fromErrno(e, 'Keeping a version failed');
       });
-      await link(node.path, dest).catch((e: unknown) => {
+      try {
+        await link(node.path, dest);
+      } catch (e) {
+        // The file went since it was found (its folder deleted or moved meanwhile): nothing is there to keep,
+        // as when nothing was found; the write that asked goes on and makes its folder again (write.ts).
+        if (errnoOf(e) === 'ENOENT') return undefined;
         throw fromErrno(e, 'Keeping a version failed');
-      });
+      }
       // The link holds exactly the bytes kept, whatever replaces the name next.
       return shownSize(sizes, dest, Number(node.stats.size));
     },
