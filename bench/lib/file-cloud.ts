@@ -36,7 +36,8 @@ export async function startFileCloud(o: Options, tmp: string, dataDir: string, e
     inheritFileCloudEnv: false,
     logFile,
     nodeArgs: o.profile ? ['--cpu-prof', '--cpu-prof-dir', join(RESULTS, 'profiles')] : [],
-    startTimeoutMs: 30_000,
+    // Generous: on a machine loaded by other work (load 30–40 on 2 cores) loading the modules alone took over 30 s.
+    startTimeoutMs: 120_000,
     onSpawn: (p) => children.add(p),
   }).catch((e: unknown) => {
     throw new BenchError(`File Cloud did not start; see ${logFile}: ${e instanceof Error ? e.message : String(e)}`);

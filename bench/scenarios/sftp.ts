@@ -6,20 +6,24 @@
  * requests, 64 in flight; one cipher, aes128-gcm, for all). Each metric is one sftp session, its
  * wall time sign-in included:
  *   - the big file's get (to /dev/null) and put (into a new name, checked on disk, removed after),
- *   - 2,000 × 4 KiB puts (200 with --quick) in one session into a new folder, counted on disk,
+ *   - 2,000 × 4 KiB puts (200 with --quick) in one session into a new folder, counted on disk, and
+ *     the same files with a client that keeps several in flight (`rclone copy --transfers 8`),
  *   - `ls -l` of the 10,000-entry folder, 5 times in one session (2 with --quick), every entry seen.
  * The servers take turns (the order reversed every other repetition) after a first round that is
- * not counted; medians. Targets: File Cloud ≥ 1.0× rclone on each; OpenSSH rows have none.
+ * not counted; medians. Targets: File Cloud ≥ 1.0× rclone on each; OpenSSH rows have none. Then
+ * the small puts again with File Cloud and rclone both on a tmpfs data dir, where fsync costs
+ * nothing: what the disk imposes, beside what the servers cost (their CPU time per file, from
+ * /proc, is in the details).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import type { Options } from '../lib/options.js';
 import { BenchError, MiB, USER } from '../lib/paths.js';
-import { freePort, stopChild } from '../lib/processes.js';
+import { cpuSeconds, freePort, stopChild } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
-import { clientKey, SFTP_CIPHER, sftpBatch, sshdMissing, startRcloneSftp, startSshd, type ClientKey, type SftpServer } from '../lib/sftp.js';
+import { clientKey, rcloneCopy, SFTP_CIPHER, sftpBatch, sshdMissing, startRcloneSftp, startSshd, type ClientKey, type SftpServer } from '../lib/sftp.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { settleDisk } from '../lib/transfers.js';
 import type { Dataset } from './context.js';
@@ -27,9 +31,25 @@ import type { Dataset } from './context.js';
 export type SftpRun = { rows: Row[]; details: Record<string, unknown> };
 
 const SMALL_SIZE = 4096;
+/** Files in flight with `rclone copy` (its --transfers). */
+const TRANSFERS = 8;
+/** Where the fsync-free pair keeps its data: a tmpfs on Linux. */
+const TMPFS = '/dev/shm';
 
-/** One metric: its row's label and unit, and one sample of it on a server (`tag` names the round's files). */
-type Metric = { id: string; label: string; unit: Row['unit']; run(s: SftpServer, tag: string): Promise<number> };
+/**
+ * A server under test, the folder it serves (where its uploads are checked), and how a round's
+ * folder goes: through File Cloud's HTTP API (one request, so its metadata follows; over SFTP a file
+ * at a time took minutes per round), from the disk for the others, which keep nothing else.
+ */
+type Served = SftpServer & { root: string; remove(folder: string): Promise<void> };
+const fromDisk = (root: string) => (folder: string) => rm(join(root, folder), { recursive: true });
+/** One sample: the metric's value, and the server's CPU seconds per file where a metric counts files. */
+type Sample = { value: number; cpuPerFile?: number };
+/**
+ * One metric: its row's label and unit, and one sample of it on a server (`tag` names the round's
+ * files). `shown`: a row that shows more than the issue asks, with no target.
+ */
+type Metric = { id: string; label: string; unit: Row['unit']; shown?: true; run(s: Served, tag: string): Promise<Sample> };
 
 export async function sftpScenario(o: Options, tmp: string, dataDir: string, data: Dataset, log: (msg: string) => void): Promise<SftpRun> {
   const reps = o.quick ? 1 : o.reps;
@@ -38,38 +58,89 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
   const dir = join(tmp, 'sftp');
   const client = join(dir, 'client');
   const smallSrc = join(client, 'small-src');
+  const rcloneConfig = join(dir, 'rclone-client.conf');
   await mkdir(smallSrc, { recursive: true });
+  // An empty config of rclone's own for the client: never the caller's remotes or settings.
+  await writeFile(rcloneConfig, '');
   for (let i = 0; i < smallCount; i++) await writeFile(join(smallSrc, `f${String(i).padStart(5, '0')}.bin`), Buffer.alloc(SMALL_SIZE, i % 251));
-  let fc: Server | undefined;
+  const fcs: Server[] = [];
   const others: SftpServer[] = [];
+  let onTmpfs: string | undefined;
   try {
     const key = await clientKey(join(dir, 'key'));
-    const sftpPort = await freePort();
-    const started = await startFileCloud(o, tmp, dataDir, { name: 'File Cloud SFTP', logName: 'file-cloud-sftp.log', args: ['--sftp-port', String(sftpPort)] });
-    fc = started.server;
-    await logIn(fc, started.password);
-    const added = await fetch(`${fc.base}/api/me/ssh-keys`, { method: 'POST', headers: { ...fc.headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', key: key.publicKey }) });
-    if (added.status !== 201) throw new BenchError(`adding the bench's SSH key answered ${added.status}: ${await added.text()}`);
-    const fcServer = fc;
-    const fileCloud: SftpServer = { id: 'fileCloud', name: 'File Cloud', port: sftpPort, user: USER, pids: () => fcServer.pids() };
-    const rclone = await startRcloneSftp(join(dir, 'rclone'), data.dir, USER, key);
-    others.push(rclone);
+    const startPair = async (where: string, logName: string): Promise<[Served, Served]> => {
+      const sftpPort = await freePort();
+      const started = await startFileCloud(o, tmp, where, { name: 'File Cloud SFTP', logName, args: ['--sftp-port', String(sftpPort)] });
+      const fc = started.server;
+      fcs.push(fc);
+      await logIn(fc, started.password);
+      const added = await fetch(`${fc.base}/api/me/ssh-keys`, { method: 'POST', headers: { ...fc.headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', key: key.publicKey }) });
+      if (added.status !== 201) throw new BenchError(`adding the bench's SSH key answered ${added.status}: ${await added.text()}`);
+      const root = join(where, 'storage', USER);
+      await mkdir(root, { recursive: true });
+      const rclone = await startRcloneSftp(join(dir, `rclone-${logName}`), root, USER, key);
+      others.push(rclone);
+      const remove = async (folder: string) => {
+        const r = await fetch(`${fc.base}${fc.path(folder)}`, { method: 'DELETE', headers: fc.headers });
+        if (r.status !== 204) throw new BenchError(`File Cloud: DELETE of ${folder} answered ${r.status}`);
+      };
+      return [{ id: 'fileCloud', name: 'File Cloud', port: sftpPort, user: USER, pids: () => fc.pids(), root, remove }, { ...rclone, root, remove: fromDisk(root) }];
+    };
+    const [fileCloud, rclone] = await startPair(dataDir, 'file-cloud-sftp.log');
     const noSshd = sshdMissing();
     const openssh = noSshd ? undefined : await startSshd(join(dir, 'sshd'), data.dir, key);
     if (openssh) others.push(openssh);
     else log(`sftp: no OpenSSH reference: ${noSshd}`);
-    const servers = [fileCloud, rclone, ...(openssh ? [openssh] : [])];
+    const servers: Served[] = [fileCloud, rclone, ...(openssh ? [{ ...openssh, root: data.dir, remove: fromDisk(data.dir) }] : [])];
     log(`sftp: client ${spawnVersion()}, cipher ${SFTP_CIPHER}; servers ${servers.map((s) => `${s.name} :${s.port}`).join(', ')}`);
 
     const bigMiB = data.bigSize / MiB;
     const n = smallCount.toLocaleString('en-US');
-    const bigName = (s: SftpServer, tag: string) => `sftp-put-${s.id}-${tag}.bin`;
+    const bigName = (s: Served, tag: string) => `sftp-put-${s.id}-${tag}.bin`;
+    /** Every file of the round's folder is there, 4 KiB each. */
+    const checkSmall = async (s: Served, folder: string) => {
+      const names = await readdir(join(s.root, folder));
+      if (names.length !== smallCount) throw new BenchError(`${s.name}: ${names.length} files in ${folder}, expected ${smallCount}`);
+      for (const n of names) if ((await stat(join(s.root, folder, n))).size !== SMALL_SIZE) throw new BenchError(`${s.name}: ${folder}/${n} is not ${SMALL_SIZE} bytes`);
+    };
+    /** Files per second of `upload`, and the server's CPU seconds per file (its own processes; OpenSSH's sftp-server lives only as long as its session, so none). */
+    const perFile = async (s: Served, upload: () => Promise<{ seconds: number }>): Promise<Sample> => {
+      settleDisk();
+      const cpu = async () => (s.id === 'openssh' ? NaN : [...(await cpuSeconds(await s.pids())).values()].reduce((a, b) => a + b, 0));
+      const c0 = await cpu();
+      const r = await upload();
+      return { value: smallCount / r.seconds, cpuPerFile: ((await cpu()) - c0) / smallCount };
+    };
+    const smallPut: Metric = {
+      id: 'small_put',
+      label: `${n} × 4 KiB puts, one session`,
+      unit: 'files/s',
+      run: async (s, tag) => {
+        const [folder] = smallFolders(s, tag) as [string];
+        await session(s, key, `mkdir ${folder}`, client);
+        const got = await perFile(s, () => session(s, key, `put small-src/* ${folder}/`, client));
+        await checkSmall(s, folder);
+        return got;
+      },
+    };
+    const smallPutInFlight: Metric = {
+      id: 'small_put_transfers',
+      label: `${n} × 4 KiB puts, rclone copy --transfers ${TRANSFERS}`,
+      unit: 'files/s',
+      shown: true,
+      run: async (s, tag) => {
+        const [, folder] = smallFolders(s, tag) as [string, string];
+        const got = await perFile(s, () => rcloneCopy(s, key, smallSrc, folder, TRANSFERS, rcloneConfig, 1_200_000));
+        await checkSmall(s, folder);
+        return got;
+      },
+    };
     const metrics: Metric[] = [
       {
         id: 'get',
         label: `${Math.round(bigMiB)} MiB get, one session`,
         unit: 'MiB/s',
-        run: async (s) => bigMiB / (await session(s, key, 'get big.bin /dev/null', client)).seconds,
+        run: async (s) => ({ value: bigMiB / (await session(s, key, 'get big.bin /dev/null', client)).seconds }),
       },
       {
         id: 'put',
@@ -78,27 +149,14 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
         run: async (s, tag) => {
           settleDisk();
           const r = await session(s, key, `put ${data.dir}/big.bin ${bigName(s, tag)}`, client);
-          const size = (await stat(join(data.dir, bigName(s, tag)))).size;
+          const size = (await stat(join(s.root, bigName(s, tag)))).size;
           if (size !== data.bigSize) throw new BenchError(`${s.name}: ${bigName(s, tag)} has ${size} bytes, expected ${data.bigSize}`);
           await session(s, key, `rm ${bigName(s, tag)}`, client);
-          return bigMiB / r.seconds;
+          return { value: bigMiB / r.seconds };
         },
       },
-      {
-        id: 'small_put',
-        label: `${n} × 4 KiB puts, one session`,
-        unit: 'files/s',
-        run: async (s, tag) => {
-          const folder = `sftp-small-${s.id}-${tag}`;
-          await session(s, key, `mkdir ${folder}`, client);
-          settleDisk();
-          const r = await session(s, key, `put small-src/* ${folder}/`, client);
-          const names = await readdir(join(data.dir, folder));
-          if (names.length !== smallCount) throw new BenchError(`${s.name}: ${names.length} files in ${folder}, expected ${smallCount}`);
-          for (const n of names) if ((await stat(join(data.dir, folder, n))).size !== SMALL_SIZE) throw new BenchError(`${s.name}: ${folder}/${n} is not ${SMALL_SIZE} bytes`);
-          return smallCount / r.seconds;
-        },
-      },
+      smallPut,
+      smallPutInFlight,
       {
         id: 'ls',
         label: `ls -l of ${data.manyCount.toLocaleString('en-US')} entries, ${listings} per session`,
@@ -107,53 +165,61 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
           const r = await session(s, key, Array.from({ length: listings }, () => 'ls -l many').join('\n'), client);
           const entries = r.out.split('\n').filter((l) => /e\d{5}\.txt$/.test(l)).length;
           if (entries !== listings * data.manyCount) throw new BenchError(`${s.name}: ls -l listed ${entries} entries, expected ${listings} × ${data.manyCount}`);
-          return listings / r.seconds;
+          return { value: listings / r.seconds };
         },
       },
     ];
     const target = { kind: 'ratio_at_least', value: 1.0 } as const;
-    const vsRclone = new Map(metrics.map((m) => [m.id, row(`sftp_${m.id}`, m.label, m.unit, true, target)]));
-    const vsOpenssh = new Map(metrics.map((m) => [m.id, row(`sftp_${m.id}_vs_openssh`, m.label, m.unit, true, undefined, '[reference: OpenSSH sftp-server]')]));
     const runs: Record<string, unknown>[] = [];
-    // Round 0 warms every server (page cache, JIT) and is not counted.
-    for (let rep = 0; rep <= reps; rep++) {
-      const order = rep % 2 === 0 ? servers : [...servers].reverse();
-      for (const m of metrics) {
-        const got = new Map<string, number>();
-        for (const s of order) {
-          const value = await m.run(s, String(rep));
-          got.set(s.id, value);
-          runs.push({ metric: m.id, server: s.id, rep, value, counted: rep > 0 });
-          log(`sftp ${m.id} ${s.name}${rep === 0 ? ' (warm-up)' : ` #${rep}`}: ${value.toFixed(1)}`);
+    const rows: Row[] = [];
+    /**
+     * Round 0 warms every server (page cache, JIT) and is not counted; then `reps` rounds, the
+     * servers taking turns, the order reversed every other round. Rows: File Cloud beside each
+     * reference (`vs` maps a reference's id to its row's id suffix and note; `target` on rclone's).
+     */
+    const measure = async (group: string, list: Served[], ms: Metric[], vs: Record<string, { suffix: string; note?: string; target?: typeof target }>) => {
+      const byRef = new Map(Object.entries(vs).map(([ref, v]) => [ref, new Map(ms.map((m) => [m.id, row(`sftp_${m.id}${v.suffix}`, m.label, m.unit, true, m.shown ? undefined : v.target, v.note)]))]));
+      for (let rep = 0; rep <= reps; rep++) {
+        const order = rep % 2 === 0 ? list : [...list].reverse();
+        for (const m of ms) {
+          const got = new Map<string, number>();
+          for (const s of order) {
+            const sample = await m.run(s, `${group}${rep}`);
+            got.set(s.id, sample.value);
+            runs.push({ group, metric: m.id, server: s.id, rep, ...sample, counted: rep > 0 });
+            const cpu = sample.cpuPerFile !== undefined && Number.isFinite(sample.cpuPerFile) ? `, ${(sample.cpuPerFile * 1000).toFixed(2)} ms CPU per file` : '';
+            log(`sftp${group ? ` (${group})` : ''} ${m.id} ${s.name}${rep === 0 ? ' (warm-up)' : ` #${rep}`}: ${sample.value.toFixed(1)}${cpu}`);
+          }
+          if (rep === 0) continue;
+          for (const [ref, perMetric] of byRef) {
+            if (!got.has(ref)) continue;
+            const r = perMetric.get(m.id) as Row;
+            r.ref.push(got.get(ref) as number);
+            r.fileCloud.push(got.get('fileCloud') ?? NaN);
+          }
         }
-        if (rep === 0) continue;
-        const a = vsRclone.get(m.id) as Row;
-        a.ref.push(got.get('rclone') ?? NaN);
-        a.fileCloud.push(got.get('fileCloud') ?? NaN);
-        if (openssh) {
-          const b = vsOpenssh.get(m.id) as Row;
-          b.ref.push(got.get('openssh') ?? NaN);
-          b.fileCloud.push(got.get('fileCloud') ?? NaN);
-        }
+        for (const s of list) for (const f of smallFolders(s, `${group}${rep}`)) await s.remove(f);
       }
-      await cleanSmallFolders(servers, key, client, String(rep));
-    }
-    const rows = [...vsRclone.values(), ...vsOpenssh.values()].filter((r) => r.fileCloud.length > 0);
-    for (const r of rows) log(`sftp ${r.label}: ${r.note ? 'OpenSSH' : 'rclone'} ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
-    return { rows, details: { client: spawnVersion(), cipher: SFTP_CIPHER, smallCount, listings, openssh: openssh ? 'sshd + sftp-server' : noSshd, runs } };
+      rows.push(...[...byRef.values()].flatMap((m) => [...m.values()]));
+    };
+    await measure('', servers, metrics, { rclone: { suffix: '', target }, openssh: { suffix: '_vs_openssh', note: '[reference: OpenSSH sftp-server]' } });
+    // fsync costs nothing on tmpfs: the same small puts there show what the disk imposes on File Cloud's durable uploads.
+    onTmpfs = await mkdtemp(join(TMPFS, 'file-cloud-bench-sftp-'));
+    await measure('tmpfs', await startPair(onTmpfs, 'file-cloud-sftp-tmpfs.log'), [smallPut, smallPutInFlight], { rclone: { suffix: '_tmpfs', note: '[both on tmpfs: no fsync cost]' } });
+    for (const r of rows) log(`sftp ${r.label}${r.note ? ` ${r.note}` : ''}: ${r.id.endsWith('_vs_openssh') ? 'OpenSSH' : 'rclone'} ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
+    return { rows: rows.filter((r) => r.fileCloud.length > 0), details: { client: spawnVersion(), cipher: SFTP_CIPHER, smallCount, transfers: TRANSFERS, listings, openssh: openssh ? 'sshd + sftp-server' : noSshd, runs } };
   } finally {
     for (const s of others) if (s.proc) await stopChild(s.proc, 'SIGTERM', 5_000);
-    if (fc) await stopFileCloud(fc);
+    for (const fc of fcs) await stopFileCloud(fc);
+    if (onTmpfs) await rm(onTmpfs, { recursive: true, force: true });
   }
 }
 
 /** One sftp session; a session that takes over 20 minutes is a failure of the run. */
 const session = (s: SftpServer, key: ClientKey, script: string, cwd: string) => sftpBatch(s, key, script, cwd, 1_200_000);
 
-/** The round's 4 KiB folders go (through each server, so File Cloud's metadata follows); the next round starts from the same tree. */
-async function cleanSmallFolders(servers: SftpServer[], key: ClientKey, cwd: string, tag: string): Promise<void> {
-  for (const s of servers) await session(s, key, [`rm sftp-small-${s.id}-${tag}/*`, `rmdir sftp-small-${s.id}-${tag}`].join('\n'), cwd);
-}
+/** The round's 4 KiB folders on a server (the next round starts from the same tree). */
+const smallFolders = (s: SftpServer, tag: string) => [`sftp-small-${s.id}-${tag}`, `sftp-small${TRANSFERS}-${s.id}-${tag}`];
 
 /** OpenSSH's version line (`ssh -V` prints it on stderr). */
 function spawnVersion(): string {

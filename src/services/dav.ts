@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal, type Writer } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyParent, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
-import type { Entry, StorageBackend } from '../storage/backend.js';
+import type { Entry, StorageBackend, WriteLook } from '../storage/backend.js';
 import type { DavLock } from '../store/dav-locks.js';
 import type { DeadProperty, DeadPropertyChange, DeadPropertyTotals } from '../store/dav-properties.js';
 import type { MetadataStore } from '../store/metadata-store.js';
@@ -191,11 +191,12 @@ export function createDavService(deps: DavServiceDeps) {
     },
 
     /** PUT: creates or atomically replaces a file; `created` tells 201 from 204. */
-    async put(key: StorageKey, body: Readable, opts: { cond: DavConditions; principal: Principal; declaredSize: number | undefined; modified?: Date }): Promise<{ created: boolean; etag: string | undefined }> {
+    async put(key: StorageKey, body: Readable, opts: { cond: DavConditions; principal: Principal; declaredSize: number | undefined; modified?: Date; looked?: WriteLook }): Promise<{ created: boolean; etag: string | undefined }> {
       await deps.operations.as(opts.principal).may(key, 'PUT');
       if (isRoot(key)) throw new AppError('method_not_allowed', 'PUT cannot replace a collection.', { headers: { allow: 'OPTIONS, PROPFIND, PROPPATCH, LOCK, UNLOCK' } });
-      // Asked where the write asks (on S3 the index, not the bucket: CONTRACT "Backends and nodes").
-      const { at, parent } = await storageCall(() => backend.lookBeforeWrite(key));
+      // Asked where the write asks (on S3 the index, not the bucket: CONTRACT "Backends and nodes"), unless the
+      // caller has just asked (an SFTP OPEN, whose upload starts with it): a second look finds the same.
+      const { at, parent } = opts.looked ?? (await storageCall(() => backend.lookBeforeWrite(key)));
       if (at === 'folder') throw new AppError('method_not_allowed', 'A collection is at this path; PUT cannot replace it.');
       const existing = at === 'file';
       if (!existing && parent !== 'folder') throw noParentCollection();

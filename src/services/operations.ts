@@ -3,7 +3,7 @@ import { decide as decideAccess, SHARE_LINK, SHARE_PAGE, STORAGE_READ, type Acce
 import { AppError } from '../domain/errors.js';
 import { writerOf, type Principal } from '../domain/principal.js';
 import { isRoot, keyId, keyParent, type StorageKey } from '../domain/storage-path.js';
-import type { ByteRange, Entry, IndexedKind } from '../storage/backend.js';
+import type { ByteRange, Entry, IndexedKind, WriteLook } from '../storage/backend.js';
 import type { WritePreconditions } from '../lib/conditional.js';
 import type { ThumbnailSize } from '../thumbnails/sizes.js';
 import type { FilesService, UploadPart, WriteFileOptions } from './files.js';
@@ -167,15 +167,15 @@ export function createOperations(deps: {
         /**
          * Before a client starts a write it sends in parts (an SFTP handle): `decide` is asked for
          * the write now, not at its end; what is at the key (a file, a folder or nothing), and
-         * whether its parent is a folder, looked at where the write itself looks.
+         * whether its parent is a folder, looked at where the write itself looks; `look` is all that,
+         * for `withLocks.put` when the write starts at once.
          */
-        async lookBeforeWrite(key: StorageKey): Promise<{ existing: IndexedKind | undefined; parentIsFolder: boolean }> {
+        async lookBeforeWrite(key: StorageKey): Promise<{ existing: IndexedKind | undefined; parentIsFolder: boolean; look: WriteLook }> {
           await ask(key, 'PUT');
           const { at, parent } = await files.lookBeforeWrite(key);
-          if (at !== undefined || parent === 'folder') return { existing: at, parentIsFolder: true };
           // A user's root exists from their first request on: files.stat makes it (a first upload into it).
-          const root = isRoot(keyParent(key)) && parent === undefined && !(await files.stat(keyParent(key))).isFile;
-          return { existing: at, parentIsFolder: root };
+          const parentIsFolder = at !== undefined || parent === 'folder' || (isRoot(keyParent(key)) && parent === undefined && !(await files.stat(keyParent(key))).isFile);
+          return { existing: at, parentIsFolder, look: { at, parent: parentIsFolder ? 'folder' : parent } };
         },
 
         /**
@@ -184,10 +184,14 @@ export function createOperations(deps: {
          * step (a deleted or moved item's go with it).
          */
         withLocks: {
-          /** `modified`: the time the client set on the file (kept where the backend keeps times, docs/storage.md). */
-          async put(key: StorageKey, body: Readable, declaredSize: number | undefined, modified?: Date): Promise<void> {
+          /**
+           * `modified`: the time the client set on the file (kept where the backend keeps times, docs/storage.md).
+           * `looked`: what `lookBeforeWrite` found there just before, for a write that starts at once (an SFTP
+           * OPEN): not looked at again.
+           */
+          async put(key: StorageKey, body: Readable, declaredSize: number | undefined, modified?: Date, looked?: WriteLook): Promise<void> {
             await ask(key, 'PUT');
-            await davOf().put(key, body, { cond: NO_LOCK_TOKENS, principal, declaredSize, modified });
+            await davOf().put(key, body, { cond: NO_LOCK_TOKENS, principal, declaredSize, modified, looked });
           },
           /** A stored file takes the time the client set, where the backend keeps times (a write, as a PUT is asked). */
           async redate(key: StorageKey, modified: Date): Promise<void> {

@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { isRoot, keyId, type StorageKey } from '../domain/storage-path.js';
 import type { Operations } from '../services/operations.js';
+import type { WriteLook } from '../storage/backend.js';
 import { StagedWrite, StreamedRead, StreamedWrite } from './handles.js';
 import { keyBelow, SHARED_WITH_ME, sftpPath, sftpPlace, sftpSegments } from './paths.js';
 import { attrsOf, longname, STATUS, statusOf, type SftpAttrs } from './replies.js';
@@ -123,14 +124,14 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     }
     const key = await itemKey(raw);
     if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
-    const { existing, parentIsFolder } = await ops.lookBeforeWrite(key);
+    const { existing, parentIsFolder, look } = await ops.lookBeforeWrite(key);
     if (existing === 'folder') throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
     if (existing && flags & EXCL) throw new AppError('already_exists', 'A file exists at this path.');
     if (!existing && !(flags & CREAT)) throw new AppError('not_found', 'Nothing exists at this path.');
     if (!existing && !parentIsFolder) throw new AppError('not_found', 'The parent folder does not exist; create it first (mkdir).');
     // Written at an offset into an existing file: a staged copy, so storage keeps the whole file until the close.
     const keep = existing !== undefined && !(flags & TRUNC);
-    const writer = keep || flags & (READ | APPEND) ? await StagedWrite.open(deps.stagingDir, key, { append: (flags & APPEND) !== 0, from: keep ? async () => (await ops.read(key)).stream : undefined }) : streamed(key);
+    const writer = keep || flags & (READ | APPEND) ? await StagedWrite.open(deps.stagingDir, key, { append: (flags & APPEND) !== 0, from: keep ? async () => (await ops.read(key)).stream : undefined }) : streamed(key, look);
     try {
       const id = addHandle(writer);
       writing.set(keyId(key), writer);
@@ -141,9 +142,12 @@ export function serveSftp(sftp: SFTPWrapper, principal: Principal, deps: SftpSer
     }
   }
 
-  /** A new (or truncated) file written without reading: its bytes go straight into the upload, which commits at the close. */
-  function streamed(key: StorageKey): StreamedWrite {
-    return new StreamedWrite(key, (body) => ops.withLocks.put(key, body, undefined));
+  /**
+   * A new (or truncated) file written without reading: its bytes go straight into the upload, which
+   * starts now (with the look the OPEN just made) and commits at the close.
+   */
+  function streamed(key: StorageKey, look: WriteLook): StreamedWrite {
+    return new StreamedWrite(key, (body) => ops.withLocks.put(key, body, undefined, undefined, look));
   }
 
   /** A write given up: nothing of it reaches storage. */
