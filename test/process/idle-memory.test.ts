@@ -61,7 +61,8 @@ test('a server that falls idle gives its young generation back: start-up and a b
     dataDir: join(dir, 'data'),
     args: ['--index-interval', '0'],
     env: { FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', FC_TEST_HEAP_LOG: log },
-    nodeArgs: ['--import', new URL('../kit/heap-log-hook.js', import.meta.url).href],
+    // --trace-gc: the collections it runs (the `gc` extension's, "testing") are counted below.
+    nodeArgs: ['--trace-gc', '--import', new URL('../kit/heap-log-hook.js', import.meta.url).href],
   });
   try {
     // Busy: requests back to back, 8 at a time, for a few seconds (longer than a sample, so one is busy).
@@ -84,6 +85,12 @@ test('a server that falls idle gives its young generation back: start-up and a b
     }
     const after = (await youngSizes(log)).filter((s) => s.at >= quietFrom).map((s) => s.mib);
     assert.ok(small && small.at <= deadline, `young generation after the burst (MiB, every 100 ms): ${after.join(' ')}`);
+    // Only growth owes a collection: the work right after one (recompiling what it flushed) does not start the next.
+    const reductions = () => fc.output().stdout.split('\n').filter((l) => l.includes('Mark-Compact (reduce)') && l.includes('testing')).length;
+    await new Promise((r) => setTimeout(r, IDLE_SAMPLE_MS)); // the collection that shrank it is over, and logged
+    const first = reductions();
+    await new Promise((r) => setTimeout(r, 3 * IDLE_SAMPLE_MS));
+    assert.equal(reductions(), first, 'a quiet process collected again with no work between');
   } finally {
     await fc.stop();
     await rm(dir, { recursive: true, force: true });
