@@ -9,11 +9,11 @@ import vm from 'node:vm';
  * the last one (start-up, a burst of requests, a rescan).
  *
  * V8 has a memory reducer of its own for this, but it acts only when the
- * allocation rate is low against the collector's measured speed, and a
- * server's timers (lease renewals, webhook rounds) on a busy machine kept it
- * judging the allocation rate high at every check for as long as we watched: the young
- * generation that start-up or a rescan had grown stayed committed while
- * nothing ran (docs/performance.md "Memory with the default settings").
+ * allocation rate is low against the collector's measured speed, and on a
+ * busy machine it judged an idle server's rate high at every check for as
+ * long as we watched: the young generation that start-up or a rescan had
+ * grown stayed committed while nothing ran (docs/performance.md "Memory
+ * with the default settings").
  */
 
 /** How often the event loop's utilization is sampled; an idle sample finds whether there is memory to give back. */
