@@ -20,6 +20,7 @@ import { openPostgresStore } from './store/postgres.js';
 import { LOGIN_WINDOW_MS } from './store/rate-limiter.js';
 import { startLeaderElection } from './cluster/leader.js';
 import { startLiveness } from './cluster/liveness.js';
+import { startIdleReducer } from './app/idle-reducer.js';
 import { fallbackLeaseRepo, fallbackRateLimiter, openRedis, redisBreaker, redisLeaseRepo, redisRateLimiter, type RedisBreaker } from './cluster/redis.js';
 import { storeRateLimiter } from './store/rate-limiter.js';
 import type { Redis } from 'ioredis';
@@ -181,6 +182,8 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
     const described = describeListenError(e, config.host, config.port);
     throw described ? new Error(described, { cause: e }) : e;
   }
+  // After the port opened: start-up's own garbage is the first thing it gives back.
+  const idleReducer = startIdleReducer();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -188,6 +191,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000) =>
     (closing ??= (async () => {
+      idleReducer.stop();
       const force = setTimeout(() => app.server.closeAllConnections(), graceMs);
       force.unref();
       try {

@@ -5,13 +5,17 @@ import http from 'node:http';
 import { BenchError, MiB } from './paths.js';
 import type { Server } from './server.js';
 
-export type HttpResult = { status: number; bytes: number; body: string };
+/** `body` is the answer's text when `kept`; an answer over the kept size is only counted (`body` ''). */
+export type HttpResult = { status: number; bytes: number; body: string; kept: boolean };
+
+/** What a result keeps of a body by default: a listing or a small file, not a 1 GiB download. */
+const KEEP_BYTES = 16 * MiB;
 
 /**
- * One request; the response body is counted (and kept only if small).
+ * One request; the response body is counted (and kept up to `keepBytes`).
  * `body` is a small body sent as it is; `upload` streams a file as the body, optionally wrapped in multipart framing.
  */
-export function request(server: Server, method: string, path: string, opts: { headers?: Record<string, string>; body?: string; upload?: { file: string; size: number; multipart?: { filename: string } }; timeoutMs?: number } = {}): Promise<HttpResult> {
+export function request(server: Server, method: string, path: string, opts: { headers?: Record<string, string>; body?: string; upload?: { file: string; size: number; multipart?: { filename: string } }; timeoutMs?: number; keepBytes?: number } = {}): Promise<HttpResult> {
   return new Promise((res, rej) => {
     const headers: Record<string, string> = { ...server.headers, ...opts.headers };
     let pre = Buffer.alloc(0);
@@ -29,14 +33,19 @@ export function request(server: Server, method: string, path: string, opts: { he
     } else if (opts.body !== undefined) {
       headers['content-length'] = String(Buffer.byteLength(opts.body));
     }
+    const keepBytes = opts.keepBytes ?? KEEP_BYTES;
     const req = http.request(`${server.base}${path}`, { method, headers, agent: false }, (resp) => {
       let bytes = 0;
-      const kept: Buffer[] = [];
+      let chunks: Buffer[] = [];
       resp.on('data', (c: Buffer) => {
         bytes += c.length;
-        if (bytes <= 16 * MiB) kept.push(c);
+        if (bytes <= keepBytes) chunks.push(c);
+        else chunks = [];
       });
-      resp.on('end', () => res({ status: resp.statusCode ?? 0, bytes, body: bytes <= 16 * MiB ? Buffer.concat(kept).toString('utf8') : '' }));
+      resp.on('end', () => {
+        const kept = bytes <= keepBytes;
+        res({ status: resp.statusCode ?? 0, bytes, body: kept ? Buffer.concat(chunks).toString('utf8') : '', kept });
+      });
       resp.on('error', rej);
     });
     const timer = setTimeout(() => req.destroy(new BenchError(`${method} ${path} on ${server.name} took over ${(opts.timeoutMs ?? 600_000) / 1000} s`)), opts.timeoutMs ?? 600_000);
