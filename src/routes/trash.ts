@@ -24,12 +24,25 @@ const off = 'The trash is off on this server (`--trash-days 0`), or no item of y
 const signedIn = { 401: 'No valid access token (`unauthorized`).' };
 const writing = { ...signedIn, 403: 'A read-only app password (`forbidden`).' };
 
-const SCHEMAS: Record<'list' | 'restore' | 'remove' | 'empty', RouteSchema> = {
+const Hash: JsonSchema = {
+  type: 'object',
+  required: ['sha256', 'size'],
+  properties: { sha256: { type: 'string', description: 'SHA-256, lower-case hex.' }, size: { type: 'integer' } },
+};
+
+const SCHEMAS: Record<'list' | 'hashes' | 'restore' | 'remove' | 'empty', RouteSchema> = {
   list: {
     summary: 'Your trash',
     description: 'Only with `--trash-days N` (N > 0): deleted files and folders are kept here for N days. Newest first.',
     tags: TAGS,
     response: { 200: json('Your trashed items.', { type: 'object', required: ['items'], properties: { items: { type: 'array', items: Item } } }), ...errors({ ...signedIn, 404: off }) },
+  },
+  hashes: {
+    summary: 'The contents your trash holds',
+    description:
+      'The SHA-256 and size of every file your trash holds whose hash the server knew for exactly the bytes trashed: trashed files, and the files inside trashed folders. Each pair once. A sync client keeps no local copy of bytes listed here.',
+    tags: TAGS,
+    response: { 200: json('What your trash holds.', { type: 'object', required: ['files'], properties: { files: { type: 'array', items: Hash } } }), ...errors({ ...signedIn, 404: off }) },
   },
   restore: {
     summary: 'Put a trashed item back',
@@ -63,6 +76,7 @@ export function trashRoutes(scope: FastifyInstance, deps: { trash: TrashService 
   scope.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
 
   scope.get('/api/trash', { ...user, schema: SCHEMAS.list }, async (request) => ({ items: (await trash.list(caller(request))).map(trashView) }));
+  scope.get('/api/trash/hashes', { ...user, schema: SCHEMAS.hashes }, async (request) => ({ files: await trash.hashes(caller(request)) }));
   scope.post('/api/trash/:id/restore', { ...user, schema: SCHEMAS.restore }, async (request) => ({ path: await trash.restore(caller(request), id(request)) }));
   scope.delete('/api/trash/:id', { ...user, schema: SCHEMAS.remove }, async (request, reply) => {
     await trash.remove(caller(request), id(request));

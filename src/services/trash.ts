@@ -8,7 +8,7 @@ import type { StorageBackend } from '../storage/backend.js';
 import { hold, tryHold, type Leasing } from '../storage/coordination.js';
 import type { MetadataStore } from '../store/metadata-store.js';
 import type { SearchRepo } from '../store/search.js';
-import type { TrashItem } from '../store/trash.js';
+import type { TrashedFile, TrashItem } from '../store/trash.js';
 import { storageCall } from './storage-errors.js';
 
 
@@ -26,6 +26,19 @@ const MAX_COLLISIONS = 10_000;
 export type TrashEntry = TrashItem & { readonly expiresAt: number };
 
 /**
+ * The files of a trashed folder whose hash the index held for exactly the bytes that moved: the ETag it
+ * held is the one each file had as it moved (a file written in between has another, and no hash).
+ */
+export function sameBytes(known: ReadonlyMap<string, { sha256: string; size: number; etag: string | null }>, moved: ReadonlyMap<string, string>): TrashedFile[] {
+  const out: TrashedFile[] = [];
+  for (const [path, etag] of moved) {
+    const k = known.get(path);
+    if (k && k.etag === etag) out.push({ path, sha256: k.sha256, size: k.size });
+  }
+  return out;
+}
+
+/**
  * The owners' trash (--trash-days N > 0; CONTRACT "Trash and versions"). The
  * one delete path of the files service (FilesService.delete) calls `put`, so
  * a delete through any front end (API, WebDAV, the web UI, /basic/, a grant's
@@ -40,9 +53,10 @@ export type TrashEntry = TrashItem & { readonly expiresAt: number };
  * the item whole on one side (TrashArea).
  *
  * A trashed file keeps its SHA-256 (the sync client's "the server holds these bytes": docs/sync.md)
- * when the index held one for the ETag the file had as it moved; never hashed by reading it again.
+ * when the index held one for the ETag the file had as it moved, and so does each file of a trashed
+ * folder (trash_files); never hashed by reading it again.
  */
-export function createTrashService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; days: number; leasing?: Leasing; index?: Pick<SearchRepo, 'identities'> }) {
+export function createTrashService(deps: { store: MetadataStore; backend: StorageBackend; clock: Clock; days: number; leasing?: Leasing; index?: Pick<SearchRepo, 'identities' | 'hashesBelow'> }) {
   const { store, backend, clock } = deps;
   const leasing: Leasing = deps.leasing ?? { leases: store.leases, now: () => clock.now() };
   const enabled = deps.days > 0;
@@ -76,8 +90,9 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
       try {
         const path = key.segments.join('/');
         await store.trash.add({ id, owner: key.user, path, name: keyName(key), isFile: false, size: 0, deletedAt: clock.now(), state: 'moving' });
-        // Asked before the move, whose event takes the row out of the index; kept only if its ETag is the moved file's.
+        // Asked before the move, whose event takes the rows out of the index; kept only if its ETag is the moved file's.
         const known = (await deps.index?.identities(key.user, [path]).catch(() => undefined))?.get(path);
+        const knownBelow = known?.isFile === true ? undefined : await deps.index?.hashesBelow(key.user, path).catch(() => undefined);
         let found;
         try {
           found = await storageCall(() => backend.trash.put(key, id));
@@ -87,10 +102,17 @@ export function createTrashService(deps: { store: MetadataStore; backend: Storag
           throw e;
         }
         const sha256 = found.isFile && found.etag !== undefined && known?.sha256 && known.etag === found.etag ? known.sha256 : undefined;
+        if (!found.isFile && knownBelow && found.files) await store.trash.addFiles(id, sameBytes(knownBelow, found.files));
         await store.trash.settle(id, { isFile: found.isFile, size: found.size, sha256 });
       } finally {
         await lease?.release();
       }
+    },
+
+    /** The hash and size of every file the caller's trash holds, whose hash is known (GET /api/trash/hashes). */
+    async hashes(principal: UserPrincipal): Promise<{ sha256: string; size: number }[]> {
+      if (!enabled) throw off();
+      return store.trash.hashes(principal.username);
     },
 
     async list(principal: UserPrincipal): Promise<TrashEntry[]> {

@@ -264,9 +264,10 @@ export interface StorageBackend {
 
 /**
  * What a move into the trash took away from the owner's tree. `etag`: a file's ETag as it moved (taken
- * under the name's lock), so the caller can tell whether a hash it holds is of exactly these bytes.
+ * under the name's lock), so the caller can tell whether a hash it holds is of exactly these bytes;
+ * `files`: the same for each file of a folder, by its path below the folder ('x/y.txt').
  */
-export type Trashed = { readonly isFile: boolean; readonly size: number; readonly etag?: string | undefined };
+export type Trashed = { readonly isFile: boolean; readonly size: number; readonly etag?: string | undefined; readonly files?: ReadonlyMap<string, string> | undefined };
 
 /**
  * The trash area of a backend. An item is addressed by its owner and an id

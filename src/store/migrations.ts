@@ -699,6 +699,23 @@ const MIGRATIONS: Record<string, Migration> = {
       await addTextColumn(db, 'trash_items', 'sha256');
     },
   },
+  '0029_trash_files': {
+    async up(db: Kysely<unknown>) {
+      // The SHA-256 of each file inside a trashed folder, known as 0028 knows a trashed file's: from the
+      // index, for exactly the bytes that moved (src/services/trash.ts). A sync client then keeps no copy
+      // of a server-deleted folder's files the trash holds (GET /api/trash/hashes). Only files whose
+      // hash was known have a row; the rows go with their item (trash-repo deletes both).
+      await db.schema
+        .createTable('trash_files')
+        .ifNotExists()
+        .addColumn('trash_id', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('sha256', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('trash_files_pk', ['trash_id', 'path'])
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

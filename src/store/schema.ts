@@ -233,6 +233,14 @@ export interface Database {
     /** 0028_trash_sha256: a file's SHA-256 when it was known for exactly the bytes trashed. */
     sha256: string | null;
   };
+  /** 0029_trash_files (src/store/trash-repo.ts): the files of a trashed folder whose hash was known. */
+  trash_files: {
+    trash_id: string;
+    /** Below the folder ('x/y.txt'). */
+    path: string;
+    sha256: string;
+    size: number | string | bigint;
+  };
   /** 0019_trash (src/store/versions-repo.ts). */
   file_versions: {
     id: string;

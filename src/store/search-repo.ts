@@ -283,6 +283,12 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       return out;
     },
 
+    async hashesBelow(user, path) {
+      const rows = await db.selectFrom('search_entries').select(['path', 'size', 'sha256', 'etag']).where('user_name', '=', user).where(below(path)).where('is_file', '=', 1).where('sha256', 'is not', null).execute();
+      const cut = path === '' ? 0 : path.length + 1;
+      return new Map(rows.map((r) => [r.path.slice(cut), { sha256: r.sha256 as string, size: Number(r.size), etag: r.etag }]));
+    },
+
     async deleteWithin(user, path, isFile, origin) {
       return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);

@@ -70,6 +70,8 @@ export interface SearchRepo extends NameIndex {
   deleteWithin(user: string, path: string, isFile?: boolean, origin?: string): Promise<number>;
   /** The id, hash and ETag the index holds for each of `paths` of `user` (those it has). */
   identities(user: string, paths: readonly string[]): Promise<Map<string, EntryIdentity>>;
+  /** The hash, size and ETag of every file below folder `path` whose hash the index holds, by its path below it ('x/y.txt'). */
+  hashesBelow(user: string, path: string): Promise<Map<string, { readonly sha256: string; readonly size: number; readonly etag: string | null }>>;
   /**
    * `from` and everything below it move to `to`; what was at `to` and below goes first. Returns how many moved.
    * `current` is the moved entry as storage has it now (an object store's copy has a new time): its row takes it.

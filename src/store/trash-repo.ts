@@ -4,6 +4,9 @@ import type { TrashItem, TrashRepo } from './trash.js';
 
 type Row = Selectable<Database['trash_items']>;
 
+/** Rows of trash_files written by one statement (under both databases' limits on bound values). */
+const FILES_AT_ONCE = 200;
+
 const item = (r: Row): TrashItem => ({
   id: r.id,
   owner: r.owner_name,
@@ -54,7 +57,29 @@ export function createTrashRepo(db: Kysely<Database>): TrashRepo {
       return rows.map(item);
     },
 
+    async addFiles(id, files) {
+      for (let i = 0; i < files.length; i += FILES_AT_ONCE) {
+        const rows = files.slice(i, i + FILES_AT_ONCE).map((f) => ({ trash_id: id, path: f.path, sha256: f.sha256, size: f.size }));
+        await db.insertInto('trash_files').values(rows).onConflict((c) => c.columns(['trash_id', 'path']).doNothing()).execute();
+      }
+    },
+
+    async hashes(owner) {
+      const trashed = db.selectFrom('trash_items').select('id').where('owner_name', '=', owner).where('state', '=', 'trashed');
+      const rows = await db
+        .selectFrom('trash_items')
+        .select(['sha256', 'size'])
+        .where('owner_name', '=', owner)
+        .where('state', '=', 'trashed')
+        .where('is_file', '=', 1)
+        .where('sha256', 'is not', null)
+        .union(db.selectFrom('trash_files').select(['sha256', 'size']).where('trash_id', 'in', trashed))
+        .execute();
+      return rows.map((r) => ({ sha256: r.sha256 as string, size: Number(r.size) }));
+    },
+
     async delete(id) {
+      await db.deleteFrom('trash_files').where('trash_id', '=', id).execute();
       const r = await db.deleteFrom('trash_items').where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
@@ -65,6 +90,7 @@ export function createTrashRepo(db: Kysely<Database>): TrashRepo {
     },
 
     async deleteOwner(owner) {
+      await db.deleteFrom('trash_files').where('trash_id', 'in', db.selectFrom('trash_items').select('id').where('owner_name', '=', owner)).execute();
       await db.deleteFrom('trash_items').where('owner_name', '=', owner).execute();
     },
   };

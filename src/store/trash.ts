@@ -13,6 +13,9 @@ export type TrashItem = {
   readonly state: 'moving' | 'trashed';
 };
 
+/** A file inside a trashed folder whose SHA-256 was known for exactly the bytes that moved. */
+export type TrashedFile = { readonly path: string; readonly sha256: string; readonly size: number };
+
 export interface TrashRepo {
   add(item: TrashItem): Promise<void>;
   /** Marks a `moving` row trashed with the size and kind the move found (and the file's hash, when known). */
@@ -26,7 +29,11 @@ export interface TrashRepo {
   movingBefore(before: number, limit: number): Promise<TrashItem[]>;
   /** The owner's trashed items, oldest first (room for an upload). */
   oldest(owner: string, limit: number): Promise<TrashItem[]>;
-  /** Deletes the row; false when it was gone already (someone else took it). */
+  /** Records the hashes of files inside a trashed folder (`path` below it), before the item is settled. */
+  addFiles(id: string, files: readonly TrashedFile[]): Promise<void>;
+  /** Every distinct hash and size of a file the owner's trash holds (trashed files, and files of trashed folders) whose hash is known. */
+  hashes(owner: string): Promise<{ sha256: string; size: number }[]>;
+  /** Deletes the row (and its files' hashes); false when it was gone already (someone else took it). */
   delete(id: string): Promise<boolean>;
   /** Bytes of the owner's trashed items (not `moving` ones, whose size is not known yet): what they add to usage (a recount). */
   bytesOf(owner: string): Promise<number>;

@@ -238,6 +238,7 @@ const SAMPLES: Record<string, Sample> = {
   },
   // The trash (issue 34): everyone's own; another's item id is as unknown as a made-up one.
   'GET /api/trash': { kind: 'user', ok: 200, path: '/api/trash' },
+  'GET /api/trash/hashes': { kind: 'user', ok: 200, path: '/api/trash/hashes' },
   'POST /api/trash/:id/restore': { kind: 'userWrite', ok: 200, path: '/api/trash/{x}/restore', prepare: newTrashed, override: notAlice(404) },
   'DELETE /api/trash/:id': { kind: 'userWrite', ok: 204, path: '/api/trash/{x}', prepare: newTrashed, override: notAlice(404) },
   'DELETE /api/trash': { kind: 'userWrite', ok: 204, path: '/api/trash' },

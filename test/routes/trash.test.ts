@@ -69,9 +69,11 @@ for (const [storage, skip] of BACKENDS) {
       await put('alice', 'alice/sums/known.txt', 'known bytes');
       await put('alice', 'alice/sums/stale.txt', 'as uploaded');
       await put('alice', 'alice/sums/dir/in.txt', 'inside');
+      await put('alice', 'alice/sums/dir/deeper/stale in.txt', 'stale inside');
       // Rewritten by another tool: the index's hash is of the upload's bytes, no longer the file's. The
       // same size, so the owner's usage (counted from the upload) stays exact for the tests after this.
       await behindTheBack(t, 'sums/stale.txt', 'AS UPLOADED');
+      await behindTheBack(t, 'sums/dir/deeper/stale in.txt', 'STALE INSIDE');
       for (const p of ['known.txt', 'stale.txt', 'dir']) assert.equal((await req('alice', 'DELETE', `/storage/alice/sums/${p}`)).status, 204);
       const items = new Map((await trash('alice')).filter((i) => i.path.startsWith('/alice/sums/')).map((i) => [i.name, i]));
       assert.equal(items.get('known.txt')?.sha256, sha('known bytes'));
@@ -80,6 +82,18 @@ for (const [storage, skip] of BACKENDS) {
       // null, unless a rescan hashed the new bytes before the delete.
       assert.ok(stale === null || stale === sha('AS UPLOADED'), String(stale));
       assert.equal(items.get('dir')?.sha256, null);
+      // What the trash holds, the files of a trashed folder too: only hashes of exactly the bytes trashed.
+      const held = (await json<{ files: { sha256: string; size: number }[] }>(await req('alice', 'GET', '/api/trash/hashes'), 200)).files.map((f) => `${f.sha256}:${f.size}`);
+      assert.ok(held.includes(`${sha('known bytes')}:11`), 'a trashed file');
+      assert.ok(held.includes(`${sha('inside')}:6`), 'a file of a trashed folder');
+      assert.ok(!held.includes(`${sha('as uploaded')}:11`) && !held.includes(`${sha('stale inside')}:12`), 'never bytes the trash does not hold');
+      assert.equal(new Set(held).size, held.length, 'each once');
+      assert.deepEqual((await json<{ files: unknown[] }>(await req('bob', 'GET', '/api/trash/hashes'), 200)).files, [], "only the caller's own trash");
+      // A restore takes the folder's files out of it.
+      const dir = (await trash('alice')).find((i) => i.path === '/alice/sums/dir') as Item;
+      await json(await req('alice', 'POST', `/api/trash/${dir.id}/restore`), 200);
+      const after = (await json<{ files: { sha256: string; size: number }[] }>(await req('alice', 'GET', '/api/trash/hashes'), 200)).files.map((f) => `${f.sha256}:${f.size}`);
+      assert.ok(!after.includes(`${sha('inside')}:6`) && after.includes(`${sha('known bytes')}:11`));
     });
 
     test('restore puts a file back at its path, or as "name (1).ext" when the name is taken now', async () => {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, readdir, rm } from 'node:fs/promises';
+import { createReadStream, lstatSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { isUnder, sameStat, type BaseRecord, type LocalFile } from './tree.js';
+import { isUnder, sameStat, toNfc, type BaseRecord, type LocalFile } from './tree.js';
 
 /** The marker in the sync root: it says this is the folder that was synced (never synced itself). */
 export const MARKER = '.file-cloud-sync';
@@ -48,47 +48,69 @@ export async function scanFolder(root: string, base: ReadonlyMap<string, BaseRec
 async function walkInto(scan: LocalScan, root: string, rel: string, diskRel: string, base: ReadonlyMap<string, BaseRecord>): Promise<void> {
   const dir = join(root, ...diskRel.split('/'));
   const entries = (await readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const kept = [];
+  // Taken in name order, which decides between two names that are one. The stats are synchronous: the
+  // metadata of a folder just listed is in the kernel's cache, and a promise and a pool thread per
+  // file cost three times the CPU (docs/performance.md, "Sync client"); each folder's listing still
+  // lets other work in (continuous mode's watcher and feed).
   for (const d of entries) {
     if (rel === '' && d.name === MARKER) continue;
     if (isTempName(d.name)) {
       await rm(join(dir, d.name), { force: true });
       continue;
     }
-    if (d.isDirectory() || d.isFile()) kept.push(d.name);
-  }
-  // The stats of a folder's entries are asked several at once (a stat waits on the disk, not the
-  // CPU); the entries are then taken in name order, which decides between two names that are one.
-  for (let i = 0; i < kept.length; i += STATS_AT_ONCE) {
-    const names = kept.slice(i, i + STATS_AT_ONCE);
-    const stats = await Promise.all(names.map((name) => lstat(join(dir, name)).catch(() => undefined)));
-    for (const [k, name] of names.entries()) await addEntry(scan, root, join(dir, name), rel, diskRel, name, base, stats[k]);
+    if (!d.isDirectory() && !d.isFile()) continue;
+    const abs = join(dir, d.name);
+    const pending = placeEntry(scan, rel, diskRel, d.name, base, lstatOf(abs));
+    if (pending) await finishEntry(scan, root, abs, base, pending);
   }
 }
 
-/** Stats in flight at once while a folder is scanned. */
-const STATS_AT_ONCE = 32;
+/** The entry's stat, undefined when it is gone (or cannot be read). */
+function lstatOf(abs: string): Stats | undefined {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
 
-async function addEntry(scan: LocalScan, root: string, abs: string, rel: string, diskRel: string, name: string, base: ReadonlyMap<string, BaseRecord>, taken?: Stats): Promise<void> {
-  const key = `${rel === '' ? '' : `${rel}/`}${name.normalize('NFC')}`;
+/** What placeEntry leaves to do: a folder to walk, a file to hash. */
+type Pending = { readonly key: string; readonly onDisk: string; readonly st: Stats };
+
+/**
+ * Puts an entry whose stat tells all into the scan (a file unchanged since the base keeps the base's
+ * record: no second object per file of a big folder); a folder or a file to read is left to finishEntry.
+ */
+function placeEntry(scan: LocalScan, rel: string, diskRel: string, name: string, base: ReadonlyMap<string, BaseRecord>, st: Stats | undefined): Pending | undefined {
+  if (!st || (!st.isDirectory() && !st.isFile())) return undefined;
+  const key = `${rel === '' ? '' : `${rel}/`}${toNfc(name)}`;
   const onDisk = `${diskRel === '' ? '' : `${diskRel}/`}${name}`;
-  const st = taken ?? (await lstat(abs).catch(() => undefined));
-  if (!st || (!st.isDirectory() && !st.isFile())) return;
   if ((scan.files.has(key) || scan.dirs.has(key)) && (scan.names.get(key) ?? key) !== onDisk) {
     scan.skipped.push(`${onDisk}: not synced, ${scan.names.get(key) ?? key} has the same name once both are written as Unicode NFC; rename one`);
-    return;
+    return undefined;
   }
   if (onDisk !== key) scan.names.set(key, onDisk);
   if (st.isDirectory()) {
     scan.dirs.add(key);
-    await walkInto(scan, root, key, onDisk, base);
-    return;
+    return { key, onDisk, st };
   }
   const b = base.get(key);
+  if (b && sameStat(b, st)) {
+    scan.files.set(key, b as LocalFile);
+    return undefined;
+  }
+  return { key, onDisk, st };
+}
+
+async function finishEntry(scan: LocalScan, root: string, abs: string, base: ReadonlyMap<string, BaseRecord>, { key, onDisk, st }: Pending): Promise<void> {
+  if (st.isDirectory()) return walkInto(scan, root, key, onDisk, base);
   const stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
-  // Unchanged since the base: the base's record is the file (no second object per file of a big folder).
-  if (b && sameStat(b, stamp)) scan.files.set(key, b as LocalFile);
-  else scan.files.set(key, { sha256: await sha256OfFile(abs), ...stamp, id: b?.id });
+  scan.files.set(key, { sha256: await sha256OfFile(abs), ...stamp, id: base.get(key)?.id });
+}
+
+async function addEntry(scan: LocalScan, root: string, abs: string, rel: string, diskRel: string, name: string, base: ReadonlyMap<string, BaseRecord>): Promise<void> {
+  const pending = placeEntry(scan, rel, diskRel, name, base, lstatOf(abs));
+  if (pending) await finishEntry(scan, root, abs, base, pending);
 }
 
 /**

@@ -193,17 +193,18 @@ export class RemoteApi {
   }
 
   /**
-   * Whether the caller's server trash (`--trash-days`) holds a file with exactly these bytes, by the
-   * SHA-256 its listing gives a trashed file (an item whose hash the server did not know counts as
-   * not holding them). One listing until the next feed page: a delete arrives through the feed before
-   * the plan that removes the local file, so the listing taken after it holds the item. false when
-   * the trash is off.
+   * Whether the caller's server trash (`--trash-days`) holds a file with exactly these bytes — a
+   * trashed file, or a file of a trashed folder — by the SHA-256 the server knew for exactly the bytes
+   * trashed (GET /api/trash/hashes; a file whose hash it did not know counts as not held). One answer
+   * until the next feed page: a delete arrives through the feed before the plan that removes the local
+   * file, so the answer taken after it holds the item. false when the trash is off (or the server is
+   * older than this route).
    */
   async trashHolds(sha256: string, size: number): Promise<boolean> {
-    this.trashed ??= this.call(`${this.server.replace(/\/+$/, '')}/api/trash`, {}, [404]).then(async (res) => {
+    this.trashed ??= this.call(`${this.server.replace(/\/+$/, '')}/api/trash/hashes`, {}, [404]).then(async (res) => {
       if (!res.ok) return new Set<string>();
-      const { items } = (await res.json()) as { items: { is_file: boolean; size: number; sha256?: string | null }[] };
-      return new Set(items.filter((i) => i.is_file && typeof i.sha256 === 'string').map((i) => `${i.sha256}:${i.size}`));
+      const { files } = (await res.json()) as { files: { sha256: string; size: number }[] };
+      return new Set(files.map((f) => `${f.sha256}:${f.size}`));
     });
     try {
       return (await this.trashed).has(`${sha256}:${size}`);

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BaseRecord, FileVersion } from './tree.js';
@@ -47,25 +46,43 @@ function fromHeader(h: Header): SyncState {
   return { ...rest, base: new Map(Object.entries(base ?? {})), remote: new Map(Object.entries(remote ?? {})), baseDirs: new Set(baseDirs), remoteDirs: new Set(remoteDirs) };
 }
 
-/** The lines of a file, read 1 MiB at a time (UTF-8 split across reads is joined). Throws ENOENT at once. */
-function linesOf(path: string): Iterable<string> {
+/**
+ * The lines of a file, read 1 MiB at a time and split as bytes (a line split across reads is joined).
+ * A line `skip` picks out by its first bytes is never decoded. Throws ENOENT at once.
+ */
+function linesOf(path: string, skip?: (buf: Buffer, start: number) => boolean): Iterable<string> {
   const fd = openSync(path, 'r');
   return (function* () {
     try {
-      const buf = Buffer.alloc(1 << 20);
-      const decoder = new StringDecoder('utf8');
-      let rest = '';
-      for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
-        const parts = (rest + decoder.write(buf.subarray(0, n))).split('\n');
-        rest = parts.pop() ?? '';
-        yield* parts;
+      let buf = Buffer.alloc(READ_CHUNK);
+      let filled = 0;
+      for (;;) {
+        const n = readSync(fd, buf, filled, buf.length - filled, null);
+        const end = filled + n;
+        let start = 0;
+        for (let nl = buf.indexOf(10, start); nl >= 0 && nl < end; nl = buf.indexOf(10, start)) {
+          if (nl > start && !skip?.(buf, start)) yield buf.toString('utf8', start, nl);
+          start = nl + 1;
+        }
+        if (n === 0) {
+          if (end > start && !skip?.(buf, start)) yield buf.toString('utf8', start, end);
+          return;
+        }
+        // The cut line moves to the front; a line longer than the buffer doubles it.
+        if (start === 0 && end === buf.length) buf = Buffer.concat([buf, Buffer.alloc(buf.length)]);
+        else buf.copy(buf, 0, start, end);
+        filled = end - start;
       }
-      yield rest + decoder.end();
     } finally {
       closeSync(fd);
     }
   })();
 }
+
+/** Bytes read at once from the snapshot and the journal. */
+const READ_CHUNK = 1 << 20;
+/** A line of the server's tree (`{"r":[…]}`, never `{"rd":…`): such lines are read only when the tree is first needed. */
+const isRemoteLine = (buf: Buffer, start: number): boolean => buf[start + 2] === 0x72 /* r */ && buf[start + 3] === 0x22 /* " */;
 
 /** A journal longer than this is folded into the snapshot at the end of a run. */
 const JOURNAL_LINES_MAX = 1000;
@@ -108,43 +125,51 @@ export class StateStore {
     return { localDir: resolve(localDir), server, remoteRoot, origin: randomBytes(12).toString('base64url'), base: new Map(), remote: new Map(), baseDirs: new Set(), remoteDirs: new Set() };
   }
 
-  /** undefined: this folder has never been synced (or its state is lost). */
+  /**
+   * undefined: this folder has never been synced (or its state is lost). The server's tree is read
+   * from the snapshot only when something first asks for `state.remote`: a run whose feed brings
+   * nothing and whose scan finds the base never needs it (on a big folder, half the state's time and memory).
+   */
   load(): SyncState | undefined {
+    const snapshot = join(this.dir, 'state.json');
     let state: SyncState | undefined;
     let lines: Iterable<string>;
     try {
-      lines = linesOf(join(this.dir, 'state.json'));
+      lines = linesOf(snapshot, isRemoteLine);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
     let quiet: boolean | undefined;
+    let format: number | undefined;
     for (const line of lines) {
-      if (!line) continue;
       if (state) apply(state, JSON.parse(line) as JournalLine);
-      else quiet = (state = fromHeader(JSON.parse(line) as Header)).quiet;
+      else {
+        const header = JSON.parse(line) as Header;
+        format = header.format;
+        quiet = (state = fromHeader(header)).quiet;
+      }
     }
     if (!state) return undefined;
     // The snapshot's own lines are its trees, not changes since: its header says whether it was quiet.
     state.quiet = quiet;
-    shareStrings(state);
-    let journal: Iterable<string> = [];
-    try {
-      journal = linesOf(join(this.dir, 'journal'));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    for (const line of journal) {
-      if (!line) continue;
+    const laterRemote: JournalLine[] = [];
+    for (const line of optionalLines(join(this.dir, 'journal'))) {
       let entry: JournalLine;
       try {
         entry = JSON.parse(line) as JournalLine;
       } catch {
         break; // a line cut by a crash: the step it recorded is redone, which is safe
       }
-      apply(state, entry);
       this.count(entry);
+      if ('r' in entry) {
+        laterRemote.push(entry);
+        state.quiet = undefined;
+      } else apply(state, entry);
     }
+    // Format 1 held the server's tree in its header, read already.
+    if (format === SNAPSHOT_FORMAT) lazyRemote(state, () => remoteOf(snapshot, state.base, laterRemote));
+    else for (const entry of laterRemote) apply(state, entry);
     return state;
   }
 
@@ -240,18 +265,48 @@ export class StateStore {
   }
 }
 
-/**
- * A synced path's hash and id are the same in the base and the server tree: one string for both
- * (a big folder's state is mostly these; parsed, each would be held twice).
- */
-function shareStrings(state: SyncState): void {
-  for (const [p, r] of state.remote) {
-    const b = state.base.get(p) as { sha256: string; id?: string | undefined } | undefined;
-    if (!b || b.sha256 !== r.sha256) continue;
-    const shared = r as { sha256: string; id?: string | undefined };
-    shared.sha256 = b.sha256;
-    if (b.id !== undefined && b.id === r.id) shared.id = b.id;
+/** A file's lines, none when it does not exist. */
+function* optionalLines(path: string): Iterable<string> {
+  try {
+    yield* linesOf(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
+}
+
+/**
+ * The server's tree: the snapshot's lines of it, then the journal's since. A synced path's hash and
+ * id are the same in the base and the server tree: one string for both (a big folder's state is
+ * mostly these; parsed, each would be held twice).
+ */
+function remoteOf(snapshot: string, base: ReadonlyMap<string, BaseRecord>, later: readonly JournalLine[]): Map<string, FileVersion> {
+  const remote = new Map<string, FileVersion>();
+  for (const line of linesOf(snapshot, (buf, start) => !isRemoteLine(buf, start))) {
+    const [p, v] = (JSON.parse(line) as { r: [string, FileVersion & { sha256: string; id?: string | undefined }] }).r;
+    const b = base.get(p);
+    if (b && b.sha256 === v.sha256) {
+      v.sha256 = b.sha256;
+      if (b.id !== undefined && b.id === v.id) v.id = b.id;
+    }
+    remote.set(p, v);
+  }
+  for (const entry of later) {
+    const [p, v] = (entry as { r: [string, FileVersion | null] }).r;
+    if (v) remote.set(p, v);
+    else remote.delete(p);
+  }
+  return remote;
+}
+
+/** `state.remote` is read by `read` when first asked for (once); setting it replaces it as before. */
+function lazyRemote(state: SyncState, read: () => Map<string, FileVersion>): void {
+  let remote: Map<string, FileVersion> | undefined;
+  Object.defineProperty(state, 'remote', {
+    enumerable: true,
+    configurable: true,
+    get: () => (remote ??= read()),
+    set: (v: Map<string, FileVersion>) => void (remote = v),
+  });
 }
 
 function apply(state: SyncState, line: JournalLine): void {

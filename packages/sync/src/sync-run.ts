@@ -60,18 +60,18 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
         await trash.purge();
       }
       const remoteChanged = await refreshRemote(api, store, state, o.log);
-      // Another folder's marker that a tool put on the server (rclone, a copy) is never synced here.
-      state.remote.delete(MARKER);
       if (!markerPresent) await writeMarker(root, state);
       caseInsensitive ??= await isCaseInsensitive(root);
       const scanned = view ? await view.refresh(root, state.base) : await scanFolder(root, state.base);
-      const seen = caseInsensitive ? caseView(scanned, state.remote, state.remoteDirs, state.base, state.baseDirs) : { local: scanned, remote: state.remote, remoteDirs: state.remoteDirs, skipped: [] };
-      const local = seen.local;
-      const skipped = [...local.skipped, ...seen.skipped];
       // Nothing changed on either side since a run whose plan was empty: the same plan, without making it
-      // (on a big folder, the most of a run with nothing to do).
-      const still = round === 0 && quietBefore && !remoteChanged && !caseInsensitive && skipped.length === 0 && sameAsBase(local.files, local.dirs, state.base, state.baseDirs);
-      const ops = still ? [] : plan({
+      // and without the server's tree (on a big folder, the most of a run with nothing to do).
+      const still = round === 0 && quietBefore && !remoteChanged && !caseInsensitive && scanned.skipped.length === 0 && sameAsBase(scanned.files, scanned.dirs, state.base, state.baseDirs);
+      // Another folder's marker that a tool put on the server (rclone, a copy) is never synced here.
+      if (!still) state.remote.delete(MARKER);
+      const seen = still ? undefined : caseInsensitive ? caseView(scanned, state.remote, state.remoteDirs, state.base, state.baseDirs) : { local: scanned, remote: state.remote, remoteDirs: state.remoteDirs, skipped: [] };
+      const local = seen?.local ?? scanned;
+      const skipped = [...local.skipped, ...(seen?.skipped ?? [])];
+      const ops = !seen ? [] : plan({
         local: local.files,
         base: state.base,
         remote: seen.remote,
@@ -85,10 +85,11 @@ export async function syncOnce(o: SyncOptions, view?: LocalView): Promise<SyncRe
       const reason = guardReason({
         ops,
         localFiles: local.files.size,
-        remoteFiles: seen.remote.size,
+        // A quiet run's server tree is the base's paths (its plan was empty), and it deletes nothing.
+        remoteFiles: seen?.remote.size ?? state.base.size,
         baseFiles: state.base.size,
         localDirs: local.dirs.size,
-        remoteDirs: seen.remoteDirs.size,
+        remoteDirs: (seen?.remoteDirs ?? state.remoteDirs).size,
         baseDirs: state.baseDirs.size,
         rootExists: true,
         markerPresent: true,
@@ -167,7 +168,8 @@ async function followFeed(api: RemoteApi, store: StateStore, state: SyncState, l
       return undefined;
     }
     const unhashed: UnhashedFile[] = [];
-    const arrived = new Set(applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed, state.remoteDirs));
+    // An empty page leaves the server's tree unread (a quiet run never needs it).
+    const arrived = new Set(page.changes.length === 0 ? [] : applyChanges(state.remote, page.changes, state.remoteRoot, state.origin, unhashed, state.remoteDirs));
     // A folder's listing takes in the folders below it (a chain made at once is one listing).
     for (const folder of [...arrived].filter((f) => !ancestorsOf(f).some((above) => arrived.has(above)))) {
       const tree = await api.listTree(folder);

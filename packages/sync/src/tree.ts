@@ -37,6 +37,10 @@ export type Tree<T extends FileVersion = FileVersion> = ReadonlyMap<string, T>;
 export const sameContent = (a: FileVersion | undefined, b: FileVersion | undefined): boolean =>
   a !== undefined && b !== undefined && a.sha256 === b.sha256 && a.size === b.size;
 
+const ASCII = /^[ -~]*$/;
+/** `s` in Unicode NFC; a printable ASCII name is so already (ICU is not asked, once per file of a scan). */
+export const toNfc = (s: string): string => (ASCII.test(s) ? s : s.normalize('NFC'));
+
 export const parentOf = (path: string): string => {
   const i = path.lastIndexOf('/');
   return i < 0 ? '' : path.slice(0, i);

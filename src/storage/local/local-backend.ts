@@ -231,7 +231,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       const area = trashAreaOf(key.user, id);
       const moved = await whileHeld(lock(key, ...keyFolders(key)), () => moveOut(dirs, key, join(area, keyName(key))));
       await events.emit({ type: 'deleted', key, isFile: moved.isFile, size: moved.bytes, kept: true });
-      return { isFile: moved.isFile, size: moved.bytes, etag: moved.etag };
+      return { isFile: moved.isFile, size: moved.bytes, etag: moved.etag, files: moved.files };
     },
     async find(owner, id) {
       const area = trashAreaOf(owner, id);

@@ -1,5 +1,5 @@
-import { link, lstat, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { link, lstat, mkdir, readdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { isRoot, isSameOrInside, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { holdsSource, isStorageError, StorageError } from '../backend.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, inspectRoot, isWithin, realRoot, userRootPath, walkDirs, type Node } from './confine.js';
@@ -115,7 +115,7 @@ export async function deleteEntry(dirs: Dirs, key: StorageKey, opts: { recursive
  * other, never both. Its bytes are counted first (the caller holds the name's
  * edit lock, so what is counted is what moves).
  */
-export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promise<{ isFile: boolean; bytes: number; etag?: string }> {
+export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promise<{ isFile: boolean; bytes: number; etag?: string; files?: Map<string, string> }> {
   if (isRoot(key)) throw notFound();
   const root = await realRoot(dirs.storageDir, key.user);
   if (root === undefined) throw notFound();
@@ -127,10 +127,24 @@ export async function moveOut(dirs: Dirs, key: StorageKey, dest: string): Promis
   await fsCall('Moving to the trash failed', () => mkdir(dirname(dest), { recursive: true }));
   await fsCall('Moving to the trash failed', () => rename(node.path, dest));
   const bytes = fileSize ?? (await bytesBelow(dest, dirs.sizes));
-  if (node.kind !== 'file') return { isFile: false, bytes };
+  if (node.kind !== 'file') return { isFile: false, bytes, files: await etagsBelow(dest) };
   // A rename keeps the inode, size and mtime the ETag is made of: the moved file's own ETag.
   const moved = await lstat(dest, { bigint: true }).catch(() => undefined);
   return { isFile: true, bytes, ...(moved?.isFile() ? { etag: entryFromStats(keyName(key), moved).etag } : {}) };
+}
+
+/**
+ * The ETag of every file below a folder moved into the trash, by its path below it ('x/y.txt'): taken
+ * there, where no writer reaches them, and a rename keeps what an ETag is made of.
+ */
+async function etagsBelow(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (!e.isFile()) continue;
+    const st = await lstat(join(e.parentPath, e.name), { bigint: true }).catch(() => undefined);
+    if (st?.isFile()) out.set(relative(dir, join(e.parentPath, e.name)).split(sep).join('/'), entryFromStats(e.name, st).etag);
+  }
+  return out;
 }
 
 /** Moves `src` (outside the user's tree, same file system) to the free name `to`; `already_exists` when it is taken. */

@@ -909,8 +909,12 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         } else {
           const size = await sizeAt(key);
           if (size === undefined) throw notFound();
-          await startFolderMove(s3, coordination, { bucket, from: folderPrefix(prefix, key), to: `${area}${keyName(key)}`, parentMarker, phase: 'copy' });
-          gone = { isFile: false, size };
+          // Its files' ETags as they move: the edit lease keeps every writer below the folder out until then.
+          const from = folderPrefix(prefix, key);
+          const files = new Map<string, string>();
+          for await (const page of settledPages(key)) for (const o of page) if (!(o.Key as string).endsWith('/') && o.ETag) files.set((o.Key as string).slice(from.length), o.ETag);
+          await startFolderMove(s3, coordination, { bucket, from, to: `${area}${keyName(key)}`, parentMarker, phase: 'copy' });
+          gone = { isFile: false, size, files };
         }
         await events.emit({ type: 'deleted', key, isFile: gone.isFile, size: gone.size, kept: true });
         return gone;
