@@ -44,7 +44,9 @@ const ROUTE_HEADERS = ['if-match', 'if-none-match', 'repr-digest', 'content-dige
  *
  * Anything else goes to Fastify untouched, before a byte of the body is read. A write that fails
  * (a quota, a folder in the way, a store error) is handed on too, with its error (handed-on.ts):
- * Fastify's route answers it, so every error answer, its headers and its log line are Fastify's.
+ * Fastify's route answers it, so every error answer, its headers and its log line are Fastify's
+ * (but a database or Redis that does not answer, and the request deadline: the contract's 503 at
+ * once, as the read path gives it, since Fastify would wait for the service again).
  */
 export function createFastWrite(
   deps: FastAnswerDeps & {
