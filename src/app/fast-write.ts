@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { STORAGE_WRITE, type Resource } from '../domain/access.js';
 import { isRoot, parseStoragePath } from '../domain/storage-path.js';
