@@ -54,6 +54,8 @@ export function createFastWrite(
     readonly auth: AuthDeps;
     /** The one door: the file is written as the principal `authorize` found, as Fastify's route writes it. */
     readonly operations: Pick<Operations, 'as'>;
+    /** Called for every upload taken here, as it begins (the metrics' uploads gauge, which Fastify's hook counts for the others). */
+    readonly onUpload?: (req: IncomingMessage) => void;
     /** What Fastify's onSend hook waits for before a write's answer: its usage counted (build-app.ts). */
     readonly beforeAnswer: () => Promise<void>;
     /** --request-deadline in ms, and where its 503 is logged (request-deadline.ts). */
@@ -92,6 +94,7 @@ export function createFastWrite(
     const { key } = resource;
     const declared = Number(req.headers['content-length']);
     const started = performance.now();
+    deps.onUpload?.(req);
     // Whether this path answered (or the deadline did): after that nothing is handed on.
     let answered = false;
     watchDeadline(req, res, deps.deadlineMs, () => answered, (err) => {
