@@ -6,7 +6,8 @@
  *   - its multipart PUT of 100 files per request into the folder,
  *   - its WebDAV PUT (/dav/admin/<folder>/<name>, HTTP Basic),
  * each against rclone's WebDAV PUTs of the same files in the same repetition
- * (target ≥ 1.0×, with fsync kept: File Cloud fsyncs every file before its
+ * (target ≥ 0.75×, issue 53's for this round; issue 30's 1.0× is the goal
+ * after it; with fsync kept: File Cloud fsyncs every file before its
  * 201, rclone does not). Without targets, for the analysis: the Node
  * ceiling (bench/node-ceiling-server.ts: a bare node:http server with File
  * Cloud's worker count doing only the durable write, no metadata) against
@@ -100,7 +101,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     if (shm) extra.push({ id: 'api_raw_tmpfs', server: shm.server, diskRoot: fcDisk(shm.dataDir), mkdir: apiMkdir(shm.server), perRequest: 1 });
 
     const n = files.toLocaleString('en-US');
-    const target = { kind: 'ratio_at_least', value: 1.0 } as const;
+    const target = { kind: 'ratio_at_least', value: 0.75 } as const;
     const rows: Record<string, Row> = {
       api_raw: row('small_put_api_raw', `${n} × 4 KiB, ${CONNECTIONS} connections: API raw PUT`, 'files/s', true, target),
       api_multipart: row('small_put_api_multipart', `${n} × 4 KiB, ${CONNECTIONS} connections: API multipart PUT, ${PER_MULTIPART} files per request`, 'files/s', true, target),

@@ -13,6 +13,7 @@ import { installRouteTable, type Answer } from './route-table.js';
 import { empty, errors, type RouteSchema } from '../http/schemas.js';
 import { installCors } from './cors.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
+import { createFastWrite } from './fast-write.js';
 import { installHandedOn } from './handed-on.js';
 import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
 import { AppError } from '../domain/errors.js';
@@ -152,7 +153,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Features that must see every request in Fastify turn the fast path off; metrics count its answers (docs/performance.md).
   const fastReadOff = config.corsOrigin.length > 0 || config.otlpEndpoint !== '';
   const onAnswer = metrics && ((req: IncomingMessage, route: string, status: number, seconds: number) => metrics.count({ method: req.method ?? '', route, status, seconds, socket: req.socket }));
-  if (!fastReadOff) fastRead = createFastRead({ basePath: config.basePath, auth: authDeps, operations, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer });
+  if (!fastReadOff) {
+    const fast = { basePath: config.basePath, auth: authDeps, operations, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer };
+    const read = createFastRead(fast);
+    // A write's answer waits for its usage to be counted, as the onSend hook below makes Fastify's wait.
+    const write = createFastWrite({ ...fast, onUpload: metrics && ((req) => metrics.upload(req)), beforeAnswer: () => storageUsage.flush(), deadlineMs, warn: (fields, message) => app.log.warn(fields, message) });
+    fastRead = (req, res, next) => write(req, res, () => read(req, res, next));
+  }
   // The first onSend hook: the answer has begun, so the deadline is off (the hooks after it may wait
   // for a service). A change is counted in usage before its answer goes out, so the client's next
   // GET /api/usage (on any node) sees it; free when nothing is pending.

@@ -13,11 +13,11 @@ import type { Operations } from '../services/operations.js';
 import type { Entry, Opened } from '../storage/backend.js';
 import { authorize, headerCount, type AuthDeps } from './auth-plugin.js';
 import { remember, rememberVisit } from './handed-on.js';
-import { toAppError } from '../http/error-handler.js';
+import { fastAnswering, type FastAnswerDeps, type FastPath } from './fast-answer.js';
 import { dependencyErrorIn } from '../lib/dependency-error.js';
 
 /** Takes a request or hands it on (to Fastify) untouched. */
-export type FastRead = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+export type FastRead = FastPath;
 
 /** The longest storage path Fastify's router takes (its maxParamLength); longer ones are its to refuse. */
 const MAX_PARAM_LENGTH = 8192;
@@ -51,47 +51,22 @@ const MAX_PARAM_LENGTH = 8192;
  * `fast: true`, and metrics count its answers under the route's pattern.
  * Off when a feature needs every request in Fastify: CORS and tracing.
  */
-export function createFastRead(deps: {
-  readonly basePath: string;
-  readonly auth: AuthDeps;
-  /** The one door: the file is read as the principal `authorize` found, as Fastify's route reads it. */
-  readonly operations: Pick<Operations, 'as'>;
-  readonly accessLog: { info(fields: object, message: string): void };
-  readonly nextRequestId: () => string;
-  /** Called for every answer given here with its route pattern (metrics count them as Fastify's hook does for the others). */
-  readonly onAnswer?: (req: IncomingMessage, route: string, statusCode: number, seconds: number) => void;
-  /** --trust-proxy: the client address is the nearest proxy's X-Forwarded-For entry, as Fastify's request.ip. */
-  readonly trustProxy: boolean;
-}): FastRead {
+export function createFastRead(
+  deps: FastAnswerDeps & {
+    readonly basePath: string;
+    readonly auth: AuthDeps;
+    /** The one door: the file is read as the principal `authorize` found, as Fastify's route reads it. */
+    readonly operations: Pick<Operations, 'as'>;
+  },
+): FastRead {
   // A throttle on a rule would be skipped here; it must be counted in Fastify's hook instead.
   if (STORAGE_READ.throttle?.length) throw new Error('the storage read rule has a throttle: the fast read path cannot apply it');
   if (SHARE_LINK.throttle?.some((t) => t !== 'visitor')) throw new Error('the share link rule has a throttle the fast read path cannot apply');
   const storagePrefix = `${deps.basePath}/storage/`;
   const sharePrefix = `${deps.basePath}/share/`;
-  const { operations, accessLog } = deps;
+  const { operations } = deps;
   const { shares } = deps.auth;
-
-  const addressOf = (req: IncomingMessage): string => {
-    const forwarded = req.headers['x-forwarded-for'];
-    return (deps.trustProxy && typeof forwarded === 'string' ? nearestForwarded(forwarded) : undefined) ?? req.socket.remoteAddress ?? '';
-  };
-
-  function log(req: IncomingMessage, route: string, statusCode: number, started: number): void {
-    deps.onAnswer?.(req, route, statusCode, (performance.now() - started) / 1000);
-    accessLog.info(
-      // `fast`: answered here, not by Fastify (what tells the two apart when reading a log or a test).
-      { reqId: deps.nextRequestId(), req: { method: req.method, url: req.url, ip: addressOf(req) }, res: { statusCode }, responseTime: performance.now() - started, fast: true },
-      'request completed',
-    );
-  }
-
-  /** The contract's 503 for a service that does not answer (error-handler.ts maps it). */
-  function unavailable(req: IncomingMessage, res: ServerResponse, route: string, error: unknown, started: number): void {
-    const e = toAppError(error);
-    res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', ...EVERY_ANSWER_HEADERS, ...e.headers });
-    res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ error: e.code, message: e.message }));
-    log(req, route, e.status, started);
-  }
+  const { addressOf, log, fail } = fastAnswering(deps);
 
   /** The 200 of a file: `opened` for a GET, none for a HEAD; `headers` are the route's own security headers. */
   function send(req: IncomingMessage, res: ServerResponse, route: string, entry: Entry, opened: Opened | undefined, headers: Record<string, string>, started: number): void {
@@ -207,7 +182,7 @@ export function createFastRead(deps: {
       (error: unknown) => {
         if (res.headersSent) return res.destroy();
         // Except a database or Redis that does not answer: Fastify would wait for it once more (the credential check) before its 503.
-        if (dependencyErrorIn(error)) return unavailable(req, res, route === storage ? '/storage/*' : '/share/*', error, started);
+        if (dependencyErrorIn(error)) return fail(req, res, route === storage ? '/storage/*' : '/share/*', error, started);
         next();
       },
     );
@@ -219,19 +194,6 @@ type Answer = () => Promise<boolean>;
 
 /** Share link API answers: the storage answer's headers and the share scope's. */
 const SHARE_HEADERS: Record<string, string> = { ...SHARE_ANSWER_HEADERS, ...SHARE_API_HEADERS };
-
-/**
- * The entry the nearest proxy appended to X-Forwarded-For: the last one, spaces trimmed, empty
- * entries skipped (repeated headers arrive joined with ", "), as Fastify's trustProxy function
- * `hop === 0` makes request.ip; undefined without one (then the peer's own address counts).
- */
-export function nearestForwarded(header: string): string | undefined {
-  for (const entry of header.split(',').reverse()) {
-    const trimmed = entry.replace(/^[ \t]+|[ \t]+$/g, '');
-    if (trimmed !== '') return trimmed;
-  }
-  return undefined;
-}
 
 /** Request ids `req-1`, `req-2`, … as Fastify makes them, shared by Fastify and the fast path so ids stay unique per process. */
 export function requestIds(): () => string {

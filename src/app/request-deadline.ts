@@ -24,14 +24,27 @@ export function attachProgress(req: IncomingMessage, progress: RequestProgress):
  * left alone; once an answer has begun, only the socket's idle timeout applies.
  */
 export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadlineMs: number): void {
-  const progress = (request.raw as Raw)[PROGRESS];
+  watchDeadline(request.raw, reply.raw, deadlineMs, () => reply.sent, (err) => {
+    request.log.warn({ deadlineMs }, 'request deadline: answered 503 while the request waited for a service');
+    // The body the client may still send is not read: the answer closes the connection.
+    reply.header('connection', 'close');
+    sendError(request, reply, err);
+  });
+}
+
+/**
+ * The deadline of armDeadline on a bare request (the fast write path, fast-write.ts, has no
+ * Fastify request): `expire` answers 503 with the error given, once, unless the answer has begun
+ * (`answered`, or its headers sent).
+ */
+export function watchDeadline(req: IncomingMessage, res: ServerResponse, deadlineMs: number, answered: () => boolean, expire: (err: AppError) => void): void {
+  const progress = (req as Raw)[PROGRESS];
   if (!progress) return;
-  const socket = request.raw.socket;
+  const socket = req.socket;
   let bytesRead = socket.bytesRead;
-  const res: ServerResponse = reply.raw;
   let timer: NodeJS.Timeout;
   const check = () => {
-    if (reply.sent || res.headersSent || res.writableEnded || socket.destroyed) return;
+    if (answered() || res.headersSent || res.writableEnded || socket.destroyed) return;
     if (socket.bytesRead !== bytesRead) {
       bytesRead = socket.bytesRead;
       progress.at = performance.now();
@@ -45,15 +58,12 @@ export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadli
     }
     const err = new AppError('unavailable', 'A service this request needs did not answer in time; try again shortly.', { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
     progress.controller.abort(err);
-    request.log.warn({ deadlineMs }, 'request deadline: answered 503 while the request waited for a service');
-    // The body the client may still send is not read: the answer closes the connection.
-    reply.header('connection', 'close');
-    sendError(request, reply, err);
+    expire(err);
   };
   timer = setTimeout(check, deadlineMs);
   timer.unref();
   const stop = () => clearTimeout(timer);
-  (request.raw as Raw)[DISARM] = stop;
+  (req as Raw)[DISARM] = stop;
   res.once('close', stop);
   res.once('finish', stop);
 }
@@ -63,6 +73,7 @@ export function armDeadline(request: FastifyRequest, reply: FastifyReply, deadli
  * still wait for a service (the usage flush, the audit entry), but a second answer on top of the
  * first would record a sign-in twice and tell the client two things.
  */
-export function answerBegun(request: FastifyRequest): void {
-  (request.raw as Raw)[DISARM]?.();
+export function answerBegun(request: FastifyRequest | IncomingMessage): void {
+  const raw = 'raw' in request ? request.raw : request;
+  (raw as Raw)[DISARM]?.();
 }

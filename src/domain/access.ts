@@ -50,6 +50,9 @@ export type AccessRule = {
 /** Reading storage (GET/HEAD /storage/…): an account, or a path token for exactly that path. */
 export const STORAGE_READ: AccessRule = { who: 'user', pathToken: true };
 
+/** Writing storage (PUT, DELETE /storage/…): an account; the operation layer asks `decide` for each key. */
+export const STORAGE_WRITE: AccessRule = { who: 'user' };
+
 /** A share link's machine API (/share/<id>/…): the live link, its kind and password; every visit counts towards the visitor limit. */
 export const SHARE_LINK: AccessRule = { who: 'share', throttle: ['visitor'] };
 

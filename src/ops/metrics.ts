@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { bytes, errors, type RouteSchema } from '../http/schemas.js';
@@ -21,6 +22,8 @@ export type Metrics = {
   readonly registry: Registry;
   install(app: FastifyInstance): void;
   route(scope: FastifyInstance): void;
+  /** Counts an upload (PUT to storage) being received before Fastify (the fast write path, src/app/fast-write.ts) in the gauge. */
+  upload(req: IncomingMessage): void;
   /** Counts one answered exchange that Fastify did not see (the fast read path, src/app/fast-read.ts). */
   count(exchange: Exchange): void;
   /** Reports this process's change streams from `read` at each scrape. */
@@ -31,6 +34,8 @@ export type Metrics = {
 export type Exchange = { readonly method: string; readonly route: string; readonly status: number; readonly seconds: number; readonly socket: Socket };
 
 const WATCHED = Symbol('fc.metrics');
+/** Marks a request already in the uploads gauge (taken by the fast write path, then maybe handed on to Fastify). */
+const RECEIVING = Symbol('fc.metrics.receiving');
 type Watched = { [WATCHED]?: { start: bigint } };
 
 export function createMetrics(opts: { basePath: string }): Metrics {
@@ -48,6 +53,13 @@ export function createMetrics(opts: { basePath: string }): Metrics {
   const bytesIn = new Counter({ name: 'file_cloud_http_received_bytes_total', help: 'Bytes read from clients (request line, headers and bodies).', labelNames: ['route'], registers: [registry] });
   const bytesOut = new Counter({ name: 'file_cloud_http_sent_bytes_total', help: 'Bytes written to clients (status line, headers and bodies).', labelNames: ['route'], registers: [registry] });
   const uploads = new Gauge({ name: 'file_cloud_uploads_in_flight', help: 'Uploads (PUT to storage) currently being received.', registers: [registry] });
+  /** One upload in the gauge until its exchange ends; 'close' fires however it ends (answered, aborted, reset), so the gauge never leaks. */
+  const receiving = (raw: IncomingMessage & { [RECEIVING]?: true }) => {
+    if (raw[RECEIVING]) return;
+    raw[RECEIVING] = true;
+    uploads.inc();
+    raw.once('close', () => uploads.dec());
+  };
   const loginFailures = new Counter({ name: 'file_cloud_login_failures_total', help: 'Logins refused for a wrong username or password.', registers: [registry] });
   const loginThrottled = new Counter({ name: 'file_cloud_login_throttled_total', help: 'Login attempts refused by the per-address throttle (429).', registers: [registry] });
 
@@ -86,14 +98,11 @@ export function createMetrics(opts: { basePath: string }): Metrics {
         this.inc(read().wakeups);
       } });
     },
+    upload: receiving,
     install(app) {
       app.addHook('onRequest', async (request) => {
         (request as Watched)[WATCHED] = { start: process.hrtime.bigint() };
-        if (request.method === 'PUT' && routeOf(request) === '/storage/*') {
-          uploads.inc();
-          // 'close' fires however the exchange ends (answered, aborted, reset), so the gauge never leaks.
-          request.raw.once('close', () => uploads.dec());
-        }
+        if (request.method === 'PUT' && routeOf(request) === '/storage/*') receiving(request.raw);
       });
       app.addHook('onResponse', async (request, reply) => {
         const w = (request as Watched)[WATCHED];

@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { isRoot, keyChild, parseDecodedStoragePath, parseStoragePath, type ParsedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { Entry } from '../storage/backend.js';
-import { sentDigest, writePreconditions, writtenFiles } from './sync-fields.js';
+import { sentDigest, writePreconditions, writtenAnswer } from './sync-fields.js';
 import { collectingWritten } from '../lib/written-identities.js';
 import { rawStoragePath } from '../http/url.js';
-import { STORAGE_READ, type AccessRule, type Resource } from '../domain/access.js';
+import { STORAGE_READ, STORAGE_WRITE, type AccessRule, type Resource } from '../domain/access.js';
 import { fileMayAnswer, firstStep, type ReadAddress } from '../domain/read-address.js';
 import { STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { uploadParts } from './upload-parts.js';
@@ -57,7 +57,8 @@ export async function storageRoutes(
 
   // Plain GETs and HEADs of files are mostly answered before Fastify, under this same rule (src/app/fast-read.ts).
   const read = { config: { access: STORAGE_READ, resource }, exposeHeadRoute: false };
-  const write = { config: { access: { who: 'user' } as AccessRule, resource } };
+  // Plain small raw PUTs are mostly answered before Fastify, under this same rule (src/app/fast-write.ts).
+  const write = { config: { access: STORAGE_WRITE, resource } };
   // MakePathToken only reads, so a read-only grant reaches the handler, and the actions that write ask again.
   const actions = { config: { access: { who: 'user', readingAction: true } as AccessRule, resource } };
 
@@ -105,6 +106,9 @@ export async function storageRoutes(
 
   // The index's identities of what the PUT writes are noted as they are written (sync-fields.ts).
   scope.put('/storage/*', { ...write, schema: putSchema }, (request, reply) => collectingWritten(async () => {
+    // Handed on by the fast write path after its write failed: the error is the answer (the body is spent).
+    const learned = request.learnedBefore;
+    if (learned && 'error' in learned) throw learned.error;
     const { key, trailingSlash } = target(request);
     const query = request.query as Record<string, unknown>;
     const overwrite = query.overwrite === 'true' || query.overwrite === '1';
@@ -134,7 +138,7 @@ export async function storageRoutes(
       reply.header('etag', entry.etag);
       written = [{ key, entry }];
     }
-    return reply.code(201).send({ files_written: written.map((w) => w.entry.name), files: await writtenFiles(as(request), key, written) });
+    return reply.code(201).send(await writtenAnswer(as(request), key, written));
   }));
 
   scope.delete('/storage/*', { ...write, schema: deleteSchema }, async (request, reply) => {

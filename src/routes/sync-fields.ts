@@ -47,3 +47,8 @@ export async function writtenFiles(ops: Pick<PrincipalOperations, 'identities'>,
     return { name: entry.name, path: `/${key.user}/${path}`, size: entry.size, etag: entry.etag, id: row?.id ?? null, sha256 };
   });
 }
+
+/** A PUT's 201 body (docs/api.md "Sync fields"): the final names, and each written file's sync fields. */
+export async function writtenAnswer(ops: Pick<PrincipalOperations, 'identities'>, at: StorageKey, written: readonly { key: StorageKey; entry: Entry }[]): Promise<{ files_written: string[]; files: WrittenFile[] }> {
+  return { files_written: written.map((w) => w.entry.name), files: await writtenFiles(ops, at, written) };
+}
