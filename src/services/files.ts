@@ -7,6 +7,7 @@ import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/sto
 import { ifMatchPasses } from '../lib/conditional.js';
 import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteLook, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
+import { commitInOrder } from './part-commits.js';
 import type { UsageService } from './usage.js';
 import type { EntryIdentity, SearchRepo } from '../store/search.js';
 import { preconditionsPass, type WritePreconditions } from '../lib/conditional.js';
@@ -256,10 +257,11 @@ export function createFilesService(deps: {
       // --versions with overwrite: each replaced file is kept as a version as the part takes its name.
       const versioning = opts.overwrite && deps.versions?.enabled === true;
       if (quota === undefined && !versioning) {
-        for await (const part of parts) {
-          const entry = await storageCall(() => backend.write(keyChild(dir, partName(part)), part.stream, write));
-          written.push(entry);
-        }
+        const stagePart = async (part: UploadPart) => {
+          const key = keyChild(dir, partName(part));
+          return { name: key.segments.at(-1) as string, file: await storageCall(() => backend.stage(key, part.stream, write)) };
+        };
+        for (const entry of await commitInOrder(parts, stagePart, (file) => storageCall(() => file.commit()))) written.push(entry);
       } else {
         // Under a quota every part is staged first and committed only when all fit, so an
         // upload that passes the quota in its last part writes nothing at all.
