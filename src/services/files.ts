@@ -14,7 +14,7 @@ import { preconditionsPass, type WritePreconditions } from '../lib/conditional.j
 import { sentence } from '../lib/i18n/sentences.js';
 
 /** A raw upload's options: who writes, its preconditions (If-Match, If-None-Match), the SHA-256 the client sent. */
-export type WriteFileOptions = { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean; modified?: Date };
+export type WriteFileOptions = { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean; aboveIndexed?: boolean; modified?: Date };
 
 export type FilesService = ReturnType<typeof createFilesService>;
 
@@ -192,7 +192,7 @@ export function createFilesService(deps: {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
       // If-None-Match: * — the name must be free when the file takes it: the backend's own "only if free" commit decides (link(2), a conditional put).
       const onlyNew = opts.ifNoneMatch?.trim() === '*';
-      const write: WriteOptions = { ifExists: onlyNew ? 'fail' : 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder, modified: opts.modified };
+      const write: WriteOptions = { ifExists: onlyNew ? 'fail' : 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder, aboveIndexed: opts.aboveIndexed, modified: opts.modified };
       const quota = await usage.quotaOf(key.user);
       // --versions: the file replaced is kept as a version, as the new one takes its name (services/versions.ts).
       const versioning = deps.versions?.enabled === true;
