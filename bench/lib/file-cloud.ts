@@ -36,7 +36,8 @@ export async function startFileCloud(o: Options, tmp: string, dataDir: string, e
     inheritFileCloudEnv: false,
     logFile,
     nodeArgs: o.profile ? ['--cpu-prof', '--cpu-prof-dir', join(RESULTS, 'profiles')] : [],
-    // Generous: on a machine loaded by other work (load 30–40 on 2 cores) loading the modules alone took over 30 s.
+    // A start on S3 + PostgreSQL (migrations, the store's checks) took over 30 s on this machine while other
+    // benches and test suites kept the load average near 40: a run then measured nothing.
     startTimeoutMs: 120_000,
     onSpawn: (p) => children.add(p),
   }).catch((e: unknown) => {

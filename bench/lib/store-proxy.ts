@@ -16,6 +16,8 @@ export type StoreProxy = {
   delayMs: number;
   /** Requests counted since the last reset, by S3 operation. */
   counts(): Map<string, number>;
+  /** The requests since the last reset in the order they came, each with when its head reached the proxy (performance.now()). */
+  arrivals(): readonly { operation: string; at: number }[];
   reset(): void;
   close(): Promise<void>;
 };
@@ -101,6 +103,7 @@ export function requestReader(onRequest: (operation: string) => void): (chunk: B
 export async function startStoreProxy(store: string, delayMs = 0): Promise<StoreProxy> {
   const target = new URL(store);
   let counts = new Map<string, number>();
+  let arrivals: { operation: string; at: number }[] = [];
   const sockets = new Set<net.Socket>();
   const proxy: { delayMs: number } = { delayMs };
   const server = net.createServer((client) => {
@@ -108,7 +111,10 @@ export async function startStoreProxy(store: string, delayMs = 0): Promise<Store
     sockets.add(client).add(upstream);
     client.setNoDelay(true);
     upstream.setNoDelay(true);
-    const read = requestReader((op) => counts.set(op, (counts.get(op) ?? 0) + 1));
+    const read = requestReader((op) => {
+      counts.set(op, (counts.get(op) ?? 0) + 1);
+      arrivals.push({ operation: op, at: performance.now() });
+    });
     // Bytes toward the store wait their delay, in order; the answers come straight back.
     const queue: { due: number; chunk: Buffer }[] = [];
     let timer: NodeJS.Timeout | undefined;
@@ -148,8 +154,10 @@ export async function startStoreProxy(store: string, delayMs = 0): Promise<Store
       proxy.delayMs = ms;
     },
     counts: () => new Map(counts),
+    arrivals: () => [...arrivals],
     reset() {
       counts = new Map();
+      arrivals = [];
     },
     async close() {
       for (const s of sockets) s.destroy();

@@ -196,7 +196,7 @@ export function createDavService(deps: DavServiceDeps) {
       if (isRoot(key)) throw new AppError('method_not_allowed', 'PUT cannot replace a collection.', { headers: { allow: 'OPTIONS, PROPFIND, PROPPATCH, LOCK, UNLOCK' } });
       // Asked where the write asks (on S3 the index, not the bucket: CONTRACT "Backends and nodes"), unless the
       // caller has just asked (an SFTP OPEN, whose upload starts with it): a second look finds the same.
-      const { at, parent } = opts.looked ?? (await storageCall(() => backend.lookBeforeWrite(key)));
+      const { at, parent, aboveIndexed } = opts.looked ?? (await storageCall(() => backend.lookBeforeWrite(key)));
       if (at === 'folder') throw new AppError('method_not_allowed', 'A collection is at this path; PUT cannot replace it.');
       const existing = at === 'file';
       if (!existing && parent !== 'folder') throw noParentCollection();
@@ -208,7 +208,7 @@ export function createDavService(deps: DavServiceDeps) {
       }
       // The entry of what this PUT wrote (a stat afterwards cost one more store request, and could see a later writer's file).
       // A new resource's looks (its parent a collection, nothing at its name) are not made again by the write.
-      const written = await files.writeFile(key, body, { sizeHint: declared, freeNameInFolder: !existing, writer: writerOf(opts.principal), modified: opts.modified });
+      const written = await files.writeFile(key, body, { sizeHint: declared, freeNameInFolder: !existing, aboveIndexed, writer: writerOf(opts.principal), modified: opts.modified });
       return { created: !existing, etag: written.etag };
     },
 

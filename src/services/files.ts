@@ -7,13 +7,14 @@ import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/sto
 import { ifMatchPasses } from '../lib/conditional.js';
 import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteLook, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
+import { commitInOrder } from './part-commits.js';
 import type { UsageService } from './usage.js';
 import type { EntryIdentity, SearchRepo } from '../store/search.js';
 import { preconditionsPass, type WritePreconditions } from '../lib/conditional.js';
 import { sentence } from '../lib/i18n/sentences.js';
 
 /** A raw upload's options: who writes, its preconditions (If-Match, If-None-Match), the SHA-256 the client sent. */
-export type WriteFileOptions = { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean; modified?: Date };
+export type WriteFileOptions = { writer: Writer; signal?: AbortSignal; sizeHint?: number; ifMatch?: string; ifNoneMatch?: string; sha256?: string; freeNameInFolder?: boolean; aboveIndexed?: boolean; modified?: Date };
 
 export type FilesService = ReturnType<typeof createFilesService>;
 
@@ -191,7 +192,7 @@ export function createFilesService(deps: {
       if (isRoot(key)) throw new AppError('is_a_directory', 'A folder is at this path, where a file is needed.');
       // If-None-Match: * — the name must be free when the file takes it: the backend's own "only if free" commit decides (link(2), a conditional put).
       const onlyNew = opts.ifNoneMatch?.trim() === '*';
-      const write: WriteOptions = { ifExists: onlyNew ? 'fail' : 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder, modified: opts.modified };
+      const write: WriteOptions = { ifExists: onlyNew ? 'fail' : 'replace', maxBytes, signal: opts.signal, sizeHint: opts.sizeHint, freeNameInFolder: opts.freeNameInFolder, aboveIndexed: opts.aboveIndexed, modified: opts.modified };
       const quota = await usage.quotaOf(key.user);
       // --versions: the file replaced is kept as a version, as the new one takes its name (services/versions.ts).
       const versioning = deps.versions?.enabled === true;
@@ -256,10 +257,11 @@ export function createFilesService(deps: {
       // --versions with overwrite: each replaced file is kept as a version as the part takes its name.
       const versioning = opts.overwrite && deps.versions?.enabled === true;
       if (quota === undefined && !versioning) {
-        for await (const part of parts) {
-          const entry = await storageCall(() => backend.write(keyChild(dir, partName(part)), part.stream, write));
-          written.push(entry);
-        }
+        const stagePart = async (part: UploadPart) => {
+          const key = keyChild(dir, partName(part));
+          return { name: key.segments.at(-1) as string, file: await storageCall(() => backend.stage(key, part.stream, write)) };
+        };
+        for (const entry of await commitInOrder(parts, stagePart, (file) => storageCall(() => file.commit()))) written.push(entry);
       } else {
         // Under a quota every part is staged first and committed only when all fit, so an
         // upload that passes the quota in its last part writes nothing at all.

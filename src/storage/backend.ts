@@ -47,6 +47,11 @@ export type WriteOptions = {
    */
   readonly freeNameInFolder?: boolean;
   /**
+   * With freeNameInFolder: the caller's look also found every folder above the key in the index
+   * (WriteLook.aboveIndexed), so the write makes none and its event says the folders were looked at.
+   */
+  readonly aboveIndexed?: boolean;
+  /**
    * The file's modification time as its client set it (SFTP's setstat, `sftp -p`, `rsync -t` over
    * sshfs): on a backend whose capabilities say `keepsModified`, the entry written, stat and
    * listings show it (whole seconds and below, as the backend keeps them); elsewhere the file is
@@ -82,8 +87,11 @@ export type WalkOptions = {
   readonly onHidden?: (path: readonly string[]) => void;
 };
 
-/** What is at a name and at its parent, as a write would find them (StorageBackend.lookBeforeWrite). */
-export type WriteLook = { readonly at: IndexedKind | undefined; readonly parent: IndexedKind | undefined };
+/**
+ * What is at a name and at its parent, as a write would find them (StorageBackend.lookBeforeWrite).
+ * `aboveIndexed`: the index holds every folder above the name (a backend whose writes ask the index).
+ */
+export type WriteLook = { readonly at: IndexedKind | undefined; readonly parent: IndexedKind | undefined; readonly aboveIndexed?: boolean };
 
 export type CopyOptions = {
   readonly overwrite: boolean;

@@ -446,7 +446,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     };
 
     /** The event of a new file at the target, with the folders the write made on its way (look). */
-    const created = (entry: Entry): StorageEvent => ({ type: 'created', key: target, isFile: true, size: entry.size, entry, ...(made.length > 0 ? { madeFolders: made } : {}), ...(looked ? { parentsLooked: true } : {}) });
+    const created = (entry: Entry): StorageEvent => ({ type: 'created', key: target, isFile: true, size: entry.size, entry, ...(made.length > 0 ? { madeFolders: made } : {}), ...(looked || opts.aboveIndexed === true ? { parentsLooked: true } : {}) });
 
     /** One PutObject of data at the target; `onlyIfFree`: If-None-Match: * (412 when a file is there). */
     const putAtTarget = async (data: Buffer, onlyIfFree: boolean): Promise<Stored> => {
@@ -1032,9 +1032,12 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     async lookBeforeWrite(key) {
       if (isRoot(key)) return { at: 'folder', parent: undefined };
       const parent = keyParent(key);
-      const kinds = await names.kinds(key.user, isRoot(parent) ? [pathOf(key)] : [pathOf(key), pathOf(parent)]);
+      // Every folder above, in the same question: a write told they are all indexed names no folder it made (aboveIndexed).
+      const ups = ancestorsOf(key);
+      const kinds = await names.kinds(key.user, [pathOf(key), ...ups.map(pathOf)]);
       const at = kinds.get(pathOf(key));
-      if (isRoot(parent) || kinds.has(pathOf(parent))) return { at, parent: isRoot(parent) ? 'folder' : kinds.get(pathOf(parent)) };
+      const aboveIndexed = ups.every((k) => kinds.get(pathOf(k)) === 'folder');
+      if (isRoot(parent) || kinds.has(pathOf(parent))) return { at, parent: isRoot(parent) ? 'folder' : kinds.get(pathOf(parent)), aboveIndexed };
       // A parent the index lacks would refuse the write: another tool's folder, not rescanned yet, is asked for in the bucket.
       const there = await stat(parent);
       return { at, parent: there && (there.isFile ? 'file' : 'folder') };
