@@ -82,11 +82,16 @@ function once<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
-/** As `once`, and notes in `built` that it was made (what `close()` must end). */
+/**
+ * As `once`, and notes in `built` that it was made (what `close()` must end) — only once it was: a
+ * service whose making threw (a root opened without storage) is not there to end, and asking for it
+ * again in `close()` would throw there.
+ */
 function tracked<T>(built: Set<string>, name: string, make: () => T): () => T {
   return once(() => {
+    const made = make();
     built.add(name);
-    return make();
+    return made;
   });
 }
 
