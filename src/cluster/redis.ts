@@ -94,6 +94,18 @@ export function redisLeaseRepo(redis: Redis, now: () => number = Date.now): Leas
       const values = await redisCall(() => redis.mget(names.map((n) => `fc:lease:${n}`)));
       return names.filter((_, i) => values[i] !== null);
     },
+    async heldWithin(prefix) {
+      // SCAN walks the whole key space, which here holds leases and little else.
+      const pattern = `fc:lease:${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+      const held: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await redisCall(() => redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000));
+        cursor = next;
+        held.push(...keys.map((k) => k.slice('fc:lease:'.length)));
+      } while (cursor !== '0');
+      return [...new Set(held)];
+    },
   };
 }
 
@@ -208,6 +220,18 @@ export function fallbackLeaseRepo(primary: LeaseRepo, fallback: LeaseRepo, break
       }
       if (held !== undefined && !breaker.recentlyDown()) return held;
       return [...new Set([...(held ?? []), ...(await fallback.heldOf(names, now))])];
+    },
+    async heldWithin(prefix, now) {
+      let held: string[] | undefined;
+      if (!breaker.isOpen()) {
+        try {
+          held = await primary.heldWithin(prefix, now);
+        } catch (e) {
+          breaker.trip(e);
+        }
+      }
+      if (held !== undefined && !breaker.recentlyDown()) return held;
+      return [...new Set([...(held ?? []), ...(await fallback.heldWithin(prefix, now))])];
     },
     async release(name, owner) {
       const key = id(name, owner);

@@ -84,6 +84,20 @@ export async function waitFree(c: Leasing, names: readonly string[], signal?: Ab
 }
 
 /**
+ * Waits (polling with backoff) until no lease named `prefix`… is held: a change of a whole folder,
+ * holding the folder's lease, waits for the changes below it that began before it (holdInside). `own`
+ * are the caller's leases, which the prefix may name too (a user root's; a move's other end below it).
+ */
+export async function waitFreeWithin(c: Leasing, prefix: string, own: readonly string[], signal?: AbortSignal): Promise<void> {
+  const now = c.now ?? Date.now;
+  const busy = async () => (await c.leases.heldWithin(prefix, now())).some((n) => !own.includes(n));
+  for (let wait = 20; await busy(); wait = Math.min(wait * 2, 200)) {
+    signal?.throwIfAborted();
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+/**
  * A change inside folders: holds `own` (holdAll) once none of `around` — the leases of the folders
  * around its names, which a change of a whole folder holds — is held. It takes its own leases
  * first and only then looks at the folders', and a folder's change takes its lease first and only

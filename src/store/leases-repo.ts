@@ -41,6 +41,17 @@ export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
       return held;
     },
 
+    async heldWithin(prefix, now) {
+      // substr, not LIKE: a file name may hold % or _, and SQLite's LIKE ignores case.
+      const rows = await db
+        .selectFrom('leases')
+        .select('name')
+        .where((eb) => eb(eb.fn('substr', ['name', eb.val(1), eb.val(prefix.length)]), '=', prefix))
+        .where('expires_at', '>', now)
+        .execute();
+      return rows.map((r) => r.name);
+    },
+
     async takeExpired(prefix, now) {
       // One DELETE … RETURNING: a row goes to whichever statement deletes it, never to two.
       const rows = await db.deleteFrom('leases').where('name', 'like', likePrefix('takeExpired', prefix)).where('expires_at', '<=', now).returning(['name', 'owner', 'expires_at']).execute();

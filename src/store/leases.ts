@@ -11,6 +11,11 @@ export interface LeaseRepo {
   release(name: string, owner: string): Promise<void>;
   /** Which of `names` are held at `now` (by anyone, not expired): one question for them all (a few hundred names a statement in the database). */
   heldOf(names: readonly string[], now: number): Promise<string[]>;
+  /**
+   * The names held at `now` that start with `prefix` (any characters: file names go in it). For a
+   * change of a whole folder that waits for the changes below it to end (coordination.ts waitFreeWithin).
+   */
+  heldWithin(prefix: string, now: number): Promise<string[]>;
 }
 
 /** Leases in the metadata store, where a lease that ran out stays visible until somebody takes it (Redis forgets it). */

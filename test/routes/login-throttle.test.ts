@@ -174,6 +174,16 @@ test('Redis: heldOf names the held leases among those asked about, not the relea
     await leases.release(gone, 'z');
     assert.deepEqual(await leases.heldOf([a, gone, randomUUID(), b], T), [a, b]);
     assert.deepEqual(await leases.heldOf([], T), []);
+    // heldWithin: a prefix with glob characters of its own matches them as they are.
+    const base = `within-${randomUUID()}/`;
+    const names = [`${base}box`, `${base}box/a*b`, `${base}box/[x]?`, `${base}boxes/y`, `${base}b\\ox/z`];
+    for (const n of names) assert.equal(await leases.acquire(n, 'w', T, T + 30_000), true);
+    assert.deepEqual((await leases.heldWithin(`${base}box/`, T)).sort(), [`${base}box/[x]?`, `${base}box/a*b`]);
+    assert.deepEqual((await leases.heldWithin(`${base}box/a*`, T)).sort(), [`${base}box/a*b`]);
+    assert.deepEqual((await leases.heldWithin(`${base}b\\ox/`, T)).sort(), [`${base}b\\ox/z`]);
+    assert.deepEqual(await leases.heldWithin(`${base}box/[`, T), [`${base}box/[x]?`]);
+    for (const n of names) await leases.release(n, 'w');
+    assert.deepEqual(await leases.heldWithin(base, T), []);
     await leases.release(a, 'x');
     await leases.release(b, 'y');
   } finally {

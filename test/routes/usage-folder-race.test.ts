@@ -9,19 +9,25 @@ import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
 import { bytesStored } from '../helpers/stored.js';
 import { bearer } from '../helpers/client.js';
 
-const ROUNDS = 10;
+const ROUNDS = Number(process.env.RACE_ROUNDS ?? 10);
 /** What a request of the race may fairly answer: done, or lost to the folder's change (404, 409: its folder went). */
 const FAIR = new Set([201, 204, 404, 409]);
 
-/** Deletes that are final (the quota property test's setting) and deletes into the trash (a folder moved away whole). */
-const SETTINGS: readonly (readonly [string, Record<string, string>])[] = [
-  ['deletes final', {}],
-  ['with the trash', { trashDays: '7' }],
+/**
+ * Deletes that are final (the quota property test's setting), deletes into the trash (a folder moved away whole),
+ * and both with versions (a replace keeps what it replaces: on local disk it once reported a file the trash had
+ * taken along, when a writer made the folder again before its rename). The last is local disk's only: on S3 it
+ * drifts still (docs/storage.md, "Concurrency below a folder"), and its skip says so.
+ */
+const SETTINGS: readonly (readonly [string, Record<string, string | boolean>, string | undefined])[] = [
+  ['deletes final', {}, undefined],
+  ['with the trash', { trashDays: '7' }, undefined],
+  ['with versions and the trash', { trashDays: '7', versions: true }, 'on S3 usage still drifts in this race with versions on (open, docs/storage.md "Concurrency below a folder")'],
 ];
 
 for (const [storage, skip] of BACKENDS) {
-  for (const [setting, flags] of SETTINGS) {
-    describe(`usage while a folder is deleted or moved over beside changes below it on ${storage}, ${setting}`, { skip }, () => {
+  for (const [setting, flags, s3Open] of SETTINGS) {
+    describe(`usage while a folder is deleted or moved over beside changes below it on ${storage}, ${setting}`, { skip: skip ?? (storage === 'file' ? undefined : s3Open) }, () => {
       let t: TestApp;
       let auth: Record<string, string>;
 

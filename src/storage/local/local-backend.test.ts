@@ -449,3 +449,56 @@ test('local: a replace onto a free name takes no lease (link claims it); onto a 
     await rm(base, { recursive: true, force: true });
   }
 });
+
+test('local: a change of a whole folder waits for the change of a name below it that began first, and a change below steps back while the folder changes', async () => {
+  // With versions and the trash, a replace measured a file, the folder went to the trash with it, a writer made the
+  // folder again, and the replace's rename landed there reporting bytes the trash had counted: usage fell short.
+  const base = await mkdtemp(join(tmpdir(), 'fc-local-'));
+  const leasing = await leasingIn(base);
+  leasings.push(leasing);
+  const b = createLocalBackend({ storageDir: join(base, 'storage'), tmpDir: join(base, 'tmp'), trashDir: join(base, 'trash') }, leasing);
+  const settled = <T>(p: Promise<T>): { done: boolean; value: Promise<T> } => {
+    const s: { done: boolean; value: Promise<T> } = { done: false, value: p };
+    s.value = p.then((v) => ((s.done = true), v));
+    return s;
+  };
+  /** Enough turns of the event loop and of the database for a change that does not wait to end. */
+  const turns = async (n = 20) => {
+    for (let i = 0; i < n; i++) await leasing.leases.heldOf(['nothing'], Date.now());
+  };
+  try {
+    await b.init();
+    await b.write(keyOf('box/a.bin'), bodyOf('aaaa'), { ifExists: 'replace' });
+    await b.write(keyOf('box/sub/c.bin'), bodyOf('cc'), { ifExists: 'replace' });
+
+    // A change below holds its name's lease: the folder's move into the trash waits for it.
+    const now = Date.now();
+    assert.equal(await leasing.leases.acquire('local-edit:alice/box/sub/c.bin', 'below', now, now + 30_000), true);
+    const trashed = settled(b.trash.put(keyOf('box'), 'item1'));
+    await turns();
+    assert.equal(trashed.done, false, 'the folder waits while a change below it holds its lease');
+    assert.ok(await b.stat(keyOf('box/a.bin')), 'and has not moved');
+    await leasing.leases.release('local-edit:alice/box/sub/c.bin', 'below');
+    assert.equal((await trashed.value).size, 6, 'then it moves, counting what it moved');
+
+    // The folder's change holds its lease: a replace below steps back until it ends.
+    await b.write(keyOf('box/a.bin'), bodyOf('aaaa'), { ifExists: 'replace' });
+    assert.equal(await leasing.leases.acquire('local-edit:alice/box', 'folder', now, now + 30_000), true);
+    const replaced = settled(b.write(keyOf('box/a.bin'), bodyOf('bbbbbbbb'), { ifExists: 'replace' }));
+    const deleted = settled(b.delete(keyOf('box/a.bin'), { recursive: false }).catch((e: unknown) => e));
+    await turns();
+    assert.equal(replaced.done, false, 'the replace waits while the folder changes');
+    assert.equal(deleted.done, false, 'so does a delete');
+    assert.equal((await readAll((await b.read(keyOf('box/a.bin'))).stream)).toString(), 'aaaa');
+    await leasing.leases.release('local-edit:alice/box', 'folder');
+    await replaced.value;
+    await deleted.value;
+    assert.deepEqual(await leasing.leases.heldWithin('local-edit:alice/', Date.now()), [], 'every lease let go');
+
+    // A user root's delete settles below it too, and does not wait for its own lease.
+    await b.write(keyOf('x/y.bin'), bodyOf('y'), { ifExists: 'replace' });
+    await b.delete({ user: 'alice', segments: [] }, { recursive: true });
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
 import { holdsSource, isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type Opened, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
-import { holdAll, whileHeld, type Leasing } from '../coordination.js';
+import { holdAll, holdInside, waitFreeWithin, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
 import { entryFromStats } from './entry.js';
@@ -63,8 +63,22 @@ function readWhole(fd: number, start: number, end: number): Buffer {
 export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend {
   const events = createEventHub();
   const sizes = dirs.sizes ?? storedSizes;
-  /** The edit locks of these names, held together (see CommitHooks). */
-  const lock = (...keys: StorageKey[]) => holdAll(leasing, keys.map((k) => `local-edit:${k.user}/${k.segments.join('/')}`));
+  const editLease = (k: StorageKey) => `local-edit:${k.user}/${k.segments.join('/')}`;
+  /** The edit locks of these names, held together (see CommitHooks): a change of whole folders names them and the folders around. */
+  const lock = (...keys: StorageKey[]) => holdAll(leasing, keys.map(editLease));
+  /**
+   * The edit lock of one name, for a change of what is at that name alone (a replace, a delete, a
+   * time set), once no change of a folder around it is under way (holdInside): a folder moved or
+   * deleted meanwhile, and made again by a writer, took the file measured here along, and the change
+   * then acted at the new folder's name and reported what it never removed.
+   */
+  const lockOne = (key: StorageKey) => holdInside(leasing, [editLease(key)], keyFolders(key).map(editLease));
+  /**
+   * Run by a change of a whole folder at key (into the trash, deleted, moved, moved over), holding
+   * key's lock (and alsoHeld's): waits for the changes below it that took their lock before it
+   * (lockOne steps back for the ones after), so what it counts is what it moves or removes.
+   */
+  const settleBelow = (key: StorageKey, ...alsoHeld: StorageKey[]) => waitFreeWithin(leasing, isRoot(key) ? editLease(key) : `${editLease(key)}/`, [key, ...alsoHeld].map(editLease));
   /** The node at key with every link checked, or undefined when nothing usable is there. */
   async function find(key: StorageKey): Promise<(Node & { root: string }) | undefined> {
     const owner = await realRoot(dirs.storageDir, key.user);
@@ -167,7 +181,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
   }
 
   const hooks: CommitHooks = {
-    lock,
+    lock: lockOne,
     committed: (c: Committed) =>
       events.emit(c.previousSize === undefined ? { type: 'created', key: c.key, isFile: true, size: c.size, entry: c.entry } : { type: 'replaced', key: c.key, size: c.size, previousSize: c.previousSize, entry: c.entry }),
   };
@@ -229,7 +243,10 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     async put(key, id) {
       checkKey(key);
       const area = trashAreaOf(key.user, id);
-      const moved = await whileHeld(lock(key, ...keyFolders(key)), () => moveOut(dirs, key, join(area, keyName(key))));
+      const moved = await whileHeld(lock(key, ...keyFolders(key)), async () => {
+        await settleBelow(key);
+        return moveOut(dirs, key, join(area, keyName(key)));
+      });
       await events.emit({ type: 'deleted', key, isFile: moved.isFile, size: moved.bytes, kept: true });
       return { isFile: moved.isFile, size: moved.bytes, etag: moved.etag, files: moved.files };
     },
@@ -435,7 +452,8 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     }),
 
     delete: checked(async (key, opts) => {
-      const gone = await whileHeld(lock(key), async () => {
+      const gone = await whileHeld(lockOne(key), async () => {
+        await settleBelow(key);
         // A user root may be a link: its files stay behind, but leave the user all the same (counted by a walk first).
         const all = isRoot(key) ? await walkedBytes(key) : undefined;
         const removed = await deleteEntry(dirs, key, opts);
@@ -445,7 +463,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     }),
 
     redate: checked(async (key, modified) => {
-      const entry = await whileHeld(lock(key), async () => {
+      const entry = await whileHeld(lockOne(key), async () => {
         const node = await find(key);
         if (node?.kind === 'dir') throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
         if (node?.kind !== 'file') throw new StorageError('not_found', 'No file exists at this path.');
@@ -465,7 +483,12 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       // The folders around both names too: a move takes steps (link then unlink, or a destination set aside
       // first), and a delete or move of such a folder between them took the file along under two names (a
       // delete counted it twice, a folder move kept both) or left a set-aside destination nowhere to go back to.
-      const { isFile, replaced } = await whileHeld(lock(from, to, ...keyFolders(from), ...keyFolders(to)), () => moveEntry(dirs, from, to, opts));
+      const held = [from, to, ...keyFolders(from), ...keyFolders(to)];
+      const { isFile, replaced } = await whileHeld(lock(...held), async () => {
+        await settleBelow(from, ...held);
+        await settleBelow(to, ...held);
+        return moveEntry(dirs, from, to, opts);
+      });
       await events.emit({ type: 'moved', from, to, isFile, replacedSize: replaced ?? 0 });
     },
 

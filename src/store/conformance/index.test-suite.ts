@@ -200,6 +200,30 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     assert.deepEqual(await store.leases.heldOf(many, NOW), ['edit:many/1111']);
   });
 
+  withStore('heldWithin names the held leases that start with a prefix, which may hold LIKE wildcards and letters of either case', async (store) => {
+    const cases: [name: string, expires: number][] = [
+      ['edit:u/box', NOW + 300],
+      ['edit:u/box/a.bin', NOW + 300],
+      ['edit:u/box/sub/c_1%.bin', NOW + 300],
+      ['edit:u/box/gone', NOW + 100],
+      ['edit:u/boxes/x', NOW + 300],
+      ['edit:u/Box/y', NOW + 300],
+      ['edit:u/b_x/z', NOW + 300],
+      ['edit:u/b%x/w', NOW + 300],
+    ];
+    for (const [name, expires] of cases) await store.leases.acquire(name, 'o', NOW, expires);
+    const table: [prefix: string, held: string[]][] = [
+      ['edit:u/box/', ['edit:u/box/a.bin', 'edit:u/box/sub/c_1%.bin']],
+      ['edit:u/box', ['edit:u/box', 'edit:u/box/a.bin', 'edit:u/box/sub/c_1%.bin', 'edit:u/boxes/x']],
+      ['edit:u/box/sub/c_1%', ['edit:u/box/sub/c_1%.bin']],
+      ['edit:u/b_x/', ['edit:u/b_x/z']],
+      ['edit:u/b%x/', ['edit:u/b%x/w']],
+      ['edit:u/BOX/', []],
+      ['edit:v/', []],
+    ];
+    for (const [prefix, held] of table) assert.deepEqual((await store.leases.heldWithin(prefix, NOW + 150)).sort(), held, prefix);
+  });
+
   withStore('the held leases of a prefix: not the expired ones, not another prefix\'s', async (store) => {
     await store.leases.acquire('slot:u1:0', 'a', NOW, NOW + 100);
     await store.leases.acquire('slot:u1:1', 'b', NOW, NOW + 300);
