@@ -18,15 +18,19 @@
  * its store traffic through a delaying proxy, the SDK's through another:
  * lib/store-proxy.ts), and the store requests each operation makes, counted
  * by File Cloud's proxy before the delay is turned on (s3-store-requests.ts).
+ * Each run also logs the CPU µs a file of the uploader (File Cloud's processes, or this process
+ * for the SDK) and of the services, steadier than the rates on a shared machine.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { join } from 'node:path';
 import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import type { Options } from '../lib/options.js';
 import { BenchError, USER } from '../lib/paths.js';
 import { createBucket, emptyBucket, listFolder, putMany, s3Client } from '../lib/s3-direct.js';
 import { memstoreBytes } from '../lib/s3-service.js';
+import { cpuSeconds } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { startStoreProxy, type StoreProxy } from '../lib/store-proxy.js';
@@ -77,26 +81,52 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
       return { api: fc, dav: davOf(fc, started.password) };
     };
 
+    /** CPU seconds so far of `pids` (0 for a process gone meanwhile). */
+    const cpuOf = async (pids: number[]) => [...(await cpuSeconds(pids)).values()].reduce((a, b) => a + b, 0);
+    /**
+     * `run`'s files/s, with the CPU µs a file of the uploader (File Cloud's processes, or this process for the SDK's
+     * side) and of the services (radosgw, PostgreSQL, Redis) while it ran: on 2 shared cores steadier than a rate.
+     */
+    const timed = async (uploader: () => Promise<number>, run: () => Promise<{ rate: number; files: number }>) => {
+      const pids = await backing.pids();
+      const [u0, s0] = [await uploader(), await cpuOf(pids)];
+      const { rate, files: done } = await run();
+      const [u1, s1] = [await uploader(), await cpuOf(pids)];
+      return { rate, uploaderUs: ((u1 - u0) / done) * 1e6, servicesUs: ((s1 - s0) / done) * 1e6 };
+    };
+    const ownCpu = async () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1e6;
+    };
     const payload = randomBytes(FILE_SIZE);
     /** The direct side: `files` PutObjects of 4 KiB under a prefix of their own, 8 at a time. */
-    const direct = async (via: S3Client, prefix: string, n: number): Promise<number> => {
-      const keys = Array.from({ length: n }, (_, i) => `direct-small/${prefix}/${i}.bin`);
-      const t0 = performance.now();
-      await putMany(via, bucketName, keys, () => payload, CONNECTIONS);
-      return n / ((performance.now() - t0) / 1000);
-    };
+    const direct = (via: S3Client, prefix: string, n: number) =>
+      timed(ownCpu, async () => {
+        const keys = Array.from({ length: n }, (_, i) => `direct-small/${prefix}/${i}.bin`);
+        const t0 = performance.now();
+        await putMany(via, bucketName, keys, () => payload, CONNECTIONS);
+        return { rate: n / ((performance.now() - t0) / 1000), files: n };
+      });
+    const cpuText = (m: { uploaderUs: number; servicesUs: number }, who: string) => `CPU µs a file: ${who} ${Math.round(m.uploaderUs)}, services (S3, PostgreSQL, Redis) ${Math.round(m.servicesUs)}; load ${os.loadavg()[0]?.toFixed(1)}`;
     type Kind = { id: string; server: Server; mkdir: (folder: string) => Promise<void>; perRequest: number };
     const kindsOf = (api: Server, dav: Server): Kind[] => [
       { id: 'api_raw', server: api, mkdir: apiMkdir(api), perRequest: 1 },
       { id: 'api_multipart', server: api, mkdir: apiMkdir(api), perRequest: PER_MULTIPART },
       { id: 'dav', server: dav, mkdir: davMkdir(dav), perRequest: 1 },
     ];
-    const viaFc = async (k: Kind, folder: string, n: number): Promise<number> => {
+    const viaFc = async (k: Kind, folder: string, n: number) => {
       await k.mkdir(folder);
-      const r = await wrkPut(k.server, tmp, { name: `s3-${k.id}-${folder}`, folder: k.server.path(`${folder}/`), files: n, fileSize: FILE_SIZE, connections: CONNECTIONS, perRequest: k.perRequest, maxSeconds: o.quick ? 60 : 300 });
+      const pids = await k.server.pids();
+      const m = await timed(
+        () => cpuOf(pids),
+        async () => {
+          const r = await wrkPut(k.server, tmp, { name: `s3-${k.id}-${folder}`, folder: k.server.path(`${folder}/`), files: n, fileSize: FILE_SIZE, connections: CONNECTIONS, perRequest: k.perRequest, maxSeconds: o.quick ? 60 : 300 });
+          return { rate: r.filesPerSecond, files: r.requests * k.perRequest };
+        },
+      );
       const stored = await listFolder(client, bucketName, `${FC_PREFIX}/${USER}/${folder}/`);
       if (stored < n) throw new BenchError(`File Cloud on S3: ${stored} objects in ${folder}, expected at least ${n}`);
-      return r.filesPerSecond;
+      return m;
     };
 
     const n = files.toLocaleString('en-US');
@@ -112,13 +142,15 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
       await direct(via, `warm-up${tag.id}`, Math.min(files, 200));
       for (const k of kinds) await viaFc(k, `s3-small-${k.id}${tag.id}-warm-up`, Math.min(files, 200));
       for (let rep = 0; rep < reps; rep++) {
-        const ref = await direct(via, `run${tag.id}-${rep}`, files);
-        runs.push({ subject: 'direct', setUp: tag.id, rep, filesPerSecond: ref });
-        log(`s3smallput${tag.id} direct #${rep}: ${Math.round(ref)} files/s`);
+        const d = await direct(via, `run${tag.id}-${rep}`, files);
+        const ref = d.rate;
+        runs.push({ subject: 'direct', setUp: tag.id, rep, filesPerSecond: ref, cpuUsPerFile: d.uploaderUs, servicesCpuUsPerFile: d.servicesUs });
+        log(`s3smallput${tag.id} direct #${rep}: ${Math.round(ref)} files/s; ${cpuText(d, 'the SDK (bench process)')}`);
         for (const k of rep % 2 === 0 ? kinds : [...kinds].reverse()) {
-          const rate = await viaFc(k, `s3-small-${k.id}${tag.id}-${rep}`, files);
-          runs.push({ subject: k.id, setUp: tag.id, rep, filesPerSecond: rate });
-          log(`s3smallput${tag.id} ${k.id} #${rep}: ${Math.round(rate)} files/s`);
+          const m = await viaFc(k, `s3-small-${k.id}${tag.id}-${rep}`, files);
+          const rate = m.rate;
+          runs.push({ subject: k.id, setUp: tag.id, rep, filesPerSecond: rate, cpuUsPerFile: m.uploaderUs, servicesCpuUsPerFile: m.servicesUs });
+          log(`s3smallput${tag.id} ${k.id} #${rep}: ${Math.round(rate)} files/s; ${cpuText(m, 'File Cloud')}`);
           const r = rows[k.id] as Row;
           r.fileCloud.push(rate);
           r.ref.push(ref);

@@ -4,7 +4,7 @@ import { newDatabase, skipReason } from '../../test/helpers/services.js';
 import { runStoreConformance, runAccountsConformance, runOidcConformance, runSearchConformance } from './conformance/index.test-suite.js';
 import { LastAdminError } from './users.js';
 import { MIGRATION_NAMES } from './migrations.js';
-import { openPostgresStore } from './postgres.js';
+import { corkingTick, openPostgresStore } from './postgres.js';
 import { StoreOpenError } from './sqlite.js';
 
 const skip = skipReason('PostgreSQL');
@@ -79,4 +79,40 @@ test('postgres: an unreachable server gives a clear StoreOpenError without the p
     assert.doesNotMatch(e.message, /s3cret/);
     return true;
   });
+});
+
+test('postgres: statements a connection sends in one turn of the event loop go out in one write (corkingTick)', { skip }, async () => {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: await newDatabase('cork'), pipeline: true });
+  await client.connect();
+  try {
+    // The driver's socket, its writes counted as they reach it (write and writev alike).
+    type Write = (...a: unknown[]) => unknown;
+    const stream = (client as unknown as { connection: { stream: import('node:net').Socket & { _write: Write; _writev: Write } } }).connection.stream;
+    let writes = 0;
+    for (const m of ['_write', '_writev'] as const) {
+      const original = stream[m].bind(stream);
+      stream[m] = (...a: unknown[]) => {
+        writes++;
+        return original(...a);
+      };
+    }
+    const flight = () => [client.query('BEGIN'), client.query('SELECT $1::int AS n', [1]), client.query('SELECT $1::int AS n', [2]), client.query('COMMIT')];
+    writes = 0;
+    await Promise.all(flight());
+    assert.ok(writes >= 4, `without the cork the driver writes each statement (${writes} writes)`);
+    const cork = corkingTick(stream);
+    writes = 0;
+    cork();
+    const answers = await Promise.all(flight());
+    assert.equal(writes, 1, 'one write for the four statements of the flight');
+    assert.deepEqual(answers.slice(1, 3).map((r) => r.rows[0].n), [1, 2], 'each statement answered, in order');
+    // Nothing waits for the next turn longer than that turn: a statement sent later is written then.
+    writes = 0;
+    cork();
+    assert.equal((await client.query('SELECT 3 AS n')).rows[0].n, 3);
+    assert.equal(writes, 1);
+  } finally {
+    await client.end();
+  }
 });

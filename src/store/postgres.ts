@@ -1,4 +1,5 @@
 import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { StoreOpenError } from './sqlite.js';
 import type { Database as Schema } from './schema.js';
@@ -109,11 +110,13 @@ function reportingUnavailable(pool: pg.Pool): PostgresPool {
       // 'error' nobody hears, which ends the process. Heard here, the connection is dropped on release.
       const onError = () => (broken = true);
       client.on('error', onError);
+      const cork = corkingTick((client as unknown as { connection?: { stream?: Writable } }).connection?.stream);
       return {
         processID: (client as unknown as { processID?: number }).processID,
         query: ((text: unknown, params?: unknown) => {
           // A cursor (streamed rows) is passed through as it is.
           if (typeof text !== 'string') return (client.query as (c: unknown) => unknown)(text);
+          cork();
           return serviceCall(() => client.query(text, params as unknown[])).catch((e: unknown) => {
             const w = wrap(e);
             if (w !== e) broken = true;
@@ -140,4 +143,26 @@ export function redactUrl(url: string): string {
   } catch {
     return 'postgres://…';
   }
+}
+
+/**
+ * What a connection sends in one turn of the event loop goes out in one write: the driver writes
+ * each statement as it is queued (a write(2) each), and the index transaction queues several at
+ * once (postgres-writers.ts), which then cost one system call instead of three or four (on a busy
+ * machine each is a chance to lose the core: docs/performance.md, "Fourteenth change"). Nothing
+ * waits longer: the socket is uncorked before the loop looks for I/O. Without a socket (a driver
+ * that keeps it elsewhere) it does nothing.
+ */
+export function corkingTick(socket: Writable | undefined): () => void {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket?.uncork();
+  };
+  return () => {
+    if (!socket || corked) return;
+    corked = true;
+    socket.cork();
+    process.nextTick(uncork);
+  };
 }
