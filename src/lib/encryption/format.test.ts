@@ -154,6 +154,16 @@ test(`version ${v}: a file round-trips at every size around the chunk edges, fed
     }
 });
 
+test(`version ${v}: a small range decrypted from bytes in hand holds no memory of its chunk's plaintext (sent while the chunk would otherwise live on)`, async () => {
+  const plain = randomBytes(2 * C);
+  const stored = await sealed(plain, C, master, v);
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
+  const span = chunkSpan(plain.length, C + 100, C + 4195, v);
+  const got = decryptBytes(key, plain.length, span.first, [stored.subarray(span.stored.start, span.stored.end + 1)], span.skip, span.length);
+  assert.deepEqual(got, plain.subarray(C + 100, C + 4196));
+  assert.equal(got.buffer.byteLength, got.length, "the answer's memory is its own, not the chunk's");
+});
+
 test(`version ${v}: ranges: first, middle, suffix and across a chunk edge give exactly those bytes`, async () => {
   const plain = randomBytes(3 * C + 100);
   const stored = await sealed(plain, 4096, master, v);

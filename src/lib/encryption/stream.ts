@@ -173,8 +173,8 @@ export function decryptStream(key: FileKey, size: number, first: number, stored:
 
 /**
  * decryptStream of stored bytes already in memory (a small file or range),
- * at once: the same checks without the generators' promise per piece, which
- * cost more than opening a small chunk. `stored` may come in several
+ * at once: the same checks without a stream around them, which costs more
+ * than opening a small chunk. `stored` may come in several
  * buffers (separate reads), each holding whole stored chunks.
  */
 export function decryptBytes(key: FileKey, size: number, first: number, stored: readonly Buffer[], skip: number, length: number): Buffer {
@@ -183,7 +183,15 @@ export function decryptBytes(key: FileKey, size: number, first: number, stored: 
   const out: Buffer[] = [];
   for (const bytes of stored) for (let at = 0; at < bytes.length; at += chunk) out.push(...reader.open([bytes.subarray(at, at + chunk)]));
   reader.end();
-  return out.length === 1 ? out[0]! : Buffer.concat(out);
+  if (out.length !== 1) return Buffer.concat(out);
+  // A small answer cut from a chunk's plaintext is copied out of it, into memory of its own size (not a
+  // pool's slab): the chunk (64 KiB) is then garbage at once, young, instead of living as long as the
+  // answer takes to send and being promoted with it.
+  const [one] = out as [Buffer];
+  if (one.length * 2 >= one.buffer.byteLength) return one;
+  const own = Buffer.allocUnsafeSlow(one.length);
+  one.copy(own);
+  return own;
 }
 
 /** Where chunk `index`'s stored bytes begin in a format version. */
