@@ -99,7 +99,6 @@ export function decryptStream(key: FileKey, size: number, first: number, stored:
   let toDiscard = opts.discard ?? 0;
   let held: Buffer[] = [];
   let heldBytes = 0;
-  let wanted = false;
   /** The plaintext of the chunks `buf` completes (a chunk is opened as soon as all its bytes are in: its index says whether it is the last). */
   function take(raw: Buffer | string, plain: Buffer[]): void {
     let buf = typeof raw === 'string' ? Buffer.from(raw) : raw;
@@ -123,42 +122,34 @@ export function decryptStream(key: FileKey, size: number, first: number, stored:
     }
   }
   const out = new Readable({
-    // About one storage read of plaintext waits here (the local backend's reads are 512 KiB).
-    highWaterMark: 1024 * 1024,
     read() {
-      wanted = true;
-      pump();
+      stored.resume();
     },
     destroy(error, callback) {
       stored.destroy();
       callback(error);
     },
   });
-  function pump(): void {
-    while (wanted && !out.destroyed) {
-      const buf = stored.read() as Buffer | string | null;
-      // Nothing buffered: 'readable' (or 'end') calls again.
-      if (buf === null) return;
-      const plain: Buffer[] = [];
-      try {
-        take(buf, plain);
-      } catch (e) {
-        out.destroy(opts.fail(e));
-        return;
-      }
-      if (plain.length > 0) wanted = out.push(plain.length === 1 ? plain[0] : Buffer.concat(plain));
+  // Each storage read as it is (a paused stream's read() would join what waits); paused while the output is full.
+  stored.on('data', (buf: Buffer | string) => {
+    const plain: Buffer[] = [];
+    try {
+      take(buf, plain);
+    } catch (e) {
+      out.destroy(opts.fail(e));
+      return;
     }
-  }
-  stored.on('readable', pump);
+    let more = true;
+    for (const p of plain) more = out.push(p);
+    if (!more) stored.pause();
+  });
+  stored.pause();
   stored.once('end', () => {
     try {
       // The last chunk is short (or an empty file's): what is held is all of it.
       if (heldBytes > 0 || toDiscard > 0) {
         if (toDiscard > 0) throw new DecryptError('bad_size', 'the stored file ends inside its header');
-        const plain = reader.open(held);
-        held = [];
-        heldBytes = 0;
-        for (const p of plain) out.push(p);
+        for (const p of reader.open(held)) out.push(p);
       }
       reader.end();
     } catch (e) {
