@@ -240,6 +240,23 @@ test(`version ${v}: stored chunks fed in pieces that cut a nonce or tag anywhere
   await assert.rejects(collect(decryptChunks(key, size, 0, [stored.subarray(0, HEADER_SIZE - 1)], 0, size, HEADER_SIZE)), (e: unknown) => e instanceof DecryptError && e.reason === 'bad_size', 'a stream that ends inside the header');
 });
 
+test(`version ${v}: a streamed read whose storage read holds a failed chunk gives the chunks before it, then fails`, async () => {
+  const plain = randomBytes(4 * C);
+  const stored = await sealed(plain, C, master, v);
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
+  const flipped = Buffer.from(stored);
+  flipped[HEADER_SIZE + 2 * storedChunk(v) + 100]! ^= 1;
+  const got: Buffer[] = [];
+  // The whole file in one storage read: chunks 0 and 1 open, chunk 2 fails.
+  await assert.rejects(
+    (async () => {
+      for await (const b of decryptChunks(key, plain.length, 0, [flipped], 0, plain.length, HEADER_SIZE)) got.push(b as Buffer);
+    })(),
+    (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk',
+  );
+  assert.deepEqual(Buffer.concat(got), plain.subarray(0, 2 * C), 'the authenticated chunks before the altered one, nothing of it');
+});
+
 test(`version ${v}: a header re-wrapped under a new master key opens the same chunks`, async () => {
   const plain = randomBytes(C + 5);
   const stored = await sealed(plain, 4096, master, v);

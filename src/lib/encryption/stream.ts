@@ -90,7 +90,8 @@ function chunkReader(key: FileKey, size: number, first: number, skip: number, le
  * so memory stays at about the source's buffer and one storage read.
  * `discard` stored bytes come first and are dropped (a whole file's header).
  * A chunk that fails, or a source that ends early or runs long, destroys the
- * stream with `fail(error)` before any byte of that chunk is given out.
+ * stream with `fail(error)` once the chunks before it are given out, before
+ * any byte of that chunk.
  * Destroying the stream destroys `stored`.
  */
 export function decryptStream(key: FileKey, size: number, first: number, stored: Readable, opts: { readonly discard?: number; readonly skip: number; readonly length: number; readonly fail: (e: unknown) => Error }): Readable {
@@ -121,9 +122,12 @@ export function decryptStream(key: FileKey, size: number, first: number, stored:
       heldBytes += buf.length;
     }
   }
+  /** Why a chunk failed: the stream ends with it once the chunks before it are handed on. */
+  let failed: Error | undefined;
   const out = new Readable({
     read() {
-      stored.resume();
+      if (failed) out.destroy(failed);
+      else stored.resume();
     },
     destroy(error, callback) {
       stored.destroy();
@@ -132,19 +136,27 @@ export function decryptStream(key: FileKey, size: number, first: number, stored:
   });
   // Each storage read as it is (a paused stream's read() would join what waits); paused while the output is full.
   stored.on('data', (buf: Buffer | string) => {
+    if (failed) return;
     const plain: Buffer[] = [];
     try {
       take(buf, plain);
     } catch (e) {
-      out.destroy(opts.fail(e));
-      return;
+      failed = opts.fail(e);
+      stored.pause();
+      // Nothing authenticated is waiting: fail now. Else the chunks before the failed one go first (so a
+      // download already answered is cut where the damage is), and the next read() fails.
+      if (plain.length === 0) {
+        out.destroy(failed);
+        return;
+      }
     }
     let more = true;
     for (const p of plain) more = out.push(p);
-    if (!more) stored.pause();
+    if (!more && !failed) stored.pause();
   });
   stored.pause();
   stored.once('end', () => {
+    if (failed) return;
     try {
       // The last chunk is short (or an empty file's): what is held is all of it.
       if (heldBytes > 0 || toDiscard > 0) {
