@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { CHUNK_SIZE, DecryptError, HEADER_SIZE, NONCE_SIZE, TAG_SIZE, VERSION, chunkOverhead, chunkSpan, couldBeEncrypted, hasMagic, headerFor, headerVersion, newFileKey, newMasterKeyText, openChunk, openHeader, openTail, parseMasterKey, plainSize, plainSizeOf, sealChunk, sealTail, storedChunk, storedSize } from './format.js';
-import { decryptBytes, decryptChunks, encrypt } from './stream.js';
+import { decryptBytes, decryptStream, encrypt } from './stream.js';
 import type { FileKey } from './format.js';
 
 const C = CHUNK_SIZE;
@@ -22,6 +23,10 @@ async function* inPieces(bytes: Buffer, step: number): AsyncGenerator<Buffer> {
   for (let i = 0; i < bytes.length; i += step) yield bytes.subarray(i, i + step);
 }
 
+/** decryptStream of stored bytes given in these pieces (each a storage read), from `discard` stored bytes on. */
+const decryptChunks = (key: FileKey, size: number, first: number, pieces: AsyncIterable<Buffer> | Iterable<Buffer>, skip: number, length: number, discard = 0): Readable =>
+  decryptStream(key, size, first, Readable.from(pieces), { discard, skip, length, fail: (e) => e as Error });
+
 const sealed = (plain: Buffer, step = 4096, key = master, version = VERSION) => collect(encrypt(key, inPieces(plain, step), version));
 
 type Outcome = { bytes: Buffer } | { error: unknown };
@@ -29,7 +34,7 @@ const reasonOf = (o: Outcome) => ('error' in o && o.error instanceof DecryptErro
 
 /**
  * Stored chunks decrypted both ways, streamed in pieces of `step` bytes
- * (decryptChunks) and at once from bytes in hand (decryptBytes): they must
+ * (decryptStream) and at once from bytes in hand (decryptBytes): they must
  * give the same bytes, or fail for the same reason.
  */
 async function bothWays(key: FileKey, size: number, first: number, stored: Buffer, skip: number, length: number, step: number): Promise<Buffer> {
@@ -43,8 +48,8 @@ async function bothWays(key: FileKey, size: number, first: number, stored: Buffe
     } catch (error) {
       whole = { error };
     }
-    if ('error' in streamed) assert.ok('error' in whole && reasonOf(whole) === reasonOf(streamed), `decryptBytes fails as decryptChunks does (${String(reasonOf(streamed))})`);
-    else assert.ok('bytes' in whole && whole.bytes.equals(streamed.bytes), `decryptBytes of ${buffers.length} buffers gives what decryptChunks gives`);
+    if ('error' in streamed) assert.ok('error' in whole && reasonOf(whole) === reasonOf(streamed), `decryptBytes fails as decryptStream does (${String(reasonOf(streamed))})`);
+    else assert.ok('bytes' in whole && whole.bytes.equals(streamed.bytes), `decryptBytes of ${buffers.length} buffers gives what decryptStream gives`);
   }
   if ('error' in streamed) throw streamed.error;
   return streamed.bytes;
@@ -62,7 +67,11 @@ async function readRange(stored: Buffer, start: number, end: number, keys = [mas
 async function readAll(stored: Buffer, keys = [master]): Promise<Buffer> {
   const size = plainSizeOf(stored.length, stored);
   if (size === undefined) throw new DecryptError('bad_size', 'not a stored size');
-  return bothWays(openHeader(stored.subarray(0, HEADER_SIZE), keys), size, 0, stored.subarray(HEADER_SIZE), 0, size, 3000);
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), keys);
+  const plain = await bothWays(key, size, 0, stored.subarray(HEADER_SIZE), 0, size, 3000);
+  // As a whole file's read stream gives it: the header first (cut across reads here), dropped by the decryption.
+  assert.deepEqual(await collect(decryptChunks(key, size, 0, inPieces(stored, 61), 0, size, HEADER_SIZE)), plain, 'streamed with its header discarded');
+  return plain;
 }
 
 test('parseMasterKey takes 32 bytes of base64 and nothing else', () => {
@@ -145,6 +154,16 @@ test(`version ${v}: a file round-trips at every size around the chunk edges, fed
     }
 });
 
+test(`version ${v}: a small range decrypted from bytes in hand holds no memory of its chunk's plaintext (sent while the chunk would otherwise live on)`, async () => {
+  const plain = randomBytes(2 * C);
+  const stored = await sealed(plain, C, master, v);
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
+  const span = chunkSpan(plain.length, C + 100, C + 4195, v);
+  const got = decryptBytes(key, plain.length, span.first, [stored.subarray(span.stored.start, span.stored.end + 1)], span.skip, span.length);
+  assert.deepEqual(got, plain.subarray(C + 100, C + 4196));
+  assert.equal(got.buffer.byteLength, got.length, "the answer's memory is its own, not the chunk's");
+});
+
 test(`version ${v}: ranges: first, middle, suffix and across a chunk edge give exactly those bytes`, async () => {
   const plain = randomBytes(3 * C + 100);
   const stored = await sealed(plain, 4096, master, v);
@@ -218,6 +237,24 @@ test(`version ${v}: stored chunks fed in pieces that cut a nonce or tag anywhere
   flipped[STORED_CHUNK - 3]! ^= 1;
   const at = STORED_CHUNK - 8;
   await assert.rejects(collect(decryptChunks(key, size, 0, [flipped.subarray(0, at), flipped.subarray(at)], 0, size)), (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk');
+  await assert.rejects(collect(decryptChunks(key, size, 0, [stored.subarray(0, HEADER_SIZE - 1)], 0, size, HEADER_SIZE)), (e: unknown) => e instanceof DecryptError && e.reason === 'bad_size', 'a stream that ends inside the header');
+});
+
+test(`version ${v}: a streamed read whose storage read holds a failed chunk gives the chunks before it, then fails`, async () => {
+  const plain = randomBytes(4 * C);
+  const stored = await sealed(plain, C, master, v);
+  const key = openHeader(stored.subarray(0, HEADER_SIZE), [master]);
+  const flipped = Buffer.from(stored);
+  flipped[HEADER_SIZE + 2 * storedChunk(v) + 100]! ^= 1;
+  const got: Buffer[] = [];
+  // The whole file in one storage read: chunks 0 and 1 open, chunk 2 fails.
+  await assert.rejects(
+    (async () => {
+      for await (const b of decryptChunks(key, plain.length, 0, [flipped], 0, plain.length, HEADER_SIZE)) got.push(b as Buffer);
+    })(),
+    (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk',
+  );
+  assert.deepEqual(Buffer.concat(got), plain.subarray(0, 2 * C), 'the authenticated chunks before the altered one, nothing of it');
 });
 
 test(`version ${v}: a header re-wrapped under a new master key opens the same chunks`, async () => {

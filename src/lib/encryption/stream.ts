@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { CHUNK_SIZE, DecryptError, HEADER_SIZE, VERSION, chunkCount, newFileKey, openParts, sealParts, storedChunk, type FileKey, type MasterKey } from './format.js';
 
 /**
@@ -48,7 +49,7 @@ export async function* encrypt(master: MasterKey, plain: AsyncIterable<Buffer | 
 /**
  * The plaintext bytes skip..skip+length-1 counted from the start of chunk
  * `first`, for a file of `size` plaintext bytes, out of its stored chunks
- * from `first` on, given one chunk at a time: what decryptChunks and
+ * from `first` on, given one chunk at a time: what decryptStream and
  * decryptBytes share. Every chunk is authenticated before any of its bytes
  * are given out; `end` fails when the chunks given ended early.
  */
@@ -80,24 +81,103 @@ function chunkReader(key: FileKey, size: number, first: number, skip: number, le
 
 /**
  * The plaintext bytes skip..skip+length-1 counted from the start of chunk
- * `first`, out of stored chunks first.. read from `stored` (which starts at
- * chunk `first`'s first byte), for a file of `size` plaintext bytes. Every
- * chunk is authenticated before any of its bytes are given out; a stored
- * stream that ends early or runs long fails too.
+ * `first`, for a file of `size` plaintext bytes, as a stream that pulls the
+ * stored chunks first.. from `stored` (a file's read stream) itself: each storage read's whole chunks are opened
+ * at once, synchronously, and pushed as one piece, with no promise per
+ * chunk, and the next storage read is already under way meanwhile (the
+ * source reads ahead up to its own high-water mark). Back-pressure is the
+ * consumer's: nothing more is taken from `stored` while the output is full,
+ * so memory stays at about the source's buffer and one storage read.
+ * `discard` stored bytes come first and are dropped (a whole file's header).
+ * A chunk that fails, or a source that ends early or runs long, destroys the
+ * stream with `fail(error)` once the chunks before it are given out, before
+ * any byte of that chunk.
+ * Destroying the stream destroys `stored`.
  */
-export async function* decryptChunks(key: FileKey, size: number, first: number, stored: AsyncIterable<Buffer | string> | Iterable<Buffer>, skip: number, length: number): AsyncGenerator<Buffer> {
-  const reader = chunkReader(key, size, first, skip, length);
-  for await (const { parts } of pieceParts(stored, storedChunk(key.version))) {
-    if (parts.length === 0) break;
-    yield* reader.open(parts);
+export function decryptStream(key: FileKey, size: number, first: number, stored: Readable, opts: { readonly discard?: number; readonly skip: number; readonly length: number; readonly fail: (e: unknown) => Error }): Readable {
+  const reader = chunkReader(key, size, first, opts.skip, opts.length);
+  const chunk = storedChunk(key.version);
+  let toDiscard = opts.discard ?? 0;
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  /** The plaintext of the chunks `buf` completes (a chunk is opened as soon as all its bytes are in: its index says whether it is the last). */
+  function take(raw: Buffer | string, plain: Buffer[]): void {
+    let buf = typeof raw === 'string' ? Buffer.from(raw) : raw;
+    if (toDiscard > 0) {
+      const n = Math.min(toDiscard, buf.length);
+      toDiscard -= n;
+      buf = buf.subarray(n);
+    }
+    while (heldBytes + buf.length >= chunk) {
+      const need = chunk - heldBytes;
+      held.push(buf.subarray(0, need));
+      buf = buf.subarray(need);
+      const parts = held;
+      held = [];
+      heldBytes = 0;
+      plain.push(...reader.open(parts));
+    }
+    if (buf.length > 0) {
+      held.push(buf);
+      heldBytes += buf.length;
+    }
   }
-  reader.end();
+  /** Why a chunk failed: the stream ends with it once the chunks before it are handed on. */
+  let failed: Error | undefined;
+  const out = new Readable({
+    read() {
+      if (failed) out.destroy(failed);
+      else stored.resume();
+    },
+    destroy(error, callback) {
+      stored.destroy();
+      callback(error);
+    },
+  });
+  // Each storage read as it is (a paused stream's read() would join what waits); paused while the output is full.
+  stored.on('data', (buf: Buffer | string) => {
+    if (failed) return;
+    const plain: Buffer[] = [];
+    try {
+      take(buf, plain);
+    } catch (e) {
+      failed = opts.fail(e);
+      stored.pause();
+      // Nothing authenticated is waiting: fail now. Else the chunks before the failed one go first (so a
+      // download already answered is cut where the damage is), and the next read() fails.
+      if (plain.length === 0) {
+        out.destroy(failed);
+        return;
+      }
+    }
+    let more = true;
+    for (const p of plain) more = out.push(p);
+    if (!more && !failed) stored.pause();
+  });
+  stored.pause();
+  stored.once('end', () => {
+    if (failed) return;
+    try {
+      // The last chunk is short (or an empty file's): what is held is all of it.
+      if (heldBytes > 0 || toDiscard > 0) {
+        if (toDiscard > 0) throw new DecryptError('bad_size', 'the stored file ends inside its header');
+        for (const p of reader.open(held)) out.push(p);
+      }
+      reader.end();
+    } catch (e) {
+      out.destroy(opts.fail(e));
+      return;
+    }
+    out.push(null);
+  });
+  stored.once('error', (e) => out.destroy(e));
+  return out;
 }
 
 /**
- * decryptChunks of stored bytes already in memory (a small file or range),
- * at once: the same checks without the generators' promise per piece, which
- * cost more than opening a small chunk. `stored` may come in several
+ * decryptStream of stored bytes already in memory (a small file or range),
+ * at once: the same checks without a stream around them, which costs more
+ * than opening a small chunk. `stored` may come in several
  * buffers (separate reads), each holding whole stored chunks.
  */
 export function decryptBytes(key: FileKey, size: number, first: number, stored: readonly Buffer[], skip: number, length: number): Buffer {
@@ -106,7 +186,15 @@ export function decryptBytes(key: FileKey, size: number, first: number, stored: 
   const out: Buffer[] = [];
   for (const bytes of stored) for (let at = 0; at < bytes.length; at += chunk) out.push(...reader.open([bytes.subarray(at, at + chunk)]));
   reader.end();
-  return out.length === 1 ? out[0]! : Buffer.concat(out);
+  if (out.length !== 1) return Buffer.concat(out);
+  // A small answer cut from a chunk's plaintext is copied out of it, into memory of its own size (not a
+  // pool's slab): the chunk (64 KiB) is then garbage at once, young, instead of living as long as the
+  // answer takes to send and being promoted with it.
+  const [one] = out as [Buffer];
+  if (one.length * 2 >= one.buffer.byteLength) return one;
+  const own = Buffer.allocUnsafeSlow(one.length);
+  one.copy(own);
+  return own;
 }
 
 /** Where chunk `index`'s stored bytes begin in a format version. */

@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
 import { DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
-import { chunkOffset, decryptBytes, decryptChunks } from '../../lib/encryption/stream.js';
+import { chunkOffset, decryptBytes, decryptStream } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
 import { StorageError } from '../errors.js';
-import { peek } from '../body.js';
 
 /** How one stored file (in the tree, or a version) is opened and looked at, below the decryption. */
 export type StoredFile = {
@@ -74,33 +73,20 @@ function guard<T>(d: Decryption, file: StoredFile, fn: () => T): T {
   }
 }
 
-async function* guarded(d: Decryption, file: StoredFile, source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  try {
-    yield* source;
-  } catch (e) {
-    throw e instanceof DecryptError ? refusal(d, file, e) : e;
-  }
-}
+/** A DecryptError as the refusal the read fails with (the file named in the log); any other error as it is. */
+const failure = (d: Decryption, file: StoredFile) => (e: unknown): Error => (e instanceof DecryptError ? refusal(d, file, e) : (e as Error));
 
 /**
  * The plaintext bytes skip..skip+length-1 from the start of chunk `first`
- * of an opened file (`body`, its stored bytes from that chunk on), gathered
- * when small: a failed chunk is then an error before any byte is sent.
+ * of an opened file (`body`, its stored bytes from that chunk on, after
+ * `discard` bytes), gathered when small: a failed chunk is then an error
+ * before any byte is sent.
  */
-function plainOpened(d: Decryption, file: StoredFile, entry: Entry, key: FileKey, body: Opened, first: number, skip: number, length: number): Promise<Opened> | Opened {
+async function plainOpened(d: Decryption, file: StoredFile, entry: Entry, key: FileKey, body: Opened, first: number, skip: number, length: number, discard = 0): Promise<Opened> {
   // Read whole by the storage (a small file or range): decrypted at once.
-  if (body.bytes) return openedBytes(entry, guard(d, file, () => decryptBytes(key, entry.size, first, [body.bytes!], skip, length)));
-  return streamedPlain(d, file, entry, decryptChunks(key, entry.size, first, body.stream as AsyncIterable<Buffer>, skip, length), length, body.stream);
-}
-
-async function streamedPlain(d: Decryption, file: StoredFile, entry: Entry, bytes: AsyncIterable<Buffer>, length: number, source?: Readable): Promise<Opened> {
-  const out = guarded(d, file, bytes);
-  if (length <= WHOLE_READ_MAX) {
-    const parts: Buffer[] = [];
-    for await (const b of out) parts.push(b);
-    return openedBytes(entry, Buffer.concat(parts));
-  }
-  return { entry, stream: source ? streamFrom(out, source) : Readable.from(out, { objectMode: false }) };
+  if (body.bytes) return openedBytes(entry, guard(d, file, () => decryptBytes(key, entry.size, first, [body.bytes!.subarray(discard)], skip, length)));
+  const stream = decryptStream(key, entry.size, first, body.stream, { discard, skip, length, fail: failure(d, file) });
+  return length <= WHOLE_READ_MAX ? openedBytes(entry, await bytesOf({ entry, stream })) : { entry, stream };
 }
 
 export async function* skipBytes(source: AsyncIterable<Buffer>, n: number): AsyncGenerator<Buffer> {
@@ -115,21 +101,42 @@ export async function* skipBytes(source: AsyncIterable<Buffer>, n: number): Asyn
   }
 }
 
+/**
+ * The first `n` bytes of a stream (fewer if it ends before), left unread in
+ * it: they are put back, so the stream gives every byte from its start.
+ */
+function readHead(stream: Readable, n: number): Promise<{ head: Buffer; stream: Readable }> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let have = 0;
+    const settle = (error: Error | undefined, ended: boolean) => {
+      stream.off('readable', more).off('end', atEnd).off('error', failed);
+      if (error) return reject(error);
+      const all = Buffer.concat(parts);
+      // After its end a stream takes nothing back: the bytes read are then all there is.
+      if (ended) return resolve({ head: all, stream: Readable.from(all.length > 0 ? [all] : []) });
+      if (all.length > 0) stream.unshift(all);
+      resolve({ head: all.subarray(0, n), stream });
+    };
+    const more = () => {
+      for (let b: Buffer | null; have < n && (b = stream.read() as Buffer | null) !== null; have += b.length) parts.push(b);
+      if (have >= n) settle(undefined, false);
+    };
+    const atEnd = () => settle(undefined, true);
+    const failed = (e: Error) => settle(e, false);
+    stream.on('readable', more).once('end', atEnd).once('error', failed);
+  });
+}
+
 /** A whole file: its header is read from the same stream as its chunks, one storage read. */
 async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
   const opened = await file.open();
   if (!couldBeEncrypted(opened.entry.size)) return opened;
-  if (opened.bytes) {
-    const size = plainSizeOf(opened.entry.size, opened.bytes);
-    if (size === undefined) return opened;
-    const key = fileKey(d, file, opened.entry, opened.bytes.subarray(0, HEADER_SIZE));
-    return plainOpened(d, file, { ...opened.entry, size }, key, openedBytes(opened.entry, opened.bytes.subarray(HEADER_SIZE)), 0, 0, size);
-  }
-  const { head, all } = await peek(opened.stream, HEADER_SIZE);
-  const size = plainSizeOf(opened.entry.size, head);
-  if (size === undefined) return { entry: opened.entry, stream: streamFrom(all, opened.stream) };
-  const key = fileKey(d, file, opened.entry, head.subarray(0, HEADER_SIZE));
-  return streamedPlain(d, file, { ...opened.entry, size }, decryptChunks(key, size, 0, skipBytes(all, HEADER_SIZE), 0, size), size, opened.stream);
+  const body = opened.bytes ? { head: opened.bytes, opened } : await readHead(opened.stream, HEADER_SIZE).then(({ head, stream }) => ({ head, opened: { entry: opened.entry, stream } }));
+  const size = plainSizeOf(opened.entry.size, body.head);
+  if (size === undefined) return body.opened;
+  const key = fileKey(d, file, opened.entry, body.head.subarray(0, HEADER_SIZE));
+  return plainOpened(d, file, { ...opened.entry, size }, key, body.opened, 0, 0, size, HEADER_SIZE);
 }
 
 /**
