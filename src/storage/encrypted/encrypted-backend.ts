@@ -2,11 +2,11 @@ import type { Readable } from 'node:stream';
 import { keyChild, keyId } from '../../domain/storage-path.js';
 import type { StorageKey } from '../../domain/storage-path.js';
 import { HEADER_SIZE, plainSize, storedSize, type MasterKey } from '../../lib/encryption/format.js';
-import { encrypt } from '../../lib/encryption/stream.js';
+import { sealingStream } from '../../lib/encryption/seal-stream.js';
 import type { Entry, ListedEntry, Opened, StagedFile, StorageBackend, WalkEntry, WriteOptions } from '../backend.js';
 import { encryptedResumable } from './resumable.js';
 import { mapLimit } from '../../lib/map-limit.js';
-import { bytesOf, knownKey, openDecrypted, plainEntry, streamFrom, type DecryptError, type Decryption, type StoredFile } from './open.js';
+import { bytesOf, knownKey, openDecrypted, plainEntry, type DecryptError, type Decryption, type StoredFile } from './open.js';
 
 export type EncryptionKeys = {
   /** The key every new file's data key is wrapped with. */
@@ -56,12 +56,7 @@ const written = (e: Entry): Entry => (e.isFile ? { ...e, size: plainSize(e.size)
  */
 export function encryptedBackend(inner: StorageBackend, keys: EncryptionKeys): StorageBackend {
   const d: Decryption = { keys: keys.all, onBadFile: keys.onBadFile, cache: new Map() };
-  const seal = (body: Readable): Readable => {
-    // A body that fails before the backend below reads it (its client went away) keeps the error
-    // for the encryption's read of it, which passes it on; unheard, it would be uncaught.
-    body.on('error', () => undefined);
-    return streamFrom(encrypt(keys.current, body), body);
-  };
+  const seal = (body: Readable): Readable => sealingStream(keys.current, body);
 
   const treeFile = (key: StorageKey): StoredFile => ({ label: keyId(key), open: (range) => inner.read(key, range), stat: () => inner.stat(key) });
 
