@@ -157,7 +157,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     const fast = { basePath: config.basePath, auth: authDeps, operations, accessLog, nextRequestId, trustProxy: config.trustProxy, onAnswer };
     const read = createFastRead(fast);
     // A write's answer waits for its usage to be counted, as the onSend hook below makes Fastify's wait.
-    const write = createFastWrite({ ...fast, onUpload: metrics && ((req) => metrics.upload(req)), beforeAnswer: () => storageUsage.flush(), deadlineMs, warn: (fields, message) => app.log.warn(fields, message) });
+    const write = createFastWrite({ ...fast, dav: services.dav, onUpload: metrics && ((req) => metrics.upload(req)), beforeAnswer: () => storageUsage.flush(), deadlineMs, warn: (fields, message) => app.log.warn(fields, message) });
     fastRead = (req, res, next) => write(req, res, () => read(req, res, next));
   }
   // The first onSend hook: the answer has begun, so the deadline is off (the hooks after it may wait

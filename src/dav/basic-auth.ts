@@ -5,6 +5,7 @@ import type { RateLimiter } from '../store/rate-limiter.js';
 import type { AuthService } from '../services/auth.js';
 import { KEY_PREFIX, type ApiKeyService } from '../services/api-keys.js';
 import type { MetadataStore } from '../store/metadata-store.js';
+import type { User } from '../store/users.js';
 import { hmacSha256 } from '../lib/crypto.js';
 
 /** The challenge every WebDAV 401 carries (CONTRACT "WebDAV"). */
@@ -60,12 +61,21 @@ export function createBasicAuthenticator(deps: {
     return user && { userId: user.id, authEpoch: user.authEpoch, expiresAt: clock.now() + CREDENTIAL_TTL_MS };
   }
 
-  async function basic(encoded: string, ip: string): Promise<Principal | undefined> {
+  /** User name and password of `Authorization: Basic <encoded>`; undefined when it names no user. */
+  function split(encoded: string): { username: string; password: string } | undefined {
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon <= 0) return undefined;
-    const username = decoded.slice(0, colon);
-    const password = decoded.slice(colon + 1);
+    return colon <= 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  }
+  const principalOf = (user: { id: string; username: string; isAdmin: boolean }): Principal => ({ kind: 'user', via: 'password', userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false });
+  /** The account of a remembered credential, while it is still the user's (same id and auth epoch, not disabled). */
+  const stillValid = (cached: Verified | undefined, user: User, now: number): boolean =>
+    cached !== undefined && cached.expiresAt > now && !user.disabled && user.id === cached.userId && user.authEpoch === cached.authEpoch;
+
+  async function basic(encoded: string, ip: string): Promise<Principal | undefined> {
+    const named = split(encoded);
+    if (!named) return undefined;
+    const { username, password } = named;
     if (password.startsWith(KEY_PREFIX)) {
       const principal = await deps.keys.authenticate(password);
       if (principal && principal.username === username) return principal;
@@ -77,9 +87,9 @@ export function createBasicAuthenticator(deps: {
     const now = clock.now();
     const cached = cache.get(id);
     const user = await store.users.getByName(username);
-    if (cached && cached.expiresAt > now && user && !user.disabled && user.id === cached.userId && user.authEpoch === cached.authEpoch) {
+    if (user && stillValid(cached, user, now)) {
       if (user.totpEnabled) throw totpOn();
-      return { kind: 'user', via: 'password', userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false };
+      return principalOf(user);
     }
     if (cached) cache.delete(id);
     let pending = checking.get(id);
@@ -97,11 +107,30 @@ export function createBasicAuthenticator(deps: {
     if (user.totpEnabled) throw totpOn();
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(id, verified);
-    return { kind: 'user', via: 'password', userId: user.id, username: user.username, isAdmin: user.isAdmin, readOnly: false };
+    return principalOf(user);
+  }
+
+  /**
+   * The account behind a credential known without a password check: an app password, or an account
+   * password verified within CREDENTIAL_TTL_MS. Anything else is undefined, with no side effect (no
+   * throttle count, no audit entry, no check): the small-upload fast path (src/app/fast-write.ts)
+   * hands such a request to Fastify, whose `authenticate` then does all of it once.
+   */
+  async function known(encoded: string): Promise<Principal | undefined> {
+    const named = split(encoded);
+    if (!named) return undefined;
+    const { username, password } = named;
+    if (password.startsWith(KEY_PREFIX)) {
+      const principal = await deps.keys.authenticate(password);
+      return principal?.username === username ? principal : undefined;
+    }
+    const user = await store.users.getByName(username);
+    return user && stillValid(cache.get(keyOf(username, '\0', password).toString('base64url')), user, clock.now()) && !user.totpEnabled ? principalOf(user) : undefined;
   }
 
   return {
     /** The account behind `Authorization: Basic <encoded>` (account or app password), or undefined. */
     authenticate: basic,
+    known,
   };
 }

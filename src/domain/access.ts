@@ -53,6 +53,9 @@ export const STORAGE_READ: AccessRule = { who: 'user', pathToken: true };
 /** Writing storage (PUT, DELETE /storage/…): an account; the operation layer asks `decide` for each key. */
 export const STORAGE_WRITE: AccessRule = { who: 'user' };
 
+/** WebDAV (/dav/…): Basic with the account or an app password, or a Bearer token; writes need a key that is not read-only. */
+export const DAV_ACCESS: AccessRule = { who: 'user', basic: true };
+
 /** A share link's machine API (/share/<id>/…): the live link, its kind and password; every visit counts towards the visitor limit. */
 export const SHARE_LINK: AccessRule = { who: 'share', throttle: ['visitor'] };
 

@@ -7,7 +7,7 @@ import type { Entry } from '../storage/backend.js';
 import type { DavConditions, DavService } from '../services/dav.js';
 import { davConditions, destinationKey } from '../dav/conditions.js';
 import type { DavLock } from '../store/dav-locks.js';
-import type { AccessRule, Resource as UrlTarget } from '../domain/access.js';
+import { DAV_ACCESS, type Resource as UrlTarget } from '../domain/access.js';
 import { parseTimeout } from '../services/dav-locks.js';
 import { DAV_PREFIX, encodeSegment, hrefFor, parseDavPath, rawDavPath, type DavTarget } from '../dav/paths.js';
 import {
@@ -84,8 +84,7 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
   };
   const targetOf = (request: FastifyRequest): DavTarget =>
     request.resource.kind === 'storage' ? { kind: 'entry', key: request.resource.key, trailingSlash: request.resource.trailingSlash } : { kind: 'top' };
-  // Basic with the account or an app password, or a Bearer token; writes need a key that is not read-only.
-  const signedIn: AccessRule = { who: 'user', basic: true };
+  const signedIn = DAV_ACCESS;
 
   const options = async (_request: FastifyRequest, reply: FastifyReply) => reply.header('allow', ALLOW).header('content-length', '0').code(200).send();
 
@@ -115,6 +114,9 @@ export async function davRoutes(scope: FastifyInstance, deps: DavDeps): Promise<
       case 'HEAD':
         return get(request, reply, target, cond, request.method === 'GET');
       case 'PUT': {
+        // Handed on by the fast write path after its write failed: the error is the answer (the body is spent).
+        const learned = request.learnedBefore;
+        if (learned && 'error' in learned) throw learned.error;
         // Finder sends chunked PUTs with the length in X-Expected-Entity-Length.
         const declared = Number(request.headers['content-length'] ?? request.headers['x-expected-entity-length']);
         const declaredSize = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;

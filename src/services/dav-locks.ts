@@ -39,6 +39,7 @@ export const parentPath = (path: string): string => (path.includes('/') ? path.s
 
 /** Live locks a write of these scopes must hold a token for, each once. */
 export async function locksOver(repo: DavLockRepo, user: string, scopes: readonly WriteScope[], now: number): Promise<DavLock[]> {
+  if (!(await repo.mayHold(user))) return [];
   const found = new Map<string, DavLock>();
   for (const s of scopes) {
     const sets = [repo.covering(user, s.path, now)];

@@ -3,6 +3,7 @@ import type { Database } from './schema.js';
 import type { DavLock, DavLockRepo } from './dav-locks.js';
 import { preparedQuery } from './prepared.js';
 import { ancestorsOf, atOrBelow, below } from './tree-sql.js';
+import { createStampedCache, type ChangeStamp } from './stamped-cache.js';
 
 type Row = Selectable<Database['dav_locks']>;
 
@@ -26,7 +27,11 @@ const fromRow = (r: Row): DavLock => ({
  * at most one survives on SQLite and PostgreSQL alike, with no transaction
  * and no read-then-write race (at worst both give way).
  */
-export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
+export function createDavLockRepo(db: Kysely<Database>, changeStamp?: ChangeStamp): DavLockRepo {
+  // Whether a user has any lock row, kept while no lock changed (0030_dav_lock_stamp): almost no
+  // tree has one, and every WebDAV and SFTP write asks. Without a stamp (PostgreSQL) not asked at all.
+  const holders = changeStamp && createStampedCache<boolean>(changeStamp);
+  const anyRow = async (user: string) => (await db.selectFrom('dav_locks').select('token').where('user_name', '=', user).limit(1).executeTakeFirst()) !== undefined;
   const live = (user: string, now: number) => db.selectFrom('dav_locks').selectAll().where('user_name', '=', user).where('expires_at', '>', now);
 
   /**
@@ -78,6 +83,10 @@ export function createDavLockRepo(db: Kysely<Database>): DavLockRepo {
       if (!conflict) return { created: true };
       await db.deleteFrom('dav_locks').where('token', '=', lock.token).execute();
       return { created: false, conflict: fromRow(conflict) };
+    },
+
+    async mayHold(user) {
+      return holders ? (await holders.get(user, () => anyRow(user))) === true : true;
     },
 
     async get(token, now) {

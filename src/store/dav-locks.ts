@@ -40,6 +40,11 @@ export interface DavLockRepo {
    * creations at once never both pass the count (at worst both give way).
    */
   create(lock: DavLock, now: number, maxLive?: number): Promise<{ readonly created: true } | DavLockConflict | DavLockLimit>;
+  /**
+   * False only when `user` certainly holds no lock (not even an expired row), known without a query
+   * while no lock changed (SQLite's stamp); true otherwise, when the other methods must be asked.
+   */
+  mayHold(user: string): Promise<boolean>;
   get(token: string, now: number): Promise<DavLock | undefined>;
   /** Live locks that apply to `path`: on it, or on an ancestor with depth infinity. */
   covering(user: string, path: string, now: number): Promise<DavLock[]>;

@@ -716,6 +716,19 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0030_dav_lock_stamp': {
+    async up(db: Kysely<unknown>) {
+      // SQLite: every change to the WebDAV locks moves the stamp of 0023 too, so "this user holds no
+      // lock row" can be cached between lock changes (dav-locks-repo `mayHold`): a WebDAV PUT or an
+      // SFTP upload then makes no lock query when there is none (docs/performance.md "Fourteenth
+      // change"). Locks change rarely (LOCK, UNLOCK, a refresh, a removed tree), so the credential
+      // caches that share the stamp lose nothing that counts. PostgreSQL caches nothing.
+      if (isPostgres(db)) return;
+      for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+        await sql.raw(`CREATE TRIGGER IF NOT EXISTS dav_locks_stamp_${event.toLowerCase()} AFTER ${event} ON dav_locks BEGIN UPDATE auth_stamp SET n = n + 1 WHERE id = 1; END`).execute(db);
+      }
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply. */

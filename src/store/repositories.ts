@@ -61,7 +61,7 @@ export function createRepositories(db: Kysely<Database>, engine: Engine, opts: S
     settings: createSettingsRepo(db),
     rates: createRateRepo(db),
     zipCrcs: createZipCrcRepo(db),
-    davLocks: createDavLockRepo(db),
+    davLocks: createDavLockRepo(db, changeStamp),
     davProperties: createDavPropertyRepo(db),
     tusUploads: createTusUploadRepo(db),
     shares: createShareRepo(db, changeStamp),

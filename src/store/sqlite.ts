@@ -62,6 +62,7 @@ export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE
  * The stamp of what the cached lookups read (stamped-cache.ts): the counter
  * that triggers move with every commit to the sessions, access tokens, app
  * passwords, share links and the users' account columns (0023_auth_stamp),
+ * and to the WebDAV locks (0030_dav_lock_stamp),
  * whichever process or tool commits. Asked only when the database may have
  * changed at all: `PRAGMA data_version` moves when another connection
  * commits (another worker, node process or the CLI on the same file), and
