@@ -122,7 +122,7 @@ const PAGE_CACHE_KIB = 16384;
  * whole bench"). Queries meanwhile get the small cache too; the size comes
  * back when the last pass ends (they do not overlap: the leader runs one).
  */
-function smallCacheWhile(sqlite: Database.Database): <T>(run: () => Promise<T>) => Promise<T> {
+export function smallCacheWhile(sqlite: Database.Database): <T>(run: () => Promise<T>) => Promise<T> {
   let running = 0;
   return async (run) => {
     if (running++ === 0) sqlite.pragma(`cache_size = -${OPENING_CACHE_KIB}`);
