@@ -55,6 +55,7 @@ export async function startFileCloud(o: Options, tmp: string, dataDir: string, e
     // node:cluster primary and its workers: memory counts over the whole process tree.
     pids: async () => (proc.pid ? processTree(proc.pid) : []),
     proc,
+    logFile,
   };
   return { server, password };
 }

@@ -2,9 +2,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { thisMachine, workerCount } from '../../src/cli/worker-count.js';
 import { BenchError, USER } from './paths.js';
 import { children, freePort, processTree, waitFor } from './processes.js';
 import type { Server } from './server.js';
@@ -12,16 +12,29 @@ import type { Server } from './server.js';
 const SCRIPT = fileURLToPath(new URL('../node-ceiling-server.js', import.meta.url));
 
 /**
- * `root` holds `<user>/<path>` (the GET mode serves the files there, the PUT
- * mode writes there). Workers: File Cloud's default, one per core.
+ * How many processes File Cloud serves with, given its arguments: `--workers`
+ * as they set it, else `auto` (src/cli/worker-count.ts; one on a small box).
+ * A ceiling compared with File Cloud runs as many (issue 53: "the Node ceiling
+ * in the same configuration").
  */
-export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string): Promise<Server> {
+export function servingProcesses(fcArgs: readonly string[]): number {
+  const at = fcArgs.lastIndexOf('--workers');
+  const given = at === -1 ? (process.env.FILE_CLOUD_WORKERS ?? 'auto') : (fcArgs[at + 1] ?? 'auto');
+  return workerCount(given === 'auto' ? 'auto' : Number(given), thisMachine());
+}
+
+/**
+ * `root` holds `<user>/<path>` (the GET mode serves the files there, the PUT
+ * mode writes there). `workers`: the processes it serves with (a
+ * `node:cluster` primary and its workers above one).
+ */
+export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string, workers: number): Promise<Server> {
   const dir = join(tmp, `node-ceiling-${mode}`);
   await mkdir(join(root, USER), { recursive: true });
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   const token = randomBytes(24).toString('base64url');
-  const args = [SCRIPT, '--mode', mode, '--port', String(port), '--root', root, '--workers', String(os.availableParallelism()), '--token', token, '--db', join(dir, 'stamp.db'), '--log', join(dir, 'access.log')];
+  const args = [SCRIPT, '--mode', mode, '--port', String(port), '--root', root, '--workers', String(workers), '--token', token, '--db', join(dir, 'stamp.db'), '--log', join(dir, 'access.log')];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(proc);
   const server: Server = {

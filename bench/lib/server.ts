@@ -14,6 +14,8 @@ export type Server = {
   /** pids whose memory counts (File Cloud: the process and its workers; nginx: master and workers). */
   pids(): Promise<number[]>;
   proc: ChildProcess;
+  /** File Cloud's log file (its own servers only). */
+  logFile?: string;
 };
 
 export async function memTotal(s: Server): Promise<{ rss: number; hwm: number }> {

@@ -25,6 +25,7 @@
  * each set-up's processes is read from /proc, as µs of CPU per file.
  */
 import { mkdir, readdir, rm, stat, statfs } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import { request, expectStatus } from '../lib/http.js';
@@ -85,7 +86,8 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     rcloneServer = rc.server;
     log(`smallput: ${rc.version}; File Cloud --workers auto: ${(await auto.server.pids()).length} process(es)`);
     const ceilingRoot = join(tmp, 'node-ceiling-put-root');
-    ceilingServer = await startNodeCeiling(tmp, 'put', ceilingRoot);
+    // One process per core, as this row has been measured since issue 30 (not yet File Cloud's own count, as the GET ceiling's is).
+    ceilingServer = await startNodeCeiling(tmp, 'put', ceilingRoot, availableParallelism());
 
     const fcDisk = (dataDir: string) => join(dataDir, 'storage', USER);
 

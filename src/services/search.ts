@@ -284,17 +284,19 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
 
     /** Rescans every user; entries of names that are no user any more go. */
     async rescanAll(): Promise<RescanSummary> {
-      const users = (await store.users.list()).map((u) => u.username);
-      const summary: RescanSummary = { users: users.length, entries: 0, removed: 0, hidden: [] };
-      for (const user of users) {
-        const r = await rescanUser(user);
-        summary.entries += r.entries;
-        summary.removed += r.removed;
-        summary.hidden.push(...r.hidden);
-      }
-      const known = new Set(users);
-      for (const stale of await store.search.users()) if (!known.has(stale)) summary.removed += await store.search.deleteWithin(stale, '');
-      return summary;
+      return store.search.sweeping(async () => {
+        const users = (await store.users.list()).map((u) => u.username);
+        const summary: RescanSummary = { users: users.length, entries: 0, removed: 0, hidden: [] };
+        for (const user of users) {
+          const r = await rescanUser(user);
+          summary.entries += r.entries;
+          summary.removed += r.removed;
+          summary.hidden.push(...r.hidden);
+        }
+        const known = new Set(users);
+        for (const stale of await store.search.users()) if (!known.has(stale)) summary.removed += await store.search.deleteWithin(stale, '');
+        return summary;
+      });
     },
 
     close(): void {

@@ -38,6 +38,8 @@ export type StoreOptions = {
 export type Engine = {
   /** SQLite only: lets the token and share lookups cache between writes to their tables (sqliteAuthStamp). */
   readonly changeStamp?: ChangeStamp | undefined;
+  /** SQLite only: runs a pass over every entry with the connection's page cache small (SearchRepo.sweeping). */
+  readonly sweeping?: (<T>(run: () => Promise<T>) => Promise<T>) | undefined;
   /** How the upload's index transaction runs (steps.ts); Kysely's own transaction when not given. */
   readonly steps?: StepRunner | undefined;
   /** Lets the usage counter's writes share a commit with the index's (steps.ts Ride). */
@@ -68,7 +70,7 @@ export function createRepositories(db: Kysely<Database>, engine: Engine, opts: S
     apiKeys: createApiKeyRepo(db, changeStamp),
     sshKeys: createSshKeyRepo(db),
     usage: createUsageRepo(db, engine.ride),
-    search: createSearchRepo(db, { journal: opts.journal ?? true, steps: engine.steps }),
+    search: createSearchRepo(db, { journal: opts.journal ?? true, steps: engine.steps, sweeping: engine.sweeping }),
     changes: createChangeRepo(db),
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),

@@ -63,7 +63,7 @@ const fromRow = (r: Row): IndexedEntry => ({ user: r.user_name, path: r.path, is
  * index for queries of at least three characters; shorter ones read the
  * user's names through LIKE (escaped: % and _ are literal).
  */
-export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean; steps?: StepRunner | undefined } = { journal: true }): SearchRepo {
+export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean; steps?: StepRunner | undefined; sweeping?: SearchRepo['sweeping'] | undefined } = { journal: true }): SearchRepo {
   // --changes off: no entries, and none of their cost either (the advisory lock that orders every
   // journal writer on PostgreSQL, the read of the rows before, the folder stamps).
   const journal = opts.journal;
@@ -255,6 +255,8 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   }
 
   return {
+    sweeping: opts.sweeping ?? ((run) => run()),
+
     async put(given) {
       return given.length > 0 ? enqueue<Map<string, EntryIdentity>>({ entries: given }) : new Map();
     },

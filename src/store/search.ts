@@ -85,4 +85,9 @@ export interface SearchRepo extends NameIndex {
   sweepMarked(user: string, scan: string): Promise<number>;
   /** Every user name that has entries. */
   users(): Promise<string[]>;
+  /**
+   * Runs a pass over every entry (a rescan) with the database's own caches at their smallest: such a
+   * pass writes every row once, and a cache would fill with pages read once (SQLite: its page cache).
+   */
+  sweeping<T>(run: () => Promise<T>): Promise<T>;
 }

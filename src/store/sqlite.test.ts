@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runStoreConformance, runAccountsConformance, runOidcConformance, runSearchConformance } from './conformance/index.test-suite.js';
 import Database from 'better-sqlite3';
-import { foldWriteAheadLog, openSqliteStore, StoreOpenError } from './sqlite.js';
+import { foldWriteAheadLog, openSqliteStore, smallCacheWhile, StoreOpenError } from './sqlite.js';
 import { AUTH_TABLES, SEARCH_TEXT_BATCH, USER_AUTH_COLUMNS, USER_USAGE_COLUMNS } from './migrations.js';
 import type { MetadataStore } from './metadata-store.js';
 import type { User } from './users.js';
@@ -340,5 +340,35 @@ test('sqlite: migration 0012 turns whole download counts into units and caps lim
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a rescan runs with the small page cache and gives the big one back after it, also when it fails or passes overlap', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-store-'));
+  const { store, cleanup } = { store: await openSqliteStore(join(dir, 'file-cloud.db')), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  // The store's own connection is not reachable from here: a second one, wrapped the way openSqliteStore wraps its own.
+  const sqlite = new Database(join(dir, 'file-cloud.db'));
+  try {
+    const sweeping = smallCacheWhile(sqlite);
+    const size = () => sqlite.pragma('cache_size', { simple: true });
+    sqlite.pragma('cache_size = -16384');
+    assert.equal(await sweeping(async () => size()), -2048);
+    assert.equal(size(), -16384);
+    await assert.rejects(sweeping(() => Promise.reject(new Error('walk failed'))), /walk failed/);
+    assert.equal(size(), -16384);
+    // Two at once: the big cache comes back when the last ends.
+    let endFirst: () => void = () => undefined;
+    const first = sweeping(() => new Promise<void>((r) => (endFirst = r)));
+    assert.equal(await sweeping(async () => size()), -2048);
+    assert.equal(size(), -2048, 'the first pass still runs');
+    endFirst();
+    await first;
+    assert.equal(size(), -16384);
+    // The store's rescan asks for it through the search repository (what the leader's rescanAll runs in).
+    assert.equal(await store.search.sweeping(async () => 'ran'), 'ran');
+  } finally {
+    sqlite.close();
+    await store.close();
+    await cleanup();
   }
 });

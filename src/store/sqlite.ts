@@ -116,6 +116,26 @@ const OPENING_CACHE_KIB = 2048;
 const PAGE_CACHE_KIB = 16384;
 
 /**
+ * A pass over every entry (a rescan: SearchRepo.sweeping) runs with the
+ * opening's small page cache: it reads and writes each page about once, so
+ * the 16 MiB would fill with pages nothing reads again, on top of the heap
+ * the pass itself takes (measured: docs/performance.md "The peak over the
+ * whole bench"). Queries meanwhile get the small cache too; the size comes
+ * back when the last pass ends (they do not overlap: the leader runs one).
+ */
+export function smallCacheWhile(sqlite: Database.Database): <T>(run: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  return async (run) => {
+    if (running++ === 0) sqlite.pragma(`cache_size = -${OPENING_CACHE_KIB}`);
+    try {
+      return await run();
+    } finally {
+      if (--running === 0) sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    }
+  };
+}
+
+/**
  * Opens (creating if needed) the SQLite metadata store and migrates it.
  * WAL lets the CLI change users while a server runs on the same file;
  * A writer waits for another process's write lock instead of failing: on a
@@ -155,7 +175,7 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const authStamp = sqliteAuthStamp(sqlite, statements);
   return {
-    ...createRepositories(db, { changeStamp: authStamp, ...dialect.writers(db) }, opts),
+    ...createRepositories(db, { changeStamp: authStamp, sweeping: smallCacheWhile(sqlite), ...dialect.writers(db) }, opts),
     close: () => db.destroy(),
   };
 }
