@@ -2,9 +2,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { thisMachine, workerCount } from '../../src/cli/worker-count.js';
 import { BenchError, USER } from './paths.js';
 import { children, freePort, processTree, waitFor } from './processes.js';
 import type { Server } from './server.js';
@@ -13,7 +13,8 @@ const SCRIPT = fileURLToPath(new URL('../node-ceiling-server.js', import.meta.ur
 
 /**
  * `root` holds `<user>/<path>` (the GET mode serves the files there, the PUT
- * mode writes there). Workers: File Cloud's default, one per core.
+ * mode writes there). Workers: File Cloud's default (`--workers auto`: one on
+ * a small box such as this one, one per core above).
  */
 export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string): Promise<Server> {
   const dir = join(tmp, `node-ceiling-${mode}`);
@@ -21,7 +22,7 @@ export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: s
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   const token = randomBytes(24).toString('base64url');
-  const args = [SCRIPT, '--mode', mode, '--port', String(port), '--root', root, '--workers', String(os.availableParallelism()), '--token', token, '--db', join(dir, 'stamp.db'), '--log', join(dir, 'access.log')];
+  const args = [SCRIPT, '--mode', mode, '--port', String(port), '--root', root, '--workers', String(workerCount('auto', thisMachine())), '--token', token, '--db', join(dir, 'stamp.db'), '--log', join(dir, 'access.log')];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(proc);
   const server: Server = {
