@@ -13,6 +13,7 @@ import type { Context, Dataset } from './context.js';
 import { downloads } from './downloads.js';
 import { requestRates } from './request-rates.js';
 import { listingScale, type ListingScale } from './listing-scale.js';
+import { largeCeiling } from './large-ceiling.js';
 import { idleMemory, peakMemory, type PeakMemory } from './memory.js';
 import { checkSanity } from './sanity.js';
 import { uploads } from './uploads.js';
@@ -55,6 +56,8 @@ export async function localScenarios(o: Options, tmp: string, dataDir: string, d
     await step('listing scale');
     await uploads(c);
     await step('uploads');
+    await largeCeiling(c);
+    await step('large files against the Node ceiling');
     const fcPeak = await peakMemory(c);
     return { rows: c.rows, fcPeak, scale };
   } finally {

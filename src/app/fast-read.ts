@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { pipeline } from 'node:stream';
 import { SHARE_LINK, STORAGE_READ, type Resource } from '../domain/access.js';
 import { fileMayAnswer, firstStep, type ReadAddress } from '../domain/read-address.js';
 import { parseStoragePath } from '../domain/storage-path.js';
 import { asksForPart } from '../lib/conditional.js';
 import { fileHeaderFields } from '../http/file-headers.js';
+import { sendBody } from '../http/send-body.js';
 import { EVERY_ANSWER_HEADERS, SHARE_ANSWER_HEADERS, SHARE_API_HEADERS, STORAGE_ANSWER_HEADERS } from '../http/security-headers.js';
 import { splitShareUrl } from '../http/url.js';
 import { decodeSharePath } from '../services/shares.js';
@@ -77,7 +77,7 @@ export function createFastRead(
       res.end(opened.bytes);
     } else {
       // As Fastify does with a stream body: a read error after the headers can only cut the connection.
-      pipeline(opened.stream, res, () => undefined);
+      sendBody(opened.stream, res);
       res.once('close', () => log(req, route, res.statusCode, started));
       return;
     }

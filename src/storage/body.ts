@@ -1,5 +1,4 @@
-import { pipeline, Transform, type Readable } from 'node:stream';
-import { StorageError } from './backend.js';
+import type { Readable } from 'node:stream';
 
 /**
  * Runs `stage` while holding `body`'s errors for its eventual reader. A
@@ -19,25 +18,14 @@ export async function holdingBodyErrors<T>(body: Readable, stage: () => Promise<
 }
 
 /**
- * `source`, failing at its end when it gave other than `length` bytes. A
- * download's Content-Length is sent before its bytes: a file that shrank
- * under the read must cut the answer (the client sees a broken transfer at
- * once), not end it short (the client would wait for the missing bytes).
+ * A stream whose chunks may be handed back once their reader is done with
+ * them (the socket took them), to be read into again (local/file-reader.ts).
  */
-export function exactly(length: number, source: Readable): Readable {
-  let seen = 0;
-  const check = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      seen += chunk.length;
-      done(null, chunk);
-    },
-    flush(done) {
-      done(seen === length ? null : new StorageError('failed', `The file changed while it was read (${seen} of ${length} bytes).`));
-    },
-  });
-  // Destroying the result (a client gone) destroys the source too, which closes its file.
-  return pipeline(source, check, () => undefined);
+export interface Recycling {
+  recycle(chunk: Buffer): void;
 }
+
+export const recycles = (s: Readable): s is Readable & Recycling => typeof (s as Partial<Recycling>).recycle === 'function';
 
 /** The first `n` bytes of a stream and a stream of everything (those bytes first), read once. */
 export async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {

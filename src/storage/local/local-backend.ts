@@ -1,4 +1,4 @@
-import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readSync, type Dir } from 'node:fs';
+import { closeSync, constants, createWriteStream, fstatSync, openSync, readSync, type Dir } from 'node:fs';
 import { access, link, lstat, mkdir, open, opendir, readdir, rename, rm, rmdir, utimes } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -16,7 +16,8 @@ import { deleteEntry, makeDir, moveEntry, moveIn, moveOut } from './mutate.js';
 import { isValidUsername } from '../../domain/names.js';
 import { bytesBelow, prepareDirs, shownSize, stagingPath, sweepStaging } from './staging.js';
 import { storedSizes, type SizeView } from '../size-view.js';
-import { exactly, holdingBodyErrors, peek } from '../body.js';
+import { holdingBodyErrors, peek } from '../body.js';
+import { FileReader } from './file-reader.js';
 import { stageFile, type CommitHooks, type Committed, type Dirs } from './write.js';
 import { createLocalResumable } from './resumable.js';
 
@@ -33,13 +34,6 @@ const LIST_BATCH = 128;
  * (it has no effect on regular files).
  */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
-/**
- * Bytes per read of a download. Node's default (64 KiB) makes a 1 GiB
- * download 16,384 thread-pool reads and socket writes; 512 KiB cuts that
- * eightfold. Memory stays bounded per download (one chunk read ahead).
- */
-const READ_CHUNK = 512 * 1024;
 
 /** Bytes start..end of the open file; fewer if the file shrank meanwhile. */
 function readWhole(fd: number, start: number, end: number): Buffer {
@@ -215,7 +209,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       closeSync(fd);
       return Promise.resolve({ stream: Readable.from([]), entry });
     }
-    return Promise.resolve({ stream: createReadStream('', { fd, start, end, highWaterMark: READ_CHUNK }), entry });
+    return Promise.resolve({ stream: new FileReader(fd, start, end), entry });
   }
 
   /** Replaces a file outside the tree whole: staged, synced, then renamed over it (`not_found` when it is gone). */
@@ -430,7 +424,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
           // around them. A cold read of at most WHOLE_READ_MAX blocks the event loop for one disk read.
           if (end - start + 1 > WHOLE_READ_MAX) {
             // The stream owns the descriptor from here and closes it when it ends or is destroyed.
-            return { stream: exactly(end - start + 1, createReadStream(node.target, { fd, start, end, highWaterMark: READ_CHUNK })), entry };
+            return { stream: new FileReader(fd, start, end), entry };
           }
           const bytes = readWhole(fd, start, end);
           if (bytes.length === end - start + 1) {
