@@ -169,6 +169,19 @@ export function fallbackRateLimiter(primary: RateLimiter, fallback: RateLimiter,
 export function fallbackLeaseRepo(primary: LeaseRepo, fallback: LeaseRepo, breaker: RedisBreaker): LeaseRepo {
   const where = new Map<string, 'redis' | 'db' | 'both'>();
   const id = (name: string, owner: string) => `${name}\u0000${owner}`;
+  /** Held leases where acquire looks: Redis, and the database while Redis is down or lately was (leases taken there meanwhile). */
+  async function heldIn(ask: (repo: LeaseRepo) => Promise<string[]>): Promise<string[]> {
+    let held: string[] | undefined;
+    if (!breaker.isOpen()) {
+      try {
+        held = await ask(primary);
+      } catch (e) {
+        breaker.trip(e);
+      }
+    }
+    if (held !== undefined && !breaker.recentlyDown()) return held;
+    return [...new Set([...(held ?? []), ...(await ask(fallback))])];
+  }
   return {
     async acquire(name, owner, now, expiresAt) {
       if (!breaker.isOpen()) {
@@ -208,31 +221,8 @@ export function fallbackLeaseRepo(primary: LeaseRepo, fallback: LeaseRepo, break
       if (at === 'both') return (await fallback.renew(name, owner, expiresAt)) && held;
       return held;
     },
-    async heldOf(names, now) {
-      // Where acquire looks: Redis, and the database while Redis is down or lately was (leases taken there meanwhile).
-      let held: string[] | undefined;
-      if (!breaker.isOpen()) {
-        try {
-          held = await primary.heldOf(names, now);
-        } catch (e) {
-          breaker.trip(e);
-        }
-      }
-      if (held !== undefined && !breaker.recentlyDown()) return held;
-      return [...new Set([...(held ?? []), ...(await fallback.heldOf(names, now))])];
-    },
-    async heldWithin(prefix, now) {
-      let held: string[] | undefined;
-      if (!breaker.isOpen()) {
-        try {
-          held = await primary.heldWithin(prefix, now);
-        } catch (e) {
-          breaker.trip(e);
-        }
-      }
-      if (held !== undefined && !breaker.recentlyDown()) return held;
-      return [...new Set([...(held ?? []), ...(await fallback.heldWithin(prefix, now))])];
-    },
+    heldOf: (names, now) => heldIn((repo) => repo.heldOf(names, now)),
+    heldWithin: (prefix, now) => heldIn((repo) => repo.heldWithin(prefix, now)),
     async release(name, owner) {
       const key = id(name, owner);
       const at = where.get(key) ?? 'redis';

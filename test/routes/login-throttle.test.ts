@@ -219,6 +219,7 @@ test('Redis unreachable: the throttle and leases fall back to the database, neve
     await leases.release('name', 'a');
     assert.equal(await leases.acquire('name', 'b', T, T + 30_000), true);
     assert.deepEqual(await leases.heldOf(['name', 'other'], T), ['name'], 'asked which are held, the database answers');
+    assert.deepEqual(await leases.heldWithin('na', T), ['name'], 'asked by prefix, the database answers');
   } finally {
     redis.disconnect();
     await store.close();
