@@ -3,7 +3,7 @@ import type { Principal } from '../domain/principal.js';
 import { keyId, type StorageKey } from '../domain/storage-path.js';
 import type { Clock } from '../lib/clock.js';
 import type { MetadataStore } from '../store/metadata-store.js';
-import { makePathToken, pathTokenRecipient, verifyPathToken } from './path-tokens.js';
+import { makePathToken, pathTokenExpiresAt, pathTokenRecipient, verifyPathToken } from './path-tokens.js';
 import type { Door } from './door.js';
 
 export type PathTokenService = ReturnType<typeof createPathTokenService>;
@@ -25,7 +25,7 @@ export function createPathTokenService(deps: { secret: Buffer; store: MetadataSt
       if (!owner) throw new AppError('unauthorized', 'You are not allowed to access this path.');
       const by = recipient === undefined ? undefined : await deps.store.users.getByName(recipient);
       if (recipient !== undefined && !by) throw new AppError('unauthorized', 'You are not allowed to access this path.');
-      const expiresAt = nowSeconds() + ttl;
+      const expiresAt = pathTokenExpiresAt(deps.clock.now(), ttl);
       const claims = { owner: owner.username, keyId: keyId(key), expiresAt, authEpoch: owner.authEpoch, recipient: by && { name: by.username, authEpoch: by.authEpoch } };
       return { token: makePathToken(deps.secret, claims), expiresAt };
     },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makePathToken, pathTokenRecipient, verifyPathToken, type PathTokenClaims } from './path-tokens.js';
+import { makePathToken, pathTokenExpiresAt, pathTokenRecipient, verifyPathToken, type PathTokenClaims } from './path-tokens.js';
 
 const secret = Buffer.alloc(32, 7);
 const claims: PathTokenClaims = { owner: 'alice', keyId: 'alice/photos/cat.jpg', expiresAt: 2_000, authEpoch: 'epoch-1' };
@@ -55,4 +55,15 @@ test('a recipient\'s token (made through a grant) names the recipient and is bou
   assert.equal(verifyPathToken(secret, token, { ...expected, recipient: withRecipient.recipient }, 1_000), 'bad_signature', 'an owner token is no recipient token');
   const renamed = tok.replace(`.${Buffer.from('bob.smith').toString('base64url')}.`, `.${Buffer.from('eve').toString('base64url')}.`);
   assert.equal(verifyPathToken(secret, renamed, { ...expected, recipient: { name: 'eve', authEpoch: 'bob-1' } }, 1_000), 'bad_signature');
+});
+
+test('a token made for ttl seconds is good for at least ttl seconds and at most one more, wherever in a second it is made', () => {
+  for (const [madeMs, ttl] of [[10_000, 1], [10_001, 1], [10_999, 1], [10_500, 60], [0, 1], [1_700_000_000_999, 3600]] as const) {
+    const expiresAt = pathTokenExpiresAt(madeMs, ttl);
+    const tok = makePathToken(secret, { ...claims, expiresAt });
+    const at = (ms: number) => verifyPathToken(secret, tok, expected, Math.floor(ms / 1000));
+    assert.equal(at(madeMs), 'ok', `made at ${madeMs} ms`);
+    assert.equal(at(madeMs + ttl * 1000 - 1), 'ok', `${ttl} s later, less 1 ms (made at ${madeMs} ms)`);
+    assert.equal(at(madeMs + (ttl + 1) * 1000), 'expired', `${ttl + 1} s later (made at ${madeMs} ms)`);
+  }
 });

@@ -23,6 +23,12 @@ function mac(secret: Buffer, c: PathTokenClaims): string {
   return createHmac('sha256', secret).update(fields.join('\0'), 'utf8').digest('base64url');
 }
 
+/**
+ * The expiry (epoch seconds) of a token made at `nowMs` for `ttl` seconds: rounded up, so a token lives at
+ * least `ttl` whole seconds (at most one more) — rounding down let a 1-second token made at x.999 s die 1 ms later.
+ */
+export const pathTokenExpiresAt = (nowMs: number, ttl: number): number => Math.ceil(nowMs / 1000) + ttl;
+
 /** expiresAt in epoch seconds. */
 export function makePathToken(secret: Buffer, claims: PathTokenClaims): string {
   const recipient = claims.recipient ? `${Buffer.from(claims.recipient.name, 'utf8').toString('base64url')}.` : '';
