@@ -22,7 +22,18 @@ export type { Entry, ListedEntry, WalkEntry } from './entry.js';
 /** Inclusive byte range, already validated against the file's size. */
 export type { IndexedKind } from './name-index.js';
 
-export type ByteRange = { readonly start: number; readonly end: number };
+export type ByteRange = {
+  readonly start: number;
+  readonly end: number;
+  /**
+   * Memory the caller lends for the bytes: a backend that reads the range
+   * whole may read it into the start of this buffer (when it is big enough)
+   * and give that view as Opened.bytes instead of fresh memory. The caller
+   * uses the bytes before it lends the buffer again. Backends that stream or
+   * fetch the bytes (S3) ignore it.
+   */
+  readonly into?: Buffer;
+};
 
 export type IfExists = 'fail' | 'replace' | 'rename';
 

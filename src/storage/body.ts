@@ -17,15 +17,7 @@ export async function holdingBodyErrors<T>(body: Readable, stage: () => Promise<
   }
 }
 
-/**
- * A stream whose chunks may be handed back once their reader is done with
- * them (the socket took them), to be read into again (local/file-reader.ts).
- */
-export interface Recycling {
-  recycle(chunk: Buffer): void;
-}
-
-export const recycles = (s: Readable): s is Readable & Recycling => typeof (s as Partial<Recycling>).recycle === 'function';
+export { recycles, type Recycling } from '../lib/recycling.js';
 
 /** The first `n` bytes of a stream and a stream of everything (those bytes first), read once. */
 export async function peek(stream: Readable, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {

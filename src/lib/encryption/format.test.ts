@@ -316,3 +316,51 @@ test('a staged partial chunk opens only with its file key and at its offset, and
   ];
   for (const [what, open] of refusals) assert.throws(open, (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk', what);
 });
+
+/**
+ * A source that recycles its reads, as a local file's reader does: every
+ * buffer handed back is overwritten at once (the next read into it), so a
+ * decryption that kept any byte of a read it gave back would give wrong
+ * bytes or fail a tag.
+ */
+class RecyclingSource extends Readable {
+  private at = 0;
+  readonly handedBack: Buffer[] = [];
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly step: number,
+  ) {
+    super();
+  }
+  recycle(chunk: Buffer): void {
+    this.handedBack.push(chunk);
+    chunk.fill(0xa5);
+  }
+  override _read(): void {
+    if (this.at >= this.bytes.length) return void this.push(null);
+    const piece = Buffer.from(this.bytes.subarray(this.at, this.at + this.step));
+    this.at += piece.length;
+    setImmediate(() => this.push(piece));
+  }
+}
+
+test('decryptStream of a recycling source: every read is handed back, and bytes held across reads are its own', async () => {
+  for (const version of VERSIONS) {
+    const stored = storedChunk(version);
+    const cases = [
+      { size: 3 * C + 777, step: stored - 5 },
+      { size: 3 * C + 777, step: 3 * stored + 11 },
+      { size: 2 * C, step: 7 },
+      { size: 5 * C + 1, step: 1024 * 1024 },
+    ];
+    for (const { size, step } of cases) {
+      const plain = randomBytes(size);
+      const file = await sealed(plain, 4096, master, version);
+      const source = new RecyclingSource(file, step);
+      const key = openHeader(file.subarray(0, HEADER_SIZE), [master]);
+      const out = await collect(decryptStream(key, size, 0, source, { discard: HEADER_SIZE, skip: 0, length: size, fail: (e) => e as Error }));
+      assert.ok(out.equals(plain), `v${version}, ${size} bytes read ${step} at a time: the plaintext`);
+      assert.equal(source.handedBack.length, Math.ceil(file.length / step), `v${version}, ${size} bytes read ${step} at a time: every read handed back`);
+    }
+  }
+});

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { recycles } from '../recycling.js';
 import { CHUNK_SIZE, DecryptError, HEADER_SIZE, VERSION, chunkCount, newFileKey, openParts, sealParts, storedChunk, type FileKey, type MasterKey } from './format.js';
 
 /**
@@ -93,6 +94,13 @@ function chunkReader(key: FileKey, size: number, first: number, skip: number, le
  * stream with `fail(error)` once the chunks before it are given out, before
  * any byte of that chunk.
  * Destroying the stream destroys `stored`.
+ *
+ * A source that recycles its reads (a local file's reader) gets each one
+ * back as soon as its whole chunks are opened: the plaintext is the
+ * decipher's own memory, and the partial chunk at a read's end is carried
+ * over in a buffer of this stream's own. The next read then goes into that
+ * buffer instead of fresh memory (whose page faults a big download pays per
+ * read).
  */
 export function decryptStream(key: FileKey, size: number, first: number, stored: Readable, opts: { readonly discard?: number; readonly skip: number; readonly length: number; readonly fail: (e: unknown) => Error }): Readable {
   const reader = chunkReader(key, size, first, opts.skip, opts.length);
@@ -100,6 +108,17 @@ export function decryptStream(key: FileKey, size: number, first: number, stored:
   let toDiscard = opts.discard ?? 0;
   let held: Buffer[] = [];
   let heldBytes = 0;
+  const recycling = recycles(stored) ? stored : undefined;
+  /** Where a partial chunk is carried from one recycled read to the next (made at the first). */
+  let carry: Buffer | undefined;
+  /** Copies what is held (parts of reads about to be recycled) into `carry`. */
+  function keepHeld(): void {
+    if (heldBytes === 0) return;
+    carry ??= Buffer.allocUnsafeSlow(chunk);
+    let at = 0;
+    for (const p of held) at += p.copy(carry, at);
+    held = [carry.subarray(0, at)];
+  }
   /** The plaintext of the chunks `buf` completes (a chunk is opened as soon as all its bytes are in: its index says whether it is the last). */
   function take(raw: Buffer | string, plain: Buffer[]): void {
     let buf = typeof raw === 'string' ? Buffer.from(raw) : raw;
@@ -140,6 +159,10 @@ export function decryptStream(key: FileKey, size: number, first: number, stored:
     const plain: Buffer[] = [];
     try {
       take(buf, plain);
+      if (recycling && typeof buf !== 'string') {
+        keepHeld();
+        recycling.recycle(buf);
+      }
     } catch (e) {
       failed = opts.fail(e);
       stored.pause();

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { DecryptError, HEADER_SIZE, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
+import { bufferPool } from '../../lib/buffer-pool.js';
+import { DecryptError, HEADER_SIZE, STORED_CHUNK, chunkSpan, couldBeEncrypted, openHeader, plainSize, plainSizeOf, type FileKey, type MasterKey } from '../../lib/encryption/format.js';
 import { chunkOffset, decryptBytes, decryptStream } from '../../lib/encryption/stream.js';
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
@@ -198,19 +199,31 @@ async function openKnown(d: Decryption, file: StoredFile, known: Known, range: B
   if (size === undefined || range.start >= size) return undefined;
   const span = chunkSpan(size, range.start, Math.min(range.end, size - 1), v);
   const eachChunk = span.last > span.first && span.length <= WHOLE_READ_MAX;
-  const reads = eachChunk
+  const reads: ByteRange[] = eachChunk
     ? Array.from({ length: span.last - span.first + 1 }, (_, i) => ({ start: chunkOffset(span.first + i, v), end: Math.min(chunkOffset(span.first + i + 1, v), known.size) - 1 }))
     : [span.stored];
-  const settled = await Promise.allSettled(reads.map((r) => file.open(r)));
-  const bodies = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-  if (bodies.length < reads.length || bodies.some((b) => b.entry.etag !== known.etag) || (eachChunk && bodies.some((b) => !b.bytes))) {
-    bodies.forEach(drop);
-    return undefined;
+  // A small range's chunks are read into lent buffers: they are garbage once opened, below.
+  const lent = span.length <= WHOLE_READ_MAX ? reads.map(() => chunkBuffers.take()) : [];
+  try {
+    const settled = await Promise.allSettled(reads.map((r, i) => file.open(lent[i] ? { ...r, into: lent[i] } : r)));
+    const bodies = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    if (bodies.length < reads.length || bodies.some((b) => b.entry.etag !== known.etag) || (eachChunk && bodies.some((b) => !b.bytes))) {
+      bodies.forEach(drop);
+      return undefined;
+    }
+    const entry = { ...bodies[0]!.entry, size };
+    if (eachChunk) return openedBytes(entry, guard(d, file, () => decryptBytes(known.key, size, span.first, bodies.map((b) => b.bytes!), span.skip, span.length)));
+    const body = bodies[0]!;
+    // Opened now, while the lent buffer holds it (a stream would read it later).
+    if (body.bytes && lent.length > 0) return openedBytes(entry, guard(d, file, () => decryptBytes(known.key, size, span.first, [body.bytes!], span.skip, span.length)));
+    return plainOpened(d, file, entry, known.key, body, span.first, span.skip, span.length);
+  } finally {
+    lent.forEach((b) => chunkBuffers.give(b));
   }
-  const entry = { ...bodies[0]!.entry, size };
-  if (eachChunk) return openedBytes(entry, guard(d, file, () => decryptBytes(known.key, size, span.first, bodies.map((b) => b.bytes!), span.skip, span.length)));
-  return plainOpened(d, file, entry, known.key, bodies[0]!, span.first, span.skip, span.length);
 }
+
+/** Stored chunks of small encrypted ranges are read into these (a few: a request holds one only from its read to its decryption). */
+const chunkBuffers = bufferPool(STORED_CHUNK, 16);
 
 /** An entry with a file's plaintext size: the header tells whether the file is encrypted at all. */
 export async function plainEntry<E extends { readonly isFile: boolean; readonly size: number }>(e: E, header: () => Promise<Buffer | undefined>): Promise<E> {

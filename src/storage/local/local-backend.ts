@@ -36,8 +36,9 @@ const LIST_BATCH = 128;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Bytes start..end of the open file; fewer if the file shrank meanwhile. */
-function readWhole(fd: number, start: number, end: number): Buffer {
-  const bytes = Buffer.allocUnsafe(end - start + 1);
+function readWhole(fd: number, start: number, end: number, into?: Buffer): Buffer {
+  const length = end - start + 1;
+  const bytes = into && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   let got = 0;
   while (got < bytes.length) {
     const n = readSync(fd, bytes, got, bytes.length - got, start + got);
@@ -426,7 +427,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
             // The stream owns the descriptor from here and closes it when it ends or is destroyed.
             return { stream: new FileReader(fd, start, end), entry };
           }
-          const bytes = readWhole(fd, start, end);
+          const bytes = readWhole(fd, start, end, range?.into);
           if (bytes.length === end - start + 1) {
             closeSync(fd);
             return openedBytes(entry, bytes);
