@@ -7,6 +7,7 @@ import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/sto
 import { ifMatchPasses } from '../lib/conditional.js';
 import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteLook, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
+import { createDigestMemo } from './digest-memo.js';
 import { commitInOrder } from './part-commits.js';
 import type { UsageService } from './usage.js';
 import type { EntryIdentity, SearchRepo } from '../store/search.js';
@@ -70,11 +71,18 @@ export function createFilesService(deps: {
     if (!preconditionsPass(pre, entry && (etag ?? ''))) throw new AppError('precondition_failed', 'The item does not match If-Match / If-None-Match (it changed, or is gone).');
   }
 
+  const digests = createDigestMemo();
+
   /** The entry with its SHA-256 when the index holds one for exactly these bytes (the same ETag). */
   async function withDigest<T extends Entry>(key: StorageKey, entry: T): Promise<T> {
     if (!entry.isFile || entry.sha256 !== undefined || !deps.index) return entry;
-    const known = (await deps.index.identities(key.user, [key.segments.join('/')]).catch(() => undefined))?.get(key.segments.join('/'));
-    return known?.sha256 && known.etag === entry.etag ? { ...entry, sha256: known.sha256 } : entry;
+    const path = key.segments.join('/');
+    const remembered = digests.get(key.user, path, entry.etag);
+    if (remembered !== undefined) return { ...entry, sha256: remembered };
+    const known = (await deps.index.identities(key.user, [path]).catch(() => undefined))?.get(path);
+    if (!known?.sha256 || known.etag !== entry.etag) return entry;
+    digests.set(key.user, path, entry.etag, known.sha256);
+    return { ...entry, sha256: known.sha256 };
   }
 
   const withOpenedDigest = async (key: StorageKey, opened: Opened): Promise<Opened> => {

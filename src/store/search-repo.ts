@@ -86,6 +86,8 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       .onConflict(updateFigures),
   );
   const kindsOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  // A GET asks for its file's hash (Repr-Digest) on every read the digest memo has not seen (services/digest-memo.ts).
+  const identitiesOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   /** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
   const PREPARED_UP_TO = 16;
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -279,7 +281,8 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
     async identities(user, paths) {
       const out = new Map<string, EntryIdentity>();
       for (let i = 0; i < paths.length; i += BATCH) {
-        const rows = await db.selectFrom('search_entries').select(['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag']).where('user_name', '=', user).where('path', 'in', paths.slice(i, i + BATCH)).execute();
+        const some = paths.slice(i, i + BATCH);
+        const rows = some.length <= PREPARED_UP_TO ? (await identitiesOf.run(db, { user, paths: some }, some.length)).rows : await db.selectFrom('search_entries').select(['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag']).where('user_name', '=', user).where('path', 'in', some).execute();
         for (const r of rows) out.set(r.path, { id: r.file_id, isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), sha256: r.sha256, etag: r.etag });
       }
       return out;

@@ -119,6 +119,37 @@ for (const [storage, skip] of BACKENDS) {
       await ranged.arrayBuffer();
     });
 
+    test('Repr-Digest follows the bytes a GET sends after a replace, a move onto the name and another tool\'s change', async () => {
+      // Each file is read several times first (on several workers, in a cluster), so any process that
+      // keeps what it found for a GET has it when the bytes change.
+      const digestsOf = async (path: string, times = 4): Promise<(string | null)[]> => {
+        const seen: (string | null)[] = [];
+        for (let i = 0; i < times; i++) {
+          for (const method of ['GET', 'HEAD']) {
+            const res = await fetch(url(path), { method, headers: alice });
+            assert.equal(res.status, 200, `${method} ${path}`);
+            seen.push(res.headers.get('repr-digest'));
+            await res.arrayBuffer();
+          }
+        }
+        return [...new Set(seen)];
+      };
+      await written(await put('stale/f.txt', 'first bytes'));
+      assert.deepEqual(await digestsOf('stale/f.txt'), [digest('first bytes')]);
+      await written(await put('stale/f.txt', 'second bytes'));
+      assert.deepEqual(await digestsOf('stale/f.txt'), [digest('second bytes')], 'after a replace');
+      await written(await put('stale/other.txt', 'moved here'));
+      assert.deepEqual(await digestsOf('stale/other.txt'), [digest('moved here')]);
+      const over = await postJson(url('stale/other.txt'), { action: 'Move', new_path: '/alice/stale/f.txt', overwrite: true }, alice);
+      assert.ok(over.status < 300, await over.text());
+      assert.deepEqual(await digestsOf('stale/f.txt'), [digest('moved here')], 'after a move onto the name');
+      // Another tool changes the file: the index's hash is of other bytes, so none is sent until it is indexed again.
+      await behindTheBack(t, 'stale/f.txt', 'changed by a tool');
+      assert.deepEqual(await digestsOf('stale/f.txt'), [null], 'changed behind the server\'s back, not indexed yet');
+      await indexCommand(t);
+      assert.deepEqual(await digestsOf('stale/f.txt'), [digest('changed by a tool')], 'indexed again');
+    });
+
     test('a PUT whose Repr-Digest or Content-Digest differs from its bytes is refused 400 digest_mismatch and writes nothing', async () => {
       await written(await put('g/keep.txt', 'original'));
       for (const header of ['repr-digest', 'content-digest']) {
