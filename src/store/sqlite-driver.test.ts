@@ -82,14 +82,18 @@ test('sqlite driver: a rider shares the commit of steps run in the same turn, go
   const db = new Kysely<Schema>({ dialect });
   try {
     sqlite.exec("CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0)); INSERT INTO t VALUES ('a', 0), ('b', 0)");
-    // How many transactions began (better-sqlite3 has no commit hook): the driver's BEGINs, counted.
+    // How many transactions began (better-sqlite3 has no commit hook): the driver's BEGINs, counted
+    // (its statement is prepared once, when the writers are made).
     let begins = 0;
-    const exec = sqlite.exec.bind(sqlite);
-    sqlite.exec = (source: string) => {
-      if (source === 'BEGIN IMMEDIATE') begins++;
-      return exec(source);
-    };
+    const prepare = sqlite.prepare.bind(sqlite);
+    sqlite.prepare = ((source: string) => {
+      const statement = prepare(source);
+      if (source !== 'BEGIN IMMEDIATE') return statement;
+      const run = statement.run.bind(statement);
+      return Object.assign(statement, { run: () => (begins++, run()) });
+    }) as typeof sqlite.prepare;
     const { steps, ride } = dialect.writers(db);
+    sqlite.prepare = prepare;
     const bump = (k: string, by: number) => sql`update t set n = n + ${by} where k = ${k}`.compile(db);
     const values = () => Object.fromEntries((sqlite.prepare('SELECT k, n FROM t ORDER BY k').all() as { k: string; n: number }[]).map((r) => [r.k, r.n]));
 

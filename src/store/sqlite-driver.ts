@@ -36,8 +36,9 @@ type Patience = <T>(attempt: () => T) => Promise<T>;
  */
 function createPatience(sqlite: Database.Database): Patience {
   // busy_timeout is per connection: off only for the one synchronous step that may meet the lock.
-  const off = sqlite.prepare('PRAGMA busy_timeout = 0');
-  const on = sqlite.prepare(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
+  // Plucked: the answer's row is never read, and a row object for each of two statements a write cost more than the pragma.
+  const off = sqlite.prepare('PRAGMA busy_timeout = 0').pluck();
+  const on = sqlite.prepare(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`).pluck();
   // SQLite sets this pragma while it compiles the statement, and a run marks the statement to be
   // compiled again at its next run: the first run of a fresh one sets nothing. Without these two,
   // the first wait of a new connection met `on`'s 5 s in SQLite's busy handler, the loop stopped.
@@ -84,6 +85,12 @@ function runStatement<R>(statement: CachedStatement, parameters: readonly unknow
  */
 function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements: CachedStatements, patiently: Patience): { steps: StepRunner; ride: Ride } {
   type Rider = { readonly query: CompiledQuery; readonly resolve: () => void; readonly reject: (e: unknown) => void };
+  // Prepared once: `exec` parses its text at every call, and every upload's transaction runs these.
+  const begin = sqlite.prepare('BEGIN IMMEDIATE');
+  const commit = sqlite.prepare('COMMIT');
+  const savepoint = sqlite.prepare('SAVEPOINT rider');
+  const release = sqlite.prepare('RELEASE rider');
+  const rollbackTo = sqlite.prepare('ROLLBACK TO rider');
   let riders: Rider[] = [];
   let alone: NodeJS.Immediate | undefined;
 
@@ -93,12 +100,13 @@ function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements
     riders = [];
     const failed = new Map<Rider, unknown>();
     for (const r of aboard) {
-      sqlite.exec('SAVEPOINT rider');
+      savepoint.run();
       try {
         runStatement(statements.prepare(r.query.sql), r.query.parameters);
-        sqlite.exec('RELEASE rider');
+        release.run();
       } catch (e) {
-        sqlite.exec('ROLLBACK TO rider; RELEASE rider');
+        rollbackTo.run();
+        release.run();
         failed.set(r, e);
       }
     }
@@ -109,7 +117,7 @@ function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements
     return db.connection().execute(async () => {
       // A turn of riders alone that an earlier transaction took on already: nothing to do.
       if (!steps && riders.length === 0) return undefined;
-      await patiently(() => sqlite.exec('BEGIN IMMEDIATE'));
+      await patiently(() => begin.run());
       let boarded: ReturnType<typeof board> | undefined;
       let value: T | undefined;
       try {
@@ -120,7 +128,7 @@ function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements
           value = next.value;
         }
         boarded = board();
-        sqlite.exec('COMMIT');
+        commit.run();
       } catch (e) {
         if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
         for (const r of boarded?.aboard ?? []) r.reject(e);
