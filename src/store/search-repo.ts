@@ -13,6 +13,9 @@ const randomHex = pooledRandomHex();
 /** A new item's stable id (docs/api.md "Sync fields"): random, so it tells nothing of other items or users. */
 export const newEntryId = (): string => randomHex(16);
 
+/** What `identities` reads of an entry. */
+const IDENTITY_COLUMNS = ['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag'] as const;
+
 /** Rows per INSERT: 9 parameters each, far below either database's limit. */
 const BATCH = 500;
 /** From this many matches on, a query reads the best-first index in order instead of sorting its matches. */
@@ -89,7 +92,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   );
   const kindsOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   // A GET asks for its file's hash (Repr-Digest) on every read the digest memo has not seen (services/digest-memo.ts).
-  const identitiesOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  const identitiesOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(IDENTITY_COLUMNS).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   /** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
   const PREPARED_UP_TO = 16;
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -284,7 +287,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       const out = new Map<string, EntryIdentity>();
       for (let i = 0; i < paths.length; i += BATCH) {
         const some = paths.slice(i, i + BATCH);
-        const rows = some.length <= PREPARED_UP_TO ? (await identitiesOf.run(db, { user, paths: some }, some.length)).rows : await db.selectFrom('search_entries').select(['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag']).where('user_name', '=', user).where('path', 'in', some).execute();
+        const rows = some.length <= PREPARED_UP_TO ? (await identitiesOf.run(db, { user, paths: some }, some.length)).rows : await db.selectFrom('search_entries').select(IDENTITY_COLUMNS).where('user_name', '=', user).where('path', 'in', some).execute();
         for (const r of rows) out.set(r.path, { id: r.file_id, isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified), sha256: r.sha256, etag: r.etag });
       }
       return out;
