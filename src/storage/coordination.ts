@@ -122,6 +122,25 @@ export async function holdInside(c: Leasing, own: readonly string[], around: rea
   }
 }
 
+/**
+ * holdInside without waiting: `own` held, or undefined when it is taken or one of `around` is held
+ * (a change of a folder around it is under way). For a write with a way around the wait (S3's
+ * create onto a free name falls back to the replace, which waits).
+ */
+export async function tryHoldInside(c: Leasing, own: string, around: readonly string[]): Promise<HeldLease | undefined> {
+  const held = await tryHold(c, own);
+  if (!held) return undefined;
+  try {
+    const others = around.filter((n) => n !== own);
+    if (others.length === 0 || (await c.leases.heldOf(others, (c.now ?? Date.now)())).length === 0) return held;
+  } catch (e) {
+    await held.release();
+    throw e;
+  }
+  await held.release();
+  return undefined;
+}
+
 /** Runs fn while the lease is held, releasing it however fn ends. */
 export async function whileHeld<T>(lease: Promise<HeldLease>, fn: () => Promise<T>): Promise<T> {
   const held = await lease;

@@ -272,6 +272,11 @@ async function counted(opts: { answered?: (command: string) => Promise<void> } =
       busy.push(...held);
       return held;
     },
+    heldWithin: async (prefix, now) => {
+      const held = await f.store.leases.heldWithin(prefix, now);
+      busy.push(...held);
+      return held;
+    },
   };
   const loc = { bucket: bucket as string, prefix: f.prefix, endpoint: s.endpoint, region: s.region, pathStyle: true };
   const client = createS3Client(loc, { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey });
@@ -346,7 +351,8 @@ test('s3: a small upload to a new name is one store request: the index answers f
     const entry = await b.write(keyOf('in/new.txt'), bodyOf('one'), { ifExists: 'replace' });
     const name = `s3-name:${bucket}/${prefix}alice/in/new.txt`;
     assert.deepEqual(sent, ['PutObjectCommand'], 'one conditional PutObject, nothing before or after it');
-    assert.deepEqual(taken, [name], 'the name lease only, for a free name');
+    // The name lease, and its edit lease, which a change of a folder around it waits for (docs/storage.md, "Concurrency below a folder").
+    assert.deepEqual(taken, [name, `s3-edit:${bucket}/${prefix}alice/in/new.txt`], 'the name and edit leases of a free name, nothing waited for');
     // The entry: the store's ETag and size; its date the answer's, which is the object's to the second
     // (docs/storage.md, "Dates of new files").
     const there = await b.stat(keyOf('in/new.txt'));

@@ -269,6 +269,54 @@ export function seamTests(it: It): void {
     });
   });
 
+  it('files created in a folder while it is moved, moved over or deleted: none acknowledged is lost by a move, and the events add up to the bytes stored', async ({ b }) => {
+    // On S3 a folder's move copies key by key and then deletes what it lists, and a move over a folder clears
+    // what it lists: a create of a new name landing in between (it holds no lease of the folder) was deleted
+    // uncopied and uncounted — a file answered 201 and gone, usage above what is stored by its size.
+    const usage = usageLedger(b);
+    const race = (p: Promise<unknown>) => losing(p, 'not_found', 'already_exists', 'is_a_directory', 'not_a_directory');
+    const folderChanges = [
+      () => b.move(keyOf('box'), keyOf('moved'), { overwrite: false }),
+      () => b.move(keyOf('other'), keyOf('box'), { overwrite: true }),
+      () => b.delete(keyOf('box'), { recursive: true }),
+    ];
+    await raceRounds(async (round) => {
+      for (const gone of ['box', 'moved', 'other']) await losing(b.delete(keyOf(gone), { recursive: true }), 'not_found');
+      // Enough files that the folder's change takes many store requests, and its window is wide.
+      await Promise.all(Array.from({ length: 40 }, (_, i) => put(b, `box/f${String(i).padStart(2, '0')}`, Buffer.alloc(10 + i))));
+      await put(b, 'other/o.bin', Buffer.alloc(50));
+      const kind = round % folderChanges.length;
+      const acknowledged: string[] = [];
+      let changing = true;
+      const creates = (async () => {
+        // New names only, both ways a create goes: a write that replaces (onto a free name) and one that must not.
+        for (let i = 0; changing || i < 2; i++) {
+          const name = `box/new-${round}-${i}`;
+          try {
+            await b.write(keyOf(name), bodyOf(Buffer.alloc(7 + (i % 5))), { ifExists: i % 2 ? 'fail' : 'replace' });
+            acknowledged.push(name);
+          } catch (e) {
+            if (!isStorageError(e, 'not_found') && !isStorageError(e, 'already_exists') && !isStorageError(e, 'not_a_directory')) throw e;
+          }
+        }
+      })();
+      try {
+        await race((folderChanges[kind] as () => Promise<unknown>)());
+      } finally {
+        changing = false;
+        await creates;
+      }
+      assert.equal(usage.total, await usage.stored(), `round ${round} (change ${kind}): the events add up to the bytes stored`);
+      if (kind === 0) {
+        // Moved away: each acknowledged file is where it was written (after the move) or arrived with the folder, once.
+        for (const name of acknowledged) {
+          const at = [await b.stat(keyOf(name)), await b.stat(keyOf(name.replace(/^box\//, 'moved/')))].filter((e) => e?.isFile);
+          assert.equal(at.length, 1, `round ${round}: ${name}, acknowledged, is stored once (found ${at.length} times)`);
+        }
+      }
+    });
+  });
+
   it('a file moved or copied with overwrite onto a folder that holds it is refused, and nothing changes', async ({ b }) => {
     // WebDAV deletes an overwritten destination before it moves, so a backend sees this only when an upload
     // made the source again in between; S3 then replaced the folder (the source with it) by the file, and

@@ -1,5 +1,5 @@
 import { ListObjectsV2Command, type _Object, type S3Client } from '@aws-sdk/client-s3';
-import { waitFree, type Leasing } from '../coordination.js';
+import { waitFree, waitFreeWithin, type Leasing } from '../coordination.js';
 import { s3Call } from './client.js';
 
 /**
@@ -27,10 +27,15 @@ const alike = (a: readonly _Object[], b: readonly _Object[]): boolean => a.lengt
  * again, until two listings alike have no lease of theirs held between them: a change acting between
  * them would have held its name's lease across the look (from before the caller's change began until
  * after its act). An empty page is the answer at once: there is nothing in it to count twice.
- * `lease` names an object key's edit lease. The caller acts on each page (deletes it) before the next.
+ * Before the first listing it waits for every edit lease below the folder: a create of a new name
+ * holds its own (it is in no listing yet) from before it looks at the folder's until its event, so
+ * it has landed, and is listed, or it saw the caller's lease and waits for the change to end.
+ * `lease` names an object key's edit lease; `own` are the caller's (a user root's key is `dir` itself).
+ * The caller acts on each page (deletes it) before the next.
  */
-export async function* quietPages(s3: S3Client, bucket: string, leasing: Leasing, dir: string, lease: (objKey: string) => string): AsyncGenerator<_Object[]> {
+export async function* quietPages(s3: S3Client, bucket: string, leasing: Leasing, dir: string, lease: (objKey: string) => string, own: readonly string[]): AsyncGenerator<_Object[]> {
   const now = leasing.now ?? Date.now;
+  await waitFreeWithin(leasing, lease(dir), own);
   let after: string | undefined;
   for (;;) {
     let seen: _Object[] | undefined;

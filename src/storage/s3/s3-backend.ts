@@ -20,7 +20,7 @@ import { storedSizes, type SizeView } from '../size-view.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { outsideRequest, requestSignal } from '../../lib/progress.js';
-import { hold, holdInside, tryHold, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
+import { hold, holdInside, tryHold, tryHoldInside, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub, type StorageEvent } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
 import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove } from './folder-move.js';
@@ -115,11 +115,12 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   const nameLease = (objKey: string) => `s3-name:${bucket}/${objKey}`;
   const editLease = (objKey: string) => `s3-edit:${bucket}/${objKey}`;
   const editLeases = (...keys: StorageKey[]) => keys.map((k) => editLease(objectKey(prefix, k)));
+  /** The edit leases of the folders around keys (and of the user's root), which a change of a whole folder holds. */
+  const editsAround = (keys: StorageKey[]) => editLeases(...keys.flatMap((k) => [{ user: k.user, segments: [] }, ...keyFolders(k)]));
   /** The edit leases of keys, once no change of a folder around them (or of the user's root) is under way. */
-  const holdEdits = (keys: StorageKey[], signal?: AbortSignal) =>
-    holdInside(coordination, editLeases(...keys), editLeases(...keys.flatMap((k) => [{ user: k.user, segments: [] }, ...keyFolders(k)])), signal);
+  const holdEdits = (keys: StorageKey[], signal?: AbortSignal) => holdInside(coordination, editLeases(...keys), editsAround(keys), signal);
   /** The objects below a folder whose edit lease this change holds, page by page as they are once the changes below are done. */
-  const settledPages = (key: StorageKey) => quietPages(s3, bucket, coordination, folderPrefix(prefix, key), editLease);
+  const settledPages = (key: StorageKey) => quietPages(s3, bucket, coordination, folderPrefix(prefix, key), editLease, editLeases(key));
 
   async function head(objKey: string): Promise<Head | undefined> {
     try {
@@ -512,6 +513,17 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     async function createIfFree(data: Buffer): Promise<Entry | undefined> {
       const lease = await tryHold(coordination, nameLease(objectKey(prefix, target)));
       if (!lease) return undefined;
+      // Its own edit lease, unless a folder around it is being changed (then the replace below waits for
+      // that change): a folder's move or delete waits for it before listing (quietPages), so this file
+      // lands before the folder is listed, or after the change, never between a move's copy and delete.
+      const edit = await tryHoldInside(coordination, editLease(objectKey(prefix, target)), editsAround([target])).catch(async (e: unknown) => {
+        await lease.release();
+        throw e;
+      });
+      if (!edit) {
+        await lease.release();
+        return undefined;
+      }
       try {
         requestSignal()?.throwIfAborted();
         let stored: Stored;
@@ -529,6 +541,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         await events.emit(created(await shownEntry(target, entry, data)));
         return entry;
       } finally {
+        await edit.release();
         await lease.release();
       }
     }
@@ -544,10 +557,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
           if (created) return created;
         }
         // A replace waits for a writer that claimed the name, so it never lands under a file that writer was promised.
-        // A claimed name had nothing there and only this writer may create it: a delete racing a PutObject finds nothing or the new file, both counted right.
-        // A multipart upload's file appears at its completion and is asked for its ETag after: a delete (of it or of its folder)
-        // between the two would take away, and count, a file whose creation this write could then not report, so it holds the edit lease.
-        const held = claimed ? (received.kind === 'multipart' ? await holdEdits([target], opts.signal) : undefined) : await holdForChange(target, [target], opts.signal);
+        // A claimed name had nothing there and only this writer may create it, but it holds the edit lease too: a change of a
+        // folder around it waits for it before listing (quietPages) or it waits for that change, so the file never lands
+        // between a folder move's copy and its delete (deleted uncopied), and a multipart upload's file, which appears at its
+        // completion and is asked for its ETag after, is not taken away and counted by a delete between the two.
+        const held = claimed ? await holdEdits([target], opts.signal) : await holdForChange(target, [target], opts.signal);
         try {
           const before = opts.ifExists === 'replace' ? await headFile(target) : undefined;
           const previousSize = before && (await shownOf(objectKey(prefix, target), before.size));
@@ -611,8 +625,11 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
       if (opts.existOk) return;
       throw taken();
     }
-    const stored = await putMarker(key);
-    await events.emit({ type: 'created', key, isFile: false, size: 0, ...(stored.date ? { entry: folderEntry(keyName(key), stored.date) } : {}), ...(made.length > 0 ? { madeFolders: made } : {}), parentsLooked: true });
+    // Under its edit lease, as a file's create: never between a move's copy and its delete of the folder around it.
+    await whileHeld(holdEdits([key]), async () => {
+      const stored = await putMarker(key);
+      await events.emit({ type: 'created', key, isFile: false, size: 0, ...(stored.date ? { entry: folderEntry(keyName(key), stored.date) } : {}), ...(made.length > 0 ? { madeFolders: made } : {}), parentsLooked: true });
+    });
   }
 
   async function remove(key: StorageKey, opts: { recursive: boolean }): Promise<void> {
