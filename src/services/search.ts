@@ -3,7 +3,7 @@ import type { Principal } from '../domain/principal.js';
 import { DEFAULT_LIMIT, matchRank, MAX_LIMIT, MAX_QUERY_LENGTH, normalizeName } from '../domain/search-text.js';
 import { isRoot, parseDecodedStoragePath, type StorageKey } from '../domain/storage-path.js';
 import type { Door } from './door.js';
-import type { Entry, StorageBackend } from '../storage/backend.js';
+import type { Entry, StorageBackend, WalkOptions } from '../storage/backend.js';
 import type { CopyOf, StorageEvent } from '../storage/events.js';
 import { currentOrigin } from '../lib/write-origin.js';
 import { noteWritten } from '../lib/written-identities.js';
@@ -117,7 +117,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
    * sources' hashes). `rescan`: a rescan's walk, whose entries are marked walked (the journal's rule:
    * src/store/index-change.ts) and whose files get a hash where the index holds none for their bytes.
    */
-  const putTree = async (dir: StorageKey, sync: Sync & { rescan?: RescanMark & { onHidden(path: readonly string[]): void } } = {}): Promise<number> => {
+  const putTree = async (dir: StorageKey, sync: Sync & { rescan?: RescanMark & Required<WalkOptions> } = {}): Promise<number> => {
     let batch: IndexedEntry[] = [];
     let count = 0;
     const prefix = pathOf(dir);
@@ -132,7 +132,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
       count += batch.length;
       batch = [];
     };
-    for await (const w of backend.walk(dir, { onHidden: sync.rescan?.onHidden })) {
+    for await (const w of backend.walk(dir, { onHidden: sync.rescan?.onHidden, onBusy: sync.rescan?.onBusy })) {
       const rel = w.path.join('/');
       batch.push({ user: dir.user, path: prefix === '' ? rel : `${prefix}/${rel}`, isFile: w.entry.isFile, size: w.entry.size, modified: w.entry.modified.getTime(), etag: w.entry.etag, walked: sync.rescan && { scan: sync.rescan.scan, since: sync.rescan.since } });
       if (batch.length >= BATCH) await flush();
@@ -223,7 +223,10 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
     const since = await store.changes.latest();
     await store.search.markAll(user, scan);
     const hidden: string[] = [];
-    const entries = await putTree({ user, segments: [] }, { rescan: { scan, since, onHidden: (path) => hidden.push(`/${user}/${path.join('/')}`) } });
+    const busy: string[] = [];
+    const entries = await putTree({ user, segments: [] }, { rescan: { scan, since, onHidden: (path) => hidden.push(`/${user}/${path.join('/')}`), onBusy: (path) => busy.push(path.join('/')) } });
+    // Left to the changes that held them during the walk (WalkOptions.onBusy): their events index them.
+    await store.search.unmarkWithin(user, busy, scan);
     const removed = await store.search.sweepMarked(user, scan);
     changed();
     return { entries, removed, hidden };

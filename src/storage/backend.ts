@@ -96,6 +96,13 @@ export type WalkOptions = {
    * CONTRACT "Backends and nodes"): the walk leaves it out, and `file-cloud index` names it.
    */
   readonly onHidden?: (path: readonly string[]) => void;
+  /**
+   * Given by a rescan: the walk leaves out what a change of this deployment is in the middle of (an
+   * object store's folder move copies key by key; its destination halfway is not a tree to index)
+   * and names each such path here once ([] for the walked folder itself). The change's own event
+   * indexes it. Local disk changes a folder in one rename and names none.
+   */
+  readonly onBusy?: (path: readonly string[]) => void;
 };
 
 /**

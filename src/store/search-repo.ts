@@ -415,6 +415,10 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       await inOrder(() => db.updateTable('search_entries').set({ scan }).where('user_name', '=', user).execute());
     },
 
+    async unmarkWithin(user, paths, scan) {
+      for (const path of paths) await inOrder(() => db.updateTable('search_entries').set({ scan: null }).where('user_name', '=', user).where('scan', '=', scan).where(atOrBelow(path)).execute());
+    },
+
     async sweepMarked(user, scan) {
       return inOrder(() => db.transaction().execute(async (trx) => {
         await lock(trx);

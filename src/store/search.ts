@@ -81,6 +81,8 @@ export interface SearchRepo extends NameIndex {
   search(q: SearchQuery): Promise<{ entries: IndexedEntry[]; truncated: boolean }>;
   /** Rescan start: marks all of `user`'s entries with `scan`; put() clears the mark. */
   markAll(user: string, scan: string): Promise<void>;
+  /** A rescan's mark taken off `user`'s entries at and below `paths` ('' for all): its walk left them to a change in progress, and its sweep keeps them. */
+  unmarkWithin(user: string, paths: readonly string[], scan: string): Promise<void>;
   /** Rescan end: removes `user`'s entries still marked with `scan` (neither seen by the walk nor written since). */
   sweepMarked(user: string, scan: string): Promise<number>;
   /** Every user name that has entries. */

@@ -28,6 +28,7 @@ import { FILE_MOVE_JOURNAL, resumeFileMoves, startFileMove } from './file-move.j
 import { folderPrefix, objectKey, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
 import type { S3Location } from './location.js';
 import type { IndexedKind, NameIndex } from '../name-index.js';
+import { busyPaths, isBusy } from './busy-paths.js';
 import { folderWins } from './folder-wins.js';
 import { bodyBytes, copyObject, deleteKeys, MTIME, mtimeOf, mtimeValue, objectPages, putObject, type Stored } from './objects.js';
 import { quietPages } from './quiet-pages.js';
@@ -302,6 +303,24 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
     const folders = new Set<string>();
     // A file and a folder of one name: the folder (folder-wins.ts); the file is named to onHidden.
     const wins = folderWins<WalkEntry>((w) => opts.onHidden?.(w.path));
+    // onBusy: the paths a change holds are left out, asked before the first page and after each (busy-paths.ts says why).
+    const dirLease = editLease(objectKey(prefix, dir));
+    let busy: Set<string> | 'all' = new Set();
+    const lookBusy = async () => {
+      if (!opts.onBusy || busy === 'all') return;
+      const found = busyPaths(await coordination.leases.heldWithin(dirLease, (coordination.now ?? Date.now)()), dirLease, editLease(p));
+      if (found === 'all') {
+        busy = 'all';
+        opts.onBusy([]);
+        return;
+      }
+      for (const path of found) {
+        if (busy.has(path)) continue;
+        busy.add(path);
+        opts.onBusy(path.split('/'));
+      }
+    };
+    const calm = (found: WalkEntry[]) => (opts.onBusy ? found.filter((w) => !isBusy(w.path, busy)) : found);
     /** A page's entries, files with their client-set times (clientTimes), so a rescan keeps those in the index. */
     async function* dated(found: WalkEntry[]): AsyncGenerator<WalkEntry> {
       const pathIn = (w: WalkEntry) => [...dir.segments, ...w.path].join('/');
@@ -311,6 +330,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         yield t ? { path: w.path, entry: { ...w.entry, modified: t } } : w;
       }
     }
+    await lookBusy();
     for await (const page of objectPages(s3, bucket, p)) {
       const found: WalkEntry[] = [];
       for (const o of page) {
@@ -327,9 +347,10 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
           found.push({ path, entry: folderEntry(path[i - 1] as string, i === upto && below.folder ? (o.LastModified ?? EPOCH) : EPOCH) });
         }
       }
-      yield* dated(found);
+      await lookBusy();
+      yield* dated(calm(found));
     }
-    yield* dated(wins.end());
+    yield* dated(calm(wins.end()));
   }
 
   /** A GetObject answer as an open file named `name`; a small one read whole, sent as one buffer as on local disk (WHOLE_READ_MAX). */

@@ -201,6 +201,17 @@ export function runSearchConformance(name: string, open: OpenStore): void {
     assert.deepEqual(await find(store, 'bob', { user: 'bob' }), ['bob.txt']);
   });
 
+  withStore('a rescan keeps what its walk left to a change in progress (unmarkWithin), and only that', async (store) => {
+    await store.search.put([folder('Photos'), file('Photos/p.jpg'), file('Photos2/q.jpg'), file('gone.txt'), file('bob.txt', 'bob')]);
+    await store.search.markAll('alice', 'scan-1');
+    await store.search.markAll('bob', 'scan-1');
+    await store.search.unmarkWithin('alice', ['Photos'], 'scan-1');
+    assert.equal(await store.search.sweepMarked('alice', 'scan-1'), 2);
+    assert.deepEqual(await find(store, '.'), ['Photos/p.jpg']);
+    await store.search.unmarkWithin('bob', [''], 'scan-1');
+    assert.equal(await store.search.sweepMarked('bob', 'scan-1'), 0);
+  });
+
   withStore('a rescan sighting older than a write changes nothing: no deleted or moved path comes back, no newer row is overwritten', async (store) => {
     const etag = (e: IndexedEntry, tag: string): IndexedEntry => ({ ...e, etag: tag });
     await store.search.put([etag(file('deleted.txt'), '"a"'), folder('gone'), etag(file('gone/in.txt'), '"b"'), etag(file('moved.txt'), '"c"'), etag(file('rewritten.txt', 'alice', 1), '"d"'), etag(file('other.txt'), '"e"')]);
