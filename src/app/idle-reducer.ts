@@ -14,6 +14,15 @@ import vm from 'node:vm';
  * long as we watched: the young generation that start-up or a rescan had
  * grown stayed committed while nothing ran (docs/performance.md "Memory
  * with the default settings").
+ *
+ * The collection is not free for the work that follows it: the next burst
+ * starts on the smallest young generation and a low old-generation limit,
+ * and pays for growing them again in CPU and in long full collections
+ * (docs/performance.md "The 4 KiB GET's stalls"). So only start-up's growth
+ * is given back at the first quiet sample; after that, only a process that
+ * has stayed quiet for a while (QUIET_SAMPLES in a row) collects, and one
+ * whose requests come in bursts a few seconds apart keeps what the next
+ * burst would grow again.
  */
 
 /** How often the event loop's utilization is sampled; an idle sample finds whether there is memory to give back. */
@@ -22,14 +31,25 @@ export const IDLE_SAMPLE_MS = 2000;
 export const IDLE_UTILIZATION = 0.02;
 
 /**
+ * Quiet samples in a row (this one included) before a collection that is not
+ * start-up's: 20 s without work, longer than the gaps between the bursts of a
+ * server in use, so the collection does not land between two of them.
+ */
+export const QUIET_SAMPLES = 10;
+
+/**
  * The rule, pure: collect at an idle sample when V8's young generation is
  * bigger than the last collection left it (start-up's, a burst's, a rescan's
- * growth). Only growth owes one: the work right after a full collection
- * (recompiling what it flushed) can look busy, and counted as work it would
- * start the next, one after the other.
+ * growth); start-up's at once (`youngAfterLast` 0: none yet), any later
+ * growth once the process has been quiet for `QUIET_SAMPLES` samples
+ * (`quietSamples`: idle samples in a row, this one included). Only growth
+ * owes one: the work right after a full collection (recompiling what it
+ * flushed) can look busy, and counted as work it would start the next, one
+ * after the other.
  */
-export function shouldCollect(utilization: number, youngBytes: number, youngAfterLast: number): boolean {
-  return utilization < IDLE_UTILIZATION && youngBytes > youngAfterLast;
+export function shouldCollect(utilization: number, quietSamples: number, youngBytes: number, youngAfterLast: number): boolean {
+  if (utilization >= IDLE_UTILIZATION || youngBytes <= youngAfterLast) return false;
+  return youngAfterLast === 0 || quietSamples >= QUIET_SAMPLES;
 }
 
 /**
@@ -58,13 +78,17 @@ export function startIdleReducer(): { stop(): void } {
   const collect = footprintCollection();
   if (!collect) return { stop: () => undefined };
   let youngAfterLast = 0; // none yet: start-up's growth is the first to give back
+  let quietSamples = 0;
   let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const young = youngBytes();
-    if (shouldCollect(performance.eventLoopUtilization(now, last).utilization, young, youngAfterLast)) {
+    const utilization = performance.eventLoopUtilization(now, last).utilization;
+    quietSamples = utilization < IDLE_UTILIZATION ? quietSamples + 1 : 0;
+    if (shouldCollect(utilization, quietSamples, young, youngAfterLast)) {
       collect();
-      youngAfterLast = youngBytes();
+      // At least 1 byte, so that 0 keeps meaning "none yet".
+      youngAfterLast = Math.max(1, youngBytes());
     }
     last = performance.eventLoopUtilization();
   }, IDLE_SAMPLE_MS);
