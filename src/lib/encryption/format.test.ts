@@ -161,7 +161,8 @@ test(`version ${v}: a small range decrypted from bytes in hand holds no memory o
   const span = chunkSpan(plain.length, C + 100, C + 4195, v);
   const got = decryptBytes(key, plain.length, span.first, [stored.subarray(span.stored.start, span.stored.end + 1)], span.skip, span.length);
   assert.deepEqual(got, plain.subarray(C + 100, C + 4196));
-  assert.equal(got.buffer.byteLength, got.length, "the answer's memory is its own, not the chunk's");
+  // Its own: the bytes decrypted for it, from the AES block the range starts in.
+  assert.ok(got.buffer.byteLength < got.length + 16, "the answer's memory is its own, not the chunk's");
 });
 
 test(`version ${v}: ranges: first, middle, suffix and across a chunk edge give exactly those bytes`, async () => {
@@ -193,6 +194,7 @@ test(`version ${v}: tampered files never decrypt: flipped bytes, cuts, swapped, 
     return b;
   };
   const header = stored.subarray(0, HEADER_SIZE);
+  const n3 = plain.length;
   const cases: [string, Buffer, DecryptError['reason']][] = [
     ['a flipped byte in the first chunk', flip(HEADER_SIZE + 10), 'bad_chunk'],
     ['a flipped byte in the first chunk’s first bytes (version 2: its nonce)', flip(HEADER_SIZE + 1), 'bad_chunk'],
@@ -213,6 +215,22 @@ test(`version ${v}: tampered files never decrypt: flipped bytes, cuts, swapped, 
     await assert.rejects(readAll(bytes), (e: unknown) => e instanceof DecryptError && e.reason === reason, what);
   }
   await assert.rejects(readAll(stored, [otherMaster]), (e: unknown) => e instanceof DecryptError && e.reason === 'other_key');
+  // Small ranges decrypt only their bytes (gcm-part.ts), yet the whole chunk they lie in is authenticated.
+  const swapped = Buffer.concat([header, chunk(stored, 1), chunk(stored, 0), stored.subarray(HEADER_SIZE + 2 * STORED_CHUNK)]);
+  const foreign = Buffer.concat([header, chunk(other, 0), stored.subarray(HEADER_SIZE + STORED_CHUNK)]);
+  const small: [string, Buffer, number, number][] = [
+    ['a flipped byte of the chunk far from the range', flip(HEADER_SIZE + 60_000), 0, 4095],
+    ['a flipped byte inside the range', flip(HEADER_SIZE + 200), 100, 4195],
+    ['a flipped byte of the chunk’s first bytes (version 2: its nonce)', flip(HEADER_SIZE + 1), 5000, 9095],
+    ['a flipped tag byte', flip(HEADER_SIZE + STORED_CHUNK - 1), 100, 199],
+    ['a flipped byte of the second chunk, the range across the edge', flip(HEADER_SIZE + STORED_CHUNK + 30_000), C - 100, C + 3995],
+    ['a flipped byte of the last (short) chunk', flip(stored.length - 50), n3 - 10, n3 - 1],
+    ['two chunks swapped', swapped, C + 10, C + 4105],
+    ['a chunk from another file', foreign, 0, 99],
+  ];
+  for (const [what, bytes, start, end] of small) {
+    await assert.rejects(readRange(bytes, start, end), (e: unknown) => e instanceof DecryptError && e.reason === 'bad_chunk', `range ${start}-${end}: ${what}`);
+  }
   // A range that touches only untouched chunks still reads: each chunk stands on its own.
   assert.deepEqual(await readRange(flip(stored.length - 50), 0, 99), plain.subarray(0, 100));
 });

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createSecretKey, hash, randomBytes, type KeyObject } from 'node:crypto';
+import { openPart } from './gcm-part.js';
 
 /**
  * The stored form of an encrypted file (CONTRACT "Encryption at rest"):
@@ -266,6 +267,27 @@ export function openParts(key: FileKey, index: number, last: boolean, stored: re
     throw new DecryptError('bad_chunk', `chunk ${index} fails authentication`);
   }
   return plain;
+}
+
+/**
+ * Plaintext bytes from..to-1 of stored chunk `index` (its stored bytes in one
+ * buffer), the whole chunk authenticated first; DecryptError when it is not
+ * exactly what was sealed there. Only the wanted bytes are decrypted, into
+ * memory of their own (src/lib/encryption/gcm-part.ts): for a small range,
+ * where openParts would write out the whole chunk's plaintext.
+ */
+export function openChunkPart(key: FileKey, index: number, last: boolean, stored: Buffer, from: number, to: number): Buffer {
+  const v1 = key.version === 1;
+  const textEnd = stored.length - TAG_SIZE;
+  const textStart = v1 ? 0 : IV;
+  if (textEnd < textStart) throw new DecryptError('bad_chunk', `chunk ${index} is cut short`);
+  const nonce = v1 ? v1Nonce(key, index, last) : stored.subarray(0, IV);
+  const text = stored.subarray(textStart, textEnd);
+  try {
+    return openPart(cipherKey(key), nonce, v1 ? key.fileId : chunkAad(key, index, last), text, stored.subarray(textEnd), Math.min(from, text.length), Math.min(to, text.length));
+  } catch {
+    throw new DecryptError('bad_chunk', `chunk ${index} fails authentication`);
+  }
 }
 
 /** The plaintext of stored chunk `index`; DecryptError when it is not exactly what was sealed there. */

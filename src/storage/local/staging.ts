@@ -75,9 +75,12 @@ export async function bytesBelow(path: string, sizes: SizeView = storedSizes): P
  * The size `sizes` shows for the file at path of `stored` bytes, reading its
  * first bytes only when the view needs them. Synchronous like the lookups
  * around it (confine.ts): a read of a few bytes, microseconds on a local disk.
+ * `known`: the first bytes, when the caller has them (a write just made the file).
  */
-export function shownSize(sizes: SizeView, path: string, stored: number): number {
+export function shownSize(sizes: SizeView, path: string, stored: number, known?: Buffer): number {
   if (!sizes.needsHead(stored)) return stored;
+  // The file's first bytes as its writer sent them (all of them when the file is shorter): no read.
+  if (known !== undefined && (known.length >= sizes.headBytes || known.length === stored)) return sizes.shown(stored, known);
   let head: Buffer | undefined;
   try {
     const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

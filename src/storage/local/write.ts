@@ -77,9 +77,10 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
       if (errnoOf(e) !== 'ENOENT') throw e;
     });
   let stats: BigIntStats;
+  let head: Buffer;
   const opened: { handle?: FileHandle } = {};
   try {
-    stats = await receive(opened, staging, body, opts);
+    ({ stats, head } = await receive(opened, staging, body, opts, (dirs.sizes ?? storedSizes).headBytes));
     // Dated before it takes its name: no reader sees the file with the time of its upload first.
     if (opts.modified) {
       await utimes(staging, opts.modified, opts.modified);
@@ -98,7 +99,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     size: Number(stats.size),
     async commit(commitOpts) {
       try {
-        return await commitStaged(dirs, key, staging, stats, opts.ifExists, hooks, commitOpts?.beforeReplace);
+        return await commitStaged(dirs, key, staging, stats, opts.ifExists, hooks, commitOpts?.beforeReplace, head);
       } finally {
         await removeStaging();
       }
@@ -112,7 +113,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
  * missing parents; the staging name stays for the caller to remove (after a
  * link it still names the committed file). Shared with resumable uploads.
  */
-export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace']) {
+export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace'], head?: Buffer) {
   const parents = key.segments.slice(0, -1);
   // Parents are created only now, so an aborted upload leaves no empty folders.
   // Through a share link (key.within), links below the shared folder stay inside it.
@@ -136,7 +137,7 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
   const sizes = dirs.sizes ?? storedSizes;
   // Read from the staging name now: a rename takes it away.
-  const shown = shownSize(sizes, staging, Number(stats.size));
+  const shown = shownSize(sizes, staging, Number(stats.size), head);
   const place = () => inFolder((dir) => commit(root, staging, dir, keyName(key), mode, sizes, beforeReplace));
   // A replace onto a free name takes nothing away: link(2) claims the name only while nothing is
   // there, as a create does, so the lease (two metadata writes, and with several workers their
@@ -181,15 +182,18 @@ const SMALL_BODY = 256 * 1024;
  * whole (writeSmall); a larger one streams into a file opened as `opened.handle`,
  * which the caller closes (after removing the name, on a failure).
  */
-async function receive(opened: { handle?: FileHandle }, staging: string, body: Readable, opts: WriteOptions): Promise<BigIntStats> {
+async function receive(opened: { handle?: FileHandle }, staging: string, body: Readable, opts: WriteOptions, headBytes: number): Promise<{ stats: BigIntStats; head: Buffer }> {
   const { maxBytes: max, signal } = opts;
   let received = 0;
+  // The first headBytes of the body, copied as they pass (a body's buffers may be reused after the write).
+  const first: Buffer[] = [];
   let writeError: unknown;
   // The caller gave up on the body: end it, which also ends a read waiting on it.
   const onAbort = () => body.destroy();
   signal?.addEventListener('abort', onAbort, { once: true });
   const count = (chunk: Buffer | string): Buffer => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (received < headBytes) first.push(Buffer.from(bytes.subarray(0, headBytes - received)));
     received += bytes.length;
     if (max !== undefined && received > max) throw new StorageError('too_large', `The body is larger than ${max} bytes.`);
     return bytes;
@@ -232,7 +236,7 @@ async function receive(opened: { handle?: FileHandle }, staging: string, body: R
     }
     if (signal?.aborted) throw new Error('aborted while finishing');
     if (writeError !== undefined) throw writeError;
-    return stats ?? (await lstat(staging, { bigint: true }));
+    return { stats: stats ?? (await lstat(staging, { bigint: true })), head: first.length === 1 ? first[0]! : Buffer.concat(first) };
   } catch (e) {
     if (isStorageError(e)) throw e;
     if (writeError !== undefined) throw fromErrno(writeError, 'Writing the staging file failed');
