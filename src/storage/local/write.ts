@@ -63,8 +63,10 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
   // A body declared small is received first: the commit's walk refuses the same
   // paths with the same errors, and walking twice was a tenth of a small upload's
   // system calls (docs/performance.md, "Small-file uploads").
+  // A caller that has just looked (freeNameInFolder: the parent a folder, through the same walk)
+  // made this probe already: an SFTP OPEN's upload, whose length nobody declares, walked twice.
   const small = opts.sizeHint !== undefined && opts.sizeHint <= SMALL_BODY && (opts.maxBytes === undefined || opts.sizeHint <= opts.maxBytes);
-  const probeRoot = small ? undefined : await realRoot(dirs.storageDir, key.user);
+  const probeRoot = small || opts.freeNameInFolder === true ? undefined : await realRoot(dirs.storageDir, key.user);
   if (probeRoot !== undefined) {
     const confined = await confinedRoot(probeRoot, key);
     await deepestExisting(confined.root, confined.segments.slice(0, -1), 'invalid_path');
@@ -264,11 +266,23 @@ function writeSmall(path: string, chunks: readonly Buffer[]): Promise<BigIntStat
         if (rest.length === 0) return fs.fsync(fd, (syncError) => (syncError ? fail(syncError) : stat()));
         fs.writev(fd, rest, (writeError, bytesWritten) => (writeError ? fail(writeError) : write(unwritten(rest, bytesWritten))));
       };
-      const stat = () =>
-        fs.fstat(fd, { bigint: true }, (statError, stats) => {
-          if (statError) return fail(statError);
-          fs.close(fd, (closeError) => (closeError ? reject(closeError) : resolve(stats)));
-        });
+      // After the fsync, fstat reads the inode in memory and close has nothing left to flush: done in
+      // place, they spare two round trips through the thread pool (each a wake-up of a pool thread and
+      // then of the loop), which cost a small file more than the calls themselves.
+      const stat = () => {
+        let stats: BigIntStats;
+        try {
+          stats = fs.fstatSync(fd, { bigint: true });
+        } catch (statError) {
+          return fail(statError);
+        }
+        try {
+          fs.closeSync(fd);
+        } catch (closeError) {
+          return reject(closeError);
+        }
+        resolve(stats);
+      };
       write(chunks.filter((c) => c.length > 0));
     });
   });
