@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { LineWriter } from './log-destination.js';
 import { prettyDestination } from './pretty-log.js';
 import { redactUrl } from '../http/url.js';
 
@@ -20,5 +21,8 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
     },
   };
   if (format === 'pretty') return pino(options, prettyDestination(destination ?? process.stdout) as unknown as pino.DestinationStream);
-  return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
+  if (destination) return pino(options, destination as pino.DestinationStream);
+  const stdout = new LineWriter(1);
+  process.once('exit', () => stdout.flushSync());
+  return pino(options, stdout);
 }
