@@ -22,7 +22,14 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
   };
   if (format === 'pretty') return pino(options, prettyDestination(destination ?? process.stdout) as unknown as pino.DestinationStream);
   if (destination) return pino(options, destination as pino.DestinationStream);
-  const stdout = new LineWriter(1);
-  process.once('exit', () => stdout.flushSync());
-  return pino(options, stdout);
+  return pino(options, stdoutWriter());
+}
+
+let stdout: LineWriter | undefined;
+/** One writer for stdout in a process (every logger made without a destination shares it), its lines written out before the process exits. */
+function stdoutWriter(): LineWriter {
+  if (stdout) return stdout;
+  const writer = (stdout = new LineWriter(1));
+  process.once('exit', () => writer.flushSync());
+  return writer;
 }
