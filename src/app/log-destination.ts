@@ -2,6 +2,8 @@ import { write, writeSync } from 'node:fs';
 
 /** How long a write that found the pipe full (EAGAIN) waits before it tries again, as sonic-boom does. */
 const BUSY_WAIT_MS = 100;
+/** How long the last lines, written at exit, may wait for a full pipe. */
+const EXIT_WAIT_MS = 1000;
 
 /**
  * The process log's destination (a file descriptor, stdout by default): pino's JSON lines, written in
@@ -32,11 +34,14 @@ export class LineWriter {
     if (this.pending.length === 0) return;
     let buf = Buffer.from(this.pending.join(''));
     this.pending = [];
+    // A full pipe is waited for a while (a reader that never reads must not hold the exit for ever);
+    // any other error (EPIPE: the reader went away) ends the output, never the process with it.
+    const until = Date.now() + EXIT_WAIT_MS;
     while (buf.length > 0) {
       try {
         buf = buf.subarray(writeSync(this.fd, buf));
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > until) return;
       }
     }
   }
@@ -66,7 +71,8 @@ export class LineWriter {
     write(this.fd, buf, 0, buf.length, null, (err, written) => {
       if (err) {
         // A full pipe (non-blocking stdout): try the same bytes again a little later. Any other error
-        // (a closed stdout) loses these lines, as the process has nowhere left to say so.
+        // (EPIPE: the reader of stdout went away) loses these lines and the server goes on serving
+        // (docs/operations.md), as the process has nowhere left to say so.
         if (err.code === 'EAGAIN') setTimeout(() => this.send(buf), BUSY_WAIT_MS);
         else this.next();
         return;
