@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { LineWriter } from './log-destination.js';
 import { prettyDestination } from './pretty-log.js';
 import { redactUrl } from '../http/url.js';
 
@@ -20,5 +21,15 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
     },
   };
   if (format === 'pretty') return pino(options, prettyDestination(destination ?? process.stdout) as unknown as pino.DestinationStream);
-  return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
+  if (destination) return pino(options, destination as pino.DestinationStream);
+  return pino(options, stdoutWriter());
+}
+
+let stdout: LineWriter | undefined;
+/** One writer for stdout in a process (every logger made without a destination shares it), its lines written out before the process exits. */
+function stdoutWriter(): LineWriter {
+  if (stdout) return stdout;
+  const writer = (stdout = new LineWriter(1));
+  process.once('exit', () => writer.flushSync());
+  return writer;
 }

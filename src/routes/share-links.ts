@@ -149,7 +149,7 @@ export async function shareLinkRoutes(scope: FastifyInstance, deps: ShareLinkDep
       if (!entry.isFile) {
         if (wantsFlag(query.zip)) {
           // Named after the folder, never after the owner.
-          return sendFolderZip(request, reply, { plan: ops.zip }, {
+          return sendFolderZip(request, reply, { plan: (folder, opts) => ops.zip(folder, opts) }, {
             folder: key,
             names: zipNames(query.name),
             archiveName: segments.at(-1) ?? shares.displayName(live),

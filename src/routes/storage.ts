@@ -95,7 +95,7 @@ export async function storageRoutes(
     if (thumbnail !== undefined) return sendThumbnail(request, reply, ops, key, entry, thumbnail, withBody);
     if (query.zip === '1' || query.zip === 'true') {
       if (entry.isFile) throw new AppError('not_a_directory', 'Only a folder can be downloaded as a zip.');
-      return sendFolderZip(request, reply, { plan: ops.zip }, { folder: key, names: zipNames(query.name) });
+      return sendFolderZip(request, reply, { plan: (folder, opts) => ops.zip(folder, opts) }, { folder: key, names: zipNames(query.name) });
     }
     if (!entry.isFile) {
       return sendListing(reply, ops, key, withBody, { sync: true });

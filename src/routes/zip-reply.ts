@@ -30,7 +30,7 @@ const NO_DATE = new Date(NaN);
 
 /**
  * GET/HEAD of a folder as a zip (CONTRACT "Folder downloads (zip)"), the HTTP side of
- * services/zip.ts, planned as the principal (routes pass `{ plan: ops.zip }` of the operation layer):
+ * services/zip.ts, planned as the principal (routes pass a `plan` calling `ops.zip` of the operation layer):
  * Content-Length, ETag, 304, Range and If-Range work exactly as for a file. If a file changed since
  * the plan, the connection is cut rather than finished with bytes of another archive.
  */
