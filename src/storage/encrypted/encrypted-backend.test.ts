@@ -288,6 +288,42 @@ it('an altered stored file is never served: the read fails and names the file', 
   assert.deepEqual((await read(backend, 't')).bytes, data, 'the untouched file reads again');
 });
 
+it('a small file read before (its plaintext kept, plain-memo.ts) is still never served altered', async ({ backend, get, put, bad }) => {
+  const data = marked(4096);
+  await backend.write(keyOf('s'), bodyOf(data), { ifExists: 'fail' });
+  await backend.write(keyOf('s2'), bodyOf(marked(4096)), { ifExists: 'fail' });
+  const stored = await get('alice/s');
+  const other = await get('alice/s2');
+  assert.deepEqual((await read(backend, 's')).bytes, data, 'the first read');
+  assert.deepEqual((await read(backend, 's')).bytes, data, 'read again');
+  const flippedAt = (at: number) => {
+    const b = Buffer.from(stored);
+    b[at]! ^= 0x01;
+    return b;
+  };
+  const cases: [string, Buffer][] = [
+    ['a flipped byte of the text', flippedAt(HEADER_SIZE + 2000)],
+    ['a flipped byte of the tag', flippedAt(stored.length - 1)],
+    ['a flipped byte of the wrapped key', flippedAt(HEADER_SIZE - 20)],
+    ['another file’s header', Buffer.concat([other.subarray(0, HEADER_SIZE), stored.subarray(HEADER_SIZE)])],
+    ['another file’s chunk', Buffer.concat([stored.subarray(0, HEADER_SIZE), other.subarray(HEADER_SIZE)])],
+  ];
+  for (const [what, bytes] of cases) {
+    await put('alice/s', bytes);
+    bad.length = 0;
+    await assert.rejects(async () => {
+      const o = await backend.read(keyOf('s'));
+      return o.bytes ?? readAll(o.stream);
+    }, `${what}: the read fails`);
+    assert.deepEqual(bad, ['alice/s'], `${what}: the log names the file`);
+  }
+  await put('alice/s', stored);
+  assert.deepEqual((await read(backend, 's')).bytes, data, 'the untouched bytes read again');
+  const next = marked(4096);
+  await backend.write(keyOf('s'), bodyOf(next), { ifExists: 'replace' });
+  assert.deepEqual((await read(backend, 's')).bytes, next, 'a new version reads as itself');
+});
+
 it('a file under another key is refused; a key ring with the old key reads it', async ({ backend, inner }) => {
   const data = marked(1000);
   await backend.write(keyOf('k'), bodyOf(data), { ifExists: 'fail' });

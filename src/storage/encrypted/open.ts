@@ -5,6 +5,7 @@ import { chunkOffset, decryptBytes, decryptStream } from '../../lib/encryption/s
 import { WHOLE_READ_MAX, openedBytes, type ByteRange, type Opened } from '../backend.js';
 import type { Entry } from '../entry.js';
 import { StorageError } from '../errors.js';
+import type { PlainMemo } from './plain-memo.js';
 
 /** How one stored file (in the tree, or a version) is opened and looked at, below the decryption. */
 export type StoredFile = {
@@ -24,6 +25,8 @@ export type Decryption = {
    * then asks for its chunks at once, and its stat reads no header.
    */
   readonly cache: Map<string, Known>;
+  /** The plaintext of small files read lately, by label and their exact stored bytes (plain-memo.ts). */
+  readonly memo: PlainMemo;
 };
 
 type Known = { readonly etag: string; readonly size: number; readonly key: FileKey };
@@ -136,8 +139,15 @@ async function openWhole(d: Decryption, file: StoredFile): Promise<Opened> {
   const body = opened.bytes ? { head: opened.bytes, opened } : await readHead(opened.stream, HEADER_SIZE).then(({ head, stream }) => ({ head, opened: { entry: opened.entry, stream } }));
   const size = plainSizeOf(opened.entry.size, body.head);
   if (size === undefined) return body.opened;
+  const stored = opened.bytes;
+  const entry = { ...opened.entry, size };
+  // The very bytes opened here before: their plaintext, without a decipher.
+  const seen = stored && d.memo.get(file.label, stored);
+  if (seen) return openedBytes(entry, seen);
   const key = fileKey(d, file, opened.entry, body.head.subarray(0, HEADER_SIZE));
-  return plainOpened(d, file, { ...opened.entry, size }, key, body.opened, 0, 0, size, HEADER_SIZE);
+  const plain = await plainOpened(d, file, entry, key, body.opened, 0, 0, size, HEADER_SIZE);
+  if (stored && plain.bytes) d.memo.set(file.label, stored, plain.bytes);
+  return plain;
 }
 
 /**
