@@ -81,6 +81,24 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** KEYS: the names, then the names around (ARGV[3] of them); ARGV: owner, ttl, how many names. All or none. */
+const ACQUIRE_ALL = `
+local n = tonumber(ARGV[3])
+for i = n + 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+for i = 1, n do
+  local cur = redis.call('GET', KEYS[i])
+  if cur ~= false and cur ~= ARGV[1] then return 0 end
+end
+for i = 1, n do redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2]) end
+return 1`;
+const RELEASE_ALL = `
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('DEL', KEYS[i]) end
+end
+return 0`;
+
 /** Leases as Redis keys with an expiry; owner checks in Lua, so only the holder renews or frees one. */
 export function redisLeaseRepo(redis: Redis, now: () => number = Date.now): LeaseRepo {
   const ttl = (expiresAt: number, at = now()) => Math.max(1, Math.round(expiresAt - at));
@@ -88,6 +106,17 @@ export function redisLeaseRepo(redis: Redis, now: () => number = Date.now): Leas
     acquire: async (name, owner, at, expiresAt) => Number(await redisCall(() => redis.eval(ACQUIRE, 1, `fc:lease:${name}`, owner, ttl(expiresAt, at)))) === 1,
     renew: async (name, owner, expiresAt) => Number(await redisCall(() => redis.eval(RENEW, 1, `fc:lease:${name}`, owner, ttl(expiresAt)))) === 1,
     release: async (name, owner) => void (await redisCall(() => redis.eval(RELEASE, 1, `fc:lease:${name}`, owner))),
+    // One script: Redis runs it whole before any other command, so the look around and the names taken are one step.
+    async acquireAll(names, owner, at, expiresAt, around) {
+      const own = [...new Set(names)];
+      if (own.length === 0) return true;
+      const keys = [...own, ...around].map((n) => `fc:lease:${n}`);
+      return Number(await redisCall(() => redis.eval(ACQUIRE_ALL, keys.length, ...keys, owner, ttl(expiresAt, at), own.length))) === 1;
+    },
+    async releaseAll(names, owner) {
+      if (names.length === 0) return;
+      await redisCall(() => redis.eval(RELEASE_ALL, names.length, ...names.map((n) => `fc:lease:${n}`), owner));
+    },
     // A lease's key lives exactly as long as the lease (PX): present is held.
     async heldOf(names) {
       if (names.length === 0) return [];
@@ -220,6 +249,48 @@ export function fallbackLeaseRepo(primary: LeaseRepo, fallback: LeaseRepo, break
       });
       if (at === 'both') return (await fallback.renew(name, owner, expiresAt)) && held;
       return held;
+    },
+    async acquireAll(names, owner, now, expiresAt, around) {
+      const mark = (at: 'redis' | 'db' | 'both') => names.forEach((n) => where.set(id(n, owner), at));
+      if (!breaker.isOpen()) {
+        let got: boolean | undefined;
+        try {
+          got = await primary.acquireAll(names, owner, now, expiresAt, around);
+        } catch (e) {
+          breaker.trip(e);
+        }
+        if (got === false) return false;
+        if (got === true) {
+          if (!breaker.recentlyDown()) {
+            mark('redis');
+            return true;
+          }
+          let also = false;
+          try {
+            also = await fallback.acquireAll(names, owner, now, expiresAt, around);
+          } finally {
+            if (!also) await primary.releaseAll(names, owner).catch(() => undefined);
+          }
+          if (also) mark('both');
+          return also;
+        }
+      }
+      const got = await fallback.acquireAll(names, owner, now, expiresAt, around);
+      if (got) mark('db');
+      return got;
+    },
+    async releaseAll(names, owner) {
+      const at = names.map((n) => where.get(id(n, owner)) ?? 'redis');
+      names.forEach((n) => where.delete(id(n, owner)));
+      const inDb = names.filter((_, i) => at[i] !== 'redis');
+      const inRedis = names.filter((_, i) => at[i] !== 'db');
+      if (inDb.length > 0) await fallback.releaseAll(inDb, owner);
+      if (inRedis.length > 0) {
+        await primary.releaseAll(inRedis, owner).catch((e: unknown) => {
+          breaker.trip(e);
+          throw e;
+        });
+      }
     },
     heldOf: (names, now) => heldIn((repo) => repo.heldOf(names, now)),
     heldWithin: (prefix, now) => heldIn((repo) => repo.heldWithin(prefix, now)),

@@ -123,22 +123,30 @@ export async function holdInside(c: Leasing, own: readonly string[], around: rea
 }
 
 /**
- * holdInside without waiting: `own` held, or undefined when it is taken or one of `around` is held
- * (a change of a folder around it is under way). For a write with a way around the wait (S3's
- * create onto a free name falls back to the replace, which waits).
+ * holdInside without waiting, in one turn of the lease store: all of `own` held, or undefined when
+ * one of them is taken or one of `around` is held (a change of a folder around them is under way).
+ * For a write with a way around the wait (S3's create onto a free name falls back to the replace,
+ * which waits). The store writes `own` before it reads `around` (LeaseRepo.acquireAll), so the
+ * argument of holdInside holds as it is; one timer renews the set and one turn lets it go.
  */
-export async function tryHoldInside(c: Leasing, own: string, around: readonly string[]): Promise<HeldLease | undefined> {
-  const held = await tryHold(c, own);
-  if (!held) return undefined;
-  try {
-    const others = around.filter((n) => n !== own);
-    if (others.length === 0 || (await c.leases.heldOf(others, (c.now ?? Date.now)())).length === 0) return held;
-  } catch (e) {
-    await held.release();
-    throw e;
-  }
-  await held.release();
-  return undefined;
+export async function tryHoldAll(c: Leasing, own: readonly string[], around: readonly string[] = [], ttlMs = TTL_MS): Promise<HeldLease | undefined> {
+  const now = c.now ?? Date.now;
+  const owner = randomUUID();
+  const names = [...new Set(own)];
+  const others = around.filter((n) => !names.includes(n));
+  if (!(await c.leases.acquireAll(names, owner, now(), now() + ttlMs, others))) return undefined;
+  const timer = outsideRequest(() =>
+    setInterval(() => {
+      for (const name of names) c.leases.renew(name, owner, now() + ttlMs).catch(() => undefined);
+    }, ttlMs / 3),
+  );
+  timer.unref();
+  return {
+    async release() {
+      clearInterval(timer);
+      await c.leases.releaseAll(names, owner).catch(() => undefined);
+    },
+  };
 }
 
 /** Runs fn while the lease is held, releasing it however fn ends. */

@@ -1,12 +1,19 @@
-import type { Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 import type { StoredLeaseRepo } from './leases.js';
+
+/**
+ * Runs statements in order, each its own transaction, and returns their results: on PostgreSQL in one
+ * flight (sent without waiting for the answers before, so the set costs one round trip), elsewhere one
+ * after another.
+ */
+export type Flight = (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
 
 /**
  * Leases as rows: one INSERT … ON CONFLICT DO UPDATE … WHERE decides who
  * holds a name, atomically on SQLite and PostgreSQL alike (no read-then-write).
  */
-export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
+export function createLeaseRepo(db: Kysely<Database>, flight: Flight = oneByOne(db)): StoredLeaseRepo {
   return {
     async acquire(name, owner, now, expiresAt) {
       const r = await db
@@ -29,6 +36,32 @@ export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
 
     async release(name, owner) {
       await db.deleteFrom('leases').where('name', '=', name).where('owner', '=', owner).execute();
+    },
+
+    async acquireAll(names, owner, now, expiresAt, around) {
+      const own = [...new Set(names)].sort();
+      if (own.length === 0) return true;
+      // In sorted order: two takers of overlapping sets on PostgreSQL insert their rows in one order, never in a circle.
+      const values = sql.join(own.map((n) => sql`(${n})`));
+      const free = around.length === 0 ? sql`1 = 1` : sql`NOT EXISTS (SELECT 1 FROM leases AS h WHERE h.name IN (${sql.join(around)}) AND h.expires_at > ${now})`;
+      // The names, taken where free, expired or own, and only while none around is held: the common case decided here.
+      const take = sql`INSERT INTO leases (name, owner, expires_at)
+        SELECT v.column1, CAST(${owner} AS text), CAST(${expiresAt} AS bigint) FROM (VALUES ${values}) AS v WHERE ${free}
+        ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+        WHERE leases.expires_at <= ${now} OR leases.owner = ${owner}`.compile(db);
+      // Read again after the names are committed (a statement of its own, in the same flight): a change of a folder
+      // around that took its lease while the statement above ran is seen here, or it sees these names (coordination.ts
+      // holdInside). One statement alone would read around before its own names are visible to anyone.
+      const queries = around.length === 0 ? [take] : [take, db.selectFrom('leases').select('name').where('name', 'in', around).where('expires_at', '>', now).limit(1).compile()];
+      const [taken, busy] = await flight(queries);
+      if (Number(taken?.numAffectedRows ?? 0) === own.length && (busy?.rows.length ?? 0) === 0) return true;
+      await db.deleteFrom('leases').where('name', 'in', own).where('owner', '=', owner).execute();
+      return false;
+    },
+
+    async releaseAll(names, owner) {
+      if (names.length === 0) return;
+      await db.deleteFrom('leases').where('name', 'in', [...names]).where('owner', '=', owner).execute();
     },
 
     async heldOf(names, now) {
@@ -62,6 +95,15 @@ export function createLeaseRepo(db: Kysely<Database>): StoredLeaseRepo {
       const rows = await db.selectFrom('leases').select('name').where('name', 'like', likePrefix('held', prefix)).where('expires_at', '>', now).execute();
       return rows.map((r) => r.name);
     },
+  };
+}
+
+/** A Flight for a database in the process (SQLite): nothing to save by sending at once. */
+function oneByOne(db: Kysely<Database>): Flight {
+  return async (queries) => {
+    const results: QueryResult<unknown>[] = [];
+    for (const q of queries) results.push(await db.executeQuery(q));
+    return results;
   };
 }
 

@@ -9,6 +9,16 @@ export interface LeaseRepo {
   renew(name: string, owner: string, expiresAt: number): Promise<boolean>;
   /** Frees the lease if `owner` holds it. */
   release(name: string, owner: string): Promise<void>;
+  /**
+   * Takes every one of `names` for `owner` until `expiresAt`, in one turn of the store, only if each is
+   * free, expired or already `owner`'s and none of `around` is held (by anyone) at `now`; otherwise
+   * takes none and returns false. The names are written before `around` is read, as with an acquire
+   * followed by heldOf, so a change that takes one of `around` and then looks for the leases below it
+   * never misses these (src/storage/coordination.ts holdInside). `around` holds none of `names`.
+   */
+  acquireAll(names: readonly string[], owner: string, now: number, expiresAt: number, around: readonly string[]): Promise<boolean>;
+  /** Frees those of `names` that `owner` holds, in one turn. */
+  releaseAll(names: readonly string[], owner: string): Promise<void>;
   /** Which of `names` are held at `now` (by anyone, not expired): one question for them all (a few hundred names a statement in the database). */
   heldOf(names: readonly string[], now: number): Promise<string[]>;
   /**

@@ -1,4 +1,5 @@
-import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type QueryResult } from 'kysely';
+import type { Flight } from './leases-repo.js';
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { StoreOpenError } from './sqlite.js';
@@ -57,8 +58,31 @@ export async function openPostgresStore(url: string, opts: { poolSize?: number; 
   return {
     kind: 'postgres',
     db,
-    ...createRepositories(db, postgresWriters(db, served), opts),
+    ...createRepositories(db, { ...postgresWriters(db, served), flight: postgresFlight(served) }, opts),
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * Statements sent on one connection without waiting for the answers before (the pool's pipeline),
+ * each its own transaction (its own Sync): one round trip for the set, and each sees what the ones
+ * before it committed.
+ */
+function postgresFlight(pool: PostgresPool): Flight {
+  return async (queries) => {
+    const client = await pool.connect();
+    try {
+      const answers = queries.map((q) => client.query<unknown>(q.sql, [...q.parameters]));
+      for (const a of answers) a.catch(() => undefined);
+      const results: QueryResult<unknown>[] = [];
+      for (const a of answers) {
+        const r = await a;
+        results.push({ rows: r.rows ?? [], numAffectedRows: BigInt(r.rowCount ?? 0) });
+      }
+      return results;
+    } finally {
+      client.release();
+    }
   };
 }
 

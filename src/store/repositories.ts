@@ -13,7 +13,7 @@ import { createDavPropertyRepo } from './dav-properties-repo.js';
 import { createGrantRepo } from './grants-repo.js';
 import { createGroupRepo } from './groups-repo.js';
 import { createJournalRepo } from './journal-repo.js';
-import { createLeaseRepo } from './leases-repo.js';
+import { createLeaseRepo, type Flight } from './leases-repo.js';
 import { createOidcRepo } from './oidc-repo.js';
 import { createRateRepo } from './rate-repo.js';
 import { createSearchRepo } from './search-repo.js';
@@ -44,6 +44,8 @@ export type Engine = {
   readonly steps?: StepRunner | undefined;
   /** Lets the usage counter's writes share a commit with the index's (steps.ts Ride). */
   readonly ride?: Ride | undefined;
+  /** Sends a lease's statements in one round trip (leases-repo.ts Flight); one after another when not given. */
+  readonly flight?: Flight | undefined;
 };
 
 /**
@@ -58,7 +60,7 @@ export function createRepositories(db: Kysely<Database>, engine: Engine, opts: S
     users: createUserRepo(db, changeStamp),
     sessions: createSessionRepo(db, changeStamp),
     totp: createTotpRepo(db),
-    leases: createLeaseRepo(db),
+    leases: createLeaseRepo(db, engine.flight),
     journal: createJournalRepo(db),
     settings: createSettingsRepo(db),
     rates: createRateRepo(db),

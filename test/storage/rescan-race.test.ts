@@ -130,3 +130,65 @@ test('s3: a rescan during a folder move leaves the move to its event: the feed s
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// A folder move whose process died halfway is finished by whoever finds its journal record (start-up, the
+// leader's sweep). The resumed run holds the move's edit leases as the first run did, so a rescan in its
+// window leaves both ends to it: without them the walk indexed the keys copied so far as new files.
+test('s3: a resumed folder move holds its edit leases: a rescan in its window leaves source and destination alone', { skip }, async () => {
+  const s = s3Service();
+  if (!s) throw new Error('unreachable: guarded by skip');
+  const dir = await mkdtemp(join(tmpdir(), 'fc-rescan-resume-'));
+  const store = await openSqliteStore(join(dir, 'meta.db'));
+  const loc = { bucket: await newBucket('fc-rescan-resume'), prefix: `${randomUUID()}/`, endpoint: s.endpoint, region: s.region, pathStyle: true };
+  const client = createS3Client(loc, { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey });
+  let copying: () => void = () => undefined;
+  const secondCopy = new Promise<void>((r) => (copying = r));
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((r) => (release = r));
+  // The first run dies at its second copy (its journal record stays, as after a crash); the resumed run
+  // waits at its second copy until the rescan is done.
+  let mode: 'die' | 'hold' = 'die';
+  let copies = 0;
+  const send = client.send.bind(client) as (command: object, options?: unknown) => Promise<unknown>;
+  (client as { send: unknown }).send = async (command: object, options?: unknown) => {
+    if (command.constructor.name === 'CopyObjectCommand' && ++copies === 2) {
+      if (mode === 'die') throw new Error('the process died here');
+      copying();
+      await released;
+    }
+    return send(command, options);
+  };
+  const backend = createS3Backend(loc, { leases: store.leases, journal: store.journal }, store.search, { client });
+  const search = createSearchService({ store, backend });
+  try {
+    for (let i = 0; i < 5; i++) await backend.write(keyOf(`Photos/2025/p${i}.jpg`), bodyOf(`photo ${i}`), { ifExists: 'fail' });
+    await backend.write(keyOf('stay.txt'), bodyOf('stay'), { ifExists: 'fail' });
+    await assert.rejects(backend.move(keyOf('Photos'), keyOf('Pictures'), { overwrite: false }), /died/);
+    assert.equal((await store.journal.list('s3-folder-move', Number.MAX_SAFE_INTEGER, 10)).length, 1, 'the record of the halfway move');
+    mode = 'hold';
+    copies = 0;
+    const since = await store.changes.latest();
+    const resumed = backend.sweep?.({ staleMs: 0 });
+    assert.ok(resumed, 'the S3 backend sweeps');
+    try {
+      await Promise.race([secondCopy, resumed.then(() => Promise.reject(new Error('the resumed move ended without a second copy')))]);
+      await search.rescanUser('alice');
+      const feed = await store.changes.changesSince(since, 100);
+      assert.deepEqual(feed.map((c) => [c.type, c.path]).filter(([, p]) => /^(Photos|Pictures)(\/|$)/.test(p ?? '')), [], 'the rescan left both ends to the move');
+    } finally {
+      release();
+    }
+    await resumed;
+    assert.deepEqual(await store.journal.list('s3-folder-move', Number.MAX_SAFE_INTEGER, 10), [], 'the move finished');
+    // The next rescan finds the move done.
+    await search.rescanUser('alice');
+    const paths = ['Photos', 'Pictures', 'Pictures/2025', ...Array.from({ length: 5 }, (_, i) => `Pictures/2025/p${i}.jpg`), 'stay.txt'];
+    assert.deepEqual([...(await store.search.kinds('alice', paths)).keys()].sort(), paths.filter((p) => p !== 'Photos').sort());
+  } finally {
+    release();
+    search.close();
+    await backend.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

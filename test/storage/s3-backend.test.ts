@@ -267,6 +267,13 @@ async function counted(opts: { answered?: (command: string) => Promise<void> } =
       if (!got) busy.push(name);
       return got;
     },
+    // A set taken in one turn (a create's name and edit leases): each name counted as taken, the set as busy when refused.
+    acquireAll: async (names, owner, now, expiresAt, around) => {
+      taken.push(...names);
+      const got = await f.store.leases.acquireAll(names, owner, now, expiresAt, around);
+      if (!got) busy.push(...names);
+      return got;
+    },
     heldOf: async (names, now) => {
       const held = await f.store.leases.heldOf(names, now);
       busy.push(...held);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Coordination } from '../coordination.js';
-import { tryHold } from '../coordination.js';
+import { tryHold, tryHoldAll, waitFreeWithin } from '../coordination.js';
 import { s3Call } from './client.js';
 import { copyObject, deleteKeys, objectPages } from './objects.js';
 
@@ -37,8 +37,14 @@ export async function startFolderMove(s3: S3Client, c: Coordination, job: MoveJo
   }
 }
 
-/** Finishes moves whose process died: records not updated for staleMs whose lease is free. */
-export async function resumeFolderMoves(s3: S3Client, c: Coordination, staleMs: number): Promise<number> {
+/**
+ * Finishes moves whose process died: records not updated for staleMs whose lease is free. `editsOf` names
+ * the edit leases the move's first run held (its source's and its destination's): held again while it
+ * resumes, so a rescan's walk leaves its halfway destination to it (busy-paths.ts) and a change inside
+ * either steps back or is waited for, as around the first run. A move one of whose leases is held now
+ * is left to the next sweep.
+ */
+export async function resumeFolderMoves(s3: S3Client, c: Coordination, staleMs: number, editsOf: (job: MoveJob) => readonly string[] = () => []): Promise<number> {
   const now = (c.now ?? Date.now)();
   let finished = 0;
   for (const record of await c.journal.list(MOVE_JOURNAL, now - staleMs, 100)) {
@@ -46,7 +52,19 @@ export async function resumeFolderMoves(s3: S3Client, c: Coordination, staleMs: 
     if (!lease) continue;
     try {
       const current = await c.journal.get(record.id);
-      if (current) await runPhases(s3, c, record.id, JSON.parse(current.data) as MoveJob);
+      if (current) {
+        const job = JSON.parse(current.data) as MoveJob;
+        const own = editsOf(job);
+        const edits = await tryHoldAll(c, own);
+        if (!edits) continue;
+        try {
+          // The changes below either end that began before the leases were taken end before a key is listed (the first run's settle).
+          for (const name of own) await waitFreeWithin(c, `${name}/`, own);
+          await runPhases(s3, c, record.id, job);
+        } finally {
+          await edits.release();
+        }
+      }
       finished++;
     } finally {
       await lease.release();

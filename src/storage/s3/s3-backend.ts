@@ -20,10 +20,10 @@ import { storedSizes, type SizeView } from '../size-view.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { outsideRequest, requestSignal } from '../../lib/progress.js';
-import { hold, holdInside, tryHold, tryHoldInside, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
+import { hold, holdInside, tryHold, tryHoldAll, whileHeld, type Coordination, type HeldLease } from '../coordination.js';
 import { createEventHub, type StorageEvent } from '../events.js';
 import { createS3Client, fromS3Error, isNotFound, s3Call, statusOf, type S3Credentials } from './client.js';
-import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove } from './folder-move.js';
+import { MOVE_JOURNAL, resumeFolderMoves, startFolderMove, type MoveJob } from './folder-move.js';
 import { FILE_MOVE_JOURNAL, resumeFileMoves, startFileMove } from './file-move.js';
 import { folderPrefix, objectKey, segmentsBelow, trashArea, validFoldersBelow, versionKey } from './keys.js';
 import type { S3Location } from './location.js';
@@ -118,6 +118,8 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
   const editLeases = (...keys: StorageKey[]) => keys.map((k) => editLease(objectKey(prefix, k)));
   /** The edit leases of the folders around keys (and of the user's root), which a change of a whole folder holds. */
   const editsAround = (keys: StorageKey[]) => editLeases(...keys.flatMap((k) => [{ user: k.user, segments: [] }, ...keyFolders(k)]));
+  /** The edit leases a journaled folder move held (its source's and destination's), held again when it is resumed. */
+  const moveEdits = (job: MoveJob) => [editLease(job.from.slice(0, -1)), editLease(job.to)];
   /** The edit leases of keys, once no change of a folder around them (or of the user's root) is under way. */
   const holdEdits = (keys: StorageKey[], signal?: AbortSignal) => holdInside(coordination, editLeases(...keys), editsAround(keys), signal);
   /** The objects below a folder whose edit lease this change holds, page by page as they are once the changes below are done. */
@@ -523,28 +525,21 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
 
     /**
      * A replace onto a name the index holds nothing at, as a create: one PutObject with If-None-Match: *
-     * under the name lease only, without the edit lease and the look at what was there (docs/performance.md,
-     * "Seventh change"). Nothing is taken away, so there is no replaced size to get right, which is
-     * what the edit lease is for; another writer that stores second gets 412, as link(2) decides on
+     * under the name and edit leases, taken and let go in one turn each, without the look at what was there
+     * (docs/performance.md, "Seventh change", "Seventeenth change"). Nothing is taken away, so there is no
+     * replaced size to get right; another writer that stores second gets 412, as link(2) decides on
      * local disk. The name lease still keeps out a writer that claimed the name: its
      * CompleteMultipartUpload is not conditional (radosgw ignores If-None-Match there) and would
      * replace this file unseen. Undefined when the name is leased or a file is there: the
      * caller replaces under the leases, as before.
      */
     async function createIfFree(data: Buffer): Promise<Entry | undefined> {
-      const lease = await tryHold(coordination, nameLease(objectKey(prefix, target)));
+      // The name lease and its own edit lease in one turn, unless a folder around it is being changed (then the replace below
+      // waits for that change): a folder's move or delete waits for it before listing (quietPages), so this file lands before
+      // the folder is listed, or after the change, never between a move's copy and delete.
+      const objKey = objectKey(prefix, target);
+      const lease = await tryHoldAll(coordination, [nameLease(objKey), editLease(objKey)], editsAround([target]));
       if (!lease) return undefined;
-      // Its own edit lease, unless a folder around it is being changed (then the replace below waits for
-      // that change): a folder's move or delete waits for it before listing (quietPages), so this file
-      // lands before the folder is listed, or after the change, never between a move's copy and delete.
-      const edit = await tryHoldInside(coordination, editLease(objectKey(prefix, target)), editsAround([target])).catch(async (e: unknown) => {
-        await lease.release();
-        throw e;
-      });
-      if (!edit) {
-        await lease.release();
-        return undefined;
-      }
       try {
         requestSignal()?.throwIfAborted();
         let stored: Stored;
@@ -562,7 +557,6 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         await events.emit(created(await shownEntry(target, entry, data)));
         return entry;
       } finally {
-        await edit.release();
         await lease.release();
       }
     }
@@ -965,7 +959,7 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
       const area = trashArea(prefix, owner, id);
       // A journaled move of this item left by a dead process is finished first (its lease is free);
       // one still held is under way, and what the area holds now is not the answer yet.
-      await resumeFolderMoves(s3, coordination, 0);
+      await resumeFolderMoves(s3, coordination, 0, moveEdits);
       await resumeFileMoves(s3, coordination, 0);
       for (const kind of [MOVE_JOURNAL, FILE_MOVE_JOURNAL]) {
         for (const r of await coordination.journal.list(kind, Number.MAX_SAFE_INTEGER, 1000)) {
@@ -1050,13 +1044,13 @@ export function createS3Backend(loc: S3Location, coordination: Coordination, nam
         throw e;
       });
       // Moves another process left: finished now if their lease is free (the process is gone).
-      await resumeFolderMoves(s3, coordination, 0);
+      await resumeFolderMoves(s3, coordination, 0, moveEdits);
       await resumeFileMoves(s3, coordination, 0);
     },
 
     async sweep({ staleMs }) {
       await sweepUploads(staleMs);
-      await resumeFolderMoves(s3, coordination, staleMs);
+      await resumeFolderMoves(s3, coordination, staleMs, moveEdits);
       await resumeFileMoves(s3, coordination, staleMs);
     },
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { storeTest, type OpenStore } from './support.test-suite.js';
+import { checkLeaseSets } from './lease-sets.test-suite.js';
 import type { Share } from '../../domain/share.js';
 import { StoreConflictError, type MetadataStore } from '../metadata-store.js';
 import type { DavLock } from '../dav-locks.js';
@@ -198,6 +199,10 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     const many = Array.from({ length: 1200 }, (_, i) => `edit:many/${i}`);
     await store.leases.acquire('edit:many/1111', 'w', NOW, NOW + 300);
     assert.deepEqual(await store.leases.heldOf(many, NOW), ['edit:many/1111']);
+  });
+
+  withStore('acquireAll takes a set of leases in one turn, all or none, and none while a name around is held; releaseAll lets them go', async (store) => {
+    await checkLeaseSets(store.leases, 'set:', NOW);
   });
 
   withStore('heldWithin names the held leases that start with a prefix, which may hold LIKE wildcards and letters of either case', async (store) => {
