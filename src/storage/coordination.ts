@@ -26,17 +26,23 @@ export async function tryHold(c: Leasing, name: string, ttlMs = TTL_MS): Promise
   const now = c.now ?? Date.now;
   const owner = randomUUID();
   if (!(await c.leases.acquire(name, owner, now(), now() + ttlMs))) return undefined;
+  return keptAlive(c, [name], owner, ttlMs, () => c.leases.release(name, owner));
+}
+
+/** Renews `names` for `owner` until released (one timer for the set); `letGo` frees them in the store. */
+function keptAlive(c: Leasing, names: readonly string[], owner: string, ttlMs: number, letGo: () => Promise<void>): HeldLease {
+  const now = c.now ?? Date.now;
   // Renewals answered are not progress of the request that took the lease (src/app/request-deadline.ts).
   const timer = outsideRequest(() =>
     setInterval(() => {
-      c.leases.renew(name, owner, now() + ttlMs).catch(() => undefined);
+      for (const name of names) c.leases.renew(name, owner, now() + ttlMs).catch(() => undefined);
     }, ttlMs / 3),
   );
   timer.unref();
   return {
     async release() {
       clearInterval(timer);
-      await c.leases.release(name, owner).catch(() => undefined);
+      await letGo().catch(() => undefined);
     },
   };
 }
@@ -135,18 +141,7 @@ export async function tryHoldAll(c: Leasing, own: readonly string[], around: rea
   const names = [...new Set(own)];
   const others = around.filter((n) => !names.includes(n));
   if (!(await c.leases.acquireAll(names, owner, now(), now() + ttlMs, others))) return undefined;
-  const timer = outsideRequest(() =>
-    setInterval(() => {
-      for (const name of names) c.leases.renew(name, owner, now() + ttlMs).catch(() => undefined);
-    }, ttlMs / 3),
-  );
-  timer.unref();
-  return {
-    async release() {
-      clearInterval(timer);
-      await c.leases.releaseAll(names, owner).catch(() => undefined);
-    },
-  };
+  return keptAlive(c, names, owner, ttlMs, () => c.leases.releaseAll(names, owner));
 }
 
 /** Runs fn while the lease is held, releasing it however fn ends. */
