@@ -19,15 +19,16 @@ export function serverWithFastRead(fastRead: () => FastRead | undefined): Fastif
       return fast ? fast(req, res, () => handler(req, res)) : handler(req, res);
     };
     // Each request in its own progress context, for the request deadline (request-deadline.ts).
-    const server = createServer(options, (req, res) =>
+    const server = createServer(options, (req, res) => {
+      if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.once('finish', () => dropUnreadBody(req, res));
       withProgress((progress) => {
         attachProgress(req, progress);
         // The writer's File-Cloud-Origin goes with the request's writes into their change entries (a bad one is refused by buildApp's hook).
         const origin = parseOrigin(req.headers['file-cloud-origin']);
         if (origin === undefined || origin === 'invalid') serve(req, res);
         else withOrigin(origin, () => serve(req, res));
-      }),
-    );
+      });
+    });
     server.keepAliveTimeout = 72_000;
     // Uploads may take long, so no limit on a whole request; a stalled client is cut off by the
     // idle timeout instead, and slow headers by headersTimeout (HTTP_LIMITS, docs/security.md).
@@ -35,4 +36,21 @@ export function serverWithFastRead(fastRead: () => FastRead | undefined): Fastif
     server.setTimeout(HTTP_LIMITS.idleTimeoutMs);
     return server;
   };
+}
+
+/**
+ * After an answer on a connection kept open, the rest of a body nobody reads any more (an upload
+ * cut off by a failing service and answered 503) is read and dropped, so the next request on the
+ * connection is parsed. Node drops it by itself only when nobody began to read the body: one piped
+ * into a writer that stalled, or whose reading loop stopped waiting for something else, holds the
+ * rest in front of the next request, and that one is never answered; the client sees the connection
+ * reset when the keep-alive timeout (72 s, plus Node's 1 s) ends it. An answer that closes the
+ * connection (413, the request deadline: `Connection: close`) has nothing to drop.
+ */
+export function dropUnreadBody(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete || req.destroyed || String(res.getHeader('connection')).toLowerCase() === 'close') return;
+  // Whatever still holds the body lets go of it: a pipe, a 'readable' listener (an async iterator's), either of which keeps resume() from flowing.
+  req.unpipe();
+  req.removeAllListeners('readable');
+  req.resume();
 }

@@ -61,11 +61,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   const e = toAppError(err);
   logFailure(request.log, e, err);
   reply.code(e.status).headers(e.headers);
+  // Any other answer keeps the connection; what is left of its body is dropped once it is sent (http-server.ts, dropUnreadBody).
   if ((e.code === 'too_large' || e.code === 'quota_exceeded') && bodyLeftUnread(request)) reply.header('connection', 'close');
-  // Node drains the body of an answered request only if nobody began to read it. A route that read
-  // part (an upload cut off by a failing service) and stopped would leave the rest on the kept
-  // connection, in front of its next request: that one would wait unanswered until the idle timeout.
-  else if (bodyLeftUnread(request) && !request.raw.destroyed) request.raw.resume();
   if (request.method === 'HEAD') return reply.send();
   return reply.type('application/json; charset=utf-8').send({ error: e.code, message: e.message });
 }
@@ -73,8 +70,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
 /**
  * A body refused for its size is left unread on the socket: kept alive, Node would read and discard all of it
  * (forever, for an endless chunked upload) before the next request, and a graceful shutdown would wait for it.
- * Other errors keep the connection: Node drains their (acceptable) body, so the client reads its answer instead of
- * a broken pipe.
+ * Other errors keep the connection and the rest of their (acceptable) body is read and dropped (http-server.ts,
+ * dropUnreadBody), so the client reads its answer instead of a broken pipe.
  */
 export function bodyLeftUnread(request: FastifyRequest): boolean {
   const raw = request.raw;

@@ -196,8 +196,10 @@ for (const service of SERVICES) {
         t.diagnostic(`${service} ${fault}`);
         upload.finish();
         const want = EXPECTED[service];
-        // An intermittent ECONNRESET (the upload: 2 of ~10 CI runs; /api/health after 73 s: once) has not been
-        // reproduced by hand: what the server said goes with any request that got no answer.
+        // An intermittent ECONNRESET of the upload itself (2 of ~10 CI runs) has not been reproduced by hand: what the
+        // server said goes with any request that got no answer. (The other one, /api/health reset after 73 s in the loop
+        // below, twice: the upload's unread rest of body held the kept connection the next request went out on, until
+        // the keep-alive timeout, 72 s + Node's 1 s, ended it; src/app/http-server.ts dropUnreadBody.)
         const withServerOutput = (e: Error): never => {
           const o = server.output();
           throw new Error(`${e.message}\n--- server stderr, the end ---\n${o.stderr.slice(-3000)}\n--- server stdout, the end ---\n${o.stdout.slice(-6000)}`);
