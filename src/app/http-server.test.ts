@@ -16,6 +16,7 @@ const holders: [string, (req: IncomingMessage) => void][] = [
     await req.iterator({ destroyOnReturn: false }).next();
     await new Promise(() => undefined);
   })()],
+  ['read by a \'data\' listener that pauses it whenever its own reader is full (the sealing stream\'s way)', (req) => void req.on('data', () => req.pause())],
   ['never read at all (Node drops it by itself)', () => undefined],
 ];
 
