@@ -49,8 +49,9 @@ export function serverWithFastRead(fastRead: () => FastRead | undefined): Fastif
  */
 export function dropUnreadBody(req: IncomingMessage, res: ServerResponse): void {
   if (req.complete || req.destroyed || String(res.getHeader('connection')).toLowerCase() === 'close') return;
-  // Whatever still holds the body lets go of it: a pipe, a 'readable' listener (an async iterator's), a 'data' listener that
-  // pauses it when its own reader is full (the encryption's sealing stream): each keeps resume() from flowing for good.
+  // Whatever still holds the body lets go of it: a pipe, a 'readable' listener (an async iterator's: the hashing layer's tap
+  // reads every upload's body through one, src/storage/hashing.ts), a 'data' listener that pauses it when its own reader is
+  // full (the encryption's sealing stream): each keeps resume() from flowing for good.
   req.unpipe();
   req.removeAllListeners('readable');
   req.removeAllListeners('data');
