@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import { connect } from 'node:net';
+import { AppError } from '../domain/errors.js';
+import { installErrorHandling } from '../http/error-handler.js';
 import { serverWithFastRead } from './http-server.js';
 
 /** Far below the keep-alive timeout (72 s), which is what ended a connection stuck behind an unread body. */
@@ -73,3 +77,41 @@ for (const [how, hold] of holders) {
     }
   });
 }
+
+test('an error after part of the body was read leaves the connection able to answer its next request', async () => {
+  // Fastify, the error handler and this server, as build-app.ts puts them together.
+  const app = Fastify({ logger: false, serverFactory: serverWithFastRead(() => undefined) });
+  installErrorHandling(app);
+  // Raw bodies reach the route unread, as uploads do.
+  app.addContentTypeParser('application/octet-stream', (_request, _payload, done) => done(null));
+  app.put('/upload', async (request) => {
+    // Reads the first chunk of the body, then fails, as an upload does when a service dies mid-stream.
+    await new Promise<void>((resolve) => request.raw.once('data', () => (request.raw.pause(), resolve())));
+    throw new AppError('unavailable', 'A service went away mid-upload.');
+  });
+  app.get('/next', async () => ({ ok: true }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as import('node:net').AddressInfo).port;
+  const socket = connect(port, '127.0.0.1');
+  try {
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+    const body = Buffer.alloc(4 * 1024 * 1024, 1);
+    socket.write(`PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(body);
+    const answers = () => got.match(/HTTP\/1\.1 \d+/g) ?? [];
+    const until = async (n: number) => {
+      const deadline = Date.now() + 5_000;
+      while (answers().length < n && !socket.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    };
+    await until(1);
+    assert.deepEqual(answers(), ['HTTP/1.1 503']);
+    if (/^connection: close/im.test(got)) return; // a closed connection is answered honestly too
+    socket.write('GET /next HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(2);
+    assert.deepEqual(answers(), ['HTTP/1.1 503', 'HTTP/1.1 200'], 'the next request on the kept connection is answered, not read as the rest of the body');
+  } finally {
+    socket.destroy();
+    await app.close();
+  }
+});
