@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
 import { HTTP_LIMITS } from '../http/client-error.js';
+import { declaresBody } from '../http/declared-body.js';
 import { withProgress } from '../lib/progress.js';
 import { parseOrigin, withOrigin } from '../lib/write-origin.js';
 import type { FastRead } from './fast-read.js';
@@ -20,7 +21,7 @@ export function serverWithFastRead(fastRead: () => FastRead | undefined): Fastif
     };
     // Each request in its own progress context, for the request deadline (request-deadline.ts).
     const server = createServer(options, (req, res) => {
-      if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.once('finish', () => dropUnreadBody(req, res));
+      if (declaresBody(req.headers)) res.once('finish', () => dropUnreadBody(req, res));
       withProgress((progress) => {
         attachProgress(req, progress);
         // The writer's File-Cloud-Origin goes with the request's writes into their change entries (a bad one is refused by buildApp's hook).

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { declaresBody } from '../http/declared-body.js';
 
 /** One request header's value (the first of repeated ones). */
 export function header(request: FastifyRequest, name: string): string | undefined {
@@ -36,7 +37,4 @@ export function lockTokenOf(request: FastifyRequest): string {
   return m[1] as string;
 }
 
-export function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
-}
+export const hasBody = (request: FastifyRequest): boolean => declaresBody(request.headers);

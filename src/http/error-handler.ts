@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { AppError, isAppError, isServerFault, type ErrorCode } from '../domain/errors.js';
 import { dependencyErrorIn, RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 import { sentence } from '../lib/i18n/sentences.js';
+import { declaresBody } from './declared-body.js';
 
 /**
  * The one place where failures become HTTP answers. Status comes only from
@@ -74,10 +75,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
  * dropUnreadBody), so the client reads its answer instead of a broken pipe.
  */
 export function bodyLeftUnread(request: FastifyRequest): boolean {
-  const raw = request.raw;
-  if (raw.complete) return false;
-  const length = Number(request.headers['content-length'] ?? 0);
-  return request.headers['transfer-encoding'] !== undefined || length > 0;
+  return !request.raw.complete && declaresBody(request.headers);
 }
 
 /**

@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { AccessRule } from '../domain/access.js';
 import type { Principal } from '../domain/principal.js';
 import { parseByteCount, parseDeferLength, parseOverwrite, parseUploadChecksum, parseUploadMetadata, CHECKSUM_ALGORITHMS, type Parsed } from '../http/tus-headers.js';
+import { declaresBody } from '../http/declared-body.js';
 import type { TusService } from '../services/tus.js';
 import type { TusUpload } from '../store/tus-uploads.js';
 import { empty, errors, header, type JsonSchema, type ResponseSpec, type RouteSchema } from '../http/schemas.js';
@@ -139,7 +140,7 @@ const value = <T>(p: Parsed<T>): T => {
   return p.value;
 };
 
-const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+const hasBody = (request: FastifyRequest) => declaresBody(request.headers);
 
 /** The body's Content-Length when it is a plain byte count (not chunked). */
 const declared = (request: FastifyRequest): number | undefined => {
