@@ -24,7 +24,7 @@ export async function startRclone(tmp: string, user: string, password: string): 
   const config = join(dir, 'rclone.conf');
   await writeFile(config, '');
   const port = await freePort();
-  const proc = spawn('rclone', ['serve', 'webdav', root, '--addr', `127.0.0.1:${port}`, '--user', user, '--pass', password, '--config', config, '--log-file', join(dir, 'rclone.log')], { stdio: 'ignore' });
+  const proc = spawn('rclone', ['serve', 'webdav', root, '--addr', `127.0.0.1:${port}`, `--user=${user}`, `--pass=${password}`, '--config', config, '--log-file', join(dir, 'rclone.log')], { stdio: 'ignore' });
   children.add(proc);
   const server: Server = {
     name: 'rclone serve webdav',
