@@ -55,6 +55,14 @@ process.env.PATH = [dirname(process.execPath), process.env.PATH].filter(Boolean)
     process.exit(1);
   }
 }
+// File Cloud's own optional native AES-GCM (scripts/build-native.mjs; FILE_CLOUD_NATIVE_CRYPTO=0 turns it off),
+// as the built server loads it.
+try {
+  const { nativeGcmPath } = await import('../dist/src/lib/encryption/native-gcm.js');
+  console.error(`run-tests: encrypted Range reads' AES-GCM ${nativeGcmPath}`);
+} catch (e) {
+  console.error(`run-tests: encrypted Range reads' AES-GCM unknown (dist/ is not built: ${e instanceof Error ? e.message : e})`);
+}
 
 const filters = process.argv.slice(2);
 const files = [];

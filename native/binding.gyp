@@ -1,0 +1,11 @@
+# File Cloud's optional native module (scripts/build-native.mjs builds it at npm's postinstall).
+# OpenSSL is Node's own: its headers come with Node's, its symbols from the node binary.
+{
+  'targets': [
+    {
+      'target_name': 'gcm_part',
+      'sources': ['gcm-part.c'],
+      'cflags': ['-O2', '-Wall', '-Wextra'],
+    },
+  ],
+}

@@ -1,0 +1,41 @@
+import { createRequire } from 'node:module';
+
+/**
+ * File Cloud's optional native AES-GCM (native/gcm-part.c), built by
+ * scripts/build-native.mjs at npm's postinstall when a compiler and Node's
+ * headers are there. Without it, or with FILE_CLOUD_NATIVE_CRYPTO=0, the
+ * same reads run on node:crypto: the stored format is one, either path
+ * reads what the other wrote.
+ */
+export type NativeGcm = {
+  /**
+   * Checks the GMAC of aadPadded ‖ text against expectedTag, then decrypts
+   * `part` (a view inside text) with AES-256-CTR from `counter` into `out`;
+   * false when the tag does not match. A TypeError for a wrong argument.
+   */
+  openPart(key: Uint8Array, nonce: Uint8Array, aadPadded: Uint8Array, text: Uint8Array, expectedTag: Uint8Array, counter: Uint8Array, part: Uint8Array, out: Uint8Array): boolean;
+};
+
+/** The module's place from dist/src/lib/encryption/ (compiled) up to the package root. */
+const MODULE = '../../../../native/build/Release/gcm_part.node';
+
+/** Whether the environment turns the native path off: FILE_CLOUD_NATIVE_CRYPTO=0 (or false, off, no). */
+export const nativeDisabled = (value: string | undefined): boolean => value !== undefined && /^(0|false|off|no)$/i.test(value.trim());
+
+function load(): { gcm: NativeGcm | undefined; why: string } {
+  if (nativeDisabled(process.env.FILE_CLOUD_NATIVE_CRYPTO)) return { gcm: undefined, why: 'JavaScript (FILE_CLOUD_NATIVE_CRYPTO=0)' };
+  try {
+    const gcm = createRequire(import.meta.url)(MODULE) as NativeGcm;
+    return typeof gcm.openPart === 'function' ? { gcm, why: 'native' } : { gcm: undefined, why: 'JavaScript (native/ gave no openPart)' };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'MODULE_NOT_FOUND' ? 'is not built, scripts/build-native.mjs builds it' : `does not load: ${e instanceof Error ? e.message : String(e)}`;
+    return { gcm: undefined, why: `JavaScript (native/gcm-part.c ${why})` };
+  }
+}
+
+const loaded = load();
+/** The native functions, or undefined when the JavaScript path runs. */
+export const nativeGcm: NativeGcm | undefined = loaded.gcm;
+/** Which path runs and, for the JavaScript one, why: for run-tests' start line and the server's log. */
+export const nativeGcmPath: string = loaded.why;
