@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { gfMultiply, openPart, openPartJs, openPartNative, tagCorrection, toBig, toBlock } from './gcm-part.js';
 import { nativeGcm, nativeGcmPath, nativeDisabled } from './native-gcm.js';
@@ -65,11 +65,17 @@ const paths: [string, Open | undefined][] = [
   ['JavaScript', openPartJs],
   ['native', native && ((key, nonce, aad, text, tag, from, to) => openPartNative(native, key, nonce, aad, text, tag, from, to))],
 ];
-const nativeSkip = (): string | undefined => {
-  if (native !== undefined) return undefined;
+/**
+ * Whether this test skips for want of the native module (true: it called
+ * t.skip with the reason the loader gave, e.g. FILE_CLOUD_NATIVE_CRYPTO=0 or
+ * "not built"). In CI, which must build it, its absence fails the test.
+ */
+function skippedWithoutNative(t: TestContext): boolean {
+  if (native !== undefined) return false;
   if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_CRYPTO)) assert.fail(`CI must build the native module: ${nativeGcmPath}`);
-  return `the native path is off here: ${nativeGcmPath}`;
-};
+  t.skip(`the native AES-GCM module is not in use here, the path is ${nativeGcmPath}`);
+  return true;
+}
 
 /** One sealed message: 64 KiB less 5 bytes, so the last block is short, with version 2's 21 bytes of associated data. */
 function sealed(aadLength = 21, length = 65536 - 5) {
@@ -91,8 +97,7 @@ const flipped = (b: Buffer, at: number) => {
 
 for (const [name, open] of paths) {
   test(`openPart (${name}) gives exactly the wanted bytes of an authentic message`, (t) => {
-    const skip = open ? undefined : nativeSkip();
-    if (skip || !open) return t.skip(skip);
+    if (open === undefined) return void skippedWithoutNative(t);
     for (const aadLength of [21, 16, 0, 33]) {
       const { key, nonce, aad, plain, text, tag } = sealed(aadLength);
       const spans: [number, number][] = [
@@ -123,8 +128,7 @@ for (const [name, open] of paths) {
   });
 
   test(`openPart (${name}) gives nothing of an altered message`, (t) => {
-    const skip = open ? undefined : nativeSkip();
-    if (skip || !open) return t.skip(skip);
+    if (open === undefined) return void skippedWithoutNative(t);
     const { key, nonce, aad, plain, text, tag } = sealed();
     const altered: [string, () => Buffer][] = [
       ['a flipped ciphertext byte outside the wanted part', () => open(key, nonce, aad, flipped(text, 50_000), tag, 0, 4096)],
@@ -145,16 +149,14 @@ for (const [name, open] of paths) {
 }
 
 test('openPart: the path in use (the native one unless turned off or not built) reads what the other gives', (t) => {
-  const skip = nativeSkip();
-  if (skip) return t.skip(skip);
+  if (skippedWithoutNative(t)) return;
   const { key, nonce, aad, plain, text, tag } = sealed();
   assert.deepEqual(openPart(key, nonce, aad, text, tag, 333, 4500), plain.subarray(333, 4500));
   assert.deepEqual(openPartJs(key, nonce, aad, text, tag, 333, 4500), openPart(key, nonce, aad, text, tag, 333, 4500));
 });
 
 test('native openPart refuses a wrong argument with a TypeError, before reading it', (t) => {
-  const skip = nativeSkip();
-  if (skip || !native) return t.skip(skip);
+  if (native === undefined) return void skippedWithoutNative(t);
   const { key, nonce, aad, plain, text, tag } = sealed();
   const keyBytes = key.export();
   const h = toBig(createCipheriv('aes-256-ecb', key, null).setAutoPadding(false).update(Buffer.alloc(16)));
@@ -205,8 +207,7 @@ test('native openPart refuses a wrong argument with a TypeError, before reading 
 });
 
 test('native openPart: worker threads each load the module, with contexts of their own, beside the main thread', async (t) => {
-  const skip = nativeSkip();
-  if (skip) return t.skip(skip);
+  if (skippedWithoutNative(t)) return;
   const { key, nonce, aad, plain, text, tag } = sealed();
   // Each worker opens 200 parts while this thread opens its own: shared contexts would mix keys and fail.
   const code = `
