@@ -20,6 +20,8 @@ import { openPostgresStore } from './store/postgres.js';
 import { LOGIN_WINDOW_MS } from './store/rate-limiter.js';
 import { startLeaderElection } from './cluster/leader.js';
 import { startLiveness } from './cluster/liveness.js';
+import { PROCESS_ID } from './lib/process-id.js';
+import type { LeaseRepo } from './store/leases.js';
 import { startIdleReducer } from './app/idle-reducer.js';
 import { fallbackLeaseRepo, fallbackRateLimiter, openRedis, redisBreaker, redisLeaseRepo, redisRateLimiter, type RedisBreaker } from './cluster/redis.js';
 import { storeRateLimiter } from './store/rate-limiter.js';
@@ -51,7 +53,7 @@ export const WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
  * do that (the cluster primary with workers), never a CLI command running
  * beside a live server.
  */
-export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials; redis?: Redis; breaker?: RedisBreaker; logger?: Logger } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; stored: StorageBackend; paths: ReturnType<typeof dataPaths> }> {
+export async function openDataDir(config: Config, serving: boolean, opts: { credentials?: S3Credentials; redis?: Redis; breaker?: RedisBreaker; logger?: Logger } = {}): Promise<{ store: MetadataStore; backend: StorageBackend; stored: StorageBackend; leases: LeaseRepo; paths: ReturnType<typeof dataPaths> }> {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.storage, { recursive: true });
   await mkdir(paths.tmp, { recursive: true });
@@ -80,7 +82,7 @@ export async function openDataDir(config: Config, serving: boolean, opts: { cred
       throw e;
     }
   }
-  return { store, backend, stored, paths };
+  return { store, backend, stored, leases, paths };
 }
 
 /**
@@ -135,7 +137,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   // ioredis reports a lost connection as an 'error' event too: logged by the breaker, never an uncaught exception.
   redis?.on('error', () => undefined);
   const breaker = redisBreaker((err) => logger.warn({ err }, 'Redis does not answer: the login throttle and locks use the database until it does'));
-  const { store, backend, paths } = await openDataDir(config, !opts.worker, { redis, breaker, logger });
+  const { store, backend, leases, paths } = await openDataDir(config, !opts.worker, { redis, breaker, logger });
   const secret = await loadSecret(config, store, paths);
   const deployment = redis ? await deploymentId(store) : undefined;
   // The leader lease is in the database even with Redis: a leader must be one, and a Redis command
@@ -161,12 +163,20 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
   const app = await buildApp(config, { store, backend, secret, logger, webRoot: WEB_ROOT, services });
   // A process of the deployment (on any node, the leader before this one too) died mid-write: its
   // last changes may be on storage but not in the change journal.
+  // Its changes' leases are freed first: the rescan leaves a path whose lease is held to the change
+  // that holds it, and a dead process's change never finishes (src/lib/process-id.ts).
   const liveness = startLiveness(store.leases, {
+    owner: PROCESS_ID,
     isLeader: leader.isLeader,
     onError: (err) => logger.warn({ err }, 'the liveness heartbeat failed'),
     onDeaths: (deaths) => {
       logger.info({ deaths: deaths.map((d) => ({ process: d.owner, expired_at: new Date(d.expiredAt).toISOString() })) }, 'a process of the deployment died without stopping: rescanning storage for changes it may not have journaled');
-      app.requestRescan({ after: Math.max(...deaths.map((d) => d.expiredAt)) });
+      void Promise.all(deaths.map((d) => leases.releaseHeldBy(d.owner)))
+        .then(
+          (freed) => logger.info({ freed: freed.reduce((a, b) => a + b, 0) }, 'the leases the dead processes held are freed'),
+          (err: unknown) => logger.warn({ err }, 'freeing the leases of a dead process failed: the rescan leaves their paths until they run out'),
+        )
+        .then(() => app.requestRescan({ after: Math.max(...deaths.map((d) => d.expiredAt)) }));
     },
   });
   try {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { redisService, skipReason } from '../../test/helpers/services.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { LeaseRepo } from '../store/leases.js';
-import { checkLeaseSets } from '../store/conformance/lease-sets.test-suite.js';
+import { checkLeaseSets, checkReleaseHeldBy } from '../store/conformance/lease-sets.test-suite.js';
 import { randomUUID } from 'node:crypto';
 import { startLeaderElection } from './leader.js';
 import { openRedis, redisLeaseRepo } from './redis.js';
@@ -59,6 +59,16 @@ test('lease sets on Redis: all or none, none while a name around is held', { ski
   const redis = openRedis(redisService() as string);
   try {
     await checkLeaseSets(redisLeaseRepo(redis), `set-${randomUUID()}:`, Date.now());
+  } finally {
+    redis.disconnect();
+  }
+});
+
+// The leader frees a dead process's leases before its rescan (src/main.ts): on Redis by a SCAN and a script per page.
+test('leases on Redis: releaseHeldBy frees every lease a dead process held, and nobody else\'s', { skip: skipReason('Redis') }, async () => {
+  const redis = openRedis(redisService() as string);
+  try {
+    await checkReleaseHeldBy(redisLeaseRepo(redis), `dead-${randomUUID()}:`, Date.now());
   } finally {
     redis.disconnect();
   }

@@ -30,12 +30,14 @@ export function startLiveness(
     now?: () => number;
     intervalMs?: number;
     ttlMs?: number;
+    /** This process's id (src/lib/process-id.ts): the owners of its holds begin with it. A new one when not given. */
+    owner?: string;
   },
 ): { readonly owner: string; stop(opts?: { release?: boolean }): Promise<void> } {
   const now = opts.now ?? Date.now;
   const ttl = opts.ttlMs ?? LEADER_TTL_MS;
   const interval = opts.intervalMs ?? LEADER_TRY_MS;
-  const owner = randomUUID();
+  const owner = opts.owner ?? randomUUID();
   const name = `${ALIVE_PREFIX}${owner}`;
   let stopped = false;
   const tick = async () => {

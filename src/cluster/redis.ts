@@ -4,6 +4,7 @@ import type { RateLimiter } from '../store/rate-limiter.js';
 import { DependencyError } from '../lib/dependency-error.js';
 import { serviceCall } from '../lib/progress.js';
 import type { LeaseRepo } from '../store/leases.js';
+import { holdsOf } from '../lib/process-id.js';
 
 /**
  * What moves to Redis when `--redis` is given: the login throttle and leases
@@ -99,6 +100,18 @@ for i = 1, #KEYS do
 end
 return 0`;
 
+/** KEYS: lease keys; ARGV[1]: how the owners to free begin. Each key checked and deleted in one step. */
+const RELEASE_HELD_BY = `
+local freed = 0
+for i = 1, #KEYS do
+  local cur = redis.call('GET', KEYS[i])
+  if cur ~= false and string.sub(cur, 1, #ARGV[1]) == ARGV[1] then
+    redis.call('DEL', KEYS[i])
+    freed = freed + 1
+  end
+end
+return freed`;
+
 /** Leases as Redis keys with an expiry; owner checks in Lua, so only the holder renews or frees one. */
 export function redisLeaseRepo(redis: Redis, now: () => number = Date.now): LeaseRepo {
   const ttl = (expiresAt: number, at = now()) => Math.max(1, Math.round(expiresAt - at));
@@ -134,6 +147,17 @@ export function redisLeaseRepo(redis: Redis, now: () => number = Date.now): Leas
         held.push(...keys.map((k) => k.slice('fc:lease:'.length)));
       } while (cursor !== '0');
       return [...new Set(held)];
+    },
+    async releaseHeldBy(process) {
+      // Rare (a death): a SCAN of every lease, each page's keys checked by owner in one script.
+      let freed = 0;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redisCall(() => redis.scan(cursor, 'MATCH', 'fc:lease:*', 'COUNT', 1000));
+        cursor = next;
+        if (keys.length > 0) freed += Number(await redisCall(() => redis.eval(RELEASE_HELD_BY, keys.length, ...keys, holdsOf(process))));
+      } while (cursor !== '0');
+      return freed;
     },
   };
 }
@@ -294,6 +318,12 @@ export function fallbackLeaseRepo(primary: LeaseRepo, fallback: LeaseRepo, break
     },
     heldOf: (names, now) => heldIn((repo) => repo.heldOf(names, now)),
     heldWithin: (prefix, now) => heldIn((repo) => repo.heldWithin(prefix, now)),
+    // Both stores, whatever the breaker says: the dead process may have taken some in the database during an outage.
+    async releaseHeldBy(process) {
+      let freed = 0;
+      if (!breaker.isOpen()) freed += await primary.releaseHeldBy(process).catch((e: unknown) => (breaker.trip(e), 0));
+      return freed + (await fallback.releaseHeldBy(process));
+    },
     async release(name, owner) {
       const key = id(name, owner);
       const at = where.get(key) ?? 'redis';

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { JournalRepo } from '../store/journal.js';
 import type { LeaseRepo } from '../store/leases.js';
 import { outsideRequest } from '../lib/progress.js';
+import { holdOwner } from '../lib/process-id.js';
 
 /**
  * What a backend without atomic operations of its own (S3) needs from the
@@ -24,7 +24,7 @@ const TTL_MS = 30_000;
  */
 export async function tryHold(c: Leasing, name: string, ttlMs = TTL_MS): Promise<HeldLease | undefined> {
   const now = c.now ?? Date.now;
-  const owner = randomUUID();
+  const owner = holdOwner();
   if (!(await c.leases.acquire(name, owner, now(), now() + ttlMs))) return undefined;
   return keptAlive(c, [name], owner, ttlMs, () => c.leases.release(name, owner));
 }
@@ -137,7 +137,7 @@ export async function holdInside(c: Leasing, own: readonly string[], around: rea
  */
 export async function tryHoldAll(c: Leasing, own: readonly string[], around: readonly string[] = [], ttlMs = TTL_MS): Promise<HeldLease | undefined> {
   const now = c.now ?? Date.now;
-  const owner = randomUUID();
+  const owner = holdOwner();
   const names = [...new Set(own)];
   const others = around.filter((n) => !names.includes(n));
   if (!(await c.leases.acquireAll(names, owner, now(), now() + ttlMs, others))) return undefined;

@@ -1,6 +1,7 @@
 import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 import type { StoredLeaseRepo } from './leases.js';
+import { holdsOf } from '../lib/process-id.js';
 
 /**
  * Runs statements in order, each its own transaction, and returns their results: on PostgreSQL in one
@@ -83,6 +84,16 @@ export function createLeaseRepo(db: Kysely<Database>, flight: Flight = oneByOne(
         .where('expires_at', '>', now)
         .execute();
       return rows.map((r) => r.name);
+    },
+
+    async releaseHeldBy(process) {
+      const start = holdsOf(process);
+      // substr, not LIKE: an owner is ours to name, but the same rule as heldWithin keeps one way to ask.
+      const r = await db
+        .deleteFrom('leases')
+        .where((eb) => eb(eb.fn('substr', ['owner', eb.val(1), eb.val(start.length)]), '=', start))
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
 
     async takeExpired(prefix, now) {

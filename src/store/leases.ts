@@ -26,6 +26,12 @@ export interface LeaseRepo {
    * change of a whole folder that waits for the changes below it to end (coordination.ts waitFreeWithin).
    */
   heldWithin(prefix: string, now: number): Promise<string[]>;
+  /**
+   * Frees every lease a process took for its changes (owners `<process>/…`: src/lib/process-id.ts),
+   * whoever asks: for the leader, once the process is known dead (its liveness lease ran out), so the
+   * rescan that follows walks what the dead process held. Returns how many were freed.
+   */
+  releaseHeldBy(process: string): Promise<number>;
 }
 
 /** Leases in the metadata store, where a lease that ran out stays visible until somebody takes it (Redis forgets it). */

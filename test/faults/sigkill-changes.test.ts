@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -9,6 +10,7 @@ import { s3ServerOptions, startServer, type ServerProcess } from '../helpers/ser
 import { newDatabase, redisService, s3Client, skipReason } from '../helpers/services.js';
 import { faultSeed, prng, sleep } from './crash-helpers.js';
 import { processTree } from '../kit/process-tree.js';
+import { openRedis } from '../../src/cluster/redis.js';
 
 type Change = { cursor: string; type: string; path: string; from?: string; is_file: boolean; size?: number };
 type Item = { isFile: boolean; size?: number };
@@ -222,6 +224,56 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
       await b?.stop('SIGKILL').catch(() => undefined);
       await a?.stop().catch(() => undefined);
       for (const dir of [a?.dataDir, b?.dataDir]) if (dir) await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Skipped, as the tests above, only outside CI when S3, PostgreSQL or Redis is missing (clusterSkip says which).
+  test('cluster: a process that died holding the lease of a change it left half done; the leader frees the lease and journals the file under it', { skip: clusterSkip }, async (t) => {
+    const s3 = await s3ServerOptions();
+    const database = await newDatabase('deadlease');
+    const a = await startServer({ args: [...s3.args, '--database', database, '--redis', redisService() as string, '--workers', '1'], env: { ...s3.env, FILE_CLOUD_LOG_LEVEL: 'info' }, startTimeoutMs: 60_000 });
+    const redis = openRedis(redisService() as string);
+    const { default: pg } = await import('pg');
+    const db = new pg.Client({ connectionString: database });
+    await db.connect();
+    try {
+      await pastFirstRescan(a, 'the node');
+      const auth = bearer((await login(a.url, 'admin', a.adminPassword)).access_token);
+      const from = await now(a.url, auth);
+      // What a process killed mid-write leaves: the object on S3, the edit lease of its name still
+      // held (src/storage/s3/s3-backend.ts editLease; a hold's owner is `<process>/<hold>`,
+      // src/lib/process-id.ts) for longer than any wait here, and its liveness lease run out.
+      const dead = randomUUID();
+      const key = `${s3.prefix}/admin/beside/held.bin`;
+      const client = s3Client();
+      try {
+        await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: Buffer.alloc(55) }));
+      } finally {
+        client.destroy();
+      }
+      const lease = `fc:lease:s3-edit:${s3.bucket}/${key}`;
+      await redis.set(lease, `${dead}/${randomUUID()}`, 'PX', 600_000);
+      const diedAt = Date.now();
+      await db.query('insert into leases (name, owner, expires_at) values ($1, $2, $3)', [`alive:${dead}`, dead, diedAt - 1]);
+      // The leader's next liveness tick (10 s) takes the lease, frees the dead process's holds and rescans.
+      const deadline = diedAt + 40_000;
+      let seen: Change | undefined;
+      while (!seen && Date.now() < deadline) {
+        await sleep(500);
+        const page = (await (await fetch(`${a.url}/api/changes?cursor=${from}`, { headers: auth })).json()) as { changes: Change[] };
+        seen = page.changes.find((c) => c.path === '/admin/beside/held.bin');
+      }
+      t.diagnostic(`the file under the dead process's lease was journaled ${Date.now() - diedAt} ms after its liveness lease ran out`);
+      assert.ok(a.output().stdout.includes('died without stopping'), 'the leader saw the process die');
+      assert.equal(await redis.exists(lease), 0, "the dead process's edit lease is freed");
+      assert.ok(seen, 'the file under the lease is journaled within 40 s');
+      assert.equal(seen.type, 'created');
+      assert.equal(seen.size, 55);
+    } finally {
+      await db.end().catch(() => undefined);
+      redis.disconnect();
+      await a.stop().catch(() => undefined);
+      await rm(a.dataDir, { recursive: true, force: true });
     }
   });
 

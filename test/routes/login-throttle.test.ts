@@ -220,6 +220,10 @@ test('Redis unreachable: the throttle and leases fall back to the database, neve
     assert.equal(await leases.acquire('name', 'b', T, T + 30_000), true);
     assert.deepEqual(await leases.heldOf(['name', 'other'], T), ['name'], 'asked which are held, the database answers');
     assert.deepEqual(await leases.heldWithin('na', T), ['name'], 'asked by prefix, the database answers');
+    // A dead process's holds (taken here during the outage) are freed in the database, Redis being down.
+    assert.equal(await leases.acquire('held', 'gone/1', T, T + 30_000), true);
+    assert.equal(await leases.releaseHeldBy('gone'), 1, 'the hold of the dead process, freed in the database');
+    assert.deepEqual(await store.leases.heldOf(['held', 'name'], T), ['name']);
   } finally {
     redis.disconnect();
     await store.close();

@@ -284,6 +284,7 @@ async function counted(opts: { answered?: (command: string) => Promise<void> } =
       busy.push(...held);
       return held;
     },
+    releaseHeldBy: (process) => f.store.leases.releaseHeldBy(process),
   };
   const loc = { bucket: bucket as string, prefix: f.prefix, endpoint: s.endpoint, region: s.region, pathStyle: true };
   const client = createS3Client(loc, { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { storeTest, type OpenStore } from './support.test-suite.js';
-import { checkLeaseSets } from './lease-sets.test-suite.js';
+import { checkLeaseSets, checkReleaseHeldBy } from './lease-sets.test-suite.js';
 import type { Share } from '../../domain/share.js';
 import { StoreConflictError, type MetadataStore } from '../metadata-store.js';
 import type { DavLock } from '../dav-locks.js';
@@ -203,6 +203,10 @@ export function runStoreConformance(name: string, open: OpenStore): void {
 
   withStore('acquireAll takes a set of leases in one turn, all or none, and none while a name around is held; releaseAll lets them go', async (store) => {
     await checkLeaseSets(store.leases, 'set:', NOW);
+  });
+
+  withStore('releaseHeldBy frees every lease a dead process held for its changes, and nobody else\'s', async (store) => {
+    await checkReleaseHeldBy(store.leases, 'dead:', NOW);
   });
 
   withStore('heldWithin names the held leases that start with a prefix, which may hold LIKE wildcards and letters of either case', async (store) => {

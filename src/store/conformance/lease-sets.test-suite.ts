@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import type { LeaseRepo } from '../leases.js';
 
 /**
@@ -50,4 +51,30 @@ export async function checkLeaseSets(leases: LeaseRepo, p: string, now: number):
   assert.deepEqual(await heldBy(['s1', 's2', 's3']), won);
   await leases.releaseAll(won.map(n), winner);
   assert.equal(await take([], 'me', ['s1']), true, 'an empty set is taken at once');
+}
+
+/**
+ * LeaseRepo.releaseHeldBy, the same on every lease store: frees every lease whose owner is a hold of
+ * the dead process (`<process>/…`, src/lib/process-id.ts), single or taken as a set, and nobody
+ * else's: not another process's whose id merely begins the same, nor the process's own name (its
+ * liveness lease, which the leader takes by itself). Ids unique per run: the store may be shared.
+ */
+export async function checkReleaseHeldBy(leases: LeaseRepo, p: string, now: number): Promise<void> {
+  const ttl = 60_000;
+  const n = (s: string) => `${p}${s}`;
+  const dead = `dead-${randomUUID()}`;
+  const taken: [name: string, owner: string][] = [
+    ['d1', `${dead}/1`],
+    ['a1', `alive-${randomUUID()}/1`],
+    ['a2', `${dead}x/1`],
+    ['a3', dead],
+  ];
+  for (const [name, owner] of taken) assert.equal(await leases.acquire(n(name), owner, now, now + ttl), true, name);
+  assert.equal(await leases.acquireAll([n('d2'), n('d3')], `${dead}/2`, now, now + ttl, []), true);
+  assert.equal(await leases.releaseHeldBy(dead), 3, 'the three holds of the dead process freed');
+  const names = ['a1', 'a2', 'a3', 'd1', 'd2', 'd3'];
+  assert.deepEqual((await leases.heldOf(names.map(n), now)).map((x) => x.slice(p.length)).sort(), ['a1', 'a2', 'a3']);
+  assert.equal(await leases.acquire(n('d1'), 'next', now, now + ttl), true, 'a freed name is free to take');
+  assert.equal(await leases.releaseHeldBy(dead), 0, 'nothing left to free');
+  for (const [name, owner] of [...taken.slice(1), ['d1', 'next'] as const]) await leases.release(n(name), owner);
 }
