@@ -7,7 +7,8 @@
 //   back to building a JavaScript cipher per packet (SFTP at a third of the speed, docs/performance.md).
 //   This rebuilds it.
 // - File Cloud's own native/gcm-part.c (src/lib/encryption/native-gcm.ts): the encrypted Range read's
-//   AES-GCM check and CTR decryption without node:crypto's cipher objects.
+//   AES-GCM check and CTR decryption without node:crypto's cipher objects, and an upload's sealing
+//   into memory the sealing stream reuses.
 // Both are optional: when one cannot be built this says why and File Cloud runs the JavaScript path.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -75,5 +76,5 @@ const gcm = join(root, 'native', 'build', 'Release', 'gcm_part.node');
 const mtime = (f) => (existsSync(f) ? statSync(f).mtimeMs : 0);
 // A module built from an older gcm-part.c still loads: it is rebuilt when its sources are newer.
 const current = () => mtime(gcm) > Math.max(...['gcm-part.c', 'binding.gyp'].map((f) => mtime(join(root, 'native', f))));
-const gcmLoads = loadsIn(`process.exit(typeof require(${JSON.stringify(gcm)}).openPart === 'function' ? 0 : 1)`);
-build('native/gcm-part.c (AES-GCM for encrypted Range reads)', join(root, 'native'), () => current() && gcmLoads(), 'encrypted Range reads use node:crypto');
+const gcmLoads = loadsIn(`const m = require(${JSON.stringify(gcm)}); process.exit(typeof m.openPart === 'function' && typeof m.seal === 'function' ? 0 : 1)`);
+build('native/gcm-part.c (AES-GCM for encrypted Range reads and uploads)', join(root, 'native'), () => current() && gcmLoads(), 'encrypted Range reads and uploads use node:crypto');

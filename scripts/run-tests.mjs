@@ -59,9 +59,9 @@ process.env.PATH = [dirname(process.execPath), process.env.PATH].filter(Boolean)
 // as the built server loads it.
 try {
   const { nativeGcmPath } = await import('../dist/src/lib/encryption/native-gcm.js');
-  console.error(`run-tests: encrypted Range reads' AES-GCM ${nativeGcmPath}`);
+  console.error(`run-tests: encrypted Range reads' and uploads' AES-GCM ${nativeGcmPath}`);
 } catch (e) {
-  console.error(`run-tests: encrypted Range reads' AES-GCM unknown (dist/ is not built: ${e instanceof Error ? e.message : e})`);
+  console.error(`run-tests: encrypted Range reads' and uploads' AES-GCM unknown (dist/ is not built: ${e instanceof Error ? e.message : e})`);
 }
 
 const filters = process.argv.slice(2);

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { CHUNK_SIZE, DecryptError, HEADER_SIZE, NONCE_SIZE, TAG_SIZE, VERSION, chunkOverhead, chunkSpan, couldBeEncrypted, hasMagic, headerFor, headerVersion, newFileKey, newMasterKeyText, openChunk, openHeader, openTail, parseMasterKey, plainSize, plainSizeOf, sealChunk, sealTail, storedChunk, storedSize } from './format.js';
+import { CHUNK_SIZE, DecryptError, HEADER_SIZE, NONCE_SIZE, TAG_SIZE, VERSION, chunkOverhead, chunkSpan, couldBeEncrypted, hasMagic, headerFor, headerVersion, newFileKey, newMasterKeyText, openChunk, openHeader, openTail, parseMasterKey, plainSize, plainSizeOf, sealChunk, sealPartsInto, sealTail, sealedSize, openParts, storedChunk, storedSize } from './format.js';
+import { nativeGcm, type NativeGcm } from './native-gcm.js';
+import { skippedWithoutNative } from './native-skip.test-suite.js';
 import { decryptBytes, decryptStream, encrypt } from './stream.js';
 import type { FileKey } from './format.js';
 
@@ -380,5 +382,62 @@ test('decryptStream of a recycling source: every read is handed back, and bytes 
       assert.ok(out.equals(plain), `v${version}, ${size} bytes read ${step} at a time: the plaintext`);
       assert.equal(source.handedBack.length, Math.ceil(file.length / step), `v${version}, ${size} bytes read ${step} at a time: every read handed back`);
     }
+  }
+});
+
+/** A chunk's plaintext cut into parts as a network body might: whole, in 7-byte pieces, with empty parts between. */
+const partsOf = (plain: Buffer): Buffer[][] => [
+  [plain],
+  Array.from({ length: Math.ceil(plain.length / 7) }, (_, i) => plain.subarray(i * 7, i * 7 + 7)),
+  [Buffer.alloc(0), plain.subarray(0, 5), Buffer.alloc(0), plain.subarray(5), Buffer.alloc(0)],
+];
+
+test('sealPartsInto (native) writes what node:crypto seals: the same bytes under version 1 (its nonce is the index), bytes that open under version 2, in the given memory', (t) => {
+  if (skippedWithoutNative(t)) return;
+  const native = nativeGcm as NativeGcm;
+  for (const version of VERSIONS) {
+    const { key } = newFileKey(master, version);
+    for (const size of [0, 1, 15, 16, 17, 4096, C - 5, C]) {
+      const plain = randomBytes(size);
+      for (const [index, last] of [[0, false], [3, true], [70000, false]] as const) {
+        for (const parts of partsOf(plain)) {
+          const out = Buffer.alloc(sealedSize(version, size) + 10, 0xaa);
+          const got = sealPartsInto(native, key, index, last, parts, out);
+          const what = `version ${version}, ${size} bytes in ${parts.length} parts, chunk ${index}${last ? ' (last)' : ''}`;
+          assert.equal(got.length, sealedSize(version, size), what);
+          assert.equal(got.buffer, out.buffer, `${what}: written into the memory given`);
+          assert.ok(out.subarray(got.length).equals(Buffer.alloc(10, 0xaa)), `${what}: nothing past the chunk`);
+          if (version === 1) assert.ok(got.equals(sealChunk(key, index, last, plain)), what);
+          assert.ok(Buffer.concat(openParts(key, index, last, [got])).equals(plain), what);
+          // Opened as another chunk, or as the last one when it is not: refused, as node:crypto's would be.
+          assert.throws(() => openParts(key, index + 1, last, [got]), DecryptError, what);
+          assert.throws(() => openParts(key, index, !last, [got]), DecryptError, what);
+        }
+      }
+    }
+  }
+  const { key } = newFileKey(master);
+  assert.throws(() => sealPartsInto(native, key, 0, false, [randomBytes(100)], Buffer.alloc(sealedSize(VERSION, 100) - 1)), RangeError, 'memory too short for the chunk');
+});
+
+test('native seal: every wrong argument is a TypeError before a byte of out is written', (t) => {
+  if (skippedWithoutNative(t)) return;
+  const native = nativeGcm as NativeGcm;
+  const out = Buffer.alloc(200, 0xaa);
+  const tag = Buffer.alloc(16, 0xaa);
+  const [key, nonce, aad, plain] = [randomBytes(32), randomBytes(12), randomBytes(21), randomBytes(100)];
+  const cases: [string, () => void][] = [
+    ['a key of 31 bytes', () => native.seal(key.subarray(1), nonce, aad, [plain], out, tag)],
+    ['a nonce of 16 bytes', () => native.seal(key, randomBytes(16), aad, [plain], out, tag)],
+    ['a tag of 15 bytes', () => native.seal(key, nonce, aad, [plain], out, Buffer.alloc(15))],
+    ['parts not an array', () => native.seal(key, nonce, aad, plain as unknown as Buffer[], out, tag)],
+    ['a part not bytes', () => native.seal(key, nonce, aad, [plain, 'text' as unknown as Buffer], out, tag)],
+    ['out shorter than the parts', () => native.seal(key, nonce, aad, [plain, plain], out.subarray(0, 199), tag)],
+    ['out overlapping a part', () => native.seal(key, nonce, aad, [out.subarray(150, 200)], out.subarray(100, 160), tag)],
+    ['aad not bytes', () => native.seal(key, nonce, 'aad' as unknown as Buffer, [plain], out, tag)],
+  ];
+  for (const [what, call] of cases) {
+    assert.throws(call, TypeError, what);
+    assert.ok(out.equals(Buffer.alloc(200, 0xaa)) && tag.equals(Buffer.alloc(16, 0xaa)), `${what}: nothing written`);
   }
 });

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createSecretKey, hash, randomBytes, type KeyObject } from 'node:crypto';
 import { openPart } from './gcm-part.js';
+import type { NativeGcm } from './native-gcm.js';
 
 /**
  * The stored form of an encrypted file (CONTRACT "Encryption at rest"):
@@ -215,6 +216,29 @@ export function sealParts(key: FileKey, index: number, last: boolean, plain: rea
   c.final();
   out.push(c.getAuthTag());
   return out;
+}
+
+/** The stored size of a chunk of `plain` bytes. */
+export const sealedSize = (version: number, plain: number): number => plain + chunkOverhead(version);
+
+/**
+ * sealParts on native/gcm-part.c, into memory the caller gives (`out`, at
+ * least sealedSize bytes; the sealing stream reuses it once the chunk is
+ * stored): the same stored bytes, as one buffer, the view of `out` written.
+ * node:crypto's update allocates every output, which costs about half of
+ * sealing a chunk (docs/performance.md, "A native AES-GCM, prototyped").
+ */
+export function sealPartsInto(native: NativeGcm, key: FileKey, index: number, last: boolean, plain: readonly Buffer[], out: Buffer): Buffer {
+  const v1 = key.version === 1;
+  let length = 0;
+  for (const p of plain) length += p.length;
+  const size = sealedSize(key.version, length);
+  if (out.length < size) throw new RangeError(`sealPartsInto: out holds ${out.length} bytes, the chunk needs ${size}`);
+  const n = v1 ? v1Nonce(key, index, last) : freshNonce();
+  const textAt = v1 ? 0 : IV;
+  if (!v1) n.copy(out, 0);
+  native.seal(key.dataKey, n, v1 ? key.fileId : chunkAad(key, index, last), plain, out.subarray(textAt, textAt + length), out.subarray(textAt + length, size));
+  return out.subarray(0, size);
 }
 
 /** Chunk `index` of a file, encrypted: its stored bytes. */

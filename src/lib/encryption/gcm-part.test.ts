@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { gfMultiply, openPart, openPartJs, openPartNative, tagCorrection, toBig, toBlock } from './gcm-part.js';
-import { nativeGcm, nativeGcmPath, nativeDisabled } from './native-gcm.js';
+import { nativeGcm, nativeDisabled } from './native-gcm.js';
+import { skippedWithoutNative } from './native-skip.test-suite.js';
 
 const hex = (s: string): bigint => BigInt(`0x${s}`);
 /** The field's 1 in GCM's bit order: the first bit set. */
@@ -65,18 +66,6 @@ const paths: [string, Open | undefined][] = [
   ['JavaScript', openPartJs],
   ['native', native && ((key, nonce, aad, text, tag, from, to) => openPartNative(native, key, nonce, aad, text, tag, from, to))],
 ];
-/**
- * Whether this test skips for want of the native module (true: it called
- * t.skip with the reason the loader gave, e.g. FILE_CLOUD_NATIVE_CRYPTO=0 or
- * "not built"). In CI, which must build it, its absence fails the test.
- */
-function skippedWithoutNative(t: TestContext): boolean {
-  if (native !== undefined) return false;
-  if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_CRYPTO)) assert.fail(`CI must build the native module: ${nativeGcmPath}`);
-  t.skip(`the native AES-GCM module is not in use here, the path is ${nativeGcmPath}`);
-  return true;
-}
-
 /** One sealed message: 64 KiB less 5 bytes, so the last block is short, with version 2's 21 bytes of associated data. */
 function sealed(aadLength = 21, length = 65536 - 5) {
   const key = createSecretKey(randomBytes(32));

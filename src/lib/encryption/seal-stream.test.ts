@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import { CHUNK_SIZE, HEADER_SIZE, STORED_CHUNK, hasMagic, newMasterKeyText, openHeader, parseMasterKey, storedSize } from './format.js';
 import { sealingStream } from './seal-stream.js';
 import { decryptBytes } from './stream.js';
+import { nativeGcm, nativeGcmPath } from './native-gcm.js';
+import { skippedWithoutNative } from './native-skip.test-suite.js';
 
 const C = CHUNK_SIZE;
 const master = parseMasterKey(newMasterKeyText());
@@ -51,15 +53,64 @@ function plainOf(stored: Buffer, size: number): Buffer {
   return decryptBytes(openHeader(stored.subarray(0, HEADER_SIZE), [master]), size, 0, [stored.subarray(HEADER_SIZE)], 0, size);
 }
 
-test('a sealed body decrypts to its bytes at every size around the chunk edges, fed in any pieces', async () => {
-  for (const size of [0, 1, 4096, C - 1, C, C + 1, 3 * C, 3 * C + 5]) {
-    const plain = randomBytes(size);
-    for (const step of [7, 4096, C, C + 3, 200_000]) {
-      if (step === 7 && size > C + 1) continue;
-      const stored = Buffer.concat(await buffers(sealingStream(master, bodyOf(plain, step))));
-      assert.ok(plainOf(stored, size).equals(plain), `size ${size}, pieces of ${step}`);
+test('a sealed body decrypts to its bytes at every size around the chunk edges, fed in any pieces, on node:crypto and on the native module', async () => {
+  for (const [path, native] of [['node:crypto', null], ['native', nativeGcm ?? null]] as const) {
+    for (const size of [0, 1, 4096, C - 1, C, C + 1, 3 * C, 3 * C + 5]) {
+      const plain = randomBytes(size);
+      for (const step of [7, 4096, C, C + 3, 200_000]) {
+        if (step === 7 && size > C + 1) continue;
+        const stored = Buffer.concat(await buffers(sealingStream(master, bodyOf(plain, step), native)));
+        assert.ok(plainOf(stored, size).equals(plain), `${path}${native === null && path === 'native' ? ` (not loaded: ${nativeGcmPath})` : ''}: size ${size}, pieces of ${step}`);
+      }
     }
   }
+});
+
+test('native: a reader that hands each chunk back once stored gets the body, sealed again and again into the memory it handed back', async (t) => {
+  if (skippedWithoutNative(t)) return;
+  const size = 5 * 1024 * 1024 + 123;
+  const plain = randomBytes(size);
+  const sealed = sealingStream(master, bodyOf(plain, 16 * 1024));
+  const copies: Buffer[] = [];
+  const memory = new Set<ArrayBufferLike>();
+  assert.equal(typeof sealed.recycle, 'function', 'a stream that lends its chunks takes them back');
+  assert.equal(sealingStream(master, bodyOf(plain, 1), null).recycle, undefined, 'on node:crypto: nothing to take back');
+  for await (const b of sealed) {
+    copies.push(Buffer.from(b as Buffer));
+    memory.add((b as Buffer).buffer);
+    sealed.recycle?.(b as Buffer);
+  }
+  assert.ok(plainOf(Buffer.concat(copies), size).equals(plain));
+  const chunks = Math.ceil(size / C);
+  // The chunks in the stream's queue and one being sealed are out at once; the rest is memory handed back.
+  assert.ok(memory.size <= 20, `${chunks} chunks sealed into ${memory.size} buffers`);
+});
+
+test('native: a chunk not handed back is never written over, and one handed back twice is reused once', async (t) => {
+  if (skippedWithoutNative(t)) return;
+  const size = 3 * 1024 * 1024 + 7;
+  const plain = randomBytes(size);
+  const sealed = sealingStream(master, bodyOf(plain, 10_000));
+  const copies: Buffer[] = [];
+  const kept: [Buffer, Buffer][] = [];
+  let previous: Buffer | undefined;
+  let n = 0;
+  for await (const b of sealed) {
+    const chunk = b as Buffer;
+    copies.push(Buffer.from(chunk));
+    if (n++ % 5 === 0) kept.push([chunk, Buffer.from(chunk)]);
+    else {
+      // Handed back a chunk late, twice: were it lent again twice, two chunks would be sealed into one memory.
+      if (previous) {
+        sealed.recycle?.(previous);
+        sealed.recycle?.(previous);
+      }
+      previous = chunk;
+    }
+    await sleep(0);
+  }
+  assert.ok(plainOf(Buffer.concat(copies), size).equals(plain), 'every chunk as it was given');
+  for (const [chunk, copy] of kept) assert.ok(chunk.equals(copy), 'a chunk kept by the reader is as it was given');
 });
 
 test('a body that ends within its first chunk is given as one buffer, header and chunk together', async () => {

@@ -1,11 +1,19 @@
 import { Readable, finished } from 'node:stream';
-import { CHUNK_SIZE, newFileKey, sealParts, type MasterKey } from './format.js';
+import type { Recycling } from '../recycling.js';
+import { CHUNK_SIZE, newFileKey, sealParts, sealPartsInto, sealedSize, type MasterKey } from './format.js';
+import { nativeGcm, type NativeGcm } from './native-gcm.js';
 
 /**
  * Stored chunks (3 buffers each: nonce, ciphertext, tag) queued before the
  * body is paused: about 1 MiB, what the local backend's write buffer holds.
  */
 const QUEUED_CHUNKS = 16;
+
+/**
+ * Stored-chunk buffers kept for reuse once handed back: what waits in the
+ * stream and in the local backend's write buffer (1 MiB) at once, and more.
+ */
+const KEPT = 2 * QUEUED_CHUNKS;
 
 /**
  * The stored form of a plaintext body under a new data key, as a stream: the
@@ -25,19 +33,40 @@ const QUEUED_CHUNKS = 16;
  * and a body that ends within its first chunk (a small upload) is given as
  * one buffer, header and chunk together.
  *
+ * With native/gcm-part.c loaded (`native`; null: node:crypto), each chunk is sealed in one
+ * piece (nonce, ciphertext, tag) into a buffer of the stream's own, and a
+ * reader that has stored a chunk hands it back with `recycle` (the local
+ * backend does once its write returned; S3's upload copies into parts and
+ * does not): the next chunk is sealed into it instead of fresh memory, whose
+ * page faults were half the cost of sealing (docs/performance.md, "A native
+ * AES-GCM, prototyped"). Only a buffer this stream lent and has not had back
+ * is taken back, so a chunk handed back twice is reused once. On node:crypto
+ * the stream has no `recycle`.
+ *
  * Reading starts with the first read of the stream, as a body's would.
  * Destroying the stream destroys the body; a body that fails, or closes
  * before its end, fails the stream with that error.
  */
-export function sealingStream(master: MasterKey, body: Readable): Readable {
+export function sealingStream(master: MasterKey, body: Readable, native: NativeGcm | null = nativeGcm ?? null): Readable & Partial<Recycling> {
   const { header, key } = newFileKey(master);
   let held: Buffer[] = [];
   let heldBytes = 0;
   let index = 0;
   let started = false;
+  const full = sealedSize(key.version, CHUNK_SIZE);
+  const free: Buffer[] = [];
+  /** The memory of the chunks lent to the reader and not handed back yet (weakly: a reader that never hands back lets it go). */
+  const lent = new WeakSet<ArrayBufferLike>();
+  const lend = (): Buffer => {
+    // Memory of its own (never a slice of Node's shared pool), so a chunk's memory names it.
+    const b = free.pop() ?? Buffer.allocUnsafeSlow(full);
+    lent.add(b.buffer);
+    return b;
+  };
   const out = new Readable({
     objectMode: true,
-    highWaterMark: 3 * QUEUED_CHUNKS,
+    // A chunk is one buffer sealed natively, three on node:crypto (nonce, ciphertext, tag).
+    highWaterMark: (native ? 1 : 3) * QUEUED_CHUNKS,
     read() {
       if (!started) {
         started = true;
@@ -61,12 +90,12 @@ export function sealingStream(master: MasterKey, body: Readable): Readable {
 
   /** Seals what is held as chunk `index`; false when the reader is full. */
   const seal = (last: boolean): boolean => {
-    const sealed = sealParts(key, index, last, held);
+    let more = true;
+    if (native) more = out.push(sealPartsInto(native, key, index, last, held, lend()));
+    else for (const p of sealParts(key, index, last, held)) more = out.push(p);
     index++;
     held = [];
     heldBytes = 0;
-    let more = true;
-    for (const p of sealed) more = out.push(p);
     return more;
   };
 
@@ -90,11 +119,25 @@ export function sealingStream(master: MasterKey, body: Readable): Readable {
 
   function onEnd(): void {
     if (index === 0) {
-      out.push(Buffer.concat([header, ...sealParts(key, index++, true, held)]));
+      // A small body: header and chunk in one buffer, never lent (a reader may keep it).
+      if (native) {
+        const whole = Buffer.allocUnsafe(header.length + sealedSize(key.version, heldBytes));
+        header.copy(whole);
+        sealPartsInto(native, key, index++, true, held, whole.subarray(header.length));
+        out.push(whole);
+      } else out.push(Buffer.concat([header, ...sealParts(key, index++, true, held)]));
       held = [];
     } else seal(true);
     out.push(null);
   }
 
-  return out;
+  // Only a stream that lends its chunks takes them back: a reader of the node:crypto path's fresh
+  // buffers has nothing to hand back, and asks for no callback per write (recycles()).
+  if (!native) return out;
+  return Object.assign(out, {
+    recycle(chunk: Buffer): void {
+      if (!lent.delete(chunk.buffer)) return;
+      if (free.length < KEPT) free.push(Buffer.from(chunk.buffer, 0, full));
+    },
+  });
 }

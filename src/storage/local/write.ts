@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { link, lstat, open, rename, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { collisionName } from '../../domain/names.js';
 import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError, type CommitOptions, type Entry, type StagedFile, type WriteOptions } from '../backend.js';
@@ -13,6 +13,7 @@ import { entryFromStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { shownSize, stagingPath } from './staging.js';
 import { storedSizes, type SizeView } from '../size-view.js';
+import { recycles } from '../body.js';
 
 export type Dirs = {
   readonly storageDir: string;
@@ -233,7 +234,7 @@ async function receive(opened: { handle?: FileHandle }, staging: string, body: R
       const handle = (opened.handle = await open(staging, 'wx').catch((e: unknown) => {
         throw fromErrno(e, 'Creating the staging file failed');
       }));
-      const failed = await stream(handle, head, { [Symbol.asyncIterator]: () => source }, count, () => received);
+      const failed = await stream(handle, head, { [Symbol.asyncIterator]: () => source }, count, () => received, recycles(body) ? (chunk) => body.recycle(chunk) : undefined);
       writeError = failed.writeError;
     }
     if (signal?.aborted) throw new Error('aborted while finishing');
@@ -307,37 +308,37 @@ function unwritten(chunks: readonly Buffer[], written: number): Buffer[] {
  * background flushes, fsynced before the stream closes.
  * Returns the write side's error, if it had one (the body's own error throws).
  */
-async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<unknown>, count: (chunk: Buffer | string) => Buffer, received: () => number): Promise<{ writeError: unknown }> {
+async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<unknown>, count: (chunk: Buffer | string) => Buffer, received: () => number, recycle?: (chunk: Buffer) => void): Promise<{ writeError: unknown }> {
   let writeError: unknown;
   let syncedAt = 0;
   let syncing: Promise<void> | undefined;
   let syncError: unknown;
-  // flush: the stream fsyncs, then closes the handle, before the pipeline ends, so the file is
+  // flush: the stream fsyncs, then closes the handle, before it finishes, so the file is
   // durable before it gets a name and a crash never leaves a named, torn file.
   const out = handle.createWriteStream({ flush: true, highWaterMark: WRITE_HWM });
   out.on('error', (e) => (writeError = e));
+  // Each chunk handed back once written, when the body takes its chunks back (an encrypted
+  // upload's sealed chunks, src/lib/encryption/seal-stream.ts): written, never before.
+  const write = (chunk: Buffer): Promise<void> | undefined => (out.write(chunk, recycle && ((e) => e || recycle(chunk))) ? undefined : drained(out));
   try {
-    await pipeline(
-      async function* limit() {
-        yield* head;
-        for await (const chunk of rest) {
-          const bytes = count(chunk as Buffer | string);
-          if (received() - syncedAt >= SYNC_EVERY && syncing === undefined) {
-            syncedAt = received();
-            syncing = handle
-              .datasync()
-              .catch((e: unknown) => {
-                syncError ??= e;
-              })
-              .finally(() => {
-                syncing = undefined;
-              });
-          }
-          yield bytes;
-        }
-      },
-      out,
-    );
+    for (const chunk of head) await write(chunk);
+    for await (const chunk of rest) {
+      const bytes = count(chunk as Buffer | string);
+      if (received() - syncedAt >= SYNC_EVERY && syncing === undefined) {
+        syncedAt = received();
+        syncing = handle
+          .datasync()
+          .catch((e: unknown) => {
+            syncError ??= e;
+          })
+          .finally(() => {
+            syncing = undefined;
+          });
+      }
+      await write(bytes);
+    }
+    out.end();
+    await finished(out);
     await syncing;
     return { writeError: writeError ?? syncError };
   } catch (e) {
@@ -347,6 +348,20 @@ async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<un
     if (writeError !== undefined && !isStorageError(e)) return { writeError };
     throw e;
   }
+}
+
+/** Until `out` drains; its error (or its closing first) rejects. */
+function drained(out: Writable): Promise<void> {
+  if (out.destroyed) return Promise.reject(out.errored ?? new Error('The staging file closed before the body was written.'));
+  return new Promise((resolve, reject) => {
+    const settle = (e?: unknown) => {
+      out.off('drain', settle).off('error', settle).off('close', closed);
+      if (e === undefined) resolve();
+      else reject(e);
+    };
+    const closed = () => settle(out.errored ?? new Error('The staging file closed before the body was written.'));
+    out.on('drain', settle).on('error', settle).on('close', closed);
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, UploadPartCommand, UploadPartCopyCommand, type CompletedPart, type S3Client } from '@aws-sdk/client-s3';
 import { isStorageError, StorageError, type WriteOptions } from '../backend.js';
+import { recycles } from '../body.js';
 import type { Coordination } from '../coordination.js';
 import { isNotFound, s3Call, statusOf } from './client.js';
 import { copySource } from './keys.js';
@@ -124,6 +125,9 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
     if (number % 2000 === 0) partSize *= 2;
   };
 
+  // A body that takes its chunks back (an encrypted upload's sealed chunks, src/lib/encryption/seal-stream.ts)
+  // gets each once it is copied into a part buffer; one kept in the first part is kept as it is.
+  const recycle = recycles(body) ? (chunk: Buffer) => body.recycle(chunk) : undefined;
   const append = async (bytes: Buffer) => {
     let offset = 0;
     while (offset < bytes.length) {
@@ -135,7 +139,10 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
         }
         part = await nextBuffer();
         fill = 0;
-        for (const h of head) fill += h.copy(part, fill);
+        for (const h of head) {
+          fill += h.copy(part, fill);
+          recycle?.(h);
+        }
         head = [];
         headBytes = 0;
       }
@@ -148,6 +155,7 @@ export async function receive(s3: S3Client, c: Coordination, bucket: string, key
         await sendFull(full);
       }
     }
+    recycle?.(bytes);
     // A part slower than the stale-upload threshold must not look abandoned to the sweeper.
     if (upload && now() - touched > TOUCH_EVERY_MS) {
       touched = now();
