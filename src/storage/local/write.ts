@@ -307,8 +307,9 @@ function unwritten(chunks: readonly Buffer[], written: number): Buffer[] {
  * `count`, `received` the total so far), streamed into the staging file with
  * background flushes, fsynced before the stream closes.
  * Returns the write side's error, if it had one (the body's own error throws).
+ * Exported for its test (write.test.ts), which writes to /dev/full.
  */
-async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<unknown>, count: (chunk: Buffer | string) => Buffer, received: () => number, recycle?: (chunk: Buffer) => void): Promise<{ writeError: unknown }> {
+export async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<unknown>, count: (chunk: Buffer | string) => Buffer, received: () => number, recycle?: (chunk: Buffer) => void): Promise<{ writeError: unknown }> {
   let writeError: unknown;
   let syncedAt = 0;
   let syncing: Promise<void> | undefined;
@@ -344,8 +345,11 @@ async function stream(handle: FileHandle, head: Buffer[], rest: AsyncIterable<un
   } catch (e) {
     // Not waiting for a background fsync here: the caller removes the staging name at once,
     // and closing the handle waits for the fsync to finish anyway.
+    // The stream's error is its `errored` from the failed write on, but its 'error' event waits for
+    // the file's closing: a write in between already fails (drained), before writeError is set.
+    const failed = writeError ?? out.errored ?? undefined;
     out.destroy();
-    if (writeError !== undefined && !isStorageError(e)) return { writeError };
+    if (failed !== undefined && !isStorageError(e)) return { writeError: failed };
     throw e;
   }
 }
