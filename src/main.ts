@@ -174,7 +174,7 @@ export async function startServer(config: Config, logger: Logger, opts: { worker
       void Promise.all(deaths.map((d) => leases.releaseHeldBy(d.owner)))
         .then(
           (freed) => logger.info({ freed: freed.reduce((a, b) => a + b, 0) }, 'the leases the dead processes held are freed'),
-          (err: unknown) => logger.warn({ err }, 'freeing the leases of a dead process failed: the rescan leaves their paths until they run out'),
+          (err: unknown) => logger.warn({ err }, 'freeing the leases of a dead process failed: the rescan leaves the paths they hold unjournaled'),
         )
         .then(() => app.requestRescan({ after: Math.max(...deaths.map((d) => d.expiredAt)) }));
     },

@@ -65,6 +65,7 @@ test('lease sets on Redis: all or none, none while a name around is held', { ski
 });
 
 // The leader frees a dead process's leases before its rescan (src/main.ts): on Redis by a SCAN and a script per page.
+// Skipped only outside CI without a test Redis, with the reason skipReason prints (under CI a missing service fails).
 test('leases on Redis: releaseHeldBy frees every lease a dead process held, and nobody else\'s', { skip: skipReason('Redis') }, async () => {
   const redis = openRedis(redisService() as string);
   try {

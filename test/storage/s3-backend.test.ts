@@ -156,6 +156,7 @@ test('s3: a large upload goes through a multipart upload, and an aborted one lea
   }
 });
 
+// `skip`: skipReason('S3'), the reason printed when there is no test S3 (under CI a missing service fails instead).
 test('s3: an encrypted large upload, its sealed chunks handed back as they are copied into parts, reads back whole', { skip }, async () => {
   const f = await fresh();
   const key = parseMasterKey(newMasterKeyText());

@@ -4,7 +4,7 @@ import { CHUNK_SIZE, newFileKey, sealParts, sealPartsInto, sealedSize, type Mast
 import { nativeGcm, type NativeGcm } from './native-gcm.js';
 
 /**
- * Stored chunks (3 buffers each: nonce, ciphertext, tag) queued before the
+ * Stored chunks (one buffer each sealed natively, three on node:crypto) queued before the
  * body is paused: about 1 MiB, what the local backend's write buffer holds.
  */
 const QUEUED_CHUNKS = 16;
@@ -36,8 +36,8 @@ const KEPT = 2 * QUEUED_CHUNKS;
  * With native/gcm-part.c loaded (`native`; null: node:crypto), each chunk is sealed in one
  * piece (nonce, ciphertext, tag) into a buffer of the stream's own, and a
  * reader that has stored a chunk hands it back with `recycle` (the local
- * backend does once its write returned; S3's upload copies into parts and
- * does not): the next chunk is sealed into it instead of fresh memory, whose
+ * backend once its write returned, S3's upload once it copied the chunk
+ * into a part): the next chunk is sealed into it instead of fresh memory, whose
  * page faults were half the cost of sealing (docs/performance.md, "A native
  * AES-GCM, prototyped"). Only a buffer this stream lent and has not had back
  * is taken back, so a chunk handed back twice is reused once. On node:crypto

@@ -31,6 +31,7 @@ test('stream: the head and the rest land in order, each chunk handed back only o
     } finally {
       await handle.close().catch(() => undefined);
     }
+    // Read whole: the test's own 2.6 MiB staging file in its temp dir, never a user's file.
     assert.ok((await readFile(join(dir, 'staged'))).equals(bytes));
     assert.equal(back.length, 2 + Math.ceil((bytes.length - 2 * CHUNK) / CHUNK), 'every chunk handed back once');
     assert.ok(Buffer.concat(back).equals(bytes), 'in the order written');
@@ -43,7 +44,8 @@ test('stream: the head and the rest land in order, each chunk handed back only o
 // failed write on, but emits 'error' only once its file is closed; a chunk written in between
 // fails at once. That failure is the disk's (507 disk_full), never the body's (400 aborted): a CI
 // run once answered a disk-full upload 400 this way.
-test('stream: a full disk is the write side\'s error, however soon the next write comes after it', { skip: process.platform !== 'linux' ? 'needs /dev/full' : false }, async () => {
+// Skipped only off Linux, saying so: /dev/full is Linux's device.
+test('stream: a full disk is the write side\'s error, however soon the next write comes after it', { skip: process.platform !== 'linux' ? 'needs /dev/full, a Linux device' : false }, async () => {
   for (let round = 0; round < 20; round++) {
     const handle = await open('/dev/full', 'w');
     let received = 0;
