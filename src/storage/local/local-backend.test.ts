@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { truncateSync } from 'node:fs';
-import { link, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -267,7 +267,7 @@ test('local staging: init removes staging left by a crash and keeps users\' file
   }
 });
 
-test('local staging: an upload lives in tmpDir (a small one in memory) until complete and only then gets its name', async () => {
+test('local staging: an upload lives in tmpDir (a small one in memory, created early when its length is not declared) until complete and only then gets its name', async () => {
   const { base, storageDir, tmpDir, backend: b } = await fresh();
   try {
     await b.init();
@@ -285,16 +285,32 @@ test('local staging: an upload lives in tmpDir (a small one in memory) until com
     assert.equal(await readFile(join(storageDir, 'alice', 'new', 'up.txt'), 'utf8'), `${first.toString()}second half`);
     assert.deepEqual(await readdir(tmpDir), []);
 
-    // A small body: nothing anywhere until it ends.
+    // A small body of declared length: nothing anywhere until it ends (it is held in memory, then written whole).
     const small = new Readable({ read() {} });
     small.push('first half, ');
-    const smallWrite = b.write(keyOf('small/up.txt'), small, { ifExists: 'fail' });
+    const smallWrite = b.write(keyOf('small/up.txt'), small, { ifExists: 'fail', sizeHint: 23 });
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual([await readdir(tmpDir), (await readdir(join(storageDir, 'alice'))).sort()], [[], ['new']], 'no staging file, no parents');
     small.push('second half');
     small.push(null);
     assert.equal((await smallWrite).size, 23);
     assert.equal(await readFile(join(storageDir, 'alice', 'small', 'up.txt'), 'utf8'), 'first half, second half');
+    assert.deepEqual(await readdir(tmpDir), []);
+
+    // A small body nobody declared the length of (an SFTP put): its staging file is created while it comes
+    // (empty: the bytes are held until the end), still with no parents in storage.
+    const undeclared = new Readable({ read() {} });
+    undeclared.push('first half, ');
+    const undeclaredWrite = b.write(keyOf('later/up.txt'), undeclared, { ifExists: 'fail' });
+    for (let i = 0; i < 200 && (await readdir(tmpDir)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const [staging] = await readdir(tmpDir);
+    assert.ok(staging !== undefined, 'one staging file');
+    assert.equal((await stat(join(tmpDir, staging))).size, 0, 'empty until the body ends');
+    assert.deepEqual((await readdir(join(storageDir, 'alice'))).sort(), ['new', 'small'], 'no parents');
+    undeclared.push('second half');
+    undeclared.push(null);
+    assert.equal((await undeclaredWrite).size, 23);
+    assert.equal(await readFile(join(storageDir, 'alice', 'later', 'up.txt'), 'utf8'), 'first half, second half');
     assert.deepEqual(await readdir(tmpDir), []);
   } finally {
     await rm(base, { recursive: true, force: true });

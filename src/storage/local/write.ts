@@ -81,7 +81,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     });
   let stats: BigIntStats;
   let head: Buffer;
-  const opened: { handle?: FileHandle } = {};
+  const opened: Opened = {};
   try {
     ({ stats, head } = await receive(opened, staging, body, opts, (dirs.sizes ?? storedSizes).headBytes));
     // Dated before it takes its name: no reader sees the file with the time of its upload first.
@@ -90,11 +90,14 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
       stats = await lstat(staging, { bigint: true });
     }
   } catch (e) {
+    // A creation still under way ends first, or the name would be removed before it exists.
+    const early = await opened.created?.catch(() => undefined);
     // The name goes first: unlinking an open file is allowed, while closing it waits for the
     // writes and the fsync still running on it, seconds on a busy disk, during which the
     // aborted upload's staging file would still lie in data/tmp.
     await removeStaging();
     await opened.handle?.close().catch(() => undefined);
+    if (early !== undefined) fs.close(early, () => undefined);
     throw e;
   }
   await opened.handle?.close().catch(() => undefined);
@@ -180,12 +183,18 @@ export type CommitHooks = { readonly lock: (key: StorageKey) => Promise<HeldLeas
 const SMALL_BODY = 256 * 1024;
 
 /**
+ * What receive has opened, for its caller to close (after removing the name, on a failure): the
+ * staging file as a handle (a larger body), or its descriptor while it was created early and
+ * nothing has taken it yet.
+ */
+type Opened = { handle?: FileHandle; created?: Promise<number> };
+
+/**
  * Receives body into a new staging file and fsyncs it, counting bytes;
  * returns the staged file's stats. A small body is read first and written
- * whole (writeSmall); a larger one streams into a file opened as `opened.handle`,
- * which the caller closes (after removing the name, on a failure).
+ * whole (writeWhole); a larger one streams into a file opened as `opened.handle`.
  */
-async function receive(opened: { handle?: FileHandle }, staging: string, body: Readable, opts: WriteOptions, headBytes: number): Promise<{ stats: BigIntStats; head: Buffer }> {
+async function receive(opened: Opened, staging: string, body: Readable, opts: WriteOptions, headBytes: number): Promise<{ stats: BigIntStats; head: Buffer }> {
   const { maxBytes: max, signal } = opts;
   let received = 0;
   // The first headBytes of the body, copied as they pass (a body's buffers may be reused after the write).
@@ -206,6 +215,15 @@ async function receive(opened: { handle?: FileHandle }, staging: string, body: R
       onAbort();
       throw new Error('aborted before it started');
     }
+    // A body nobody declared the length of (an SFTP put, a chunked request) comes over several
+    // turns of its client: its staging file is created meanwhile instead of after its end, so the
+    // creation (the file system finding an inode; on some, far longer than the write) is off the
+    // upload's path (docs/performance.md, "What a file's creation costs on this machine").
+    if (opts.sizeHint === undefined) {
+      opened.created = createFile(staging);
+      // Its failure is thrown where it is awaited (below, or by the caller's clean-up).
+      opened.created.catch(() => undefined);
+    }
     const source = body.iterator({ destroyOnReturn: false });
     const head: Buffer[] = [];
     let ended = false;
@@ -225,13 +243,18 @@ async function receive(opened: { handle?: FileHandle }, staging: string, body: R
     }
     if (signal?.aborted) throw new Error('aborted while receiving');
     let stats: BigIntStats | undefined;
+    // Taken from `opened`: from here on, what is done with it closes it.
+    const created = opened.created;
+    opened.created = undefined;
     if (ended) {
-      stats = await writeSmall(staging, head).catch((e: unknown) => {
+      stats = await (created ? created.then((fd) => writeWhole(fd, head)) : createFile(staging).then((fd) => writeWhole(fd, head))).catch((e: unknown) => {
         writeError = e;
         throw e;
       });
     } else {
-      const handle = (opened.handle = await open(staging, 'wx').catch((e: unknown) => {
+      // Created early, the file is opened again as a handle for the stream (once an upload, a larger one).
+      if (created) fs.close(await created, () => undefined);
+      const handle = (opened.handle = await open(staging, created ? 'r+' : 'wx').catch((e: unknown) => {
         throw fromErrno(e, 'Creating the staging file failed');
       }));
       const failed = await stream(handle, head, { [Symbol.asyncIterator]: () => source }, count, () => received, recycles(body) ? (chunk) => body.recycle(chunk) : undefined);
@@ -250,42 +273,44 @@ async function receive(opened: { handle?: FileHandle }, staging: string, body: R
   }
 }
 
+/** A new file (exclusive: a staging name is never an existing file), opened for writing: its descriptor. */
+function createFile(path: string): Promise<number> {
+  return new Promise((resolve, reject) => fs.open(path, 'wx', (e, fd) => (e ? reject(fromErrno(e, 'Creating the staging file failed')) : resolve(fd))));
+}
+
 /**
- * A whole small body into a new file: open, writev (a short write goes on
+ * A whole small body into the new file `fd`: writev (a short write goes on
  * with the rest), fsync before the file gets a name (a crash never leaves a
  * named, torn file), fstat, close; the file's stats. On node:fs's callbacks,
  * not a FileHandle, whose promises cost each upload more CPU
  * (docs/performance.md "Fifth change"). The file is closed either way; the
  * caller removes the name on a failure.
  */
-function writeSmall(path: string, chunks: readonly Buffer[]): Promise<BigIntStats> {
+function writeWhole(fd: number, chunks: readonly Buffer[]): Promise<BigIntStats> {
   return new Promise((resolve, reject) => {
-    fs.open(path, 'wx', (openError, fd) => {
-      if (openError) return reject(fromErrno(openError, 'Creating the staging file failed'));
-      const fail = (e: unknown) => fs.close(fd, () => reject(e));
-      const write = (rest: readonly Buffer[]): void => {
-        if (rest.length === 0) return fs.fsync(fd, (syncError) => (syncError ? fail(syncError) : stat()));
-        fs.writev(fd, rest, (writeError, bytesWritten) => (writeError ? fail(writeError) : write(unwritten(rest, bytesWritten))));
-      };
-      // After the fsync, fstat reads the inode in memory and close has nothing left to flush: done in
-      // place, they spare two round trips through the thread pool (each a wake-up of a pool thread and
-      // then of the loop), which cost a small file more than the calls themselves.
-      const stat = () => {
-        let stats: BigIntStats;
-        try {
-          stats = fs.fstatSync(fd, { bigint: true });
-        } catch (statError) {
-          return fail(statError);
-        }
-        try {
-          fs.closeSync(fd);
-        } catch (closeError) {
-          return reject(closeError);
-        }
-        resolve(stats);
-      };
-      write(chunks.filter((c) => c.length > 0));
-    });
+    const fail = (e: unknown) => fs.close(fd, () => reject(e));
+    const write = (rest: readonly Buffer[]): void => {
+      if (rest.length === 0) return fs.fsync(fd, (syncError) => (syncError ? fail(syncError) : stat()));
+      fs.writev(fd, rest, (writeError, bytesWritten) => (writeError ? fail(writeError) : write(unwritten(rest, bytesWritten))));
+    };
+    // After the fsync, fstat reads the inode in memory and close has nothing left to flush: done in
+    // place, they spare two round trips through the thread pool (each a wake-up of a pool thread and
+    // then of the loop), which cost a small file more than the calls themselves.
+    const stat = () => {
+      let stats: BigIntStats;
+      try {
+        stats = fs.fstatSync(fd, { bigint: true });
+      } catch (statError) {
+        return fail(statError);
+      }
+      try {
+        fs.closeSync(fd);
+      } catch (closeError) {
+        return reject(closeError);
+      }
+      resolve(stats);
+    };
+    write(chunks.filter((c) => c.length > 0));
   });
 }
 
