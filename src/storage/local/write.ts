@@ -247,7 +247,7 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
     const created = opened.created;
     opened.created = undefined;
     if (ended) {
-      stats = await (created ? created.then((fd) => writeWhole(fd, head)) : createFile(staging).then((fd) => writeWhole(fd, head))).catch((e: unknown) => {
+      stats = await (created ?? createFile(staging)).then((fd) => writeWhole(fd, head)).catch((e: unknown) => {
         writeError = e;
         throw e;
       });
