@@ -310,6 +310,7 @@ test('local staging: an upload lives in tmpDir (a small one in memory, created e
     undeclared.push('second half');
     undeclared.push(null);
     assert.equal((await undeclaredWrite).size, 23);
+    // Read whole: the test's own 23-byte file in its temp dir, never a user's.
     assert.equal(await readFile(join(storageDir, 'alice', 'later', 'up.txt'), 'utf8'), 'first half, second half');
     assert.deepEqual(await readdir(tmpDir), []);
   } finally {

@@ -99,7 +99,7 @@ test('stageFile: a body of unknown length, small or streamed, in pieces over tur
       const staged = await stageFile(dirs, { user: 'alice', segments: ['f.bin'] }, undeclared(bytes, piece), { ifExists: 'fail' }, hooks);
       assert.equal(staged.size, size);
       await staged.commit();
-      // Read whole: the test's own file of at most 300 KiB in its temp dir.
+      // Read whole: the test's own file of at most 300 KiB in its temp dir, never a user's.
       assert.ok((await readFile(join(dirs.storageDir, 'alice', 'f.bin'))).equals(bytes), `${size} bytes`);
       assert.deepEqual(await readdir(dirs.tmpDir), [], `nothing left in tmp after ${size} bytes`);
     });

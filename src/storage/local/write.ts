@@ -255,7 +255,7 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
       // Created early, the file is opened again as a handle for the stream (once an upload, a larger one).
       if (created) fs.close(await created, () => undefined);
       const handle = (opened.handle = await open(staging, created ? 'r+' : 'wx').catch((e: unknown) => {
-        throw fromErrno(e, 'Creating the staging file failed');
+        throw fromErrno(e, created ? 'Opening the staging file failed' : 'Creating the staging file failed');
       }));
       const failed = await stream(handle, head, { [Symbol.asyncIterator]: () => source }, count, () => received, recycles(body) ? (chunk) => body.recycle(chunk) : undefined);
       writeError = failed.writeError;
