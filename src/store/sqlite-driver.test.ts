@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { openSqliteStore, withStatementCache } from './sqlite.js';
-import { PatientSqliteDialect } from './sqlite-driver.js';
+import { openSqliteStore } from './sqlite.js';
+import { PatientSqliteDialect, withStatementCache } from './sqlite-driver.js';
 import type { Database as Schema } from './schema.js';
 import { statement } from './steps.js';
 
