@@ -17,7 +17,7 @@ export const newEntryId = (): string => randomHex(16);
 const IDENTITY_COLUMNS = ['path', 'file_id', 'is_file', 'size', 'modified', 'sha256', 'etag'] as const;
 
 /** Rows per INSERT: 9 parameters each, far below either database's limit. */
-export const BATCH = 500;
+const BATCH = 500;
 /** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
 const PREPARED_UP_TO = 16;
 /** From this many matches on, a query reads the best-first index in order instead of sorting its matches. */

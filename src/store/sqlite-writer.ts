@@ -15,6 +15,18 @@ export type FromWriter = { id: number; value?: unknown; error?: { message: strin
 export type IndexWriter = { readonly write: IndexWrite; readonly ride: Ride; close(): Promise<void> };
 
 /**
+ * The thread's heap: its garbage is a transaction's statements and values, so V8's default young
+ * generation (sized for a whole server) only held memory; the old generation holds its compiled
+ * statements (what the thread costs: docs/performance.md, "The upload's transaction in a thread").
+ * A thread that passes them dies, its writes fail, and the next write starts another.
+ */
+const LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } as const;
+
+type Pending = Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
+/** A running thread and the writes it holds. */
+type Running = { readonly worker: Worker; readonly pending: Pending };
+
+/**
  * SQLite's upload transaction in a thread of its own (sqlite-writer-thread.ts). On one process the
  * main thread is what a small upload waits for, and the index transaction (BEGIN, the upsert, the
  * journal's entry, the folder stamps, the usage rider, COMMIT and its write-ahead-log pages) was a
@@ -29,18 +41,6 @@ export type IndexWriter = { readonly write: IndexWrite; readonly ride: Ride; clo
  * with its reason, and the next write starts a new one: an index write is one transaction, so a
  * failed one changed nothing.
  */
-/**
- * The thread's heap: its garbage is a transaction's statements and values, so V8's default young
- * generation (sized for a whole server) only held memory; the old generation holds its compiled
- * statements (what the thread costs: docs/performance.md, "The upload's transaction in a thread").
- * A thread that passes them dies, its writes fail, and the next write starts another.
- */
-const LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } as const;
-
-type Pending = Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
-/** A running thread and the writes it holds. */
-type Running = { readonly worker: Worker; readonly pending: Pending };
-
 export function sqliteIndexWriter(options: WriterOptions): IndexWriter {
   let current: Running | undefined;
   let closing: Promise<void> | undefined;
