@@ -335,6 +335,10 @@ describe('web UI: selecting with modifier keys, drag to move, the move picker', 
       await finger(cdp, p, start, { x: start.x, y: start.y - 300 }, 0);
       await p.waitForFunction(() => ((globalThis as unknown as PageGlobal).document.querySelector('.grid-scroll') as unknown as { scrollTop: number }).scrollTop > 100);
       assert.equal(await p.locator('.touch-drag-ghost').count(), 0);
+      // A swipe flings: the list goes on scrolling for a moment, and a finger put down meanwhile stops
+      // the fling instead of pressing a row (on a busy machine the press came during it, and no ghost
+      // followed). So the press waits until the list rests, as a person's thumb does.
+      for (let last = -1, now = await scrolled(); now !== last; last = now, now = await scrolled()) await p.waitForTimeout(150);
       // A long press on a file, dragged onto another file and let go there: no move, no menu.
       await finger(cdp, p, await centre(p, rowSel('file-10.txt')), await centre(p, rowSel('file-12.txt')), 700, async () => {
         await p.locator('.touch-drag-ghost').waitFor();
