@@ -5,9 +5,12 @@
  * command line, or of the semi-space in NODE_OPTIONS (which refuses the
  * other), wins.
  *
- * - The young generation at Node 20's size. Node 22 doubled V8's largest
+ * - A young generation of half Node 20's size. Node 22 doubled V8's largest
  *   semi-space, and a busy server grows into it for no throughput we could
- *   measure (docs/performance.md "Node 24", "Figures behind the code").
+ *   measure (docs/performance.md "Node 24", "Figures behind the code"); half
+ *   of Node 20's took a small box's peak down by as much as the index
+ *   writer's thread adds to it, with the 4 KiB GET's CPU inside its spread
+ *   (docs/performance.md "The upload's transaction in a thread").
  * - A young collection once a few MiB of buffers are waiting for one. Every
  *   chunk of a request body is a buffer of its own; V8 frees dead buffers
  *   only at a collection, and by default starts one for them only when they
@@ -20,7 +23,7 @@
  *   its live data, set the process's peak (docs/performance.md "Memory with
  *   the default settings").
  */
-export const SEMI_SPACE_MIB = 16;
+export const SEMI_SPACE_MIB = 8;
 export const BUFFER_TRIGGER_MIB = 2;
 export const OLD_GROWTH_PERCENT = 50;
 

@@ -128,7 +128,7 @@ export function createSearchService(deps: { store: MetadataStore; backend: Stora
       } else if (sync.rescan) {
         batch = await withHashesOf(batch);
       }
-      await store.search.put(batch.map((e) => ({ ...e, origin: sync.origin })));
+      await store.search.put(batch.map((e) => ({ ...e, origin: sync.origin })), { tree: true });
       count += batch.length;
       batch = [];
     };

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { Ride, StepRunner } from './steps.js';
+import type { IndexWrite } from './search-repo.js';
 import type { MetadataStore } from './metadata-store.js';
 import { createAuditRepo } from './audit-repo.js';
 import { createWebhookRepo } from './webhooks-repo.js';
@@ -42,6 +43,8 @@ export type Engine = {
   readonly sweeping?: (<T>(run: () => Promise<T>) => Promise<T>) | undefined;
   /** How the upload's index transaction runs (steps.ts); Kysely's own transaction when not given. */
   readonly steps?: StepRunner | undefined;
+  /** SQLite: the upload's index transaction, run in the index writer's thread (sqlite-writer.ts); `steps` here when not given. */
+  readonly write?: IndexWrite | undefined;
   /** Lets the usage counter's writes share a commit with the index's (steps.ts Ride). */
   readonly ride?: Ride | undefined;
   /** Sends a lease's statements in one round trip (leases-repo.ts Flight); one after another when not given. */
@@ -72,7 +75,7 @@ export function createRepositories(db: Kysely<Database>, engine: Engine, opts: S
     apiKeys: createApiKeyRepo(db, changeStamp),
     sshKeys: createSshKeyRepo(db),
     usage: createUsageRepo(db, engine.ride),
-    search: createSearchRepo(db, { journal: opts.journal ?? true, steps: engine.steps, sweeping: engine.sweeping }),
+    search: createSearchRepo(db, { journal: opts.journal ?? true, steps: engine.steps, write: engine.write, sweeping: engine.sweeping }),
     changes: createChangeRepo(db),
     oidc: createOidcRepo(db),
     groups: createGroupRepo(db),

@@ -18,6 +18,8 @@ const IDENTITY_COLUMNS = ['path', 'file_id', 'is_file', 'size', 'modified', 'sha
 
 /** Rows per INSERT: 9 parameters each, far below either database's limit. */
 const BATCH = 500;
+/** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
+const PREPARED_UP_TO = 16;
 /** From this many matches on, a query reads the best-first index in order instead of sorting its matches. */
 const DENSE = 2000;
 
@@ -62,21 +64,16 @@ const depthOf = (path: string): number => path.split('/').length;
 type Row = { path: string; user_name: string; is_file: number | string; size: number | string | bigint; modified: number | string | bigint };
 const fromRow = (r: Row): IndexedEntry => ({ user: r.user_name, path: r.path, isFile: Number(r.is_file) === 1, size: Number(r.size), modified: Number(r.modified) });
 
+/** Writes one batch of index puts (at most BATCH entries) in one transaction; what each entry's row now says. */
+export type IndexWrite = (batch: readonly IndexedEntry[]) => Promise<Map<string, EntryIdentity>>;
+
 /**
- * The search index as rows of `search_entries` (migration 0010). Substring
- * matching uses SQLite's FTS5 trigram table or PostgreSQL's pg_trgm GIN
- * index for queries of at least three characters; shorter ones read the
- * user's names through LIKE (escaped: % and _ are literal).
+ * The upload's transaction: one batch of index puts as steps (steps.ts), with the journal's entries
+ * for what they change. Made from its own Kysely instance by whoever runs it: the search repository
+ * below, or on SQLite the index writer's thread (sqlite-writer-thread.ts), with its own connection.
  */
-export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean; steps?: StepRunner | undefined; sweeping?: SearchRepo['sweeping'] | undefined } = { journal: true }): SearchRepo {
-  // --changes off: no entries, and none of their cost either (the advisory lock that orders every
-  // journal writer on PostgreSQL, the read of the rows before, the folder stamps).
-  const journal = opts.journal;
-  const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : Promise.resolve());
+export function createPutSteps(db: Kysely<Database>, journal: boolean): (batch: readonly IndexedEntry[]) => Steps<Map<string, EntryIdentity>> {
   const writer = createJournalWriter(db);
-  const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? writer.append(trx, changes) : Promise.resolve());
-  // The upload's transaction (writeEntries) as steps: on SQLite it runs without a pause under the lock.
-  const runSteps = opts.steps ?? kyselyStepRunner(db);
   // An upload indexes one entry at a time: its statements are compiled once (prepared.ts).
   const readBefore = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file', 'size', 'modified', 'etag', 'file_id', 'sha256', 'scan']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
   const upsert = preparedQuery((p, n) =>
@@ -90,16 +87,6 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
       )
       .onConflict(updateFigures),
   );
-  const kindsOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
-  // A GET asks for its file's hash (Repr-Digest) on every read the digest memo has not seen (services/digest-memo.ts).
-  const identitiesOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(IDENTITY_COLUMNS).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
-  /** Up to this many paths or rows in one statement use a compiled form of their own (one per count). */
-  const PREPARED_UP_TO = 16;
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-
-  const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
-
-  /** One transaction of index puts: the rows, and the journal's entries for what they change. */
   /**
    * The rescan sightings in `batch` that are older than a write: the row was written since the
    * rescan marked it (the writer's figures stand), or the index holds nothing there because a writer
@@ -193,13 +180,41 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
     return written;
   }
 
-  async function writeEntries(given: readonly IndexedEntry[]): Promise<Map<string, EntryIdentity>> {
+  return putSteps;
+}
+
+/**
+ * The search index as rows of `search_entries` (migration 0010). Substring
+ * matching uses SQLite's FTS5 trigram table or PostgreSQL's pg_trgm GIN
+ * index for queries of at least three characters; shorter ones read the
+ * user's names through LIKE (escaped: % and _ are literal).
+ */
+export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean; steps?: StepRunner | undefined; write?: IndexWrite | undefined; sweeping?: SearchRepo['sweeping'] | undefined } = { journal: true }): SearchRepo {
+  // --changes off: no entries, and none of their cost either (the advisory lock that orders every
+  // journal writer on PostgreSQL, the read of the rows before, the folder stamps).
+  const journal = opts.journal;
+  const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : Promise.resolve());
+  const writer = createJournalWriter(db);
+  const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? writer.append(trx, changes) : Promise.resolve());
+  // The upload's transaction: on SQLite in the index writer's thread (opts.write), else as steps here.
+  const runSteps = opts.steps ?? kyselyStepRunner(db);
+  const putSteps = createPutSteps(db, journal);
+  const here: IndexWrite = (batch) => runSteps(() => putSteps(batch));
+  const write: IndexWrite = opts.write ?? here;
+  const kindsOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(['path', 'is_file']).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  // A GET asks for its file's hash (Repr-Digest) on every read the digest memo has not seen (services/digest-memo.ts).
+  const identitiesOf = preparedQuery((p, n) => db.selectFrom('search_entries').select(IDENTITY_COLUMNS).where('user_name', '=', p.value<string>('user')).where('path', 'in', p.list<string>('paths', n)));
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+
+  const rankOf = (text: string) => sql<number>`(case when norm = ${text} then 0 when substr(norm, 1, ${charCount(text)}) = ${text} then 1 else 2 end)`;
+
+  async function writeEntries(given: readonly IndexedEntry[], tree = false): Promise<Map<string, EntryIdentity>> {
     // One row per (user, path), the last one given winning: PostgreSQL refuses an upsert that meets the same row twice.
     const entries = given.length < 2 ? given : [...new Map(given.map((e) => [`${e.user}\0${e.path}`, e])).values()];
     const written = new Map<string, EntryIdentity>();
     for (let i = 0; i < entries.length; i += BATCH) {
       const batch = entries.slice(i, i + BATCH);
-      for (const [k, v] of await runSteps(() => putSteps(batch))) written.set(k, v);
+      for (const [k, v] of await (tree ? here : write)(batch)) written.set(k, v);
     }
     return written;
   }
@@ -212,7 +227,7 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
    * of their own, never reordered against a put. No wait is added: a put on an idle queue is
    * written at once.
    */
-  type Step = { entries?: readonly IndexedEntry[]; run?: () => Promise<unknown>; done: (error: unknown, value?: unknown) => void };
+  type Step = { entries?: readonly IndexedEntry[]; tree?: boolean; run?: () => Promise<unknown>; done: (error: unknown, value?: unknown) => void };
   const waiting: Step[] = [];
   let writing = false;
   async function drain(): Promise<void> {
@@ -226,15 +241,16 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
           continue;
         }
         let n = 1;
-        while (n < waiting.length && waiting[n]?.entries) n++;
+        // A tree's batches and uploads' puts are written on different connections: a group is of one kind.
+        while (n < waiting.length && waiting[n]?.entries && waiting[n]?.tree === first.tree) n++;
         const group = waiting.splice(0, n);
         try {
-          const written = await writeEntries(group.flatMap((g) => g.entries ?? []));
+          const written = await writeEntries(group.flatMap((g) => g.entries ?? []), first.tree);
           for (const g of group) g.done(undefined, written);
         } catch (e) {
           if (group.length === 1) (group[0] as Step).done(e);
           // One caller's entries may be what failed: each alone, so the others' still land.
-          else for (const g of group) await writeEntries(g.entries ?? []).then((written) => g.done(undefined, written), (err: unknown) => g.done(err));
+          else for (const g of group) await writeEntries(g.entries ?? [], g.tree).then((written) => g.done(undefined, written), (err: unknown) => g.done(err));
         }
       }
     } finally {
@@ -264,8 +280,8 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   return {
     sweeping: opts.sweeping ?? ((run) => run()),
 
-    async put(given) {
-      return given.length > 0 ? enqueue<Map<string, EntryIdentity>>({ entries: given }) : new Map();
+    async put(given, putOpts) {
+      return given.length > 0 ? enqueue<Map<string, EntryIdentity>>({ entries: given, tree: putOpts?.tree === true }) : new Map();
     },
 
     async kinds(user, paths) {

@@ -56,13 +56,21 @@ export type SearchQuery = {
  * substring, then shallower paths, then by normalized name and path.
  * Prefix conditions are path ranges, never LIKE (a name may hold % or _).
  */
+/**
+ * `tree`: a batch of a walk over a whole tree (a rescan's, a copied folder's), not an upload's
+ * entries. On SQLite it is written on the main connection instead of the index writer's thread
+ * (store/sqlite-writer.ts): a walk waits for nobody's answer, and its large batches would only
+ * grow the thread's heap (docs/performance.md, "The upload's transaction in a thread").
+ */
+export type PutOptions = { readonly tree?: boolean };
+
 export interface SearchRepo extends NameIndex {
   /**
    * Inserts or updates entries by (user, path); each one written counts as seen by a running rescan.
    * Resolves to the identities written, by `${user}\0${path}` (an entry a rescan's stale sighting
    * skipped is not among them).
    */
-  put(entries: readonly IndexedEntry[]): Promise<ReadonlyMap<string, EntryIdentity>>;
+  put(entries: readonly IndexedEntry[], opts?: PutOptions): Promise<ReadonlyMap<string, EntryIdentity>>;
   /**
    * Removes `path` and everything below it ('' removes all of `user`'s entries); returns how many went.
    * `isFile`: storage deleted it (an event), so the journal says so even if the index never had it.

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { openSqliteStore, withStatementCache } from './sqlite.js';
-import { PatientSqliteDialect } from './sqlite-driver.js';
+import { openSqliteStore } from './sqlite.js';
+import { PatientSqliteDialect, withStatementCache } from './sqlite-driver.js';
 import type { Database as Schema } from './schema.js';
 import { statement } from './steps.js';
 
@@ -67,10 +67,19 @@ test('sqlite driver: a write on its own waits for another process’s write lock
 
 test('sqlite driver: a transaction takes the write lock at its start, waiting on a timer', async () => {
   await withHeldLock(async (store, release) => {
+    // An upload's put: in the index writer's thread (sqlite-writer.ts).
     const r = await underLock(store, release, () => store.search.put([{ user: 'alice', path: 'a.txt', isFile: true, size: 1, modified: 1 }]));
     assert.equal(r.endedWhileHeld, 0);
     assert.ok(r.ticksWhileHeld >= MIN_TICKS, `the event loop ran meanwhile (${r.ticksWhileHeld} ticks in ${HOLD_MS} ms)`);
     assert.deepEqual([...(await store.search.kinds('alice', ['a.txt']))], [['a.txt', 'file']]);
+  });
+  await withHeldLock(async (store, release) => {
+    // A delete: a Kysely transaction on the main thread's connection (journaled even with no entry there).
+    const start = await store.changes.latest();
+    const r = await underLock(store, release, () => store.search.deleteWithin('alice', 'gone.txt', true));
+    assert.equal(r.endedWhileHeld, 0);
+    assert.ok(r.ticksWhileHeld >= MIN_TICKS, `the event loop ran meanwhile (${r.ticksWhileHeld} ticks in ${HOLD_MS} ms)`);
+    assert.deepEqual((await store.changes.changesSince(start, 10)).map((c) => [c.type, c.path]), [['deleted', 'gone.txt']]);
   });
 });
 

@@ -6,8 +6,57 @@ import type { Ride, StepRunner, Steps } from './steps.js';
 
 /** A prepared statement as Kysely runs it, and whether it only reads (a write waits for the lock, below). */
 export type CachedStatement = SqliteStatement & { readonly readonly: boolean };
-/** The statement cache of sqlite.ts (withStatementCache), as this driver runs it. */
+/** The statement cache (withStatementCache), as this driver runs it. */
 export type CachedStatements = Omit<SqliteDatabase, 'prepare'> & { readonly writes: number; prepare(sql: string): CachedStatement };
+
+/** How many distinct SQL texts keep their prepared statement. */
+const STATEMENT_CACHE_SIZE = 200;
+
+/**
+ * Kysely's SQLite driver prepares every query anew, and better-sqlite3's
+ * prepare (parse + plan) costs more than running the indexed lookup each
+ * request makes to check its access token. This keeps the prepared
+ * statement of each SQL text (bounded, least recently used out) and runs it
+ * with each query's own parameters: it caches plans, never results. SQLite
+ * re-prepares a statement itself after a schema change. The driver runs one
+ * query at a time (it holds a connection mutex), so a shared statement is
+ * never in use twice; we do not stream results (Kysely's stream() would keep
+ * a statement busy).
+ *
+ * It also counts this connection's writes (every statement that is not
+ * read-only, counted as it runs), for the change stamp below.
+ */
+export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE_SIZE): CachedStatements {
+  const cache = new Map<string, CachedStatement>();
+  let writes = 0;
+  const counted = (statement: Database.Statement): CachedStatement => {
+    if (statement.readonly) return statement;
+    return {
+      readonly: false,
+      reader: statement.reader,
+      all: (parameters) => (writes++, statement.all(parameters)),
+      run: (parameters) => (writes++, statement.run(parameters)),
+      iterate: (parameters) => (writes++, statement.iterate(parameters)),
+    };
+  };
+  return {
+    get writes() {
+      return writes;
+    },
+    close: () => db.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = counted(db.prepare(sql));
+        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
 
 /** How long a write waits for another process's write lock before it fails with SQLITE_BUSY (as busy_timeout did). */
 export const LOCK_WAIT_MS = 5000;

@@ -1,62 +1,14 @@
 import Database from 'better-sqlite3';
 import { Kysely } from 'kysely';
-import { LOCK_WAIT_MS, PatientSqliteDialect, type CachedStatement, type CachedStatements } from './sqlite-driver.js';
+import { LOCK_WAIT_MS, PatientSqliteDialect, withStatementCache } from './sqlite-driver.js';
 import type { ChangeStamp } from './stamped-cache.js';
 import type { Database as Schema } from './schema.js';
 import type { MetadataStore } from './metadata-store.js';
 import { migrateToLatest } from './migrations.js';
 import { createRepositories, type StoreOptions } from './repositories.js';
+import { sqliteIndexWriter } from './sqlite-writer.js';
 
 export class StoreOpenError extends Error {}
-
-/** How many distinct SQL texts keep their prepared statement. */
-const STATEMENT_CACHE_SIZE = 200;
-
-/**
- * Kysely's SQLite driver prepares every query anew, and better-sqlite3's
- * prepare (parse + plan) costs more than running the indexed lookup each
- * request makes to check its access token. This keeps the prepared
- * statement of each SQL text (bounded, least recently used out) and runs it
- * with each query's own parameters: it caches plans, never results. SQLite
- * re-prepares a statement itself after a schema change. The driver runs one
- * query at a time (it holds a connection mutex), so a shared statement is
- * never in use twice; we do not stream results (Kysely's stream() would keep
- * a statement busy).
- *
- * It also counts this connection's writes (every statement that is not
- * read-only, counted as it runs), for the change stamp below.
- */
-export function withStatementCache(db: Database.Database, size = STATEMENT_CACHE_SIZE): CachedStatements {
-  const cache = new Map<string, CachedStatement>();
-  let writes = 0;
-  const counted = (statement: Database.Statement): CachedStatement => {
-    if (statement.readonly) return statement;
-    return {
-      readonly: false,
-      reader: statement.reader,
-      all: (parameters) => (writes++, statement.all(parameters)),
-      run: (parameters) => (writes++, statement.run(parameters)),
-      iterate: (parameters) => (writes++, statement.iterate(parameters)),
-    };
-  };
-  return {
-    get writes() {
-      return writes;
-    },
-    close: () => db.close(),
-    prepare(sql: string) {
-      let statement = cache.get(sql);
-      if (statement) {
-        cache.delete(sql);
-      } else {
-        statement = counted(db.prepare(sql));
-        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
-      }
-      cache.set(sql, statement);
-      return statement;
-    },
-  };
-}
 
 /**
  * The stamp of what the cached lookups read (stamped-cache.ts): the counter
@@ -174,8 +126,13 @@ export async function openSqliteStore(file: string, opts: StoreOptions = {}): Pr
   }
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const authStamp = sqliteAuthStamp(sqlite, statements);
+  // The upload's transaction and its riders run in a thread with a connection of its own (sqlite-writer.ts).
+  const writer = sqliteIndexWriter({ file, journal: opts.journal ?? true });
   return {
-    ...createRepositories(db, { changeStamp: authStamp, sweeping: smallCacheWhile(sqlite), ...dialect.writers(db) }, opts),
-    close: () => db.destroy(),
+    ...createRepositories(db, { changeStamp: authStamp, sweeping: smallCacheWhile(sqlite), steps: dialect.writers(db).steps, write: writer.write, ride: writer.ride }, opts),
+    close: async () => {
+      await writer.close();
+      await db.destroy();
+    },
   };
 }

@@ -10,7 +10,7 @@ import { spawnFileCloud } from '../kit/file-cloud-process.js';
 import { thisMachine, workerCount } from '../../src/cli/worker-count.js';
 
 /** The V8 flags every serving process runs with (src/cli/server-flags.ts). */
-const HEAP_BOUNDS = ['--max-semi-space-size=16', '--scavenger-max-new-space-capacity-mb=2', '--heap-growing-percent=50'];
+const HEAP_BOUNDS = ['--max-semi-space-size=8', '--scavenger-max-new-space-capacity-mb=2', '--heap-growing-percent=50'];
 
 /** The pids whose parent is `pid` (the cluster's workers), from /proc. */
 function children(pid: number): number[] {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storeTest, type OpenStore } from './support.test-suite.js';
 import { matchRank, normalizeName } from '../../domain/search-text.js';
 import type { IndexedEntry, SearchQuery } from '../search.js';
@@ -34,6 +35,10 @@ export function runSearchConformance(name: string, open: OpenStore): void {
         for (const r of rows) seen.push(r.cursor);
         if (rows.length > 0) cursor = rows[rows.length - 1]!.cursor;
         else if (done) return;
+        // Between polls a consumer lets the process run (webhooks wait for a timer): on SQLite a read
+        // resolves without leaving the microtask queue, and the index writer's answers (its thread,
+        // sqlite-writer.ts) come as messages, which a loop of reads alone would never let in.
+        else await nextTurn();
       }
     })();
     await Promise.all(
