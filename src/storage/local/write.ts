@@ -104,10 +104,21 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
   return {
     size: Number(stats.size),
     async commit(commitOpts) {
+      let removing: Promise<void> | undefined;
+      const remove = () => (removing ??= removeStaging());
+      // Once the file has its name (link or rename), the staging name goes while the index is written
+      // (on SQLite in its own thread), not after it: the answer still waits for both.
+      const named: CommitHooks = {
+        ...hooks,
+        committed: (c) => {
+          void remove().catch(() => undefined);
+          return hooks.committed(c);
+        },
+      };
       try {
-        return await commitStaged(dirs, key, staging, stats, opts.ifExists, hooks, commitOpts?.beforeReplace, head);
+        return await commitStaged(dirs, key, staging, stats, opts.ifExists, named, commitOpts?.beforeReplace, head);
       } finally {
-        await removeStaging();
+        await remove();
       }
     },
     discard: removeStaging,
