@@ -196,7 +196,8 @@ export function createSearchRepo(db: Kysely<Database>, opts: { journal: boolean;
   const lock = (trx: Transaction<Database>) => (journal ? lockJournal(trx) : Promise.resolve());
   const writer = createJournalWriter(db);
   const append = (trx: Transaction<Database>, changes: readonly NewChange[]) => (journal ? writer.append(trx, changes) : Promise.resolve());
-  // The upload's transaction: on SQLite in the index writer's thread (opts.write), else as steps here.
+  // The upload's transaction: on SQLite in the index writer's thread (opts.write), else as steps here;
+  // a walk's batches (put's `tree`) always here.
   const runSteps = opts.steps ?? kyselyStepRunner(db);
   const putSteps = createPutSteps(db, journal);
   const here: IndexWrite = (batch) => runSteps(() => putSteps(batch));

@@ -14,9 +14,9 @@ import { LOCK_WAIT_MS, PatientSqliteDialect, withStatementCache } from './sqlite
 import type { FromWriter, ToWriter, WriterOptions } from './sqlite-writer.js';
 
 /**
- * The page cache of this connection, in KiB (SQLite's default size): it writes, and an upload's
- * transaction touches the few pages on its paths through the indexes; a rescan's batches pass over
- * every page once and would only fill a larger one (sqlite.ts PAGE_CACHE_KIB is the reading side's).
+ * The page cache of this connection, in KiB (SQLite's default size): it only writes uploads' entries,
+ * whose transactions touch the few pages on their paths through the indexes (a walk's batches are
+ * written on the main connection; sqlite.ts PAGE_CACHE_KIB is the reading side's).
  */
 const CACHE_KIB = 2048;
 
