@@ -93,8 +93,10 @@ export async function syncScenario(o: Options, tmp: string, log: (msg: string) =
     const key = ((await keyRes.json()) as { key: string }).key;
     const rcloneConf = join(tmp, 'sync-rclone.conf');
     await writeFile(rcloneConf, '');
-    const obscured = (await timed('rclone', ['obscure', fc.password])).out.trim();
-    const webdav = ['--config', rcloneConf, '--webdav-url', `${s.base}/dav/${USER}`, '--webdav-user', USER, '--webdav-pass', obscured];
+    // The random password (and what obscure makes of it) starts with '-' one time in 32: `--` and
+    // `--name=value` keep rclone from reading either as an option (a quick bench in CI died on it).
+    const obscured = (await timed('rclone', ['obscure', '--', fc.password])).out.trim();
+    const webdav = ['--config', rcloneConf, '--webdav-url', `${s.base}/dav/${USER}`, '--webdav-user', USER, `--webdav-pass=${obscured}`];
     const copyTo = [...webdav, '--webdav-vendor', 'other'];
     const syncBin = join(REPO, 'packages/sync/bin/file-cloud-sync.js');
     const syncOnce = (dir: string, remote: string, state: string) => timed(process.execPath, [syncBin, dir, `/${USER}/${remote}`, '--server', s.base, '--once', '--device', 'bench', '--state-dir', state], { FILE_CLOUD_SYNC_KEY: key });
