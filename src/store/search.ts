@@ -51,12 +51,6 @@ export type SearchQuery = {
 };
 
 /**
- * The search index of names, shared by every node. Names match by substring
- * of their normalized form; results come best first: exact name, prefix,
- * substring, then shallower paths, then by normalized name and path.
- * Prefix conditions are path ranges, never LIKE (a name may hold % or _).
- */
-/**
  * `tree`: a batch of a walk over a whole tree (a rescan's, a copied folder's), not an upload's
  * entries. On SQLite it is written on the main connection instead of the index writer's thread
  * (store/sqlite-writer.ts): a walk waits for nobody's answer, and its large batches would only
@@ -64,6 +58,12 @@ export type SearchQuery = {
  */
 export type PutOptions = { readonly tree?: boolean };
 
+/**
+ * The search index of names, shared by every node. Names match by substring
+ * of their normalized form; results come best first: exact name, prefix,
+ * substring, then shallower paths, then by normalized name and path.
+ * Prefix conditions are path ranges, never LIKE (a name may hold % or _).
+ */
 export interface SearchRepo extends NameIndex {
   /**
    * Inserts or updates entries by (user, path); each one written counts as seen by a running rescan.
