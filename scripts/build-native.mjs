@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Two optional native modules, built at npm's postinstall for the Node running this script, with the
+// Optional native modules, built at npm's postinstall for the Node running this script, with the
 // headers the `node` package ships (they hold OpenSSL's too), so nothing is downloaded:
 // - ssh2's crypto binding (native AES-GCM and ChaCha20-Poly1305 for SFTP) is compiled by ssh2's own
 //   install script, which npm runs with the Node that runs npm, often the machine's older one, not the
@@ -8,7 +8,8 @@
 //   This rebuilds it.
 // - File Cloud's own native/gcm-part.c (src/lib/encryption/native-gcm.ts): the encrypted Range read's
 //   AES-GCM check and CTR decryption without node:crypto's cipher objects, and an upload's sealing
-//   into memory the sealing stream reuses.
+//   into memory the sealing stream reuses; and native/fs-ops.c (src/storage/local/durable-write.ts):
+//   a small upload's open, write, fsync, fstat and close in one job of the thread pool.
 // Both are optional: when one cannot be built this says why and File Cloud runs the JavaScript path.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -73,8 +74,16 @@ if (ssh2) {
   build("ssh2's crypto binding", join(ssh2, 'lib', 'protocol', 'crypto'), loadsIn("process.exit(require('ssh2/lib/protocol/crypto.js').bindingAvailable ? 0 : 1)"), "SFTP uses ssh2's JavaScript ciphers");
 }
 const gcm = join(root, 'native', 'build', 'Release', 'gcm_part.node');
+const fsOps = join(root, 'native', 'build', 'Release', 'fs_ops.node');
 const mtime = (f) => (existsSync(f) ? statSync(f).mtimeMs : 0);
-// A module built from an older gcm-part.c still loads: it is rebuilt when its sources are newer.
-const current = () => mtime(gcm) > Math.max(...['gcm-part.c', 'binding.gyp'].map((f) => mtime(join(root, 'native', f))));
-const gcmLoads = loadsIn(`const m = require(${JSON.stringify(gcm)}); process.exit(typeof m.openPart === 'function' && typeof m.seal === 'function' ? 0 : 1)`);
-build('native/gcm-part.c (AES-GCM for encrypted Range reads and uploads)', join(root, 'native'), () => current() && gcmLoads(), 'encrypted Range reads and uploads use node:crypto');
+// A module built from older sources still loads: both are rebuilt when a source is newer than either.
+const current = () => Math.min(mtime(gcm), mtime(fsOps)) > Math.max(...['gcm-part.c', 'fs-ops.c', 'binding.gyp'].map((f) => mtime(join(root, 'native', f))));
+const nativeLoads = loadsIn(
+  `const m = require(${JSON.stringify(gcm)}), f = require(${JSON.stringify(fsOps)}); process.exit(typeof m.openPart === 'function' && typeof m.seal === 'function' && typeof f.durableWrite === 'function' ? 0 : 1)`,
+);
+build(
+  'native/ (gcm-part.c: AES-GCM for encrypted Range reads and uploads; fs-ops.c: a small upload\'s staging write in one thread-pool job)',
+  join(root, 'native'),
+  () => current() && nativeLoads(),
+  'encrypted Range reads and uploads use node:crypto, small uploads node:fs',
+);

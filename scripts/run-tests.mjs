@@ -55,13 +55,14 @@ process.env.PATH = [dirname(process.execPath), process.env.PATH].filter(Boolean)
     process.exit(1);
   }
 }
-// File Cloud's own optional native AES-GCM (scripts/build-native.mjs; FILE_CLOUD_NATIVE_CRYPTO=0 turns it off),
-// as the built server loads it.
+// File Cloud's own optional native modules (scripts/build-native.mjs; FILE_CLOUD_NATIVE_CRYPTO=0 and
+// FILE_CLOUD_NATIVE_FS=0 turn them off), as the built server loads them.
 try {
   const { nativeGcmPath } = await import('../dist/src/lib/encryption/native-gcm.js');
-  console.error(`run-tests: encrypted Range reads' and uploads' AES-GCM ${nativeGcmPath}`);
+  const { durableWritePath } = await import('../dist/src/storage/local/durable-write.js');
+  console.error(`run-tests: encrypted Range reads' and uploads' AES-GCM ${nativeGcmPath}; small uploads' staging write ${durableWritePath}`);
 } catch (e) {
-  console.error(`run-tests: encrypted Range reads' and uploads' AES-GCM unknown (dist/ is not built: ${e instanceof Error ? e.message : e})`);
+  console.error(`run-tests: the native modules' use unknown (dist/ is not built: ${e instanceof Error ? e.message : e})`);
 }
 
 const filters = process.argv.slice(2);

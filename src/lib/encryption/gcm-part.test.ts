@@ -3,7 +3,8 @@ import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { gfMultiply, openPart, openPartJs, openPartNative, tagCorrection, toBig, toBlock } from './gcm-part.js';
-import { nativeGcm, nativeDisabled } from './native-gcm.js';
+import { nativeGcm } from './native-gcm.js';
+import { nativeDisabled } from '../native-off.js';
 import { skippedWithoutNative } from './native-skip.test-suite.js';
 
 const hex = (s: string): bigint => BigInt(`0x${s}`);

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { nativeDisabled } from '../native-off.js';
 
 /**
  * File Cloud's optional native AES-GCM (native/gcm-part.c), built by
@@ -25,8 +26,6 @@ export type NativeGcm = {
 /** The module's place from dist/src/lib/encryption/ (compiled) up to the package root. */
 const MODULE = '../../../../native/build/Release/gcm_part.node';
 
-/** Whether the environment turns the native path off: FILE_CLOUD_NATIVE_CRYPTO=0 (or false, off, no). */
-export const nativeDisabled = (value: string | undefined): boolean => value !== undefined && /^(0|false|off|no)$/i.test(value.trim());
 
 function load(): { gcm: NativeGcm | undefined; why: string } {
   if (nativeDisabled(process.env.FILE_CLOUD_NATIVE_CRYPTO)) return { gcm: undefined, why: 'JavaScript (FILE_CLOUD_NATIVE_CRYPTO=0)' };

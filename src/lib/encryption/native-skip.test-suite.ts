@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import { nativeDisabled, nativeGcm, nativeGcmPath } from './native-gcm.js';
+import { nativeDisabled } from '../native-off.js';
+import { nativeGcm, nativeGcmPath } from './native-gcm.js';
 
 /**
  * Whether a test of the native path skips for want of the native module

@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import type { BigIntStats } from 'node:fs';
 import { link, lstat, open, rename, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -9,7 +8,8 @@ import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError, type CommitOptions, type Entry, type StagedFile, type WriteOptions } from '../backend.js';
 import { whileHeld, type HeldLease } from '../coordination.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
-import { entryFromStats } from './entry.js';
+import { durableWrite } from './durable-write.js';
+import { entryFromStats, type FileStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { shownSize, stagingPath } from './staging.js';
 import { storedSizes, type SizeView } from '../size-view.js';
@@ -79,7 +79,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     unlink(staging).catch((e: unknown) => {
       if (errnoOf(e) !== 'ENOENT') throw e;
     });
-  let stats: BigIntStats;
+  let stats: FileStats;
   let head: Buffer;
   const opened: Opened = {};
   try {
@@ -130,7 +130,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
  * missing parents; the staging name stays for the caller to remove (after a
  * link it still names the committed file). Shared with resumable uploads.
  */
-export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: BigIntStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace'], head?: Buffer) {
+export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: FileStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace'], head?: Buffer) {
   const parents = key.segments.slice(0, -1);
   // Parents are created only now, so an aborted upload leaves no empty folders.
   // Through a share link (key.within), links below the shared folder stay inside it.
@@ -203,9 +203,9 @@ type Opened = { handle?: FileHandle; created?: Promise<number> };
 /**
  * Receives body into a new staging file and fsyncs it, counting bytes;
  * returns the staged file's stats. A small body is read first and written
- * whole (writeWhole); a larger one streams into a file opened as `opened.handle`.
+ * whole (durableWrite); a larger one streams into a file opened as `opened.handle`.
  */
-async function receive(opened: Opened, staging: string, body: Readable, opts: WriteOptions, headBytes: number): Promise<{ stats: BigIntStats; head: Buffer }> {
+async function receive(opened: Opened, staging: string, body: Readable, opts: WriteOptions, headBytes: number): Promise<{ stats: FileStats; head: Buffer }> {
   const { maxBytes: max, signal } = opts;
   let received = 0;
   // The first headBytes of the body, copied as they pass (a body's buffers may be reused after the write).
@@ -253,12 +253,12 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
       throw e;
     }
     if (signal?.aborted) throw new Error('aborted while receiving');
-    let stats: BigIntStats | undefined;
+    let stats: FileStats | undefined;
     // Taken from `opened`: from here on, what is done with it closes it.
     const created = opened.created;
     opened.created = undefined;
     if (ended) {
-      stats = await (created ?? createFile(staging)).then((fd) => writeWhole(fd, head)).catch((e: unknown) => {
+      stats = await (created ? created.then((fd) => durableWrite(fd, head)) : durableWrite(staging, head)).catch((e: unknown) => {
         writeError = e;
         throw e;
       });
@@ -276,7 +276,7 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
     return { stats: stats ?? (await lstat(staging, { bigint: true })), head: first.length === 1 ? first[0]! : Buffer.concat(first) };
   } catch (e) {
     if (isStorageError(e)) throw e;
-    if (writeError !== undefined) throw fromErrno(writeError, 'Writing the staging file failed');
+    if (writeError !== undefined) throw fromErrno(writeError, (writeError as { syscall?: unknown }).syscall === 'open' ? 'Creating the staging file failed' : 'Writing the staging file failed');
     // The signal fired, or the body failed or ended early: the upload is incomplete.
     throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
   } finally {
@@ -287,55 +287,6 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
 /** A new file (exclusive: a staging name is never an existing file), opened for writing: its descriptor. */
 function createFile(path: string): Promise<number> {
   return new Promise((resolve, reject) => fs.open(path, 'wx', (e, fd) => (e ? reject(fromErrno(e, 'Creating the staging file failed')) : resolve(fd))));
-}
-
-/**
- * A whole small body into the new file `fd`: writev (a short write goes on
- * with the rest), fsync before the file gets a name (a crash never leaves a
- * named, torn file), fstat, close; the file's stats. On node:fs's callbacks,
- * not a FileHandle, whose promises cost each upload more CPU
- * (docs/performance.md "Fifth change"). The file is closed either way; the
- * caller removes the name on a failure.
- */
-function writeWhole(fd: number, chunks: readonly Buffer[]): Promise<BigIntStats> {
-  return new Promise((resolve, reject) => {
-    const fail = (e: unknown) => fs.close(fd, () => reject(e));
-    const write = (rest: readonly Buffer[]): void => {
-      if (rest.length === 0) return fs.fsync(fd, (syncError) => (syncError ? fail(syncError) : stat()));
-      fs.writev(fd, rest, (writeError, bytesWritten) => (writeError ? fail(writeError) : write(unwritten(rest, bytesWritten))));
-    };
-    // After the fsync, fstat reads the inode in memory and close has nothing left to flush: done in
-    // place, they spare two round trips through the thread pool (each a wake-up of a pool thread and
-    // then of the loop), which cost a small file more than the calls themselves.
-    const stat = () => {
-      let stats: BigIntStats;
-      try {
-        stats = fs.fstatSync(fd, { bigint: true });
-      } catch (statError) {
-        return fail(statError);
-      }
-      try {
-        fs.closeSync(fd);
-      } catch (closeError) {
-        return reject(closeError);
-      }
-      resolve(stats);
-    };
-    write(chunks.filter((c) => c.length > 0));
-  });
-}
-
-/** What is left of `chunks` after the first `written` bytes. */
-function unwritten(chunks: readonly Buffer[], written: number): Buffer[] {
-  const left: Buffer[] = [];
-  for (const c of chunks) {
-    if (written >= c.length) written -= c.length;
-    else {
-      left.push(written > 0 ? c.subarray(written) : c);
-      written = 0;
-    }
-  }
-  return left;
 }
 
 /**

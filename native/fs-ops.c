@@ -1,0 +1,256 @@
+/*
+ * durableWrite(target, chunks, callback) -> undefined
+ *
+ * A small upload's staging file written and made durable in one job on
+ * libuv's thread pool: open (when target is a path: a new file, O_EXCL,
+ * mode 0666 less the umask, as node:fs's 'wx'), writev until every byte of
+ * `chunks` (an array of Uint8Arrays) is written, fsync, fstat, close. When
+ * target is a descriptor (a file created earlier) the job starts at the
+ * writev. The descriptor is closed whatever happens.
+ *
+ * callback(null, { ino, size, mtimeNs, mtimeMs, mode }): the file's stats
+ * (bigints, as node:fs's { bigint: true }; mode a number). callback(error):
+ * a system error shaped as node:fs's (code 'EEXIST', errno, syscall,
+ * path), so the caller maps it as it maps those.
+ *
+ * Why native: node:fs takes every call through the pool on its own, a
+ * wake-up of a pool thread and then of the event loop each, which costs a
+ * 4 KiB upload more CPU and latency than the calls themselves
+ * (docs/performance.md, "One trip through the thread pool").
+ * src/storage/local/durable-write.ts holds the same steps on node:fs for
+ * when this module is not built.
+ */
+#define NAPI_VERSION 8
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <node_api.h>
+#include <uv.h>
+
+typedef struct {
+  napi_async_work work;
+  napi_ref callback;
+  napi_ref chunks; /* keeps the chunks' memory alive while the job runs */
+  struct iovec *iov;
+  size_t niov;
+  char *path; /* NULL when the target is a descriptor */
+  int fd;
+  int err;
+  const char *syscall;
+  struct stat st;
+} job;
+
+static void free_job(napi_env env, job *j) {
+  if (j->callback) napi_delete_reference(env, j->callback);
+  if (j->chunks) napi_delete_reference(env, j->chunks);
+  if (j->work) napi_delete_async_work(env, j->work);
+  free(j->iov);
+  free(j->path);
+  free(j);
+}
+
+static void fail(job *j, const char *syscall) {
+  j->err = errno;
+  j->syscall = syscall;
+  if (j->fd >= 0) close(j->fd);
+  j->fd = -1;
+}
+
+static void execute(napi_env env, void *data) {
+  (void)env;
+  job *j = data;
+  if (j->path) {
+    do j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    while (j->fd < 0 && errno == EINTR);
+    if (j->fd < 0) return fail(j, "open");
+  }
+  struct iovec *iov = j->iov;
+  size_t left = j->niov;
+  while (left > 0) {
+    ssize_t n = writev(j->fd, iov, left > IOV_MAX ? IOV_MAX : (int)left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(j, "write");
+    }
+    if (n == 0) {
+      /* A regular file never takes nothing of a non-empty write; never loop on it. */
+      errno = EIO;
+      return fail(j, "write");
+    }
+    while (left > 0 && (size_t)n >= iov->iov_len) {
+      n -= (ssize_t)iov->iov_len;
+      iov++;
+      left--;
+    }
+    if (left > 0) {
+      iov->iov_base = (char *)iov->iov_base + n;
+      iov->iov_len -= (size_t)n;
+    }
+  }
+  if (fsync(j->fd) != 0) return fail(j, "fsync");
+  if (fstat(j->fd, &j->st) != 0) return fail(j, "fstat");
+  int fd = j->fd;
+  j->fd = -1;
+  /* Linux releases the descriptor even when close reports an error: never closed twice. */
+  if (close(fd) != 0 && errno != EINTR) {
+    j->err = errno;
+    j->syscall = "close";
+  }
+}
+
+static napi_value set(napi_env env, napi_value obj, const char *name, napi_value v) {
+  napi_set_named_property(env, obj, name, v);
+  return obj;
+}
+
+static napi_value system_error(napi_env env, job *j) {
+  const char *code = uv_err_name(-j->err);
+  char message[PATH_MAX + 128];
+  if (j->path) snprintf(message, sizeof message, "%s: %s, %s '%s'", code, strerror(j->err), j->syscall, j->path);
+  else snprintf(message, sizeof message, "%s: %s, %s", code, strerror(j->err), j->syscall);
+  napi_value code_v, message_v, error, v;
+  napi_create_string_utf8(env, code, NAPI_AUTO_LENGTH, &code_v);
+  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &message_v);
+  napi_create_error(env, code_v, message_v, &error);
+  napi_create_int32(env, -j->err, &v);
+  set(env, error, "errno", v);
+  napi_create_string_utf8(env, j->syscall, NAPI_AUTO_LENGTH, &v);
+  set(env, error, "syscall", v);
+  if (j->path) {
+    napi_create_string_utf8(env, j->path, NAPI_AUTO_LENGTH, &v);
+    set(env, error, "path", v);
+  }
+  return error;
+}
+
+static napi_value stats(napi_env env, const struct stat *st) {
+  napi_value obj, v;
+  napi_create_object(env, &obj);
+  napi_create_bigint_uint64(env, (uint64_t)st->st_ino, &v);
+  set(env, obj, "ino", v);
+  napi_create_bigint_int64(env, (int64_t)st->st_size, &v);
+  set(env, obj, "size", v);
+  napi_create_bigint_int64(env, (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec, &v);
+  set(env, obj, "mtimeNs", v);
+  napi_create_bigint_int64(env, (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000, &v);
+  set(env, obj, "mtimeMs", v);
+  napi_create_uint32(env, (uint32_t)st->st_mode, &v);
+  set(env, obj, "mode", v);
+  return obj;
+}
+
+static void complete(napi_env env, napi_status status, void *data) {
+  job *j = data;
+  napi_value callback, global, args[2], ignored;
+  /* Inside the async work's callback scope: what the callback queues (a promise's reactions) runs after it. */
+  if (napi_get_reference_value(env, j->callback, &callback) == napi_ok && napi_get_global(env, &global) == napi_ok) {
+    if (status != napi_ok) {
+      napi_value m;
+      napi_create_string_utf8(env, "durableWrite did not run", NAPI_AUTO_LENGTH, &m);
+      napi_create_error(env, NULL, m, &args[0]);
+      napi_get_undefined(env, &args[1]);
+    } else if (j->err) {
+      args[0] = system_error(env, j);
+      napi_get_undefined(env, &args[1]);
+    } else {
+      napi_get_null(env, &args[0]);
+      args[1] = stats(env, &j->st);
+    }
+    free_job(env, j);
+    /* An exception the callback throws surfaces as uncaught, as from a node:fs callback. */
+    napi_call_function(env, global, callback, 2, args, &ignored);
+    return;
+  }
+  free_job(env, j);
+}
+
+static napi_value type_error(napi_env env, const char *message) {
+  napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message);
+  return NULL;
+}
+
+static napi_value durable_write(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
+  if (argc < 3) return type_error(env, "durableWrite takes a path or a descriptor, an array of chunks and a callback");
+  napi_valuetype target_type, callback_type;
+  bool is_array;
+  napi_typeof(env, argv[0], &target_type);
+  napi_typeof(env, argv[2], &callback_type);
+  napi_is_array(env, argv[1], &is_array);
+  if ((target_type != napi_string && target_type != napi_number) || !is_array || callback_type != napi_function) {
+    return type_error(env, "durableWrite takes a path or a descriptor, an array of chunks and a callback");
+  }
+  uint32_t count;
+  napi_get_array_length(env, argv[1], &count);
+  job *j = calloc(1, sizeof *j);
+  if (!j) return type_error(env, "out of memory");
+  j->fd = -1;
+  j->iov = calloc(count ? count : 1, sizeof *j->iov);
+  if (!j->iov) {
+    free_job(env, j);
+    return type_error(env, "out of memory");
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value chunk;
+    bool is_typed;
+    napi_typedarray_type type;
+    size_t length;
+    void *bytes;
+    napi_get_element(env, argv[1], i, &chunk);
+    if (napi_is_typedarray(env, chunk, &is_typed) != napi_ok || !is_typed
+        || napi_get_typedarray_info(env, chunk, &type, &length, &bytes, NULL, NULL) != napi_ok || type != napi_uint8_array) {
+      free_job(env, j);
+      return type_error(env, "every chunk must be a Uint8Array");
+    }
+    if (length == 0) continue;
+    j->iov[j->niov].iov_base = bytes;
+    j->iov[j->niov].iov_len = length;
+    j->niov++;
+  }
+  if (target_type == napi_string) {
+    size_t length;
+    napi_get_value_string_utf8(env, argv[0], NULL, 0, &length);
+    j->path = malloc(length + 1);
+    if (!j->path || length >= PATH_MAX) {
+      free_job(env, j);
+      return type_error(env, "the path is too long");
+    }
+    napi_get_value_string_utf8(env, argv[0], j->path, length + 1, &length);
+    if (strlen(j->path) != length) {
+      free_job(env, j);
+      return type_error(env, "the path holds a NUL byte");
+    }
+  } else {
+    int32_t fd;
+    napi_get_value_int32(env, argv[0], &fd);
+    if (fd < 0) {
+      free_job(env, j);
+      return type_error(env, "the descriptor must not be negative");
+    }
+    j->fd = fd;
+  }
+  napi_value name;
+  napi_create_string_utf8(env, "FileCloudDurableWrite", NAPI_AUTO_LENGTH, &name);
+  if (napi_create_reference(env, argv[2], 1, &j->callback) != napi_ok || napi_create_reference(env, argv[1], 1, &j->chunks) != napi_ok
+      || napi_create_async_work(env, NULL, name, execute, complete, j, &j->work) != napi_ok || napi_queue_async_work(env, j->work) != napi_ok) {
+    free_job(env, j);
+    napi_throw_error(env, NULL, "durableWrite could not queue its job");
+    return NULL;
+  }
+  return NULL;
+}
+
+NAPI_MODULE_INIT() {
+  napi_value fn;
+  if (napi_create_function(env, "durableWrite", NAPI_AUTO_LENGTH, durable_write, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "durableWrite", fn) != napi_ok) return NULL;
+  return exports;
+}

@@ -1,0 +1,114 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nativeDisabled } from '../../lib/native-off.js';
+import { durableWritePath, nativeDurableWrite, nativeFs, nodeDurableWrite, type DurableWrite } from './durable-write.js';
+
+// Both implementations answer the same table: native/fs-ops.c when it is built (CI must build it), node:fs always.
+const implementations: [string, (t: TestContext) => DurableWrite | undefined][] = [
+  ['node:fs', () => nodeDurableWrite],
+  [
+    'native',
+    (t) => {
+      if (nativeFs) return nativeDurableWrite(nativeFs);
+      if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) assert.fail(`CI must build the native module: ${durableWritePath}`);
+      t.skip(`native/fs-ops.c is not in use here: ${durableWritePath}`);
+      return undefined;
+    },
+  ],
+];
+
+const chunks = (...parts: string[]) => parts.map((p) => Buffer.from(p));
+/** Whether fd is closed (fstat fails with EBADF). */
+const closed = (fd: number) => {
+  try {
+    fs.fstatSync(fd);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EBADF';
+  }
+};
+
+async function inDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-durable-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+for (const [name, pick] of implementations) {
+  test(`durableWrite (${name}): a new file holds every chunk in order, and its stats are the file's`, async (t) => {
+    const write = pick(t);
+    if (!write) return;
+    await inDir(async (dir) => {
+      const cases: [string, Buffer[]][] = [
+        ['one chunk', chunks('hello')],
+        ['several, an empty one among them', chunks('a', '', 'bc', 'def')],
+        ['none', []],
+        // More than IOV_MAX (1,024) buffers: writev takes them in several calls.
+        ['2,000 one-byte chunks', Array.from({ length: 2000 }, (_, i) => Buffer.from([i % 256]))],
+        ['a large one', [Buffer.alloc(300 * 1024, 7)]],
+      ];
+      for (const [label, parts] of cases) {
+        const path = join(dir, `${label}.bin`);
+        const stats = await write(path, parts);
+        const onDisk = fs.lstatSync(path, { bigint: true });
+        assert.ok((await readFile(path)).equals(Buffer.concat(parts)), label);
+        assert.equal(stats.size, onDisk.size, label);
+        assert.equal(stats.ino, onDisk.ino, label);
+        assert.equal(stats.mtimeNs, onDisk.mtimeNs, label);
+        assert.equal(stats.mtimeMs, onDisk.mtimeMs, label);
+        assert.equal(stats.isFile(), true, label);
+        // 'wx' as node:fs makes it: 0666 less the umask.
+        assert.equal(Number(onDisk.mode) & 0o777, 0o666 & ~process.umask(), label);
+      }
+    });
+  });
+
+  test(`durableWrite (${name}): into a descriptor created earlier, which it closes`, async (t) => {
+    const write = pick(t);
+    if (!write) return;
+    await inDir(async (dir) => {
+      const path = join(dir, 'early.bin');
+      const fd = fs.openSync(path, 'wx');
+      const stats = await write(fd, chunks('early ', 'bytes'));
+      assert.equal(closed(fd), true);
+      assert.equal(await readFile(path, 'utf8'), 'early bytes');
+      assert.equal(stats.ino, fs.lstatSync(path, { bigint: true }).ino);
+    });
+  });
+
+  test(`durableWrite (${name}): failures are node:fs's errors, the existing file is untouched, the descriptor closed`, async (t) => {
+    const write = pick(t);
+    if (!write) return;
+    await inDir(async (dir) => {
+      const there = join(dir, 'there.bin');
+      await writeFile(there, 'kept');
+      await assert.rejects(write(there, chunks('over')), (e: NodeJS.ErrnoException) => e.code === 'EEXIST' && e.syscall === 'open' && e.path === there);
+      assert.equal(await readFile(there, 'utf8'), 'kept');
+      const missing = join(dir, 'no-such-folder', 'x.bin');
+      await assert.rejects(write(missing, chunks('x')), (e: NodeJS.ErrnoException) => e.code === 'ENOENT' && e.syscall === 'open');
+      // /dev/full takes no byte: the write fails with ENOSPC and the descriptor is closed.
+      const full = fs.openSync('/dev/full', 'w');
+      await assert.rejects(write(full, [Buffer.alloc(4096)]), (e: NodeJS.ErrnoException) => e.code === 'ENOSPC' && e.syscall === 'write');
+      assert.equal(closed(full), true);
+    });
+  });
+}
+
+test('durableWrite (native): wrong arguments are a TypeError before anything is opened', (t) => {
+  if (!nativeFs) {
+    if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) assert.fail(`CI must build the native module: ${durableWritePath}`);
+    return t.skip(`native/fs-ops.c is not in use here: ${durableWritePath}`);
+  }
+  const native = nativeFs as unknown as { durableWrite(...args: unknown[]): void };
+  const done = () => assert.fail('no callback for a refused call');
+  for (const args of [[], ['/tmp/x', 'not an array', done], ['/tmp/x', ['text'], done], [{}, [], done], [-1, [], done], ['/tmp/a\0b', [], done], ['/tmp/x', [], 'not a function']]) {
+    assert.throws(() => native.durableWrite(...args), TypeError, JSON.stringify(args));
+  }
+});

@@ -1,0 +1,101 @@
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { nativeDisabled } from '../../lib/native-off.js';
+import type { FileStats } from './entry.js';
+
+/**
+ * A small body into a new staging file, durable before it gets a name: open
+ * (a path: a new file, exclusive; a descriptor: a file created earlier),
+ * write every chunk, fsync (a crash never leaves a named, torn file), fstat,
+ * close; the file's stats. The descriptor is closed either way; the caller
+ * removes the name on a failure. A failure is node:fs's system error
+ * (`code`, `syscall`, `path`).
+ *
+ * Two implementations of the same steps: native/fs-ops.c runs them as one
+ * job of libuv's thread pool; node:fs takes three trips through it (open,
+ * writev, fsync; fstat and close run in place after the fsync), each a
+ * wake-up of a pool thread and then of the event loop
+ * (docs/performance.md, "One trip through the thread pool"). The native one
+ * is used when scripts/build-native.mjs built it, unless
+ * FILE_CLOUD_NATIVE_FS=0.
+ */
+export type DurableWrite = (target: string | number, chunks: readonly Buffer[]) => Promise<FileStats>;
+
+type NativeStats = { ino: bigint; size: bigint; mtimeNs: bigint; mtimeMs: bigint; mode: number };
+type NativeFs = { durableWrite(target: string | number, chunks: readonly Uint8Array[], done: (e: Error | null, s?: NativeStats) => void): void };
+
+/** The module's place from dist/src/storage/local/ (compiled) up to the package root. */
+const MODULE = '../../../../native/build/Release/fs_ops.node';
+
+function load(): { native: NativeFs | undefined; why: string } {
+  if (nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) return { native: undefined, why: 'node:fs (FILE_CLOUD_NATIVE_FS=0)' };
+  try {
+    const native = createRequire(import.meta.url)(MODULE) as NativeFs;
+    return typeof native.durableWrite === 'function' ? { native, why: 'native' } : { native: undefined, why: 'node:fs (native/ gave no durableWrite: built from older sources)' };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'MODULE_NOT_FOUND' ? 'is not built, scripts/build-native.mjs builds it' : `does not load: ${e instanceof Error ? e.message : String(e)}`;
+    return { native: undefined, why: `node:fs (native/fs-ops.c ${why})` };
+  }
+}
+
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+
+/** The native module's stats as the fields File Cloud reads of node:fs's bigint stats. */
+const fromNative = (s: NativeStats): FileStats => ({ ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, mtimeMs: s.mtimeMs, isFile: () => (s.mode & S_IFMT) === S_IFREG });
+
+/** The native job, when the module is there. */
+export function nativeDurableWrite(native: NativeFs): DurableWrite {
+  return (target, chunks) => new Promise((resolve, reject) => native.durableWrite(target, chunks, (e, s) => (e ? reject(e) : resolve(fromNative(s as NativeStats)))));
+}
+
+/** The same steps on node:fs's callbacks (not a FileHandle, whose promises cost each upload more CPU). */
+export const nodeDurableWrite: DurableWrite = async (target, chunks) => {
+  const fd = typeof target === 'number' ? target : await new Promise<number>((resolve, reject) => fs.open(target, 'wx', (e, d) => (e ? reject(e) : resolve(d))));
+  return new Promise((resolve, reject) => {
+    const fail = (e: unknown) => fs.close(fd, () => reject(e));
+    const write = (rest: readonly Buffer[]): void => {
+      if (rest.length === 0) return fs.fsync(fd, (syncError) => (syncError ? fail(syncError) : stat()));
+      fs.writev(fd, rest, (writeError, bytesWritten) => (writeError ? fail(writeError) : write(unwritten(rest, bytesWritten))));
+    };
+    // After the fsync, fstat reads the inode in memory and close has nothing left to flush: done in
+    // place, they spare two trips through the thread pool.
+    const stat = () => {
+      let stats: FileStats;
+      try {
+        stats = fs.fstatSync(fd, { bigint: true });
+      } catch (statError) {
+        return fail(statError);
+      }
+      try {
+        fs.closeSync(fd);
+      } catch (closeError) {
+        return reject(closeError);
+      }
+      resolve(stats);
+    };
+    write(chunks.filter((c) => c.length > 0));
+  });
+};
+
+/** What is left of `chunks` after the first `written` bytes. */
+function unwritten(chunks: readonly Buffer[], written: number): Buffer[] {
+  const left: Buffer[] = [];
+  for (const c of chunks) {
+    if (written >= c.length) written -= c.length;
+    else {
+      left.push(written > 0 ? c.subarray(written) : c);
+      written = 0;
+    }
+  }
+  return left;
+}
+
+const loaded = load();
+/** The implementation this process uses. */
+export const durableWrite: DurableWrite = loaded.native ? nativeDurableWrite(loaded.native) : nodeDurableWrite;
+/** The native module, for its tests; undefined when node:fs runs. */
+export const nativeFs: NativeFs | undefined = loaded.native;
+/** Which implementation runs and, for node:fs, why: for run-tests' start line. */
+export const durableWritePath: string = loaded.why;
