@@ -13,11 +13,20 @@
  * a system error shaped as node:fs's (code 'EEXIST', errno, syscall,
  * path), so the caller maps it as it maps those.
  *
+ * renameNoReplace(from, to, callback) -> undefined
+ *
+ * rename(2) that never replaces (renameat2 with RENAME_NOREPLACE): `to`
+ * gets the file only while nothing is there (EEXIST otherwise, and both
+ * names stay), and `from` goes in the same step. A staged upload takes its
+ * name so where link(2) and then unlink(2) took two trips. callback(null)
+ * or callback(error) as above; EINVAL (or ENOSYS) where the file system or
+ * the kernel cannot, for the caller to fall back to link.
+ *
  * Why native: node:fs takes every call through the pool on its own, a
  * wake-up of a pool thread and then of the event loop each, which costs a
  * 4 KiB upload more CPU and latency than the calls themselves
  * (docs/performance.md, "One trip through the thread pool").
- * src/storage/local/durable-write.ts holds the same steps on node:fs for
+ * src/storage/local/fs-ops.ts holds the same steps on node:fs for
  * when this module is not built.
  */
 #define NAPI_VERSION 8
@@ -28,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <node_api.h>
@@ -36,6 +46,7 @@
 typedef struct {
   napi_async_work work;
   napi_ref callback;
+  char *to; /* renameNoReplace's destination; NULL for durableWrite */
   napi_ref chunks; /* keeps the chunks' memory alive while the job runs */
   struct iovec *iov;
   size_t niov;
@@ -52,6 +63,7 @@ static void free_job(napi_env env, job *j) {
   if (j->work) napi_delete_async_work(env, j->work);
   free(j->iov);
   free(j->path);
+  free(j->to);
   free(j);
 }
 
@@ -112,7 +124,8 @@ static napi_value set(napi_env env, napi_value obj, const char *name, napi_value
 static napi_value system_error(napi_env env, job *j) {
   const char *code = uv_err_name(-j->err);
   char message[PATH_MAX + 128];
-  if (j->path) snprintf(message, sizeof message, "%s: %s, %s '%s'", code, strerror(j->err), j->syscall, j->path);
+  if (j->to) snprintf(message, sizeof message, "%s: %s, %s '%s' -> '%s'", code, strerror(j->err), j->syscall, j->path, j->to);
+  else if (j->path) snprintf(message, sizeof message, "%s: %s, %s '%s'", code, strerror(j->err), j->syscall, j->path);
   else snprintf(message, sizeof message, "%s: %s, %s", code, strerror(j->err), j->syscall);
   napi_value code_v, message_v, error, v;
   napi_create_string_utf8(env, code, NAPI_AUTO_LENGTH, &code_v);
@@ -125,6 +138,10 @@ static napi_value system_error(napi_env env, job *j) {
   if (j->path) {
     napi_create_string_utf8(env, j->path, NAPI_AUTO_LENGTH, &v);
     set(env, error, "path", v);
+  }
+  if (j->to) {
+    napi_create_string_utf8(env, j->to, NAPI_AUTO_LENGTH, &v);
+    set(env, error, "dest", v);
   }
   return error;
 }
@@ -160,7 +177,8 @@ static void complete(napi_env env, napi_status status, void *data) {
       napi_get_undefined(env, &args[1]);
     } else {
       napi_get_null(env, &args[0]);
-      args[1] = stats(env, &j->st);
+      if (j->to) napi_get_undefined(env, &args[1]);
+      else args[1] = stats(env, &j->st);
     }
     free_job(env, j);
     /* An exception the callback throws surfaces as uncaught, as from a node:fs callback. */
@@ -172,6 +190,51 @@ static void complete(napi_env env, napi_status status, void *data) {
 
 static napi_value type_error(napi_env env, const char *message) {
   napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message);
+  return NULL;
+}
+
+/* A copy of a JS string that is a path (no NUL byte, shorter than PATH_MAX); NULL after a TypeError. */
+static char *path_of(napi_env env, napi_value v) {
+  size_t length;
+  if (napi_get_value_string_utf8(env, v, NULL, 0, &length) != napi_ok) return NULL;
+  if (length >= PATH_MAX) {
+    type_error(env, "the path is too long");
+    return NULL;
+  }
+  char *path = malloc(length + 1);
+  if (!path) {
+    type_error(env, "out of memory");
+    return NULL;
+  }
+  napi_get_value_string_utf8(env, v, path, length + 1, &length);
+  if (strlen(path) != length) {
+    free(path);
+    type_error(env, "the path holds a NUL byte");
+    return NULL;
+  }
+  return path;
+}
+
+static void execute_rename(napi_env env, void *data) {
+  (void)env;
+  job *j = data;
+  long r;
+  do r = syscall(SYS_renameat2, AT_FDCWD, j->path, AT_FDCWD, j->to, RENAME_NOREPLACE);
+  while (r != 0 && errno == EINTR);
+  if (r != 0) {
+    j->err = errno;
+    j->syscall = "rename";
+  }
+}
+
+static napi_value queue(napi_env env, job *j, napi_value callback, napi_async_execute_callback run) {
+  napi_value name;
+  napi_create_string_utf8(env, "FileCloudFsOp", NAPI_AUTO_LENGTH, &name);
+  if (napi_create_reference(env, callback, 1, &j->callback) != napi_ok || napi_create_async_work(env, NULL, name, run, complete, j, &j->work) != napi_ok
+      || napi_queue_async_work(env, j->work) != napi_ok) {
+    free_job(env, j);
+    napi_throw_error(env, NULL, "the file operation could not be queued");
+  }
   return NULL;
 }
 
@@ -216,17 +279,9 @@ static napi_value durable_write(napi_env env, napi_callback_info info) {
     j->niov++;
   }
   if (target_type == napi_string) {
-    size_t length;
-    napi_get_value_string_utf8(env, argv[0], NULL, 0, &length);
-    j->path = malloc(length + 1);
-    if (!j->path || length >= PATH_MAX) {
+    if (!(j->path = path_of(env, argv[0]))) {
       free_job(env, j);
-      return type_error(env, "the path is too long");
-    }
-    napi_get_value_string_utf8(env, argv[0], j->path, length + 1, &length);
-    if (strlen(j->path) != length) {
-      free_job(env, j);
-      return type_error(env, "the path holds a NUL byte");
+      return NULL;
     }
   } else {
     int32_t fd;
@@ -237,20 +292,38 @@ static napi_value durable_write(napi_env env, napi_callback_info info) {
     }
     j->fd = fd;
   }
-  napi_value name;
-  napi_create_string_utf8(env, "FileCloudDurableWrite", NAPI_AUTO_LENGTH, &name);
-  if (napi_create_reference(env, argv[2], 1, &j->callback) != napi_ok || napi_create_reference(env, argv[1], 1, &j->chunks) != napi_ok
-      || napi_create_async_work(env, NULL, name, execute, complete, j, &j->work) != napi_ok || napi_queue_async_work(env, j->work) != napi_ok) {
+  if (napi_create_reference(env, argv[1], 1, &j->chunks) != napi_ok) {
     free_job(env, j);
-    napi_throw_error(env, NULL, "durableWrite could not queue its job");
+    napi_throw_error(env, NULL, "the file operation could not be queued");
     return NULL;
   }
-  return NULL;
+  return queue(env, j, argv[2], execute);
+}
+
+static napi_value rename_no_replace(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
+  napi_valuetype types[3] = {napi_undefined, napi_undefined, napi_undefined};
+  for (size_t i = 0; i < argc && i < 3; i++) napi_typeof(env, argv[i], &types[i]);
+  if (argc < 3 || types[0] != napi_string || types[1] != napi_string || types[2] != napi_function) {
+    return type_error(env, "renameNoReplace takes two paths and a callback");
+  }
+  job *j = calloc(1, sizeof *j);
+  if (!j) return type_error(env, "out of memory");
+  j->fd = -1;
+  if (!(j->path = path_of(env, argv[0])) || !(j->to = path_of(env, argv[1]))) {
+    free_job(env, j);
+    return NULL;
+  }
+  return queue(env, j, argv[2], execute_rename);
 }
 
 NAPI_MODULE_INIT() {
   napi_value fn;
   if (napi_create_function(env, "durableWrite", NAPI_AUTO_LENGTH, durable_write, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "durableWrite", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "renameNoReplace", NAPI_AUTO_LENGTH, rename_no_replace, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "renameNoReplace", fn) != napi_ok) return NULL;
   return exports;
 }

@@ -8,7 +8,7 @@
 //   This rebuilds it.
 // - File Cloud's own native/gcm-part.c (src/lib/encryption/native-gcm.ts): the encrypted Range read's
 //   AES-GCM check and CTR decryption without node:crypto's cipher objects, and an upload's sealing
-//   into memory the sealing stream reuses; and native/fs-ops.c (src/storage/local/durable-write.ts):
+//   into memory the sealing stream reuses; and native/fs-ops.c (src/storage/local/fs-ops.ts):
 //   a small upload's open, write, fsync, fstat and close in one job of the thread pool.
 // Both are optional: when one cannot be built this says why and File Cloud runs the JavaScript path.
 import { spawnSync } from 'node:child_process';

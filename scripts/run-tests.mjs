@@ -59,7 +59,7 @@ process.env.PATH = [dirname(process.execPath), process.env.PATH].filter(Boolean)
 // FILE_CLOUD_NATIVE_FS=0 turn them off), as the built server loads them.
 try {
   const { nativeGcmPath } = await import('../dist/src/lib/encryption/native-gcm.js');
-  const { durableWritePath } = await import('../dist/src/storage/local/durable-write.js');
+  const { durableWritePath } = await import('../dist/src/storage/local/fs-ops.js');
   console.error(`run-tests: encrypted Range reads' and uploads' AES-GCM ${nativeGcmPath}; small uploads' staging write ${durableWritePath}`);
 } catch (e) {
   console.error(`run-tests: the native modules' use unknown (dist/ is not built: ${e instanceof Error ? e.message : e})`);

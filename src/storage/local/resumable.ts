@@ -92,7 +92,8 @@ export function createLocalResumable(dirs: Dirs, hooks: CommitHooks): ResumableS
         return undefined;
       }
       if (Number(stats.size) !== size) throw new StorageError('failed', `The staged upload holds ${stats.size} bytes, not ${size}.`);
-      const entry: Entry = await commitStaged(dirs, key, file, stats, opts.ifExists, hooks, opts.beforeReplace);
+      // Linked, never moved: a commit cut short by a crash is told by the second link (above).
+      const entry: Entry = await commitStaged(dirs, key, { path: file, movable: false, gone: false }, stats, opts.ifExists, hooks, opts.beforeReplace);
       // After a link the staging name still names the committed file: only the name goes.
       await rm(file, { force: true });
       return entry;

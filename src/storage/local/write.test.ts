@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import { isStorageError } from '../backend.js';
-import { stageFile, stream, type CommitHooks } from './write.js';
+import { nativeFs, noRenameNoReplace, renameNoReplace } from './fs-ops.js';
+import { claimName, stageFile, stream, type CommitHooks } from './write.js';
 
 const CHUNK = 64 * 1024;
 
@@ -138,5 +140,31 @@ test('stageFile: a body of unknown length that fails, is aborted or is too large
       assert.deepEqual(await readdir(join(dirs.storageDir, 'alice')), [], `a body that ${c.name}: nothing named`);
       assert.equal(await descriptors(), before, `a body that ${c.name}: no descriptor left open`);
     });
+  }
+});
+
+test('claimName: moved without replacing where the system can (the staging name gone), else linked (it stays); a taken name is EEXIST either way', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-claim-'));
+  try {
+    for (const [how, move] of [['linked', noRenameNoReplace], ['as this process does', renameNoReplace]] as const) {
+      const path = join(dir, `staged-${how}`);
+      await writeFile(path, how);
+      const staged = { path, movable: true, gone: false };
+      await assert.rejects(claimName(staged, dir, move), (e: NodeJS.ErrnoException) => e.code === 'EEXIST', `${how}: onto a folder`);
+      assert.equal(staged.gone, false);
+      await claimName(staged, join(dir, `final-${how}`), move);
+      assert.equal(await readFile(join(dir, `final-${how}`), 'utf8'), how);
+      const moved = how !== 'linked' && nativeFs !== undefined;
+      assert.equal(staged.gone, moved, how);
+      assert.equal(existsSync(path), !moved, how);
+      // Not movable (a resumable upload's file, whose second link tells a commit cut short): always linked.
+      const kept = { path: join(dir, `kept-${how}`), movable: false, gone: false };
+      await writeFile(kept.path, 'kept');
+      await claimName(kept, join(dir, `final-kept-${how}`), move);
+      assert.equal(kept.gone, false);
+      assert.equal(existsSync(kept.path), true);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });

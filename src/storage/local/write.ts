@@ -8,7 +8,7 @@ import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError, type CommitOptions, type Entry, type StagedFile, type WriteOptions } from '../backend.js';
 import { whileHeld, type HeldLease } from '../coordination.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
-import { durableWrite } from './durable-write.js';
+import { durableWrite, renameNoReplace, type RenameNoReplace } from './fs-ops.js';
 import { entryFromStats, type FileStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { shownSize, stagingPath } from './staging.js';
@@ -48,10 +48,12 @@ const SYNC_EVERY = 32 * 1024 * 1024;
 /**
  * Stage, then commit: the body streams into a fresh file in tmpDir, is
  * fsynced, and only then gets its name in the user's folder, by rename(2)
- * (atomic replace) or link(2) (claims a name only if it is free, so
- * concurrent writers can never overwrite each other). discard (or the
- * commit itself) removes the staging name; after a successful link the
- * file lives on under its final name.
+ * (atomic replace) or by a claim that takes a name only if it is free, so
+ * concurrent writers can never overwrite each other: renameat2 without
+ * replacing where the system has it (the staging name goes in the same
+ * step), else link(2). discard (or the commit itself) removes what is left
+ * of the staging name; after a successful link the file lives on under its
+ * final name.
  *
  * The body is read but not destroyed on a limit or a disk failure: we stop
  * reading and leave the stream to its owner (an HTTP request must survive to
@@ -74,11 +76,15 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
   }
 
   const staging = stagingPath(dirs.tmpDir, 'upload');
+  // Its name may go with the commit, which gives it its final name by moving it (Staged).
+  const staged: Staged = { path: staging, movable: true, gone: false };
   // The staging name is always a plain file of ours: unlink alone (fs.rm would lstat it first).
   const removeStaging = () =>
-    unlink(staging).catch((e: unknown) => {
-      if (errnoOf(e) !== 'ENOENT') throw e;
-    });
+    staged.gone
+      ? Promise.resolve()
+      : unlink(staging).catch((e: unknown) => {
+          if (errnoOf(e) !== 'ENOENT') throw e;
+        });
   let stats: FileStats;
   let head: Buffer;
   const opened: Opened = {};
@@ -106,8 +112,8 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     async commit(commitOpts) {
       let removing: Promise<void> | undefined;
       const remove = () => (removing ??= removeStaging());
-      // Once the file has its name (link or rename), the staging name goes while the index is written
-      // (on SQLite in its own thread), not after it: the answer still waits for both.
+      // Once the file has its name by a link, the staging name goes while the index is written (on
+      // SQLite in its own thread), not after it: the answer still waits for both. A move took it already.
       const named: CommitHooks = {
         ...hooks,
         committed: (c) => {
@@ -116,7 +122,7 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
         },
       };
       try {
-        return await commitStaged(dirs, key, staging, stats, opts.ifExists, named, commitOpts?.beforeReplace, head);
+        return await commitStaged(dirs, key, staged, stats, opts.ifExists, named, commitOpts?.beforeReplace, head);
       } finally {
         await remove();
       }
@@ -126,11 +132,19 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
 }
 
 /**
- * Gives a durable staging file (with its stats) its name at key, creating
- * missing parents; the staging name stays for the caller to remove (after a
- * link it still names the committed file). Shared with resumable uploads.
+ * A durable staging file on its way to its name. `movable`: the commit may give it its name by
+ * moving it (renameat2 without replacing), which takes the staging name away in the same step;
+ * `gone` says it did (or a replacing rename did), so the caller has no name left to remove.
+ * Otherwise the name is linked and the staging name stays, still naming the committed file.
  */
-export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string, stats: FileStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace'], head?: Buffer) {
+export type Staged = { readonly path: string; readonly movable: boolean; gone: boolean };
+
+/**
+ * Gives a durable staging file (with its stats) its name at key, creating
+ * missing parents; what is left of the staging name (Staged) is the caller's
+ * to remove. Shared with resumable uploads.
+ */
+export async function commitStaged(dirs: Dirs, key: StorageKey, staging: Staged, stats: FileStats, mode: WriteOptions['ifExists'], hooks: CommitHooks, beforeReplace?: CommitOptions['beforeReplace'], head?: Buffer) {
   const parents = key.segments.slice(0, -1);
   // Parents are created only now, so an aborted upload leaves no empty folders.
   // Through a share link (key.within), links below the shared folder stay inside it.
@@ -154,7 +168,7 @@ export async function commitStaged(dirs: Dirs, key: StorageKey, staging: string,
   // Only a replace can take away what is there, so only a replace needs the name's edit lock (see CommitHooks).
   const sizes = dirs.sizes ?? storedSizes;
   // Read from the staging name now: a rename takes it away.
-  const shown = shownSize(sizes, staging, Number(stats.size), head);
+  const shown = shownSize(sizes, staging.path, Number(stats.size), head);
   const place = () => inFolder((dir) => commit(root, staging, dir, keyName(key), mode, sizes, beforeReplace));
   // A replace onto a free name takes nothing away: link(2) claims the name only while nothing is
   // there, as a create does, so the lease (two metadata writes, and with several workers their
@@ -356,12 +370,25 @@ function drained(out: Writable): Promise<void> {
 }
 
 /**
- * Gives the staged file the name if nothing is at it (no lease: link decides); undefined when
+ * Gives the staged file the name `target` only while nothing is there (EEXIST otherwise, as link's):
+ * moved without replacing where the system can (one step, and the staging name is gone), else linked.
+ * `move` is the process's renameNoReplace (a parameter for the tests of the link path).
+ */
+export async function claimName(staging: Staged, target: string, move: RenameNoReplace = renameNoReplace): Promise<void> {
+  if (staging.movable && (await move(staging.path, target))) {
+    staging.gone = true;
+    return;
+  }
+  await link(staging.path, target);
+}
+
+/**
+ * Gives the staged file the name if nothing is at it (no lease: claimName decides); undefined when
  * something is there (a file, a folder or a link: the locked replace sorts out which).
  */
-async function claimIfFree(staging: string, dir: string, name: string): Promise<{ name: string; previousSize: undefined } | undefined> {
+async function claimIfFree(staging: Staged, dir: string, name: string): Promise<{ name: string; previousSize: undefined } | undefined> {
   try {
-    await link(staging, join(dir, name));
+    await claimName(staging, join(dir, name));
     return { name, previousSize: undefined };
   } catch (e) {
     if (errnoOf(e) === 'EEXIST') return undefined;
@@ -370,7 +397,7 @@ async function claimIfFree(staging: string, dir: string, name: string): Promise<
 }
 
 /** Gives the staged file its name in `dir`; returns the name it got and the size of the file it replaced. */
-async function commit(root: string, staging: string, dir: string, name: string, mode: WriteOptions['ifExists'], sizes: SizeView, beforeReplace?: CommitOptions['beforeReplace']): Promise<{ name: string; previousSize: number | undefined }> {
+async function commit(root: string, staging: Staged, dir: string, name: string, mode: WriteOptions['ifExists'], sizes: SizeView, beforeReplace?: CommitOptions['beforeReplace']): Promise<{ name: string; previousSize: number | undefined }> {
   const folderThere = async (n: string) => (await inspect(root, dir, n)).kind === 'dir';
   const isDir = () => new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
   if (mode === 'replace') {
@@ -384,7 +411,7 @@ async function commit(root: string, staging: string, dir: string, name: string, 
       await beforeReplace?.(previous ?? 0);
       if (before.kind === 'missing') {
         try {
-          await link(staging, join(dir, name));
+          await claimName(staging, join(dir, name));
           return { name, previousSize: undefined };
         } catch (e) {
           if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Committing the upload failed');
@@ -392,7 +419,8 @@ async function commit(root: string, staging: string, dir: string, name: string, 
         }
       }
       try {
-        await rename(staging, join(dir, name));
+        await rename(staging.path, join(dir, name));
+        staging.gone = true;
       } catch (e) {
         // A folder appeared meanwhile (EISDIR), or the name is a folder reached by a link.
         throw errnoOf(e) === 'EISDIR' ? isDir() : fromErrno(e, 'Committing the upload failed');
@@ -404,7 +432,7 @@ async function commit(root: string, staging: string, dir: string, name: string, 
   for (let n = 0; n < attempts; n++) {
     const candidate = collisionName(name, n);
     try {
-      await link(staging, join(dir, candidate));
+      await claimName(staging, join(dir, candidate));
       return { name: candidate, previousSize: undefined };
     } catch (e) {
       if (errnoOf(e) !== 'EEXIST') throw fromErrno(e, 'Committing the upload failed');

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nativeDisabled } from '../../lib/native-off.js';
-import { durableWritePath, nativeDurableWrite, nativeFs, nodeDurableWrite, type DurableWrite } from './durable-write.js';
+import { durableWritePath, nativeDurableWrite, nativeFs, nativeRenameNoReplace, noRenameNoReplace, nodeDurableWrite, type DurableWrite } from './fs-ops.js';
 
 // Both implementations answer the same table: native/fs-ops.c when it is built (CI must build it), node:fs always.
 const implementations: [string, (t: TestContext) => DurableWrite | undefined][] = [
@@ -111,4 +111,49 @@ test('durableWrite (native): wrong arguments are a TypeError before anything is 
   for (const args of [[], ['/tmp/x', 'not an array', done], ['/tmp/x', ['text'], done], [{}, [], done], [-1, [], done], ['/tmp/a\0b', [], done], ['/tmp/x', [], 'not a function']]) {
     assert.throws(() => native.durableWrite(...args), TypeError, JSON.stringify(args));
   }
+});
+
+test('renameNoReplace (native): the name only while free, the staging name gone in the same step; EEXIST leaves both', async (t) => {
+  if (!nativeFs) {
+    if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) assert.fail(`CI must build the native module: ${durableWritePath}`);
+    return t.skip(`native/fs-ops.c is not in use here: ${durableWritePath}`);
+  }
+  const move = nativeRenameNoReplace(nativeFs);
+  await inDir(async (dir) => {
+    const from = join(dir, 'staged');
+    await writeFile(from, 'new');
+    const ino = fs.lstatSync(from).ino;
+    assert.equal(await move(from, join(dir, 'free')), true);
+    assert.equal(fs.existsSync(from), false);
+    assert.equal(fs.lstatSync(join(dir, 'free')).ino, ino);
+    await writeFile(from, 'again');
+    fs.mkdirSync(join(dir, 'folder'));
+    for (const taken of ['free', 'folder']) {
+      await assert.rejects(move(from, join(dir, taken)), (e: NodeJS.ErrnoException) => e.code === 'EEXIST' && e.syscall === 'rename', taken);
+      assert.equal(await readFile(from, 'utf8'), 'again', taken);
+    }
+    assert.equal(await readFile(join(dir, 'free'), 'utf8'), 'new');
+    await assert.rejects(move(join(dir, 'missing'), join(dir, 'other')), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
+  });
+  const native = nativeFs as unknown as { renameNoReplace(...args: unknown[]): void };
+  const done = () => assert.fail('no callback for a refused call');
+  for (const args of [[], ['/tmp/a', done], ['/tmp/a', 1, done], ['/tmp/a\0b', '/tmp/c', done], ['/tmp/a', '/tmp/b', 'not a function']]) {
+    assert.throws(() => native.renameNoReplace(...args), TypeError, JSON.stringify(args));
+  }
+});
+
+test('renameNoReplace: a file system without it (EINVAL) answers false, and is not asked again', async () => {
+  let asked = 0;
+  const without = {
+    durableWrite: () => assert.fail('not used'),
+    renameNoReplace: (_from: string, _to: string, done: (e: Error | null) => void) => {
+      asked++;
+      done(Object.assign(new Error('EINVAL: invalid argument, rename'), { code: 'EINVAL' }));
+    },
+  };
+  const move = nativeRenameNoReplace(without);
+  assert.equal(await move('/a', '/b'), false);
+  assert.equal(await move('/a', '/b'), false);
+  assert.equal(asked, 1);
+  assert.equal(await noRenameNoReplace('/a', '/b'), false);
 });

@@ -4,6 +4,9 @@ import { nativeDisabled } from '../../lib/native-off.js';
 import type { FileStats } from './entry.js';
 
 /**
+ * Two steps of an upload on local disk, each one trip through libuv's thread pool where
+ * native/fs-ops.c is built (docs/performance.md, "One trip through the thread pool").
+ *
  * A small body into a new staging file, durable before it gets a name: open
  * (a path: a new file, exclusive; a descriptor: a file created earlier),
  * write every chunk, fsync (a crash never leaves a named, torn file), fstat,
@@ -21,8 +24,19 @@ import type { FileStats } from './entry.js';
  */
 export type DurableWrite = (target: string | number, chunks: readonly Buffer[]) => Promise<FileStats>;
 
+/**
+ * Gives `from`'s file the name `to` only while nothing is there, and `from` goes in the same step
+ * (renameat2 with RENAME_NOREPLACE): true. false where this system cannot (no native module, or a
+ * file system or kernel without it): the caller links instead and removes `from` itself. EEXIST,
+ * and any other failure, rejects as node:fs's error; both names then stay as they were.
+ */
+export type RenameNoReplace = (from: string, to: string) => Promise<boolean>;
+
 type NativeStats = { ino: bigint; size: bigint; mtimeNs: bigint; mtimeMs: bigint; mode: number };
-type NativeFs = { durableWrite(target: string | number, chunks: readonly Uint8Array[], done: (e: Error | null, s?: NativeStats) => void): void };
+type NativeFs = {
+  durableWrite(target: string | number, chunks: readonly Uint8Array[], done: (e: Error | null, s?: NativeStats) => void): void;
+  renameNoReplace(from: string, to: string, done: (e: Error | null) => void): void;
+};
 
 /** The module's place from dist/src/storage/local/ (compiled) up to the package root. */
 const MODULE = '../../../../native/build/Release/fs_ops.node';
@@ -31,7 +45,9 @@ function load(): { native: NativeFs | undefined; why: string } {
   if (nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) return { native: undefined, why: 'node:fs (FILE_CLOUD_NATIVE_FS=0)' };
   try {
     const native = createRequire(import.meta.url)(MODULE) as NativeFs;
-    return typeof native.durableWrite === 'function' ? { native, why: 'native' } : { native: undefined, why: 'node:fs (native/ gave no durableWrite: built from older sources)' };
+    return typeof native.durableWrite === 'function' && typeof native.renameNoReplace === 'function'
+      ? { native, why: 'native' }
+      : { native: undefined, why: 'node:fs (native/ gave no durableWrite or renameNoReplace: built from older sources)' };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'MODULE_NOT_FOUND' ? 'is not built, scripts/build-native.mjs builds it' : `does not load: ${e instanceof Error ? e.message : String(e)}`;
@@ -49,6 +65,27 @@ const fromNative = (s: NativeStats): FileStats => ({ ino: s.ino, size: s.size, m
 export function nativeDurableWrite(native: NativeFs): DurableWrite {
   return (target, chunks) => new Promise((resolve, reject) => native.durableWrite(target, chunks, (e, s) => (e ? reject(e) : resolve(fromNative(s as NativeStats)))));
 }
+
+/** The native renameat2; after its first EINVAL or ENOSYS (the data dir's file system cannot), false without asking again. */
+export function nativeRenameNoReplace(native: NativeFs): RenameNoReplace {
+  let unsupported = false;
+  return (from, to) =>
+    unsupported
+      ? Promise.resolve(false)
+      : new Promise((resolve, reject) =>
+          native.renameNoReplace(from, to, (e) => {
+            const code = (e as NodeJS.ErrnoException | null)?.code;
+            if (code === 'EINVAL' || code === 'ENOSYS') {
+              unsupported = true;
+              resolve(false);
+            } else if (e) reject(e);
+            else resolve(true);
+          }),
+        );
+}
+
+/** Without the native module: never moves; the caller links. */
+export const noRenameNoReplace: RenameNoReplace = () => Promise.resolve(false);
 
 /** The same steps on node:fs's callbacks (not a FileHandle, whose promises cost each upload more CPU). */
 export const nodeDurableWrite: DurableWrite = async (target, chunks) => {
@@ -93,8 +130,9 @@ function unwritten(chunks: readonly Buffer[], written: number): Buffer[] {
 }
 
 const loaded = load();
-/** The implementation this process uses. */
+/** The implementations this process uses. */
 export const durableWrite: DurableWrite = loaded.native ? nativeDurableWrite(loaded.native) : nodeDurableWrite;
+export const renameNoReplace: RenameNoReplace = loaded.native ? nativeRenameNoReplace(loaded.native) : noRenameNoReplace;
 /** The native module, for its tests; undefined when node:fs runs. */
 export const nativeFs: NativeFs | undefined = loaded.native;
 /** Which implementation runs and, for node:fs, why: for run-tests' start line. */
