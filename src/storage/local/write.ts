@@ -228,6 +228,7 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
   // The caller gave up on the body: end it, which also ends a read waiting on it.
   const onAbort = () => body.destroy();
   signal?.addEventListener('abort', onAbort, { once: true });
+  let early: NodeJS.Immediate | undefined;
   const count = (chunk: Buffer | string): Buffer => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     if (received < headBytes) first.push(Buffer.from(bytes.subarray(0, headBytes - received)));
@@ -243,11 +244,16 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
     // A body nobody declared the length of (an SFTP put, a chunked request) comes over several
     // turns of its client: its staging file is created meanwhile instead of after its end, so the
     // creation (the file system finding an inode; on some, far longer than the write) is off the
-    // upload's path (docs/performance.md, "What a file's creation costs on this machine").
+    // upload's path (docs/performance.md, "What a file's creation costs on this machine"). Not
+    // when the whole body is already here (a small part of a multipart request, read before the
+    // next turn of the event loop): the write's one job creates the file then, a trip less.
     if (opts.sizeHint === undefined) {
-      opened.created = createFile(staging);
-      // Its failure is thrown where it is awaited (below, or by the caller's clean-up).
-      opened.created.catch(() => undefined);
+      early = setImmediate(() => {
+        early = undefined;
+        opened.created = createFile(staging);
+        // Its failure is thrown where it is awaited (below, or by the caller's clean-up).
+        opened.created.catch(() => undefined);
+      });
     }
     const source = body.iterator({ destroyOnReturn: false });
     const head: Buffer[] = [];
@@ -267,6 +273,8 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
       throw e;
     }
     if (signal?.aborted) throw new Error('aborted while receiving');
+    // Read before the early creation's turn: the writes below create the file.
+    clearImmediate(early);
     let stats: FileStats | undefined;
     // Taken from `opened`: from here on, what is done with it closes it.
     const created = opened.created;
@@ -294,6 +302,8 @@ async function receive(opened: Opened, staging: string, body: Readable, opts: Wr
     // The signal fired, or the body failed or ended early: the upload is incomplete.
     throw new StorageError('aborted', 'The body ended before it was complete.', { cause: e });
   } finally {
+    // A failure before the early creation's turn: nothing was created, nothing to remove.
+    clearImmediate(early);
     signal?.removeEventListener('abort', onAbort);
   }
 }
