@@ -77,6 +77,41 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
   }
 }
 
+/** The state letter of every thread of pid (`T` once stopped), by thread id; empty when pid is gone. */
+async function threadStates(pid: number): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [])) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
+    if (stat) out.set(tid, stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  }
+  return out;
+}
+
+/**
+ * SIGSTOP, then wait until every thread of every pid is stopped: a signal reaches a thread in an
+ * uninterruptible wait only when that wait ends, and a test that goes on before then may find the
+ * service still answering. `command` is what each pid must be running (a pid file's pid recycled by
+ * another process is never taken for the service). Throws, naming what it saw, after 10 s.
+ */
+async function stopAll(pids: number[], command: string): Promise<void> {
+  // A pid gone meanwhile (a PostgreSQL backend that ended) needs no stopping; the first must be there.
+  const comms = await Promise.all(pids.map(async (p) => (await readFile(`/proc/${p}/comm`, 'utf8').catch(() => '')).trim()));
+  const wrong = pids.filter((p, i) => (comms[i] !== '' || i === 0) && !comms[i]!.startsWith(command));
+  if (wrong.length > 0) throw new Error(`${wrong.map((p) => `pid ${p} is ${comms[pids.indexOf(p)] ? `'${comms[pids.indexOf(p)]}'` : 'gone'}`).join(', ')}, not ${command}: the service cannot be paused`);
+  signalAll(pids, 'SIGSTOP');
+  const t = performance.now();
+  for (;;) {
+    const states = await Promise.all(pids.map(async (p) => [p, await threadStates(p)] as const));
+    // T: stopped (t: by a tracer); Z and X: exited meanwhile.
+    const running = states.filter(([, s]) => [...s.values()].some((x) => !'TtZX'.includes(x)));
+    if (running.length === 0) return;
+    if (performance.now() - t > 10_000) {
+      throw new Error(`${command} did not stop within 10 s: ${running.map(([p, s]) => `pid ${p} threads ${[...s.values()].join('')}`).join('; ')}`);
+    }
+    await sleep(10);
+  }
+}
+
 async function waitFor(what: string, ms: number, probe: () => Promise<boolean>, log?: string): Promise<void> {
   const t = performance.now();
   while (!(await probe().catch(() => false))) {
@@ -99,7 +134,7 @@ export async function privateRedis(): Promise<PrivateService> {
   await start();
   return {
     url: `redis://127.0.0.1:${port}/0`,
-    pause: async () => signalAll([pid!], 'SIGSTOP'),
+    pause: () => stopAll([pid!], 'redis-server'),
     resume: async () => signalAll([pid!], 'SIGCONT'),
     async kill() {
       signalAll([pid!], 'SIGKILL');
@@ -160,7 +195,7 @@ export async function privatePostgres(): Promise<PrivateService> {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     // Every process: the postmaster and the backends that hold File Cloud's pooled connections.
-    pause: async () => signalAll(await all(), 'SIGSTOP'),
+    pause: async () => stopAll(await all(), 'postgres'),
     resume: async () => signalAll(await all(), 'SIGCONT'),
     async kill() {
       const pids = await all();
@@ -185,7 +220,7 @@ export async function privateGateway(name: string): Promise<PrivateService> {
   let pid = await pidOf();
   return {
     url: gw.endpoint,
-    pause: async () => signalAll([pid], 'SIGSTOP'),
+    pause: () => stopAll([pid], 'radosgw'),
     resume: async () => signalAll([pid], 'SIGCONT'),
     async kill() {
       signalAll([pid], 'SIGCONT');
