@@ -7,16 +7,26 @@ import { join } from 'node:path';
 import { nativeDisabled } from '../../lib/native-off.js';
 import { durableWritePath, nativeDurableWrite, nativeFs, nativeRenameNoReplace, noRenameNoReplace, nodeDurableWrite, type DurableWrite } from './fs-ops.js';
 
+/**
+ * The native module, or undefined after t.skip with the loader's reason (not built here, or
+ * FILE_CLOUD_NATIVE_FS=0). In CI, which must build it (scripts/build-native.mjs at npm ci), its
+ * absence fails the test instead.
+ */
+function nativeOrSkip(t: TestContext): typeof nativeFs {
+  if (nativeFs) return nativeFs;
+  if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) assert.fail(`CI must build the native module: ${durableWritePath}`);
+  t.skip(`native/fs-ops.c is not in use here: ${durableWritePath}`);
+  return undefined;
+}
+
 // Both implementations answer the same table: native/fs-ops.c when it is built (CI must build it), node:fs always.
 const implementations: [string, (t: TestContext) => DurableWrite | undefined][] = [
   ['node:fs', () => nodeDurableWrite],
   [
     'native',
     (t) => {
-      if (nativeFs) return nativeDurableWrite(nativeFs);
-      if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) assert.fail(`CI must build the native module: ${durableWritePath}`);
-      t.skip(`native/fs-ops.c is not in use here: ${durableWritePath}`);
-      return undefined;
+      const native = nativeOrSkip(t);
+      return native && nativeDurableWrite(native);
     },
   ],
 ];
@@ -58,6 +68,7 @@ for (const [name, pick] of implementations) {
         const path = join(dir, `${label}.bin`);
         const stats = await write(path, parts);
         const onDisk = fs.lstatSync(path, { bigint: true });
+        // Read whole: the test's own file of at most 300 KiB in its temp dir, never a user's.
         assert.ok((await readFile(path)).equals(Buffer.concat(parts)), label);
         assert.equal(stats.size, onDisk.size, label);
         assert.equal(stats.ino, onDisk.ino, label);
@@ -78,6 +89,7 @@ for (const [name, pick] of implementations) {
       const fd = fs.openSync(path, 'wx');
       const stats = await write(fd, chunks('early ', 'bytes'));
       assert.equal(closed(fd), true);
+      // Read whole, as below: the test's own few bytes in its temp dir.
       assert.equal(await readFile(path, 'utf8'), 'early bytes');
       assert.equal(stats.ino, fs.lstatSync(path, { bigint: true }).ino);
     });
@@ -102,11 +114,9 @@ for (const [name, pick] of implementations) {
 }
 
 test('durableWrite (native): wrong arguments are a TypeError before anything is opened', (t) => {
-  if (!nativeFs) {
-    if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) assert.fail(`CI must build the native module: ${durableWritePath}`);
-    return t.skip(`native/fs-ops.c is not in use here: ${durableWritePath}`);
-  }
-  const native = nativeFs as unknown as { durableWrite(...args: unknown[]): void };
+  const loaded = nativeOrSkip(t);
+  if (!loaded) return;
+  const native = loaded as unknown as { durableWrite(...args: unknown[]): void };
   const done = () => assert.fail('no callback for a refused call');
   for (const args of [[], ['/tmp/x', 'not an array', done], ['/tmp/x', ['text'], done], [{}, [], done], [-1, [], done], ['/tmp/a\0b', [], done], ['/tmp/x', [], 'not a function']]) {
     assert.throws(() => native.durableWrite(...args), TypeError, JSON.stringify(args));
@@ -114,11 +124,9 @@ test('durableWrite (native): wrong arguments are a TypeError before anything is 
 });
 
 test('renameNoReplace (native): the name only while free, the staging name gone in the same step; EEXIST leaves both', async (t) => {
-  if (!nativeFs) {
-    if (process.env.CI && !nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) assert.fail(`CI must build the native module: ${durableWritePath}`);
-    return t.skip(`native/fs-ops.c is not in use here: ${durableWritePath}`);
-  }
-  const move = nativeRenameNoReplace(nativeFs);
+  const loaded = nativeOrSkip(t);
+  if (!loaded) return;
+  const move = nativeRenameNoReplace(loaded);
   await inDir(async (dir) => {
     const from = join(dir, 'staged');
     await writeFile(from, 'new');
@@ -135,7 +143,7 @@ test('renameNoReplace (native): the name only while free, the staging name gone 
     assert.equal(await readFile(join(dir, 'free'), 'utf8'), 'new');
     await assert.rejects(move(join(dir, 'missing'), join(dir, 'other')), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
   });
-  const native = nativeFs as unknown as { renameNoReplace(...args: unknown[]): void };
+  const native = loaded as unknown as { renameNoReplace(...args: unknown[]): void };
   const done = () => assert.fail('no callback for a refused call');
   for (const args of [[], ['/tmp/a', done], ['/tmp/a', 1, done], ['/tmp/a\0b', '/tmp/c', done], ['/tmp/a', '/tmp/b', 'not a function']]) {
     assert.throws(() => native.renameNoReplace(...args), TypeError, JSON.stringify(args));

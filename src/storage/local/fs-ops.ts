@@ -17,10 +17,8 @@ import type { FileStats } from './entry.js';
  * Two implementations of the same steps: native/fs-ops.c runs them as one
  * job of libuv's thread pool; node:fs takes three trips through it (open,
  * writev, fsync; fstat and close run in place after the fsync), each a
- * wake-up of a pool thread and then of the event loop
- * (docs/performance.md, "One trip through the thread pool"). The native one
- * is used when scripts/build-native.mjs built it, unless
- * FILE_CLOUD_NATIVE_FS=0.
+ * wake-up of a pool thread and then of the event loop. The native one is
+ * used when scripts/build-native.mjs built it, unless FILE_CLOUD_NATIVE_FS=0.
  */
 export type DurableWrite = (target: string | number, chunks: readonly Buffer[]) => Promise<FileStats>;
 
