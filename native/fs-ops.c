@@ -13,15 +13,18 @@
  * a system error shaped as node:fs's (code 'EEXIST', errno, syscall,
  * path), so the caller maps it as it maps those.
  *
- * renameNoReplace(from, to, callback) -> undefined
+ * renameNoReplaceSync(from, to) -> undefined
  *
  * rename(2) that never replaces (renameat2 with RENAME_NOREPLACE): `to`
  * gets the file only while nothing is there (EEXIST otherwise, and both
  * names stay), and `from` goes in the same step. A staged upload takes its
- * name so where link(2) and then unlink(2) took two trips. callback(null)
- * or callback(error) as above; EINVAL (or ENOSYS) where the file system or
- * the kernel cannot, for the caller to fall back to link.
- *
+ * name so where link(2) and then unlink(2) took two trips. It runs on the
+ * calling thread: a rename in the data dir is a metadata step like the
+ * lstats of the confinement walk, which run on the event loop already, and
+ * queued it cost the wake-ups of a pool trip besides. Throws a system
+ * error as above; EINVAL (or ENOSYS) where the file system or the kernel
+ * cannot, for the caller to fall back to link.
+
  * Why native: node:fs takes every call through the pool on its own, a
  * wake-up of a pool thread and then of the event loop each, which costs a
  * 4 KiB upload more CPU and latency than the calls themselves
@@ -46,7 +49,7 @@
 typedef struct {
   napi_async_work work;
   napi_ref callback;
-  char *to; /* renameNoReplace's destination; NULL for durableWrite */
+  char *to; /* renameNoReplaceSync's destination; NULL for durableWrite */
   napi_ref chunks; /* keeps the chunks' memory alive while the job runs */
   struct iovec *iov;
   size_t niov;
@@ -177,8 +180,7 @@ static void complete(napi_env env, napi_status status, void *data) {
       napi_get_undefined(env, &args[1]);
     } else {
       napi_get_null(env, &args[0]);
-      if (j->to) napi_get_undefined(env, &args[1]);
-      else args[1] = stats(env, &j->st);
+      args[1] = stats(env, &j->st);
     }
     free_job(env, j);
     /* An exception the callback throws surfaces as uncaught, as from a node:fs callback. */
@@ -215,9 +217,7 @@ static char *path_of(napi_env env, napi_value v) {
   return path;
 }
 
-static void execute_rename(napi_env env, void *data) {
-  (void)env;
-  job *j = data;
+static void rename_no_replace(job *j) {
   long r;
   do r = syscall(SYS_renameat2, AT_FDCWD, j->path, AT_FDCWD, j->to, RENAME_NOREPLACE);
   while (r != 0 && errno == EINTR);
@@ -300,30 +300,28 @@ static napi_value durable_write(napi_env env, napi_callback_info info) {
   return queue(env, j, argv[2], execute);
 }
 
-static napi_value rename_no_replace(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+static napi_value rename_no_replace_sync(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
-  napi_valuetype types[3] = {napi_undefined, napi_undefined, napi_undefined};
-  for (size_t i = 0; i < argc && i < 3; i++) napi_typeof(env, argv[i], &types[i]);
-  if (argc < 3 || types[0] != napi_string || types[1] != napi_string || types[2] != napi_function) {
-    return type_error(env, "renameNoReplace takes two paths and a callback");
+  napi_valuetype types[2] = {napi_undefined, napi_undefined};
+  for (size_t i = 0; i < argc && i < 2; i++) napi_typeof(env, argv[i], &types[i]);
+  if (argc < 2 || types[0] != napi_string || types[1] != napi_string) return type_error(env, "renameNoReplaceSync takes two paths");
+  job j = {.fd = -1};
+  if ((j.path = path_of(env, argv[0])) && (j.to = path_of(env, argv[1]))) {
+    rename_no_replace(&j);
+    if (j.err) napi_throw(env, system_error(env, &j));
   }
-  job *j = calloc(1, sizeof *j);
-  if (!j) return type_error(env, "out of memory");
-  j->fd = -1;
-  if (!(j->path = path_of(env, argv[0])) || !(j->to = path_of(env, argv[1]))) {
-    free_job(env, j);
-    return NULL;
-  }
-  return queue(env, j, argv[2], execute_rename);
+  free(j.path);
+  free(j.to);
+  return NULL;
 }
 
 NAPI_MODULE_INIT() {
   napi_value fn;
   if (napi_create_function(env, "durableWrite", NAPI_AUTO_LENGTH, durable_write, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "durableWrite", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "renameNoReplace", NAPI_AUTO_LENGTH, rename_no_replace, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "renameNoReplace", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "renameNoReplaceSync", NAPI_AUTO_LENGTH, rename_no_replace_sync, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "renameNoReplaceSync", fn) != napi_ok) return NULL;
   return exports;
 }

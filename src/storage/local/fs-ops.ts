@@ -4,8 +4,9 @@ import { nativeDisabled } from '../../lib/native-off.js';
 import type { FileStats } from './entry.js';
 
 /**
- * Two steps of an upload on local disk, each one trip through libuv's thread pool where
- * native/fs-ops.c is built (docs/performance.md, "One trip through the thread pool").
+ * Two steps of an upload on local disk where native/fs-ops.c is built: the write one trip
+ * through libuv's thread pool, the naming none (docs/performance.md, "One trip through the
+ * thread pool").
  *
  * A small body into a new staging file, durable before it gets a name: open
  * (a path: a new file, exclusive; a descriptor: a file created earlier),
@@ -26,14 +27,16 @@ export type DurableWrite = (target: string | number, chunks: readonly Buffer[]) 
  * Gives `from`'s file the name `to` only while nothing is there, and `from` goes in the same step
  * (renameat2 with RENAME_NOREPLACE): true. false where this system cannot (no native module, or a
  * file system or kernel without it): the caller links instead and removes `from` itself. EEXIST,
- * and any other failure, rejects as node:fs's error; both names then stay as they were.
+ * and any other failure, throws as node:fs's error; both names then stay as they were.
+ * Synchronous, as the lstats of the confinement walk are (confine.ts): a metadata step of
+ * microseconds on a local disk, where a trip through the thread pool costs more than the step.
  */
-export type RenameNoReplace = (from: string, to: string) => Promise<boolean>;
+export type RenameNoReplace = (from: string, to: string) => boolean;
 
 type NativeStats = { ino: bigint; size: bigint; mtimeNs: bigint; mtimeMs: bigint; mode: number };
 type NativeFs = {
   durableWrite(target: string | number, chunks: readonly Uint8Array[], done: (e: Error | null, s?: NativeStats) => void): void;
-  renameNoReplace(from: string, to: string, done: (e: Error | null) => void): void;
+  renameNoReplaceSync(from: string, to: string): void;
 };
 
 /** The module's place from dist/src/storage/local/ (compiled) up to the package root. */
@@ -43,9 +46,9 @@ function load(): { native: NativeFs | undefined; why: string } {
   if (nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) return { native: undefined, why: 'node:fs (FILE_CLOUD_NATIVE_FS=0)' };
   try {
     const native = createRequire(import.meta.url)(MODULE) as NativeFs;
-    return typeof native.durableWrite === 'function' && typeof native.renameNoReplace === 'function'
+    return typeof native.durableWrite === 'function' && typeof native.renameNoReplaceSync === 'function'
       ? { native, why: 'native' }
-      : { native: undefined, why: 'node:fs (native/ gave no durableWrite or renameNoReplace: built from older sources)' };
+      : { native: undefined, why: 'node:fs (native/ gave no durableWrite or renameNoReplaceSync: built from older sources)' };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'MODULE_NOT_FOUND' ? 'is not built, scripts/build-native.mjs builds it' : `does not load: ${e instanceof Error ? e.message : String(e)}`;
@@ -67,23 +70,22 @@ export function nativeDurableWrite(native: NativeFs): DurableWrite {
 /** The native renameat2; after its first EINVAL or ENOSYS (the data dir's file system cannot), false without asking again. */
 export function nativeRenameNoReplace(native: NativeFs): RenameNoReplace {
   let unsupported = false;
-  return (from, to) =>
-    unsupported
-      ? Promise.resolve(false)
-      : new Promise((resolve, reject) =>
-          native.renameNoReplace(from, to, (e) => {
-            const code = (e as NodeJS.ErrnoException | null)?.code;
-            if (code === 'EINVAL' || code === 'ENOSYS') {
-              unsupported = true;
-              resolve(false);
-            } else if (e) reject(e);
-            else resolve(true);
-          }),
-        );
+  return (from, to) => {
+    if (unsupported) return false;
+    try {
+      native.renameNoReplaceSync(from, to);
+      return true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EINVAL' && code !== 'ENOSYS') throw e;
+      unsupported = true;
+      return false;
+    }
+  };
 }
 
 /** Without the native module: never moves; the caller links. */
-export const noRenameNoReplace: RenameNoReplace = () => Promise.resolve(false);
+export const noRenameNoReplace: RenameNoReplace = () => false;
 
 /** The same steps on node:fs's callbacks (not a FileHandle, whose promises cost each upload more CPU). */
 export const nodeDurableWrite: DurableWrite = async (target, chunks) => {

@@ -103,7 +103,8 @@ export async function stageFile(dirs: Dirs, key: StorageKey, body: Readable, opt
     // aborted upload's staging file would still lie in data/tmp.
     await removeStaging();
     await opened.handle?.close().catch(() => undefined);
-    if (early !== undefined) fs.close(early, () => undefined);
+    // Closed before the failure is reported, so a failed upload holds no descriptor once it has failed.
+    if (early !== undefined) await new Promise<void>((resolve) => fs.close(early, () => resolve()));
     throw e;
   }
   await opened.handle?.close().catch(() => undefined);
@@ -385,7 +386,7 @@ function drained(out: Writable): Promise<void> {
  * `move` is the process's renameNoReplace (a parameter for the tests of the link path).
  */
 export async function claimName(staging: Staged, target: string, move: RenameNoReplace = renameNoReplace): Promise<void> {
-  if (staging.movable && (await move(staging.path, target))) {
+  if (staging.movable && move(staging.path, target)) {
     staging.gone = true;
     return;
   }
