@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, test } from 'node:test';
 import type { StorageKey } from '../../domain/storage-path.js';
-import { StorageError, isStorageError, listAll } from '../backend.js';
+import { StorageError, isStorageError, listAll, lookByStat } from '../backend.js';
 import { assertCreatedThenReplaced, bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, rejectsCode, runBackendConformance, usageLedger } from '../conformance/index.test-suite.js';
 import { isWithin } from './confine.js';
 import { fromErrno } from './errno.js';
@@ -81,6 +81,26 @@ withPlanted('a link leading outside is invisible to stat, read and list', async 
     await rejectsCode(listAll(b, keyOf(name)), 'not_found');
   }
   assert.deepEqual((await listAll(b, keyOf(''))).map((e) => e.name).sort(), ['abs-inner', 'inner-dir', 'inner-file', 'real']);
+});
+
+withPlanted('lookBeforeWrite walks once and finds what the two stats find: links, files in the way, missing folders, share bounds', async ({ backend: b, alice }) => {
+  await mkdir(join(alice, 'real', 'sub', 'deep'), { recursive: true });
+  await writeFile(join(alice, 'real', 'sub', 'f.txt'), 'f');
+  execFileSync('mkfifo', [join(alice, 'fifo')]);
+  const paths = [
+    'new.txt', 'real', 'real/own.txt', 'real/new.txt', 'real/own.txt/x', 'real/own.txt/x/y', 'missing/x', 'missing/deeper/x',
+    'real/sub/f.txt', 'real/sub/deep', 'real/sub/deep/new', 'real/sub/f.txt/x', 'inner-dir', 'inner-dir/own.txt', 'inner-dir/new.txt',
+    'inner-file', 'inner-file/x', 'abs-inner/own.txt', 'real/parent/real/own.txt', 'outside-dir', 'outside-dir/secret.txt', 'outside-dir/dir/x',
+    'dangling', 'dangling/x', 'loop1/x', 'etc/passwd', 'hop', 'hop/x', 'fifo', 'fifo/x', 'bob-dir/b.txt',
+  ];
+  // A share link's keys: bound below `real` (or a link to it, or a folder that is not there).
+  const keys = [
+    ...paths.map((p) => keyOf(p)),
+    ...['real/own.txt', 'real/sub/f.txt', 'real/sub/new', 'real/sub/deep/new', 'real/own.txt/x', 'inner-dir/sub/f.txt', 'missing/a/b', 'real/sub/f.txt/x'].map((p) => ({ ...keyOf(p), within: 1 })),
+    { ...keyOf('real/sub/deep/new'), within: 2 },
+    keyOf('x', 'nobody'),
+  ];
+  for (const key of keys) assert.deepEqual(await b.lookBeforeWrite(key), await lookByStat(b, key), JSON.stringify(key));
 });
 
 withPlanted('paths through a leaving link are not_found for reads', async ({ backend: b }) => {

@@ -5,7 +5,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { nameProblem } from '../../domain/names.js';
 import { isRoot, isSameOrInside, keyChild, keyFolders, keyName, keyParent, type StorageKey } from '../../domain/storage-path.js';
-import { holdsSource, isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type Opened, type StorageBackend, type TrashArea, type VersionArea, type WalkEntry } from '../backend.js';
+import { holdsSource, isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type Opened, type StorageBackend, type IndexedKind, type TrashArea, type VersionArea, type WalkEntry, type WriteLook } from '../backend.js';
 import { holdAll, holdInside, waitFreeWithin, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
 import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
@@ -91,6 +91,32 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     }
     const node = await inspect(root, dir, segments[segments.length - 1] as string);
     return node.kind === 'file' || node.kind === 'dir' ? { ...node, root } : undefined;
+  }
+
+  /**
+   * lookBeforeWrite in one walk: the folders above the parent once, then the parent's own look and
+   * the name's, where two stats walked the same folders twice (a WebDAV PUT and an SFTP open for
+   * writing ask it before every new file). What each finds is what stat would: a missing folder, a
+   * file in the way or a link that leads outside on the way is nothing there. A name directly below
+   * a share link's root (whose parent is that root, or above it) takes the two stats.
+   */
+  async function look(key: StorageKey): Promise<WriteLook> {
+    if (isRoot(key) || (key.within !== undefined && key.segments.length - 1 <= key.within)) return lookByStat(backend, key);
+    const kind = (n: Node): IndexedKind | undefined => (n.kind === 'file' ? 'file' : n.kind === 'dir' ? 'folder' : undefined);
+    const owner = await realRoot(dirs.storageDir, key.user);
+    if (owner === undefined) return { at: undefined, parent: undefined };
+    let parent: Node;
+    let root: string;
+    try {
+      let segments: readonly string[];
+      ({ root, segments } = await confinedRoot(owner, key));
+      parent = segments.length === 1 ? await inspectRoot(root) : await inspect(root, await walkDirs(root, segments.slice(0, -2), { missing: 'fail', escape: 'not_found' }), segments[segments.length - 2] as string);
+    } catch (e) {
+      if (isStorageError(e, 'not_found') || isStorageError(e, 'not_a_directory')) return { at: undefined, parent: undefined };
+      throw e;
+    }
+    if (parent.kind !== 'dir') return { at: undefined, parent: kind(parent) };
+    return { at: kind(await inspect(root, parent.target, keyName(key))), parent: 'folder' };
   }
 
   const checked =
@@ -384,7 +410,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
 
     walk: (key) => walk(key, []),
 
-    lookBeforeWrite: (key) => lookByStat(backend, key),
+    lookBeforeWrite: checked(look),
 
     read: checked(async (key, range?: ByteRange) => {
       const node = await find(key);
