@@ -24,7 +24,7 @@
  * queued it cost the wake-ups of a pool trip besides. Throws a system
  * error as above; EINVAL (or ENOSYS) where the file system or the kernel
  * cannot, for the caller to fall back to link.
-
+ *
  * Why native: node:fs takes every call through the pool on its own, a
  * wake-up of a pool thread and then of the event loop each, which costs a
  * 4 KiB upload more CPU and latency than the calls themselves
