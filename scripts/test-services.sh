@@ -42,8 +42,16 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
 declare -A COMM=([rgw]=radosgw [osd]=ceph-osd [mon]=ceph-mon [redis]=redis-server [pg]=postgres)
 comm_of() { case "$1" in rgw-*) echo radosgw;; *) echo "${COMM[$1]}";; esac; }
 # alive = exists and is not a zombie (our daemons are re-parented to PID 1 once start exits,
-# and a slow-reaping init leaves them as zombies for a while after they have exited)
-alive() { local st; st=$(sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | cut -d' ' -f1); [ -n "$st" ] && [ "$st" != Z ]; }
+# and a slow-reaping init leaves them as zombies for a while after they have exited), or is a
+# zombie whose other threads are still exiting: a thread-group leader that dies first stays a
+# zombie until they are gone, and the process's sockets close only with the last of them (CI: a
+# gateway "stopped" by SIGKILL still accepted a connection on its port)
+alive() {
+  local st; st=$(sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | cut -d' ' -f1)
+  [ -n "$st" ] || return 1
+  [ "$st" != Z ] && return 0
+  [ "$(ls /proc/"$1"/task 2>/dev/null | wc -l)" -gt 1 ]
+}
 stop_one() {
   local name=$1 sig=$2 f=$PIDS/$1.pid pid comm want
   [ -f "$f" ] || return 0
