@@ -4,7 +4,7 @@
 // ports; the object store is an extra radosgw gateway on the shared Ceph cluster (rgwStart), so a
 // paused or killed gateway stops only this test's requests. Each is stopped by its own pid.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,11 +40,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Exists and is not a zombie (a killed backend is re-parented to PID 1, which may be slow to reap it). */
+/**
+ * Exists and is not a zombie (a killed backend is re-parented to PID 1, which may be slow to reap
+ * it), or is a zombie whose other threads are still exiting: a thread-group leader that dies first
+ * stays a zombie until they are gone, and the process's sockets close only with the last of them
+ * (scripts/test-services.sh `alive`, the same rule).
+ */
 function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return true;
+    return readdirSync(`/proc/${pid}/task`).length > 1;
   } catch {
     return false;
   }
