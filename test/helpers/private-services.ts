@@ -40,6 +40,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The state letter of a /proc stat line (the field after the command, which may hold spaces and parentheses). */
+const stateIn = (stat: string): string => stat.charAt(stat.lastIndexOf(')') + 2);
+
 /**
  * Exists and is not a zombie (a killed backend is re-parented to PID 1, which may be slow to reap
  * it), or is a zombie whose other threads are still exiting: a thread-group leader that dies first
@@ -48,8 +51,7 @@ export async function freePort(): Promise<number> {
  */
 function alive(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return true;
+    if (stateIn(readFileSync(`/proc/${pid}/stat`, 'utf8')) !== 'Z') return true;
     return readdirSync(`/proc/${pid}/task`).length > 1;
   } catch {
     return false;
@@ -88,7 +90,7 @@ async function threadStates(pid: number): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [])) {
     const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
-    if (stat) out.set(tid, stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+    if (stat) out.set(tid, stateIn(stat));
   }
   return out;
 }
@@ -102,8 +104,8 @@ async function threadStates(pid: number): Promise<Map<string, string>> {
 async function stopAll(pids: number[], command: string): Promise<void> {
   // A pid gone meanwhile (a PostgreSQL backend that ended) needs no stopping; the first must be there.
   const comms = await Promise.all(pids.map(async (p) => (await readFile(`/proc/${p}/comm`, 'utf8').catch(() => '')).trim()));
-  const wrong = pids.filter((p, i) => (comms[i] !== '' || i === 0) && !comms[i]!.startsWith(command));
-  if (wrong.length > 0) throw new Error(`${wrong.map((p) => `pid ${p} is ${comms[pids.indexOf(p)] ? `'${comms[pids.indexOf(p)]}'` : 'gone'}`).join(', ')}, not ${command}: the service cannot be paused`);
+  const wrong = pids.flatMap((p, i) => ((comms[i] !== '' || i === 0) && !comms[i]!.startsWith(command) ? [`pid ${p} is ${comms[i] ? `'${comms[i]}'` : 'gone'}`] : []));
+  if (wrong.length > 0) throw new Error(`${wrong.join(', ')}, not ${command}: the service cannot be paused`);
   signalAll(pids, 'SIGSTOP');
   const t = performance.now();
   for (;;) {
