@@ -79,7 +79,7 @@ const mtime = (f) => (existsSync(f) ? statSync(f).mtimeMs : 0);
 // A module built from older sources still loads: both are rebuilt when a source is newer than either.
 const current = () => Math.min(mtime(gcm), mtime(fsOps)) > Math.max(...['gcm-part.c', 'fs-ops.c', 'binding.gyp'].map((f) => mtime(join(root, 'native', f))));
 const nativeLoads = loadsIn(
-  `const m = require(${JSON.stringify(gcm)}), f = require(${JSON.stringify(fsOps)}); process.exit(typeof m.openPart === 'function' && typeof m.seal === 'function' && typeof f.durableWrite === 'function' && typeof f.renameNoReplaceSync === 'function' ? 0 : 1)`,
+  `const m = require(${JSON.stringify(gcm)}), f = require(${JSON.stringify(fsOps)}); process.exit(typeof m.openPart === 'function' && typeof m.seal === 'function' && typeof f.durableWrite === 'function' && typeof f.renameNoReplaceSync === 'function' && typeof f.openNoLinksSync === 'function' ? 0 : 1)`,
 );
 build(
   'native/ (gcm-part.c: AES-GCM for encrypted Range reads and uploads; fs-ops.c: a small upload\'s staging write in one thread-pool job)',

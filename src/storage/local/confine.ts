@@ -28,11 +28,18 @@
  * replaces it, so the physical path an operation finally touches contains no
  * link at all. Files are opened with O_NOFOLLOW.
  *
+ * Reads take a shorter way where they can: a path with no link in it is
+ * opened at once by openat2 with RESOLVE_NO_SYMLINKS (linklessPath here,
+ * fs-ops.ts `openNoLinks`), which the kernel refuses if any component is a
+ * link, even one swapped in during the call; any refusal sends the read
+ * down the walk.
+ *
  * Known limit (a race, documented rather than closed): someone with disk
  * access who swaps a checked folder for a link between our check and the
- * system call could redirect that one call. Node has no openat()/O_BENEATH
- * to close it; the threat model is links planted in advance. Hard links
- * made on disk cannot be told apart from the user's own files.
+ * system call could redirect that one call (not the linkless open of a
+ * read). Node has no openat()/O_BENEATH to close it for the other calls;
+ * the threat model is links planted in advance. Hard links made on disk
+ * cannot be told apart from the user's own files.
  *
  * Performance decision: the metadata calls of this walk (lstat, stat,
  * realpath of the root and of links) are synchronous. On a local disk each
@@ -159,21 +166,46 @@ export const userRootPath = (storageDir: string, user: string): string => join(s
  */
 const realStorageDirs = new Map<string, string>();
 
+function realStorageDir(storageDir: string): string {
+  let base = realStorageDirs.get(storageDir);
+  if (base === undefined) {
+    base = realpathSync.native(storageDir);
+    realStorageDirs.set(storageDir, base);
+  }
+  return base;
+}
+
 /** Real path of a user's root, or undefined when it does not exist. */
 export async function realRoot(storageDir: string, user: string): Promise<string | undefined> {
   try {
-    let base = realStorageDirs.get(storageDir);
-    if (base === undefined) {
-      base = realpathSync.native(storageDir);
-      realStorageDirs.set(storageDir, base);
-    }
-    const root = join(base, user);
+    const root = join(realStorageDir(storageDir), user);
     // A link there is the administrator's choice: followed, to wherever it leads.
     return lstatSync(root).isSymbolicLink() ? realpathSync.native(root) : root;
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return undefined;
     throw fromErrno(e, 'Opening the user root failed');
   }
+}
+
+/**
+ * The key's path made of names alone: the real storage dir, the user, the segments. Where no
+ * component of it is a link (fs-ops.ts `openNoLinks` asks the kernel), it is the path the walk
+ * would reach, inside the user root and inside a share link's shared folder, with nothing to
+ * resolve: a read opens it without the walk. undefined where the walk checks more than names:
+ * the user root itself, and a share link's shared item as the key (the walk requires a folder there).
+ */
+export function linklessPath(storageDir: string, key: StorageKey): string | undefined {
+  if (key.segments.length === 0 || (key.within ?? 0) >= key.segments.length) return undefined;
+  let base: string;
+  try {
+    base = realStorageDir(storageDir);
+  } catch {
+    // No storage dir: the walk says what that means.
+    return undefined;
+  }
+  let path = childPath(base, key.user);
+  for (const name of key.segments) path = childPath(path, name);
+  return path;
 }
 
 /** Real path of a user's root, created first when missing (storageDir must exist). */

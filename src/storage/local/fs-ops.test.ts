@@ -2,10 +2,11 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import * as os from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nativeDisabled } from '../../lib/native-off.js';
-import { durableWritePath, nativeDurableWrite, nativeFs, nativeRenameNoReplace, noRenameNoReplace, nodeDurableWrite, type DurableWrite } from './fs-ops.js';
+import { durableWritePath, nativeDurableWrite, nativeFs, nativeOpenNoLinks, nativeRenameNoReplace, noOpenNoLinks, noRenameNoReplace, nodeDurableWrite, type DurableWrite } from './fs-ops.js';
 
 /**
  * The native module, or undefined after t.skip with the loader's reason (not built here, or
@@ -153,6 +154,7 @@ test('renameNoReplace: a file system without it (EINVAL) answers false, and is n
   let asked = 0;
   const without = {
     durableWrite: () => assert.fail('not used'),
+    openNoLinksSync: () => assert.fail('not used'),
     renameNoReplaceSync: () => {
       asked++;
       throw Object.assign(new Error('EINVAL: invalid argument, rename'), { code: 'EINVAL' });
@@ -163,4 +165,66 @@ test('renameNoReplace: a file system without it (EINVAL) answers false, and is n
   assert.equal(move('/a', '/b'), false);
   assert.equal(asked, 1);
   assert.equal(noRenameNoReplace('/a', '/b'), false);
+});
+
+test('openNoLinks (native): a path without links opens; a link in any component, a missing name or a file on the way does not', async (t) => {
+  const loaded = nativeOrSkip(t);
+  if (!loaded) return;
+  const open = nativeOpenNoLinks(loaded);
+  await inDir(async (dir0) => {
+    // The kernel refuses a link anywhere in the path, so the test's own folder must be real.
+    const dir = fs.realpathSync(dir0);
+    fs.mkdirSync(join(dir, 'a/b'), { recursive: true });
+    await writeFile(join(dir, 'a/b/file'), 'bytes');
+    fs.symlinkSync('b', join(dir, 'a/link-to-b'));
+    fs.symlinkSync('file', join(dir, 'a/b/link-to-file'));
+    fs.symlinkSync(join(dir, 'a'), join(dir, 'absolute-to-a'));
+    const fd = open(join(dir, 'a/b/file'));
+    assert.equal(typeof fd, 'number');
+    try {
+      assert.equal(fs.fstatSync(fd as number).ino, fs.statSync(join(dir, 'a/b/file')).ino);
+      assert.equal(fs.readFileSync(fd as number, 'utf8'), 'bytes');
+    } finally {
+      fs.closeSync(fd as number);
+    }
+    const folder = open(join(dir, 'a/b'));
+    assert.equal(typeof folder, 'number', 'a folder opens too: the reader then sees a folder');
+    fs.closeSync(folder as number);
+    for (const path of ['a/link-to-b/file', 'a/b/link-to-file', 'absolute-to-a/b/file', 'a/b/missing', 'a/b/file/below', 'a/missing/file']) {
+      assert.equal(open(join(dir, path)), undefined, path);
+    }
+    // Still asked after a refusal of the path (not of the call).
+    const again = open(join(dir, 'a/b/file'));
+    assert.equal(typeof again, 'number');
+    fs.closeSync(again as number);
+  });
+  const native = loaded as unknown as { openNoLinksSync(...args: unknown[]): number };
+  for (const args of [[], [1], [{}], ['/tmp/a\0b']]) {
+    assert.throws(() => native.openNoLinksSync(...args), TypeError, JSON.stringify(args));
+  }
+});
+
+test('openNoLinks: where openat2 is refused as a call (ENOSYS, EPERM, EINVAL) it is not asked again; a refused path is', () => {
+  for (const errno of ['ENOSYS', 'EPERM', 'EINVAL'] as const) {
+    let asked = 0;
+    const without = {
+      durableWrite: () => assert.fail('not used'),
+      renameNoReplaceSync: () => assert.fail('not used'),
+      openNoLinksSync: () => {
+        asked++;
+        return -os.constants.errno[errno];
+      },
+    };
+    const open = nativeOpenNoLinks(without);
+    assert.equal(open('/a'), undefined);
+    assert.equal(open('/a'), undefined);
+    assert.equal(asked, 1, errno);
+  }
+  let asked = 0;
+  const loops = { durableWrite: () => assert.fail('not used'), renameNoReplaceSync: () => assert.fail('not used'), openNoLinksSync: () => (asked++, -os.constants.errno.ELOOP) };
+  const open = nativeOpenNoLinks(loops);
+  assert.equal(open('/a'), undefined);
+  assert.equal(open('/a'), undefined);
+  assert.equal(asked, 2);
+  assert.equal(noOpenNoLinks('/a'), undefined);
 });

@@ -1,12 +1,13 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
+import * as os from 'node:os';
 import { nativeDisabled } from '../../lib/native-off.js';
 import type { FileStats } from './entry.js';
 
 /**
- * Two steps of an upload on local disk where native/fs-ops.c is built: the write one trip
- * through libuv's thread pool, the naming none (docs/performance.md, "One trip through the
- * thread pool").
+ * Two steps of an upload on local disk where native/fs-ops.c is built, the write one trip
+ * through libuv's thread pool and the naming none (docs/performance.md, "One trip through the
+ * thread pool"), and a read's open without the confinement walk (`openNoLinks`).
  *
  * A small body into a new staging file, durable before it gets a name: open
  * (a path: a new file, exclusive; a descriptor: a file created earlier),
@@ -37,6 +38,7 @@ type NativeStats = { ino: bigint; size: bigint; mtimeNs: bigint; mtimeMs: bigint
 type NativeFs = {
   durableWrite(target: string | number, chunks: readonly Uint8Array[], done: (e: Error | null, s?: NativeStats) => void): void;
   renameNoReplaceSync(from: string, to: string): void;
+  openNoLinksSync(path: string): number;
 };
 
 /** The module's place from dist/src/storage/local/ (compiled) up to the package root. */
@@ -46,9 +48,9 @@ function load(): { native: NativeFs | undefined; why: string } {
   if (nativeDisabled(process.env.FILE_CLOUD_NATIVE_FS)) return { native: undefined, why: 'node:fs (FILE_CLOUD_NATIVE_FS=0)' };
   try {
     const native = createRequire(import.meta.url)(MODULE) as NativeFs;
-    return typeof native.durableWrite === 'function' && typeof native.renameNoReplaceSync === 'function'
+    return typeof native.durableWrite === 'function' && typeof native.renameNoReplaceSync === 'function' && typeof native.openNoLinksSync === 'function'
       ? { native, why: 'native' }
-      : { native: undefined, why: 'node:fs (native/ gave no durableWrite or renameNoReplaceSync: built from older sources)' };
+      : { native: undefined, why: 'node:fs (native/ gave no durableWrite, renameNoReplaceSync or openNoLinksSync: built from older sources)' };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'MODULE_NOT_FOUND' ? 'is not built, scripts/build-native.mjs builds it' : `does not load: ${e instanceof Error ? e.message : String(e)}`;
@@ -83,6 +85,34 @@ export function nativeRenameNoReplace(native: NativeFs): RenameNoReplace {
     }
   };
 }
+
+/**
+ * The file at an absolute `path` opened for reading, when no component of the path is a symbolic
+ * link (openat2 with RESOLVE_NO_SYMLINKS; O_NOFOLLOW, O_NONBLOCK): its descriptor. undefined for
+ * anything else — a link on the way, nothing there, a file where a folder should be, or no openat2
+ * here — for the caller to take the confinement walk (confine.ts), which says what is there. A
+ * path made of a real user root and checked names that opens so is inside that root: no link can
+ * lead out of it, not even one swapped in during the call.
+ */
+export type OpenNoLinks = (path: string) => number | undefined;
+
+/** Where openat2 is refused as a call (an old kernel, a seccomp filter), not for this path. */
+const NO_OPENAT2 = new Set([-os.constants.errno.ENOSYS, -os.constants.errno.EPERM, -os.constants.errno.EINVAL]);
+
+/** The native openat2; after a refusal of the call itself, undefined without asking again. */
+export function nativeOpenNoLinks(native: NativeFs): OpenNoLinks {
+  let unsupported = false;
+  return (path) => {
+    if (unsupported) return undefined;
+    const r = native.openNoLinksSync(path);
+    if (r >= 0) return r;
+    if (NO_OPENAT2.has(r)) unsupported = true;
+    return undefined;
+  };
+}
+
+/** Without the native module: always the walk. */
+export const noOpenNoLinks: OpenNoLinks = () => undefined;
 
 /** Without the native module: never moves; the caller links. */
 export const noRenameNoReplace: RenameNoReplace = () => false;
@@ -133,6 +163,7 @@ const loaded = load();
 /** The implementations this process uses. */
 export const durableWrite: DurableWrite = loaded.native ? nativeDurableWrite(loaded.native) : nodeDurableWrite;
 export const renameNoReplace: RenameNoReplace = loaded.native ? nativeRenameNoReplace(loaded.native) : noRenameNoReplace;
+export const openNoLinks: OpenNoLinks = loaded.native ? nativeOpenNoLinks(loaded.native) : noOpenNoLinks;
 /** The native module, for its tests; undefined when node:fs runs. */
 export const nativeFs: NativeFs | undefined = loaded.native;
 /** Which implementation runs and, for node:fs, why: for run-tests' start line. */

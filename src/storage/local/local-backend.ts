@@ -8,7 +8,8 @@ import { isRoot, isSameOrInside, keyChild, keyFolders, keyName, keyParent, type 
 import { holdsSource, isStorageError, listAll, lookByStat, openedBytes, WHOLE_READ_MAX, stageAndCommit, StorageError, type ByteRange, type CopyOptions, type Entry, type ListedEntry, type Opened, type StorageBackend, type IndexedKind, type TrashArea, type VersionArea, type WalkEntry, type WriteLook } from '../backend.js';
 import { holdAll, holdInside, waitFreeWithin, whileHeld, type Leasing } from '../coordination.js';
 import { createEventHub } from '../events.js';
-import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, realRoot, walkDirs, type Node } from './confine.js';
+import { checkKey, confinedRoot, inspect, inspectRoot, isWithin, linklessPath, realRoot, walkDirs, type Node } from './confine.js';
+import { openNoLinks } from './fs-ops.js';
 import { entryFromStats } from './entry.js';
 import { sortedEntries } from './sorted-listing.js';
 import { errnoOf, fromErrno } from './errno.js';
@@ -413,19 +414,23 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
     lookBeforeWrite: checked(look),
 
     read: checked(async (key, range?: ByteRange) => {
-      const node = await find(key);
-      if (!node) throw new StorageError('not_found', 'No file exists at this path.');
-      if (node.kind === 'dir') throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
       // open and fstat are synchronous like the lookups before them (see confine.ts:
       // microseconds on a local disk, O_NONBLOCK keeps a FIFO from blocking); the
-      // bytes themselves are read asynchronously by the stream.
-      let fd: number;
-      try {
-        fd = openSync(node.target, READ_FLAGS);
-      } catch (e) {
-        // Gone, or replaced by a link, since it was found: as good as not there.
-        if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ELOOP') throw new StorageError('not_found', 'No file exists at this path.', { cause: e });
-        throw fromErrno(e, 'Opening the file failed');
+      // bytes themselves are read asynchronously by the stream. A path without links
+      // opens in one call; anything else takes the walk.
+      const linkless = linklessPath(dirs.storageDir, key);
+      let fd = linkless === undefined ? undefined : openNoLinks(linkless);
+      if (fd === undefined) {
+        const node = await find(key);
+        if (!node) throw new StorageError('not_found', 'No file exists at this path.');
+        if (node.kind === 'dir') throw new StorageError('is_a_directory', 'A folder is at this path, where a file is needed.');
+        try {
+          fd = openSync(node.target, READ_FLAGS);
+        } catch (e) {
+          // Gone, or replaced by a link, since it was found: as good as not there.
+          if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ELOOP') throw new StorageError('not_found', 'No file exists at this path.', { cause: e });
+          throw fromErrno(e, 'Opening the file failed');
+        }
       }
       try {
         // The entry comes from the open descriptor, so it describes exactly the
