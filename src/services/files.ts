@@ -5,7 +5,7 @@ import { nameProblem } from '../domain/names.js';
 import type { Writer } from '../domain/principal.js';
 import { isRoot, isSameOrInside, keyChild, type StorageKey } from '../domain/storage-path.js';
 import { ifMatchPasses } from '../lib/conditional.js';
-import { type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteLook, type WriteOptions } from '../storage/backend.js';
+import { openedBytes, type ByteRange, type CommitOptions, type Entry, type ListedEntry, type Opened, type StagedFile, type StorageBackend, type WriteLook, type WriteOptions } from '../storage/backend.js';
 import { storageCall } from './storage-errors.js';
 import { createDigestMemo } from './digest-memo.js';
 import { commitInOrder } from './part-commits.js';
@@ -88,8 +88,7 @@ export function createFilesService(deps: {
   const withOpenedDigest = async (key: StorageKey, opened: Opened): Promise<Opened> => {
     const entry = await withDigest(key, opened.entry);
     if (entry === opened.entry) return opened;
-    // Opened may hold its stream behind a getter (openedBytes): keep it.
-    return Object.defineProperty(Object.create(opened) as Opened, 'entry', { value: entry, enumerable: true });
+    return opened.bytes ? openedBytes(entry, opened.bytes) : new WithEntry(opened, entry);
   };
 
   /** Refuses staged bytes whose SHA-256 is not the one the client sent (Repr-Digest / Content-Digest). */
@@ -507,5 +506,24 @@ export function createFilesService(deps: {
     } finally {
       await reservation.release();
     }
+  }
+}
+
+/**
+ * An Opened with another entry (its digest added), the stream still the original's, made only when
+ * asked for. A class: an object made with the opened one as its prototype, as this once was, made
+ * V8 turn that object into a prototype on every GET, which cost far more than the rest of the read
+ * (docs/performance.md, "The digest's copy of the opened file").
+ */
+class WithEntry implements Opened {
+  constructor(
+    private readonly opened: Opened,
+    readonly entry: Entry,
+  ) {}
+  get stream() {
+    return this.opened.stream;
+  }
+  get bytes() {
+    return this.opened.bytes;
   }
 }

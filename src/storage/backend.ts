@@ -381,16 +381,21 @@ export type Opened = { readonly stream: Readable; readonly entry: Entry; readonl
  */
 export const WHOLE_READ_MAX = Math.max(64 * 1024, STORED_CHUNK);
 
+/** An Opened for bytes already in memory: the stream made only if someone asks for it. */
+class BytesOpened implements Opened {
+  #stream: Readable | undefined;
+  constructor(
+    readonly entry: Entry,
+    readonly bytes: Buffer,
+  ) {}
+  get stream(): Readable {
+    return (this.#stream ??= Readable.from([this.bytes]));
+  }
+}
+
 /** An Opened for bytes already in memory. */
 export function openedBytes(entry: Entry, bytes: Buffer): Opened {
-  let stream: Readable | undefined;
-  return {
-    entry,
-    bytes,
-    get stream() {
-      return (stream ??= Readable.from([bytes]));
-    },
-  };
+  return new BytesOpened(entry, bytes);
 }
 
 /** All entries of a folder in one array: for small folders and tests; big listings should stream the pages. */
