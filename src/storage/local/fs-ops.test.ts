@@ -150,16 +150,22 @@ test('renameNoReplace (native): the name only while free, the staging name gone 
   }
 });
 
+/** A stand-in for the native module whose calls fail the test, but the ones given. */
+const nativeWith = <T extends object>(calls: T) => ({
+  durableWrite: () => assert.fail('not used'),
+  renameNoReplaceSync: () => assert.fail('not used'),
+  openNoLinksSync: (): number => assert.fail('not used'),
+  ...calls,
+});
+
 test('renameNoReplace: a file system without it (EINVAL) answers false, and is not asked again', () => {
   let asked = 0;
-  const without = {
-    durableWrite: () => assert.fail('not used'),
-    openNoLinksSync: () => assert.fail('not used'),
+  const without = nativeWith({
     renameNoReplaceSync: () => {
       asked++;
       throw Object.assign(new Error('EINVAL: invalid argument, rename'), { code: 'EINVAL' });
     },
-  };
+  });
   const move = nativeRenameNoReplace(without);
   assert.equal(move('/a', '/b'), false);
   assert.equal(move('/a', '/b'), false);
@@ -207,21 +213,19 @@ test('openNoLinks (native): a path without links opens; a link in any component,
 test('openNoLinks: where openat2 is refused as a call (ENOSYS, EPERM, EINVAL) it is not asked again; a refused path is', () => {
   for (const errno of ['ENOSYS', 'EPERM', 'EINVAL'] as const) {
     let asked = 0;
-    const without = {
-      durableWrite: () => assert.fail('not used'),
-      renameNoReplaceSync: () => assert.fail('not used'),
+    const without = nativeWith({
       openNoLinksSync: () => {
         asked++;
         return -os.constants.errno[errno];
       },
-    };
+    });
     const open = nativeOpenNoLinks(without);
     assert.equal(open('/a'), undefined);
     assert.equal(open('/a'), undefined);
     assert.equal(asked, 1, errno);
   }
   let asked = 0;
-  const loops = { durableWrite: () => assert.fail('not used'), renameNoReplaceSync: () => assert.fail('not used'), openNoLinksSync: () => (asked++, -os.constants.errno.ELOOP) };
+  const loops = nativeWith({ openNoLinksSync: () => (asked++, -os.constants.errno.ELOOP) });
   const open = nativeOpenNoLinks(loops);
   assert.equal(open('/a'), undefined);
   assert.equal(open('/a'), undefined);
