@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { truncateSync } from 'node:fs';
+import { realpathSync, truncateSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { StorageError, isStorageError, listAll, lookByStat } from '../backend.js
 import { assertCreatedThenReplaced, bodyOf, keyOf, leasingIn, losing, raceRounds, readAll, rejectsCode, runBackendConformance, usageLedger } from '../conformance/index.test-suite.js';
 import { isWithin } from './confine.js';
 import { fromErrno } from './errno.js';
+import { openNoLinks } from './fs-ops.js';
 import { createLocalBackend } from './local-backend.js';
 import { fresh, localUnderTest } from './under-test.test-suite.js';
 
@@ -101,6 +102,49 @@ withPlanted('lookBeforeWrite walks once and finds what the two stats find: links
     keyOf('x', 'nobody'),
   ];
   for (const key of keys) assert.deepEqual(await b.lookBeforeWrite(key), await lookByStat(b, key), JSON.stringify(key));
+});
+
+withPlanted('a read opens a path without links in one call, and finds what the walk finds', async ({ backend: b, alice, base, storageDir, tmpDir }) => {
+  await mkdir(join(alice, 'real', 'sub', 'deep'), { recursive: true });
+  await writeFile(join(alice, 'real', 'sub', 'f.txt'), 'f');
+  execFileSync('mkfifo', [join(alice, 'fifo')]);
+  await mkdir(join(base, 'walk-only'));
+  const leasing = await leasingIn(join(base, 'walk-only'));
+  leasings.push(leasing);
+  // The same files read by a backend that always walks, and by one that counts the linkless opens.
+  const walking = createLocalBackend({ storageDir, tmpDir, openNoLinks: () => undefined }, leasing);
+  const opened: string[] = [];
+  const counting = createLocalBackend({ storageDir, tmpDir, openNoLinks: (path) => {
+    const fd = openNoLinks(path);
+    if (fd !== undefined) opened.push(path);
+    return fd;
+  } }, leasing);
+  const outcome = async (backend: typeof b, key: StorageKey) => {
+    try {
+      const o = await backend.read(key);
+      return { name: o.entry.name, size: o.entry.size, etag: o.entry.etag, isFile: o.entry.isFile, bytes: (o.bytes ?? (await readAll(o.stream))).toString() };
+    } catch (e) {
+      return { error: e instanceof StorageError ? e.code : String(e) };
+    }
+  };
+  const paths = [
+    'real/own.txt', 'real/sub/f.txt', 'real', 'real/sub/deep', 'real/own.txt/x', 'missing/x', 'new.txt', '', 'inner-dir/own.txt', 'inner-file',
+    'abs-inner/own.txt', 'real/parent/real/own.txt', 'outside-dir/secret.txt', 'outside-file', 'dangling', 'loop1/x', 'etc/passwd', 'hop', 'fifo', 'bob-dir/b.txt',
+  ];
+  const keys = [
+    ...paths.map((p) => keyOf(p)),
+    ...['real/own.txt', 'real/sub/f.txt', 'real/sub', 'inner-dir/own.txt', 'missing/a'].map((p) => ({ ...keyOf(p), within: 1 })),
+    { ...keyOf('real/sub/f.txt'), within: 2 },
+    { ...keyOf('real/sub'), within: 2 },
+    // A shared item as the key itself: the walk wants a folder there.
+    { ...keyOf('real/sub/f.txt'), within: 3 },
+    { ...keyOf('real/own.txt'), within: 2 },
+    keyOf('x', 'nobody'),
+  ];
+  for (const key of keys) assert.deepEqual(await outcome(counting, key), await outcome(walking, key), JSON.stringify(key));
+  // Opened at once: the files and folders reached through names alone, the share keys below their shared folder.
+  const real = (p: string) => join(realpathSync(storageDir), 'alice', p);
+  assert.deepEqual(opened, [...['real/own.txt', 'real/sub/f.txt', 'real', 'real/sub/deep', 'fifo', 'real/own.txt', 'real/sub/f.txt', 'real/sub', 'real/sub/f.txt'].map(real)]);
 });
 
 withPlanted('paths through a leaving link are not_found for reads', async ({ backend: b }) => {

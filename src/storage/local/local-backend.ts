@@ -59,6 +59,7 @@ function readWhole(fd: number, start: number, end: number, into?: Buffer): Buffe
 export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend {
   const events = createEventHub();
   const sizes = dirs.sizes ?? storedSizes;
+  const openLinkless = dirs.openNoLinks ?? openNoLinks;
   const editLease = (k: StorageKey) => `local-edit:${k.user}/${k.segments.join('/')}`;
   /** The edit locks of these names, held together (see CommitHooks): a change of whole folders names them and the folders around. */
   const lock = (...keys: StorageKey[]) => holdAll(leasing, keys.map(editLease));
@@ -419,7 +420,7 @@ export function createLocalBackend(dirs: Dirs, leasing: Leasing): StorageBackend
       // bytes themselves are read asynchronously by the stream. A path without links
       // opens in one call; anything else takes the walk.
       const linkless = linklessPath(dirs.storageDir, key);
-      let fd = linkless === undefined ? undefined : openNoLinks(linkless);
+      let fd = linkless === undefined ? undefined : openLinkless(linkless);
       if (fd === undefined) {
         const node = await find(key);
         if (!node) throw new StorageError('not_found', 'No file exists at this path.');

@@ -8,7 +8,7 @@ import { isRoot, keyName, type StorageKey } from '../../domain/storage-path.js';
 import { isStorageError, StorageError, type CommitOptions, type Entry, type StagedFile, type WriteOptions } from '../backend.js';
 import { whileHeld, type HeldLease } from '../coordination.js';
 import { confinedRoot, deepestExisting, ensureRoot, inspect, realRoot, walkDirs } from './confine.js';
-import { durableWrite, renameNoReplace, type RenameNoReplace } from './fs-ops.js';
+import { durableWrite, renameNoReplace, type OpenNoLinks, type RenameNoReplace } from './fs-ops.js';
 import { entryFromStats, type FileStats } from './entry.js';
 import { errnoOf, fromErrno } from './errno.js';
 import { shownSize, stagingPath } from './staging.js';
@@ -24,6 +24,8 @@ export type Dirs = {
   readonly versionsDir?: string;
   /** How sizes are reported in events, trash and versions (size-view.ts); default: as stored. */
   readonly sizes?: SizeView;
+  /** A read's open of a path without links (fs-ops.ts); default: openat2 where the native module is built. */
+  readonly openNoLinks?: OpenNoLinks;
 };
 
 /** How many `name (n).ext` to try before giving up; far beyond any real folder. */
