@@ -202,8 +202,14 @@ export async function privatePostgres(): Promise<PrivateService> {
   const all = async () => (postmaster === undefined ? [] : withChildren(postmaster));
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    // Every process: the postmaster and the backends that hold File Cloud's pooled connections.
-    pause: async () => stopAll(await all(), 'postgres'),
+    // Every process: the postmaster and the backends that hold File Cloud's pooled connections. The
+    // postmaster first: a backend it forks for a new connection while the list is read and signalled
+    // would run on unpaused (CI saw a DELETE answered 204 through one); once it is stopped it forks
+    // no more, and the list read after that is whole.
+    pause: async () => {
+      if (postmaster !== undefined) await stopAll([postmaster], 'postgres');
+      await stopAll(await all(), 'postgres');
+    },
     resume: async () => signalAll(await all(), 'SIGCONT'),
     async kill() {
       const pids = await all();

@@ -291,7 +291,15 @@ async function* stopAfterFirstChunk(body: Readable, rel: string): AsyncGenerator
 
 async function adopt(ctx: ExecContext, rel: string, local: LocalFile): Promise<Outcome> {
   const v = await ctx.api.stat(rel);
-  if (!v || v.sha256 !== local.sha256) return 'skipped';
+  if (!v) return 'skipped';
+  if (v.sha256 !== local.sha256) {
+    // Other bytes hold the name, and this client did not know them: most often its own upload whose
+    // answer was lost with a killed run (the feed's echo of it is skipped as the client's own), the
+    // file edited here since. Known now, so the next round plans on both versions (a conflict copy),
+    // instead of trying this upload round after round.
+    ctx.store.setMany(ctx.state, { remote: [[rel, v]], remoteDirs: remoteParents(ctx, rel) });
+    return 'skipped';
+  }
   ctx.store.setMany(ctx.state, { remote: [[rel, v]], base: [[rel, baseOf(v, local)]] });
   return 'done';
 }
