@@ -117,6 +117,13 @@ for (const [storage, skip] of BACKENDS) {
       assert.equal(ranged.status, 206);
       assert.equal(ranged.headers.get('repr-digest'), digest('digest me'), 'of the whole file, also for a range');
       await ranged.arrayBuffer();
+      // Over the whole-read limit (64 KiB and a chunk): the file is streamed, and the digest still goes with it.
+      const big = 'b'.repeat(200 * 1024);
+      await written(await put('d/big.bin', big));
+      const res = await fetch(url('d/big.bin'), { headers: alice });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('repr-digest'), digest(big), 'a streamed file');
+      assert.equal(Buffer.from(await res.arrayBuffer()).toString(), big);
     });
 
     test('Repr-Digest follows the bytes a GET sends after a replace, a move onto the name and another tool\'s change', async () => {

@@ -189,7 +189,8 @@ test('openNoLinks (native): a path without links opens; a link in any component,
     assert.equal(typeof fd, 'number');
     try {
       assert.equal(fs.fstatSync(fd as number).ino, fs.statSync(join(dir, 'a/b/file')).ino);
-      assert.equal(fs.readFileSync(fd as number, 'utf8'), 'bytes');
+      const got = Buffer.alloc(16);
+      assert.equal(got.toString('utf8', 0, fs.readSync(fd as number, got, 0, got.length, 0)), 'bytes');
     } finally {
       fs.closeSync(fd as number);
     }
