@@ -12,6 +12,7 @@ import { installAuth, methodsFor } from './auth-plugin.js';
 import { installRouteTable, type Answer } from './route-table.js';
 import { empty, errors, type RouteSchema } from '../http/schemas.js';
 import { installCors } from './cors.js';
+import { accessLogOf } from './logger.js';
 import { createFastRead, requestIds, type FastRead } from './fast-read.js';
 import { createFastWrite } from './fast-write.js';
 import { installHandedOn } from './handed-on.js';
@@ -103,13 +104,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const background = startBackgroundWork(app, config, { store: deps.store, backend: deps.backend, services });
 
   installErrorHandling(app, methodsFor(app, config.basePath));
-  // The request line holds only what the serializers pick (method, redacted URL, address, status),
-  // never a body or a header, so it skips the redaction paths (their cost: docs/performance.md, optimization 12).
-  const accessLog = app.log.child({}, { redact: [] });
+  // The request line holds only method, redacted URL, address, status and time, never a body or a
+  // header (access-line.ts renders it; docs/performance.md, optimization 12).
+  const accessLog = accessLogOf(deps.logger);
   // The hooks below do not run for the fast read path (fast-read.ts), which applies their rules
   // itself; a hook added here that must see every request turns it off (fastReadOff).
   app.addHook('onResponse', async (request, reply) => {
-    accessLog.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    accessLog.write({ reqId: request.id, method: request.method, url: request.url, remoteAddress: request.ip, statusCode: reply.statusCode, responseTime: reply.elapsedTime, fast: false });
   });
   const deadlineMs = config.requestDeadline * 1000;
   app.addHook('onRequest', async (request, reply) => {

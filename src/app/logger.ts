@@ -1,4 +1,6 @@
+import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
+import { accessLine, accessObject, baseText, type AccessLog } from './access-line.js';
 import { LineWriter } from './log-destination.js';
 import { prettyDestination } from './pretty-log.js';
 import { redactUrl } from '../http/url.js';
@@ -9,8 +11,11 @@ import { redactUrl } from '../http/url.js';
  * they would appear.
  */
 export function createLogger(level: string, destination?: NodeJS.WritableStream, format: 'json' | 'pretty' = 'json'): Logger {
+  // pino's own default, given here so that the access lines (accessLogOf) carry the same fields.
+  const base = { pid: process.pid, hostname: hostname() };
   const options = {
     level,
+    base,
     redact: {
       paths: ['password', 'refresh_token', 'access_token', 'token', '*.password', '*.refresh_token', '*.access_token', '*.token', 'req.headers.authorization', 'headers.authorization'],
       censor: '[redacted]',
@@ -20,9 +25,30 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   };
-  if (format === 'pretty') return pino(options, prettyDestination(destination ?? process.stdout) as unknown as pino.DestinationStream);
-  if (destination) return pino(options, destination as pino.DestinationStream);
-  return pino(options, stdoutWriter());
+  const out = (format === 'pretty' ? prettyDestination(destination ?? process.stdout) : (destination ?? stdoutWriter())) as unknown as pino.DestinationStream;
+  const logger = pino(options, out);
+  const bindings = baseText(base);
+  accessLogs.set(logger, {
+    write(fields) {
+      if (logger.isLevelEnabled('info')) out.write(accessLine(Date.now(), bindings, fields));
+    },
+  });
+  return logger;
+}
+
+/** The access log of each logger made by createLogger: its lines rendered by access-line.ts, into the logger's destination. */
+const accessLogs = new WeakMap<Logger, AccessLog>();
+
+/**
+ * The access log for `logger`'s lines: for a logger made by createLogger, the same line pino would
+ * write, rendered without pino's general path (access-line.ts); for any other, pino's own `info`
+ * (without the redaction paths: the line holds only what the serializers pick).
+ */
+export function accessLogOf(logger: Logger): AccessLog {
+  const made = accessLogs.get(logger);
+  if (made) return made;
+  const child = logger.child({}, { redact: [] });
+  return { write: (fields) => child.info(accessObject(fields), 'request completed') };
 }
 
 let stdout: LineWriter | undefined;
