@@ -20,7 +20,7 @@ import { EVERY_ANSWER_HEADERS } from '../http/security-headers.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler } from '../http/client-error.js';
 import { installErrorHandling, sendError } from '../http/error-handler.js';
-import { answerBegun, armDeadline } from './request-deadline.js';
+import { answerBegun, armDeadline, waitsForServices } from './request-deadline.js';
 import { parseOrigin } from '../lib/write-origin.js';
 import { installAuditHook } from './audit-hook.js';
 import { serverWithFastRead } from './http-server.js';
@@ -76,7 +76,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const app = Fastify({
     genReqId: nextRequestId,
     // Fastify's own server, with the small-read fast path in front of its handler (fast-read.ts).
-    serverFactory: serverWithFastRead(() => fastRead),
+    serverFactory: serverWithFastRead(() => fastRead, { progress: waitsForServices(config) }),
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Trust only the direct peer (our reverse proxy), so request.ip is the address it appended
     // to X-Forwarded-For; entries further left are client-supplied and forgeable.

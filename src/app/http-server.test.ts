@@ -7,7 +7,9 @@ import Fastify from 'fastify';
 import { connect } from 'node:net';
 import { AppError } from '../domain/errors.js';
 import { installErrorHandling } from '../http/error-handler.js';
+import { requestSignal } from '../lib/progress.js';
 import { serverWithFastRead } from './http-server.js';
+import { waitsForServices } from './request-deadline.js';
 
 /** Far below the keep-alive timeout (72 s), which is what ended a connection stuck behind an unread body. */
 const ANSWER_BOUND_MS = 10_000;
@@ -58,15 +60,15 @@ async function putThenGet(port: number): Promise<{ second: string | undefined; m
   }
 }
 
-for (const [how, hold] of holders) {
-  test(`a body left unread by a 503 (${how}) does not hold the next request on the connection`, async () => {
+for (const [[how, hold], progress] of holders.flatMap((h) => [[h, true], [h, false]] as const)) {
+  test(`a body left unread by a 503 (${how}; ${progress ? 'with' : 'without'} a progress context) does not hold the next request on the connection`, async () => {
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       if (req.url === '/second') return void res.end('second answer');
       hold(req);
       // Answered once some of the body has come in, as an upload cut off by a failing service is.
       setTimeout(() => res.writeHead(503, { 'content-type': 'text/plain' }).end('refused'), 50);
     };
-    const server = serverWithFastRead(() => undefined)(handler as never, {}) as unknown as Server;
+    const server = serverWithFastRead(() => undefined, { progress })(handler as never, {}) as unknown as Server;
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const { second, ms } = await putThenGet((server.address() as net.AddressInfo).port);
@@ -80,7 +82,7 @@ for (const [how, hold] of holders) {
 
 test('an error after part of the body was read leaves the connection able to answer its next request', async () => {
   // Fastify, the error handler and this server, as build-app.ts puts them together.
-  const app = Fastify({ logger: false, serverFactory: serverWithFastRead(() => undefined) });
+  const app = Fastify({ logger: false, serverFactory: serverWithFastRead(() => undefined, { progress: true }) });
   installErrorHandling(app);
   // Raw bodies reach the route unread, as uploads do.
   app.addContentTypeParser('application/octet-stream', (_request, _payload, done) => done(null));
@@ -113,5 +115,34 @@ test('an error after part of the body was read leaves the connection able to ans
   } finally {
     socket.destroy();
     await app.close();
+  }
+});
+
+test('a request runs in a progress context exactly where the deployment can wait for a service', async () => {
+  const file = { kind: 'file' } as const;
+  const s3 = { kind: 's3', bucket: 'b' } as never;
+  const sqlite = { kind: 'sqlite' } as const;
+  const postgres = { kind: 'postgres', url: 'postgres://x@h/db' } as const;
+  const rows: [string, Parameters<typeof waitsForServices>[0], boolean][] = [
+    ['local disk and SQLite', { storage: file, database: sqlite, redis: '' }, false],
+    ['S3', { storage: s3, database: sqlite, redis: '' }, true],
+    ['PostgreSQL', { storage: file, database: postgres, redis: '' }, true],
+    ['Redis', { storage: file, database: sqlite, redis: 'redis://127.0.0.1:6379' }, true],
+    ['all three', { storage: s3, database: postgres, redis: 'redis://127.0.0.1:6379' }, true],
+  ];
+  for (const [why, config, want] of rows) assert.equal(waitsForServices(config), want, why);
+
+  // What a handler sees: the request's signal (src/lib/progress.ts) only inside a context.
+  for (const progress of [true, false]) {
+    const handler = (_req: IncomingMessage, res: ServerResponse) => void res.end(requestSignal() ? 'context' : 'none');
+    const server = serverWithFastRead(() => undefined, { progress })(handler as never, {}) as unknown as Server;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const answer = await fetch(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`);
+      assert.equal(await answer.text(), progress ? 'context' : 'none');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   }
 });

@@ -10,8 +10,10 @@ import { attachProgress } from './request-deadline.js';
 /**
  * Fastify's own server, with the small-read fast path in front of its handler (fast-read.ts):
  * `fastRead()` is undefined until the services exist, and when off; then every request goes to Fastify.
+ * With `progress` (a deployment with services: waitsForServices) each request runs in its own
+ * progress context, for the request deadline.
  */
-export function serverWithFastRead(fastRead: () => FastRead | undefined): FastifyServerFactory {
+export function serverWithFastRead(fastRead: () => FastRead | undefined, opts: { readonly progress: boolean }): FastifyServerFactory {
   return (handler) => {
     // requireHostHeader off: Node would answer a missing Host with a bare 400; buildApp's hook gives the contract body.
     const options = { maxHeaderSize: HTTP_LIMITS.maxHeaderSize, headersTimeout: HTTP_LIMITS.headersTimeoutMs, requireHostHeader: false };
@@ -19,15 +21,19 @@ export function serverWithFastRead(fastRead: () => FastRead | undefined): Fastif
       const fast = fastRead();
       return fast ? fast(req, res, () => handler(req, res)) : handler(req, res);
     };
-    // Each request in its own progress context, for the request deadline (request-deadline.ts).
+    const serveWithOrigin = (req: IncomingMessage, res: ServerResponse) => {
+      // The writer's File-Cloud-Origin goes with the request's writes into their change entries (a bad one is refused by buildApp's hook).
+      const origin = parseOrigin(req.headers['file-cloud-origin']);
+      if (origin === undefined || origin === 'invalid') serve(req, res);
+      else withOrigin(origin, () => serve(req, res));
+    };
     const server = createServer(options, (req, res) => {
       if (declaresBody(req.headers)) res.once('finish', () => dropUnreadBody(req, res));
+      if (!opts.progress) return serveWithOrigin(req, res);
+      // Each request in its own progress context, for the request deadline (request-deadline.ts).
       withProgress((progress) => {
         attachProgress(req, progress);
-        // The writer's File-Cloud-Origin goes with the request's writes into their change entries (a bad one is refused by buildApp's hook).
-        const origin = parseOrigin(req.headers['file-cloud-origin']);
-        if (origin === undefined || origin === 'invalid') serve(req, res);
-        else withOrigin(origin, () => serve(req, res));
+        serveWithOrigin(req, res);
       });
     });
     server.keepAliveTimeout = 72_000;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config/options.js';
 import { AppError } from '../domain/errors.js';
 import { RETRY_AFTER_SECONDS } from '../lib/dependency-error.js';
 import type { RequestProgress } from '../lib/progress.js';
@@ -8,6 +9,17 @@ import { sendError } from '../http/error-handler.js';
 const PROGRESS = Symbol('progress');
 const DISARM = Symbol('disarm');
 type Raw = IncomingMessage & { [PROGRESS]?: RequestProgress; [DISARM]?: () => void };
+
+/**
+ * Whether a request of this deployment can wait for a service: PostgreSQL, Redis or S3 (the calls
+ * src/lib/progress.ts counts). Only then does each request run in a progress context, the one thing
+ * the deadline watches; on local disk and SQLite alone it would watch nothing, and the context is
+ * not made (it cost a few microseconds a request: docs/performance.md, "No progress context
+ * without a service").
+ */
+export function waitsForServices(config: Pick<Config, 'database' | 'storage' | 'redis'>): boolean {
+  return config.database.kind !== 'sqlite' || config.storage.kind !== 'file' || config.redis !== '';
+}
 
 /** Ties a raw request to its progress record (src/lib/progress.ts), for the hook below. */
 export function attachProgress(req: IncomingMessage, progress: RequestProgress): void {
