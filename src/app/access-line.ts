@@ -35,10 +35,10 @@ export function baseText(base: Readonly<Record<string, unknown>>): string {
 /**
  * The access line exactly as pino writes `info(accessObject(f), 'request completed')` for a logger
  * made by logger.ts (a test holds the two byte for byte): level, time, the base fields, the
- * object's fields in their order, the message. Rendered here because pino's general path — every
- * field looked up among the serializers, the nested objects stringified one by one — cost several
- * times the line itself on the busiest answers (docs/performance.md, "The access line written
- * without pino's general path").
+ * object's fields in their order, the message. Rendered here because pino's general path (every
+ * field looked up among the serializers, the nested objects stringified one by one) was the largest
+ * single cost left on a small GET (docs/performance.md, "The access line written without pino's
+ * general path").
  */
 export function accessLine(time: number, base: string, f: AccessFields): string {
   const req = JSON.stringify({ method: f.method, url: redactUrl(f.url), remoteAddress: f.remoteAddress });
