@@ -41,14 +41,11 @@ const accessLogs = new WeakMap<Logger, AccessLog>();
 
 /**
  * The access log for `logger`'s lines: for a logger made by createLogger, the same line pino would
- * write, rendered without pino's general path (access-line.ts); for any other, pino's own `info`
- * (without the redaction paths: the line holds only what the serializers pick).
+ * write, rendered without pino's general path (access-line.ts); for any other, pino's own `info` of
+ * the same fields, already redacted (that logger may have none of createLogger's serializers).
  */
 export function accessLogOf(logger: Logger): AccessLog {
-  const made = accessLogs.get(logger);
-  if (made) return made;
-  const child = logger.child({}, { redact: [] });
-  return { write: (fields) => child.info(accessObject(fields), 'request completed') };
+  return accessLogs.get(logger) ?? { write: (fields) => logger.info(accessObject(fields), 'request completed') };
 }
 
 let stdout: LineWriter | undefined;

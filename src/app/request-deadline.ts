@@ -14,8 +14,7 @@ type Raw = IncomingMessage & { [PROGRESS]?: RequestProgress; [DISARM]?: () => vo
  * Whether a request of this deployment can wait for a service: PostgreSQL, Redis or S3 (the calls
  * src/lib/progress.ts counts). Only then does each request run in a progress context, the one thing
  * the deadline watches; on local disk and SQLite alone it would watch nothing, and the context is
- * not made (what it cost: docs/performance.md, "No progress context
- * without a service").
+ * not made (what it cost: docs/performance.md, "No progress context without a service").
  */
 export function waitsForServices(config: Pick<Config, 'database' | 'storage' | 'redis'>): boolean {
   return config.database.kind !== 'sqlite' || config.storage.kind !== 'file' || config.redis !== '';
