@@ -72,14 +72,16 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               100,000 files (2,000), SQLite beside PostgreSQL (FC_TEST_DATABASE_URL, else test-services.sh starts one);
               smallput: 2,000 × 4 KiB uploads (200 with --quick) over 8 connections (wrk): API raw PUT, multipart PUT of
               100 files per request and WebDAV PUT beside rclone serve webdav's PUT (Debian's rclone), and the
-              Node ceiling (a bare node:http server doing only the durable write); s3smallput: the same three on
+              Node ceiling (a bare node:http server doing only the durable write, with File Cloud's process
+              count and with one per core); s3smallput: the same three on
               S3 + PostgreSQL + Redis (started as for --nodes) beside the AWS SDK's PutObjects, 8 at a time;
               changes: 4 KiB PUTs (8 connections) with --changes on beside off, GET /api/changes of 10,000 entries
               (1,000) beside the listing of that folder, and 100 writes/s on one node seen on another node's
               change stream (two nodes on S3 + PostgreSQL + Redis, started as for --nodes);
               sftp: the big file's get and put, 2,000 × 4 KiB puts (200) and ls -l of the 10,000-entry folder over
               SFTP, File Cloud beside rclone serve sftp and OpenSSH's sftp-server (sshd on a spare port), all
-              driven by OpenSSH's sftp -b on the same files;
+              driven by OpenSSH's sftp -b on the same files, and the small puts beside the ssh2 ceiling (a bare
+              server on File Cloud's ssh2, durable and not);
               encryption: File Cloud with --encryption-key-file beside the same without it, each on a data dir
               seeded through its API: the big file's GET and raw PUT with server CPU per GiB, 4 KiB GETs (wrk, 64
               connections), 2,000 × 4 KiB uploads (200; 8 connections), 4 KiB Range GETs at random offsets of the

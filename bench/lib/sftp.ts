@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BenchError } from './paths.js';
 import { children, freePort, processTree, waitFor } from './processes.js';
 
@@ -66,6 +67,27 @@ export async function startRcloneSftp(dir: string, root: string, user: string, k
   children.add(proc);
   await watched('rclone serve sftp', proc, log, port);
   return { id: 'rclone', name: 'rclone serve sftp', port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
+}
+
+/** bench/sftp-ceiling-server.ts, compiled beside this file's folder. */
+const CEILING_SCRIPT = fileURLToPath(new URL('../sftp-ceiling-server.js', import.meta.url));
+
+/**
+ * The ssh2 ceiling (bench/sftp-ceiling-server.ts): a bare SFTP server on File Cloud's ssh2, its
+ * algorithms and this Node, serving ROOT to `user` with the client key. `durable`: each file staged,
+ * fsynced and renamed at CLOSE (the contract's upload without metadata); else written in place.
+ */
+export async function startSftpCeiling(dir: string, root: string, user: string, key: ClientKey, durable: boolean): Promise<SftpServer> {
+  await mkdir(dir, { recursive: true });
+  const hostKey = join(dir, 'host_key');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
+  const port = await freePort();
+  const args = [CEILING_SCRIPT, `--port=${port}`, `--root=${root}`, `--user=${user}`, `--authorized-key=${key.publicKey}`, `--host-key=${hostKey}`, ...(durable ? ['--durable'] : [])];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  children.add(proc);
+  const name = `ssh2 ceiling${durable ? ' (durable)' : ''}`;
+  await watched(`the ${name}`, proc, "the bench's stderr", port);
+  return { id: durable ? 'ssh2_durable' : 'ssh2', name, port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
 }
 
 /** Why OpenSSH's sshd cannot be the reference here, or undefined. */

@@ -11,9 +11,12 @@
  *   - `ls -l` of the 10,000-entry folder, 5 times in one session (2 with --quick), every entry seen.
  * The servers take turns (the order reversed every other repetition) after a first round that is
  * not counted; medians. Targets: File Cloud ≥ 1.0× rclone on each; OpenSSH rows have none. Then
- * the small puts again with File Cloud and rclone both on a tmpfs data dir, where fsync costs
- * nothing: what the disk imposes, beside what the servers cost (their CPU time per file, from
- * /proc, is in the details).
+ * the small puts again in rounds of their own beside the ssh2 ceiling (bench/sftp-ceiling-server.ts:
+ * a bare SFTP server on File Cloud's ssh2 and algorithms, once durable as the contract's upload
+ * without metadata, once writing in place without fsync as rclone does): what a server built on
+ * ssh2 reaches here, against rclone, and File Cloud against it. Then the small puts with File Cloud
+ * and rclone both on a tmpfs data dir, where fsync costs nothing: what the disk imposes, beside
+ * what the servers cost (their CPU time per file, from /proc, is in the details).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -23,7 +26,7 @@ import type { Options } from '../lib/options.js';
 import { BenchError, MiB, USER } from '../lib/paths.js';
 import { cpuSeconds, freePort, stopChild } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
-import { clientKey, rcloneCopy, SFTP_CIPHER, sftpBatch, sshdMissing, startRcloneSftp, startSshd, type ClientKey, type SftpServer } from '../lib/sftp.js';
+import { clientKey, rcloneCopy, SFTP_CIPHER, sftpBatch, sshdMissing, startRcloneSftp, startSftpCeiling, startSshd, type ClientKey, type SftpServer } from '../lib/sftp.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { settleDisk } from '../lib/transfers.js';
 import type { Dataset } from './context.js';
@@ -174,11 +177,13 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
     const rows: Row[] = [];
     /**
      * Round 0 warms every server (page cache, JIT) and is not counted; then `reps` rounds, the
-     * servers taking turns, the order reversed every other round. Rows: File Cloud beside each
-     * reference (`vs` maps a reference's id to its row's id suffix and note; `target` on rclone's).
+     * servers taking turns, the order reversed every other round. Rows: a subject (File Cloud
+     * unless named) beside a reference, one row per comparison and metric (`suffix` and `note`
+     * its id's end and note; `target` on File Cloud's against rclone).
      */
-    const measure = async (group: string, list: Served[], ms: Metric[], vs: Record<string, { suffix: string; note?: string; target?: typeof target }>) => {
-      const byRef = new Map(Object.entries(vs).map(([ref, v]) => [ref, new Map(ms.map((m) => [m.id, row(`sftp_${m.id}${v.suffix}`, m.label, m.unit, true, m.shown ? undefined : v.target, v.note)]))]));
+    type Comparison = { ref: string; subject?: string; suffix: string; note?: string; target?: typeof target };
+    const measure = async (group: string, list: Served[], ms: Metric[], vs: Comparison[]) => {
+      const byRef = new Map(vs.map((v) => [v, new Map(ms.map((m) => [m.id, row(`sftp_${m.id}${v.suffix}`, m.label, m.unit, true, m.shown ? undefined : v.target, v.note)]))]));
       for (let rep = 0; rep <= reps; rep++) {
         const order = rep % 2 === 0 ? list : [...list].reverse();
         for (const m of ms) {
@@ -191,22 +196,44 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
             log(`sftp${group ? ` (${group})` : ''} ${m.id} ${s.name}${rep === 0 ? ' (warm-up)' : ` #${rep}`}: ${sample.value.toFixed(1)}${cpu}`);
           }
           if (rep === 0) continue;
-          for (const [ref, perMetric] of byRef) {
-            if (!got.has(ref)) continue;
+          for (const [v, perMetric] of byRef) {
+            if (!got.has(v.ref)) continue;
             const r = perMetric.get(m.id) as Row;
-            r.ref.push(got.get(ref) as number);
-            r.fileCloud.push(got.get('fileCloud') ?? NaN);
+            r.ref.push(got.get(v.ref) as number);
+            r.fileCloud.push(got.get(v.subject ?? 'fileCloud') ?? NaN);
           }
         }
-        for (const s of list) for (const f of smallFolders(s, `${group}${rep}`)) await s.remove(f);
+        // The folders of the round's small-file metrics (smallFolders: the one-session put's, then rclone copy's).
+        const made = [ms.includes(smallPut), ms.includes(smallPutInFlight)];
+        for (const s of list) for (const f of smallFolders(s, `${group}${rep}`).filter((_, i) => made[i])) await s.remove(f);
       }
       rows.push(...[...byRef.values()].flatMap((m) => [...m.values()]));
     };
-    await measure('', servers, metrics, { rclone: { suffix: '', target }, openssh: { suffix: '_vs_openssh', note: '[reference: OpenSSH sftp-server]' } });
+    await measure('', servers, metrics, [
+      { ref: 'rclone', suffix: '', target },
+      { ref: 'openssh', suffix: '_vs_openssh', note: '[reference: OpenSSH sftp-server]' },
+    ]);
+    // What ssh2 itself allows: the small puts beside a bare server on it, durable and not (the same disk as File Cloud's).
+    const ceilings = await Promise.all(
+      [true, false].map(async (durable) => {
+        const root = join(dir, `ssh2-ceiling${durable ? '-durable' : ''}-root`);
+        await mkdir(root, { recursive: true });
+        const s = await startSftpCeiling(join(dir, `ssh2-ceiling${durable ? '-durable' : ''}`), root, USER, key, durable);
+        others.push(s);
+        return { ...s, root, remove: fromDisk(root) };
+      }),
+    );
+    await measure('ceiling', [fileCloud, rclone, ...ceilings], [smallPut], [
+      { ref: 'rclone', subject: 'ssh2_durable', suffix: '_ssh2_durable_vs_rclone', note: '[File Cloud column: the ssh2 ceiling, durable: staged, fsynced, renamed; no metadata]' },
+      { ref: 'rclone', subject: 'ssh2', suffix: '_ssh2_vs_rclone', note: '[File Cloud column: the ssh2 ceiling written in place without fsync, as rclone]' },
+      { ref: 'ssh2_durable', suffix: '_vs_ssh2_durable', note: '[reference: the ssh2 ceiling, durable]' },
+    ]);
     // fsync costs nothing on tmpfs: the same small puts there show what the disk imposes on File Cloud's durable uploads.
     onTmpfs = await mkdtemp(join(TMPFS, 'file-cloud-bench-sftp-'));
-    await measure('tmpfs', await startPair(onTmpfs, 'file-cloud-sftp-tmpfs.log'), [smallPut, smallPutInFlight], { rclone: { suffix: '_tmpfs', note: '[both on tmpfs: no fsync cost]' } });
-    for (const r of rows) log(`sftp ${r.label}${r.note ? ` ${r.note}` : ''}: ${r.id.endsWith('_vs_openssh') ? 'OpenSSH' : 'rclone'} ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
+    await measure('tmpfs', await startPair(onTmpfs, 'file-cloud-sftp-tmpfs.log'), [smallPut, smallPutInFlight], [{ ref: 'rclone', suffix: '_tmpfs', note: '[both on tmpfs: no fsync cost]' }]);
+    const refName = (r: Row) => (r.id.endsWith('_vs_openssh') ? 'OpenSSH' : r.id.endsWith('_vs_ssh2_durable') ? 'ssh2 ceiling (durable)' : 'rclone');
+    const subjectName = (r: Row) => (r.id.endsWith('_ssh2_durable_vs_rclone') ? 'ssh2 ceiling (durable)' : r.id.endsWith('_ssh2_vs_rclone') ? 'ssh2 ceiling' : 'File Cloud');
+    for (const r of rows) log(`sftp ${r.label}${r.note ? ` ${r.note}` : ''}: ${refName(r)} ${cell(r.ref, r.unit)}, ${subjectName(r)} ${cell(r.fileCloud, r.unit)}`);
     return { rows: rows.filter((r) => r.fileCloud.length > 0), details: { client: spawnVersion(), cipher: SFTP_CIPHER, smallCount, transfers: TRANSFERS, listings, openssh: openssh ? 'sshd + sftp-server' : noSshd, runs } };
   } finally {
     for (const s of others) if (s.proc) await stopChild(s.proc, 'SIGTERM', 5_000);

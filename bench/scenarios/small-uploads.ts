@@ -10,8 +10,9 @@
  * after it; with fsync kept: File Cloud fsyncs every file before its
  * 201, rclone does not). Without targets, for the analysis: the Node
  * ceiling (bench/node-ceiling-server.ts: a bare node:http server with File
- * Cloud's worker count doing only the durable write, no metadata) against
- * rclone, and File Cloud's API raw PUT against it; the API raw PUT
+ * Cloud's count of serving processes doing only the durable write, no
+ * metadata) against rclone, and File Cloud's API raw PUT against it; the
+ * same ceiling with one process per core where that is more; the API raw PUT
  * with `--workers 1`, and with the data dir on tmpfs (/dev/shm), where fsync
  * costs nothing and nothing is durable — File Cloud has no switch to turn
  * fsync off, and this is the one way to see what durability costs without
@@ -31,13 +32,16 @@ import { logIn, startFileCloud, stopFileCloud } from '../lib/file-cloud.js';
 import { request, expectStatus } from '../lib/http.js';
 import type { Options } from '../lib/options.js';
 import { BenchError, USER } from '../lib/paths.js';
-import { startNodeCeiling } from '../lib/node-ceiling.js';
+import { servingProcesses, startNodeCeiling } from '../lib/node-ceiling.js';
 import { cpuSeconds, sleep, stopChild } from '../lib/processes.js';
 import { startRclone } from '../lib/rclone.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { settleDisk } from '../lib/transfers.js';
 import { wrkPut } from '../lib/wrk-put.js';
+
+/** "1 process", "2 processes". */
+const processes = (n: number) => `${n} process${n === 1 ? '' : 'es'}`;
 
 export type SmallUploadsRun = { rows: Row[]; details: Record<string, unknown> };
 
@@ -68,7 +72,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
   const reps = o.quick ? 1 : o.reps;
   const fcs: Server[] = [];
   let rcloneServer: Server | undefined;
-  let ceilingServer: Server | undefined;
+  const ceilingServers: Server[] = [];
   try {
     const start = async (name: string, dataDir: string, args: string[]) => {
       const s = await startFileCloud(o, tmp, dataDir, { name, logName: `file-cloud-${name.replace(/[^A-Za-z0-9]+/g, '-')}.log`, args });
@@ -85,9 +89,19 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const rc = await startRclone(tmp, USER, auto.password);
     rcloneServer = rc.server;
     log(`smallput: ${rc.version}; File Cloud --workers auto: ${(await auto.server.pids()).length} process(es)`);
-    const ceilingRoot = join(tmp, 'node-ceiling-put-root');
-    // One process per core, as this row has been measured since issue 30 (not yet File Cloud's own count, as the GET ceiling's is).
-    ceilingServer = await startNodeCeiling(tmp, 'put', ceilingRoot, availableParallelism());
+    // File Cloud's own count of serving processes, as the GET ceiling's (one on this 2-core box since issue 53); and,
+    // where that is fewer, one per core as this row was measured from issue 30 to stop 76: what Node reaches with every core.
+    const ceilingProcesses = servingProcesses(o.fcArgs);
+    const perCore = o.quick || availableParallelism() <= ceilingProcesses ? undefined : availableParallelism();
+    const startCeiling = async (id: string, processes: number): Promise<Subject> => {
+      const root = join(tmp, `${id}-root`);
+      const server = await startNodeCeiling(tmp, 'put', root, processes);
+      ceilingServers.push(server);
+      const disk = join(root, USER);
+      return { id, server, diskRoot: disk, mkdir: (folder) => mkdir(join(disk, folder)).then(() => undefined), perRequest: 1 };
+    };
+    const ceiling = await startCeiling('node_ceiling', ceilingProcesses);
+    const ceilingPerCore = perCore === undefined ? undefined : await startCeiling('node_ceiling_per_core', perCore);
 
     const fcDisk = (dataDir: string) => join(dataDir, 'storage', USER);
 
@@ -96,9 +110,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const apiMultipart: Subject = { ...apiRaw, id: 'api_multipart', perRequest: PER_MULTIPART };
     const davServer = davOf(auto.server, auto.password);
     const davPut: Subject = { id: 'dav', server: davServer, diskRoot: fcDisk(auto.dataDir), mkdir: davMkdir(davServer), perRequest: 1 };
-    const ceilingDisk = join(ceilingRoot, USER);
-    const ceiling: Subject = { id: 'node_ceiling', server: ceilingServer, diskRoot: ceilingDisk, mkdir: (folder) => mkdir(join(ceilingDisk, folder)).then(() => undefined), perRequest: 1 };
-    const extra: Subject[] = [];
+    const extra: Subject[] = ceilingPerCore ? [ceilingPerCore] : [];
     if (one) extra.push({ id: 'api_raw_workers1', server: one.server, diskRoot: fcDisk(one.dataDir), mkdir: apiMkdir(one.server), perRequest: 1 });
     if (shm) extra.push({ id: 'api_raw_tmpfs', server: shm.server, diskRoot: fcDisk(shm.dataDir), mkdir: apiMkdir(shm.server), perRequest: 1 });
 
@@ -110,7 +122,8 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
       dav: row('small_put_dav', `${n} × 4 KiB, ${CONNECTIONS} connections: WebDAV PUT`, 'files/s', true, target),
       api_raw_workers1: row('small_put_api_raw_workers1', `${n} × 4 KiB: API raw PUT, --workers 1`, 'files/s', true),
       api_raw_tmpfs: row('small_put_api_raw_tmpfs', `${n} × 4 KiB: API raw PUT, data dir on tmpfs (fsync a no-op, nothing durable)`, 'files/s', true),
-      node_ceiling: row('small_put_node_ceiling', `${n} × 4 KiB: the Node ceiling, a bare node:http server doing only the durable write (token check, walk, stage, fsync, link, log line; no metadata)`, 'files/s', true, undefined, '[File Cloud column: that server]'),
+      node_ceiling: row('small_put_node_ceiling', `${n} × 4 KiB: the Node ceiling (${processes(ceilingProcesses)}, File Cloud's default here), a bare node:http server doing only the durable write (token check, walk, stage, fsync, link, log line; no metadata)`, 'files/s', true, undefined, '[File Cloud column: that server]'),
+      node_ceiling_per_core: row('small_put_node_ceiling_per_core', `${n} × 4 KiB: the same Node ceiling with ${processes(perCore ?? 0)}, one per core`, 'files/s', true, undefined, '[File Cloud column: that server]'),
       api_raw_vs_ceiling: row('small_put_api_raw_vs_ceiling', `${n} × 4 KiB: API raw PUT against the Node ceiling`, 'files/s', true, undefined, '[reference: the Node ceiling]'),
     };
     const subjects = [rclone, apiRaw, apiMultipart, davPut, ceiling, ...extra];
@@ -149,11 +162,12 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
       rows.api_raw_vs_ceiling?.ref.push(rateOf.get('node_ceiling') ?? NaN);
     }
     const used = Object.values(rows).filter((r) => r.fileCloud.length > 0);
-    for (const r of used) log(`smallput ${r.label}: ${r === rows.api_raw_vs_ceiling ? 'Node ceiling' : 'rclone'} ${cell(r.ref, r.unit)}, ${r === rows.node_ceiling ? 'Node ceiling' : 'File Cloud'} ${cell(r.fileCloud, r.unit)}`);
+    const ceilings = [rows.node_ceiling, rows.node_ceiling_per_core];
+    for (const r of used) log(`smallput ${r.label}: ${r === rows.api_raw_vs_ceiling ? 'Node ceiling' : 'rclone'} ${cell(r.ref, r.unit)}, ${ceilings.includes(r) ? 'Node ceiling' : 'File Cloud'} ${cell(r.fileCloud, r.unit)}`);
     return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, rclone: rc.version, runs } };
   } finally {
     if (rcloneServer) await stopChild(rcloneServer.proc, 'SIGTERM', 5_000);
-    if (ceilingServer) await stopChild(ceilingServer.proc, 'SIGTERM', 5_000);
+    for (const c of ceilingServers) await stopChild(c.proc, 'SIGTERM', 5_000);
     for (const s of fcs) await stopFileCloud(s);
     if (!o.keep) {
       await rm(join('/dev/shm', `${tmp.split('/').pop() ?? 'fc'}-small-data`), { recursive: true, force: true });

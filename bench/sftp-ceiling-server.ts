@@ -1,0 +1,143 @@
+/**
+ * The "ssh2 ceiling" (issue 52): a bare SFTP server on the same `ssh2` library, algorithms and
+ * Node as File Cloud's front end, that does the least a file upload needs and nothing else — no
+ * accounts, rules, quotas, index, change feed or audit. The SFTP bench runs it beside File Cloud
+ * and `rclone serve sftp` for the 4 KiB puts (scenarios/sftp.ts), so the rows can say how far
+ * File Cloud's own code is from what a server built on ssh2 reaches on this machine, with and
+ * without the durability File Cloud keeps.
+ *
+ *   --durable   a file written to a staging name, fsynced at CLOSE, then renamed to its name: the
+ *               contract's all-or-nothing upload (CONTRACT "SFTP": "uploads all-or-nothing"),
+ *               without metadata;
+ *   (without)   the file written in place at its name, no fsync: what rclone serve sftp does.
+ *
+ * Every file-system call is synchronous, on the event loop: for one client that waits for each
+ * answer (OpenSSH's `sftp -b` put: STAT, OPEN, WRITE, CLOSE a file) no trip through the thread pool
+ * is the lowest latency Node has. Only what `sftp -b` uses for `mkdir` and `put` is answered
+ * (REALPATH, STAT, LSTAT, FSTAT, OPEN for writing, WRITE, CLOSE, MKDIR, SETSTAT, FSETSTAT); anything
+ * else is OP_UNSUPPORTED.
+ *
+ * `node dist/bench/sftp-ceiling-server.js --port P --root DIR --user NAME --authorized-key PUB
+ *  --host-key FILE [--durable]`
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { join, posix } from 'node:path';
+import { parseArgs } from 'node:util';
+import ssh2, { type Connection, type SFTPWrapper } from 'ssh2';
+import { SFTP_ALGORITHMS } from '../src/sftp/server.js';
+
+const { values: a } = parseArgs({ options: { port: { type: 'string' }, root: { type: 'string' }, user: { type: 'string' }, 'authorized-key': { type: 'string' }, 'host-key': { type: 'string' }, durable: { type: 'boolean' } } });
+const root = a.root ?? '.';
+const durable = a.durable === true;
+const staging = join(root, '.staging');
+if (durable) mkdirSync(staging, { recursive: true });
+const allowed = ssh2.utils.parseKey(a['authorized-key'] ?? '');
+if (allowed instanceof Error) throw allowed;
+
+/** SFTP's status codes (draft-ietf-secsh-filexfer-02). */
+const STATUS = { OK: 0, NO_SUCH_FILE: 2, FAILURE: 4, OP_UNSUPPORTED: 8 } as const;
+/** SSH_FXF_WRITE. */
+const WRITE = 0x02;
+
+/** A path the client names, on disk under root ('..' cannot leave it: normalized from '/'). */
+const onDisk = (p: string) => join(root, posix.normalize(`/${p}`));
+const attrsOf = (s: Stats) => ({ mode: s.mode, uid: s.uid, gid: s.gid, size: s.size, atime: Math.floor(s.atimeMs / 1000), mtime: Math.floor(s.mtimeMs / 1000) });
+
+function serve(sftp: SFTPWrapper): void {
+  const handles = new Map<number, { fd: number; staged?: string; name: string }>();
+  let next = 0;
+  const handleOf = (id: Buffer) => handles.get(id.length === 4 ? id.readUInt32BE(0) : -1);
+  /** Runs one request's synchronous work; a thrown system error answers as OpenSSH's server maps it. */
+  const run = (reqId: number, work: () => void) => {
+    try {
+      work();
+    } catch (e) {
+      sftp.status(reqId, (e as NodeJS.ErrnoException).code === 'ENOENT' ? STATUS.NO_SUCH_FILE : STATUS.FAILURE);
+    }
+  };
+  sftp.on('REALPATH', (reqId: number, p: string) => {
+    const path = posix.normalize(`/${p}`);
+    sftp.name(reqId, [{ filename: path, longname: path, attrs: {} as ssh2.Attributes }]);
+  });
+  const stat = (reqId: number, p: string) => run(reqId, () => sftp.attrs(reqId, attrsOf(statSync(onDisk(p))) as ssh2.Attributes));
+  sftp.on('STAT', stat);
+  sftp.on('LSTAT', stat);
+  sftp.on('OPEN', (reqId: number, p: string, flags: number) =>
+    run(reqId, () => {
+      if (!(flags & WRITE)) return sftp.status(reqId, STATUS.OP_UNSUPPORTED);
+      const name = onDisk(p);
+      const staged = durable ? join(staging, randomBytes(12).toString('hex')) : undefined;
+      const fd = openSync(staged ?? name, staged ? 'wx' : 'w');
+      const id = next++;
+      handles.set(id, { fd, name, ...(staged ? { staged } : {}) });
+      const handle = Buffer.alloc(4);
+      handle.writeUInt32BE(id, 0);
+      sftp.handle(reqId, handle);
+    }),
+  );
+  sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) =>
+    run(reqId, () => {
+      const h = handleOf(id);
+      if (!h) return sftp.status(reqId, STATUS.FAILURE);
+      for (let done = 0; done < data.length; ) done += writeSync(h.fd, data, done, data.length - done, offset + done);
+      sftp.status(reqId, STATUS.OK);
+    }),
+  );
+  sftp.on('FSTAT', (reqId: number, id: Buffer) =>
+    run(reqId, () => {
+      const h = handleOf(id);
+      if (!h) return sftp.status(reqId, STATUS.FAILURE);
+      sftp.attrs(reqId, attrsOf(fstatSync(h.fd)) as ssh2.Attributes);
+    }),
+  );
+  sftp.on('CLOSE', (reqId: number, id: Buffer) =>
+    run(reqId, () => {
+      const key = id.length === 4 ? id.readUInt32BE(0) : -1;
+      const h = handles.get(key);
+      if (!h) return sftp.status(reqId, STATUS.FAILURE);
+      handles.delete(key);
+      try {
+        if (h.staged) fsyncSync(h.fd);
+      } finally {
+        closeSync(h.fd);
+      }
+      if (h.staged) renameSync(h.staged, h.name);
+      sftp.status(reqId, STATUS.OK);
+    }),
+  );
+  sftp.on('MKDIR', (reqId: number, p: string) => run(reqId, () => (mkdirSync(onDisk(p)), sftp.status(reqId, STATUS.OK))));
+  sftp.on('SETSTAT', (reqId: number) => sftp.status(reqId, STATUS.OK));
+  sftp.on('FSETSTAT', (reqId: number) => sftp.status(reqId, STATUS.OK));
+  for (const other of ['OPENDIR', 'READDIR', 'READ', 'REMOVE', 'RMDIR', 'RENAME', 'READLINK', 'SYMLINK', 'EXTENDED']) {
+    sftp.on(other, (reqId: number) => sftp.status(reqId, STATUS.OP_UNSUPPORTED));
+  }
+  // The client's EOF ends the subsystem: the channel closes, as OpenSSH's sftp-server's does when it exits.
+  sftp.on('end', () => sftp.end());
+  // A session that ends midway leaves no descriptor open and, durable, no staging file.
+  sftp.on('close', () => {
+    for (const h of handles.values()) {
+      closeSync(h.fd);
+      if (h.staged) unlinkSync(h.staged);
+    }
+    handles.clear();
+  });
+}
+
+new ssh2.Server({ hostKeys: [readFileSync(a['host-key'] ?? '')], algorithms: SFTP_ALGORITHMS as unknown as ssh2.Algorithms, ident: 'SftpCeiling' }, (client: Connection) => {
+  // As File Cloud's front end: a client waits for each answer of a small file.
+  (client as Connection & { setNoDelay(on: boolean): unknown }).setNoDelay(true);
+  client.on('authentication', (ctx) => {
+    if (ctx.method !== 'publickey' || ctx.username !== a.user) return ctx.reject(['publickey']);
+    if (ctx.key.algo !== allowed.type || !ctx.key.data.equals(allowed.getPublicSSH())) return ctx.reject(['publickey']);
+    if (ctx.signature && ctx.blob && allowed.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return ctx.reject(['publickey']);
+    ctx.accept();
+  });
+  client.on('ready', () => {
+    client.on('session', (accept) => {
+      const session = accept();
+      session.on('sftp', (acceptSftp) => serve(acceptSftp()));
+    });
+  });
+  client.on('error', () => undefined);
+}).listen(Number(a.port), '127.0.0.1');
