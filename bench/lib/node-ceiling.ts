@@ -1,4 +1,4 @@
-/** Starts the Node ceiling (bench/node-ceiling-server.ts): a bare node:http server doing the contract's least work. */
+/** Starts the Node ceilings (bench/node-ceiling-server.ts, bench/s3-ceiling-server.ts): bare node:http servers doing the contract's least work. */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { children, freePort, processTree, waitFor } from './processes.js';
 import type { Server } from './server.js';
 
 const SCRIPT = fileURLToPath(new URL('../node-ceiling-server.js', import.meta.url));
+const S3_SCRIPT = fileURLToPath(new URL('../s3-ceiling-server.js', import.meta.url));
 
 /**
  * How many processes File Cloud serves with, given its arguments: `--workers`
@@ -50,6 +51,34 @@ export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: s
   };
   await waitFor(`the Node ceiling (${mode}) listening`, 20_000, async () => {
     if (proc.exitCode !== null) throw new BenchError(`the Node ceiling (${mode}) exited with ${proc.exitCode}`);
+    const r = await fetch(`${server.base}/`).catch(() => undefined);
+    await r?.arrayBuffer();
+    return r?.status === 401 ? true : undefined;
+  });
+  return server;
+}
+
+/** Where the S3 ceiling writes: the bucket and key prefix, the store, its credentials and the index's database. */
+export type S3CeilingTarget = { bucket: string; prefix: string; endpoint: string; region: string; accessKeyId: string; secretAccessKey: string; databaseUrl: string };
+
+/** The S3 ceiling (bench/s3-ceiling-server.ts): one process; URLs are `/storage/<user>/<path>`, stored under `<prefix>/<user>/<path>`. */
+export async function startS3Ceiling(target: S3CeilingTarget, token = randomBytes(24).toString('base64url')): Promise<Server> {
+  const port = await freePort();
+  const t = target;
+  const args = [S3_SCRIPT, `--port=${port}`, `--token=${token}`, `--bucket=${t.bucket}`, `--prefix=${t.prefix}`, `--endpoint=${t.endpoint}`, `--region=${t.region}`, `--database=${t.databaseUrl}`];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, AWS_ACCESS_KEY_ID: t.accessKeyId, AWS_SECRET_ACCESS_KEY: t.secretAccessKey } });
+  children.add(proc);
+  const server: Server = {
+    name: 'S3 ceiling',
+    base: `http://127.0.0.1:${port}`,
+    headers: { authorization: `Bearer ${token}` },
+    path: (rel) => `/storage/${USER}/${rel}`,
+    statsPath: '/',
+    pids: async () => (proc.pid ? processTree(proc.pid) : []),
+    proc,
+  };
+  await waitFor('the S3 ceiling listening', 20_000, async () => {
+    if (proc.exitCode !== null) throw new BenchError(`the S3 ceiling exited with ${proc.exitCode}`);
     const r = await fetch(`${server.base}/`).catch(() => undefined);
     await r?.arrayBuffer();
     return r?.status === 401 ? true : undefined;

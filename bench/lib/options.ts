@@ -74,7 +74,9 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--seconds S] [--onl
               100 files per request and WebDAV PUT beside rclone serve webdav's PUT (Debian's rclone), and the
               Node ceiling (a bare node:http server doing only the durable write, with File Cloud's process
               count and with one per core); s3smallput: the same three on
-              S3 + PostgreSQL + Redis (started as for --nodes) beside the AWS SDK's PutObjects, 8 at a time;
+              S3 + PostgreSQL + Redis (started as for --nodes) beside the AWS SDK's PutObjects, 8 at a time, and
+              the S3 ceiling (a bare node:http server: the name looked up in PostgreSQL, one conditional
+              PutObject, the entry inserted);
               changes: 4 KiB PUTs (8 connections) with --changes on beside off, GET /api/changes of 10,000 entries
               (1,000) beside the listing of that folder, and 100 writes/s on one node seen on another node's
               change stream (two nodes on S3 + PostgreSQL + Redis, started as for --nodes);

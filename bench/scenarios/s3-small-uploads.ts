@@ -20,6 +20,11 @@
  * by File Cloud's proxy before the delay is turned on (s3-store-requests.ts).
  * Each run also logs the CPU µs a file of the uploader (File Cloud's processes, or this process
  * for the SDK) and of the services, steadier than the rates on a shared machine.
+ *
+ * Beside File Cloud without delay, the S3 ceiling (bench/s3-ceiling-server.ts: a bare node:http
+ * server doing only what the contract asks of a small upload on S3 + PostgreSQL: the name looked
+ * up in the index, one conditional PutObject, the entry inserted) on the same bucket, under a
+ * prefix of its own: what Node, the SDK and PostgreSQL allow here, against the direct PUTs.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
@@ -30,7 +35,8 @@ import type { Options } from '../lib/options.js';
 import { BenchError, USER } from '../lib/paths.js';
 import { createBucket, emptyBucket, listFolder, putMany, s3Client } from '../lib/s3-direct.js';
 import { memstoreBytes } from '../lib/s3-service.js';
-import { cpuSeconds } from '../lib/processes.js';
+import { startS3Ceiling } from '../lib/node-ceiling.js';
+import { cpuSeconds, stopChild } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { startStoreProxy, type StoreProxy } from '../lib/store-proxy.js';
@@ -54,6 +60,7 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
   let s3: S3Client | undefined;
   let bucket: string | undefined;
   let fc: Server | undefined;
+  let ceiling: Server | undefined;
   const proxies: StoreProxy[] = [];
   const clients: S3Client[] = [];
   try {
@@ -108,7 +115,8 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
         return { rate: n / ((performance.now() - t0) / 1000), files: n };
       });
     const cpuText = (m: { uploaderUs: number; servicesUs: number }, who: string) => `CPU µs a file: ${who} ${Math.round(m.uploaderUs)}, services (S3, PostgreSQL, Redis) ${Math.round(m.servicesUs)}; load ${os.loadavg()[0]?.toFixed(1)}`;
-    type Kind = { id: string; server: Server; mkdir: (folder: string) => Promise<void>; perRequest: number };
+    /** A door under load; `stored`: the key prefix its files land under (File Cloud's, unless a ceiling's). */
+    type Kind = { id: string; server: Server; mkdir: (folder: string) => Promise<void>; perRequest: number; stored?: string };
     const kindsOf = (api: Server, dav: Server): Kind[] => [
       { id: 'api_raw', server: api, mkdir: apiMkdir(api), perRequest: 1 },
       { id: 'api_multipart', server: api, mkdir: apiMkdir(api), perRequest: PER_MULTIPART },
@@ -124,8 +132,8 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
           return { rate: r.filesPerSecond, files: r.requests * k.perRequest };
         },
       );
-      const stored = await listFolder(client, bucketName, `${FC_PREFIX}/${USER}/${folder}/`);
-      if (stored < n) throw new BenchError(`File Cloud on S3: ${stored} objects in ${folder}, expected at least ${n}`);
+      const stored = await listFolder(client, bucketName, `${k.stored ?? FC_PREFIX}/${USER}/${folder}/`);
+      if (stored < n) throw new BenchError(`${k.server.name} on S3: ${stored} objects in ${folder}, expected at least ${n}`);
       return m;
     };
 
@@ -137,6 +145,8 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
         api_raw: row(`s3_small_put_api_raw${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: API raw PUT`, 'files/s', true, TARGET),
         api_multipart: row(`s3_small_put_api_multipart${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: API multipart PUT, ${PER_MULTIPART} files per request`, 'files/s', true, TARGET),
         dav: row(`s3_small_put_dav${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: WebDAV PUT`, 'files/s', true, TARGET),
+        s3_ceiling: row(`s3_small_put_ceiling${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: the S3 ceiling (a bare node:http server: the name looked up in PostgreSQL, one conditional PutObject, the entry inserted)`, 'files/s', true, undefined, '[File Cloud column: that server]'),
+        api_raw_vs_ceiling: row(`s3_small_put_api_raw_vs_ceiling${tag.id}`, `${n} × 4 KiB, ${CONNECTIONS} connections${tag.label}: API raw PUT against the S3 ceiling`, 'files/s', true, undefined, '[reference: the S3 ceiling]'),
       };
       // A first run of each, not counted (connections to radosgw and PostgreSQL, JIT).
       await direct(via, `warm-up${tag.id}`, Math.min(files, 200));
@@ -146,6 +156,7 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
         const ref = d.rate;
         runs.push({ subject: 'direct', setUp: tag.id, rep, filesPerSecond: ref, cpuUsPerFile: d.uploaderUs, servicesCpuUsPerFile: d.servicesUs });
         log(`s3smallput${tag.id} direct #${rep}: ${Math.round(ref)} files/s; ${cpuText(d, 'the SDK (bench process)')}`);
+        const rateOf = new Map<string, number>();
         for (const k of rep % 2 === 0 ? kinds : [...kinds].reverse()) {
           const m = await viaFc(k, `s3-small-${k.id}${tag.id}-${rep}`, files);
           const rate = m.rate;
@@ -154,13 +165,24 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
           const r = rows[k.id] as Row;
           r.fileCloud.push(rate);
           r.ref.push(ref);
+          rateOf.set(k.id, rate);
+        }
+        const [raw, top] = [rateOf.get('api_raw'), rateOf.get('s3_ceiling')];
+        if (raw !== undefined && top !== undefined) {
+          rows.api_raw_vs_ceiling?.fileCloud.push(raw);
+          rows.api_raw_vs_ceiling?.ref.push(top);
         }
       }
       return rows;
     };
 
     const direct0 = await start('File Cloud (S3 + PostgreSQL)', backing.s3.endpoint);
-    const near = await measure(client, kindsOf(direct0.api, direct0.dav), { id: '', label: '' });
+    const ceilingPrefix = 'ceiling';
+    ceiling = await startS3Ceiling({ bucket: bucketName, prefix: ceilingPrefix, endpoint: backing.s3.endpoint, region: backing.s3.region, accessKeyId: backing.s3.accessKeyId, secretAccessKey: backing.s3.secretAccessKey, databaseUrl: db.url });
+    const ceilingKind: Kind = { id: 's3_ceiling', server: ceiling, mkdir: () => Promise.resolve(), perRequest: 1, stored: ceilingPrefix };
+    const near = await measure(client, [...kindsOf(direct0.api, direct0.dav), ceilingKind], { id: '', label: '' });
+    await stopChild(ceiling.proc as NonNullable<Server['proc']>, 'SIGTERM', 5_000);
+    ceiling = undefined;
     // The same data and services, File Cloud's store traffic through a proxy: first counted, then delayed.
     await stopFileCloud(direct0.api);
     fc = undefined;
@@ -182,10 +204,11 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
         if (c) r.note = `[${Number.isInteger(c.perOperation) ? c.perOperation : c.perOperation.toFixed(2)} store request${c.perOperation === 1 ? '' : 's'} a file]`;
       }
     }
-    const used = [...Object.values(near), ...Object.values(far)];
-    for (const r of used) log(`s3smallput ${r.label}: direct ${cell(r.ref, r.unit)}, File Cloud ${cell(r.fileCloud, r.unit)}`);
+    const used = [...Object.values(near), ...Object.values(far)].filter((r) => r.fileCloud.length > 0);
+    for (const r of used) log(`s3smallput ${r.label}: ${r.id.startsWith('s3_small_put_api_raw_vs_ceiling') ? 'the S3 ceiling' : 'direct'} ${cell(r.ref, r.unit)}, ${r.id.startsWith('s3_small_put_ceiling') ? 'the S3 ceiling' : 'File Cloud'} ${cell(r.fileCloud, r.unit)}`);
     return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, delayMs: DELAY_MS, runs, storeRequests: requests, storeRequestTable: requestTable(requests) } };
   } finally {
+    if (ceiling?.proc) await stopChild(ceiling.proc, 'SIGTERM', 5_000);
     if (fc) await stopFileCloud(fc);
     for (const c of clients) c.destroy();
     for (const p of proxies) await p.close();
