@@ -38,24 +38,7 @@ export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: s
   // `--name=value`: a base64url token starts with '-' one time in 32, which
   // parseArgs would take for an option (a quick bench in CI died on it).
   const args = [SCRIPT, `--mode=${mode}`, `--port=${port}`, `--root=${root}`, `--workers=${workers}`, `--token=${token}`, `--db=${join(dir, 'stamp.db')}`, `--log=${join(dir, 'access.log')}`];
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  children.add(proc);
-  const server: Server = {
-    name: `Node ceiling (${mode})`,
-    base: `http://127.0.0.1:${port}`,
-    headers: { authorization: `Bearer ${token}` },
-    path: (rel) => `/storage/${USER}/${rel}`,
-    statsPath: '/',
-    pids: async () => (proc.pid ? processTree(proc.pid) : []),
-    proc,
-  };
-  await waitFor(`the Node ceiling (${mode}) listening`, 20_000, async () => {
-    if (proc.exitCode !== null) throw new BenchError(`the Node ceiling (${mode}) exited with ${proc.exitCode}`);
-    const r = await fetch(`${server.base}/`).catch(() => undefined);
-    await r?.arrayBuffer();
-    return r?.status === 401 ? true : undefined;
-  });
-  return server;
+  return ceilingServer(`Node ceiling (${mode})`, port, args, token);
 }
 
 /** Where the S3 ceiling writes: the bucket and key prefix, the store, its credentials and the index's database. */
@@ -66,10 +49,18 @@ export async function startS3Ceiling(target: S3CeilingTarget, token = randomByte
   const port = await freePort();
   const t = target;
   const args = [S3_SCRIPT, `--port=${port}`, `--token=${token}`, `--bucket=${t.bucket}`, `--prefix=${t.prefix}`, `--endpoint=${t.endpoint}`, `--region=${t.region}`, `--database=${t.databaseUrl}`];
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, AWS_ACCESS_KEY_ID: t.accessKeyId, AWS_SECRET_ACCESS_KEY: t.secretAccessKey } });
+  return ceilingServer('S3 ceiling', port, args, token, { AWS_ACCESS_KEY_ID: t.accessKeyId, AWS_SECRET_ACCESS_KEY: t.secretAccessKey });
+}
+
+/**
+ * A ceiling's process (`args` for this Node, `env` added to the bench's) listening on `port`, signing
+ * `/storage/<user>/…` requests in with `token`; ready once it refuses a request without it (401).
+ */
+async function ceilingServer(name: string, port: number, args: string[], token: string, env: Record<string, string> = {}): Promise<Server> {
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
   children.add(proc);
   const server: Server = {
-    name: 'S3 ceiling',
+    name,
     base: `http://127.0.0.1:${port}`,
     headers: { authorization: `Bearer ${token}` },
     path: (rel) => `/storage/${USER}/${rel}`,
@@ -77,8 +68,8 @@ export async function startS3Ceiling(target: S3CeilingTarget, token = randomByte
     pids: async () => (proc.pid ? processTree(proc.pid) : []),
     proc,
   };
-  await waitFor('the S3 ceiling listening', 20_000, async () => {
-    if (proc.exitCode !== null) throw new BenchError(`the S3 ceiling exited with ${proc.exitCode}`);
+  await waitFor(`the ${name} listening`, 20_000, async () => {
+    if (proc.exitCode !== null) throw new BenchError(`the ${name} exited with ${proc.exitCode}`);
     const r = await fetch(`${server.base}/`).catch(() => undefined);
     await r?.arrayBuffer();
     return r?.status === 401 ? true : undefined;
