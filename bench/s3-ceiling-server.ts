@@ -12,8 +12,9 @@
  *   - the entry written to the index with the answer's ETag and a date, one INSERT (its own commit);
  *   - 201 with a JSON body.
  *
- * No usage, change journal, search text, leases, events or audit. One process, File Cloud's count on
- * this 2-core box (bench/lib/node-ceiling.ts `servingProcesses`), without node:cluster.
+ * No usage, change journal, search text, leases, events or audit. Always one process: File Cloud's
+ * default on a small box such as this 2-core one (the scenario does not follow a `--workers` given
+ * to File Cloud with `--fc-arg`).
  *
  * `node dist/bench/s3-ceiling-server.js --port P --token T --bucket B --prefix P --endpoint URL
  *  --region R --database URL` (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY from the environment).

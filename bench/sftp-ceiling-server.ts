@@ -47,7 +47,9 @@ const attrsOf = (s: Stats) => ({ mode: s.mode, uid: s.uid, gid: s.gid, size: s.s
 function serve(sftp: SFTPWrapper): void {
   const handles = new Map<number, { fd: number; staged?: string; name: string }>();
   let next = 0;
-  const handleOf = (id: Buffer) => handles.get(id.length === 4 ? id.readUInt32BE(0) : -1);
+  /** The handle's number in the map (-1 for a handle this server did not give). */
+  const keyOf = (id: Buffer) => (id.length === 4 ? id.readUInt32BE(0) : -1);
+  const handleOf = (id: Buffer) => handles.get(keyOf(id));
   /** Runs one request's synchronous work; a thrown system error answers as OpenSSH's server maps it. */
   const run = (reqId: number, work: () => void) => {
     try {
@@ -93,10 +95,9 @@ function serve(sftp: SFTPWrapper): void {
   );
   sftp.on('CLOSE', (reqId: number, id: Buffer) =>
     run(reqId, () => {
-      const key = id.length === 4 ? id.readUInt32BE(0) : -1;
-      const h = handles.get(key);
+      const h = handleOf(id);
       if (!h) return sftp.status(reqId, STATUS.FAILURE);
-      handles.delete(key);
+      handles.delete(keyOf(id));
       try {
         if (h.staged) fsyncSync(h.fd);
       } finally {

@@ -181,7 +181,7 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
     ceiling = await startS3Ceiling({ bucket: bucketName, prefix: ceilingPrefix, endpoint: backing.s3.endpoint, region: backing.s3.region, accessKeyId: backing.s3.accessKeyId, secretAccessKey: backing.s3.secretAccessKey, databaseUrl: db.url });
     const ceilingKind: Kind = { id: 's3_ceiling', server: ceiling, mkdir: () => Promise.resolve(), perRequest: 1, stored: ceilingPrefix };
     const near = await measure(client, [...kindsOf(direct0.api, direct0.dav), ceilingKind], { id: '', label: '' });
-    await stopChild(ceiling.proc as NonNullable<Server['proc']>, 'SIGTERM', 5_000);
+    if (ceiling.proc) await stopChild(ceiling.proc, 'SIGTERM', 5_000);
     ceiling = undefined;
     // The same data and services, File Cloud's store traffic through a proxy: first counted, then delayed.
     await stopFileCloud(direct0.api);
