@@ -21,9 +21,16 @@
  *                over LARGE bytes is streamed to the staging file instead,
  *                its SHA-256 taken on the way (PUT answers carry it: CONTRACT
  *                "Sync"), then fsync, link.
+ *   --index FILE (with --mode put) the least an index adds (stop 78): before the 201,
+ *                one SQLite transaction on the event loop in FILE (WAL,
+ *                synchronous=NORMAL, as File Cloud's store): the file's entry
+ *                (user, path, name, size, time, etag, a random id: the answer's
+ *                sync fields), its change-feed row, and the stamp of the folder
+ *                above it (its etag: CONTRACT "Changes"). The folder is
+ *                indexed when the first file lands in it.
  *
  * `node dist/bench/node-ceiling-server.js --mode get|put --port P --root DIR
- *  --workers N --token T --db FILE --log FILE [--send stream|loop|write]`; URLs are `/storage/<user>/<path>`
+ *  --workers N --token T --db FILE --log FILE [--send stream|loop|write] [--index FILE]`; URLs are `/storage/<user>/<path>`
  * with the files under `<root>/<user>/<path>`.
  */
 import Database from 'better-sqlite3';
@@ -37,8 +44,9 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { openCeilingIndex } from './lib/ceiling-index.js';
 
-const { values: a } = parseArgs({ options: { mode: { type: 'string' }, port: { type: 'string' }, root: { type: 'string' }, workers: { type: 'string' }, token: { type: 'string' }, db: { type: 'string' }, log: { type: 'string' }, send: { type: 'string' } } });
+const { values: a } = parseArgs({ options: { mode: { type: 'string' }, port: { type: 'string' }, root: { type: 'string' }, workers: { type: 'string' }, token: { type: 'string' }, db: { type: 'string' }, log: { type: 'string' }, send: { type: 'string' }, index: { type: 'string' } } });
 const mode = a.mode === 'put' ? 'put' : 'get';
 const workers = Math.max(1, Number(a.workers ?? 1));
 const root = a.root ?? '.';
@@ -122,6 +130,7 @@ function serve(): void {
   db.pragma('journal_mode = WAL');
   const stamp = db.prepare('PRAGMA data_version').pluck();
   const log = pino({ base: undefined }, pino.destination({ dest: a.log ?? '/dev/null', sync: true }));
+  const index = a.index === undefined ? undefined : openCeilingIndex(a.index);
   const staging = join(root, '.staging');
   const prefix = '/storage/';
   const roots = new Map<string, string>();
@@ -245,7 +254,9 @@ function serve(): void {
               status = 409;
             });
             await unlink(name);
-            if (status === 201) res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' }).end('{"files_written":["x"]}');
+            // The one user the token map holds; the path as the index keeps it, below the user root.
+            const id = status === 201 && index ? index('admin', path.slice(userRoot('admin').length + 1), chunks.reduce((n, c) => n + c.length, 0)) : undefined;
+            if (status === 201) res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' }).end(id === undefined ? '{"files_written":["x"]}' : `{"files_written":["x"],"id":"${id}"}`);
             else fail(res, 409, 'already_exists');
             logLine(req, status, started);
           })().catch(() => fail(res, 500, 'internal'));
@@ -257,3 +268,4 @@ function serve(): void {
     .listen(Number(a.port), '127.0.0.1');
   if (mode === 'put') void mkdir(staging, { recursive: true });
 }
+

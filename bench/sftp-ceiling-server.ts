@@ -10,6 +10,9 @@
  *               contract's all-or-nothing upload (CONTRACT "SFTP": "uploads all-or-nothing"),
  *               without metadata;
  *   (without)   the file written in place at its name, no fsync: what rclone serve sftp does.
+ *   --index F   (with --durable) after the rename, the least an index adds before CLOSE's answer:
+ *               the file's entry, its change-feed row and its folder's stamp committed to the
+ *               SQLite file F on the event loop (bench/lib/ceiling-index.ts; stop 78).
  *
  * Every file-system call is synchronous, on the event loop: for one client that waits for each
  * answer (OpenSSH's `sftp -b` put: STAT, OPEN, WRITE, CLOSE a file) no trip through the thread pool
@@ -18,20 +21,22 @@
  * else is OP_UNSUPPORTED.
  *
  * `node dist/bench/sftp-ceiling-server.js --port P --root DIR --user NAME --authorized-key PUB
- *  --host-key FILE [--durable]`
+ *  --host-key FILE [--durable [--index FILE]]`
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { join, posix } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import ssh2, { type Connection, type SFTPWrapper } from 'ssh2';
 import { SFTP_ALGORITHMS } from '../src/sftp/server.js';
+import { openCeilingIndex } from './lib/ceiling-index.js';
 
-const { values: a } = parseArgs({ options: { port: { type: 'string' }, root: { type: 'string' }, user: { type: 'string' }, 'authorized-key': { type: 'string' }, 'host-key': { type: 'string' }, durable: { type: 'boolean' } } });
+const { values: a } = parseArgs({ options: { port: { type: 'string' }, root: { type: 'string' }, user: { type: 'string' }, 'authorized-key': { type: 'string' }, 'host-key': { type: 'string' }, durable: { type: 'boolean' }, index: { type: 'string' } } });
 const root = a.root ?? '.';
 const durable = a.durable === true;
 const staging = join(root, '.staging');
 if (durable) mkdirSync(staging, { recursive: true });
+const index = durable && a.index !== undefined ? openCeilingIndex(a.index) : undefined;
 const allowed = ssh2.utils.parseKey(a['authorized-key'] ?? '');
 if (allowed instanceof Error) throw allowed;
 
@@ -45,7 +50,7 @@ const onDisk = (p: string) => join(root, posix.normalize(`/${p}`));
 const attrsOf = (s: Stats) => ({ mode: s.mode, uid: s.uid, gid: s.gid, size: s.size, atime: Math.floor(s.atimeMs / 1000), mtime: Math.floor(s.mtimeMs / 1000) });
 
 function serve(sftp: SFTPWrapper): void {
-  const handles = new Map<number, { fd: number; staged?: string; name: string }>();
+  const handles = new Map<number, { fd: number; staged?: string; name: string; size: number }>();
   let next = 0;
   /** The handle's number in the map (-1 for a handle this server did not give). */
   const keyOf = (id: Buffer) => (id.length === 4 ? id.readUInt32BE(0) : -1);
@@ -72,7 +77,7 @@ function serve(sftp: SFTPWrapper): void {
       const staged = durable ? join(staging, randomBytes(12).toString('hex')) : undefined;
       const fd = openSync(staged ?? name, staged ? 'wx' : 'w');
       const id = next++;
-      handles.set(id, { fd, name, ...(staged ? { staged } : {}) });
+      handles.set(id, { fd, name, size: 0, ...(staged ? { staged } : {}) });
       const handle = Buffer.alloc(4);
       handle.writeUInt32BE(id, 0);
       sftp.handle(reqId, handle);
@@ -83,6 +88,7 @@ function serve(sftp: SFTPWrapper): void {
       const h = handleOf(id);
       if (!h) return sftp.status(reqId, STATUS.FAILURE);
       for (let done = 0; done < data.length; ) done += writeSync(h.fd, data, done, data.length - done, offset + done);
+      h.size = Math.max(h.size, offset + data.length);
       sftp.status(reqId, STATUS.OK);
     }),
   );
@@ -104,6 +110,7 @@ function serve(sftp: SFTPWrapper): void {
         closeSync(h.fd);
       }
       if (h.staged) renameSync(h.staged, h.name);
+      index?.(a.user ?? '', relative(root, h.name), h.size);
       sftp.status(reqId, STATUS.OK);
     }),
   );

@@ -27,18 +27,21 @@ export function servingProcesses(fcArgs: readonly string[]): number {
 /**
  * `root` holds `<user>/<path>` (the GET mode serves the files there, the PUT
  * mode writes there). `workers`: the processes it serves with (a
- * `node:cluster` primary and its workers above one). `token`: a random one
- * unless a test names it.
+ * `node:cluster` primary and its workers above one). `index`: the PUT mode
+ * commits each file to an index of its own before its answer (the server's
+ * `--index`). `token`: a random one unless a test names it.
  */
-export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string, workers: number, token = randomBytes(24).toString('base64url')): Promise<Server> {
-  const dir = join(tmp, `node-ceiling-${mode}`);
+export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string, workers: number, opts: { index?: boolean; token?: string } = {}): Promise<Server> {
+  const token = opts.token ?? randomBytes(24).toString('base64url');
+  const dir = join(tmp, `node-ceiling-${mode}${opts.index ? '-index' : ''}`);
   await mkdir(join(root, USER), { recursive: true });
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   // `--name=value`: a base64url token starts with '-' one time in 32, which
   // parseArgs would take for an option (a quick bench in CI died on it).
   const args = [SCRIPT, `--mode=${mode}`, `--port=${port}`, `--root=${root}`, `--workers=${workers}`, `--token=${token}`, `--db=${join(dir, 'stamp.db')}`, `--log=${join(dir, 'access.log')}`];
-  return ceilingServer(`Node ceiling (${mode})`, port, args, token);
+  if (opts.index) args.push(`--index=${join(dir, 'index.db')}`);
+  return ceilingServer(`Node ceiling (${mode}${opts.index ? ', index' : ''})`, port, args, token);
 }
 
 /** Where the S3 ceiling writes: the bucket and key prefix, the store, its credentials and the index's database. */

@@ -72,22 +72,28 @@ export async function startRcloneSftp(dir: string, root: string, user: string, k
 /** bench/sftp-ceiling-server.ts, compiled beside this file's folder. */
 const CEILING_SCRIPT = fileURLToPath(new URL('../sftp-ceiling-server.js', import.meta.url));
 
+/** How the ssh2 ceiling writes: in place without fsync, durable (staged, fsynced, renamed), or durable with an index. */
+export type SftpCeilingKind = 'in_place' | 'durable' | 'index';
+
 /**
  * The ssh2 ceiling (bench/sftp-ceiling-server.ts): a bare SFTP server on File Cloud's ssh2, its
  * algorithms and this Node, serving ROOT to `user` with the client key. `durable`: each file staged,
- * fsynced and renamed at CLOSE (the contract's upload without metadata); else written in place.
+ * fsynced and renamed at CLOSE (the contract's upload without metadata); `index`: the same, and the
+ * file committed to an index of its own before CLOSE's answer (its `--index`); `in_place`: written
+ * at its name, no fsync. Its files are on `dir`'s disk, its index in `dir`.
  */
-export async function startSftpCeiling(dir: string, root: string, user: string, key: ClientKey, durable: boolean): Promise<SftpServer> {
+export async function startSftpCeiling(dir: string, root: string, user: string, key: ClientKey, kind: SftpCeilingKind): Promise<SftpServer> {
   await mkdir(dir, { recursive: true });
   const hostKey = join(dir, 'host_key');
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   const port = await freePort();
-  const args = [CEILING_SCRIPT, `--port=${port}`, `--root=${root}`, `--user=${user}`, `--authorized-key=${key.publicKey}`, `--host-key=${hostKey}`, ...(durable ? ['--durable'] : [])];
+  const written = { in_place: [], durable: ['--durable'], index: ['--durable', `--index=${join(dir, 'index.db')}`] }[kind];
+  const args = [CEILING_SCRIPT, `--port=${port}`, `--root=${root}`, `--user=${user}`, `--authorized-key=${key.publicKey}`, `--host-key=${hostKey}`, ...written];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(proc);
-  const name = `ssh2 ceiling${durable ? ' (durable)' : ''}`;
+  const name = `ssh2 ceiling${{ in_place: '', durable: ' (durable)', index: ' (durable, index)' }[kind]}`;
   await watched(`the ${name}`, proc, "the bench's stderr", port);
-  return { id: durable ? 'ssh2_durable' : 'ssh2', name, port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
+  return { id: { in_place: 'ssh2', durable: 'ssh2_durable', index: 'ssh2_index' }[kind], name, port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
 }
 
 /** Why OpenSSH's sshd cannot be the reference here, or undefined. */

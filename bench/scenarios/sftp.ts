@@ -13,7 +13,9 @@
  * not counted; medians. Targets: File Cloud ≥ 1.0× rclone on each; OpenSSH rows have none. Then
  * the small puts again in rounds of their own beside the ssh2 ceiling (bench/sftp-ceiling-server.ts:
  * a bare SFTP server on File Cloud's ssh2 and algorithms, once durable as the contract's upload
- * without metadata, once writing in place without fsync as rclone does): what a server built on
+ * without metadata, once durable with the least an index adds (the file's entry, change-feed row
+ * and folder stamp committed to SQLite before CLOSE's answer), once writing in place without fsync
+ * as rclone does): what a server built on
  * ssh2 reaches here, against rclone, and File Cloud against it. Then the small puts with File Cloud
  * and rclone both on a tmpfs data dir, where fsync costs nothing: what the disk imposes, beside
  * what the servers cost (their CPU time per file, from /proc, is in the details).
@@ -213,12 +215,13 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
       { ref: 'rclone', suffix: '', target },
       { ref: 'openssh', suffix: '_vs_openssh', note: '[reference: OpenSSH sftp-server]' },
     ]);
-    // What ssh2 itself allows: the small puts beside a bare server on it, durable and not (the same disk as File Cloud's).
+    // What ssh2 itself allows: the small puts beside a bare server on it, durable and not, and durable with
+    // the least an index adds (stop 78); the same disk as File Cloud's.
     const ceilings = await Promise.all(
-      [true, false].map(async (durable) => {
-        const root = join(dir, `ssh2-ceiling${durable ? '-durable' : ''}-root`);
+      (['durable', 'in_place', 'index'] as const).map(async (kind) => {
+        const root = join(dir, `ssh2-ceiling-${kind}-root`);
         await mkdir(root, { recursive: true });
-        const s = await startSftpCeiling(join(dir, `ssh2-ceiling${durable ? '-durable' : ''}`), root, USER, key, durable);
+        const s = await startSftpCeiling(join(dir, `ssh2-ceiling-${kind}`), root, USER, key, kind);
         others.push(s);
         return { ...s, root, remove: fromDisk(root) };
       }),
@@ -226,13 +229,16 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
     await measure('ceiling', [fileCloud, rclone, ...ceilings], [smallPut], [
       { ref: 'rclone', subject: 'ssh2_durable', suffix: '_ssh2_durable_vs_rclone', note: '[File Cloud column: the ssh2 ceiling, durable: staged, fsynced, renamed; no metadata]' },
       { ref: 'rclone', subject: 'ssh2', suffix: '_ssh2_vs_rclone', note: '[File Cloud column: the ssh2 ceiling written in place without fsync, as rclone]' },
+      { ref: 'rclone', subject: 'ssh2_index', suffix: '_ssh2_index_vs_rclone', note: "[File Cloud column: the ssh2 ceiling, durable, with an index: the entry, its change-feed row and its folder's stamp committed to SQLite before CLOSE's answer]" },
       { ref: 'ssh2_durable', suffix: '_vs_ssh2_durable', note: '[reference: the ssh2 ceiling, durable]' },
+      { ref: 'ssh2_index', suffix: '_vs_ssh2_index', note: '[reference: the ssh2 ceiling, durable, with an index]' },
     ]);
     // fsync costs nothing on tmpfs: the same small puts there show what the disk imposes on File Cloud's durable uploads.
     onTmpfs = await mkdtemp(join(TMPFS, 'file-cloud-bench-sftp-'));
     await measure('tmpfs', await startPair(onTmpfs, 'file-cloud-sftp-tmpfs.log'), [smallPut, smallPutInFlight], [{ ref: 'rclone', suffix: '_tmpfs', note: '[both on tmpfs: no fsync cost]' }]);
-    const refName = (r: Row) => (r.id.endsWith('_vs_openssh') ? 'OpenSSH' : r.id.endsWith('_vs_ssh2_durable') ? 'ssh2 ceiling (durable)' : 'rclone');
-    const subjectName = (r: Row) => (r.id.endsWith('_ssh2_durable_vs_rclone') ? 'ssh2 ceiling (durable)' : r.id.endsWith('_ssh2_vs_rclone') ? 'ssh2 ceiling' : 'File Cloud');
+    const refName = (r: Row) => (r.id.endsWith('_vs_openssh') ? 'OpenSSH' : r.id.endsWith('_vs_ssh2_durable') ? 'ssh2 ceiling (durable)' : r.id.endsWith('_vs_ssh2_index') ? 'ssh2 ceiling (index)' : 'rclone');
+    const subjectName = (r: Row) =>
+      r.id.endsWith('_ssh2_durable_vs_rclone') ? 'ssh2 ceiling (durable)' : r.id.endsWith('_ssh2_index_vs_rclone') ? 'ssh2 ceiling (index)' : r.id.endsWith('_ssh2_vs_rclone') ? 'ssh2 ceiling' : 'File Cloud';
     for (const r of rows) log(`sftp ${r.label}${r.note ? ` ${r.note}` : ''}: ${refName(r)} ${cell(r.ref, r.unit)}, ${subjectName(r)} ${cell(r.fileCloud, r.unit)}`);
     return { rows: rows.filter((r) => r.fileCloud.length > 0), details: { client: spawnVersion(), cipher: SFTP_CIPHER, smallCount, transfers: TRANSFERS, listings, openssh: openssh ? 'sshd + sftp-server' : noSshd, runs } };
   } finally {

@@ -12,7 +12,10 @@
  * ceiling (bench/node-ceiling-server.ts: a bare node:http server with File
  * Cloud's count of serving processes doing only the durable write, no
  * metadata) against rclone, and File Cloud's API raw PUT against it; the
- * same ceiling with one process per core where that is more; the API raw PUT
+ * same ceiling with one process per core where that is more; the same
+ * ceiling with an index (its `--index`: the file's entry, change-feed row and
+ * folder stamp committed to SQLite before the 201), and the API raw PUT
+ * against that too; the API raw PUT
  * with `--workers 1`, and with the data dir on tmpfs (/dev/shm), where fsync
  * costs nothing and nothing is durable — File Cloud has no switch to turn
  * fsync off, and this is the one way to see what durability costs without
@@ -93,15 +96,17 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     // where that is fewer, one per core as this row was measured from issue 30 to stop 76: what Node reaches with every core.
     const ceilingProcesses = servingProcesses(o.fcArgs);
     const perCore = o.quick || availableParallelism() <= ceilingProcesses ? undefined : availableParallelism();
-    const startCeiling = async (id: string, processes: number): Promise<Subject> => {
+    const startCeiling = async (id: string, processes: number, index = false): Promise<Subject> => {
       const root = join(tmp, `${id}-root`);
-      const server = await startNodeCeiling(tmp, 'put', root, processes);
+      const server = await startNodeCeiling(tmp, 'put', root, processes, { index });
       ceilingServers.push(server);
       const disk = join(root, USER);
       return { id, server, diskRoot: disk, mkdir: (folder) => mkdir(join(disk, folder)).then(() => undefined), perRequest: 1 };
     };
     const ceiling = await startCeiling('node_ceiling', ceilingProcesses);
     const ceilingPerCore = perCore === undefined ? undefined : await startCeiling('node_ceiling_per_core', perCore);
+    // The same with the least an index adds before each answer (stop 78): what a server that keeps the contract's change feed can reach.
+    const ceilingIndex = await startCeiling('node_ceiling_index', ceilingProcesses, true);
 
     const fcDisk = (dataDir: string) => join(dataDir, 'storage', USER);
 
@@ -110,7 +115,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const apiMultipart: Subject = { ...apiRaw, id: 'api_multipart', perRequest: PER_MULTIPART };
     const davServer = davOf(auto.server, auto.password);
     const davPut: Subject = { id: 'dav', server: davServer, diskRoot: fcDisk(auto.dataDir), mkdir: davMkdir(davServer), perRequest: 1 };
-    const extra: Subject[] = ceilingPerCore ? [ceilingPerCore] : [];
+    const extra: Subject[] = [ceilingIndex, ...(ceilingPerCore ? [ceilingPerCore] : [])];
     if (one) extra.push({ id: 'api_raw_workers1', server: one.server, diskRoot: fcDisk(one.dataDir), mkdir: apiMkdir(one.server), perRequest: 1 });
     if (shm) extra.push({ id: 'api_raw_tmpfs', server: shm.server, diskRoot: fcDisk(shm.dataDir), mkdir: apiMkdir(shm.server), perRequest: 1 });
 
@@ -124,7 +129,9 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
       api_raw_tmpfs: row('small_put_api_raw_tmpfs', `${n} × 4 KiB: API raw PUT, data dir on tmpfs (fsync a no-op, nothing durable)`, 'files/s', true),
       node_ceiling: row('small_put_node_ceiling', `${n} × 4 KiB: the Node ceiling (${processes(ceilingProcesses)}, File Cloud's default here), a bare node:http server doing only the durable write (token check, walk, stage, fsync, link, log line; no metadata)`, 'files/s', true, undefined, '[File Cloud column: that server]'),
       node_ceiling_per_core: row('small_put_node_ceiling_per_core', `${n} × 4 KiB: the same Node ceiling with ${processes(perCore ?? 0)}, one per core`, 'files/s', true, undefined, '[File Cloud column: that server]'),
+      node_ceiling_index: row('small_put_node_ceiling_index', `${n} × 4 KiB: the Node ceiling with an index (${processes(ceilingProcesses)}): the same, plus the entry, its change-feed row and its folder's stamp committed to SQLite on the event loop before the 201`, 'files/s', true, undefined, '[File Cloud column: that server]'),
       api_raw_vs_ceiling: row('small_put_api_raw_vs_ceiling', `${n} × 4 KiB: API raw PUT against the Node ceiling`, 'files/s', true, undefined, '[reference: the Node ceiling]'),
+      api_raw_vs_ceiling_index: row('small_put_api_raw_vs_ceiling_index', `${n} × 4 KiB: API raw PUT against the Node ceiling with an index`, 'files/s', true, undefined, '[reference: the Node ceiling with an index]'),
     };
     const subjects = [rclone, apiRaw, apiMultipart, davPut, ceiling, ...extra];
     const runs: Record<string, unknown>[] = [];
@@ -160,10 +167,13 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
       const rateOf = new Map(fcRates);
       rows.api_raw_vs_ceiling?.fileCloud.push(rateOf.get('api_raw') ?? NaN);
       rows.api_raw_vs_ceiling?.ref.push(rateOf.get('node_ceiling') ?? NaN);
+      rows.api_raw_vs_ceiling_index?.fileCloud.push(rateOf.get('api_raw') ?? NaN);
+      rows.api_raw_vs_ceiling_index?.ref.push(rateOf.get('node_ceiling_index') ?? NaN);
     }
     const used = Object.values(rows).filter((r) => r.fileCloud.length > 0);
-    const ceilings = [rows.node_ceiling, rows.node_ceiling_per_core];
-    for (const r of used) log(`smallput ${r.label}: ${r === rows.api_raw_vs_ceiling ? 'Node ceiling' : 'rclone'} ${cell(r.ref, r.unit)}, ${ceilings.includes(r) ? 'Node ceiling' : 'File Cloud'} ${cell(r.fileCloud, r.unit)}`);
+    const ceilings = [rows.node_ceiling, rows.node_ceiling_per_core, rows.node_ceiling_index];
+    const againstCeiling = [rows.api_raw_vs_ceiling, rows.api_raw_vs_ceiling_index];
+    for (const r of used) log(`smallput ${r.label}: ${againstCeiling.includes(r) ? 'Node ceiling' : 'rclone'} ${cell(r.ref, r.unit)}, ${ceilings.includes(r) ? 'Node ceiling' : 'File Cloud'} ${cell(r.fileCloud, r.unit)}`);
     return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, rclone: rc.version, runs } };
   } finally {
     if (rcloneServer) await stopChild(rcloneServer.proc, 'SIGTERM', 5_000);

@@ -84,6 +84,25 @@ test('index writer thread: a put fails whole with SQLite’s own error code, and
     }
   }));
 
+test('index writer thread: a delete or a move asked after puts comes after them, and a put asked after it comes after it', () =>
+  inTempDir(async (dir) => {
+    const store = await openSqliteStore(join(dir, 'db'));
+    try {
+      // None awaited before the next is asked: the puts go to the thread, the delete and the move run on the main connection.
+      const asked = [
+        store.search.put([entry('gone.txt')]),
+        store.search.put([entry('moved.txt')]),
+        store.search.deleteWithin('alice', 'gone.txt', true),
+        store.search.moveWithin('alice', 'moved.txt', 'there.txt'),
+        store.search.put([entry('gone.txt')]),
+      ];
+      await Promise.all(asked);
+      assert.deepEqual([...(await store.search.kinds('alice', ['gone.txt', 'moved.txt', 'there.txt'])).keys()].sort(), ['gone.txt', 'there.txt']);
+    } finally {
+      await store.close();
+    }
+  }));
+
 test('index writer thread: writes sent before close are answered, writes after it are refused, and an unclosed store does not keep its process alive', () =>
   inTempDir(async (dir) => {
     const file = join(dir, 'db');

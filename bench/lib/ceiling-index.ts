@@ -1,0 +1,44 @@
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The ceilings' `--index` (bench/node-ceiling-server.ts, bench/sftp-ceiling-server.ts; stop 78): the
+ * least an index adds to a new file before its answer, in a SQLite file of the ceiling's own (WAL,
+ * synchronous=NORMAL, as File Cloud's store). The function commits one file's entry (user, path,
+ * name, size, time, etag, a random id: the answer's sync fields), its change-feed row and the stamp
+ * of the folder above it (the folder's etag, CONTRACT "Changes") in one transaction, on the caller's
+ * thread, and returns the entry's id. The folder is indexed when the first file lands in it.
+ */
+export function openCeilingIndex(file: string): (user: string, path: string, size: number) => string {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, user TEXT NOT NULL, path TEXT NOT NULL, name TEXT NOT NULL, is_file INTEGER NOT NULL,
+             size INTEGER NOT NULL, modified INTEGER NOT NULL, etag TEXT NOT NULL, file_id TEXT NOT NULL, tree_cursor INTEGER, UNIQUE (user, path));
+           CREATE TABLE IF NOT EXISTS changes (cursor INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, type TEXT NOT NULL, path TEXT NOT NULL,
+             is_file INTEGER NOT NULL, size INTEGER, modified INTEGER, etag TEXT, file_id TEXT, created_at INTEGER NOT NULL);
+           CREATE INDEX IF NOT EXISTS changes_owner_cursor ON changes (owner, cursor);`);
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const insert = db.prepare('INSERT INTO entries (user, path, name, is_file, size, modified, etag, file_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, path) DO NOTHING');
+  const change = db.prepare("INSERT INTO changes (owner, type, path, is_file, size, modified, etag, file_id, created_at) VALUES (?, 'created', ?, ?, ?, ?, ?, ?, ?)");
+  const stamp = db.prepare('UPDATE entries SET tree_cursor = ? WHERE user = ? AND path = ?');
+  return (user, path, size) => {
+    const now = Date.now();
+    const id = randomBytes(16).toString('hex');
+    const etag = `"${now.toString(36)}-${size.toString(36)}"`;
+    const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : undefined;
+    begin.run();
+    try {
+      if (folder !== undefined) insert.run(user, folder, folder.slice(folder.lastIndexOf('/') + 1), 0, 0, now, '"d"', randomBytes(16).toString('hex'));
+      insert.run(user, path, path.slice(path.lastIndexOf('/') + 1), 1, size, now, etag, id);
+      const cursor = change.run(user, path, 1, size, now, etag, id, now).lastInsertRowid;
+      if (folder !== undefined) stamp.run(cursor, user, folder);
+      commit.run();
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw e;
+    }
+    return id;
+  };
+}
