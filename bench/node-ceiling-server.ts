@@ -268,4 +268,3 @@ function serve(): void {
     .listen(Number(a.port), '127.0.0.1');
   if (mode === 'put') void mkdir(staging, { recursive: true });
 }
-
