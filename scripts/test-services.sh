@@ -282,8 +282,9 @@ start_pg() {
   "${as[@]}" "$bin/initdb" -D "$P/data" -U postgres --pwfile="$P/pwfile" -E UTF8 --locale=C.UTF-8 \
     --auth-local=trust --auth-host=scram-sha-256 --no-sync >"$P/initdb.log" 2>&1
   rm -f "$P/pwfile"
+  # dynamic shared memory as files in the data dir: one that a stop had to kill leaves nothing in /dev/shm
   "${as[@]}" "$bin/pg_ctl" -D "$P/data" -l "$P/postgres.log" -w -t 60 start -o \
-    "-c listen_addresses=127.0.0.1 -c port=$PORT_PG -c unix_socket_directories=$P/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off" >"$P/pg_ctl.log" 2>&1
+    "-c listen_addresses=127.0.0.1 -c port=$PORT_PG -c unix_socket_directories=$P/sock -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c dynamic_shared_memory_type=mmap" >"$P/pg_ctl.log" 2>&1
   head -1 "$P/data/postmaster.pid" >"$PIDS/pg.pid"
   "${as[@]}" "$bin/psql" -h "$P/sock" -p "$PORT_PG" -U postgres -d postgres -qAt -c 'CREATE DATABASE app' >/dev/null
   log "postgres ready in $(since "$t") s"

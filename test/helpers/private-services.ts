@@ -181,7 +181,10 @@ export async function privatePostgres(): Promise<PrivateService> {
   let postmaster: number | undefined;
   const start = async () => {
     const log = await open(join(dir, 'postgres.log'), 'a');
-    const args = ['-D', data, '-c', 'listen_addresses=127.0.0.1', '-c', `port=${port}`, '-c', `unix_socket_directories=${sock}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+    // Its dynamic shared memory as files in its data dir, not in /dev/shm: a PostgreSQL killed with
+    // SIGKILL (kill(), dispose()) cannot remove its segments, and /dev/shm kept two of them (1 MiB in
+    // all) for every such kill until the machine restarted; the data dir goes with dispose().
+    const args = ['-D', data, '-c', 'listen_addresses=127.0.0.1', '-c', `port=${port}`, '-c', `unix_socket_directories=${sock}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'dynamic_shared_memory_type=mmap'];
     const child = spawn(`${PG_BIN}/postgres`, args, { stdio: ['ignore', log.fd, log.fd], detached: true, cwd: dir, ...ids });
     child.unref();
     await log.close();
