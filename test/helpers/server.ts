@@ -32,13 +32,21 @@ export type ServerProcess = {
  */
 export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; storage?: 'file' | 's3'; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'fc-proc-')));
-  const s3 = opts.storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
-  const fc = await spawnFileCloud({
-    dataDir,
-    args: [...s3.args, ...(opts.args ?? [])],
-    env: { FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...s3.env, ...opts.env },
-    startTimeoutMs: opts.startTimeoutMs,
-  });
+  // A data dir made here for a server that does not start (a test that expects it to fail) goes with it: no one else knows its name.
+  const removeOwnDir = () => (opts.dataDir || opts.keepDataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+  let fc: Awaited<ReturnType<typeof spawnFileCloud>>;
+  try {
+    const s3 = opts.storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
+    fc = await spawnFileCloud({
+      dataDir,
+      args: [...s3.args, ...(opts.args ?? [])],
+      env: { FILE_CLOUD_ADMIN_PASSWORD: ADMIN_PASSWORD, FILE_CLOUD_LOG_LEVEL: 'warn', ...s3.env, ...opts.env },
+      startTimeoutMs: opts.startTimeoutMs,
+    });
+  } catch (e) {
+    await removeOwnDir();
+    throw e;
+  }
   const stopTree = (signal: NodeJS.Signals = 'SIGTERM') => fc.stop(signal);
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => (await stopTree(signal)).code;
   return {
@@ -51,7 +59,7 @@ export async function startServer(opts: { args?: string[]; env?: Record<string, 
     stopTree,
     async dispose() {
       await stop();
-      if (!opts.keepDataDir && !opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+      await removeOwnDir();
     },
   };
 }
