@@ -23,6 +23,8 @@ export function openCeilingIndex(file: string): (user: string, path: string, siz
   const insert = db.prepare('INSERT INTO entries (user, path, name, is_file, size, modified, etag, file_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, path) DO NOTHING');
   const change = db.prepare("INSERT INTO changes (owner, type, path, is_file, size, modified, etag, file_id, created_at) VALUES (?, 'created', ?, ?, ?, ?, ?, ?, ?)");
   const stamp = db.prepare('UPDATE entries SET tree_cursor = ? WHERE user = ? AND path = ?');
+  // Folders this process has indexed (committed): a file into one of them asks nothing about it, as little as a ceiling does.
+  const indexed = new Set<string>();
   return (user, path, size) => {
     const now = Date.now();
     const id = randomBytes(16).toString('hex');
@@ -30,11 +32,12 @@ export function openCeilingIndex(file: string): (user: string, path: string, siz
     const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : undefined;
     begin.run();
     try {
-      if (folder !== undefined) insert.run(user, folder, folder.slice(folder.lastIndexOf('/') + 1), 0, 0, now, '"d"', randomBytes(16).toString('hex'));
+      if (folder !== undefined && !indexed.has(`${user}\0${folder}`)) insert.run(user, folder, folder.slice(folder.lastIndexOf('/') + 1), 0, 0, now, '"d"', randomBytes(16).toString('hex'));
       insert.run(user, path, path.slice(path.lastIndexOf('/') + 1), 1, size, now, etag, id);
       const cursor = change.run(user, path, 1, size, now, etag, id, now).lastInsertRowid;
       if (folder !== undefined) stamp.run(cursor, user, folder);
       commit.run();
+      if (folder !== undefined) indexed.add(`${user}\0${folder}`);
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw e;

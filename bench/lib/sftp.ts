@@ -72,8 +72,14 @@ export async function startRcloneSftp(dir: string, root: string, user: string, k
 /** bench/sftp-ceiling-server.ts, compiled beside this file's folder. */
 const CEILING_SCRIPT = fileURLToPath(new URL('../sftp-ceiling-server.js', import.meta.url));
 
-/** How the ssh2 ceiling writes: in place without fsync, durable (staged, fsynced, renamed), or durable with an index. */
-export type SftpCeilingKind = 'in_place' | 'durable' | 'index';
+/** How the ssh2 ceiling writes, by kind: its id in the rows, what its name adds, and its own arguments (`dir`: its folder). */
+const CEILING_KINDS = {
+  in_place: { id: 'ssh2', label: '', args: (_dir: string): string[] => [] },
+  durable: { id: 'ssh2_durable', label: ' (durable)', args: (_dir: string): string[] => ['--durable'] },
+  index: { id: 'ssh2_index', label: ' (durable, index)', args: (dir: string): string[] => ['--durable', `--index=${join(dir, 'index.db')}`] },
+} as const;
+/** In place without fsync, durable (staged, fsynced, renamed), or durable with an index. */
+export type SftpCeilingKind = keyof typeof CEILING_KINDS;
 
 /**
  * The ssh2 ceiling (bench/sftp-ceiling-server.ts): a bare SFTP server on File Cloud's ssh2, its
@@ -87,13 +93,13 @@ export async function startSftpCeiling(dir: string, root: string, user: string, 
   const hostKey = join(dir, 'host_key');
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   const port = await freePort();
-  const written = { in_place: [], durable: ['--durable'], index: ['--durable', `--index=${join(dir, 'index.db')}`] }[kind];
-  const args = [CEILING_SCRIPT, `--port=${port}`, `--root=${root}`, `--user=${user}`, `--authorized-key=${key.publicKey}`, `--host-key=${hostKey}`, ...written];
+  const k = CEILING_KINDS[kind];
+  const args = [CEILING_SCRIPT, `--port=${port}`, `--root=${root}`, `--user=${user}`, `--authorized-key=${key.publicKey}`, `--host-key=${hostKey}`, ...k.args(dir)];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(proc);
-  const name = `ssh2 ceiling${{ in_place: '', durable: ' (durable)', index: ' (durable, index)' }[kind]}`;
+  const name = `ssh2 ceiling${k.label}`;
   await watched(`the ${name}`, proc, "the bench's stderr", port);
-  return { id: { in_place: 'ssh2', durable: 'ssh2_durable', index: 'ssh2_index' }[kind], name, port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
+  return { id: k.id, name, port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
 }
 
 /** Why OpenSSH's sshd cannot be the reference here, or undefined. */

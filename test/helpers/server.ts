@@ -32,8 +32,7 @@ export type ServerProcess = {
  */
 export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; storage?: 'file' | 's3'; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'fc-proc-')));
-  // A data dir made here for a server that does not start (a test that expects it to fail) goes with it: no one else knows its name.
-  const removeOwnDir = () => (opts.dataDir || opts.keepDataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+  const made = opts.dataDir === undefined;
   let fc: Awaited<ReturnType<typeof spawnFileCloud>>;
   try {
     const s3 = opts.storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
@@ -44,7 +43,9 @@ export async function startServer(opts: { args?: string[]; env?: Record<string, 
       startTimeoutMs: opts.startTimeoutMs,
     });
   } catch (e) {
-    await removeOwnDir();
+    // A data dir made here for a server that does not start (a test that expects it to fail) goes with it,
+    // keepDataDir or not: the caller never learns its name.
+    if (made) await rm(dataDir, { recursive: true, force: true });
     throw e;
   }
   const stopTree = (signal: NodeJS.Signals = 'SIGTERM') => fc.stop(signal);
@@ -59,7 +60,7 @@ export async function startServer(opts: { args?: string[]; env?: Record<string, 
     stopTree,
     async dispose() {
       await stop();
-      await removeOwnDir();
+      if (made && !opts.keepDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
