@@ -132,3 +132,45 @@ test('sqlite driver: a rider shares the commit of steps run in the same turn, go
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('sqlite driver: on a connection only the writers use, a transaction runs at once when the lock is free, and in turn behind one waiting', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fc-driver-'));
+  const file = join(dir, 'sole.db');
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  const dialect = new PatientSqliteDialect(sqlite, withStatementCache(sqlite), { sole: true });
+  const db = new Kysely<Schema>({ dialect });
+  const other = new Database(file);
+  try {
+    sqlite.exec("CREATE TABLE log (seq INTEGER PRIMARY KEY, what TEXT NOT NULL); CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO t VALUES ('a', 0)");
+    const { steps, ride } = dialect.writers(db);
+    const append = (what: string) =>
+      steps(function* () {
+        yield* statement(sql`insert into log (what) values (${what})`.compile(db));
+      });
+    const logged = () => (other.prepare('SELECT what FROM log ORDER BY seq').all() as { what: string }[]).map((r) => r.what);
+    const used = () => (other.prepare("SELECT n FROM t WHERE k = 'a'").get() as { n: number }).n;
+
+    // Free lock: committed before the call returns, with the rider asked just before it aboard.
+    const riding = ride(sql`update t set n = n + 1 where k = 'a'`.compile(db));
+    const first = append('first');
+    assert.deepEqual([logged(), used()], [['first'], 1], 'both committed in the call, before any await');
+    await Promise.all([riding, first]);
+
+    // Held lock: the transaction waits on a timer; one asked once the lock is free again, while it still waits, comes after it.
+    other.exec('BEGIN IMMEDIATE');
+    const waiting = append('waited');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(logged(), ['first'], 'nothing passed the held lock');
+    other.exec('COMMIT');
+    const after = append('after');
+    await Promise.all([waiting, after]);
+    assert.deepEqual(logged(), ['first', 'waited', 'after'], 'the later transaction did not start before the one waiting');
+    assert.equal(sqlite.pragma('busy_timeout', { simple: true }), 0, 'the lock is never waited for in SQLite’s busy handler');
+  } finally {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+    await db.destroy();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

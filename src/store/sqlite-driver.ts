@@ -82,8 +82,24 @@ type Patience = <T>(attempt: () => T) => Promise<T>;
  * file, every collision stopped the whole event loop of the worker that lost — every request it
  * held — while its CPU sat idle (docs/performance.md, "Figures behind the code"). On a timer the worker goes on
  * with its other requests meanwhile; Kysely's connection mutex holds this process's other queries.
+ * `sole` (a connection only the writers use, PatientSqliteDialect): busy_timeout stays 0.
  */
-function createPatience(sqlite: Database.Database): Patience {
+function createPatience(sqlite: Database.Database, sole = false): Patience {
+  if (sole) {
+    sqlite.pragma('busy_timeout = 0');
+    return async function patiently<T>(attempt: () => T): Promise<T> {
+      const deadline = Date.now() + LOCK_WAIT_MS;
+      for (let n = 0; ; n++) {
+        try {
+          return attempt();
+        } catch (e) {
+          if (!isBusy(e) || Date.now() >= deadline) throw e;
+        }
+        const ms = pause(n);
+        await (ms === 0 ? new Promise((resolve) => setImmediate(resolve)) : sleep(ms));
+      }
+    };
+  }
   // busy_timeout is per connection: off only for the one synchronous step that may meet the lock.
   // Plucked: the answer's row is never read, and a row object for each of two statements a write cost more than the pragma.
   const off = sqlite.prepare('PRAGMA busy_timeout = 0').pluck();
@@ -131,8 +147,14 @@ function runStatement<R>(statement: CachedStatement, parameters: readonly unknow
  * and its index entries (both written when its storage event comes) share one commit instead of
  * two (an autocommit's time and write-ahead-log page, docs/performance.md, "Figures behind the code").
  * Riders are under a savepoint: one that fails is rolled back and rejected alone, the steps stay.
+ *
+ * `sole`: nothing but these writers runs on the connection (the index writer's thread,
+ * sqlite-writer-thread.ts). A transaction then starts at once, without Kysely's connection and its
+ * turns, when none of these is waiting for the lock and the lock is free: all of it is one
+ * synchronous run, so nothing can come between (docs/performance.md, "The thread's transaction
+ * without Kysely's turns"). Otherwise it waits its turn as on a shared connection.
  */
-function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements: CachedStatements, patiently: Patience): { steps: StepRunner; ride: Ride } {
+function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements: CachedStatements, patiently: Patience, sole = false): { steps: StepRunner; ride: Ride } {
   type Rider = { readonly query: CompiledQuery; readonly resolve: () => void; readonly reject: (e: unknown) => void };
   // Prepared once: `exec` parses its text at every call, and every upload's transaction runs these.
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
@@ -162,34 +184,63 @@ function sqliteWriters(db: Kysely<Schema>, sqlite: Database.Database, statements
     return { aboard, failed };
   }
 
+  /** The steps and the riders waiting now, after BEGIN, to COMMIT; throws (rolled back) when they fail. */
+  function runBegun<T>(steps: (() => Steps<T>) | undefined): T | undefined {
+    let boarded: ReturnType<typeof board> | undefined;
+    let value: T | undefined;
+    try {
+      if (steps) {
+        const run = steps();
+        let next = run.next();
+        while (!next.done) next = run.next(runStatement(statements.prepare(next.value.sql), next.value.parameters));
+        value = next.value;
+      }
+      boarded = board();
+      commit.run();
+    } catch (e) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      for (const r of boarded?.aboard ?? []) r.reject(e);
+      throw e;
+    }
+    for (const r of boarded.aboard) {
+      const error = boarded.failed.get(r);
+      if (error === undefined) r.resolve();
+      else r.reject(error);
+    }
+    return value;
+  }
+
+  /** Transactions of these writers waiting for their turn (a later one never starts before them). */
+  let waitingTurns = 0;
+
   function transact<T>(steps: (() => Steps<T>) | undefined): Promise<T | undefined> {
-    return db.connection().execute(async () => {
-      // A turn of riders alone that an earlier transaction took on already: nothing to do.
-      if (!steps && riders.length === 0) return undefined;
-      await patiently(() => begin.run());
-      let boarded: ReturnType<typeof board> | undefined;
-      let value: T | undefined;
+    if (sole && waitingTurns === 0 && !sqlite.inTransaction) {
+      if (!steps && riders.length === 0) return Promise.resolve(undefined);
+      let began = false;
       try {
-        if (steps) {
-          const run = steps();
-          let next = run.next();
-          while (!next.done) next = run.next(runStatement(statements.prepare(next.value.sql), next.value.parameters));
-          value = next.value;
-        }
-        boarded = board();
-        commit.run();
+        begin.run();
+        began = true;
       } catch (e) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-        for (const r of boarded?.aboard ?? []) r.reject(e);
-        throw e;
+        if (!isBusy(e)) return Promise.reject(e);
       }
-      for (const r of boarded.aboard) {
-        const error = boarded.failed.get(r);
-        if (error === undefined) r.resolve();
-        else r.reject(error);
+      if (began) {
+        try {
+          return Promise.resolve(runBegun(steps));
+        } catch (e) {
+          return Promise.reject(e);
+        }
       }
-      return value;
-    });
+    }
+    waitingTurns++;
+    return db
+      .connection()
+      .execute(async () => {
+        // A turn of riders alone that an earlier transaction took on already: nothing to do.
+        if (!steps && riders.length === 0) return undefined;
+        await patiently(() => begin.run());
+        return runBegun(steps);
+      })
+      .finally(() => waitingTurns--);
   }
 
   return {
@@ -254,17 +305,23 @@ export class PatientSqliteDialect extends SqliteDialect {
   readonly #statements: CachedStatements;
   // One per connection: busy_timeout is the connection's.
   readonly #patiently: Patience;
-  constructor(sqlite: Database.Database, statements: CachedStatements) {
+  readonly #sole: boolean;
+  /**
+   * `sole`: only `writers` runs on this connection (the index writer's thread). Its lock is then
+   * never waited for in SQLite's busy handler (busy_timeout 0 throughout, no toggling a statement), only on timers.
+   */
+  constructor(sqlite: Database.Database, statements: CachedStatements, opts: { sole?: boolean } = {}) {
     super({ database: statements });
     this.#sqlite = sqlite;
     this.#statements = statements;
-    this.#patiently = createPatience(sqlite);
+    this.#sole = opts.sole === true;
+    this.#patiently = createPatience(sqlite, this.#sole);
   }
   override createDriver(): Driver {
     return new PatientDriver(this.#sqlite, this.#statements, this.#patiently);
   }
   /** Runs Steps (steps.ts) and riders on this connection without a pause under the lock (sqliteWriters). */
   writers(db: Kysely<Schema>): { steps: StepRunner; ride: Ride } {
-    return sqliteWriters(db, this.#sqlite, this.#statements, this.#patiently);
+    return sqliteWriters(db, this.#sqlite, this.#statements, this.#patiently, this.#sole);
   }
 }

@@ -31,7 +31,8 @@ function open() {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`cache_size = -${CACHE_KIB}`);
-  const dialect = new PatientSqliteDialect(sqlite, withStatementCache(sqlite));
+  // Only the writers run on this connection: a transaction starts without Kysely's turns when it can.
+  const dialect = new PatientSqliteDialect(sqlite, withStatementCache(sqlite), { sole: true });
   const db = new Kysely<Schema>({ dialect });
   return { db, ...dialect.writers(db), putSteps: createPutSteps(db, journal) };
 }
@@ -41,17 +42,29 @@ try {
   writer = open();
 } catch (e) {
   // Nothing listens after this: the thread ends once the message is out.
-  port.postMessage({ id: 0, fatal: String((e as Error).message ?? e) } satisfies FromWriter);
+  port.postMessage([{ id: 0, fatal: String((e as Error).message ?? e) }] satisfies FromWriter[]);
 }
 
 const running = new Set<Promise<void>>();
 
+/** Answers not yet sent: those that settle in one turn (an upload's put and its rider share a commit) go in one message. */
+let answers: FromWriter[] = [];
+function reply(a: FromWriter): void {
+  if (answers.length === 0)
+    queueMicrotask(() => {
+      const sent = answers;
+      answers = [];
+      port?.postMessage(sent);
+    });
+  answers.push(a);
+}
+
 function answer(id: number, work: Promise<unknown>): void {
   const done = work.then(
-    (value) => port?.postMessage({ id, value } satisfies FromWriter),
+    (value) => reply({ id, value }),
     (e: unknown) => {
       const { message, name, code } = e as { message?: unknown; name?: unknown; code?: unknown };
-      port?.postMessage({ id, error: { message: String(message ?? e), name: typeof name === 'string' ? name : 'Error', ...(typeof code === 'string' ? { code } : {}) } } satisfies FromWriter);
+      reply({ id, error: { message: String(message ?? e), name: typeof name === 'string' ? name : 'Error', ...(typeof code === 'string' ? { code } : {}) } });
     },
   );
   running.add(done);
@@ -60,17 +73,21 @@ function answer(id: number, work: Promise<unknown>): void {
 
 if (writer) {
   const { db, steps, ride, putSteps } = writer;
-  port.on('message', (m: ToWriter) => {
-    if (m.put) {
-      const batch: readonly IndexedEntry[] = m.put;
-      answer(m.id, steps(() => putSteps(batch)));
-    } else if (m.ride) {
-      answer(m.id, ride(CompiledQuery.raw(m.ride.sql, [...m.ride.parameters])));
-    } else if (m.close) {
-      // Every write sent before the close is answered first; then the connection closes, and the thread ends.
-      void Promise.allSettled([...running])
-        .then(() => db.destroy())
-        .finally(() => port.close());
+  port.on('message', (requests: readonly ToWriter[]) => {
+    // The riders first: a put's transaction may run at once (sqlite-driver.ts, `sole`), and the riders
+    // that came with it (its upload's usage) board it. A rider is a single write that no put reads.
+    for (const m of requests) if (m.ride) answer(m.id, ride(CompiledQuery.raw(m.ride.sql, [...m.ride.parameters])));
+    for (const m of requests) {
+      if (m.put) {
+        const batch: readonly IndexedEntry[] = m.put;
+        answer(m.id, steps(() => putSteps(batch)));
+      } else if (m.close) {
+        // Every write sent before the close is answered first; then the connection closes, and the thread ends.
+        void Promise.allSettled([...running])
+          .then(() => new Promise<void>((resolve) => queueMicrotask(resolve)))
+          .then(() => db.destroy())
+          .finally(() => port.close());
+      }
     }
   });
 }

@@ -7,9 +7,9 @@ import type { Ride } from './steps.js';
 
 /** What the thread is started with. */
 export type WriterOptions = { readonly file: string; readonly journal: boolean };
-/** A message to the thread: a batch of index puts, a rider, or the close. */
+/** A request to the thread: a batch of index puts, a rider, or the close. Each message is the requests of one turn, in order. */
 export type ToWriter = { id: number; put?: readonly IndexedEntry[]; ride?: { sql: string; parameters: readonly unknown[] }; close?: true };
-/** The thread's answer to one write, or why it cannot write at all (its connection did not open). */
+/** The thread's answer to one request, or why it cannot write at all (its connection did not open). Each message is the answers of one turn. */
 export type FromWriter = { id: number; value?: unknown; error?: { message: string; name: string; code?: string }; fatal?: string };
 
 /** The index writer seen from the main thread. */
@@ -64,8 +64,8 @@ export function semiSpaceFlag(flags: readonly string[]): string | undefined {
 }
 
 type Pending = Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
-/** A running thread, the writes it holds, and its end. */
-type Running = { readonly worker: Worker; readonly pending: Pending; readonly exited: Promise<void> };
+/** A running thread, the writes it holds, the requests of this turn not yet sent, and its end. */
+type Running = { readonly worker: Worker; readonly pending: Pending; outbox: ToWriter[]; readonly exited: Promise<void> };
 
 /**
  * SQLite's upload transaction in a thread of its own (sqlite-writer-thread.ts). On one process the
@@ -76,6 +76,11 @@ type Running = { readonly worker: Worker; readonly pending: Pending; readonly ex
  * SQLite's one write lock orders it against the main thread's writes exactly as it orders another
  * process's. Puts that wait while the thread writes go together into its next transaction (the
  * group commit of search-repo.ts): the wait is real work now, not a deferral.
+ *
+ * The requests of one turn go in one message, and the thread answers the requests of one of its
+ * turns in one: an upload's storage event asks for its index put and its usage rider in the same
+ * turn, and a message each way is a wake-up of a sleeping thread each (docs/performance.md, "One
+ * message to the index thread a turn").
  *
  * Started at the first write (a CLI command that writes no index starts no thread); kept from
  * holding the process open while nothing is in flight. A thread that dies fails the writes it held
@@ -90,7 +95,7 @@ export function sqliteIndexWriter(options: WriterOptions): IndexWriter {
   function start(): Running {
     // No flags of this process's (a test runner's, `--input-type`, a profiler's): the thread runs plain module code.
     const worker = withThreadHeapLimits(() => new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: options, execArgv: [], resourceLimits: LIMITS }));
-    const run: Running = { worker, pending: new Map(), exited: new Promise<void>((resolve) => worker.once('exit', () => resolve())) };
+    const run: Running = { worker, pending: new Map(), outbox: [], exited: new Promise<void>((resolve) => worker.once('exit', () => resolve())) };
     /** This thread is done: its writes fail with `why`, and the next write starts another. */
     const stopped = (why: string): void => {
       if (current === run) current = undefined;
@@ -98,19 +103,29 @@ export function sqliteIndexWriter(options: WriterOptions): IndexWriter {
       run.pending.clear();
     };
     worker.unref();
-    worker.on('message', (m: FromWriter) => {
-      if (m.fatal !== undefined) return stopped(m.fatal);
-      const p = run.pending.get(m.id);
-      if (!p) return;
-      run.pending.delete(m.id);
+    worker.on('message', (answers: readonly FromWriter[]) => {
+      for (const m of answers) {
+        if (m.fatal !== undefined) return stopped(m.fatal);
+        const p = run.pending.get(m.id);
+        if (!p) continue;
+        run.pending.delete(m.id);
+        if (m.error) p.reject(Object.assign(new Error(m.error.message), { name: m.error.name }, m.error.code === undefined ? {} : { code: m.error.code }));
+        else p.resolve(m.value);
+      }
       // While closing, the thread holds the process open until it has exited (close() waits for that).
       if (run.pending.size === 0 && !closing) worker.unref();
-      if (m.error) p.reject(Object.assign(new Error(m.error.message), { name: m.error.name }, m.error.code === undefined ? {} : { code: m.error.code }));
-      else p.resolve(m.value);
     });
     worker.on('error', (e) => stopped(e.message));
     worker.on('exit', (code) => stopped(`it exited with code ${code}`));
     return run;
+  }
+
+  /** Sends the requests of this turn, in order. */
+  function post(run: Running): void {
+    const requests = run.outbox;
+    if (requests.length === 0) return;
+    run.outbox = [];
+    run.worker.postMessage(requests);
   }
 
   function send<T>(message: Omit<ToWriter, 'id'>): Promise<T> {
@@ -120,7 +135,9 @@ export function sqliteIndexWriter(options: WriterOptions): IndexWriter {
     return new Promise<T>((resolve, reject) => {
       if (run.pending.size === 0) run.worker.ref();
       run.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      run.worker.postMessage({ id, ...message } satisfies ToWriter);
+      // After this turn's synchronous work: every listener of a storage event asks in the same turn.
+      if (run.outbox.length === 0) queueMicrotask(() => post(run));
+      run.outbox.push({ id, ...message });
     });
   }
 
@@ -132,7 +149,9 @@ export function sqliteIndexWriter(options: WriterOptions): IndexWriter {
         const run = current;
         if (!run) return;
         run.worker.ref();
-        run.worker.postMessage({ id: 0, close: true } satisfies ToWriter);
+        // After what is sent: the thread answers every request before the close.
+        run.outbox.push({ id: 0, close: true });
+        post(run);
         await run.exited;
       })();
       return closing;
