@@ -13,30 +13,44 @@
  *   --index F   (with --durable) after the rename, the least an index adds before CLOSE's answer:
  *               the file's entry, its change-feed row and its folder's stamp committed to the
  *               SQLite file F on the event loop (bench/lib/ceiling-index.ts; stop 78).
+ *   --pool      (with --durable --index) nothing that waits for the disk on the event loop, as a
+ *               server with other clients must: the staging file opened in libuv's thread pool,
+ *               a small file's bytes held until CLOSE and written, fsynced and closed there in one
+ *               job (File Cloud's native durable write, src/storage/local/fs-ops.ts), the rename
+ *               on the event loop (a metadata step, as File Cloud's), and the index committed in a
+ *               worker thread of its own, each file a message there and back (stop 79).
+ *   --index-on-loop  (with --pool) the same, but the index committed on the event loop: SQLite's
+ *               commit in write-ahead-log mode waits for no disk (its checkpoints do, now and then).
  *
- * Every file-system call is synchronous, on the event loop: for one client that waits for each
- * answer (OpenSSH's `sftp -b` put: STAT, OPEN, WRITE, CLOSE a file) no trip through the thread pool
- * is the lowest latency Node has. Only what `sftp -b` uses for `mkdir` and `put` is answered
+ * Without --pool every file-system call is synchronous, on the event loop: for one client that
+ * waits for each answer (OpenSSH's `sftp -b` put: STAT, OPEN, WRITE, CLOSE a file) no trip through
+ * the thread pool is the lowest latency Node has, and every other client waits meanwhile. Only what `sftp -b` uses for `mkdir` and `put` is answered
  * (REALPATH, STAT, LSTAT, FSTAT, OPEN for writing, WRITE, CLOSE, MKDIR, SETSTAT, FSETSTAT); anything
  * else is OP_UNSUPPORTED.
  *
  * `node dist/bench/sftp-ceiling-server.js --port P --root DIR --user NAME --authorized-key PUB
- *  --host-key FILE [--durable [--index FILE]]`
+ *  --host-key FILE [--durable [--index FILE [--pool [--index-on-loop]]]]`
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { close, closeSync, fstatSync, fsyncSync, mkdirSync, open, openSync, readFileSync, renameSync, statSync, unlinkSync, write, writeSync, type Stats } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import ssh2, { type Connection, type SFTPWrapper } from 'ssh2';
 import { SFTP_ALGORITHMS } from '../src/sftp/server.js';
-import { openCeilingIndex } from './lib/ceiling-index.js';
+import { durableWrite } from '../src/storage/local/fs-ops.js';
+import { openCeilingIndex, openCeilingIndexThread } from './lib/ceiling-index.js';
 
-const { values: a } = parseArgs({ options: { port: { type: 'string' }, root: { type: 'string' }, user: { type: 'string' }, 'authorized-key': { type: 'string' }, 'host-key': { type: 'string' }, durable: { type: 'boolean' }, index: { type: 'string' } } });
+const { values: a } = parseArgs({ options: { port: { type: 'string' }, root: { type: 'string' }, user: { type: 'string' }, 'authorized-key': { type: 'string' }, 'host-key': { type: 'string' }, durable: { type: 'boolean' }, index: { type: 'string' }, pool: { type: 'boolean' }, 'index-on-loop': { type: 'boolean' } } });
 const root = a.root ?? '.';
 const durable = a.durable === true;
 const staging = join(root, '.staging');
 if (durable) mkdirSync(staging, { recursive: true });
-const index = durable && a.index !== undefined ? openCeilingIndex(a.index) : undefined;
+const pool = durable && a.index !== undefined && a.pool === true;
+const loopIndex = a['index-on-loop'] === true;
+const index = durable && a.index !== undefined && (!pool || loopIndex) ? openCeilingIndex(a.index) : undefined;
+const indexThread = pool && !loopIndex && a.index !== undefined ? openCeilingIndexThread(a.index) : undefined;
+/** What --pool holds of a file before it writes: as File Cloud's small body (src/storage/local/write.ts). */
+const SMALL = 256 * 1024;
 const allowed = ssh2.utils.parseKey(a['authorized-key'] ?? '');
 if (allowed instanceof Error) throw allowed;
 
@@ -70,50 +84,53 @@ function serve(sftp: SFTPWrapper): void {
   const stat = (reqId: number, p: string) => run(reqId, () => sftp.attrs(reqId, attrsOf(statSync(onDisk(p))) as ssh2.Attributes));
   sftp.on('STAT', stat);
   sftp.on('LSTAT', stat);
-  sftp.on('OPEN', (reqId: number, p: string, flags: number) =>
-    run(reqId, () => {
-      if (!(flags & WRITE)) return sftp.status(reqId, STATUS.OP_UNSUPPORTED);
-      const name = onDisk(p);
-      const staged = durable ? join(staging, randomBytes(12).toString('hex')) : undefined;
-      const fd = openSync(staged ?? name, staged ? 'wx' : 'w');
-      const id = next++;
-      handles.set(id, { fd, name, size: 0, ...(staged ? { staged } : {}) });
-      const handle = Buffer.alloc(4);
-      handle.writeUInt32BE(id, 0);
-      sftp.handle(reqId, handle);
-    }),
-  );
-  sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) =>
-    run(reqId, () => {
-      const h = handleOf(id);
-      if (!h) return sftp.status(reqId, STATUS.FAILURE);
-      for (let done = 0; done < data.length; ) done += writeSync(h.fd, data, done, data.length - done, offset + done);
-      h.size = Math.max(h.size, offset + data.length);
-      sftp.status(reqId, STATUS.OK);
-    }),
-  );
-  sftp.on('FSTAT', (reqId: number, id: Buffer) =>
-    run(reqId, () => {
-      const h = handleOf(id);
-      if (!h) return sftp.status(reqId, STATUS.FAILURE);
-      sftp.attrs(reqId, attrsOf(fstatSync(h.fd)) as ssh2.Attributes);
-    }),
-  );
-  sftp.on('CLOSE', (reqId: number, id: Buffer) =>
-    run(reqId, () => {
-      const h = handleOf(id);
-      if (!h) return sftp.status(reqId, STATUS.FAILURE);
-      handles.delete(keyOf(id));
-      try {
-        if (h.staged) fsyncSync(h.fd);
-      } finally {
-        closeSync(h.fd);
-      }
-      if (h.staged) renameSync(h.staged, h.name);
-      index?.(a.user ?? '', relative(root, h.name), h.size);
-      sftp.status(reqId, STATUS.OK);
-    }),
-  );
+  if (pool) servePooled(sftp, keyOf, (e, reqId) => sftp.status(reqId, (e as NodeJS.ErrnoException).code === 'ENOENT' ? STATUS.NO_SUCH_FILE : STATUS.FAILURE));
+  else {
+    sftp.on('OPEN', (reqId: number, p: string, flags: number) =>
+      run(reqId, () => {
+        if (!(flags & WRITE)) return sftp.status(reqId, STATUS.OP_UNSUPPORTED);
+        const name = onDisk(p);
+        const staged = durable ? join(staging, randomBytes(12).toString('hex')) : undefined;
+        const fd = openSync(staged ?? name, staged ? 'wx' : 'w');
+        const id = next++;
+        handles.set(id, { fd, name, size: 0, ...(staged ? { staged } : {}) });
+        const handle = Buffer.alloc(4);
+        handle.writeUInt32BE(id, 0);
+        sftp.handle(reqId, handle);
+      }),
+    );
+    sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) =>
+      run(reqId, () => {
+        const h = handleOf(id);
+        if (!h) return sftp.status(reqId, STATUS.FAILURE);
+        for (let done = 0; done < data.length; ) done += writeSync(h.fd, data, done, data.length - done, offset + done);
+        h.size = Math.max(h.size, offset + data.length);
+        sftp.status(reqId, STATUS.OK);
+      }),
+    );
+    sftp.on('FSTAT', (reqId: number, id: Buffer) =>
+      run(reqId, () => {
+        const h = handleOf(id);
+        if (!h) return sftp.status(reqId, STATUS.FAILURE);
+        sftp.attrs(reqId, attrsOf(fstatSync(h.fd)) as ssh2.Attributes);
+      }),
+    );
+    sftp.on('CLOSE', (reqId: number, id: Buffer) =>
+      run(reqId, () => {
+        const h = handleOf(id);
+        if (!h) return sftp.status(reqId, STATUS.FAILURE);
+        handles.delete(keyOf(id));
+        try {
+          if (h.staged) fsyncSync(h.fd);
+        } finally {
+          closeSync(h.fd);
+        }
+        if (h.staged) renameSync(h.staged, h.name);
+        index?.(a.user ?? '', relative(root, h.name), h.size);
+        sftp.status(reqId, STATUS.OK);
+      }),
+    );
+  }
   sftp.on('MKDIR', (reqId: number, p: string) => run(reqId, () => (mkdirSync(onDisk(p)), sftp.status(reqId, STATUS.OK))));
   sftp.on('SETSTAT', (reqId: number) => sftp.status(reqId, STATUS.OK));
   sftp.on('FSETSTAT', (reqId: number) => sftp.status(reqId, STATUS.OK));
@@ -127,6 +144,95 @@ function serve(sftp: SFTPWrapper): void {
     for (const h of handles.values()) {
       closeSync(h.fd);
       if (h.staged) unlinkSync(h.staged);
+    }
+    handles.clear();
+  });
+}
+
+/** A --pool handle: its descriptor once the pool has opened the staging file, the bytes held, their end. */
+type Pooled = { fd: Promise<number>; staged: string; name: string; held: Buffer[]; at: number; size: number };
+
+/**
+ * OPEN, WRITE, FSTAT and CLOSE for --pool: every step that waits for the disk in the thread pool,
+ * the index in its worker thread. A small file's bytes are held and go with CLOSE's one job; a
+ * write that is not the next byte, or past SMALL, writes what is held first.
+ */
+function servePooled(sftp: SFTPWrapper, keyOf: (id: Buffer) => number, failed: (e: unknown, reqId: number) => void): void {
+  const handles = new Map<number, Pooled>();
+  let next = 0;
+  const opened = (path: string) => new Promise<number>((res, rej) => open(path, 'wx', (e, fd) => (e ? rej(e) : res(fd))));
+  const writeAll = (fd: number, data: Buffer, at: number) =>
+    new Promise<void>((res, rej) => {
+      const from = (done: number) => (done === data.length ? res() : write(fd, data, done, data.length - done, at + done, (e, n) => (e ? rej(e) : from(done + n))));
+      from(0);
+    });
+  /** Writes what is held at its place. */
+  const flush = async (h: Pooled) => {
+    const data = Buffer.concat(h.held);
+    const at = h.at - data.length;
+    h.held = [];
+    await writeAll(await h.fd, data, at);
+  };
+  sftp.on('OPEN', (reqId: number, p: string, flags: number) => {
+    if (!(flags & WRITE)) return sftp.status(reqId, STATUS.OP_UNSUPPORTED);
+    // Answered at once, the staging file created in the pool meanwhile (as File Cloud creates an SFTP put's early):
+    // a failure to create it is CLOSE's.
+    const staged = join(staging, randomBytes(12).toString('hex'));
+    const fd = opened(staged);
+    fd.catch(() => undefined);
+    const id = next++;
+    handles.set(id, { fd, staged, name: onDisk(p), held: [], at: 0, size: 0 });
+    const handle = Buffer.alloc(4);
+    handle.writeUInt32BE(id, 0);
+    sftp.handle(reqId, handle);
+  });
+  sftp.on('WRITE', (reqId: number, id: Buffer, offset: number, data: Buffer) => {
+    const h = handles.get(keyOf(id));
+    if (!h) return sftp.status(reqId, STATUS.FAILURE);
+    h.size = Math.max(h.size, offset + data.length);
+    const held = h.at - h.held.reduce((n, b) => n + b.length, 0) === 0 && offset === h.at && h.at + data.length <= SMALL;
+    if (held) {
+      h.held.push(Buffer.from(data));
+      h.at += data.length;
+      return sftp.status(reqId, STATUS.OK);
+    }
+    (h.held.length > 0 ? flush(h) : Promise.resolve())
+      .then(async () => {
+        await writeAll(await h.fd, data, offset);
+        h.at = offset + data.length;
+      })
+      .then(
+        () => sftp.status(reqId, STATUS.OK),
+        (e: unknown) => failed(e, reqId),
+      );
+  });
+  sftp.on('FSTAT', (reqId: number, id: Buffer) => {
+    const h = handles.get(keyOf(id));
+    if (!h) return sftp.status(reqId, STATUS.FAILURE);
+    sftp.attrs(reqId, { mode: 0o100644, uid: 0, gid: 0, size: h.size, atime: 0, mtime: 0 } as ssh2.Attributes);
+  });
+  sftp.on('CLOSE', (reqId: number, id: Buffer) => {
+    const h = handles.get(keyOf(id));
+    if (!h) return sftp.status(reqId, STATUS.FAILURE);
+    handles.delete(keyOf(id));
+    // Held bytes (a small file, whole from its start) go with the fsync in one job; otherwise they were written.
+    const bytes = h.held;
+    h.held = [];
+    h.fd
+      .then((fd) => durableWrite(fd, bytes))
+      .then(async () => {
+        renameSync(h.staged, h.name);
+        if (indexThread) await indexThread(a.user ?? '', relative(root, h.name), h.size);
+        else index?.(a.user ?? '', relative(root, h.name), h.size);
+      })
+      .then(
+        () => sftp.status(reqId, STATUS.OK),
+        (e: unknown) => failed(e, reqId),
+      );
+  });
+  sftp.on('close', () => {
+    for (const h of handles.values()) {
+      h.fd.then((fd) => close(fd, () => unlinkSync(h.staged))).catch(() => undefined);
     }
     handles.clear();
   });

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 
 /**
  * The ceilings' `--index` (bench/node-ceiling-server.ts, bench/sftp-ceiling-server.ts; stop 78): the
@@ -44,4 +45,32 @@ export function openCeilingIndex(file: string): (user: string, path: string, siz
     }
     return id;
   };
+}
+
+/**
+ * The same index in a worker thread of its own (bench/lib/ceiling-index-thread.ts; the ssh2 ceiling's
+ * `--pool`): each file a message to the thread and its id back, as File Cloud's upload transaction
+ * runs in src/store/sqlite-writer.ts. The thread is unref'd: it keeps no process alive.
+ */
+export function openCeilingIndexThread(file: string): (user: string, path: string, size: number) => Promise<string> {
+  const thread = new Worker(new URL('./ceiling-index-thread.js', import.meta.url), { workerData: { file } });
+  thread.unref();
+  const waiting = new Map<number, { resolve: (id: string) => void; reject: (e: Error) => void }>();
+  let next = 0;
+  thread.on('message', (m: { n: number; id?: string; error?: string }) => {
+    const w = waiting.get(m.n);
+    waiting.delete(m.n);
+    if (m.id !== undefined) w?.resolve(m.id);
+    else w?.reject(new Error(m.error ?? 'the index thread failed'));
+  });
+  thread.on('error', (e) => {
+    for (const w of waiting.values()) w.reject(e);
+    waiting.clear();
+  });
+  return (user, path, size) =>
+    new Promise((resolve, reject) => {
+      const n = next++;
+      waiting.set(n, { resolve, reject });
+      thread.postMessage({ n, user, path, size });
+    });
 }

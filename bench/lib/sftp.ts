@@ -77,16 +77,22 @@ const CEILING_KINDS = {
   in_place: { id: 'ssh2', label: '', args: (_dir: string): string[] => [] },
   durable: { id: 'ssh2_durable', label: ' (durable)', args: (_dir: string): string[] => ['--durable'] },
   index: { id: 'ssh2_index', label: ' (durable, index)', args: (dir: string): string[] => ['--durable', `--index=${join(dir, 'index.db')}`] },
+  pool: { id: 'ssh2_pool', label: ' (durable, index in a thread, disk in the pool)', args: (dir: string): string[] => ['--durable', `--index=${join(dir, 'index.db')}`, '--pool'] },
+  pool_loop: { id: 'ssh2_pool_loop', label: ' (durable, index on the loop, disk in the pool)', args: (dir: string): string[] => ['--durable', `--index=${join(dir, 'index.db')}`, '--pool', '--index-on-loop'] },
 } as const;
-/** In place without fsync, durable (staged, fsynced, renamed), or durable with an index. */
+/** In place without fsync, durable (staged, fsynced, renamed), durable with an index, and that with the disk's work in the thread pool (the index in a thread, or on the loop). */
 export type SftpCeilingKind = keyof typeof CEILING_KINDS;
+/** A ceiling's id in the rows (its SftpServer id) and its name in the bench's lines, by kind. */
+export const sftpCeilingId = (kind: SftpCeilingKind): string => CEILING_KINDS[kind].id;
+export const sftpCeilingName = (kind: SftpCeilingKind): string => `ssh2 ceiling${CEILING_KINDS[kind].label}`;
 
 /**
  * The ssh2 ceiling (bench/sftp-ceiling-server.ts): a bare SFTP server on File Cloud's ssh2, its
  * algorithms and this Node, serving ROOT to `user` with the client key. `durable`: each file staged,
  * fsynced and renamed at CLOSE (the contract's upload without metadata); `index`: the same, and the
- * file committed to an index of its own before CLOSE's answer (its `--index`); `in_place`: written
- * at its name, no fsync. Its files are on `dir`'s disk, its index in `dir`.
+ * file committed to an index of its own before CLOSE's answer (its `--index`); `pool` and
+ * `pool_loop`: that with nothing waiting for the disk on the event loop (its `--pool`), the index in a
+ * thread or on the loop; `in_place`: written at its name, no fsync. Its files are on `dir`'s disk, its index in `dir`.
  */
 export async function startSftpCeiling(dir: string, root: string, user: string, key: ClientKey, kind: SftpCeilingKind): Promise<SftpServer> {
   await mkdir(dir, { recursive: true });
@@ -97,7 +103,7 @@ export async function startSftpCeiling(dir: string, root: string, user: string, 
   const args = [CEILING_SCRIPT, `--port=${port}`, `--root=${root}`, `--user=${user}`, `--authorized-key=${key.publicKey}`, `--host-key=${hostKey}`, ...k.args(dir)];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(proc);
-  const name = `ssh2 ceiling${k.label}`;
+  const name = sftpCeilingName(kind);
   await watched(`the ${name}`, proc, "the bench's stderr", port);
   return { id: k.id, name, port, user, pids: async () => (proc.pid ? processTree(proc.pid) : []), proc };
 }

@@ -28,7 +28,7 @@ import type { Options } from '../lib/options.js';
 import { BenchError, MiB, USER } from '../lib/paths.js';
 import { cpuSeconds, freePort, stopChild } from '../lib/processes.js';
 import type { Server } from '../lib/server.js';
-import { clientKey, rcloneCopy, SFTP_CIPHER, sftpBatch, sshdMissing, startRcloneSftp, startSftpCeiling, startSshd, type ClientKey, type SftpServer } from '../lib/sftp.js';
+import { clientKey, rcloneCopy, SFTP_CIPHER, sftpBatch, sftpCeilingId, sftpCeilingName, sshdMissing, startRcloneSftp, startSftpCeiling, startSshd, type ClientKey, type SftpCeilingKind, type SftpServer } from '../lib/sftp.js';
 import { cell, row, type Row } from '../lib/stats.js';
 import { settleDisk } from '../lib/transfers.js';
 import type { Dataset } from './context.js';
@@ -215,10 +215,11 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
       { ref: 'rclone', suffix: '', target },
       { ref: 'openssh', suffix: '_vs_openssh', note: '[reference: OpenSSH sftp-server]' },
     ]);
-    // What ssh2 itself allows: the small puts beside a bare server on it, durable and not, and durable with
-    // the least an index adds (stop 78); the same disk as File Cloud's.
+    // What ssh2 itself allows: the small puts beside a bare server on it, durable and not, durable with
+    // the least an index adds (stop 78), and that with no wait for the disk on its event loop (stop 79);
+    // the same disk as File Cloud's.
     const ceilings = await Promise.all(
-      (['durable', 'in_place', 'index'] as const).map(async (kind) => {
+      CEILINGS.map(async ({ kind }) => {
         const root = join(dir, `ssh2-ceiling-${kind}-root`);
         await mkdir(root, { recursive: true });
         const s = await startSftpCeiling(join(dir, `ssh2-ceiling-${kind}`), root, USER, key, kind);
@@ -227,18 +228,21 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
       }),
     );
     await measure('ceiling', [fileCloud, rclone, ...ceilings], [smallPut], [
-      { ref: 'rclone', subject: 'ssh2_durable', suffix: '_ssh2_durable_vs_rclone', note: '[File Cloud column: the ssh2 ceiling, durable: staged, fsynced, renamed; no metadata]' },
-      { ref: 'rclone', subject: 'ssh2', suffix: '_ssh2_vs_rclone', note: '[File Cloud column: the ssh2 ceiling written in place without fsync, as rclone]' },
-      { ref: 'rclone', subject: 'ssh2_index', suffix: '_ssh2_index_vs_rclone', note: "[File Cloud column: the ssh2 ceiling, durable, with an index: the entry, its change-feed row and its folder's stamp committed to SQLite before CLOSE's answer]" },
-      { ref: 'ssh2_durable', suffix: '_vs_ssh2_durable', note: '[reference: the ssh2 ceiling, durable]' },
-      { ref: 'ssh2_index', suffix: '_vs_ssh2_index', note: '[reference: the ssh2 ceiling, durable, with an index]' },
+      ...CEILINGS.map(({ kind, what }) => ({ ref: 'rclone', subject: sftpCeilingId(kind), suffix: `_${sftpCeilingId(kind)}_vs_rclone`, note: `[File Cloud column: the ssh2 ceiling, ${what}]` })),
+      ...CEILINGS.filter((c) => c.reference).map(({ kind }) => ({ ref: sftpCeilingId(kind), suffix: `_vs_${sftpCeilingId(kind)}`, note: `[reference: the ${sftpCeilingName(kind)}]` })),
     ]);
     // fsync costs nothing on tmpfs: the same small puts there show what the disk imposes on File Cloud's durable uploads.
     onTmpfs = await mkdtemp(join(TMPFS, 'file-cloud-bench-sftp-'));
     await measure('tmpfs', await startPair(onTmpfs, 'file-cloud-sftp-tmpfs.log'), [smallPut, smallPutInFlight], [{ ref: 'rclone', suffix: '_tmpfs', note: '[both on tmpfs: no fsync cost]' }]);
-    const refName = (r: Row) => (r.id.endsWith('_vs_openssh') ? 'OpenSSH' : r.id.endsWith('_vs_ssh2_durable') ? 'ssh2 ceiling (durable)' : r.id.endsWith('_vs_ssh2_index') ? 'ssh2 ceiling (index)' : 'rclone');
-    const subjectName = (r: Row) =>
-      r.id.endsWith('_ssh2_durable_vs_rclone') ? 'ssh2 ceiling (durable)' : r.id.endsWith('_ssh2_index_vs_rclone') ? 'ssh2 ceiling (index)' : r.id.endsWith('_ssh2_vs_rclone') ? 'ssh2 ceiling' : 'File Cloud';
+    const ceilingOf = (id: string, end: string) => CEILINGS.find((c) => id.endsWith(`_${sftpCeilingId(c.kind)}${end}`));
+    const refName = (r: Row) => {
+      const c = ceilingOf(r.id, '');
+      return r.id.endsWith('_vs_openssh') ? 'OpenSSH' : c && r.id.endsWith(`_vs_${sftpCeilingId(c.kind)}`) ? sftpCeilingName(c.kind) : 'rclone';
+    };
+    const subjectName = (r: Row) => {
+      const c = ceilingOf(r.id, '_vs_rclone');
+      return c ? sftpCeilingName(c.kind) : 'File Cloud';
+    };
     for (const r of rows) log(`sftp ${r.label}${r.note ? ` ${r.note}` : ''}: ${refName(r)} ${cell(r.ref, r.unit)}, ${subjectName(r)} ${cell(r.fileCloud, r.unit)}`);
     return { rows: rows.filter((r) => r.fileCloud.length > 0), details: { client: spawnVersion(), cipher: SFTP_CIPHER, smallCount, transfers: TRANSFERS, listings, openssh: openssh ? 'sshd + sftp-server' : noSshd, runs } };
   } finally {
@@ -247,6 +251,18 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
     if (onTmpfs) await rm(onTmpfs, { recursive: true, force: true });
   }
 }
+
+/**
+ * The ssh2 ceilings the small puts run beside (bench/sftp-ceiling-server.ts), what each does a file,
+ * and whether File Cloud's row is also shown against it.
+ */
+const CEILINGS: readonly { kind: SftpCeilingKind; what: string; reference?: true }[] = [
+  { kind: 'durable', what: 'durable: staged, fsynced, renamed; no metadata', reference: true },
+  { kind: 'in_place', what: 'written in place without fsync, as rclone' },
+  { kind: 'index', what: "durable, with an index: the entry, its change-feed row and its folder's stamp committed to SQLite before CLOSE's answer", reference: true },
+  { kind: 'pool', what: 'durable, with the index in a thread and the disk in the thread pool: nothing waits for the disk on its event loop', reference: true },
+  { kind: 'pool_loop', what: 'as the last, with the index committed on its event loop' },
+];
 
 /** One sftp session; a session that takes over 20 minutes is a failure of the run. */
 const session = (s: SftpServer, key: ClientKey, script: string, cwd: string) => sftpBatch(s, key, script, cwd, 1_200_000);
