@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,22 @@ export type ServerProcess = {
 };
 
 /**
+ * The data dirs startServer made and no dispose has removed, removed as the test file's process exits.
+ * Not at a stop: a test may restart on the dir after stop() or a SIGKILL. Tests that end their server
+ * only by stop (service-outages, s3-faults) left their fc-proc- dirs in /tmp on every run.
+ */
+const undisposed = new Set<string>();
+process.on('exit', () => {
+  for (const dir of undisposed) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // A throw here would fail a test file whose tests passed: the dir is left, as before.
+    }
+  }
+});
+
+/**
  * Spawns the real binary (`node bin/file-cloud.js serve`) on a free port
  * with a temporary data dir (or the one given), and resolves once it
  * prints its listening line.
@@ -33,6 +50,7 @@ export type ServerProcess = {
 export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; keepDataDir?: boolean; storage?: 'file' | 's3'; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'fc-proc-')));
   const made = opts.dataDir === undefined;
+  const owned = made && !opts.keepDataDir;
   let fc: Awaited<ReturnType<typeof spawnFileCloud>>;
   try {
     const s3 = opts.storage === 's3' ? await s3ServerOptions() : { args: [], env: {} };
@@ -48,6 +66,7 @@ export async function startServer(opts: { args?: string[]; env?: Record<string, 
     if (made) await rm(dataDir, { recursive: true, force: true });
     throw e;
   }
+  if (owned) undisposed.add(dataDir);
   const stopTree = (signal: NodeJS.Signals = 'SIGTERM') => fc.stop(signal);
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => (await stopTree(signal)).code;
   return {
@@ -60,7 +79,9 @@ export async function startServer(opts: { args?: string[]; env?: Record<string, 
     stopTree,
     async dispose() {
       await stop();
-      if (made && !opts.keepDataDir) await rm(dataDir, { recursive: true, force: true });
+      if (!owned) return;
+      await rm(dataDir, { recursive: true, force: true });
+      undisposed.delete(dataDir);
     },
   };
 }
