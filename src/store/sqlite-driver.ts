@@ -85,22 +85,27 @@ type Patience = <T>(attempt: () => T) => Promise<T>;
  * `sole` (a connection only the writers use, PatientSqliteDialect): busy_timeout stays 0.
  */
 function createPatience(sqlite: Database.Database, sole = false): Patience {
-  if (sole) {
-    sqlite.pragma('busy_timeout = 0');
-    return async function patiently<T>(attempt: () => T): Promise<T> {
-      const deadline = Date.now() + LOCK_WAIT_MS;
-      for (let n = 0; ; n++) {
-        try {
-          return attempt();
-        } catch (e) {
-          if (!isBusy(e) || Date.now() >= deadline) throw e;
-        }
-        const ms = pause(n);
-        await (ms === 0 ? new Promise((resolve) => setImmediate(resolve)) : sleep(ms));
+  const toggle = sole ? undefined : busyToggle(sqlite);
+  if (sole) sqlite.pragma('busy_timeout = 0');
+  return async function patiently<T>(attempt: () => T): Promise<T> {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let n = 0; ; n++) {
+      toggle?.off.get();
+      try {
+        return attempt();
+      } catch (e) {
+        if (!isBusy(e) || Date.now() >= deadline) throw e;
+      } finally {
+        toggle?.on.get();
       }
-    };
-  }
-  // busy_timeout is per connection: off only for the one synchronous step that may meet the lock.
+      const ms = pause(n);
+      await (ms === 0 ? new Promise((resolve) => setImmediate(resolve)) : sleep(ms));
+    }
+  };
+}
+
+/** busy_timeout is per connection: off only for the one synchronous step that may meet the lock. */
+function busyToggle(sqlite: Database.Database): { off: Database.Statement; on: Database.Statement } {
   // Plucked: the answer's row is never read, and a row object for each of two statements a write cost more than the pragma.
   const off = sqlite.prepare('PRAGMA busy_timeout = 0').pluck();
   const on = sqlite.prepare(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`).pluck();
@@ -109,21 +114,7 @@ function createPatience(sqlite: Database.Database, sole = false): Patience {
   // the first wait of a new connection met `on`'s 5 s in SQLite's busy handler, the loop stopped.
   off.get();
   on.get();
-  return async function patiently<T>(attempt: () => T): Promise<T> {
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (let n = 0; ; n++) {
-      off.get();
-      try {
-        return attempt();
-      } catch (e) {
-        if (!isBusy(e) || Date.now() >= deadline) throw e;
-      } finally {
-        on.get();
-      }
-      const ms = pause(n);
-      await (ms === 0 ? new Promise((resolve) => setImmediate(resolve)) : sleep(ms));
-    }
-  };
+  return { off, on };
 }
 
 /** Runs a compiled statement as Kysely's SqliteConnection does. */
