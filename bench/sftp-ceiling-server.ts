@@ -32,12 +32,13 @@
  *  --host-key FILE [--durable [--index FILE [--pool [--index-on-loop]]]]`
  */
 import { randomBytes } from 'node:crypto';
-import { close, closeSync, fstatSync, fsyncSync, mkdirSync, open, openSync, readFileSync, renameSync, statSync, unlinkSync, write, writeSync, type Stats } from 'node:fs';
+import { close, closeSync, fstatSync, fsyncSync, mkdirSync, open, openSync, readFileSync, renameSync, statSync, unlink, unlinkSync, write, writeSync, type Stats } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import ssh2, { type Connection, type SFTPWrapper } from 'ssh2';
 import { SFTP_ALGORITHMS } from '../src/sftp/server.js';
 import { durableWrite } from '../src/storage/local/fs-ops.js';
+import { SMALL_BODY } from '../src/storage/local/write.js';
 import { openCeilingIndex, openCeilingIndexThread } from './lib/ceiling-index.js';
 
 const { values: a } = parseArgs({ options: { port: { type: 'string' }, root: { type: 'string' }, user: { type: 'string' }, 'authorized-key': { type: 'string' }, 'host-key': { type: 'string' }, durable: { type: 'boolean' }, index: { type: 'string' }, pool: { type: 'boolean' }, 'index-on-loop': { type: 'boolean' } } });
@@ -49,16 +50,19 @@ const pool = durable && a.index !== undefined && a.pool === true;
 const loopIndex = a['index-on-loop'] === true;
 const index = durable && a.index !== undefined && (!pool || loopIndex) ? openCeilingIndex(a.index) : undefined;
 const indexThread = pool && !loopIndex && a.index !== undefined ? openCeilingIndexThread(a.index) : undefined;
-/** What --pool holds of a file before it writes: as File Cloud's small body (src/storage/local/write.ts). */
-const SMALL = 256 * 1024;
 const allowed = ssh2.utils.parseKey(a['authorized-key'] ?? '');
 if (allowed instanceof Error) throw allowed;
 
 /** SFTP's status codes (draft-ietf-secsh-filexfer-02). */
 const STATUS = { OK: 0, NO_SUCH_FILE: 2, FAILURE: 4, OP_UNSUPPORTED: 8 } as const;
+/** A request's failure as OpenSSH's server answers it. */
+const statusOf = (e: unknown) => ((e as NodeJS.ErrnoException).code === 'ENOENT' ? STATUS.NO_SUCH_FILE : STATUS.FAILURE);
+
 /** SSH_FXF_WRITE. */
 const WRITE = 0x02;
 
+/** A handle's number (-1 for a handle this server did not give). */
+const keyOf = (id: Buffer) => (id.length === 4 ? id.readUInt32BE(0) : -1);
 /** A path the client names, on disk under root ('..' cannot leave it: normalized from '/'). */
 const onDisk = (p: string) => join(root, posix.normalize(`/${p}`));
 const attrsOf = (s: Stats) => ({ mode: s.mode, uid: s.uid, gid: s.gid, size: s.size, atime: Math.floor(s.atimeMs / 1000), mtime: Math.floor(s.mtimeMs / 1000) });
@@ -66,15 +70,13 @@ const attrsOf = (s: Stats) => ({ mode: s.mode, uid: s.uid, gid: s.gid, size: s.s
 function serve(sftp: SFTPWrapper): void {
   const handles = new Map<number, { fd: number; staged?: string; name: string; size: number }>();
   let next = 0;
-  /** The handle's number in the map (-1 for a handle this server did not give). */
-  const keyOf = (id: Buffer) => (id.length === 4 ? id.readUInt32BE(0) : -1);
   const handleOf = (id: Buffer) => handles.get(keyOf(id));
   /** Runs one request's synchronous work; a thrown system error answers as OpenSSH's server maps it. */
   const run = (reqId: number, work: () => void) => {
     try {
       work();
     } catch (e) {
-      sftp.status(reqId, (e as NodeJS.ErrnoException).code === 'ENOENT' ? STATUS.NO_SUCH_FILE : STATUS.FAILURE);
+      sftp.status(reqId, statusOf(e));
     }
   };
   sftp.on('REALPATH', (reqId: number, p: string) => {
@@ -84,7 +86,7 @@ function serve(sftp: SFTPWrapper): void {
   const stat = (reqId: number, p: string) => run(reqId, () => sftp.attrs(reqId, attrsOf(statSync(onDisk(p))) as ssh2.Attributes));
   sftp.on('STAT', stat);
   sftp.on('LSTAT', stat);
-  if (pool) servePooled(sftp, keyOf, (e, reqId) => sftp.status(reqId, (e as NodeJS.ErrnoException).code === 'ENOENT' ? STATUS.NO_SUCH_FILE : STATUS.FAILURE));
+  if (pool) servePooled(sftp);
   else {
     sftp.on('OPEN', (reqId: number, p: string, flags: number) =>
       run(reqId, () => {
@@ -149,29 +151,33 @@ function serve(sftp: SFTPWrapper): void {
   });
 }
 
-/** A --pool handle: its descriptor once the pool has opened the staging file, the bytes held, their end. */
-type Pooled = { fd: Promise<number>; staged: string; name: string; held: Buffer[]; at: number; size: number };
+/**
+ * A --pool handle: its descriptor once the pool has opened the staging file; the bytes held from the
+ * file's start and where they end, until anything is `written` at its place.
+ */
+type Pooled = { fd: Promise<number>; staged: string; name: string; held: Buffer[]; at: number; written: boolean; size: number };
 
 /**
  * OPEN, WRITE, FSTAT and CLOSE for --pool: every step that waits for the disk in the thread pool,
- * the index in its worker thread. A small file's bytes are held and go with CLOSE's one job; a
- * write that is not the next byte, or past SMALL, writes what is held first.
+ * the index in its worker thread. A small file's bytes are held and go with CLOSE's one job (File
+ * Cloud's small body, SMALL_BODY); a write that is not the next byte, or past it, writes what is held
+ * first, and from then on every write goes at its place.
  */
-function servePooled(sftp: SFTPWrapper, keyOf: (id: Buffer) => number, failed: (e: unknown, reqId: number) => void): void {
+function servePooled(sftp: SFTPWrapper): void {
   const handles = new Map<number, Pooled>();
   let next = 0;
+  const failed = (e: unknown, reqId: number) => sftp.status(reqId, statusOf(e));
   const opened = (path: string) => new Promise<number>((res, rej) => open(path, 'wx', (e, fd) => (e ? rej(e) : res(fd))));
   const writeAll = (fd: number, data: Buffer, at: number) =>
     new Promise<void>((res, rej) => {
       const from = (done: number) => (done === data.length ? res() : write(fd, data, done, data.length - done, at + done, (e, n) => (e ? rej(e) : from(done + n))));
       from(0);
     });
-  /** Writes what is held at its place. */
+  /** Writes what is held, from the file's start. */
   const flush = async (h: Pooled) => {
     const data = Buffer.concat(h.held);
-    const at = h.at - data.length;
     h.held = [];
-    await writeAll(await h.fd, data, at);
+    await writeAll(await h.fd, data, 0);
   };
   sftp.on('OPEN', (reqId: number, p: string, flags: number) => {
     if (!(flags & WRITE)) return sftp.status(reqId, STATUS.OP_UNSUPPORTED);
@@ -181,7 +187,7 @@ function servePooled(sftp: SFTPWrapper, keyOf: (id: Buffer) => number, failed: (
     const fd = opened(staged);
     fd.catch(() => undefined);
     const id = next++;
-    handles.set(id, { fd, staged, name: onDisk(p), held: [], at: 0, size: 0 });
+    handles.set(id, { fd, staged, name: onDisk(p), held: [], at: 0, written: false, size: 0 });
     const handle = Buffer.alloc(4);
     handle.writeUInt32BE(id, 0);
     sftp.handle(reqId, handle);
@@ -190,17 +196,14 @@ function servePooled(sftp: SFTPWrapper, keyOf: (id: Buffer) => number, failed: (
     const h = handles.get(keyOf(id));
     if (!h) return sftp.status(reqId, STATUS.FAILURE);
     h.size = Math.max(h.size, offset + data.length);
-    const held = h.at - h.held.reduce((n, b) => n + b.length, 0) === 0 && offset === h.at && h.at + data.length <= SMALL;
-    if (held) {
+    if (!h.written && offset === h.at && h.at + data.length <= SMALL_BODY) {
       h.held.push(Buffer.from(data));
       h.at += data.length;
       return sftp.status(reqId, STATUS.OK);
     }
+    h.written = true;
     (h.held.length > 0 ? flush(h) : Promise.resolve())
-      .then(async () => {
-        await writeAll(await h.fd, data, offset);
-        h.at = offset + data.length;
-      })
+      .then(async () => writeAll(await h.fd, data, offset))
       .then(
         () => sftp.status(reqId, STATUS.OK),
         (e: unknown) => failed(e, reqId),
@@ -232,7 +235,7 @@ function servePooled(sftp: SFTPWrapper, keyOf: (id: Buffer) => number, failed: (
   });
   sftp.on('close', () => {
     for (const h of handles.values()) {
-      h.fd.then((fd) => close(fd, () => unlinkSync(h.staged))).catch(() => undefined);
+      h.fd.then((fd) => close(fd, () => unlink(h.staged, () => undefined))).catch(() => undefined);
     }
     handles.clear();
   });

@@ -234,15 +234,11 @@ export async function sftpScenario(o: Options, tmp: string, dataDir: string, dat
     // fsync costs nothing on tmpfs: the same small puts there show what the disk imposes on File Cloud's durable uploads.
     onTmpfs = await mkdtemp(join(TMPFS, 'file-cloud-bench-sftp-'));
     await measure('tmpfs', await startPair(onTmpfs, 'file-cloud-sftp-tmpfs.log'), [smallPut, smallPutInFlight], [{ ref: 'rclone', suffix: '_tmpfs', note: '[both on tmpfs: no fsync cost]' }]);
-    const ceilingOf = (id: string, end: string) => CEILINGS.find((c) => id.endsWith(`_${sftpCeilingId(c.kind)}${end}`));
-    const refName = (r: Row) => {
-      const c = ceilingOf(r.id, '');
-      return r.id.endsWith('_vs_openssh') ? 'OpenSSH' : c && r.id.endsWith(`_vs_${sftpCeilingId(c.kind)}`) ? sftpCeilingName(c.kind) : 'rclone';
-    };
-    const subjectName = (r: Row) => {
-      const c = ceilingOf(r.id, '_vs_rclone');
-      return c ? sftpCeilingName(c.kind) : 'File Cloud';
-    };
+    // The ceiling a row's id names by its suffix (as the rows above make them), by name.
+    const ceilingIn = (r: Row, suffix: (id: string) => string) => CEILINGS.map((c) => c.kind).find((kind) => r.id.endsWith(suffix(sftpCeilingId(kind))));
+    const named = (kind: SftpCeilingKind | undefined, otherwise: string) => (kind ? sftpCeilingName(kind) : otherwise);
+    const refName = (r: Row) => (r.id.endsWith('_vs_openssh') ? 'OpenSSH' : named(ceilingIn(r, (id) => `_vs_${id}`), 'rclone'));
+    const subjectName = (r: Row) => named(ceilingIn(r, (id) => `_${id}_vs_rclone`), 'File Cloud');
     for (const r of rows) log(`sftp ${r.label}${r.note ? ` ${r.note}` : ''}: ${refName(r)} ${cell(r.ref, r.unit)}, ${subjectName(r)} ${cell(r.fileCloud, r.unit)}`);
     return { rows: rows.filter((r) => r.fileCloud.length > 0), details: { client: spawnVersion(), cipher: SFTP_CIPHER, smallCount, transfers: TRANSFERS, listings, openssh: openssh ? 'sshd + sftp-server' : noSshd, runs } };
   } finally {

@@ -82,9 +82,9 @@ if (writer) {
         const batch: readonly IndexedEntry[] = m.put;
         answer(m.id, steps(() => putSteps(batch)));
       } else if (m.close) {
-        // Every write sent before the close is answered first; then the connection closes, and the thread ends.
+        // Every write sent before the close is answered first (its answer's message was queued as it settled);
+        // then the connection closes, and the thread ends.
         void Promise.allSettled([...running])
-          .then(() => new Promise<void>((resolve) => queueMicrotask(resolve)))
           .then(() => db.destroy())
           .finally(() => port.close());
       }

@@ -208,7 +208,7 @@ export type CommitHooks = { readonly lock: (key: StorageKey) => Promise<HeldLeas
  * upload more CPU than its bytes (docs/performance.md, "Small-file uploads").
  * Bounded: at most this much is held per upload before it streams.
  */
-const SMALL_BODY = 256 * 1024;
+export const SMALL_BODY = 256 * 1024;
 
 /**
  * What receive has opened, for its caller to close (after removing the name, on a failure): the
