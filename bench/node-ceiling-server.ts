@@ -28,9 +28,12 @@
  *                sync fields), its change-feed row, and the stamp of the folder
  *                above it (its etag: CONTRACT "Changes"). The folder is
  *                indexed when the first file lands in it.
+ *   --index-group (with --index) the same, committed for every file that
+ *                finishes in one turn of the event loop in one transaction
+ *                at that turn's end (stop 80): the group commit.
  *
  * `node dist/bench/node-ceiling-server.js --mode get|put --port P --root DIR
- *  --workers N --token T --db FILE --log FILE [--send stream|loop|write] [--index FILE]`; URLs are `/storage/<user>/<path>`
+ *  --workers N --token T --db FILE --log FILE [--send stream|loop|write] [--index FILE [--index-group]]`; URLs are `/storage/<user>/<path>`
  * with the files under `<root>/<user>/<path>`.
  */
 import Database from 'better-sqlite3';
@@ -44,9 +47,9 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { openCeilingIndex } from './lib/ceiling-index.js';
+import { openCeilingIndex, openCeilingIndexGrouped } from './lib/ceiling-index.js';
 
-const { values: a } = parseArgs({ options: { mode: { type: 'string' }, port: { type: 'string' }, root: { type: 'string' }, workers: { type: 'string' }, token: { type: 'string' }, db: { type: 'string' }, log: { type: 'string' }, send: { type: 'string' }, index: { type: 'string' } } });
+const { values: a } = parseArgs({ options: { mode: { type: 'string' }, port: { type: 'string' }, root: { type: 'string' }, workers: { type: 'string' }, token: { type: 'string' }, db: { type: 'string' }, log: { type: 'string' }, send: { type: 'string' }, index: { type: 'string' }, 'index-group': { type: 'boolean' } } });
 const mode = a.mode === 'put' ? 'put' : 'get';
 const workers = Math.max(1, Number(a.workers ?? 1));
 const root = a.root ?? '.';
@@ -130,7 +133,7 @@ function serve(): void {
   db.pragma('journal_mode = WAL');
   const stamp = db.prepare('PRAGMA data_version').pluck();
   const log = pino({ base: undefined }, pino.destination({ dest: a.log ?? '/dev/null', sync: true }));
-  const index = a.index === undefined ? undefined : openCeilingIndex(a.index);
+  const index = a.index === undefined ? undefined : a['index-group'] ? openCeilingIndexGrouped(a.index) : openCeilingIndex(a.index);
   const staging = join(root, '.staging');
   const prefix = '/storage/';
   const roots = new Map<string, string>();
@@ -255,7 +258,7 @@ function serve(): void {
             });
             await unlink(name);
             // The one user the token map holds; the path as the index keeps it, below the user root.
-            const id = status === 201 && index ? index('admin', path.slice(userRoot('admin').length + 1), chunks.reduce((n, c) => n + c.length, 0)) : undefined;
+            const id = status === 201 && index ? await index('admin', path.slice(userRoot('admin').length + 1), chunks.reduce((n, c) => n + c.length, 0)) : undefined;
             if (status === 201) res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' }).end(id === undefined ? '{"files_written":["x"]}' : `{"files_written":["x"],"id":"${id}"}`);
             else fail(res, 409, 'already_exists');
             logLine(req, status, started);

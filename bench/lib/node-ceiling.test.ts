@@ -30,33 +30,43 @@ test('the Node ceiling starts with a token that begins with a dash, and answers 
   }
 });
 
-test('the PUT ceiling with an index commits the entry, its change and its folder stamp before the 201, and refuses a taken name', async () => {
-  const tmp = await mkdtemp(join(tmpdir(), 'fc-ceiling-'));
-  let server: Awaited<ReturnType<typeof startNodeCeiling>> | undefined;
-  try {
-    const root = join(tmp, 'root');
-    await mkdir(join(root, USER, 'in'), { recursive: true });
-    server = await startNodeCeiling(tmp, 'put', root, 1, { index: true });
-    const put = () => fetch(`${server?.base}${server?.path('in/a.bin')}`, { method: 'PUT', headers: { ...server?.headers, 'content-length': '5' }, body: 'hello' });
-    const first = await put();
-    assert.equal(first.status, 201);
-    const { id } = (await first.json()) as { id: string };
-    assert.match(id, /^[0-9a-f]{32}$/);
-    const again = await put();
-    await again.arrayBuffer();
-    assert.equal(again.status, 409);
-    assert.equal(await readFile(join(root, USER, 'in', 'a.bin'), 'utf8'), 'hello');
-    const db = new Database(join(tmp, 'node-ceiling-put-index', 'index.db'), { readonly: true });
+for (const [index, dir] of [[true, 'node-ceiling-put-index'], ['group', 'node-ceiling-put-index-group-commit']] as const) {
+  test(`the PUT ceiling with an index (${index === 'group' ? 'group commit' : 'a commit a file'}) commits each entry, its change and its folder stamp before the 201, and refuses a taken name`, async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'fc-ceiling-'));
+    let server: Awaited<ReturnType<typeof startNodeCeiling>> | undefined;
     try {
-      assert.deepEqual(db.prepare('SELECT path, is_file, size, file_id FROM entries WHERE path = ?').get('in/a.bin'), { path: 'in/a.bin', is_file: 1, size: 5, file_id: id });
-      const change = db.prepare('SELECT cursor, type, path, file_id FROM changes').all() as { cursor: number }[];
-      assert.deepEqual(change.map(({ cursor: _, ...c }) => c), [{ type: 'created', path: 'in/a.bin', file_id: id }]);
-      assert.equal(db.prepare('SELECT tree_cursor FROM entries WHERE path = ?').pluck().get('in'), change[0]?.cursor, 'the folder stamped with the change');
+      const root = join(tmp, 'root');
+      await mkdir(join(root, USER, 'in'), { recursive: true });
+      server = await startNodeCeiling(tmp, 'put', root, 1, { index });
+      const put = (name: string) => fetch(`${server?.base}${server?.path(`in/${name}`)}`, { method: 'PUT', headers: { ...server?.headers, 'content-length': '5' }, body: 'hello' });
+      // Several at once: a group commit takes the ones that finish in one turn together.
+      const names = ['a.bin', 'b.bin', 'c.bin', 'd.bin', 'e.bin', 'f.bin'];
+      const answers = await Promise.all(names.map(put));
+      const ids = new Map<string, string>();
+      for (const [i, r] of answers.entries()) {
+        assert.equal(r.status, 201);
+        const { id } = (await r.json()) as { id: string };
+        assert.match(id, /^[0-9a-f]{32}$/);
+        ids.set(`in/${names[i]}`, id);
+      }
+      const again = await put('a.bin');
+      await again.arrayBuffer();
+      assert.equal(again.status, 409);
+      assert.equal(await readFile(join(root, USER, 'in', 'a.bin'), 'utf8'), 'hello');
+      const db = new Database(join(tmp, dir, 'index.db'), { readonly: true });
+      try {
+        for (const [path, id] of ids) assert.deepEqual(db.prepare('SELECT path, is_file, size, file_id FROM entries WHERE path = ?').get(path), { path, is_file: 1, size: 5, file_id: id });
+        const changes = db.prepare('SELECT cursor, type, path, file_id FROM changes ORDER BY cursor').all() as { cursor: number; path: string }[];
+        assert.deepEqual(new Map(changes.map((c) => [c.path, c])), new Map([...ids].map(([path, id]) => [path, { cursor: changes.find((c) => c.path === path)?.cursor, type: 'created', path, file_id: id }])));
+        assert.equal(changes.length, names.length);
+        assert.equal(db.prepare('SELECT tree_cursor FROM entries WHERE path = ?').pluck().get('in'), changes.at(-1)?.cursor, 'the folder stamped with its latest change');
+        assert.equal(db.prepare('SELECT count(*) FROM entries WHERE path = ?').pluck().get('in'), 1, 'the folder indexed once');
+      } finally {
+        db.close();
+      }
     } finally {
-      db.close();
+      if (server?.proc) await stopChild(server.proc);
+      await rm(tmp, { recursive: true, force: true });
     }
-  } finally {
-    if (server?.proc) await stopChild(server.proc);
-    await rm(tmp, { recursive: true, force: true });
-  }
-});
+  });
+}

@@ -31,9 +31,10 @@ export function servingProcesses(fcArgs: readonly string[]): number {
  * commits each file to an index of its own before its answer (the server's
  * `--index`). `token`: a random one unless a test names it.
  */
-export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string, workers: number, opts: { index?: boolean; token?: string } = {}): Promise<Server> {
+export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string, workers: number, opts: { index?: boolean | 'group'; token?: string } = {}): Promise<Server> {
   const token = opts.token ?? randomBytes(24).toString('base64url');
-  const dir = join(tmp, `node-ceiling-${mode}${opts.index ? '-index' : ''}`);
+  const named = opts.index === 'group' ? ', index, group commit' : opts.index ? ', index' : '';
+  const dir = join(tmp, `node-ceiling-${mode}${named.replace(/\W+/g, '-')}`);
   await mkdir(join(root, USER), { recursive: true });
   await mkdir(dir, { recursive: true });
   const port = await freePort();
@@ -41,7 +42,8 @@ export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: s
   // parseArgs would take for an option (a quick bench in CI died on it).
   const args = [SCRIPT, `--mode=${mode}`, `--port=${port}`, `--root=${root}`, `--workers=${workers}`, `--token=${token}`, `--db=${join(dir, 'stamp.db')}`, `--log=${join(dir, 'access.log')}`];
   if (opts.index) args.push(`--index=${join(dir, 'index.db')}`);
-  return ceilingServer(`Node ceiling (${mode}${opts.index ? ', index' : ''})`, port, args, token);
+  if (opts.index === 'group') args.push('--index-group');
+  return ceilingServer(`Node ceiling (${mode}${named})`, port, args, token);
 }
 
 /** Where the S3 ceiling writes: the bucket and key prefix, the store, its credentials and the index's database. */

@@ -21,10 +21,11 @@
  * Each run also logs the CPU µs a file of the uploader (File Cloud's processes, or this process
  * for the SDK) and of the services, steadier than the rates on a shared machine.
  *
- * Beside File Cloud without delay, the S3 ceiling (bench/s3-ceiling-server.ts: a bare node:http
- * server doing only what the contract asks of a small upload on S3 + PostgreSQL: the name looked
- * up in the index, one conditional PutObject, the entry inserted) on the same bucket, under a
- * prefix of its own: what Node, the SDK and PostgreSQL allow here, against the direct PUTs.
+ * Beside File Cloud, with and without the delay, the S3 ceiling (bench/s3-ceiling-server.ts: a bare
+ * node:http server doing only what the contract asks of a small upload on S3 + PostgreSQL: the name
+ * looked up in the index, one conditional PutObject, the entry inserted) on the same bucket, under a
+ * prefix of its own (behind a delaying proxy of its own for the delayed rows): what Node, the SDK
+ * and PostgreSQL allow here, against the direct PUTs.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
@@ -177,12 +178,17 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
     };
 
     const direct0 = await start('File Cloud (S3 + PostgreSQL)', backing.s3.endpoint);
-    const ceilingPrefix = 'ceiling';
-    ceiling = await startS3Ceiling({ bucket: bucketName, prefix: ceilingPrefix, endpoint: backing.s3.endpoint, region: backing.s3.region, accessKeyId: backing.s3.accessKeyId, secretAccessKey: backing.s3.secretAccessKey, databaseUrl: db.url });
-    const ceilingKind: Kind = { id: 's3_ceiling', server: ceiling, mkdir: () => Promise.resolve(), perRequest: 1, stored: ceilingPrefix };
-    const near = await measure(client, [...kindsOf(direct0.api, direct0.dav), ceilingKind], { id: '', label: '' });
-    if (ceiling.proc) await stopChild(ceiling.proc, 'SIGTERM', 5_000);
-    ceiling = undefined;
+    /** The S3 ceiling with its store requests sent to `endpoint`, its objects under `prefix`; stopped by the caller (`ceiling`). */
+    const startCeiling = async (prefix: string, endpoint: string): Promise<Kind> => {
+      ceiling = await startS3Ceiling({ bucket: bucketName, prefix, endpoint, region: backing.s3.region, accessKeyId: backing.s3.accessKeyId, secretAccessKey: backing.s3.secretAccessKey, databaseUrl: db.url });
+      return { id: 's3_ceiling', server: ceiling, mkdir: () => Promise.resolve(), perRequest: 1, stored: prefix };
+    };
+    const stopCeiling = async () => {
+      if (ceiling?.proc) await stopChild(ceiling.proc, 'SIGTERM', 5_000);
+      ceiling = undefined;
+    };
+    const near = await measure(client, [...kindsOf(direct0.api, direct0.dav), await startCeiling('ceiling', backing.s3.endpoint)], { id: '', label: '' });
+    await stopCeiling();
     // The same data and services, File Cloud's store traffic through a proxy: first counted, then delayed.
     await stopFileCloud(direct0.api);
     fc = undefined;
@@ -195,7 +201,12 @@ export async function s3SmallUploadsScenario(o: Options, tmp: string, log: (msg:
     fcProxy.delayMs = DELAY_MS;
     const slowClient = s3Client({ ...backing.s3, endpoint: sdkProxy.endpoint });
     clients.push(slowClient);
-    const far = await measure(slowClient, kindsOf(proxied.api, proxied.dav), { id: `_${DELAY_MS}ms`, label: `, ${DELAY_MS} ms added to every store request` });
+    // The ceiling behind a delaying proxy of its own too (stop 80): what the least server reaches when every store request waits.
+    const ceilingProxy = await startStoreProxy(backing.s3.endpoint, DELAY_MS);
+    proxies.push(ceilingProxy);
+    const slowCeiling = await startCeiling('ceiling-delayed', ceilingProxy.endpoint);
+    const far = await measure(slowClient, [...kindsOf(proxied.api, proxied.dav), slowCeiling], { id: `_${DELAY_MS}ms`, label: `, ${DELAY_MS} ms added to every store request` });
+    await stopCeiling();
     // Beside the rates: the store requests each file of the row costs.
     const perFile = { api_raw: 'raw_put', api_multipart: 'multipart_part', dav: 'dav_put' } as const;
     for (const rows of [near, far]) {

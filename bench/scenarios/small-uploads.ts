@@ -96,7 +96,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     // where that is fewer, one per core as this row was measured from issue 30 to stop 76: what Node reaches with every core.
     const ceilingProcesses = servingProcesses(o.fcArgs);
     const perCore = o.quick || availableParallelism() <= ceilingProcesses ? undefined : availableParallelism();
-    const startCeiling = async (id: string, processes: number, index = false): Promise<Subject> => {
+    const startCeiling = async (id: string, processes: number, index: boolean | 'group' = false): Promise<Subject> => {
       const root = join(tmp, `${id}-root`);
       const server = await startNodeCeiling(tmp, 'put', root, processes, { index });
       ceilingServers.push(server);
@@ -107,6 +107,8 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const ceilingPerCore = perCore === undefined ? undefined : await startCeiling('node_ceiling_per_core', perCore);
     // The same with the least an index adds before each answer (stop 78): what a server that keeps the contract's change feed can reach.
     const ceilingIndex = await startCeiling('node_ceiling_index', ceilingProcesses, true);
+    // And with the files that finish in one turn committed together (stop 80): what a group commit moves.
+    const ceilingIndexGroup = await startCeiling('node_ceiling_index_group', ceilingProcesses, 'group');
 
     const fcDisk = (dataDir: string) => join(dataDir, 'storage', USER);
 
@@ -115,7 +117,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
     const apiMultipart: Subject = { ...apiRaw, id: 'api_multipart', perRequest: PER_MULTIPART };
     const davServer = davOf(auto.server, auto.password);
     const davPut: Subject = { id: 'dav', server: davServer, diskRoot: fcDisk(auto.dataDir), mkdir: davMkdir(davServer), perRequest: 1 };
-    const extra: Subject[] = [ceilingIndex, ...(ceilingPerCore ? [ceilingPerCore] : [])];
+    const extra: Subject[] = [ceilingIndex, ceilingIndexGroup, ...(ceilingPerCore ? [ceilingPerCore] : [])];
     if (one) extra.push({ id: 'api_raw_workers1', server: one.server, diskRoot: fcDisk(one.dataDir), mkdir: apiMkdir(one.server), perRequest: 1 });
     if (shm) extra.push({ id: 'api_raw_tmpfs', server: shm.server, diskRoot: fcDisk(shm.dataDir), mkdir: apiMkdir(shm.server), perRequest: 1 });
 
@@ -130,6 +132,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
       node_ceiling: row('small_put_node_ceiling', `${n} × 4 KiB: the Node ceiling (${processes(ceilingProcesses)}, File Cloud's default here), a bare node:http server doing only the durable write (token check, walk, stage, fsync, link, log line; no metadata)`, 'files/s', true, undefined, '[File Cloud column: that server]'),
       node_ceiling_per_core: row('small_put_node_ceiling_per_core', `${n} × 4 KiB: the same Node ceiling with ${processes(perCore ?? 0)}, one per core`, 'files/s', true, undefined, '[File Cloud column: that server]'),
       node_ceiling_index: row('small_put_node_ceiling_index', `${n} × 4 KiB: the Node ceiling with an index (${processes(ceilingProcesses)}): the same, plus the entry, its change-feed row and its folder's stamp committed to SQLite on the event loop before the 201`, 'files/s', true, undefined, '[File Cloud column: that server]'),
+      node_ceiling_index_group: row('small_put_node_ceiling_index_group', `${n} × 4 KiB: the Node ceiling with an index, group commit (${processes(ceilingProcesses)}): the same index, the files that finish in one turn of the event loop committed in one transaction at its end`, 'files/s', true, undefined, '[File Cloud column: that server]'),
       api_raw_vs_ceiling: row('small_put_api_raw_vs_ceiling', `${n} × 4 KiB: API raw PUT against the Node ceiling`, 'files/s', true, undefined, '[reference: the Node ceiling]'),
       api_raw_vs_ceiling_index: row('small_put_api_raw_vs_ceiling_index', `${n} × 4 KiB: API raw PUT against the Node ceiling with an index`, 'files/s', true, undefined, '[reference: the Node ceiling with an index]'),
     };
@@ -171,7 +174,7 @@ export async function smallUploadsScenario(o: Options, tmp: string, log: (msg: s
       rows.api_raw_vs_ceiling_index?.ref.push(rateOf.get('node_ceiling_index') ?? NaN);
     }
     const used = Object.values(rows).filter((r) => r.fileCloud.length > 0);
-    const ceilings = [rows.node_ceiling, rows.node_ceiling_per_core, rows.node_ceiling_index];
+    const ceilings = [rows.node_ceiling, rows.node_ceiling_per_core, rows.node_ceiling_index, rows.node_ceiling_index_group];
     const againstCeiling = [rows.api_raw_vs_ceiling, rows.api_raw_vs_ceiling_index];
     for (const r of used) log(`smallput ${r.label}: ${againstCeiling.includes(r) ? 'Node ceiling' : 'rclone'} ${cell(r.ref, r.unit)}, ${ceilings.includes(r) ? 'Node ceiling' : 'File Cloud'} ${cell(r.fileCloud, r.unit)}`);
     return { rows: used, details: { files, fileSize: FILE_SIZE, connections: CONNECTIONS, perMultipart: PER_MULTIPART, rclone: rc.version, runs } };
