@@ -16,9 +16,12 @@ type Rider = { readonly query: CompiledQuery; readonly resolve: () => void; read
  *   waited for: an upload's transaction waits twice (its journal entry's cursor, the COMMIT), not
  *   once per statement;
  * - riders (`ride`: single writes that need no answer but their commit, such as an upload's
- *   `used_bytes + size`) go into the next of these transactions, after its steps, or alone at the
- *   next turn of the event loop when none starts before: an upload's usage and its index entries
- *   share one commit, and so one write-ahead-log flush, instead of two.
+ *   `used_bytes + size`) go into the next of these transactions to begin, after its steps, or alone
+ *   at the next turn of the event loop when none begins before: a rider shares that commit, and so
+ *   its write-ahead-log flush. An upload's usage is asked just after its own index transaction
+ *   began (its storage event's listeners run in turn), so it mostly commits alone or with another
+ *   upload's; made to board its own, it measured slower with a provider's latency on every store
+ *   request (docs/performance.md, "Stop 80").
  * PostgreSQL aborts a whole transaction at a failed statement: a transaction whose riders failed
  * is written again without them, and each rider then runs alone, so one rider's failure is its own.
  */
