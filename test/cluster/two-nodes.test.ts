@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, s3ServerOptions, startServer, type ServerProcess } from '../helpers/server.js';
 import { newDatabase, redisService, skipReason } from '../helpers/services.js';
+import { startAll } from '../helpers/start-all.js';
 
 /**
  * Two File Cloud nodes (two workers each) on different ports sharing
@@ -38,7 +39,7 @@ describe('a cluster of two nodes behind nginx', { skip }, () => {
       env: s3.env,
     };
     // Started together, as an orchestrator would: migrations and the first admin happen once.
-    [a, b] = await Promise.all([startNode(), startNode()]);
+    [a, b] = await startAll(startNode(), startNode());
     const hostPort = (s: ServerProcess) => new URL(s.url).host;
     lb = await startNginx({ backend: [hostPort(a), hostPort(b)] });
     lbUrl = `${lb.url}/files`;

@@ -235,8 +235,8 @@ describe('SIGKILL and the change journal', { concurrency: true }, () => {
     const redis = openRedis(redisService() as string);
     const { default: pg } = await import('pg');
     const db = new pg.Client({ connectionString: database });
-    await db.connect();
     try {
+      await db.connect();
       await pastFirstRescan(a, 'the node');
       const auth = bearer((await login(a.url, 'admin', a.adminPassword)).access_token);
       const from = await now(a.url, auth);

@@ -1,5 +1,7 @@
-/** Something a test starts and must stop: a File Cloud process (stop) or a browser (close). */
-type Stoppable = { stop(): Promise<unknown> } | { close(): Promise<unknown> };
+/** Something a test starts and must stop: a File Cloud process (dispose: stop and remove its data dir; or stop) or a browser (close). */
+type Stoppable = { dispose(): Promise<unknown> } | { stop(): Promise<unknown> } | { close(): Promise<unknown> };
+
+const stopOne = (it: Stoppable): Promise<unknown> => ('dispose' in it ? it.dispose() : 'stop' in it ? it.stop() : it.close());
 
 /**
  * Starts several things at once, for a `before` hook: all or none. When one fails to start, the
@@ -13,8 +15,7 @@ export async function startAll<T extends readonly Stoppable[]>(...starts: { [K i
   if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<Stoppable>).value) as unknown as T;
   for (const s of settled) {
     if (s.status !== 'fulfilled') continue;
-    const it = s.value;
-    await ('stop' in it ? it.stop() : it.close()).catch(() => undefined);
+    await stopOne(s.value).catch(() => undefined);
   }
   throw failed.reason;
 }

@@ -184,9 +184,12 @@ test('first run creates admin with a random password, printed once', async () =>
     assert.equal(st.mode & 0o777, 0o600, 'data/secret is mode 0600');
     await server.stop();
     const again = await startServer({ dataDir: server.dataDir, env: { FILE_CLOUD_ADMIN_PASSWORD: '' } });
-    assert.doesNotMatch(again.output().stdout, /First run/);
-    await login(again.url, 'admin', password);
-    await again.dispose();
+    try {
+      assert.doesNotMatch(again.output().stdout, /First run/);
+      await login(again.url, 'admin', password);
+    } finally {
+      await again.dispose();
+    }
   } finally {
     await server.stop();
     await rm(server.dataDir, { recursive: true, force: true });
@@ -398,11 +401,14 @@ test('the effective configuration is logged at startup with secrets redacted', a
 
 test('serve starts and stops without a runtime warning (no Fastify or Node deprecation), with workers too', async () => {
   const server = await startServer({ args: ['--workers', '2'] });
-  await fetch(`${server.url}/api/health`);
-  assert.equal(await server.stop(), 0);
-  const { stdout, stderr } = server.output();
-  assert.doesNotMatch(stdout + stderr, /Warning|FSTDEP|\[DEP\d+\]/, stderr);
-  await server.dispose();
+  try {
+    await fetch(`${server.url}/api/health`);
+    assert.equal(await server.stop(), 0);
+    const { stdout, stderr } = server.output();
+    assert.doesNotMatch(stdout + stderr, /Warning|FSTDEP|\[DEP\d+\]/, stderr);
+  } finally {
+    await server.dispose();
+  }
 });
 
 for (const workers of ['1', '2']) {

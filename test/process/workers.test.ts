@@ -112,10 +112,13 @@ test('--workers 2: the login throttle counts the attempts that reached either wo
 
 test('--workers 2: SIGTERM drains every worker and the primary exits 0', async () => {
   const server = await startServer({ args: ['--workers', '2'] });
-  const primary = server.proc.pid as number;
-  await until('two workers', () => (children(primary).length === 2 ? true : undefined));
-  assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 }, 'the primary exits 0 and no worker outlives it');
-  await server.dispose();
+  try {
+    const primary = server.proc.pid as number;
+    await until('two workers', () => (children(primary).length === 2 ? true : undefined));
+    assert.deepEqual(await server.stopTree('SIGTERM'), { code: 0, leftovers: 0 }, 'the primary exits 0 and no worker outlives it');
+  } finally {
+    await server.dispose();
+  }
 });
 
 test('a worker that cannot start makes the server exit 1 with its reason, leaving no process behind', async () => {
