@@ -30,7 +30,7 @@ test('the Node ceiling starts with a token that begins with a dash, and answers 
   }
 });
 
-for (const [index, dir] of [[true, 'node-ceiling-put-index'], ['group', 'node-ceiling-put-index-group-commit']] as const) {
+for (const [index, dir] of [[true, 'node-ceiling-put-index'], ['group', 'node-ceiling-put-index-group']] as const) {
   test(`the PUT ceiling with an index (${index === 'group' ? 'group commit' : 'a commit a file'}) commits each entry, its change and its folder stamp before the 201, and refuses a taken name`, async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'fc-ceiling-'));
     let server: Awaited<ReturnType<typeof startNodeCeiling>> | undefined;

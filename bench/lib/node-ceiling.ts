@@ -29,12 +29,13 @@ export function servingProcesses(fcArgs: readonly string[]): number {
  * mode writes there). `workers`: the processes it serves with (a
  * `node:cluster` primary and its workers above one). `index`: the PUT mode
  * commits each file to an index of its own before its answer (the server's
- * `--index`). `token`: a random one unless a test names it.
+ * `--index`; `'group'`: with `--index-group`). `token`: a random one unless a
+ * test names it.
  */
 export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: string, workers: number, opts: { index?: boolean | 'group'; token?: string } = {}): Promise<Server> {
   const token = opts.token ?? randomBytes(24).toString('base64url');
-  const named = opts.index === 'group' ? ', index, group commit' : opts.index ? ', index' : '';
-  const dir = join(tmp, `node-ceiling-${mode}${named.replace(/\W+/g, '-')}`);
+  const variant = opts.index === 'group' ? { dir: '-index-group', label: ', index, group commit' } : opts.index ? { dir: '-index', label: ', index' } : { dir: '', label: '' };
+  const dir = join(tmp, `node-ceiling-${mode}${variant.dir}`);
   await mkdir(join(root, USER), { recursive: true });
   await mkdir(dir, { recursive: true });
   const port = await freePort();
@@ -43,7 +44,7 @@ export async function startNodeCeiling(tmp: string, mode: 'get' | 'put', root: s
   const args = [SCRIPT, `--mode=${mode}`, `--port=${port}`, `--root=${root}`, `--workers=${workers}`, `--token=${token}`, `--db=${join(dir, 'stamp.db')}`, `--log=${join(dir, 'access.log')}`];
   if (opts.index) args.push(`--index=${join(dir, 'index.db')}`);
   if (opts.index === 'group') args.push('--index-group');
-  return ceilingServer(`Node ceiling (${mode}${named})`, port, args, token);
+  return ceilingServer(`Node ceiling (${mode}${variant.label})`, port, args, token);
 }
 
 /** Where the S3 ceiling writes: the bucket and key prefix, the store, its credentials and the index's database. */
