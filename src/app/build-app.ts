@@ -143,8 +143,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       throttle,
       clock,
       secret: deps.secret,
-      // Not awaited: the refusal is answered as fast as before; the entry follows at once.
-      onFailure: (username, address) => void audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method, reason: 'invalid_credentials' } }),
+      // Awaited, as the HTTP sign-in's entry is: a client told "refused" finds the entry.
+      onFailure: (username, address) => audit.record({ type: 'login.failed', actor: username.slice(0, 200), target: username.slice(0, 200), address, outcome: 'failure', detail: { method, reason: 'invalid_credentials' } }),
     });
   const basic = passwordCheck('webdav');
   const visitors = config.shareRateLimit > 0 ? createVisitorLimiter(config.shareRateLimit) : undefined;

@@ -58,7 +58,7 @@ export async function registerFrontEnds(
 ): Promise<void> {
   const { services, oidc, store, backend } = deps;
   const { auth, users, groups, storageUsage, trash, grants, operations, pathTokens, tus, usage, account, shares, changes, changeStreams, search, audit, webhooks, keys, sshKeys, dav, throttle, clock } = services;
-  await installSftp(app, config, { store, operations, basic: deps.passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => void audit.record(e) });
+  await installSftp(app, config, { store, operations, basic: deps.passwordCheck('sftp'), sshKeys, throttle, clock, audit: (e) => audit.record(e) });
 
   const basePath = config.basePath;
   const redis = services.redis;

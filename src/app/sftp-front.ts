@@ -25,7 +25,7 @@ declare module 'fastify' {
 export async function installSftp(
   app: FastifyInstance,
   config: Config,
-  deps: { store: MetadataStore; operations: Operations; basic: BasicAuthenticator; sshKeys: SshKeyService; throttle: RateLimiter | undefined; clock: Clock; audit: (e: AuditEvent) => void },
+  deps: { store: MetadataStore; operations: Operations; basic: BasicAuthenticator; sshKeys: SshKeyService; throttle: RateLimiter | undefined; clock: Clock; audit: (e: AuditEvent) => Promise<void> },
 ): Promise<void> {
   let address: AddressInfo | undefined;
   app.decorate('sftpAddress', () => address);

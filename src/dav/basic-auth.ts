@@ -42,8 +42,8 @@ export function createBasicAuthenticator(deps: {
   throttle: RateLimiter | undefined;
   clock: Clock;
   secret: Buffer;
-  /** Told of each refused credential (the audit log's login.failed, method webdav). */
-  onFailure?: (username: string, address: string) => void;
+  /** Told of each refused credential (the audit log's login.failed); awaited, so the entry is in before the refusal goes out. */
+  onFailure?: (username: string, address: string) => Promise<void>;
 }) {
   const { store, clock } = deps;
   const keyOf = hmacSha256(deps.secret);
@@ -79,7 +79,7 @@ export function createBasicAuthenticator(deps: {
     if (password.startsWith(KEY_PREFIX)) {
       const principal = await deps.keys.authenticate(password);
       if (principal && principal.username === username) return principal;
-      deps.onFailure?.(username, ip);
+      await deps.onFailure?.(username, ip);
       await count(ip);
       return undefined;
     }
@@ -99,7 +99,7 @@ export function createBasicAuthenticator(deps: {
     }
     const verified = await pending;
     if (!verified || !user || verified.userId !== user.id) {
-      deps.onFailure?.(username, ip);
+      await deps.onFailure?.(username, ip);
       return undefined;
     }
     // WebDAV clients cannot ask for a TOTP code: with two-factor sign-in on, the account password alone

@@ -15,7 +15,8 @@ export type SftpSignInDeps = {
   /** The login throttle, per client address, shared with HTTP sign-ins; undefined with --dev. */
   readonly throttle: RateLimiter | undefined;
   readonly clock: Clock;
-  readonly audit: (event: AuditEvent) => void;
+  /** Awaited before the client is answered, so a client told the outcome finds the entry. */
+  readonly audit: (event: AuditEvent) => Promise<void>;
 };
 
 /** The address as HTTP sees it (an IPv4 client on a dual-stack socket is its IPv4 address), so both count in one bucket. */
@@ -66,13 +67,13 @@ export function createSftpSignIn(deps: SftpSignInDeps) {
           if (e instanceof AppError && e.code === 'rate_limited') return void stop(ctx);
           if (e instanceof AppError && e.code === 'unauthorized') {
             // The right password of an account with a second factor: not enough alone.
-            fail(ctx.username, 'totp_required', 'password');
+            await fail(ctx.username, 'totp_required', 'password');
             return void ctx.reject(['publickey']);
           }
           throw e;
         }
         if (!principal) return void ctx.reject(METHODS);
-        succeed(principal, principal.kind === 'user' && principal.via === 'key' ? 'app_password' : 'password');
+        await succeed(principal, principal.kind === 'user' && principal.via === 'key' ? 'app_password' : 'password');
         ctx.accept();
         return principal;
       }
@@ -88,11 +89,11 @@ export function createSftpSignIn(deps: SftpSignInDeps) {
           return undefined;
         }
         if (!verifies(ctx.key.data, ctx.blob, ctx.signature, ctx.hashAlgo)) {
-          fail(ctx.username, 'invalid_credentials', 'ssh_key');
+          await fail(ctx.username, 'invalid_credentials', 'ssh_key');
           if (!(await countKey())) return void stop(ctx);
           return void ctx.reject(METHODS);
         }
-        succeed(principal, 'ssh_key');
+        await succeed(principal, 'ssh_key');
         ctx.accept();
         return principal;
       }
