@@ -96,16 +96,16 @@ if (chosen.length === 0) {
   process.exit(1);
 }
 // The soak (dist/test/soak/) runs after the rest, alone. It judges memory growth under a steady
-// load; beside another suite on 2 cores its throughput jumped when that suite ended (800 -> 1,300
-// req/s in a CI run), and V8 sizes each worker's heap to the allocation rate, so the tree's RSS
-// stepped up by 25 % with no leak. Alone, the load it generates is the load it measures.
+// load; beside another suite its throughput jumps when that suite ends, and V8 sizes each worker's
+// heap to the allocation rate, so the tree's RSS steps up with no leak (docs/performance.md, "How
+// the test run shares the cores"). Alone, the load it generates is the load it measures.
 const runsAlone = (f) => f.split(/[\\/]/).join('/').includes('test/soak/');
 const together = chosen.filter((f) => !runsAlone(f));
 const alone = chosen.filter(runsAlone);
 
-// Three files at a time on this 2-core machine: the fault and cluster suites spend much of their time
-// waiting (a restart, a sweeper's interval, a killed node's lease), so two lanes left the CPUs 38 % idle
-// over test/cluster + test/faults (342 s); three took 293 s at 77 % busy. FC_TEST_LANES=N overrides.
+// Three files at a time on a 2-core machine: the fault and cluster suites spend much of their time
+// waiting (a restart, a sweeper's interval, a killed node's lease), which two lanes left idle
+// (docs/performance.md, "How the test run shares the cores"). FC_TEST_LANES=N overrides.
 const LANES_TOGETHER = Number(process.env.FC_TEST_LANES || 3);
 if (!Number.isInteger(LANES_TOGETHER) || LANES_TOGETHER < 1) {
   console.error(`run-tests: FC_TEST_LANES must be a whole number ≥ 1, not ${process.env.FC_TEST_LANES}`);

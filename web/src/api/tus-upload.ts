@@ -9,9 +9,9 @@ import type { UploadProgress } from './upload';
 export const RESUMABLE_FROM_BYTES = 8 * 1024 * 1024;
 
 /**
- * Bytes per PATCH. Each PATCH costs the server ~9 ms of fixed work (a sync,
- * the lease, the offset recorded: docs/performance.md), so chunks are big:
- * at 32 MiB a tus upload runs at about 0.8 of one PUT. Between chunks the access
+ * Bytes per PATCH. Each PATCH has a fixed cost on the server (the closing sync,
+ * the lease, the offset recorded), so chunks are big: docs/performance.md,
+ * "Resumable uploads (tus)", has the cost and the rate it gives. Between chunks the access
  * token is taken fresh (refreshed when close to expiry), so an upload
  * outlives any token lifetime; a lost connection costs at most what the
  * server had not yet made durable, whatever the chunk size.
